@@ -1,0 +1,28 @@
+"""gcompile: a graph-capture compiler for NumPy code.
+
+    import gcompile, numpy as np
+
+    @gcompile.compile
+    def softmax(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    print(gcompile.trace(softmax, np.ones((4, 8), np.float32)))
+"""
+
+from . import config
+from .api import CompiledFunction, compile, trace
+from .backends import register_backend
+from .errors import GcompileWarning, UnsupportedError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CompiledFunction",
+    "GcompileWarning",
+    "UnsupportedError",
+    "compile",
+    "config",
+    "register_backend",
+    "trace",
+]

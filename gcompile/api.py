@@ -1,0 +1,232 @@
+"""CompiledFunction: the object ``@gcompile.compile`` returns.
+
+On a call it binds and flattens the arguments, looks the guard key up in its
+cache, and on a miss traces the function, runs the pass pipeline and hands the
+graph to the backend. A refusal (``UnsupportedError``) runs the function
+eagerly and warns once per reason, or raises with ``fullgraph=True``; the
+refusal is cached with the key, so later calls with the same guards go straight
+to eager mode.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import backends, config, tracer
+from .errors import GcompileWarning, UnsupportedError
+from .guards import ArgumentBinder, BoundCall
+from .ir.graph import Graph
+from .ir.pytree import unflatten
+
+
+@dataclass
+class CacheEntry:
+    """One compiled specialisation, or the refusal that made it run eagerly."""
+
+    key: tuple
+    graph: Graph | None = None
+    run: Callable[[list], list] | None = None
+    refusal: UnsupportedError | None = None
+    timings: dict = field(default_factory=dict)
+
+
+class CompiledFunction:
+    """A NumPy function that runs compiled code for the argument structures it has seen.
+
+    Attributes:
+        eager: the original function.
+        stats: counters (``calls``, ``traces``, ``cache_hits``, ``fallbacks``, ``cache_entries``).
+        refusals: every ``UnsupportedError`` that made a call run eagerly.
+    """
+
+    def __init__(self, fn: Callable, *, backend: str = "numba", fullgraph: bool = False,
+                 static_argnames: tuple | list | str = (), options: dict | None = None):
+        if not callable(fn):
+            raise TypeError(f"gcompile.compile expects a function, got {type(fn).__name__}")
+        backends.get(backend)  # unknown backend names fail here, not on the first call
+        if isinstance(static_argnames, str):
+            static_argnames = (static_argnames,)
+        self.eager = fn
+        self.backend = backend
+        self.fullgraph = fullgraph
+        self.static_argnames = tuple(static_argnames)
+        self.options = dict(options or {})
+        self._binder = ArgumentBinder(fn, self.static_argnames)
+        self._cache: dict[tuple, CacheEntry] = {}
+        self._lock = threading.Lock()
+        self._warned: set[str] = set()
+        self._stats = {"calls": 0, "traces": 0, "cache_hits": 0, "fallbacks": 0}
+        self.refusals: list[UnsupportedError] = []
+        self._last_internal_error: Exception | None = None
+        functools.update_wrapper(self, fn)
+
+    # -- calling ----------------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._stats["calls"] += 1
+        if config.get("disable"):
+            return self.eager(*args, **kwargs)
+        try:
+            bound = self._binder.bind(args, kwargs)
+        except TypeError:
+            # A wrong arity: let the eager function raise exactly its own TypeError.
+            return self.eager(*args, **kwargs)
+        except UnsupportedError as error:
+            return self._fallback(error, args, kwargs)
+        entry = self._cache.get(bound.key)
+        if entry is None:
+            entry = self._compile(bound)
+            if entry is None:
+                return self._internal_failure(args, kwargs)
+        else:
+            self._stats["cache_hits"] += 1
+        if entry.refusal is not None:
+            return self._fallback(entry.refusal, args, kwargs)
+        outputs = entry.run(bound.inputs())
+        return unflatten(entry.graph.out_spec, outputs)
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        """Decorating a method: bind ``self`` like a plain function would."""
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    def _compile(self, bound: BoundCall) -> CacheEntry | None:
+        with self._lock:
+            entry = self._cache.get(bound.key)
+            if entry is not None:
+                return entry
+            entry = CacheEntry(bound.key)
+            try:
+                entry.graph = self._trace(bound, entry.timings)
+                start = time.perf_counter()
+                entry.run = backends.get(self.backend)(entry.graph, self.options)
+                entry.timings["backend"] = time.perf_counter() - start
+            except UnsupportedError as error:
+                if self.fullgraph:
+                    raise
+                entry.refusal = error
+            except Exception as error:
+                if self.fullgraph:
+                    raise
+                self._last_internal_error = error
+                return None
+            self._cache[bound.key] = entry
+            self._check_cache_size()
+            return entry
+
+    def _trace(self, bound: BoundCall, timings: dict) -> Graph:
+        start = time.perf_counter()
+        graph = tracer.trace(self.eager, _graph_name(self.eager), bound.leaves, bound.is_input, bound.rebuild)
+        self._stats["traces"] += 1
+        timings["trace"] = time.perf_counter() - start
+        if config.get("verify"):
+            graph.verify()
+        return graph
+
+    def _internal_failure(self, args: tuple, kwargs: dict) -> Any:
+        """Compiling raised something other than a refusal: eager mode decides whose error it is.
+
+        If the eager function raises too, the caller gets eager's own exception (the
+        user's error, e.g. mismatched shapes). If it does not, the failure is ours:
+        the caller gets eager's result and a warning naming the error.
+        """
+        error = self._last_internal_error
+        result = self.eager(*args, **kwargs)
+        self._stats["fallbacks"] += 1
+        warnings.warn(
+            f"gcompile failed to compile {_graph_name(self.eager)} and ran it eagerly (a gcompile bug, please "
+            f"report it): {type(error).__name__}: {error}",
+            GcompileWarning,
+            stacklevel=3,
+        )
+        return result
+
+    def _fallback(self, error: UnsupportedError, args: tuple, kwargs: dict) -> Any:
+        if self.fullgraph:
+            raise error
+        self._stats["fallbacks"] += 1
+        if error.reason not in self._warned:
+            self._warned.add(error.reason)
+            self.refusals.append(error)
+            warnings.warn(f"gcompile runs {_graph_name(self.eager)} eagerly: {error}", GcompileWarning,
+                          stacklevel=3)
+        return self.eager(*args, **kwargs)
+
+    def _check_cache_size(self) -> None:
+        limit = config.get("cache_size_limit")
+        if len(self._cache) > limit and "cache_size_limit" not in self._warned:
+            self._warned.add("cache_size_limit")
+            warnings.warn(
+                f"gcompile: {_graph_name(self.eager)} has been compiled for {len(self._cache)} different argument "
+                f"structures (limit {limit}); a changing shape, dtype or static value recompiles every call. "
+                f"Raise GCOMPILE_CACHE_LIMIT if this is expected.",
+                GcompileWarning,
+                stacklevel=4,
+            )
+
+    # -- inspection ---------------------------------------------------------------------------------
+    @property
+    def stats(self) -> dict:
+        """A snapshot of the counters."""
+        return {**self._stats, "cache_entries": len(self._cache)}
+
+    @property
+    def entries(self) -> list[CacheEntry]:
+        """The cache entries, oldest first."""
+        return list(self._cache.values())
+
+    def __repr__(self) -> str:
+        return f"<gcompile.CompiledFunction {_graph_name(self.eager)} backend={self.backend}>"
+
+
+def _graph_name(fn: Callable) -> str:
+    name = getattr(fn, "__name__", "fn")
+    return "lambda" if name == "<lambda>" else name
+
+
+def compile(fn: Callable | None = None, *, backend: str = "numba", fullgraph: bool = False,  # noqa: A001
+            static_argnames: tuple | list | str = (), options: dict | None = None) -> Any:
+    """Compile a NumPy function; usable as ``@compile`` and ``@compile(...)``.
+
+    Args:
+        fn: the function to compile.
+        backend: ``"numba"`` (default) or ``"interpreter"`` (the NumPy reference).
+        fullgraph: raise ``UnsupportedError`` instead of running eagerly when a construct is refused.
+        static_argnames: parameters whose value is fixed at compile time (guarded; a new value recompiles).
+        options: backend and pass options.
+
+    Returns:
+        A ``CompiledFunction`` (or a decorator producing one when ``fn`` is omitted).
+
+    Example:
+        >>> @gcompile.compile
+        ... def scale(x, a: float):
+        ...     return np.exp(x) * a
+    """
+
+    def wrap(f: Callable) -> CompiledFunction:
+        return CompiledFunction(f, backend=backend, fullgraph=fullgraph, static_argnames=static_argnames,
+                                options=options)
+
+    return wrap if fn is None else wrap(fn)
+
+
+def trace(fn: Callable, *args: Any, static_argnames: tuple | list | str = (), **kwargs: Any) -> Graph:
+    """Trace ``fn(*args, **kwargs)`` and return its graph (``print(graph)`` shows the text form).
+
+    ``fn`` may be a plain function or a ``CompiledFunction`` (its static_argnames
+    are used). Refusals raise ``UnsupportedError``. The keyword ``static_argnames``
+    is taken by ``trace`` itself.
+    """
+    if isinstance(fn, CompiledFunction):
+        static_argnames = static_argnames or fn.static_argnames
+        fn = fn.eager
+    if isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    bound = ArgumentBinder(fn, tuple(static_argnames)).bind(args, kwargs)
+    return tracer.trace(fn, _graph_name(fn), bound.leaves, bound.is_input, bound.rebuild)

@@ -1,0 +1,59 @@
+"""Options and environment variables, read in one place.
+
+| variable                | meaning                                              | default |
+|-------------------------|------------------------------------------------------|---------|
+| ``GCOMPILE_DISABLE``    | ``1`` runs every compiled function eagerly           | ``0``   |
+| ``GCOMPILE_VERIFY``     | ``1`` verifies every graph the compiler builds       | ``0``   |
+| ``GCOMPILE_CACHE_LIMIT``| cache entries per function before a recompile warning| ``8``   |
+
+The environment is read when a value is asked for, so tests can change it with
+``monkeypatch.setenv``; ``config.set(name, value)`` overrides it in-process.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+_OVERRIDES: dict[str, Any] = {}
+
+
+def _flag(env: str) -> bool:
+    return os.environ.get(env, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _int(env: str, default: int) -> int:
+    raw = os.environ.get(env, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{env} must be an integer, got {raw!r}") from None
+
+
+_READERS = {
+    "disable": lambda: _flag("GCOMPILE_DISABLE"),
+    "verify": lambda: _flag("GCOMPILE_VERIFY"),
+    "cache_size_limit": lambda: _int("GCOMPILE_CACHE_LIMIT", 8),
+}
+
+
+def get(name: str) -> Any:
+    """Return the current value of option ``name`` (override, else environment, else default)."""
+    if name in _OVERRIDES:
+        return _OVERRIDES[name]
+    try:
+        return _READERS[name]()
+    except KeyError:
+        raise KeyError(f"unknown gcompile option {name!r}; known: {sorted(_READERS)}") from None
+
+
+def set(name: str, value: Any) -> None:  # noqa: A001 - mirrors get()
+    """Override option ``name`` for this process; ``None`` removes the override."""
+    if name not in _READERS:
+        raise KeyError(f"unknown gcompile option {name!r}; known: {sorted(_READERS)}")
+    if value is None:
+        _OVERRIDES.pop(name, None)
+    else:
+        _OVERRIDES[name] = value

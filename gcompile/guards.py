@@ -1,0 +1,137 @@
+"""What a compiled graph assumes about its inputs, and the cache key that encodes it.
+
+Arguments are bound to the function's signature (defaults applied), and tuples,
+lists and dicts are flattened into leaves. Each leaf is one of
+
+* an **input** of the graph: an ndarray (guarded on dtype, shape, layout and
+  writeability), a NumPy scalar (guarded on dtype), or a Python ``float`` or
+  ``complex`` (guarded on its type only: a new value does not re-trace);
+* **static**: a Python ``int`` or ``bool``, a name listed in ``static_argnames``,
+  ``None``, a string or another hashable value; its value is guarded and baked
+  into the graph.
+
+The key holds the exact shape, so a new size re-traces (milliseconds); the
+kernel cache of the Numba backend is keyed without sizes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import UnsupportedError
+from .ir.meta import layout_of, unsupported_dtype_reason
+from .ir.pytree import TreeSpec, flatten, unflatten
+
+
+@dataclass
+class BoundCall:
+    """One call's arguments, flattened, with the guard key they satisfy."""
+
+    key: tuple
+    leaves: list  # [(path, value)]
+    is_input: list  # per leaf: graph input (True) or static value (False)
+    spec: TreeSpec
+    binder: "ArgumentBinder"
+
+    def inputs(self) -> list:
+        """The runtime values of the graph's inputs, in placeholder order."""
+        return [value for (_, value), flag in zip(self.leaves, self.is_input) if flag]
+
+    def rebuild(self, values: list) -> tuple[tuple, dict]:
+        """``(args, kwargs)`` for a call with the leaves replaced by ``values``."""
+        return self.binder.rebuild(self.spec, values)
+
+
+class ArgumentBinder:
+    """Binds calls of one function to flattened, guarded leaves."""
+
+    def __init__(self, fn: Callable, static_argnames: tuple = ()):
+        self.signature = inspect.signature(fn)
+        self.static_argnames = frozenset(static_argnames)
+        unknown = self.static_argnames - set(self.signature.parameters)
+        if unknown:
+            raise ValueError(f"static_argnames names no parameter of {getattr(fn, '__name__', fn)}: "
+                             f"{sorted(unknown)}; parameters are {list(self.signature.parameters)}")
+
+    def bind(self, args: tuple, kwargs: dict) -> BoundCall:
+        """Flatten one call. Raises TypeError for a wrong arity, UnsupportedError for an unsupported argument."""
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        leaves: list = []
+        children = []
+        for name, value in bound.arguments.items():
+            if name in self.static_argnames:
+                leaves.append((name, value))
+                children.append(TreeSpec("leaf"))
+            else:
+                sub_leaves, sub_spec = flatten(value, name)
+                leaves.extend(sub_leaves)
+                children.append(sub_spec)
+        spec = TreeSpec("dict", tuple(bound.arguments), tuple(children))
+        static_paths = self.static_argnames
+        keys, is_input = [], []
+        for path, value in leaves:
+            key, flag = _leaf_guard(path, value, path in static_paths)
+            keys.append(key)
+            is_input.append(flag)
+        return BoundCall((spec, tuple(keys)), leaves, is_input, spec, self)
+
+    def rebuild(self, spec: TreeSpec, values: list) -> tuple[tuple, dict]:
+        arguments = unflatten(spec, values)
+        rebuilt = inspect.BoundArguments(self.signature, arguments)
+        return rebuilt.args, rebuilt.kwargs
+
+
+def _leaf_guard(path: str, value: Any, static: bool) -> tuple[tuple, bool]:
+    """(guard key, is graph input) of one leaf."""
+    if static:
+        return ("static", type(value), _hashable(path, value, static=True)), False
+    if isinstance(value, np.ndarray):
+        _check_dtype(path, value.dtype)
+        return ("array", value.dtype, value.shape, layout_of(value), value.flags.writeable), True
+    if isinstance(value, np.generic):
+        _check_dtype(path, value.dtype)
+        return ("numpy scalar", value.dtype), True
+    if isinstance(value, (float, complex)):
+        return (type(value).__name__,), True
+    return ("static", type(value), _hashable(path, value, static=False)), False
+
+
+def _check_dtype(path: str, dtype: np.dtype) -> None:
+    reason = unsupported_dtype_reason(dtype)
+    if reason:
+        raise UnsupportedError(f"argument '{path}' with {reason}",
+                               hint="pass arrays of bool, integer, float or complex dtype in native byte order")
+
+
+def _hashable(path: str, value: Any, static: bool) -> Any:
+    try:
+        hash(value)
+    except TypeError:
+        what = "static argument" if static else "argument"
+        raise UnsupportedError(
+            f"{what} '{path}' of unhashable type {type(value).__name__}",
+            hint="pass arrays, Python scalars, or tuples/lists/dicts of them; static values must be hashable",
+        ) from None
+    return value
+
+
+def describe(key: tuple) -> list[str]:
+    """Human-readable guards of a cache key, one line per leaf."""
+    spec, leaf_keys = key
+    lines = []
+    paths = [path for path, _ in flatten(unflatten(spec, list(range(spec.num_leaves))))[0]]
+    for path, leaf in zip(paths, leaf_keys):
+        if leaf[0] == "array":
+            _, dtype, shape, layout, writeable = leaf
+            lines.append(f"{path}: ndarray {dtype} shape={shape} layout={layout}"
+                         + ("" if writeable else " read-only"))
+        elif leaf[0] == "static":
+            lines.append(f"{path}: static {leaf[1].__name__} == {leaf[2]!r}")
+        else:
+            lines.append(f"{path}: {' '.join(map(str, leaf))}")
+    return lines

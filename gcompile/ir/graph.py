@@ -1,0 +1,316 @@
+"""Graph and Node: an SSA graph of NumPy operations in topological order.
+
+A ``Node`` is one value. Its ``op`` is one of
+
+* ``placeholder`` - a graph input (an array argument, a Python ``float`` ...);
+* ``constant``    - an array known at trace time (``target`` holds it);
+* ``call``        - ``target(*args, **kwargs)`` where ``target`` is an ``OpDef``
+  (or, after fusion, a kernel object holding a sub-graph);
+* ``output``      - the returned values, flattened (``args[0]`` is a tuple).
+
+``args`` and ``kwargs`` hold Nodes and Python literals. Assigning them keeps the
+``users`` lists of every referenced node in step, so passes never edit use lists
+by hand. Nodes form a doubly linked list owned by their Graph; all edits go
+through Graph methods (``call``, ``inserting_before``, ``replace_all_uses_with``,
+``erase``).
+
+Mutation is explicit: an op of kind ``scatter`` (``setitem``) writes into its
+first argument's memory, in program order. Its node's value is the written
+array, and nothing else refers to it, so every pass must keep such nodes and
+their order relative to reads of the same memory (see
+``passes/functionalize.py`` for the pass that removes them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import keyword
+import re
+from typing import Any, Callable, Iterator
+
+from .meta import TensorMeta
+from .pytree import TreeSpec
+
+OPCODES = ("placeholder", "constant", "call", "output")
+
+
+def map_arg(value: Any, fn: Callable[["Node"], Any]) -> Any:
+    """Apply ``fn`` to every Node inside ``value`` (nested tuples, lists, dicts), rebuilding it."""
+    if isinstance(value, Node):
+        return fn(value)
+    if isinstance(value, tuple):
+        return tuple(map_arg(v, fn) for v in value)
+    if isinstance(value, list):
+        return [map_arg(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {k: map_arg(v, fn) for k, v in value.items()}
+    return value
+
+
+def nodes_in(value: Any) -> list["Node"]:
+    """The Nodes referenced inside ``value``, in order, without repeats."""
+    found: dict[Node, None] = {}
+    map_arg(value, lambda n: found.setdefault(n))
+    return list(found)
+
+
+class Node:
+    """One value of a Graph. See the module docstring for the opcodes."""
+
+    def __init__(self, graph: "Graph", name: str, op: str, target: Any, meta: TensorMeta | None,
+                 source: str | None = None):
+        if op not in OPCODES:
+            raise ValueError(f"unknown opcode {op!r}; expected one of {OPCODES}")
+        self.graph = graph
+        self.name = name
+        self.op = op
+        self.target = target
+        self.meta = meta
+        self.source = source
+        self.users: dict[Node, None] = {}
+        self._args: tuple = ()
+        self._kwargs: dict = {}
+        self._inputs: list[Node] = []
+        self._prev: Node = self
+        self._next: Node = self
+
+    # -- inputs -----------------------------------------------------------------
+    @property
+    def args(self) -> tuple:
+        return self._args
+
+    @args.setter
+    def args(self, value: tuple) -> None:
+        self._set_inputs(tuple(value), self._kwargs)
+
+    @property
+    def kwargs(self) -> dict:
+        return self._kwargs
+
+    @kwargs.setter
+    def kwargs(self, value: dict) -> None:
+        self._set_inputs(self._args, dict(value))
+
+    @property
+    def all_input_nodes(self) -> list["Node"]:
+        """Every Node this node reads, in first-use order."""
+        return list(self._inputs)
+
+    def _set_inputs(self, args: tuple, kwargs: dict) -> None:
+        for old in self._inputs:
+            old.users.pop(self, None)
+        self._args, self._kwargs = args, kwargs
+        self._inputs = nodes_in((args, kwargs))
+        for new in self._inputs:
+            if new.graph is not self.graph:
+                raise ValueError(f"node {new.name} belongs to another graph than {self.name}")
+            new.users[self] = None
+
+    def replace_input_with(self, old: "Node", new: "Node") -> None:
+        """Make this node read ``new`` wherever it read ``old``."""
+        swap = lambda n: new if n is old else n  # noqa: E731
+        self._set_inputs(map_arg(self._args, swap), map_arg(self._kwargs, swap))
+
+    # -- kind -------------------------------------------------------------------
+    @property
+    def kind(self) -> str | None:
+        """The op kind of a call node (``elementwise``, ``reduction``, ...), else None."""
+        return getattr(self.target, "kind", None) if self.op == "call" else None
+
+    @property
+    def is_mutation(self) -> bool:
+        """True for nodes that write into their first argument's memory."""
+        return self.kind == "scatter"
+
+    @property
+    def next(self) -> "Node":
+        return self._next
+
+    @property
+    def prev(self) -> "Node":
+        return self._prev
+
+    def format(self) -> str:
+        """This node's line in the text form of its graph."""
+        from .printer import format_node
+
+        return format_node(self)
+
+    def __repr__(self) -> str:
+        return f"%{self.name}"
+
+
+class Graph:
+    """Nodes in topological order, with builders and edit methods.
+
+    Example:
+        >>> g = Graph("double")
+        >>> x = g.placeholder("x", TensorMeta((3,), "f8"))
+        >>> y = g.call(ops.MULTIPLY, (x, 2.0))
+        >>> g.output((y,))
+    """
+
+    def __init__(self, name: str = "graph"):
+        self.name = name
+        self._root = Node(self, "", "output", None, None)
+        self._root.op = "root"  # sentinel: not a real node, never yielded
+        self._insert_before: Node = self._root
+        self._names: set[str] = set()
+        self._counters: dict[str, int] = {}
+        self.out_spec: TreeSpec | None = None
+        self.meta: dict[str, Any] = {}
+
+    # -- iteration --------------------------------------------------------------
+    @property
+    def nodes(self) -> list[Node]:
+        """A snapshot list of the nodes in order (safe to edit the graph while looping)."""
+        return list(self._iter())
+
+    def _iter(self) -> Iterator[Node]:
+        node = self._root._next
+        while node is not self._root:
+            yield node
+            node = node._next
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self._iter())
+
+    @property
+    def placeholders(self) -> list[Node]:
+        return [n for n in self._iter() if n.op == "placeholder"]
+
+    @property
+    def output_node(self) -> Node:
+        last = self._root._prev
+        if last is self._root or last.op != "output":
+            raise ValueError(f"graph {self.name} has no output node")
+        return last
+
+    def find(self, name: str) -> Node:
+        """The node called ``name``."""
+        for node in self._iter():
+            if node.name == name:
+                return node
+        raise KeyError(f"no node named {name!r} in graph {self.name}")
+
+    # -- names ------------------------------------------------------------------
+    def unique_name(self, hint: str) -> str:
+        """A legal identifier based on ``hint`` not used yet in this graph (``exp`` -> ``exp_1``)."""
+        base = re.sub(r"\W", "_", hint) or "v"
+        if base[0].isdigit():
+            base = "_" + base
+        counter = self._counters.get(base, 0)
+        while True:
+            counter += 1
+            name = f"{base}_{counter}"
+            if name not in self._names:
+                break
+        self._counters[base] = counter
+        self._names.add(name)
+        return name
+
+    def _claim_name(self, name: str) -> str:
+        name = re.sub(r"\W", "_", name) or "arg"
+        if name[0].isdigit() or keyword.iskeyword(name):
+            name = "_" + name
+        if name in self._names:
+            return self.unique_name(name)
+        self._names.add(name)
+        return name
+
+    # -- building ---------------------------------------------------------------
+    def _link(self, node: Node) -> Node:
+        before = self._insert_before
+        node._prev, node._next = before._prev, before
+        before._prev._next = node
+        before._prev = node
+        return node
+
+    def placeholder(self, name: str, meta: TensorMeta, source: str | None = None) -> Node:
+        """Add an input called ``name`` (made unique and a legal identifier)."""
+        return self._link(Node(self, self._claim_name(name), "placeholder", None, meta, source))
+
+    def constant(self, value: Any, meta: TensorMeta, name: str = "const", source: str | None = None) -> Node:
+        """Add an array known at trace time."""
+        return self._link(Node(self, self.unique_name(name), "constant", value, meta, source))
+
+    def call(self, op: Any, args: tuple = (), kwargs: dict | None = None, meta: TensorMeta | None = None,
+             source: str | None = None, name: str | None = None) -> Node:
+        """Add ``op(*args, **kwargs)``; its meta comes from ``op.infer`` unless given."""
+        kwargs = dict(kwargs or {})
+        if meta is None:
+            meta = op.infer(*map_arg(tuple(args), _meta_of_node), **kwargs)
+        node = Node(self, self.unique_name(name or op.name), "call", op, meta, source)
+        node._set_inputs(tuple(args), kwargs)
+        return self._link(node)
+
+    def output(self, values: tuple, spec: TreeSpec | None = None) -> Node:
+        """Add the output node returning the flat tuple ``values`` (structure ``spec``)."""
+        node = Node(self, "output", "output", None, None)
+        node._set_inputs((tuple(values),), {})
+        self.out_spec = spec
+        return self._link(node)
+
+    @contextlib.contextmanager
+    def inserting_before(self, node: Node):
+        """New nodes go right before ``node`` inside the ``with`` block."""
+        saved, self._insert_before = self._insert_before, node
+        try:
+            yield
+        finally:
+            self._insert_before = saved
+
+    @contextlib.contextmanager
+    def inserting_after(self, node: Node):
+        """New nodes go right after ``node`` (in order of creation) inside the ``with`` block."""
+        with self.inserting_before(node._next):
+            yield
+
+    # -- editing ----------------------------------------------------------------
+    def replace_all_uses_with(self, old: Node, new: Node) -> list[Node]:
+        """Make every user of ``old`` read ``new`` instead; returns the users changed."""
+        changed = list(old.users)
+        for user in changed:
+            user.replace_input_with(old, new)
+        return changed
+
+    def erase(self, node: Node) -> None:
+        """Remove ``node``, which must have no users."""
+        if node.users:
+            raise ValueError(f"cannot erase %{node.name}: still used by {list(node.users)}")
+        node._set_inputs((), {})
+        node._prev._next, node._next._prev = node._next, node._prev
+        node._prev = node._next = node
+        self._names.discard(node.name)
+
+    # -- checking and printing ----------------------------------------------------
+    def verify(self) -> None:
+        """Check order, use lists, names and metas; raises GraphError quoting the graph."""
+        from .verify import verify
+
+        verify(self)
+
+    lint = verify
+
+    def __str__(self) -> str:
+        from .printer import format_graph
+
+        return format_graph(self)
+
+    def print(self) -> None:
+        """Print the text form."""
+        print(str(self))
+
+    def tabular(self) -> str:
+        """The table form: one row per node with opcode, name, target, args, kwargs, meta, source."""
+        from .printer import format_tabular
+
+        return format_tabular(self)
+
+    def print_tabular(self) -> None:
+        """Print the table form."""
+        print(self.tabular())
+
+
+def _meta_of_node(node: Node) -> TensorMeta:
+    return node.meta

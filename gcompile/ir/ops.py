@@ -1,0 +1,695 @@
+"""The op table: the single source of truth for every operation gcompile supports.
+
+One ``OpDef`` per op. The tracer maps NumPy callables to ops through
+``OpDef.numpy`` (and ``reduces``/``accumulates`` for ufunc methods), installs
+Python operators from ``OpDef.dunder``, the interpreter runs ``OpDef.impl``,
+shape propagation and ``verify`` call ``OpDef.infer``. Nothing else keeps a list
+of ops. Adding an op is one entry here plus its case in ``tests/ir/op_cases.py``
+(a test fails for any op without one).
+
+Semantics are NumPy's exactly because ``impl`` *is* NumPy and ``infer`` asks
+NumPy for dtypes on data-free stand-ins (``meta.dtype_probe``/``view_probe``).
+
+Kinds: ``elementwise``, ``reduction``, ``matmul``, ``view``, ``shape``
+(copies that rearrange data: ``concatenate``, ``stack``), ``creation``,
+``scatter`` (writes into its first argument), ``opaque``.
+
+``DECOMPOSITIONS`` lists NumPy callables that are supported by rewriting them
+into table ops at trace time (``np.divmod`` -> ``floor_divide``, ``remainder``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .meta import (
+    TensorMeta,
+    broadcast_shapes,
+    dtype_probe,
+    meta_of_view,
+    normalize_axes,
+    view_probe,
+)
+
+KINDS = ("elementwise", "reduction", "matmul", "view", "shape", "creation", "scatter", "opaque")
+
+
+@dataclass(frozen=True, eq=False)
+class OpDef:
+    """One supported operation.
+
+    Attributes:
+        name: printed name and node-name prefix (``exp`` -> ``%exp_1``).
+        kind: one of ``KINDS``.
+        impl: the NumPy reference, called as ``impl(*args, **kwargs)`` of a node.
+        infer: ``infer(*metas_or_literals, **kwargs) -> TensorMeta``.
+        numpy: NumPy callables (ufuncs or functions) that the tracer maps here.
+        operands: parameter names of those NumPy functions that are array
+            operands (the rest are static parameters); ufuncs use positions.
+        params: keyword parameters this op accepts (others are refused).
+        dunder: Python operator installed on traced arrays (``add`` gives
+            ``__add__``, ``__radd__`` and ``__iadd__``; unary ops only ``__neg__``...).
+        reduces / accumulates: the ufunc whose ``.reduce`` / ``.accumulate`` is this op.
+        commutative, identity: algebraic traits for passes.
+    """
+
+    name: str
+    kind: str
+    impl: Callable
+    infer: Callable
+    numpy: tuple = ()
+    operands: tuple = ()
+    params: tuple = ()
+    dunder: str | None = None
+    reduces: Any = None
+    accumulates: Any = None
+    commutative: bool = False
+    identity: Any = None
+    doc: str = field(default="", repr=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"op {self.name}: unknown kind {self.kind!r}")
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+
+def _quiet(fn: Callable, *args, **kwargs):
+    """Run a probe without NumPy's floating-point and deprecation chatter."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def _is_weak(x: Any) -> bool:
+    if isinstance(x, TensorMeta):
+        return x.weak
+    return isinstance(x, (bool, int, float, complex))
+
+
+# ---------------------------------------------------------------------------------
+# infer rules
+# ---------------------------------------------------------------------------------
+
+
+def _elementwise_infer(impl: Callable) -> Callable:
+    """Broadcast the operand shapes; ask NumPy for the dtype on size-0 stand-ins.
+
+    When every operand is weak (Python scalars), the result is weak too: that is
+    Python arithmetic (``dt * 2.0`` stays a Python float), which the tracer only
+    records for Python operators.
+    """
+
+    def infer(*xs: Any, **params: Any) -> TensorMeta:
+        metas = [x for x in xs if isinstance(x, TensorMeta)]
+        shape = broadcast_shapes(*(np.shape(x) if not isinstance(x, TensorMeta) else x.shape
+                                   for x in xs if x is not None))
+        zero_d = len(shape) == 0
+        out = _quiet(impl, *(dtype_probe(x, zero_d) for x in xs), **params)
+        weak = bool(metas) and all(_is_weak(x) for x in xs if x is not None)
+        full = [m for m in metas if m.ndim == len(shape) and m.size > 1]
+        layout = "F" if len(shape) > 1 and full and all(m.layout == "F" for m in full) else "C"
+        scalar = weak or (zero_d and isinstance(out, np.generic))
+        return TensorMeta(shape, np.asarray(out).dtype, layout, weak=weak, scalar=scalar)
+
+    return infer
+
+
+def _reduced_shape(shape: tuple, axis: Any, keepdims: bool) -> tuple:
+    axes = normalize_axes(axis, len(shape))
+    if keepdims:
+        return tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def _cumulative_shape(shape: tuple, axis: Any, keepdims: bool) -> tuple:
+    return (int(np.prod(shape, dtype=np.int64)),) if axis is None else tuple(shape)
+
+
+def _small_probe(x: TensorMeta) -> Any:
+    """Size-1 stand-in with ``x``'s ndim (for dtype and scalar-ness of reductions)."""
+    if x.weak:
+        return dtype_probe(x)
+    if x.scalar:
+        return x.dtype.type(1)
+    return np.ones((1,) * x.ndim, x.dtype)
+
+
+def _reduction_infer(impl: Callable, shape_rule: Callable = _reduced_shape) -> Callable:
+    """Shape from ``shape_rule``; dtype, scalar-ness and axis errors from NumPy on a size-1 probe.
+
+    A size-0 input is run for real (it costs nothing), so NumPy's own errors for
+    empty reductions without identity (``max``, ``argmin``) come out unchanged.
+    """
+
+    def infer(x: TensorMeta, **params: Any) -> TensorMeta:
+        if x.size == 0:
+            out = _quiet(impl, np.empty(x.shape, x.dtype), **params)
+            return TensorMeta(np.shape(out), out.dtype, scalar=isinstance(out, np.generic))
+        out = _quiet(impl, _small_probe(x), **params)
+        shape = shape_rule(x.shape, params.get("axis"), params.get("keepdims", False))
+        return TensorMeta(shape, out.dtype, scalar=isinstance(out, np.generic))
+
+    return infer
+
+
+def _view_infer(fn: Callable) -> Callable:
+    """Run the view on ``view_probe`` (shape and strides, no data) and read the result."""
+
+    def infer(x: TensorMeta, **params: Any) -> TensorMeta:
+        return meta_of_view(fn(view_probe(x), **params), x)
+
+    return infer
+
+
+def _reshape_infer(x: TensorMeta, shape: Any) -> TensorMeta:
+    probe = view_probe(x)
+    try:
+        return meta_of_view(np.reshape(probe, shape, copy=False), x)
+    except ValueError:
+        # Not expressible as a view of the probe's strides: NumPy copies, giving a C array.
+        # The zero-stride stand-in below reshapes as a view and validates the sizes.
+        flat = np.broadcast_to(np.zeros((), x.dtype), x.shape)
+        return TensorMeta(np.reshape(flat, shape).shape, x.dtype, "C")
+
+
+def _ravel_infer(x: TensorMeta) -> TensorMeta:
+    if x.layout == "C":
+        return meta_of_view(np.reshape(view_probe(x), -1, copy=False), x)
+    return TensorMeta((x.size,), x.dtype, "C")
+
+
+def _getitem(x: np.ndarray, index: tuple) -> Any:
+    return x[index]
+
+
+def _getitem_infer(x: TensorMeta, index: tuple) -> TensorMeta:
+    has_ellipsis = any(i is Ellipsis for i in index)
+    # A trailing ``...`` makes NumPy return a 0-d view instead of reading an element.
+    result = view_probe(x)[index if has_ellipsis else index + (Ellipsis,)]
+    scalar = not has_ellipsis and result.ndim == 0
+    meta = meta_of_view(result, x, scalar=scalar)
+    if scalar:
+        return TensorMeta((), x.dtype, scalar=True, writeable=False)
+    return meta
+
+
+def _setitem(target: np.ndarray, value: Any, index: tuple) -> np.ndarray:
+    target[index] = value
+    return target
+
+
+def _setitem_infer(target: TensorMeta, value: Any, index: tuple) -> TensorMeta:
+    if not target.writeable or target.scalar:
+        raise ValueError("assignment destination is read-only")
+    dest = _getitem_infer(target, index).shape
+    src = value.shape if isinstance(value, TensorMeta) else np.shape(value)
+    trimmed = tuple(src)
+    while len(trimmed) > len(dest) and trimmed[0] == 1:
+        trimmed = trimmed[1:]
+    try:
+        ok = broadcast_shapes(dest, trimmed) == tuple(dest)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"could not broadcast input array from shape {tuple(src)} into shape {tuple(dest)}")
+    return target
+
+
+def _matmul_shape(a: tuple, b: tuple, name: str = "matmul") -> tuple:
+    if len(a) == 0 or len(b) == 0:
+        raise ValueError(f"{name}: Input operand {0 if len(a) == 0 else 1} does not have enough dimensions")
+    a2 = (1,) + a if len(a) == 1 else a
+    b2 = b + (1,) if len(b) == 1 else b
+    if a2[-1] != b2[-2]:
+        raise ValueError(
+            f"{name}: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+            f"(n?,k),(k,m?)->(n?,m?) (size {b2[-2]} is different from {a2[-1]})"
+        )
+    out = broadcast_shapes(a2[:-2], b2[:-2]) + (a2[-2], b2[-1])
+    if len(b) == 1:
+        out = out[:-1]
+    if len(a) == 1:
+        out = out[:-2] + out[-1:]
+    return out
+
+
+def _probe_dtype(impl: Callable, *metas: TensorMeta, **params: Any) -> Any:
+    return _quiet(impl, *(_small_probe(m) for m in metas), **params)
+
+
+def _matmul_infer(a: TensorMeta, b: TensorMeta, **params: Any) -> TensorMeta:
+    shape = _matmul_shape(a.shape, b.shape)
+    out = _probe_dtype(np.matmul, a, b, **params)
+    return TensorMeta(shape, out.dtype, scalar=isinstance(out, np.generic))
+
+
+def _dot_infer(a: TensorMeta, b: TensorMeta) -> TensorMeta:
+    if a.ndim == 0 or b.ndim == 0:
+        shape = a.shape if b.ndim == 0 else b.shape
+    elif b.ndim == 1:
+        if a.shape[-1] != b.shape[0]:
+            raise ValueError(f"shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) "
+                             f"!= {b.shape[0]} (dim 0)")
+        shape = a.shape[:-1]
+    else:
+        if a.shape[-1] != b.shape[-2]:
+            raise ValueError(f"shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) "
+                             f"!= {b.shape[-2]} (dim {b.ndim - 2})")
+        shape = a.shape[:-1] + b.shape[:-2] + b.shape[-1:]
+    out = _probe_dtype(np.dot, a, b)
+    return TensorMeta(shape, out.dtype, scalar=isinstance(out, np.generic))
+
+
+def _outer_infer(a: TensorMeta, b: TensorMeta) -> TensorMeta:
+    out = _probe_dtype(np.outer, a, b)
+    return TensorMeta((a.size, b.size), out.dtype)
+
+
+def _trace_infer(a: TensorMeta, offset: int = 0, axis1: int = 0, axis2: int = 1, **params: Any) -> TensorMeta:
+    out = _probe_dtype(np.trace, a, offset=offset, axis1=axis1, axis2=axis2, **params)
+    drop = {axis1 % a.ndim, axis2 % a.ndim}
+    shape = tuple(s for i, s in enumerate(a.shape) if i not in drop)
+    return TensorMeta(shape, out.dtype, scalar=isinstance(out, np.generic))
+
+
+def _concatenate(*arrays: Any, axis: Any = 0) -> np.ndarray:
+    return np.concatenate(arrays, axis=axis)
+
+
+def _concatenate_infer(*arrays: TensorMeta, axis: Any = 0) -> TensorMeta:
+    probes = [np.empty((0,) * a.ndim, a.dtype) if isinstance(a, TensorMeta) else np.asarray(a) for a in arrays]
+    dtype = _quiet(np.concatenate, probes, axis=axis).dtype
+    shapes = [a.shape if isinstance(a, TensorMeta) else np.shape(a) for a in arrays]
+    if axis is None:
+        return TensorMeta((sum(int(np.prod(s, dtype=np.int64)) for s in shapes),), dtype)
+    ax = axis % len(shapes[0])
+    for i, s in enumerate(shapes[1:], start=1):
+        rest, first = s[:ax] + s[ax + 1:], shapes[0][:ax] + shapes[0][ax + 1:]
+        if rest != first:
+            raise ValueError(
+                "all the input array dimensions except for the concatenation axis must match exactly, "
+                f"but along dimension {next(d for d in range(len(s)) if d != ax and s[d] != shapes[0][d])}, "
+                f"the array at index 0 has size {shapes[0]} and the array at index {i} has size {s}"
+            )
+    shape = list(shapes[0])
+    shape[ax] = sum(s[ax] for s in shapes)
+    return TensorMeta(tuple(shape), dtype)
+
+
+def _stack(*arrays: Any, axis: int = 0) -> np.ndarray:
+    return np.stack(arrays, axis=axis)
+
+
+def _stack_infer(*arrays: Any, axis: int = 0) -> TensorMeta:
+    shapes = [a.shape if isinstance(a, TensorMeta) else np.shape(a) for a in arrays]
+    if any(s != shapes[0] for s in shapes):
+        raise ValueError("all input arrays must have the same shape")
+    probes = [np.empty((0,) * len(shapes[0]), a.dtype) if isinstance(a, TensorMeta) else np.asarray(a)
+              for a in arrays]
+    out = _quiet(np.stack, probes, axis=axis)
+    ax = normalize_axes(axis, len(shapes[0]) + 1)[0]
+    shape = shapes[0][:ax] + (len(arrays),) + shapes[0][ax:]
+    return TensorMeta(shape, out.dtype)
+
+
+def _creation_infer(impl: Callable) -> Callable:
+    """Allocation ops: run NumPy on the same arguments with the shape emptied, keep the real shape."""
+
+    def infer(*fill: Any, shape: Any, dtype: Any = None, order: str = "C") -> TensorMeta:
+        shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+        out = _quiet(impl, *(dtype_probe(f) for f in fill), shape=(0,) * len(shape), dtype=dtype, order=order)
+        return TensorMeta(shape, out.dtype, "F" if order == "F" and len(shape) > 1 else "C")
+
+    return infer
+
+
+def _full(fill_value: Any, shape: Any, dtype: Any = None, order: str = "C") -> np.ndarray:
+    return np.full(shape, fill_value, dtype=dtype, order=order)
+
+
+def _arange(start_or_stop: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> np.ndarray:
+    return np.arange(start_or_stop, stop, step, dtype=dtype)
+
+
+def _eye_infer(N: int, M: Any = None, k: int = 0, dtype: Any = float, order: str = "C") -> TensorMeta:
+    return TensorMeta((N, N if M is None else M), np.dtype(dtype), "F" if order == "F" else "C")
+
+
+def _run_infer(impl: Callable) -> Callable:
+    """Creation ops whose length NumPy computes from values (``arange``, ``linspace``): run them."""
+
+    def infer(**params: Any) -> TensorMeta:
+        out = _quiet(impl, **params)
+        return TensorMeta(out.shape, out.dtype)
+
+    return infer
+
+
+def _astype(x: Any, dtype: Any) -> Any:
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.astype(dtype)
+    return np.dtype(dtype).type(x)
+
+
+def _astype_infer(x: TensorMeta, dtype: Any) -> TensorMeta:
+    return TensorMeta(x.shape, np.dtype(dtype), "F" if x.layout == "F" else "C", scalar=x.scalar)
+
+
+def _copy(x: Any) -> Any:
+    return np.copy(x) if isinstance(x, np.ndarray) else x
+
+
+def _copy_infer(x: TensorMeta) -> TensorMeta:
+    return TensorMeta(x.shape, x.dtype, "F" if x.layout == "F" else "C", scalar=x.scalar)
+
+
+# ---------------------------------------------------------------------------------
+# the table
+# ---------------------------------------------------------------------------------
+
+OPS: list[OpDef] = []
+_BY_NAME: dict[str, OpDef] = {}
+
+
+def _add(op: OpDef) -> OpDef:
+    if op.name in _BY_NAME:
+        raise ValueError(f"op {op.name} defined twice")
+    OPS.append(op)
+    _BY_NAME[op.name] = op
+    return op
+
+
+def _ufunc(name: str, ufunc: np.ufunc, *, aliases: tuple = (), dunder: str | None = None,
+           commutative: bool = False, identity: Any = None) -> OpDef:
+    return _add(OpDef(name, "elementwise", ufunc, _elementwise_infer(ufunc), numpy=(ufunc, *aliases),
+                      params=("dtype",), dunder=dunder, commutative=commutative, identity=identity))
+
+
+# -- binary arithmetic -------------------------------------------------------------------
+ADD = _ufunc("add", np.add, dunder="add", commutative=True, identity=0)
+SUBTRACT = _ufunc("subtract", np.subtract, dunder="sub")
+MULTIPLY = _ufunc("multiply", np.multiply, dunder="mul", commutative=True, identity=1)
+DIVIDE = _ufunc("divide", np.divide, dunder="truediv")
+FLOOR_DIVIDE = _ufunc("floor_divide", np.floor_divide, dunder="floordiv")
+REMAINDER = _ufunc("remainder", np.remainder, dunder="mod")
+FMOD = _ufunc("fmod", np.fmod)
+POWER = _ufunc("power", np.power, dunder="pow")
+FLOAT_POWER = _ufunc("float_power", np.float_power)
+MAXIMUM = _ufunc("maximum", np.maximum, commutative=True)
+MINIMUM = _ufunc("minimum", np.minimum, commutative=True)
+FMAX = _ufunc("fmax", np.fmax, commutative=True)
+FMIN = _ufunc("fmin", np.fmin, commutative=True)
+ARCTAN2 = _ufunc("arctan2", np.arctan2)
+HYPOT = _ufunc("hypot", np.hypot, commutative=True)
+COPYSIGN = _ufunc("copysign", np.copysign)
+NEXTAFTER = _ufunc("nextafter", np.nextafter)
+LDEXP = _ufunc("ldexp", np.ldexp)
+LOGADDEXP = _ufunc("logaddexp", np.logaddexp, commutative=True)
+LOGADDEXP2 = _ufunc("logaddexp2", np.logaddexp2, commutative=True)
+HEAVISIDE = _ufunc("heaviside", np.heaviside)
+GCD = _ufunc("gcd", np.gcd, commutative=True)
+LCM = _ufunc("lcm", np.lcm, commutative=True)
+# -- comparison and logic ----------------------------------------------------------------
+EQUAL = _ufunc("equal", np.equal, dunder="eq", commutative=True)
+NOT_EQUAL = _ufunc("not_equal", np.not_equal, dunder="ne", commutative=True)
+LESS = _ufunc("less", np.less, dunder="lt")
+LESS_EQUAL = _ufunc("less_equal", np.less_equal, dunder="le")
+GREATER = _ufunc("greater", np.greater, dunder="gt")
+GREATER_EQUAL = _ufunc("greater_equal", np.greater_equal, dunder="ge")
+LOGICAL_AND = _ufunc("logical_and", np.logical_and, commutative=True, identity=True)
+LOGICAL_OR = _ufunc("logical_or", np.logical_or, commutative=True, identity=False)
+LOGICAL_XOR = _ufunc("logical_xor", np.logical_xor, commutative=True, identity=False)
+LOGICAL_NOT = _ufunc("logical_not", np.logical_not)
+# -- bitwise ------------------------------------------------------------------------------
+BITWISE_AND = _ufunc("bitwise_and", np.bitwise_and, dunder="and", commutative=True)
+BITWISE_OR = _ufunc("bitwise_or", np.bitwise_or, dunder="or", commutative=True, identity=0)
+BITWISE_XOR = _ufunc("bitwise_xor", np.bitwise_xor, dunder="xor", commutative=True, identity=0)
+INVERT = _ufunc("invert", np.invert, dunder="invert")
+LEFT_SHIFT = _ufunc("left_shift", np.left_shift, dunder="lshift")
+RIGHT_SHIFT = _ufunc("right_shift", np.right_shift, dunder="rshift")
+BITWISE_COUNT = _ufunc("bitwise_count", np.bitwise_count)
+# -- unary arithmetic ---------------------------------------------------------------------
+NEGATIVE = _ufunc("negative", np.negative, dunder="neg")
+POSITIVE = _ufunc("positive", np.positive, dunder="pos")
+ABSOLUTE = _ufunc("absolute", np.absolute, dunder="abs")
+FABS = _ufunc("fabs", np.fabs)
+SIGN = _ufunc("sign", np.sign)
+SQUARE = _ufunc("square", np.square)
+SQRT = _ufunc("sqrt", np.sqrt)
+CBRT = _ufunc("cbrt", np.cbrt)
+RECIPROCAL = _ufunc("reciprocal", np.reciprocal)
+CONJUGATE = _ufunc("conjugate", np.conjugate)
+# -- exponentials and logarithms -------------------------------------------------------------
+EXP = _ufunc("exp", np.exp)
+EXP2 = _ufunc("exp2", np.exp2)
+EXPM1 = _ufunc("expm1", np.expm1)
+LOG = _ufunc("log", np.log)
+LOG2 = _ufunc("log2", np.log2)
+LOG10 = _ufunc("log10", np.log10)
+LOG1P = _ufunc("log1p", np.log1p)
+# -- trigonometric and hyperbolic -------------------------------------------------------------
+SIN = _ufunc("sin", np.sin)
+COS = _ufunc("cos", np.cos)
+TAN = _ufunc("tan", np.tan)
+ARCSIN = _ufunc("arcsin", np.arcsin)
+ARCCOS = _ufunc("arccos", np.arccos)
+ARCTAN = _ufunc("arctan", np.arctan)
+SINH = _ufunc("sinh", np.sinh)
+COSH = _ufunc("cosh", np.cosh)
+TANH = _ufunc("tanh", np.tanh)
+ARCSINH = _ufunc("arcsinh", np.arcsinh)
+ARCCOSH = _ufunc("arccosh", np.arccosh)
+ARCTANH = _ufunc("arctanh", np.arctanh)
+DEG2RAD = _ufunc("deg2rad", np.deg2rad, aliases=(np.radians,))
+RAD2DEG = _ufunc("rad2deg", np.rad2deg, aliases=(np.degrees,))
+# -- rounding -----------------------------------------------------------------------------------
+FLOOR = _ufunc("floor", np.floor)
+CEIL = _ufunc("ceil", np.ceil)
+TRUNC = _ufunc("trunc", np.trunc)
+RINT = _ufunc("rint", np.rint)
+# -- classification -------------------------------------------------------------------------------
+ISNAN = _ufunc("isnan", np.isnan)
+ISINF = _ufunc("isinf", np.isinf)
+ISFINITE = _ufunc("isfinite", np.isfinite)
+SIGNBIT = _ufunc("signbit", np.signbit)
+SPACING = _ufunc("spacing", np.spacing)
+
+# -- elementwise, not ufuncs ----------------------------------------------------------------------
+WHERE = _add(OpDef("where", "elementwise", np.where, _elementwise_infer(np.where), numpy=(np.where,),
+                   operands=("condition", "x", "y")))
+CLIP = _add(OpDef("clip", "elementwise", np.clip, _elementwise_infer(np.clip), operands=("a", "a_min", "a_max"),
+                  doc="reached through the np.clip decomposition, which accepts min=/max= too"))
+ROUND = _add(OpDef("round", "elementwise", np.round, _elementwise_infer(np.round), numpy=(np.round, np.around),
+                   operands=("a",), params=("decimals",)))
+ASTYPE = _add(OpDef("astype", "elementwise", _astype, _astype_infer,
+                    numpy=(np.astype,), operands=("x",), params=("dtype",)))
+COPY = _add(OpDef("copy", "elementwise", _copy, _copy_infer, numpy=(np.copy,), operands=("a",)))
+
+# -- reductions -----------------------------------------------------------------------------------
+_RED = ("axis", "dtype", "keepdims")
+SUM = _add(OpDef("sum", "reduction", np.sum, _reduction_infer(np.sum), numpy=(np.sum,), operands=("a",),
+                 params=_RED, reduces=np.add, identity=0))
+PROD = _add(OpDef("prod", "reduction", np.prod, _reduction_infer(np.prod), numpy=(np.prod,), operands=("a",),
+                  params=_RED, reduces=np.multiply, identity=1))
+MEAN = _add(OpDef("mean", "reduction", np.mean, _reduction_infer(np.mean), numpy=(np.mean,), operands=("a",),
+                  params=_RED))
+AMAX = _add(OpDef("amax", "reduction", np.max, _reduction_infer(np.max), numpy=(np.max, np.amax),
+                  operands=("a",), params=("axis", "keepdims"), reduces=np.maximum))
+AMIN = _add(OpDef("amin", "reduction", np.min, _reduction_infer(np.min), numpy=(np.min, np.amin),
+                  operands=("a",), params=("axis", "keepdims"), reduces=np.minimum))
+ARGMAX = _add(OpDef("argmax", "reduction", np.argmax, _reduction_infer(np.argmax), numpy=(np.argmax,),
+                    operands=("a",), params=("axis", "keepdims")))
+ARGMIN = _add(OpDef("argmin", "reduction", np.argmin, _reduction_infer(np.argmin), numpy=(np.argmin,),
+                    operands=("a",), params=("axis", "keepdims")))
+ANY = _add(OpDef("any", "reduction", np.any, _reduction_infer(np.any), numpy=(np.any,), operands=("a",),
+                 params=("axis", "keepdims"), reduces=np.logical_or, identity=False))
+ALL = _add(OpDef("all", "reduction", np.all, _reduction_infer(np.all), numpy=(np.all,), operands=("a",),
+                 params=("axis", "keepdims"), reduces=np.logical_and, identity=True))
+VAR = _add(OpDef("var", "reduction", np.var, _reduction_infer(np.var), numpy=(np.var,), operands=("a",),
+                 params=(*_RED, "ddof")))
+STD = _add(OpDef("std", "reduction", np.std, _reduction_infer(np.std), numpy=(np.std,), operands=("a",),
+                 params=(*_RED, "ddof")))
+CUMSUM = _add(OpDef("cumsum", "reduction", np.cumsum, _reduction_infer(np.cumsum, _cumulative_shape),
+                    numpy=(np.cumsum,), operands=("a",), params=("axis", "dtype"), accumulates=np.add))
+CUMPROD = _add(OpDef("cumprod", "reduction", np.cumprod, _reduction_infer(np.cumprod, _cumulative_shape),
+                     numpy=(np.cumprod,), operands=("a",), params=("axis", "dtype"), accumulates=np.multiply))
+
+# -- linear algebra --------------------------------------------------------------------------------
+MATMUL = _add(OpDef("matmul", "matmul", np.matmul, _matmul_infer, numpy=(np.matmul,), params=("dtype",),
+                    dunder="matmul"))
+DOT = _add(OpDef("dot", "matmul", np.dot, _dot_infer, numpy=(np.dot,), operands=("a", "b")))
+OUTER = _add(OpDef("outer", "matmul", np.outer, _outer_infer, numpy=(np.outer,), operands=("a", "b")))
+TRACE = _add(OpDef("trace", "reduction", np.trace, _trace_infer, numpy=(np.trace,), operands=("a",),
+                   params=("offset", "axis1", "axis2", "dtype")))
+
+# -- views and shapes ----------------------------------------------------------------------------------
+RESHAPE = _add(OpDef("reshape", "view", np.reshape, _reshape_infer, numpy=(np.reshape,), operands=("a",),
+                     params=("shape",)))
+TRANSPOSE = _add(OpDef("transpose", "view", np.transpose, _view_infer(np.transpose), numpy=(np.transpose,),
+                       operands=("a",), params=("axes",)))
+SWAPAXES = _add(OpDef("swapaxes", "view", np.swapaxes, _view_infer(np.swapaxes), numpy=(np.swapaxes,),
+                      operands=("a",), params=("axis1", "axis2")))
+MOVEAXIS = _add(OpDef("moveaxis", "view", np.moveaxis, _view_infer(np.moveaxis), numpy=(np.moveaxis,),
+                      operands=("a",), params=("source", "destination")))
+EXPAND_DIMS = _add(OpDef("expand_dims", "view", np.expand_dims, _view_infer(np.expand_dims),
+                         numpy=(np.expand_dims,), operands=("a",), params=("axis",)))
+SQUEEZE = _add(OpDef("squeeze", "view", np.squeeze, _view_infer(np.squeeze), numpy=(np.squeeze,),
+                     operands=("a",), params=("axis",)))
+BROADCAST_TO = _add(OpDef("broadcast_to", "view", np.broadcast_to, _view_infer(np.broadcast_to),
+                          numpy=(np.broadcast_to,), operands=("array",), params=("shape",)))
+RAVEL = _add(OpDef("ravel", "view", np.ravel, _ravel_infer, numpy=(np.ravel,), operands=("a",)))
+GETITEM = _add(OpDef("getitem", "view", _getitem, _getitem_infer, params=("index",),
+                     doc="basic indexing: ints, slices, None, Ellipsis"))
+CONCATENATE = _add(OpDef("concatenate", "shape", _concatenate, _concatenate_infer, numpy=(np.concatenate,),
+                         operands=("arrays",), params=("axis",)))
+STACK = _add(OpDef("stack", "shape", _stack, _stack_infer, numpy=(np.stack,), operands=("arrays",),
+                   params=("axis",)))
+
+# -- creation (static arguments) ------------------------------------------------------------------------
+_CREATE = ("shape", "dtype", "order")
+ZEROS = _add(OpDef("zeros", "creation", np.zeros, _creation_infer(np.zeros), numpy=(np.zeros,), params=_CREATE))
+ONES = _add(OpDef("ones", "creation", np.ones, _creation_infer(np.ones), numpy=(np.ones,), params=_CREATE))
+EMPTY = _add(OpDef("empty", "creation", np.empty, _creation_infer(np.empty), numpy=(np.empty,), params=_CREATE))
+FULL = _add(OpDef("full", "creation", _full, _creation_infer(_full), numpy=(np.full,), operands=("fill_value",),
+                  params=_CREATE))
+ARANGE = _add(OpDef("arange", "creation", _arange, _run_infer(_arange), numpy=(np.arange,),
+                    params=("start_or_stop", "stop", "step", "dtype")))
+LINSPACE = _add(OpDef("linspace", "creation", np.linspace, _run_infer(np.linspace), numpy=(np.linspace,),
+                      params=("start", "stop", "num", "endpoint", "dtype", "axis")))
+EYE = _add(OpDef("eye", "creation", np.eye, _eye_infer, numpy=(np.eye,), params=("N", "M", "k", "dtype", "order")))
+
+# -- mutation ----------------------------------------------------------------------------------------------
+SETITEM = _add(OpDef("setitem", "scatter", _setitem, _setitem_infer, params=("index",),
+                     doc="target[index] = value, in place; the node's value is the target"))
+
+
+# ---------------------------------------------------------------------------------
+# decompositions: NumPy callables supported by rewriting into table ops at trace time
+# ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """``fn(rec, *args, **kwargs)`` records the NumPy call through ``rec.call(op, *operands, **params)``.
+
+    ``patch`` marks functions NumPy does not dispatch to traced arrays (they take
+    no array argument, or convert instead of dispatching); the tracer replaces
+    them in the ``numpy`` namespace while it traces.
+    """
+
+    fn: Callable
+    patch: bool = False
+
+
+def _like_order(a: Any, order: str) -> str:
+    if order in ("K", "A"):
+        return "F" if a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous else "C"
+    return order
+
+
+def _like(op: OpDef) -> Callable:
+    def decompose(rec, a, dtype=None, order="K", subok=True, shape=None):
+        shape = a.shape if shape is None else shape
+        return rec.call(op, shape=shape, dtype=a.dtype if dtype is None else dtype, order=_like_order(a, order))
+
+    return decompose
+
+
+def _full_like(rec, a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    shape = a.shape if shape is None else shape
+    return rec.call(FULL, fill_value, shape=shape, dtype=a.dtype if dtype is None else dtype,
+                    order=_like_order(a, order))
+
+
+def _divmod(rec, x1, x2):
+    return np.floor_divide(x1, x2), np.remainder(x1, x2)
+
+
+_NO_VALUE = getattr(np, "_NoValue", object())
+
+
+def _clip(rec, a, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE):  # noqa: A002
+    low = min if a_min is _NO_VALUE else a_min
+    high = max if a_max is _NO_VALUE else a_max
+    return rec.call(CLIP, a, None if low is _NO_VALUE else low, None if high is _NO_VALUE else high)
+
+
+def _identity(rec, n, dtype=None):
+    return rec.call(EYE, N=n, dtype=float if dtype is None else dtype)
+
+
+def _asarray(rec, a, dtype=None, order=None, **kwargs):
+    if kwargs.get("copy"):
+        return _array(rec, a, dtype)
+    if dtype is not None and np.dtype(dtype) != a.dtype:
+        return rec.call(ASTYPE, a, dtype=np.dtype(dtype))
+    return a
+
+
+def _array(rec, a, dtype=None, *, copy=True, **kwargs):
+    if not copy:
+        return _asarray(rec, a, dtype)
+    if dtype is not None and np.dtype(dtype) != a.dtype:
+        return rec.call(ASTYPE, a, dtype=np.dtype(dtype))
+    return rec.call(COPY, a)
+
+
+def _ascontiguousarray(rec, a, dtype=None, **kwargs):
+    a = _asarray(rec, a, dtype)
+    return a if a.flags.c_contiguous else rec.call(COPY, a)
+
+
+def _copyto(rec, dst, src, casting="same_kind", where=True):
+    if where is not True:
+        rec.refuse("np.copyto(..., where=...)", "compute np.where(mask, src, dst) and assign it with dst[...] = ...")
+    src_dtype = src.dtype if hasattr(src, "dtype") else np.result_type(src)
+    if not np.can_cast(src_dtype, dst.dtype, casting):
+        raise TypeError(f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} according to the rule "
+                        f"{casting!r}")
+    dst[...] = src
+
+
+def _diff(rec, a, n=1, axis=-1):
+    for _ in range(n):
+        axis_ = axis % a.ndim
+        upper = (slice(None),) * axis_ + (slice(1, None),)
+        lower = (slice(None),) * axis_ + (slice(None, -1),)
+        a = np.not_equal(a[upper], a[lower]) if a.dtype == bool else a[upper] - a[lower]
+    return a
+
+
+def _flip(rec, m, axis=None):
+    axes = normalize_axes(axis, m.ndim)
+    return m[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(m.ndim))]
+
+
+DECOMPOSITIONS: dict[Callable, Decomposition] = {
+    np.divmod: Decomposition(_divmod),
+    np.clip: Decomposition(_clip),
+    np.zeros_like: Decomposition(_like(ZEROS)),
+    np.ones_like: Decomposition(_like(ONES)),
+    np.empty_like: Decomposition(_like(EMPTY)),
+    np.full_like: Decomposition(_full_like),
+    np.identity: Decomposition(_identity, patch=True),
+    np.asarray: Decomposition(_asarray, patch=True),
+    np.asanyarray: Decomposition(_asarray, patch=True),
+    np.array: Decomposition(_array, patch=True),
+    np.ascontiguousarray: Decomposition(_ascontiguousarray, patch=True),
+    np.copyto: Decomposition(_copyto),
+    np.diff: Decomposition(_diff),
+    np.flip: Decomposition(_flip),
+}
+
+
+def op_named(name: str) -> OpDef:
+    """The op called ``name``."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"no op named {name!r}") from None

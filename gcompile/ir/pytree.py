@@ -1,0 +1,70 @@
+"""Flatten nested tuples, lists and dicts into leaves and back.
+
+Function arguments and return values may be containers of arrays (``(w, m, v)``,
+``{"loss": l, "grad": g}``); the graph sees only the leaves. A ``TreeSpec``
+records the structure so the leaves can be put back, and is hashable so it can
+take part in cache keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class TreeSpec:
+    """Structure of a flattened value: ``kind`` is ``"leaf"``, ``"tuple"``, ``"list"`` or ``"dict"``."""
+
+    kind: str
+    keys: tuple = ()
+    children: tuple = ()
+
+    @property
+    def num_leaves(self) -> int:
+        if self.kind == "leaf":
+            return 1
+        return sum(child.num_leaves for child in self.children)
+
+
+LEAF = TreeSpec("leaf")
+
+
+def flatten(value: Any, path: str = "") -> tuple[list[tuple[str, Any]], TreeSpec]:
+    """Return ``([(path, leaf), ...], spec)``; paths name leaves (``params_0``, ``state_lr``)."""
+    leaves: list[tuple[str, Any]] = []
+    spec = _flatten(value, path, leaves)
+    return leaves, spec
+
+
+def _flatten(value: Any, path: str, leaves: list) -> TreeSpec:
+    if isinstance(value, (tuple, list)) and not _is_namedtuple(value):
+        children = tuple(_flatten(v, f"{path}_{i}" if path else str(i), leaves) for i, v in enumerate(value))
+        return TreeSpec("tuple" if isinstance(value, tuple) else "list", (), children)
+    if isinstance(value, dict):
+        keys = tuple(value)
+        children = tuple(_flatten(value[k], f"{path}_{k}" if path else str(k), leaves) for k in keys)
+        return TreeSpec("dict", keys, children)
+    leaves.append((path, value))
+    return LEAF
+
+
+def _is_namedtuple(value: Any) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def unflatten(spec: TreeSpec, leaves: list, convert: Callable[[Any], Any] = lambda x: x) -> Any:
+    """Rebuild the structure of ``spec`` from ``leaves`` (applying ``convert`` to each)."""
+    it = iter(leaves)
+    return _unflatten(spec, it, convert)
+
+
+def _unflatten(spec: TreeSpec, it, convert):
+    if spec.kind == "leaf":
+        return convert(next(it))
+    values = [_unflatten(child, it, convert) for child in spec.children]
+    if spec.kind == "tuple":
+        return tuple(values)
+    if spec.kind == "list":
+        return values
+    return dict(zip(spec.keys, values))

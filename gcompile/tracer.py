@@ -1,0 +1,772 @@
+"""TracedArray: the proxy NumPy dispatches to while a function is traced into a Graph.
+
+A traced function receives ``TracedArray`` objects in place of its array (and
+Python ``float``) arguments. NumPy hands every operation on them back to us
+through ``__array_ufunc__`` and ``__array_function__``; Python operators,
+indexing and methods are defined here. Each operation becomes one node of the
+graph, looked up in the op table (``ir/ops.py``) - this module keeps no list of
+ops of its own. Creation functions that take no array (``np.zeros``) and
+conversions that NumPy does not dispatch (``np.asarray``) are replaced in the
+``numpy`` namespace while tracing, for the tracing thread only.
+
+Shapes and dtypes are concrete, so Python control flow on them runs normally.
+Anything that needs a *value* (``bool(t)``, ``float(t)``, boolean masks) raises
+``UnsupportedError`` naming the construct and the user's line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import linecache
+import os
+import sys
+import threading
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import UnsupportedError
+from .ir import ops
+from .ir.graph import Graph, Node
+from .ir.meta import TensorMeta, meta_of, unsupported_dtype_reason
+from .ir.pytree import flatten
+
+_GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
+
+# Lookups built from the op table.
+_UFUNC_OPS = {f: op for op in ops.OPS for f in op.numpy if isinstance(f, np.ufunc)}
+_FUNCTION_OPS = {f: op for op in ops.OPS for f in op.numpy if not isinstance(f, np.ufunc) and op.kind != "creation"}
+_CREATION_OPS = {f: op for op in ops.OPS if op.kind == "creation" for f in op.numpy}
+_REDUCE_OPS = {op.reduces: op for op in ops.OPS if op.reduces is not None}
+_ACCUMULATE_OPS = {op.accumulates: op for op in ops.OPS if op.accumulates is not None}
+
+_ALLOWED_UFUNC_KWARGS = {"where": True, "casting": "same_kind", "order": "K", "subok": True, "signature": None}
+
+
+def user_source() -> str | None:
+    """``file:line`` of the innermost frame outside gcompile and NumPy (the user's code)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not (filename.startswith(_GCOMPILE_DIR) or filename.startswith(_NUMPY_DIR) or filename.startswith("<__array")):
+            return f"{filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+def source_text(source: str | None) -> str:
+    """The stripped text of the line at ``file:line``, or ``""``."""
+    if not source:
+        return ""
+    path, _, line = source.rpartition(":")
+    return linecache.getline(path, int(line)).strip() if line.isdigit() else ""
+
+
+def _numpy_name(func: Any) -> str:
+    module = getattr(func, "__module__", None) or "numpy"
+    module = "np" if module in ("numpy", "numpy._core.multiarray", "numpy._core.umath") else module
+    return f"{module}.{getattr(func, '__name__', repr(func))}"
+
+
+class _Flags:
+    """The subset of ``ndarray.flags`` a traced array can answer from its meta."""
+
+    def __init__(self, meta: TensorMeta):
+        contiguous_1d = meta.ndim <= 1 or meta.size <= 1
+        self.c_contiguous = meta.layout == "C" or (contiguous_1d and meta.layout != "A")
+        self.f_contiguous = meta.layout == "F" or (contiguous_1d and meta.layout != "A")
+        self.writeable = meta.writeable
+
+    def __getitem__(self, key: str) -> bool:
+        return {"C_CONTIGUOUS": self.c_contiguous, "F_CONTIGUOUS": self.f_contiguous,
+                "WRITEABLE": self.writeable}[key.upper()]
+
+
+class TracedArray:
+    """Stands for an array (or scalar) while a function is traced; every operation is recorded."""
+
+    __slots__ = ("_tracer", "_node")
+    __array_priority__ = 1000
+    __hash__ = None  # like ndarray
+
+    def __init__(self, tracer: "Tracer", node: Node):
+        self._tracer = tracer
+        self._node = node
+
+    # -- attributes known at trace time ---------------------------------------------
+    @property
+    def meta(self) -> TensorMeta:
+        return self._node.meta
+
+    @property
+    def shape(self) -> tuple:
+        return self._node.meta.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._node.meta.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._node.meta.ndim
+
+    @property
+    def size(self) -> int:
+        return self._node.meta.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._node.meta.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._node.meta.nbytes
+
+    @property
+    def flags(self) -> _Flags:
+        return _Flags(self._node.meta)
+
+    @property
+    def T(self) -> "TracedArray":
+        return np.transpose(self)
+
+    def __repr__(self) -> str:
+        return f"TracedArray(%{self._node.name}: {self._node.meta.short()})"
+
+    # -- NumPy protocols -----------------------------------------------------------------
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return self._tracer.ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
+        return self._tracer.array_function(func, args, kwargs)
+
+    # -- indexing ----------------------------------------------------------------------------
+    def __getitem__(self, index: Any) -> "TracedArray":
+        return self._tracer.call(ops.GETITEM, self, index=self._tracer.basic_index(index))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._tracer.write(self, value, self._tracer.basic_index(index))
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    # -- conversions that need data: refused ------------------------------------------------------
+    def __bool__(self) -> bool:
+        self._tracer.refuse(
+            "bool() of a traced value (Python `if`, `while`, `and`, `or`, `not` on array data)",
+            hint="use np.where(cond, a, b) to choose elementwise, or pass the deciding value in "
+            "static_argnames so it is fixed at compile time",
+        )
+
+    def __float__(self) -> float:
+        self._tracer.refuse("float() of a traced value (also math.* functions, which convert to float)",
+                            hint="use the NumPy function instead (np.exp, np.sqrt, ...)")
+
+    def __int__(self) -> int:
+        self._tracer.refuse("int() of a traced value", hint="keep the value as an array: x.astype(np.int64)")
+
+    def __complex__(self) -> complex:
+        self._tracer.refuse("complex() of a traced value", hint="use x.astype(np.complex128)")
+
+    def __index__(self) -> int:
+        self._tracer.refuse("a traced value used as a Python integer (an index, a size or a range bound)",
+                            hint="sizes must come from shapes (x.shape[0]) or static arguments")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        self._tracer.refuse(
+            "converting a traced value to a concrete NumPy array (np.asarray inside a library that NumPy "
+            "does not dispatch, or writing a traced value into an array that is not an argument)",
+            hint="create the destination inside the function (np.zeros, np.empty_like) or pass it as an argument",
+        )
+
+    def __contains__(self, item: Any) -> bool:
+        self._tracer.refuse("`in` on a traced array (needs data)", hint="use np.any(x == item)")
+
+    def item(self, *args: Any) -> Any:
+        self._tracer.refuse("x.item() (reads a value)", hint="keep the value as a 0-d array")
+
+    def tolist(self) -> Any:
+        self._tracer.refuse("x.tolist() (reads the data)")
+
+    def __getattr__(self, name: str) -> Any:
+        if hasattr(np.ndarray, name):
+            self._tracer.refuse(f"the ndarray attribute or method .{name}")
+        raise AttributeError(f"'TracedArray' object has no attribute {name!r}")
+
+    # -- methods: the same NumPy functions, so the table and the binding rules are shared -----------------
+    def sum(self, *args, **kwargs):
+        return np.sum(self, *args, **kwargs)
+
+    def prod(self, *args, **kwargs):
+        return np.prod(self, *args, **kwargs)
+
+    def mean(self, *args, **kwargs):
+        return np.mean(self, *args, **kwargs)
+
+    def max(self, *args, **kwargs):
+        return np.max(self, *args, **kwargs)
+
+    def min(self, *args, **kwargs):
+        return np.min(self, *args, **kwargs)
+
+    def argmax(self, *args, **kwargs):
+        return np.argmax(self, *args, **kwargs)
+
+    def argmin(self, *args, **kwargs):
+        return np.argmin(self, *args, **kwargs)
+
+    def any(self, *args, **kwargs):
+        return np.any(self, *args, **kwargs)
+
+    def all(self, *args, **kwargs):
+        return np.all(self, *args, **kwargs)
+
+    def var(self, *args, **kwargs):
+        return np.var(self, *args, **kwargs)
+
+    def std(self, *args, **kwargs):
+        return np.std(self, *args, **kwargs)
+
+    def cumsum(self, *args, **kwargs):
+        return np.cumsum(self, *args, **kwargs)
+
+    def cumprod(self, *args, **kwargs):
+        return np.cumprod(self, *args, **kwargs)
+
+    def clip(self, *args, **kwargs):
+        return np.clip(self, *args, **kwargs)
+
+    def dot(self, *args, **kwargs):
+        return np.dot(self, *args, **kwargs)
+
+    def round(self, *args, **kwargs):
+        return np.round(self, *args, **kwargs)
+
+    __round__ = round
+
+    def conj(self):
+        return np.conjugate(self)
+
+    conjugate = conj
+
+    def swapaxes(self, axis1, axis2):
+        return np.swapaxes(self, axis1, axis2)
+
+    def squeeze(self, axis=None):
+        return np.squeeze(self, axis)
+
+    def ravel(self, order="C"):
+        return np.ravel(self, order)
+
+    def flatten(self, order="C"):
+        return np.copy(np.ravel(self, order))
+
+    def reshape(self, *shape, order="C"):
+        return np.reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
+
+    def transpose(self, *axes):
+        return np.transpose(self, axes[0] if len(axes) == 1 else (axes or None))
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        if not copy and np.dtype(dtype) == self.dtype:
+            return self
+        if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to {np.dtype(dtype)!r} according to "
+                            f"the rule {casting!r}")
+        return self._tracer.call(ops.ASTYPE, self, dtype=np.dtype(dtype))
+
+    def copy(self, order="C"):
+        return np.copy(self)
+
+    def fill(self, value):
+        self[...] = value
+
+
+def _install_operators() -> None:
+    """Python operators from ``OpDef.dunder`` (FX's magic_methods, read from our table)."""
+    for op in ops.OPS:
+        if not op.dunder:
+            continue
+        ufunc = op.numpy[0]
+        if op.kind == "elementwise" and ufunc.nin == 1:
+            setattr(TracedArray, f"__{op.dunder}__", _unary_operator(ufunc))
+            continue
+        setattr(TracedArray, f"__{op.dunder}__", _binary_operator(ufunc, reflected=False))
+        if op.dunder not in ("eq", "ne", "lt", "le", "gt", "ge"):  # Python reflects comparisons itself
+            setattr(TracedArray, f"__r{op.dunder}__", _binary_operator(ufunc, reflected=True))
+            setattr(TracedArray, f"__i{op.dunder}__", _inplace_operator(ufunc))
+
+
+def _unary_operator(ufunc: np.ufunc) -> Callable:
+    def method(self: TracedArray) -> TracedArray:
+        return self._tracer.ufunc(ufunc, "__call__", (self,), {}, python_operator=True)
+
+    return method
+
+
+def _binary_operator(ufunc: np.ufunc, reflected: bool) -> Callable:
+    def method(self: TracedArray, other: Any) -> TracedArray:
+        operands = (other, self) if reflected else (self, other)
+        return self._tracer.ufunc(ufunc, "__call__", operands, {}, python_operator=True)
+
+    return method
+
+
+def _inplace_operator(ufunc: np.ufunc) -> Callable:
+    def method(self: TracedArray, other: Any) -> TracedArray:
+        if self.meta.scalar:  # scalars are immutable: Python rebinds the name
+            return self._tracer.ufunc(ufunc, "__call__", (self, other), {}, python_operator=True)
+        return self._tracer.ufunc(ufunc, "__call__", (self, other), {"out": (self,)})
+
+    return method
+
+
+def _divmod_operator(self: TracedArray, other: Any) -> tuple:
+    return self // other, self % other
+
+
+def _rdivmod_operator(self: TracedArray, other: Any) -> tuple:
+    return other // self, other % self
+
+
+_install_operators()
+TracedArray.__divmod__ = _divmod_operator
+TracedArray.__rdivmod__ = _rdivmod_operator
+
+
+class Tracer:
+    """Records the operations applied to TracedArrays into ``self.graph``."""
+
+    def __init__(self, name: str):
+        self.graph = Graph(name)
+        self._constants: dict[int, tuple[Any, Node]] = {}
+        self.argument_of: dict[Node, str] = {}
+
+    # -- refusals -----------------------------------------------------------------------------------
+    def refuse(self, construct: str, hint: str = "", detail: str = "") -> None:
+        """Raise UnsupportedError for ``construct`` at the user's current line."""
+        source = user_source()
+        text = source_text(source)
+        if text:
+            detail = (detail + "; " if detail else "") + f"in `{text}`"
+        raise UnsupportedError(construct, source, hint, detail)
+
+    # -- inputs ----------------------------------------------------------------------------------------
+    def input(self, name: str, value: Any) -> TracedArray:
+        """A graph input standing for ``value`` (array, NumPy scalar, or Python float/complex)."""
+        node = self.graph.placeholder(name, meta_of(value))
+        self.argument_of[node] = name
+        return TracedArray(self, node)
+
+    def operand(self, value: Any) -> Any:
+        """A node argument for ``value``: a Node, or a literal kept inline (Python and NumPy scalars, None)."""
+        if isinstance(value, TracedArray):
+            if value._tracer is not self:
+                raise UnsupportedError("mixing values from two different traces (a nested compiled call?)",
+                                       user_source())
+            return value._node
+        if value is None or isinstance(value, (bool, int, float, complex, np.generic)):
+            return value
+        if isinstance(value, (list, tuple)) and any(isinstance(v, TracedArray) for v in _leaves(value)):
+            self.refuse("a Python list or tuple of traced values used as an array",
+                        hint="build the array with np.stack([...]) or np.concatenate([...])")
+        array = np.asarray(value)
+        reason = unsupported_dtype_reason(array.dtype)
+        if reason:
+            self.refuse(f"a constant array of {reason}")
+        return self._constant(value if isinstance(value, np.ndarray) else array)
+
+    def _constant(self, array: np.ndarray) -> Node:
+        key = id(array)
+        if key in self._constants:
+            return self._constants[key][1]
+        node = self.graph.constant(array, meta_of(array), source=user_source())
+        self._constants[key] = (array, node)  # keep ``array`` alive so its id stays unique
+        return node
+
+    # -- recording ---------------------------------------------------------------------------------------
+    def call(self, op: ops.OpDef, *args: Any, **params: Any) -> TracedArray:
+        """Record ``op(*args, **params)`` and return its proxy."""
+        operands = tuple(self.operand(a) for a in args)
+        for key, value in params.items():
+            if any(isinstance(v, TracedArray) for v in _leaves(value)):
+                self.refuse(f"a traced value as the {key!r} argument of {op.name}",
+                            hint=f"{key!r} must be known at compile time; take it from a shape or a static argument")
+        node = self.graph.call(op, operands, params, source=user_source())
+        return TracedArray(self, node)
+
+    def ufunc(self, ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict,
+              python_operator: bool = False) -> Any:
+        """Record a ufunc call or ufunc method (``reduce``, ``accumulate``, ``outer``)."""
+        if method == "reduce":
+            return self._ufunc_reduction(ufunc, _REDUCE_OPS, ufunc.reduce, inputs, kwargs)
+        if method == "accumulate":
+            return self._ufunc_reduction(ufunc, _ACCUMULATE_OPS, ufunc.accumulate, inputs, kwargs)
+        if method == "outer":
+            a, b = inputs
+            a_shape = np.shape(a) if not isinstance(a, TracedArray) else a.shape
+            b_ndim = np.ndim(b) if not isinstance(b, TracedArray) else b.ndim
+            return self.ufunc(ufunc, "__call__", (np.reshape(a, a_shape + (1,) * b_ndim), b), kwargs)
+        if method != "__call__":
+            self.refuse(f"the ufunc method np.{ufunc.__name__}.{method}")
+        if len(inputs) > ufunc.nin:  # outputs given positionally
+            kwargs = {**kwargs, "out": inputs[ufunc.nin:]}
+            inputs = inputs[:ufunc.nin]
+        out = kwargs.pop("out", None)
+        if out is not None and not isinstance(out, tuple):
+            out = (out,)
+        if out is not None and all(o is None for o in out):
+            out = None
+        for key, value in kwargs.items():
+            if key == "dtype":
+                continue
+            if key not in _ALLOWED_UFUNC_KWARGS or not _same(value, _ALLOWED_UFUNC_KWARGS[key]):
+                self.refuse(f"np.{ufunc.__name__}(..., {key}=...)")
+        params = {"dtype": np.dtype(kwargs["dtype"])} if kwargs.get("dtype") is not None else {}
+        decomposition = ops.DECOMPOSITIONS.get(ufunc)
+        if decomposition is not None:
+            return self._finish(decomposition.fn(self, *inputs, **params), out, ufunc.__name__)
+        op = _UFUNC_OPS.get(ufunc)
+        if op is None:
+            self.refuse(f"the NumPy ufunc np.{ufunc.__name__}")
+        operands = list(inputs)
+        if op.kind == "elementwise" and not python_operator:
+            operands = self._strengthen(operands)
+        return self._finish(self.call(op, *operands, **params), out, ufunc.__name__)
+
+    def _strengthen(self, operands: list) -> list:
+        """NumPy functions return NumPy scalars: a call on Python scalars only is not Python arithmetic."""
+        weak = [isinstance(x, TracedArray) and x.meta.weak for x in operands]
+        strong = [isinstance(x, TracedArray) and not x.meta.weak or isinstance(x, (np.ndarray, np.generic))
+                  for x in operands]
+        if any(strong) or not any(weak):
+            return operands
+        first = weak.index(True)
+        operands[first] = self.call(ops.ASTYPE, operands[first], dtype=operands[first].dtype)
+        return operands
+
+    def _ufunc_reduction(self, ufunc: np.ufunc, table: dict, method: Callable, inputs: tuple, kwargs: dict) -> Any:
+        name = f"np.{ufunc.__name__}.{method.__name__}"
+        op = table.get(ufunc)
+        if op is None:
+            self.refuse(f"the ufunc method {name}")
+        bound = _bind(method, inputs, kwargs)
+        out = bound.pop("out", None)
+        array = bound.pop("array")
+        params = {"axis": bound.pop("axis", 0)}
+        if bound.get("dtype") is not None:
+            params["dtype"] = np.dtype(bound.pop("dtype"))
+        if bound.pop("keepdims", False):
+            params["keepdims"] = True
+        bound.pop("dtype", None)
+        for key, value in bound.items():
+            self.refuse(f"{name}(..., {key}=...)")
+        for key in params:
+            if key not in op.params:
+                self.refuse(f"{name}(..., {key}=...)")
+        return self._finish(self.call(op, array, **params), out, name)
+
+    def array_function(self, func: Callable, args: tuple, kwargs: dict) -> Any:
+        """Record a NumPy function call dispatched through ``__array_function__``."""
+        name = _numpy_name(func)
+        decomposition = ops.DECOMPOSITIONS.get(func)
+        if decomposition is not None:
+            return self._decompose(func, decomposition, args, kwargs)
+        op = _FUNCTION_OPS.get(func)
+        if op is None:
+            self.refuse(f"the NumPy function {name}", hint="compute it with supported NumPy operations, or "
+                        "call it outside the compiled function")
+        bound = _bind(func, args, kwargs)
+        out = bound.pop("out", None)
+        operands = []
+        for key in op.operands:
+            if key not in bound:
+                break
+            value = bound.pop(key)
+            operands.extend(value if key == "arrays" else [value])
+        if op is ops.WHERE and len(operands) == 1:
+            self.refuse("np.where(condition) with one argument (np.nonzero): its shape depends on the data")
+        params = self._params(op, name, func, bound)
+        return self._finish(self.call(op, *operands, **params), out, name)
+
+    def _params(self, op: ops.OpDef, name: str, func: Callable, bound: dict) -> dict:
+        defaults = {p.name: p.default for p in _signature(func).parameters.values()}
+        params = {}
+        for key, value in bound.items():
+            if key not in op.params:
+                if _same(value, defaults.get(key, inspect.Parameter.empty)):
+                    continue
+                self.refuse(f"{name}(..., {key}=...)")
+            if key == "order" and op.kind != "creation":
+                if value not in ("C", None, "K", "A"):
+                    self.refuse(f"{name}(..., order={value!r})", hint="only C order is supported")
+                continue
+            params[key] = _normalize_param(key, value)
+        return params
+
+    def _decompose(self, func: Callable, decomposition: ops.Decomposition, args: tuple, kwargs: dict) -> Any:
+        name = _numpy_name(func)
+        bound = _bind(func, args, kwargs)
+        out = bound.pop("out", None)
+        accepted = _signature(decomposition.fn).parameters
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
+            defaults = {p.name: p.default for p in _signature(func).parameters.values()}
+            for key in list(bound):
+                if key not in accepted:
+                    if _same(bound[key], defaults.get(key, inspect.Parameter.empty)):
+                        del bound[key]
+                    else:
+                        self.refuse(f"{name}(..., {key}=...)")
+        return self._finish(decomposition.fn(self, **bound), out, name)
+
+    def creation(self, func: Callable, args: tuple, kwargs: dict) -> TracedArray:
+        """Record a creation function (``np.zeros``) called while tracing."""
+        op = _CREATION_OPS[func]
+        name = _numpy_name(func)
+        bound = _bind(func, args, kwargs)
+        operands = [bound.pop(key) for key in op.operands if key in bound]
+        params = self._params(op, name, func, bound)
+        return self.call(op, *operands, **params)
+
+    def _finish(self, result: Any, out: tuple | None, name: str) -> Any:
+        """Write ``result`` into ``out`` as NumPy would (same_kind casting, exact shape) and return ``out``."""
+        if out is None:
+            return result
+        out = out if isinstance(out, tuple) else (out,)
+        results = result if isinstance(result, tuple) else (result,)
+        if len(out) != len(results):
+            raise ValueError(f"{name}: expected {len(results)} output arrays, got {len(out)}")
+        for target, value in zip(out, results):
+            if not isinstance(target, TracedArray):
+                self.refuse(f"{name}(..., out=...) writing into an array that is not an argument of the function",
+                            hint="let the function return the result, or pass the output array as an argument")
+            if not np.can_cast(value.dtype, target.dtype, "same_kind"):
+                raise TypeError(f"Cannot cast {name} output from {value.dtype!r} to {target.dtype!r} with "
+                                f"casting rule 'same_kind'")
+            if tuple(np.broadcast_shapes(value.shape, target.shape)) != target.shape:
+                raise ValueError(f"non-broadcastable output operand with shape {target.shape} doesn't match the "
+                                 f"broadcast shape {np.broadcast_shapes(value.shape, target.shape)}")
+            self.write(target, value, (Ellipsis,))
+        return out[0] if len(out) == 1 else out
+
+    def write(self, target: TracedArray, value: Any, index: tuple) -> None:
+        """Record ``target[index] = value``; the caller's memory is written as in eager mode."""
+        if not target.meta.writeable:
+            root = self.root_argument(target._node)
+            whose = f"argument '{root}'" if root else "a read-only view (np.broadcast_to)"
+            source = user_source()
+            raise ValueError(f"assignment destination is read-only: the function writes into {whose}, "
+                             f"which is not writeable\n  at {source}")
+        self.call(ops.SETITEM, target, value, index=index)
+
+    def root_argument(self, node: Node) -> str | None:
+        """The argument name whose memory ``node`` views, following view ops back to a placeholder."""
+        while node.op == "call" and node.kind == "view":
+            node = node.args[0]
+        return self.argument_of.get(node)
+
+    def basic_index(self, index: Any) -> tuple:
+        """``index`` as a tuple of ints, slices, None and Ellipsis; other indices are refused."""
+        items = index if isinstance(index, tuple) else (index,)
+        out = []
+        for item in items:
+            if isinstance(item, TracedArray):
+                if item.dtype == bool:
+                    self.refuse("boolean-mask indexing x[mask] (its shape depends on the data)",
+                                hint="use np.where(mask, x, fill) to keep the shape")
+                self.refuse("indexing with a traced integer array or value (x[idx]: gather by data)")
+            if isinstance(item, (bool, np.bool_)):
+                self.refuse("boolean scalar index x[True]")
+            if isinstance(item, (int, np.integer)):
+                out.append(int(item))
+            elif isinstance(item, slice):
+                out.append(slice(*(self._slice_bound(b) for b in (item.start, item.stop, item.step))))
+            elif item is None or item is Ellipsis:
+                out.append(item)
+            elif isinstance(item, (list, np.ndarray)):
+                kind = "boolean-mask" if np.asarray(item).dtype == bool else "integer-array"
+                self.refuse(f"{kind} indexing x[[...]] (fancy indexing)")
+            else:
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                                 "integer or boolean arrays are valid indices")
+        return tuple(out)
+
+    def _slice_bound(self, bound: Any) -> int | None:
+        if bound is None:
+            return None
+        if isinstance(bound, TracedArray):
+            self.refuse("a slice bound computed from data")
+        return int(bound.__index__())
+
+
+def _same(value: Any, default: Any) -> bool:
+    if value is default:
+        return True
+    try:
+        return bool(value == default)
+    except Exception:
+        return False
+
+
+def _leaves(value: Any) -> list:
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def _normalize_param(key: str, value: Any) -> Any:
+    if key == "dtype" and value is not None:
+        return np.dtype(value)
+    if key == "shape" and np.ndim(value) == 0:
+        return (int(value),)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, list):
+        value = tuple(value)
+    if isinstance(value, tuple):
+        return tuple(int(v) if isinstance(v, np.integer) else v for v in value)
+    return value
+
+
+@functools.lru_cache(maxsize=None)
+def _signature(func: Callable) -> inspect.Signature:
+    return inspect.signature(func)
+
+
+def _bind(func: Callable, args: tuple, kwargs: dict) -> dict:
+    """NumPy's own signature binding: the arguments passed explicitly, by parameter name."""
+    bound = _signature(func).bind(*args, **kwargs)
+    arguments = dict(bound.arguments)
+    for param in _signature(func).parameters.values():
+        if param.kind is inspect.Parameter.VAR_KEYWORD and param.name in arguments:
+            arguments.update(arguments.pop(param.name))
+    return arguments
+
+
+# -- thread-local active tracer and NumPy namespace patches --------------------------------------------------
+
+_state = threading.local()
+_patch_lock = threading.Lock()
+_patch_depth = 0
+
+
+def current_tracer() -> Tracer | None:
+    """The tracer active in this thread, if any."""
+    return getattr(_state, "tracer", None)
+
+
+def _patch_targets() -> dict[str, tuple[Callable, Callable]]:
+    """numpy attribute name -> (original, replacement) for functions NumPy does not dispatch."""
+    targets = {}
+    for func in _CREATION_OPS:
+        targets[func.__name__] = (func, _creation_patch(func))
+    for func, decomposition in ops.DECOMPOSITIONS.items():
+        if decomposition.patch:
+            targets[func.__name__] = (func, _conversion_patch(func, decomposition))
+    for name, (func, _) in targets.items():
+        assert getattr(np, name) is func, f"np.{name} is not the function the op table names"
+    return targets
+
+
+def _called_by_library() -> bool:
+    """True when a patched function is called from NumPy or gcompile itself, which need the original."""
+    filename = sys._getframe(2).f_code.co_filename
+    return filename.startswith(_GCOMPILE_DIR) or filename.startswith(_NUMPY_DIR)
+
+
+def _creation_patch(func: Callable) -> Callable:
+    @functools.wraps(func)
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        tracer = current_tracer()
+        if tracer is None or kwargs.get("like") is not None or _called_by_library():
+            return func(*args, **kwargs)
+        return tracer.creation(func, args, kwargs)
+
+    return patched
+
+
+def _conversion_patch(func: Callable, decomposition: ops.Decomposition) -> Callable:
+    @functools.wraps(func)
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        tracer = current_tracer()
+        if tracer is None or _called_by_library():
+            return func(*args, **kwargs)
+        first = args[0] if args else next(iter(kwargs.values()), None)
+        if isinstance(first, TracedArray):
+            return tracer._decompose(func, decomposition, args, kwargs)
+        if isinstance(first, (list, tuple)) and any(isinstance(v, TracedArray) for v in _leaves(first)):
+            tracer.refuse(f"{_numpy_name(func)} of a Python list containing traced values",
+                          hint="use np.stack([...]) to build an array from traced values")
+        return func(*args, **kwargs)
+
+    return patched
+
+
+_PATCHES: dict[str, tuple[Callable, Callable]] | None = None
+
+
+@contextlib.contextmanager
+def tracing(tracer: Tracer):
+    """Make ``tracer`` active in this thread and route undispatched NumPy functions to it."""
+    global _patch_depth, _PATCHES
+    if current_tracer() is not None:
+        raise UnsupportedError("tracing a compiled function while another is being traced (nested compile)",
+                               user_source())
+    with _patch_lock:
+        if _PATCHES is None:
+            _PATCHES = _patch_targets()
+        if _patch_depth == 0:
+            for name, (_, replacement) in _PATCHES.items():
+                setattr(np, name, replacement)
+        _patch_depth += 1
+    _state.tracer = tracer
+    try:
+        yield tracer
+    finally:
+        _state.tracer = None
+        with _patch_lock:
+            _patch_depth -= 1
+            if _patch_depth == 0:
+                for name, (original, _) in _PATCHES.items():
+                    setattr(np, name, original)
+
+
+def trace(fn: Callable, name: str, leaves: list, is_input: list[bool], rebuild: Callable) -> Graph:
+    """Trace ``fn`` into a Graph.
+
+    Args:
+        fn: the user's function.
+        name: the graph's name.
+        leaves: ``(path, value)`` for every flattened argument.
+        is_input: per leaf, True for a graph input (arrays, floats), False for a static value.
+        rebuild: ``rebuild(leaf_values) -> (args, kwargs)`` puts the leaves back into a call.
+    """
+    tracer = Tracer(name)
+    values = [tracer.input(path, value) if flag else value for (path, value), flag in zip(leaves, is_input)]
+    with tracing(tracer):
+        args, kwargs = rebuild(values)
+        result = fn(*args, **kwargs)
+        out_leaves, out_spec = flatten(result)
+        outputs = [tracer_output(tracer, value) for _, value in out_leaves]
+    tracer.graph.output(tuple(outputs), out_spec)
+    return tracer.graph
+
+
+def tracer_output(tracer: Tracer, value: Any) -> Any:
+    """A node or literal for one returned leaf."""
+    if isinstance(value, TracedArray) or isinstance(value, np.ndarray):
+        return tracer.operand(value)
+    if value is None or isinstance(value, (bool, int, float, complex, str, np.generic)):
+        return value
+    raise UnsupportedError(f"returning a value of type {type(value).__name__}", user_source(),
+                           hint="return arrays, scalars, or tuples, lists and dicts of them")
