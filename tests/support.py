@@ -1,0 +1,120 @@
+"""Shared test helpers: run a function eagerly and compiled, and compare everything the caller can see."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+import gcompile
+from gcompile.backends import interpreter
+
+BACKENDS = ("interpreter", "numba")
+
+
+def copy_args(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """Deep copies that keep each array's layout (C, F, or strided with the same stride signs) and its
+    read-only flag, so eager and compiled runs see equivalent inputs."""
+    return _copy(args), _copy(kwargs)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        if value.flags.c_contiguous or value.flags.f_contiguous:
+            out = value.copy(order="K")
+        else:
+            out = _same_view(value)
+        out.flags.writeable = value.flags.writeable
+        return out
+    if isinstance(value, tuple):
+        return tuple(_copy(v) for v in value)
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    return copy.copy(value)
+
+
+def _same_view(value: np.ndarray) -> np.ndarray:
+    """A fresh array with ``value``'s contents, strided like it: a step-2 slice of a bigger base, with the
+    step's sign following the sign of each stride."""
+    base = np.zeros(tuple(s * 2 for s in value.shape), value.dtype)
+    view = base[tuple(slice(None, None, -2 if st < 0 else 2) for st in value.strides)]
+    view[...] = value
+    return view
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distance in units in the last place between float arrays of one dtype (NaNs with NaNs count as 0)."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    spacing = np.spacing(np.maximum(np.abs(a), np.abs(b)).astype(a.dtype))
+    with np.errstate(all="ignore"):
+        dist = np.abs(a - b) / np.where(spacing == 0, np.finfo(a.dtype).smallest_subnormal, spacing)
+    both_nan = np.isnan(a) & np.isnan(b)
+    same = (a == b) | both_nan
+    return np.where(same, 0, dist)
+
+
+def assert_same_value(expected: Any, actual: Any, ulps: float = 0, where: str = "result") -> None:
+    """Same type, dtype, shape; equal values (NaN == NaN), floats within ``ulps``."""
+    if isinstance(expected, (tuple, list)):
+        assert type(actual) is type(expected), f"{where}: {type(actual).__name__} != {type(expected).__name__}"
+        assert len(actual) == len(expected), f"{where}: {len(actual)} != {len(expected)} items"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            assert_same_value(e, a, ulps, f"{where}[{i}]")
+        return
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and list(actual) == list(expected), f"{where}: keys differ"
+        for k in expected:
+            assert_same_value(expected[k], actual[k], ulps, f"{where}[{k!r}]")
+        return
+    assert type(actual) is type(expected), f"{where}: type {type(actual).__name__} != {type(expected).__name__}"
+    if expected is None or isinstance(expected, (str, bool, int, float, complex)) and not isinstance(
+            expected, np.generic):
+        if isinstance(expected, float) and np.isnan(expected):
+            assert np.isnan(actual), f"{where}: {actual} != nan"
+        else:
+            assert actual == expected, f"{where}: {actual!r} != {expected!r}"
+        return
+    e, a = np.asarray(expected), np.asarray(actual)
+    assert a.dtype == e.dtype, f"{where}: dtype {a.dtype} != {e.dtype}"
+    assert a.shape == e.shape, f"{where}: shape {a.shape} != {e.shape}"
+    if ulps and e.dtype.kind in "fc" and e.size:
+        parts = (e.real, a.real, e.imag, a.imag) if e.dtype.kind == "c" else (e, a)
+        for exp_part, act_part in zip(parts[::2], parts[1::2]):
+            worst = float(np.max(ulp_distance(exp_part, act_part)))
+            assert worst <= ulps, f"{where}: {worst} ulp apart (allowed {ulps})\nexpected {e}\nactual   {a}"
+    else:
+        np.testing.assert_array_equal(a, e, err_msg=where, strict=True)
+
+
+def check(fn: Callable, *args: Any, backends: tuple = BACKENDS, ulps: float = 0, **kwargs: Any) -> Any:
+    """Run ``fn`` eagerly, through the interpreter on its traced graph, and compiled on each backend.
+
+    Compares results (type, dtype, shape, values) and every argument afterwards
+    (mutations). Returns the eager result. Compilation uses ``fullgraph=True``:
+    a refusal fails the test.
+    """
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        eager_args, eager_kwargs = copy_args(args, kwargs)
+        expected = fn(*eager_args, **eager_kwargs)
+        graph = gcompile.trace(fn, *args, **kwargs)
+        graph.verify()
+        for backend in backends:
+            run_args, run_kwargs = copy_args(args, kwargs)
+            compiled = gcompile.compile(fn, backend=backend, fullgraph=True)
+            actual = compiled(*run_args, **run_kwargs)
+            assert_same_value(expected, actual, ulps, f"{backend} result")
+            assert_same_value(eager_args, run_args, ulps, f"{backend} arguments after the call")
+            assert_same_value(eager_kwargs, run_kwargs, ulps, f"{backend} keyword arguments after the call")
+        return expected
+
+
+def run_interpreter(graph, *inputs):
+    """Run a traced graph directly with the reference interpreter."""
+    return interpreter.run(graph, list(inputs))
