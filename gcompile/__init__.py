@@ -14,6 +14,7 @@ from . import config
 from .api import CompiledFunction, compile, trace
 from .backends import register_backend
 from .errors import GcompileWarning, UnsupportedError
+from .tools.compare import compare
 
 __version__ = "0.1.0"
 
@@ -21,6 +22,7 @@ __all__ = [
     "CompiledFunction",
     "GcompileWarning",
     "UnsupportedError",
+    "compare",
     "compile",
     "config",
     "register_backend",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import warnings
 from typing import Any, Callable
 
@@ -10,52 +9,14 @@ import numpy as np
 
 import gcompile
 from gcompile.backends import interpreter
+from gcompile.tools.compare import copy_inputs, ulp_distance
 
 BACKENDS = ("interpreter", "numba")
 
 
 def copy_args(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-    """Deep copies that keep each array's layout (C, F, or strided with the same stride signs) and its
-    read-only flag, so eager and compiled runs see equivalent inputs."""
-    return _copy(args), _copy(kwargs)
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        if value.flags.c_contiguous or value.flags.f_contiguous:
-            out = value.copy(order="K")
-        else:
-            out = _same_view(value)
-        out.flags.writeable = value.flags.writeable
-        return out
-    if isinstance(value, tuple):
-        return tuple(_copy(v) for v in value)
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    return copy.copy(value)
-
-
-def _same_view(value: np.ndarray) -> np.ndarray:
-    """A fresh array with ``value``'s contents, strided like it: a step-2 slice of a bigger base, with the
-    step's sign following the sign of each stride."""
-    base = np.zeros(tuple(s * 2 for s in value.shape), value.dtype)
-    view = base[tuple(slice(None, None, -2 if st < 0 else 2) for st in value.strides)]
-    view[...] = value
-    return view
-
-
-def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance in units in the last place between float arrays of one dtype (NaNs with NaNs count as 0)."""
-    a = np.asarray(a)
-    b = np.asarray(b)
-    spacing = np.spacing(np.maximum(np.abs(a), np.abs(b)).astype(a.dtype))
-    with np.errstate(all="ignore"):
-        dist = np.abs(a - b) / np.where(spacing == 0, np.finfo(a.dtype).smallest_subnormal, spacing)
-    both_nan = np.isnan(a) & np.isnan(b)
-    same = (a == b) | both_nan
-    return np.where(same, 0, dist)
+    """Copies of a call's arguments that keep layouts and read-only flags (see ``copy_inputs``)."""
+    return copy_inputs(args), copy_inputs(kwargs)
 
 
 def assert_same_value(expected: Any, actual: Any, ulps: float = 0, where: str = "result") -> None:
@@ -83,10 +44,8 @@ def assert_same_value(expected: Any, actual: Any, ulps: float = 0, where: str = 
     assert a.dtype == e.dtype, f"{where}: dtype {a.dtype} != {e.dtype}"
     assert a.shape == e.shape, f"{where}: shape {a.shape} != {e.shape}"
     if ulps and e.dtype.kind in "fc" and e.size:
-        parts = (e.real, a.real, e.imag, a.imag) if e.dtype.kind == "c" else (e, a)
-        for exp_part, act_part in zip(parts[::2], parts[1::2]):
-            worst = float(np.max(ulp_distance(exp_part, act_part)))
-            assert worst <= ulps, f"{where}: {worst} ulp apart (allowed {ulps})\nexpected {e}\nactual   {a}"
+        worst = float(np.max(ulp_distance(e, a)))
+        assert worst <= ulps, f"{where}: {worst} ulp apart (allowed {ulps})\nexpected {e}\nactual   {a}"
     else:
         np.testing.assert_array_equal(a, e, err_msg=where, strict=True)
 

@@ -1,0 +1,1 @@
+"""Tools on top of the compiler: comparison reports (and, later, drawings and explain())."""
