@@ -32,10 +32,13 @@ def run(graph: Graph, inputs: list) -> list:
             args = map_arg(node.args, env.__getitem__)
             kwargs = map_arg(node.kwargs, env.__getitem__)
             try:
-                env[node] = node.target.impl(*args, **kwargs)
+                value = node.target.impl(*args, **kwargs)
             except Exception as exc:
                 _add_context(exc, node)
                 raise
+            # A weak node is Python arithmetic on Python scalars: keep it a Python scalar, so that
+            # later NumPy calls promote it as NEP 50 weak (``f32_array * (1 - beta)`` stays float32).
+            env[node] = value.item() if node.meta.weak else value
         for done in last_use.get(node, ()):
             env.pop(done, None)
     raise ValueError(f"graph {graph.name} has no output node")
