@@ -199,7 +199,8 @@ class TracedArray:
         self._tracer.refuse("x.tolist() (reads the data)")
 
     def __getattr__(self, name: str) -> Any:
-        if hasattr(np.ndarray, name):
+        # Protocol probes (``__array_struct__``...) must see AttributeError so NumPy tries the next protocol.
+        if hasattr(np.ndarray, name) and not name.startswith("__"):
             self._tracer.refuse(f"the ndarray attribute or method .{name}")
         raise AttributeError(f"'TracedArray' object has no attribute {name!r}")
 
@@ -563,17 +564,17 @@ class Tracer:
         """Record ``target[index] = value``; the caller's memory is written as in eager mode."""
         if not target.meta.writeable:
             root = self.root_argument(target._node)
-            whose = f"argument '{root}'" if root else "a read-only view (np.broadcast_to)"
+            whose = f"argument '{root}'" if root else "a read-only view (such as np.broadcast_to's)"
             source = user_source()
             raise ValueError(f"assignment destination is read-only: the function writes into {whose}, "
                              f"which is not writeable\n  at {source}")
         self.call(ops.SETITEM, target, value, index=index)
 
     def root_argument(self, node: Node) -> str | None:
-        """The argument name whose memory ``node`` views, following view ops back to a placeholder."""
+        """The read-only argument whose memory ``node`` views (following view ops back), if any."""
         while node.op == "call" and node.kind == "view":
             node = node.args[0]
-        return self.argument_of.get(node)
+        return self.argument_of.get(node) if not node.meta.writeable else None
 
     def basic_index(self, index: Any) -> tuple:
         """``index`` as a tuple of ints, slices, None and Ellipsis; other indices are refused."""
@@ -757,16 +758,18 @@ def trace(fn: Callable, name: str, leaves: list, is_input: list[bool], rebuild: 
         args, kwargs = rebuild(values)
         result = fn(*args, **kwargs)
         out_leaves, out_spec = flatten(result)
-        outputs = [tracer_output(tracer, value) for _, value in out_leaves]
+        code = getattr(fn, "__code__", None)
+        where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
+        outputs = [tracer_output(tracer, value, where) for _, value in out_leaves]
     tracer.graph.output(tuple(outputs), out_spec)
     return tracer.graph
 
 
-def tracer_output(tracer: Tracer, value: Any) -> Any:
-    """A node or literal for one returned leaf."""
+def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> Any:
+    """A node or literal for one returned leaf (``function_source``: where the function is defined)."""
     if isinstance(value, TracedArray) or isinstance(value, np.ndarray):
         return tracer.operand(value)
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic)):
         return value
-    raise UnsupportedError(f"returning a value of type {type(value).__name__}", user_source(),
+    raise UnsupportedError(f"returning a value of type {type(value).__name__}", function_source,
                            hint="return arrays, scalars, or tuples, lists and dicts of them")

@@ -601,6 +601,10 @@ def _like(op: OpDef) -> Callable:
     return decompose
 
 
+def _empty_like(rec, prototype, dtype=None, order="K", subok=True, shape=None):
+    return _like(EMPTY)(rec, prototype, dtype, order, subok, shape)
+
+
 def _full_like(rec, a, fill_value, dtype=None, order="K", subok=True, shape=None):
     shape = a.shape if shape is None else shape
     return rec.call(FULL, fill_value, shape=shape, dtype=a.dtype if dtype is None else dtype,
@@ -674,7 +678,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.clip: Decomposition(_clip),
     np.zeros_like: Decomposition(_like(ZEROS)),
     np.ones_like: Decomposition(_like(ONES)),
-    np.empty_like: Decomposition(_like(EMPTY)),
+    np.empty_like: Decomposition(_empty_like),
     np.full_like: Decomposition(_full_like),
     np.identity: Decomposition(_identity, patch=True),
     np.asarray: Decomposition(_asarray, patch=True),

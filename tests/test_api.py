@@ -1,0 +1,252 @@
+"""The public API: the compile decorator, its cache and guards, stats, fallbacks and options."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile import backends
+
+
+def scale_shift(x, a: float, n: int):
+    return x * a + n
+
+
+def test_decorator_forms():
+    @gcompile.compile
+    def plain(x):
+        return x + 1
+
+    @gcompile.compile()
+    def called(x):
+        return x + 2
+
+    @gcompile.compile(backend="interpreter", fullgraph=True)
+    def configured(x):
+        return x + 3
+
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(plain(x), x + 1)
+    np.testing.assert_array_equal(called(x), x + 2)
+    np.testing.assert_array_equal(configured(x), x + 3)
+    assert isinstance(plain, gcompile.CompiledFunction)
+    assert plain.__name__ == "plain" and plain.eager(x).tolist() == (x + 1).tolist()
+
+
+def test_stats_count_calls_traces_and_hits():
+    fn = gcompile.compile(scale_shift)
+    x = np.arange(4.0)
+    fn(x, 2.0, 1)
+    fn(x + 1, 3.0, 1)  # same structure, new values: cache hit, no re-trace for the float
+    np.testing.assert_array_equal(fn(x, 5.0, 1), x * 5.0 + 1)
+    assert fn.stats == {"calls": 3, "traces": 1, "cache_hits": 2, "fallbacks": 0, "cache_entries": 1}
+
+
+_X = np.arange(4.0)
+_GUARD_CHANGES = {
+    "dtype": ((_X, 2.0, 1), (_X.astype(np.float32), 2.0, 1)),
+    "shape": ((_X, 2.0, 1), (np.arange(5.0), 2.0, 1)),
+    "ndim": ((_X, 2.0, 1), (_X.reshape(2, 2), 2.0, 1)),
+    "layout": ((_X.reshape(2, 2), 2.0, 1), (np.asfortranarray(_X.reshape(2, 2)), 2.0, 1)),
+    "strided": ((_X, 2.0, 1), (np.arange(8.0)[::2], 2.0, 1)),
+    "static-int": ((_X, 2.0, 1), (_X, 2.0, 7)),
+}
+
+
+@pytest.mark.parametrize("change", sorted(_GUARD_CHANGES))
+def test_guard_changes_retrace(change):
+    first, second = _GUARD_CHANGES[change]
+    fn = gcompile.compile(scale_shift)
+    fn(*first)
+    fn(*first)
+    assert fn.stats["traces"] == 1
+    np.testing.assert_array_equal(fn(*second), scale_shift(*second))
+    assert fn.stats["traces"] == 2
+
+
+def test_read_only_flag_is_guarded():
+    fn = gcompile.compile(lambda x: x * 2)
+    x = np.arange(3.0)
+    fn(x)
+    x.flags.writeable = False
+    fn(x)
+    assert fn.stats["traces"] == 2
+
+
+def test_float_argument_is_an_input_and_int_is_static():
+    graph = gcompile.trace(scale_shift, np.ones(2), 0.5, 3)
+    assert [p.name for p in graph.placeholders] == ["x", "a"]
+    assert "add(%multiply_1, 3)" in str(graph)
+
+
+def test_static_argnames_fix_a_float_and_accept_strings():
+    def f(x, a, mode):
+        return x * a if mode == "scale" else x + a
+
+    fn = gcompile.compile(f, static_argnames=("a", "mode"))
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(fn(x, 2.0, "scale"), x * 2.0)
+    np.testing.assert_array_equal(fn(x, 2.0, "shift"), x + 2.0)
+    np.testing.assert_array_equal(fn(x, 3.0, "shift"), x + 3.0)
+    assert fn.stats["traces"] == 3
+    assert "placeholder" not in gcompile.trace(f, x, 2.0, "scale", static_argnames="a").tabular().split("\n")[3]
+
+
+def test_static_argnames_must_name_parameters():
+    with pytest.raises(ValueError, match="static_argnames names no parameter"):
+        gcompile.compile(scale_shift, static_argnames=("b",))
+
+
+def test_unknown_backend_fails_at_compile_time():
+    with pytest.raises(ValueError, match="unknown gcompile backend 'gpu'"):
+        gcompile.compile(scale_shift, backend="gpu")
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [((np.ones(2),), {}), ((np.ones(2), 1.0, 2, 3), {}), ((np.ones(2), 1.0, 2), {"b": 1})],
+    ids=["missing", "too-many", "unknown-keyword"],
+)
+def test_wrong_arity_raises_the_eager_type_error(args, kwargs):
+    fn = gcompile.compile(scale_shift)
+    with pytest.raises(TypeError) as eager_error:
+        scale_shift(*args, **kwargs)
+    with pytest.raises(TypeError) as compiled_error:
+        fn(*args, **kwargs)
+    assert str(compiled_error.value) == str(eager_error.value)
+
+
+def test_keywords_defaults_varargs_and_containers():
+    def f(params, *extra, scale=2.0, **named):
+        w, b = params["w"], params["b"]
+        total = w * scale + b
+        for e in extra:
+            total = total + e
+        return {"out": total, "parts": [total.sum(), named["bias"] * 1]}
+
+    fn = gcompile.compile(f, fullgraph=True)
+    params = {"w": np.arange(3.0), "b": np.ones(3)}
+    result = fn(params, np.ones(3), np.full(3, 2.0), bias=np.float32(4), scale=0.5)
+    expected = f(params, np.ones(3), np.full(3, 2.0), bias=np.float32(4), scale=0.5)
+    np.testing.assert_array_equal(result["out"], expected["out"])
+    assert result["parts"][0] == expected["parts"][0] and type(result["parts"][1]) is np.float32
+
+
+def test_returning_python_values_and_none():
+    fn = gcompile.compile(lambda x, n: (x + 1, n, None, "tag"), fullgraph=True)
+    out = fn(np.zeros(2), 3)
+    assert out[1:] == (3, None, "tag")
+
+
+def test_numpy_and_python_scalar_arguments():
+    fn = gcompile.compile(lambda x, s, c: x * s + c, fullgraph=True)
+    x = np.ones(3, np.float32)
+    out = fn(x, np.float64(2.0), 1j)
+    assert out.dtype == (x * np.float64(2.0) + 1j).dtype
+    out32 = fn(x, np.float32(2.0), 1.5 + 0j)
+    assert out32.dtype == np.complex64
+
+
+def test_disable_runs_eagerly(monkeypatch):
+    monkeypatch.setenv("GCOMPILE_DISABLE", "1")
+    fn = gcompile.compile(scale_shift)
+    np.testing.assert_array_equal(fn(np.ones(2), 2.0, 1), np.full(2, 3.0))
+    assert fn.stats["traces"] == 0 and fn.stats["calls"] == 1
+
+
+def test_verify_option_verifies_each_graph(monkeypatch):
+    monkeypatch.setenv("GCOMPILE_VERIFY", "1")
+    seen = []
+    original = gcompile.ir.Graph.verify
+
+    def spy(graph):
+        seen.append(graph.name)
+        original(graph)
+
+    monkeypatch.setattr(gcompile.ir.Graph, "verify", spy)
+    gcompile.compile(scale_shift)(np.ones(2), 1.0, 1)
+    assert seen == ["scale_shift"]
+
+
+def test_recompile_storm_warns_once(monkeypatch):
+    monkeypatch.setenv("GCOMPILE_CACHE_LIMIT", "2")
+    fn = gcompile.compile(lambda x: x + 1)
+    fn(np.ones(1))
+    fn(np.ones(2))
+    with pytest.warns(gcompile.GcompileWarning, match="compiled for 3 different argument structures"):
+        fn(np.ones(3))
+    fn(np.ones(4))  # no second warning (warnings are errors in this suite)
+    assert fn.stats["cache_entries"] == 4
+
+
+def test_user_error_during_tracing_is_eagers_own_error():
+    fn = gcompile.compile(lambda a, b: a + b)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        fn(np.ones(3), np.ones(4))
+
+
+def test_internal_failure_runs_eagerly_with_a_warning(monkeypatch):
+    def broken_backend(graph, options):
+        raise RuntimeError("backend exploded")
+
+    backends.register_backend("broken", broken_backend)
+    fn = gcompile.compile(lambda x: x * 2, backend="broken")
+    with pytest.warns(gcompile.GcompileWarning, match="backend exploded"):
+        np.testing.assert_array_equal(fn(np.ones(2)), np.full(2, 2.0))
+    strict = gcompile.compile(lambda x: x * 2, backend="broken", fullgraph=True)
+    with pytest.raises(RuntimeError, match="backend exploded"):
+        strict(np.ones(2))
+
+
+def test_registered_backend_receives_the_graph():
+    received = []
+
+    def recording_backend(graph, options):
+        received.append((str(graph), options))
+        return lambda inputs: [inputs[0] * 10]
+
+    backends.register_backend("recording", recording_backend)
+    fn = gcompile.compile(lambda x: x + 1, backend="recording", options={"k": 1})
+    np.testing.assert_array_equal(fn(np.ones(2)), np.full(2, 10.0))
+    assert received[0][1] == {"k": 1} and "add(%x, 1)" in received[0][0]
+
+
+def test_decorated_method_binds_self():
+    class Model:
+        def __init__(self):
+            self.scale = 3
+
+        @gcompile.compile
+        def forward(self, x):
+            return x * self.scale
+
+    model = Model()
+    np.testing.assert_array_equal(model.forward(np.ones(2)), np.full(2, 3.0))
+
+
+def test_concurrent_callers_get_correct_results():
+    fn = gcompile.compile(lambda x, a: np.sqrt(x) * a + x.sum())
+    inputs = [np.arange(n, dtype=np.float64) for n in (5, 6, 7, 8)] * 8
+    results: list = [None] * len(inputs)
+
+    def worker(i):
+        results[i] = fn(inputs[i], float(i))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, x in enumerate(inputs):
+        np.testing.assert_array_equal(results[i], np.sqrt(x) * float(i) + x.sum())
+    assert fn.stats["cache_entries"] == 4
+
+
+def test_trace_accepts_a_compiled_function_and_keywords():
+    fn = gcompile.compile(scale_shift, static_argnames=("a",))
+    graph = gcompile.trace(fn, np.ones(2), a=0.5, n=1)
+    assert [p.name for p in graph.placeholders] == ["x"]
+    assert "multiply(%x, 0.5)" in str(graph)

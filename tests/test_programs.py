@@ -1,0 +1,772 @@
+"""Realistic NumPy programs, compiled whole and compared with eager NumPy.
+
+Each program is the kind of function users hand to ``gcompile.compile``: numerics, machine learning, finance,
+stencils, integer hashing, image processing and in-place optimiser steps. ``check`` runs every program eagerly,
+traces and verifies its graph, runs it compiled on each backend with ``fullgraph=True`` and compares the results and
+every argument afterwards (mutations). A few programs are also compared with an independent reference (``np.gradient``,
+``math.erf``, ``zlib.adler32``, put-call parity, ...) so that the eager side is known to be right, and the last tests
+cover the compile cache: new values of the same shapes hit it, a new shape or static value re-traces.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+
+import numpy as np
+import pytest
+
+import gcompile
+from tests.support import BACKENDS, check
+
+# ---------------------------------------------------------------------------------------------------------------
+# shared helpers (called inside traced functions, so they are traced too)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def rng() -> np.random.Generator:
+    """A fresh generator with a fixed seed: every test builds the same inputs."""
+    return np.random.default_rng(20240611)
+
+
+def softmax_rows(x):
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def log_softmax_rows(x):
+    shifted = x - np.max(x, axis=-1, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+
+
+def relu(x):
+    return np.maximum(x, 0)
+
+
+def erf_approx(x):
+    """Abramowitz and Stegun 7.1.26 (absolute error below 1.5e-7)."""
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return sign * (1.0 - poly * np.exp(-a * a))
+
+
+def norm_cdf(x):
+    return 0.5 * (1.0 + erf_approx(x / math.sqrt(2.0)))
+
+
+def zero_padded(a, pad):
+    """``a`` with ``pad`` zeros around both trailing axes, built with slice assignment."""
+    h, w = a.shape[-2:]
+    out = np.zeros(a.shape[:-2] + (h + 2 * pad, w + 2 * pad), dtype=a.dtype)
+    out[..., pad:pad + h, pad:pad + w] = a
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# numerics
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def horner(x, coeffs):
+    """Polynomial with coefficients in an array, highest degree first."""
+    result = np.full_like(x, coeffs[0])
+    for c in coeffs[1:]:
+        result = result * x + c
+    return result
+
+
+def horner_python_floats(x, coeffs):
+    """Polynomial with coefficients given as a tuple of Python floats (each a graph input)."""
+    result = np.zeros_like(x)
+    for c in coeffs:
+        result = result * x + c
+    return result
+
+
+def newton_sqrt(a, iterations):
+    """Babylonian square root, unrolled ``iterations`` times."""
+    y = np.where(a > 1, a / 2, 1.0)
+    for _ in range(iterations):
+        y = 0.5 * (y + a / y)
+    return y
+
+
+def newton_kepler(mean_anomaly, eccentricity, iterations):
+    """Solve Kepler's equation E - e sin E = M by Newton's method, a fixed number of steps."""
+    e = mean_anomaly.copy()
+    for _ in range(iterations):
+        e -= (e - eccentricity * np.sin(e) - mean_anomaly) / (1.0 - eccentricity * np.cos(e))
+    return e
+
+
+def trapezoid(y, x):
+    """Trapezoid rule along the last axis, with slices."""
+    dx = x[..., 1:] - x[..., :-1]
+    return np.sum(0.5 * (y[..., 1:] + y[..., :-1]) * dx, axis=-1)
+
+
+def gradient_2d(f, h):
+    """Central differences inside, one-sided at the edges (np.gradient with edge_order=1), both axes."""
+    gy = np.empty_like(f)
+    gx = np.empty_like(f)
+    gy[1:-1, :] = (f[2:, :] - f[:-2, :]) / (2 * h)
+    gy[0, :] = (f[1, :] - f[0, :]) / h
+    gy[-1, :] = (f[-1, :] - f[-2, :]) / h
+    gx[:, 1:-1] = (f[:, 2:] - f[:, :-2]) / (2 * h)
+    gx[:, 0] = (f[:, 1] - f[:, 0]) / h
+    gx[:, -1] = (f[:, -1] - f[:, -2]) / h
+    return gy, gx
+
+
+def normalize_rows(x, eps):
+    norms = np.sqrt(np.sum(x * x, axis=1, keepdims=True))
+    return x / np.maximum(norms, eps)
+
+
+def pairwise_distances(x, y):
+    diff = x[:, None, :] - y[None, :, :]
+    return np.sqrt(np.sum(diff ** 2, axis=-1))
+
+
+def cumulative_moving_average(x):
+    n = x.shape[0]
+    return np.cumsum(x, axis=0) / np.arange(1, n + 1)[:, None]
+
+
+def windowed_moving_average(x, window):
+    c = np.cumsum(np.concatenate([np.zeros(1, dtype=x.dtype), x]))
+    return (c[window:] - c[:-window]) / window
+
+
+def gaussian_kernel(x, y, sigma):
+    sq = np.sum(x * x, axis=1)[:, None] + np.sum(y * y, axis=1)[None, :] - 2 * (x @ y.T)
+    return np.exp(-np.maximum(sq, 0) / (2 * sigma ** 2))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# machine learning
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def softmax(x):
+    return softmax_rows(x)
+
+
+def log_softmax(x):
+    return log_softmax_rows(x)
+
+
+def layernorm(x, gamma, beta, eps):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+def rmsnorm(x, weight, eps):
+    rms = np.sqrt(np.mean(np.square(x), axis=-1, keepdims=True) + eps)
+    return x / rms * weight
+
+
+def logsumexp(x):
+    m = np.max(x, axis=-1, keepdims=True)
+    return np.squeeze(m, axis=-1) + np.log(np.sum(np.exp(x - m), axis=-1))
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def mlp_forward(x, w1, b1, w2, b2):
+    return relu(x @ w1 + b1) @ w2 + b2
+
+
+def cross_entropy_one_hot(logits, one_hot):
+    return -np.mean(np.sum(one_hot * log_softmax_rows(logits), axis=-1))
+
+
+def cross_entropy_int_labels(logits, labels):
+    """One-hot built in the function from integer labels, then loss and accuracy."""
+    classes = logits.shape[-1]
+    one_hot = (labels[:, None] == np.arange(classes)[None, :]).astype(logits.dtype)
+    loss = -np.mean(np.sum(one_hot * log_softmax_rows(logits), axis=-1))
+    accuracy = np.mean(np.argmax(logits, axis=-1) == labels)
+    return loss, accuracy
+
+
+def standardize_columns(data):
+    return (data - data.mean(axis=0)) / data.std(axis=0, ddof=1)
+
+
+def cosine_similarity(a, b):
+    a_n = a / np.sqrt(np.sum(a * a, axis=1, keepdims=True))
+    b_n = b / np.sqrt(np.sum(b * b, axis=1, keepdims=True))
+    return a_n @ b_n.T
+
+
+def causal_attention(q, k, v):
+    n, d = q.shape[-2:]
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(d)
+    mask = np.arange(n)[:, None] >= np.arange(n)[None, :]
+    weights = softmax_rows(np.where(mask, scores, -np.inf))
+    return weights @ v, weights
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# finance
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def black_scholes(spot, strike, rate, vol, maturity):
+    sqrt_t = np.sqrt(maturity)
+    d1 = (np.log(spot / strike) + (rate + 0.5 * vol * vol) * maturity) / (vol * sqrt_t)
+    d2 = d1 - vol * sqrt_t
+    discount = strike * np.exp(-rate * maturity)
+    call = spot * norm_cdf(d1) - discount * norm_cdf(d2)
+    put = discount * norm_cdf(-d2) - spot * norm_cdf(-d1)
+    return {"call": call, "put": put}
+
+
+def gbm_paths(z, s0, mu, sigma, dt):
+    """Geometric Brownian motion from given standard normal increments (paths x steps)."""
+    drift = (mu - 0.5 * sigma ** 2) * dt
+    log_returns = drift + sigma * dt ** 0.5 * z
+    return s0 * np.exp(np.cumsum(log_returns, axis=-1))
+
+
+def portfolio_stats(returns, weights):
+    """Portfolio return series, mean, volatility (from the sample covariance) and Sharpe ratio."""
+    portfolio = returns @ weights
+    centered = returns - returns.mean(axis=0)
+    cov = centered.T @ centered / (returns.shape[0] - 1)
+    vol = np.sqrt(weights @ cov @ weights)
+    mean = portfolio.mean()
+    return portfolio, mean, vol, mean / vol
+
+
+def exponential_moving_average(prices, alpha):
+    """EMA along axis 0, unrolled over the (static) number of rows."""
+    out = np.empty_like(prices)
+    ema = prices[0]
+    out[0] = ema
+    for t in range(1, prices.shape[0]):
+        ema = alpha * prices[t] + (1 - alpha) * ema
+        out[t] = ema
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# stencils
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def heat_step(u, alpha):
+    out = u.copy()
+    center = u[1:-1, 1:-1]
+    out[1:-1, 1:-1] = center + alpha * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * center)
+    return out
+
+
+def heat_steps_in_place(u, scratch, alpha, steps):
+    """Several steps swapping two caller-owned buffers; the boundary stays fixed."""
+    scratch[...] = u
+    src, dst = u, scratch
+    for _ in range(steps):
+        c = src[1:-1, 1:-1]
+        dst[1:-1, 1:-1] = c + alpha * (src[:-2, 1:-1] + src[2:, 1:-1] + src[1:-1, :-2] + src[1:-1, 2:] - 4 * c)
+        src, dst = dst, src
+    return src
+
+
+def smooth_3point(x):
+    y = x.copy()
+    y[1:-1] = (x[:-2] + x[1:-1] + x[2:]) / 3
+    return y
+
+
+def life_step(grid):
+    padded = zero_padded(grid, 1)
+    h, w = grid.shape
+    count = np.zeros_like(grid)
+    for dy in range(3):
+        for dx in range(3):
+            if dy != 1 or dx != 1:
+                count += padded[dy:dy + h, dx:dx + w]
+    alive = (count == 3) | ((grid == 1) & (count == 2))
+    return np.where(alive, 1, 0).astype(grid.dtype), count
+
+
+def life_generations(grid, generations):
+    for _ in range(generations):
+        grid, _ = life_step(grid)
+    return grid
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# integer hashing
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def xorshift32_in_place(state, buckets):
+    """Advance a uint32 xorshift state array in place, return the bucket of each new value."""
+    state ^= state << 13
+    state ^= state >> 17
+    state ^= state << 5
+    return state % buckets
+
+
+def murmur3_fmix32(keys, buckets):
+    h = keys.astype(np.uint32)
+    h ^= h >> 16
+    h *= np.uint32(0x85EBCA6B)
+    h ^= h >> 13
+    h *= np.uint32(0xC2B2AE35)
+    h ^= h >> 16
+    return h, h % np.uint32(buckets)
+
+
+def splitmix64(seeds):
+    z = seeds + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> 30)) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> 27)) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> 31)
+
+
+def fibonacci_hash_buckets(keys, bits):
+    """Knuth's multiplicative hashing of int64 keys into 2**bits buckets, and the bucket occupancy."""
+    h = (keys.astype(np.uint64) * np.uint64(11400714819323198485)) >> np.uint64(64 - bits)
+    occupancy = np.sum(h[:, None] == np.arange(2 ** bits, dtype=np.uint64)[None, :], axis=0)
+    return h, occupancy
+
+
+def adler32(data):
+    """Adler-32 of a uint8 buffer with sums instead of a byte loop."""
+    n = data.shape[0]
+    a = (1 + np.sum(data, dtype=np.uint64)) % 65521
+    b = (n + np.sum(np.cumsum(data, dtype=np.uint64))) % 65521
+    return (b << 16) | a
+
+
+def row_checksums(table):
+    """Position-weighted checksum per row of an int32 table, wrapping in uint32, and a total."""
+    weights = np.arange(1, table.shape[1] + 1, dtype=np.uint32)
+    per_row = np.sum(table.astype(np.uint32) * weights, axis=1, dtype=np.uint32)
+    return per_row, np.bitwise_xor(per_row, per_row >> 7).sum(dtype=np.uint64)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# image processing
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def gamma_to_uint8(img, gamma):
+    x = img.astype(np.float32)
+    lo, hi = x.min(), x.max()
+    x = (x - lo) / (hi - lo)
+    x = x ** (1 / gamma)
+    return np.clip(np.round(x * 255), 0, 255).astype(np.uint8)
+
+
+def rgb_to_gray(img):
+    weights = np.array([0.299, 0.587, 0.114], dtype=np.float32)
+    gray = np.sum(img.astype(np.float32) * weights, axis=-1)
+    return np.clip(np.rint(gray), 0, 255).astype(np.uint8)
+
+
+def box_blur(img, radius):
+    padded = zero_padded(img, radius)
+    h, w = img.shape
+    acc = np.zeros(img.shape, dtype=np.float64)
+    for dy in range(2 * radius + 1):
+        for dx in range(2 * radius + 1):
+            acc += padded[dy:dy + h, dx:dx + w]
+    return acc / (2 * radius + 1) ** 2
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# in-place optimiser steps
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def sgd_momentum(w, velocity, grad, lr, momentum):
+    velocity *= momentum
+    velocity += grad
+    w -= lr * velocity
+
+
+def adam_linear_regression(w, m, v, x, y, lr, t):
+    """One Adam step on the mean squared error of x @ w against y; returns the loss before the step."""
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    err = x @ w - y
+    loss = np.mean(err * err)
+    grad = 2 * (x.T @ err) / x.shape[0]
+    np.multiply(m, b1, out=m)
+    m += (1 - b1) * grad
+    v[:] = b2 * v + (1 - b2) * grad * grad
+    m_hat = m / (1 - b1 ** t)
+    v_hat = v / (1 - b2 ** t)
+    w -= lr * m_hat / (np.sqrt(v_hat) + eps)
+    return loss
+
+
+def adam_scaled_lr(w, m, v, grad, lr, t):
+    """Adam with the bias corrections folded into the step size (Kingma and Ba, section 2)."""
+    b1, b2, eps = 0.9, 0.999, 1e-7
+    m[:] = b1 * m + (1 - b1) * grad
+    v[:] = b2 * v + (1 - b2) * np.square(grad)
+    step = lr * (1 - b2 ** t) ** 0.5 / (1 - b1 ** t)
+    w -= step * m / (np.sqrt(v) + eps)
+
+
+def sgd_params_dict(params, x, y, lr):
+    """Logistic regression: gradient step on a dict of parameters, mutated in place; returns the loss."""
+    logits = x @ params["w"] + params["b"]
+    p = 1 / (1 + np.exp(-logits))
+    loss = -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+    err = (p - y) / x.shape[0]
+    grads = {"w": x.T @ err, "b": np.sum(err, keepdims=True)}
+    for name in params:
+        params[name] -= lr * grads[name]
+    return loss
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the cases: (program, inputs) with an id naming the program
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def case(name, fn, make_args):
+    """A parametrised case; ``make_args(rng)`` builds the arguments tuple."""
+    return pytest.param(fn, make_args, id=name)
+
+
+def _normal(r, shape, dtype=np.float64):
+    return r.standard_normal(shape).astype(dtype)
+
+
+def _uniform(r, shape, low, high, dtype=np.float64):
+    return r.uniform(low, high, shape).astype(dtype)
+
+
+def _fortran(a):
+    return np.asfortranarray(a)
+
+
+CASES = [
+    # numerics
+    case("horner_array_coeffs_f64", horner, lambda r: (np.linspace(-2, 2, 101), _normal(r, 6))),
+    case("horner_python_coeffs_f32", horner_python_floats,
+         lambda r: (_uniform(r, (8, 32), -1, 1, np.float32), (0.5, -1.25, 2.0, 0.125, -3.0))),
+    case("newton_sqrt_f64", newton_sqrt, lambda r: (_uniform(r, 200, 0.01, 1e4), 12)),
+    case("newton_sqrt_f32", newton_sqrt, lambda r: (_uniform(r, (10, 20), 0.5, 100, np.float32), 8)),
+    case("newton_kepler", newton_kepler, lambda r: (_uniform(r, 128, 0, 2 * np.pi), 0.3, 6)),
+    case("trapezoid_rows", trapezoid,
+         lambda r: (_normal(r, (5, 64)), np.sort(_uniform(r, (5, 64), 0, 10), axis=-1))),
+    case("trapezoid_f32_1d", trapezoid,
+         lambda r: (_normal(r, 257, np.float32), np.linspace(0, 1, 257, dtype=np.float32))),
+    case("finite_difference_gradient", gradient_2d, lambda r: (_normal(r, (24, 30)), 0.1)),
+    case("normalize_rows_f32", normalize_rows, lambda r: (_normal(r, (50, 16), np.float32), 1e-12)),
+    case("pairwise_distances", pairwise_distances, lambda r: (_normal(r, (20, 3)), _normal(r, (15, 3)))),
+    case("pairwise_distances_f32", pairwise_distances,
+         lambda r: (_normal(r, (12, 8), np.float32), _normal(r, (9, 8), np.float32))),
+    case("cumulative_moving_average", cumulative_moving_average, lambda r: (_normal(r, (100, 4)),)),
+    case("windowed_moving_average", windowed_moving_average, lambda r: (_normal(r, 120), 7)),
+    case("gaussian_kernel", gaussian_kernel, lambda r: (_normal(r, (30, 5)), _normal(r, (20, 5)), 1.5)),
+    # machine learning
+    case("softmax_f32", softmax, lambda r: (_normal(r, (16, 10), np.float32) * 5,)),
+    case("softmax_f64_3d", softmax, lambda r: (_normal(r, (2, 8, 12)),)),
+    case("log_softmax_f32", log_softmax, lambda r: (_normal(r, (16, 10), np.float32) * 5,)),
+    case("layernorm_f32", layernorm,
+         lambda r: (_normal(r, (4, 6, 32), np.float32), _normal(r, 32, np.float32), _normal(r, 32, np.float32),
+                    1e-5)),
+    case("rmsnorm_f32", rmsnorm, lambda r: (_normal(r, (8, 64), np.float32), _normal(r, 64, np.float32), 1e-6)),
+    case("logsumexp", logsumexp, lambda r: (_normal(r, (10, 50)) * 30,)),
+    case("gelu_tanh_f32", gelu_tanh, lambda r: (_normal(r, (32, 64), np.float32) * 3,)),
+    case("mlp_forward_f32", mlp_forward,
+         lambda r: (_normal(r, (16, 20), np.float32), _normal(r, (20, 32), np.float32), _normal(r, 32, np.float32),
+                    _normal(r, (32, 5), np.float32), _normal(r, 5, np.float32))),
+    case("cross_entropy_one_hot", cross_entropy_one_hot,
+         lambda r: (_normal(r, (32, 10)), np.eye(10)[r.integers(0, 10, 32)])),
+    case("cross_entropy_int_labels_f32", cross_entropy_int_labels,
+         lambda r: (_normal(r, (32, 10), np.float32), r.integers(0, 10, 32))),
+    case("standardize_columns_fortran", standardize_columns, lambda r: (_fortran(_normal(r, (40, 6)) * 3 + 1),)),
+    case("cosine_similarity_transposed_view", cosine_similarity,
+         lambda r: (_normal(r, (8, 25)).T, _normal(r, (18, 8)))),
+    case("causal_attention_f32", causal_attention,
+         lambda r: tuple(_normal(r, (2, 12, 16), np.float32) for _ in range(3))),
+    # finance
+    case("black_scholes", black_scholes,
+         lambda r: (_uniform(r, 64, 50, 150), _uniform(r, 64, 60, 140), 0.03, 0.25, 1.5)),
+    case("black_scholes_array_maturity", black_scholes,
+         lambda r: (100.0, _uniform(r, 40, 80, 120), 0.01, _uniform(r, 40, 0.1, 0.6), _uniform(r, 40, 0.1, 3))),
+    case("gbm_paths", gbm_paths, lambda r: (_normal(r, (16, 252)), 100.0, 0.05, 0.2, 1 / 252)),
+    case("gbm_paths_f32", gbm_paths, lambda r: (_normal(r, (16, 252), np.float32), 100.0, 0.05, 0.2, 1 / 252)),
+    case("portfolio_stats", portfolio_stats,
+         lambda r: (_normal(r, (250, 6)) * 0.01 + 0.0005, r.dirichlet(np.ones(6)))),
+    case("ema_unrolled", exponential_moving_average, lambda r: (100 + np.cumsum(_normal(r, (30, 3)), axis=0), 0.2)),
+    # stencils
+    case("heat_step", heat_step, lambda r: (_uniform(r, (32, 40), 0, 1), 0.2)),
+    case("heat_steps_in_place_f32", heat_steps_in_place,
+         lambda r: (_uniform(r, (24, 24), 0, 1, np.float32), np.zeros((24, 24), np.float32), 0.2, 5)),
+    case("smooth_3point", smooth_3point, lambda r: (_normal(r, 200),)),
+    case("smooth_3point_strided_argument", smooth_3point, lambda r: (_normal(r, 300)[::3],)),
+    case("life_step_int8", life_step, lambda r: (r.integers(0, 2, (20, 30)).astype(np.int8),)),
+    case("life_generations_int64", life_generations, lambda r: (r.integers(0, 2, (16, 16)), 4)),
+    # integer hashing
+    case("xorshift32_in_place", xorshift32_in_place, lambda r: (r.integers(1, 2 ** 32, 256, dtype=np.uint32), 97)),
+    case("murmur3_fmix32", murmur3_fmix32, lambda r: (r.integers(0, 2 ** 31, 256, dtype=np.int64), 64)),
+    case("splitmix64", splitmix64, lambda r: (np.arange(1000, 1256, dtype=np.uint64),)),
+    case("fibonacci_hash_buckets", fibonacci_hash_buckets, lambda r: (r.integers(-10 ** 9, 10 ** 9, 500), 4)),
+    case("adler32", adler32, lambda r: (r.integers(0, 256, 1000, dtype=np.uint8),)),
+    case("row_checksums_int32", row_checksums, lambda r: (r.integers(-2 ** 31, 2 ** 31, (16, 64), dtype=np.int32),)),
+    # image processing
+    case("gamma_to_uint8", gamma_to_uint8, lambda r: (r.integers(10, 240, (32, 48), dtype=np.uint8), 2.2)),
+    case("rgb_to_gray", rgb_to_gray, lambda r: (r.integers(0, 256, (24, 32, 3), dtype=np.uint8),)),
+    case("rgb_to_gray_channels_first_view", rgb_to_gray,
+         lambda r: (r.integers(0, 256, (3, 24, 32), dtype=np.uint8).transpose(1, 2, 0),)),
+    case("box_blur_f32", box_blur, lambda r: (_uniform(r, (20, 28), 0, 1, np.float32), 1)),
+    case("box_blur_uint8_radius2", box_blur, lambda r: (r.integers(0, 256, (16, 16), dtype=np.uint8), 2)),
+    # in-place optimiser steps
+    case("sgd_momentum_f32", sgd_momentum,
+         lambda r: (_normal(r, (10, 5), np.float32), _normal(r, (10, 5), np.float32), _normal(r, (10, 5), np.float32),
+                    0.01, 0.9)),
+    case("sgd_momentum_strided_weights", sgd_momentum,
+         lambda r: (_normal(r, (20, 5))[::2], np.zeros((10, 5)), _normal(r, (10, 5)), 0.1, 0.9)),
+    case("adam_linear_regression", adam_linear_regression,
+         lambda r: (_normal(r, 8), _normal(r, 8) * 0.1, _uniform(r, 8, 0, 0.1), _normal(r, (64, 8)), _normal(r, 64),
+                    1e-3, 3)),
+    case("adam_linear_regression_f32", adam_linear_regression,
+         lambda r: (_normal(r, 8, np.float32), np.zeros(8, np.float32), np.zeros(8, np.float32),
+                    _normal(r, (64, 8), np.float32), _normal(r, 64, np.float32), 1e-2, 1)),
+    case("adam_scaled_lr_f32", adam_scaled_lr,
+         lambda r: (_normal(r, (6, 4), np.float32), np.zeros((6, 4), np.float32), np.zeros((6, 4), np.float32),
+                    _normal(r, (6, 4), np.float32), 1e-3, 2)),
+    case("sgd_params_dict", sgd_params_dict,
+         lambda r: ({"w": _normal(r, 5) * 0.1, "b": np.zeros(1)}, _normal(r, (40, 5)),
+                    r.integers(0, 2, 40).astype(np.float64), 0.5)),
+]
+
+
+@pytest.mark.parametrize(("fn", "make_args"), CASES)
+def test_program(fn, make_args):
+    check(fn, *make_args(rng()))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the eager programs against independent references (so that matching them means something)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_references_numerics():
+    r = rng()
+    x = np.linspace(-2, 2, 101)
+    coeffs = _normal(r, 6)
+    np.testing.assert_allclose(check(horner, x, coeffs), np.polyval(coeffs, x), rtol=1e-12, atol=1e-12)
+    a = _uniform(r, 200, 0.01, 1e4)
+    np.testing.assert_allclose(check(newton_sqrt, a, 12), np.sqrt(a), rtol=1e-14)
+    m = _uniform(r, 128, 0, 2 * np.pi)
+    e = check(newton_kepler, m, 0.3, 6)
+    np.testing.assert_allclose(e - 0.3 * np.sin(e), m, atol=1e-12)
+    xs = np.sort(_uniform(r, (5, 64), 0, 10), axis=-1)
+    ys = np.sin(xs)
+    np.testing.assert_allclose(check(trapezoid, ys, xs), np.trapezoid(ys, xs, axis=-1), rtol=1e-12)
+    f = _normal(r, (24, 30))
+    gy, gx = check(gradient_2d, f, 0.1)
+    ry, rx = np.gradient(f, 0.1)
+    np.testing.assert_allclose(gy, ry, rtol=1e-12)
+    np.testing.assert_allclose(gx, rx, rtol=1e-12)
+    p, q = _normal(r, (20, 3)), _normal(r, (15, 3))
+    ref = np.array([[math.dist(u, w) for w in q] for u in p])
+    np.testing.assert_allclose(check(pairwise_distances, p, q), ref, rtol=1e-12)
+    np.testing.assert_allclose(check(gaussian_kernel, p, q, 1.5), np.exp(-ref ** 2 / 4.5), rtol=1e-10)
+    s = _normal(r, 120)
+    ref = np.convolve(s, np.ones(7) / 7, mode="valid")
+    np.testing.assert_allclose(check(windowed_moving_average, s, 7), ref, atol=1e-12)
+
+
+def test_references_ml():
+    r = rng()
+    x = _normal(r, (16, 10)) * 5
+    np.testing.assert_allclose(check(softmax, x).sum(axis=-1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(np.exp(check(log_softmax, x)), check(softmax, x), rtol=1e-12)
+    big = _normal(r, (10, 50)) * 30
+    ref = np.log(np.sum(np.exp(big.astype(np.longdouble)), axis=-1)).astype(np.float64)
+    np.testing.assert_allclose(check(logsumexp, big), ref, rtol=1e-12)
+    xs = np.linspace(-4, 4, 81)
+    exact = 0.5 * xs * (1 + np.array([math.erf(v / math.sqrt(2)) for v in xs]))
+    np.testing.assert_allclose(check(gelu_tanh, xs), exact, atol=1e-3)
+    data = _fortran(_normal(r, (40, 6)) * 3 + 1)
+    z = check(standardize_columns, data)
+    np.testing.assert_allclose(z.mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(z.std(axis=0, ddof=1), 1, rtol=1e-12)
+    out, weights = check(causal_attention, *(_normal(r, (2, 12, 16), np.float32) for _ in range(3)))
+    assert out.shape == (2, 12, 16)
+    assert np.all(np.triu(weights, k=1) == 0)
+    np.testing.assert_allclose(weights.sum(axis=-1), 1, rtol=1e-5)
+    labels = r.integers(0, 10, 32)
+    logits = _normal(r, (32, 10))
+    loss, accuracy = check(cross_entropy_int_labels, logits, labels)
+    assert loss == pytest.approx(check(cross_entropy_one_hot, logits, np.eye(10)[labels]), rel=1e-12)
+    assert accuracy == np.mean(logits.argmax(axis=1) == labels)
+
+
+def test_references_finance():
+    r = rng()
+    xs = np.linspace(-3, 3, 61)
+    np.testing.assert_allclose(check(erf_approx, xs), [math.erf(v) for v in xs], atol=2e-7)
+    spot, strike = _uniform(r, 64, 50, 150), _uniform(r, 64, 60, 140)
+    prices = check(black_scholes, spot, strike, 0.03, 0.25, 1.5)
+    parity = spot - strike * np.exp(-0.03 * 1.5)
+    np.testing.assert_allclose(prices["call"] - prices["put"], parity, atol=1e-5)
+    assert np.all(prices["call"] >= np.maximum(parity, 0) - 1e-5)
+    z = _normal(r, (4, 252))
+    paths = check(gbm_paths, z, 100.0, 0.05, 0.2, 1 / 252)
+    np.testing.assert_allclose(np.log(paths[:, -1] / 100.0), np.sum(0.05 * (1 / 252) - 0.02 / 252
+                                                                     + 0.2 * math.sqrt(1 / 252) * z, axis=1))
+    returns, w = _normal(r, (250, 6)) * 0.01, r.dirichlet(np.ones(6))
+    _, _, vol, _ = check(portfolio_stats, returns, w)
+    assert vol == pytest.approx(math.sqrt(w @ np.cov(returns, rowvar=False) @ w), rel=1e-12)
+    prices = 100 + np.cumsum(_normal(r, 30))
+    ema = check(exponential_moving_average, prices, 0.2)
+    expected = [prices[0]]
+    for p in prices[1:]:
+        expected.append(0.2 * p + 0.8 * expected[-1])
+    np.testing.assert_allclose(ema, expected, rtol=1e-14)
+
+
+def test_references_stencils_hashing_images():
+    r = rng()
+    glider = np.zeros((8, 8), np.int8)
+    glider[0, 1] = glider[1, 2] = glider[2, 0] = glider[2, 1] = glider[2, 2] = 1
+    moved = check(life_generations, glider, 4)
+    np.testing.assert_array_equal(moved, np.roll(glider, (1, 1), axis=(0, 1)))
+    u = _uniform(r, (24, 24), 0, 1, np.float32)
+    total = check(heat_steps_in_place, u, np.zeros_like(u), 0.2, 5)
+    np.testing.assert_array_equal(total[0], u[0])
+    assert total[1:-1, 1:-1].max() <= u.max() and total[1:-1, 1:-1].min() >= u.min()
+    data = r.integers(0, 256, 1000, dtype=np.uint8)
+    assert int(check(adler32, data)) == zlib.adler32(data.tobytes())
+    seeds = np.arange(1, 4, dtype=np.uint64)
+    # Reference values of splitmix64 seeded with 0, stepped 1, 2, 3 times (Vigna's splitmix64.c).
+    mixed = check(splitmix64, (seeds - np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
+    assert [hex(v) for v in mixed.tolist()] == ["0xe220a8397b1dcdaf", "0x6e789e6aa1b965f4", "0x6c45d188009454f"]
+    gray = check(rgb_to_gray, np.full((2, 2, 3), 200, np.uint8))
+    np.testing.assert_array_equal(gray, np.full((2, 2), 200, np.uint8))
+    img = _uniform(r, (20, 28), 0, 1)
+    blurred = check(box_blur, img, 1)
+    assert blurred[5, 7] == pytest.approx(img[4:7, 6:9].mean(), rel=1e-12)
+    out = check(gamma_to_uint8, r.integers(10, 240, (32, 48), dtype=np.uint8), 2.2)
+    assert out.min() == 0 and out.max() == 255
+
+
+def test_references_optimisers():
+    r = rng()
+    x = _normal(r, (64, 8))
+    true_w = _normal(r, 8)
+    y = x @ true_w
+    w, m, v = np.zeros(8), np.zeros(8), np.zeros(8)
+    compiled = gcompile.compile(adam_linear_regression, fullgraph=True)
+    losses = [compiled(w, m, v, x, y, 0.1, 1)]
+    for _ in range(50):
+        losses.append(compiled(w, m, v, x, y, 0.1, 1))
+    assert losses[-1] < 0.05 * losses[0]
+    params = {"w": np.zeros(5), "b": np.zeros(1)}
+    xs = _normal(r, (40, 5))
+    labels = (xs[:, 0] > 0).astype(np.float64)
+    before = check(sgd_params_dict, params, xs, labels, 0.5)
+    assert before == pytest.approx(math.log(2), rel=1e-12)
+    assert params["w"][0] == 0  # check() works on copies: the caller's dict is untouched
+    step = gcompile.compile(sgd_params_dict, fullgraph=True)
+    first = step(params, xs, labels, 0.5)
+    second = step(params, xs, labels, 0.5)
+    assert first == pytest.approx(math.log(2)) and second < first
+    assert params["w"][0] > 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the compile cache
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cache_hit_gives_fresh_results(backend):
+    r = rng()
+    compiled = gcompile.compile(layernorm, backend=backend, fullgraph=True)
+    gamma, beta = _normal(r, 32, np.float32), _normal(r, 32, np.float32)
+    first = _normal(r, (4, 32), np.float32)
+    second = _normal(r, (4, 32), np.float32)
+    out1 = compiled(first, gamma, beta, 1e-5)
+    out2 = compiled(second, gamma, beta, 1e-3)
+    np.testing.assert_array_equal(out1, layernorm(first, gamma, beta, 1e-5), strict=True)
+    np.testing.assert_array_equal(out2, layernorm(second, gamma, beta, 1e-3), strict=True)
+    assert not np.array_equal(out1, out2)
+    stats = compiled.stats
+    assert (stats["traces"], stats["cache_hits"], stats["cache_entries"], stats["calls"]) == (1, 1, 1, 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cache_hit_mutations_accumulate(backend):
+    r = rng()
+    compiled = gcompile.compile(sgd_momentum, backend=backend, fullgraph=True)
+    w, vel = _normal(r, (10, 5)), np.zeros((10, 5))
+    w_ref, vel_ref = w.copy(), vel.copy()
+    for _ in range(3):
+        grad = _normal(r, (10, 5))
+        assert compiled(w, vel, grad, 0.05, 0.9) is None
+        sgd_momentum(w_ref, vel_ref, grad, 0.05, 0.9)
+        np.testing.assert_array_equal(w, w_ref)
+        np.testing.assert_array_equal(vel, vel_ref)
+    assert compiled.stats["traces"] == 1
+    assert compiled.stats["cache_hits"] == 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_new_shape_retraces(backend):
+    r = rng()
+    compiled = gcompile.compile(pairwise_distances, backend=backend, fullgraph=True)
+    shapes = [((20, 3), (15, 3)), ((20, 3), (15, 3)), ((7, 3), (15, 3)), ((20, 3), (15, 3)), ((7, 2), (4, 2))]
+    for a_shape, b_shape in shapes:
+        a, b = _normal(r, a_shape), _normal(r, b_shape)
+        out = compiled(a, b)
+        assert out.shape == (a_shape[0], b_shape[0])
+        np.testing.assert_array_equal(out, pairwise_distances(a, b), strict=True)
+    stats = compiled.stats
+    assert (stats["traces"], stats["cache_hits"], stats["cache_entries"]) == (3, 2, 3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_new_dtype_or_static_value_retraces(backend):
+    r = rng()
+    compiled = gcompile.compile(newton_sqrt, backend=backend, fullgraph=True)
+    a64 = _uniform(r, 50, 1, 100)
+    a32 = a64.astype(np.float32)
+    for a, iterations in [(a64, 4), (a64, 8), (a32, 8), (a64 * 2, 4), (a32 + 1, 8)]:
+        np.testing.assert_array_equal(compiled(a, iterations), newton_sqrt(a, iterations), strict=True)
+    stats = compiled.stats
+    assert (stats["traces"], stats["cache_hits"]) == (3, 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_new_float_argument_value_is_not_baked_in(backend):
+    r = rng()
+    compiled = gcompile.compile(black_scholes, backend=backend, fullgraph=True)
+    spot, strike = _uniform(r, 16, 80, 120), _uniform(r, 16, 80, 120)
+    for rate, vol in [(0.01, 0.2), (0.05, 0.4), (0.0, 0.1)]:
+        got = compiled(spot, strike, rate, vol, 2.0)
+        want = black_scholes(spot, strike, rate, vol, 2.0)
+        np.testing.assert_array_equal(got["call"], want["call"], strict=True)
+        np.testing.assert_array_equal(got["put"], want["put"], strict=True)
+    assert compiled.stats["traces"] == 1
+    assert compiled.stats["cache_hits"] == 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_layout_change_retraces(backend):
+    r = rng()
+    compiled = gcompile.compile(standardize_columns, backend=backend, fullgraph=True)
+    data = _normal(r, (30, 4))
+    for arg in (data, _fortran(data), _normal(r, (60, 4))[::2], _fortran(data)):
+        np.testing.assert_array_equal(compiled(arg), standardize_columns(arg), strict=True)
+    assert compiled.stats["traces"] == 3
+    assert compiled.stats["cache_hits"] == 1

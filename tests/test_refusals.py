@@ -1,0 +1,236 @@
+"""Every refusal kind: an UnsupportedError naming the construct and the user's file:line."""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile import UnsupportedError
+
+
+def line_of(fn, text: str) -> str:
+    """``file:line`` of the first line of ``fn``'s source containing ``text``."""
+    lines, start = inspect.getsourcelines(fn)
+    for offset, line in enumerate(lines):
+        if text in line:
+            return f"{inspect.getsourcefile(fn)}:{start + offset}"
+    raise AssertionError(f"{text!r} not in the source of {fn.__name__}")
+
+
+def data_dependent_if(x):
+    if x.sum() > 0:
+        return x
+    return -x
+
+
+def float_of_traced(x):
+    return x * float(x[0])
+
+
+def int_of_traced(x):
+    return x * int(x[0])
+
+
+def math_function(x):
+    return math.exp(x[0])
+
+
+def range_of_traced(x):
+    total = x
+    for _ in range(x[0]):
+        total = total + 1
+    return total
+
+
+def boolean_mask(x):
+    return x[x > 0]
+
+
+def traced_integer_index(x, i):
+    return x[i]
+
+
+def list_index(x):
+    return x[[0, 2]]
+
+
+def array_index(x):
+    return x[np.array([True, False, True, False])]
+
+
+def unsupported_function(x):
+    return np.sort(x)
+
+
+def unsupported_submodule_function(x):
+    return np.linalg.norm(x)
+
+
+def unsupported_ufunc(x):
+    return np.frexp(x)
+
+
+def unsupported_ufunc_method(x):
+    return np.subtract.reduce(x)
+
+
+def ufunc_at(x):
+    np.add.at(x, 0, 1.0)
+    return x
+
+
+def one_argument_where(x):
+    return np.where(x > 0)
+
+
+def item_of_traced(x):
+    return x.item()
+
+
+def tolist_of_traced(x):
+    return x.tolist()
+
+
+def traced_axis(x):
+    return np.sum(x, axis=x)
+
+
+def out_into_global(x):
+    return np.add(x, 1, out=GLOBAL_BUFFER)
+
+
+def write_into_global(x):
+    GLOBAL_BUFFER[...] = x
+    return x
+
+
+def list_of_traced_as_array(x):
+    return np.array([x[0], x[1]])
+
+
+def slice_bound_from_data(x):
+    return x[: x[0]]
+
+
+def returns_object(x):
+    return {1, 2}
+
+
+def ndarray_method_not_in_table(x):
+    return x.sort()
+
+
+GLOBAL_BUFFER = np.zeros(4)
+
+REFUSALS = [
+    (data_dependent_if, "bool() of a traced value", "if x.sum() > 0"),
+    (float_of_traced, "float() of a traced value", "float(x[0])"),
+    (int_of_traced, "int() of a traced value", "int(x[0])"),
+    (math_function, "float() of a traced value", "math.exp"),
+    (range_of_traced, "used as a Python integer", "range(x[0])"),
+    (boolean_mask, "boolean-mask indexing", "x[x > 0]"),
+    (list_index, "integer-array indexing", "x[[0, 2]]"),
+    (array_index, "boolean-mask indexing", "x[np.array"),
+    (unsupported_function, "np.sort", "np.sort"),
+    (unsupported_submodule_function, "numpy.linalg.norm", "np.linalg.norm"),
+    (unsupported_ufunc, "np.frexp", "np.frexp"),
+    (unsupported_ufunc_method, "np.subtract.reduce", "np.subtract.reduce"),
+    (ufunc_at, "np.add.at", "np.add.at"),
+    (one_argument_where, "np.where(condition) with one argument", "np.where(x > 0)"),
+    (item_of_traced, "x.item()", "x.item()"),
+    (tolist_of_traced, "x.tolist()", "x.tolist()"),
+    (traced_axis, "a traced value as the 'axis' argument", "axis=x"),
+    (out_into_global, "not an argument of the function", "out=GLOBAL_BUFFER"),
+    (write_into_global, "converting a traced value to a concrete NumPy array", "GLOBAL_BUFFER[...] = x"),
+    (list_of_traced_as_array, "Python list containing traced values", "np.array([x[0], x[1]])"),
+    (slice_bound_from_data, "a slice bound computed from data", "x[: x[0]]"),
+    (returns_object, "returning a value of type set", "def returns_object"),
+    (ndarray_method_not_in_table, "the ndarray attribute or method .sort", "x.sort()"),
+]
+
+
+@pytest.mark.parametrize("fn, construct, text", REFUSALS, ids=[r[0].__name__ for r in REFUSALS])
+def test_refusal_names_construct_and_line(fn, construct, text):
+    x = np.arange(4, dtype=np.int64) + 1
+    with pytest.raises(UnsupportedError) as info:
+        gcompile.trace(fn, x)
+    message = str(info.value)
+    assert construct in message
+    assert info.value.source == line_of(fn, text), message
+    assert line_of(fn, text) in message
+
+
+def test_traced_integer_index_is_refused():
+    with pytest.raises(UnsupportedError, match="indexing with a traced integer"):
+        gcompile.trace(traced_integer_index, np.arange(4.0), np.array(1))
+
+
+@pytest.mark.parametrize(
+    "value, what",
+    [
+        (np.array([object(), 1], dtype=object), "object dtype"),
+        (np.zeros(3, dtype=[("a", "f8"), ("b", "i4")]), "structured dtype"),
+        (np.array(["a", "b"]), "string dtype"),
+        (np.arange(3, dtype=">f8"), "non-native byte order"),
+        (np.array(["2020-01-01"], dtype="datetime64[D]"), "datetime dtype"),
+    ],
+    ids=["object", "structured", "string", "big-endian", "datetime"],
+)
+def test_unsupported_argument_dtypes_name_the_argument(value, what):
+    def f(values):
+        return values
+
+    with pytest.raises(UnsupportedError) as info:
+        gcompile.trace(f, value)
+    assert "argument 'values'" in str(info.value) and what in str(info.value)
+    compiled = gcompile.compile(f)
+    with pytest.warns(gcompile.GcompileWarning, match=what):
+        result = compiled(value)
+    assert result is value  # ran eagerly
+
+
+def test_unhashable_argument_is_a_clear_error():
+    def f(x, options):
+        return x
+
+    with pytest.raises(UnsupportedError, match="argument 'options' of unhashable type set"):
+        gcompile.trace(f, np.ones(2), {1, 2})
+
+
+def test_unhashable_static_argument_is_a_clear_error():
+    def f(x, shape):
+        return x.reshape(shape)
+
+    with pytest.raises(UnsupportedError, match="static argument 'shape' of unhashable type list"):
+        gcompile.trace(f, np.ones(4), [2, 2], static_argnames=("shape",))
+
+
+def test_fallback_warns_once_per_reason_and_runs_eagerly():
+    compiled = gcompile.compile(data_dependent_if)
+    x = np.arange(3.0)
+    with pytest.warns(gcompile.GcompileWarning, match="bool\\(\\) of a traced value") as record:
+        np.testing.assert_array_equal(compiled(x), x)
+    assert line_of(data_dependent_if, "if x.sum() > 0") in str(record[0].message)
+    # The same reason again: eager result, no new warning (warnings are errors in this suite).
+    np.testing.assert_array_equal(compiled(-x), x)
+    assert compiled.stats["fallbacks"] == 2
+    assert compiled.stats["traces"] == 0
+    assert [r.construct for r in compiled.refusals] == [
+        "bool() of a traced value (Python `if`, `while`, `and`, `or`, `not` on array data)"
+    ]
+
+
+def test_fullgraph_raises_the_refusal():
+    compiled = gcompile.compile(boolean_mask, fullgraph=True)
+    with pytest.raises(UnsupportedError, match="boolean-mask indexing"):
+        compiled(np.arange(3.0))
+
+
+def test_refusal_hint_suggests_a_rewrite():
+    with pytest.raises(UnsupportedError) as info:
+        gcompile.trace(boolean_mask, np.arange(3.0))
+    assert "np.where" in info.value.hint
