@@ -1,0 +1,747 @@
+"""Realistic uses of every op that the generic ufunc tests do not reach, and of every decomposition.
+
+``CASES`` maps a target to its cases. A target is an op name from
+``gcompile.ir.ops.OPS`` (every op except the ufunc-backed elementwise ones,
+which ``test_ops.py`` generates from the table) or a NumPy callable that is a
+key of ``gcompile.ir.ops.DECOMPOSITIONS``. Each ``Case`` is a small function
+written the way users write NumPy, the arguments to build for it and the dtypes
+it applies to. ``ERROR_CASES`` are calls that NumPy rejects; tracing them must
+raise the same exception.
+
+``test_ops.py`` runs every case through ``tests.support.check`` for each of its
+dtypes, and fails when an op or a decomposition has no case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+BOOL = (np.bool_,)
+INTS = (np.int8, np.int32, np.int64, np.uint8, np.uint32)
+FLOATS = (np.float32, np.float64)
+COMPLEX = (np.complex128,)
+REAL = INTS + FLOATS
+NUMERIC = REAL + COMPLEX
+ALL = BOOL + NUMERIC
+SIGNED = (np.int8, np.int32, np.int64) + FLOATS
+
+FORMS = ("C", "F", "strided", "reversed", "readonly", "scalar")
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument to build.
+
+    Attributes:
+        shape: the argument's shape.
+        form: ``"C"``, ``"F"`` (Fortran order), ``"strided"`` (every other element of a bigger array
+            along each axis), ``"reversed"`` (negative strides), ``"readonly"`` (a C array that is not
+            writeable) or ``"scalar"`` (a NumPy scalar; ``shape`` must be ``()``).
+        dtype: a fixed dtype, or None for the dtype the case runs with.
+    """
+
+    shape: tuple
+    form: str = "C"
+    dtype: Any = None
+
+    def __post_init__(self) -> None:
+        if self.form not in FORMS:
+            raise ValueError(f"unknown argument form {self.form!r}")
+        if self.form == "scalar" and self.shape != ():
+            raise ValueError("a NumPy scalar argument has shape ()")
+
+
+@dataclass(frozen=True)
+class Case:
+    """A function, the arguments to call it with, and the dtypes to run it for.
+
+    ``dtypes`` is ``(None,)`` when every argument has a fixed dtype (or there is
+    none): the case then runs once. With ``specials``, float and complex
+    arguments include nan, inf and -0.0.
+    """
+
+    fn: Callable
+    args: tuple
+    dtypes: tuple
+    specials: bool = False
+
+
+def case(fn: Callable, *args: tuple | Arg, dtypes: tuple = ALL, specials: bool = False) -> Case:
+    """A ``Case``; a plain tuple argument is a C-order array of that shape."""
+    built = tuple(a if isinstance(a, Arg) else Arg(a) for a in args)
+    if all(a.dtype is not None for a in built):
+        dtypes = (None,)
+    return Case(fn, built, dtypes, specials)
+
+
+def F(shape: tuple) -> Arg:  # noqa: N802 - reads like NumPy's order="F"
+    """A Fortran-order array argument."""
+    return Arg(shape, "F")
+
+
+def strided(shape: tuple) -> Arg:
+    """A non-contiguous view argument: ``base[::2, ::2]``."""
+    return Arg(shape, "strided")
+
+
+def reversed_(shape: tuple) -> Arg:
+    """A negative-stride view argument: ``base[::-1, ::-1]``."""
+    return Arg(shape, "reversed")
+
+
+def scalar(dtype: Any = None) -> Arg:
+    """A NumPy scalar argument (``np.float32(1.5)``)."""
+    return Arg((), "scalar", dtype)
+
+
+def of(shape: tuple, dtype: Any) -> Arg:
+    """A C-order array argument of a fixed dtype."""
+    return Arg(shape, dtype=dtype)
+
+
+def _fill_empty(x):
+    out = np.empty((2, 3), dtype=x.dtype)
+    out[...] = x
+    return out
+
+
+def _empty_f(x):
+    out = np.empty(x.shape, x.dtype, order="F")
+    out[:] = x * 2
+    return out
+
+
+def _empty_like_then_fill(x):
+    out = np.empty_like(x)
+    out.fill(3)
+    return out
+
+
+def _empty_like_assign(x):
+    out = np.empty_like(x, dtype=np.float64)
+    out[...] = x
+    out[0] = -1
+    return out
+
+
+def _setitem_row(x, row):
+    x[1] = row
+    return x
+
+
+def _setitem_scalar(x):
+    x[0, 1] = 7
+    return x
+
+
+def _setitem_broadcast(x):
+    x[:, ::2] = x[0, ::2]
+    return x
+
+
+def _setitem_inplace_slice(x):
+    x[1:] += 1
+    return x
+
+
+def _setitem_fresh(x):
+    out = np.zeros_like(x)
+    out[1:] = x[:-1]
+    return out
+
+
+def _setitem_ellipsis(x, y):
+    x[...] = y
+    return None
+
+
+def _setitem_view_chain(x):
+    v = x.T
+    v[0] = 5
+    return x
+
+
+def _copy_is_independent(x):
+    y = x.copy()
+    y[0] = 0
+    return x, y
+
+
+def _array_is_a_copy(x):
+    y = np.array(x)
+    y[...] = 1
+    return x, y
+
+
+def _array_no_copy_aliases(x):
+    y = np.array(x, copy=False)
+    y[0] = 0
+    return x
+
+
+def _asarray_aliases(x):
+    y = np.asarray(x)
+    y[-1] = 1
+    return y
+
+
+def _copyto(dst, src):
+    np.copyto(dst, src)
+
+
+def _copyto_unsafe(dst, src):
+    np.copyto(dst, src, casting="unsafe")
+    return dst
+
+
+def _copyto_scalar(dst):
+    np.copyto(dst, 3)
+    return dst
+
+
+def _imatmul(a, b):
+    a @= b
+    return a
+
+
+def _clip_inplace(x):
+    np.clip(x, 0, 3, out=x)
+    return x
+
+
+CASES: dict[Any, list[Case]] = {
+    # -- elementwise, not ufuncs --------------------------------------------------------------------
+    "where": [
+        case(lambda x: np.where(x > 0, x, 0), (3, 4), dtypes=NUMERIC),
+        case(lambda c, a, b: np.where(c, a, b), of((3, 1), np.bool_), (1, 4), (4,)),
+        case(lambda c, a: np.where(c, a, -1.5), of((2, 3), np.bool_), (2, 3), dtypes=SIGNED),
+        case(lambda x: np.where(x != 0, np.float32(1), x), F((3, 4))),
+        case(lambda x, y: np.where(x < y, y, x), strided((3, 4)), reversed_((3, 4)), dtypes=REAL),
+        case(lambda x: np.where(x, 1, 0), (), dtypes=ALL),
+        case(lambda x: np.where(x > 1, x, x * 2), (0, 3), dtypes=REAL),
+    ],
+    "clip": [
+        case(lambda x: x.clip(min=0), (3, 4), dtypes=REAL),
+        case(lambda x: x.clip(-1, 1), (2, 3), dtypes=SIGNED),
+        case(lambda x: x.clip(max=2), strided((5,)), dtypes=REAL),
+        case(lambda x: x.clip(1, None), F((3, 4)), dtypes=REAL),
+    ],
+    "round": [
+        case(lambda x: np.round(x), (2, 3), dtypes=NUMERIC),
+        case(lambda x: np.round(x, 1), (2, 3), dtypes=NUMERIC),
+        case(lambda x: np.around(x, decimals=-1), (4,), dtypes=NUMERIC),
+        case(lambda x: x.round(2), reversed_((5,)), dtypes=FLOATS),
+        case(lambda x: np.round(x * 3.7, 1), (), dtypes=FLOATS),
+        case(lambda x: round(x), (3,), dtypes=FLOATS),
+        case(lambda x: np.round(x), scalar(), dtypes=FLOATS),
+        case(lambda x: round(x), scalar(), dtypes=FLOATS),
+    ],
+    "astype": [
+        case(lambda x: x.astype(np.float32), (2, 3)),
+        case(lambda x: x.astype(np.int32), F((3, 4)), dtypes=REAL),
+        case(lambda x: x.astype(bool), (5,)),
+        case(lambda x: x.astype(np.complex128), strided((3, 2))),
+        case(lambda x: x.astype(np.int8, copy=False), (4,), dtypes=INTS),
+        case(lambda x: np.astype(x, np.float64) / 2, (2, 2)),
+        case(lambda x: x.astype(np.int64), scalar(), dtypes=REAL),
+        case(lambda x: x.astype(np.float32), (), dtypes=REAL),
+        case(lambda x: np.abs(x).astype(np.uint8), (3,), dtypes=REAL),
+    ],
+    "copy": [
+        case(lambda x: np.copy(x), (2, 3)),
+        case(lambda x: x.copy(), F((3, 4))),
+        case(_copy_is_independent, (3,)),
+        case(lambda x: x.flatten(), strided((3, 2))),
+        case(lambda x: np.copy(x), scalar()),
+    ],
+    # -- reductions ---------------------------------------------------------------------------------
+    "sum": [
+        case(lambda x: np.sum(x), (2, 3)),
+        case(lambda x: x.sum(axis=1), (2, 3)),
+        case(lambda x: np.sum(x, axis=(0, 2), keepdims=True), (2, 3, 4)),
+        case(lambda x: x.sum(axis=-1), F((3, 4))),
+        case(lambda x: np.sum(x, axis=0, dtype=np.float64), strided((3, 4))),
+        case(lambda x: x.sum(0, keepdims=True), reversed_((4, 2))),
+        case(lambda x: np.add.reduce(x, axis=1), (2, 3)),
+        case(lambda x: np.add.reduce(x), (4, 2)),
+        case(lambda x: np.sum(x), ()),
+        case(lambda x: np.sum(x, axis=0), (0, 3)),
+        case(lambda x: x.sum(), (0,)),
+        case(lambda x: np.sum(x), scalar()),
+    ],
+    "prod": [
+        case(lambda x: np.prod(x), (2, 3)),
+        case(lambda x: x.prod(axis=0), (3, 4)),
+        case(lambda x: np.prod(x, axis=(-1, -2), keepdims=True), (2, 2, 3)),
+        case(lambda x: np.prod(x, axis=1, dtype=np.int8), strided((2, 3)), dtypes=INTS),
+        case(lambda x: np.multiply.reduce(x, axis=-1), F((3, 3))),
+        case(lambda x: x.prod(), (0, 2)),
+    ],
+    "mean": [
+        case(lambda x: np.mean(x), (2, 3)),
+        case(lambda x: x.mean(axis=0), (3, 4)),
+        case(lambda x: np.mean(x, axis=(1, 2), keepdims=True), (2, 3, 4)),
+        case(lambda x: x.mean(axis=-1, dtype=np.float32), F((3, 4)), dtypes=REAL),
+        case(lambda x: np.mean(x), ()),
+        case(lambda x: x - x.mean(axis=1, keepdims=True), strided((3, 4)), dtypes=NUMERIC),
+    ],
+    "amax": [
+        case(lambda x: np.max(x), (2, 3), specials=True),
+        case(lambda x: np.amax(x, axis=0), (3, 4), specials=True),
+        case(lambda x: x.max(axis=-1, keepdims=True), F((3, 4))),
+        case(lambda x: np.max(x, axis=(0, 1)), (2, 3, 2)),
+        case(lambda x: np.maximum.reduce(x, axis=1), strided((3, 4))),
+        case(lambda x: x.max(), scalar()),
+        case(lambda x: np.max(x, axis=0), (0, 3)),
+    ],
+    "amin": [
+        case(lambda x: np.min(x), (2, 3), specials=True),
+        case(lambda x: np.amin(x, axis=1, keepdims=True), (3, 4)),
+        case(lambda x: x.min(axis=0), reversed_((3, 4))),
+        case(lambda x: np.minimum.reduce(x), (4, 2)),
+        case(lambda x: x.min(axis=(1, 2)), (2, 2, 3)),
+    ],
+    "argmax": [
+        case(lambda x: np.argmax(x), (2, 3), specials=True),
+        case(lambda x: x.argmax(axis=1), (3, 4)),
+        case(lambda x: np.argmax(x, axis=0, keepdims=True), F((3, 4))),
+        case(lambda x: np.argmax(x, axis=-1), strided((2, 3, 4))),
+        case(lambda x: x.argmax(), ()),
+    ],
+    "argmin": [
+        case(lambda x: np.argmin(x), (2, 3), specials=True),
+        case(lambda x: x.argmin(axis=0), reversed_((3, 4))),
+        case(lambda x: np.argmin(x, axis=1, keepdims=True), (2, 5)),
+    ],
+    "any": [
+        case(lambda x: np.any(x), (2, 3)),
+        case(lambda x: (x > 1).any(axis=0), (3, 4), dtypes=REAL),
+        case(lambda x: np.any(x, axis=(0, 1), keepdims=True), F((2, 3))),
+        case(lambda x: np.logical_or.reduce(x, axis=1), (3, 4)),
+        case(lambda x: x.any(), (0,)),
+    ],
+    "all": [
+        case(lambda x: np.all(x), (2, 3)),
+        case(lambda x: x.all(axis=-1), strided((3, 4))),
+        case(lambda x: np.all(x != 0, axis=0, keepdims=True), (3, 4)),
+        case(lambda x: np.logical_and.reduce(x), (4, 2)),
+        case(lambda x: np.all(x), ()),
+    ],
+    "var": [
+        case(lambda x: np.var(x), (2, 3)),
+        case(lambda x: x.var(axis=0, ddof=1), (4, 3)),
+        case(lambda x: np.var(x, axis=(0, 2), keepdims=True), (2, 3, 4)),
+        case(lambda x: x.var(axis=-1, dtype=np.float64), F((3, 4)), dtypes=REAL),
+    ],
+    "std": [
+        case(lambda x: np.std(x), (2, 3)),
+        case(lambda x: x.std(ddof=1), (5,)),
+        case(lambda x: np.std(x, axis=1, keepdims=True), strided((3, 4))),
+        case(lambda x: (x - x.mean(axis=0)) / x.std(axis=0), (4, 3), dtypes=REAL),
+    ],
+    "cumsum": [
+        case(lambda x: np.cumsum(x), (2, 3)),
+        case(lambda x: x.cumsum(axis=0), (3, 4)),
+        case(lambda x: np.cumsum(x, axis=-1, dtype=np.float64), F((3, 4))),
+        case(lambda x: np.add.accumulate(x, axis=1), strided((2, 3))),
+        case(lambda x: np.add.accumulate(x), (4,)),
+        case(lambda x: x.cumsum(), ()),
+        case(lambda x: np.cumsum(x, axis=0), (0, 2)),
+    ],
+    "cumprod": [
+        case(lambda x: np.cumprod(x), (2, 3)),
+        case(lambda x: x.cumprod(axis=1), (3, 4)),
+        case(lambda x: np.multiply.accumulate(x, axis=0), reversed_((3, 2))),
+        case(lambda x: np.cumprod(x, dtype=np.float32), (4,), dtypes=REAL),
+    ],
+    # -- linear algebra -----------------------------------------------------------------------------
+    "matmul": [
+        case(lambda a, b: a @ b, (2, 3), (3, 4)),
+        case(lambda a, b: np.matmul(a, b), (3,), (3, 2)),
+        case(lambda a, b: a @ b, (2, 3), (3,)),
+        case(lambda a, b: a @ b, (4,), (4,)),
+        case(lambda a, b: a @ b, (2, 3, 4), (4, 5)),
+        case(lambda a, b: np.matmul(a, b), (2, 1, 3, 4), (5, 4, 2)),
+        case(lambda a, b: a @ b, F((3, 3)), strided((3, 2))),
+        case(lambda a, b: a.T @ b, (4, 3), reversed_((4, 2))),
+        case(lambda a, b: a @ b, (0, 3), (3, 2)),
+        case(lambda a, b: a @ b, (2, 0), (0, 3)),
+        case(lambda a, b: np.matmul(a, b, dtype=np.float64), (2, 2), (2, 2), dtypes=REAL),
+        case(lambda a, b: a @ b, of((2, 3), np.float32), (3, 2), dtypes=INTS),
+        case(_imatmul, (3, 3), (3, 3), dtypes=NUMERIC),
+    ],
+    "dot": [
+        case(lambda a, b: np.dot(a, b), (3,), (3,)),
+        case(lambda a, b: np.dot(a, b), (2, 3), (3, 4)),
+        case(lambda a, b: a.dot(b), (2, 3), (3,)),
+        case(lambda a, b: np.dot(a, b), (3,), (3, 2)),
+        case(lambda a, b: np.dot(a, b), (2, 3, 4), (5, 4, 2)),
+        case(lambda a, b: np.dot(a, b), F((3, 3)), strided((3, 3))),
+        case(lambda a, b: np.dot(a, b), (), (2, 3)),
+        case(lambda a: np.dot(a, 3), (2, 2)),
+        case(lambda a: a.dot(a.T), (2, 3)),
+    ],
+    "outer": [
+        case(lambda a, b: np.outer(a, b), (3,), (4,)),
+        case(lambda a, b: np.outer(a, b), (2, 2), (3,)),
+        case(lambda a, b: np.outer(a, b), reversed_((3,)), of((2,), np.float32), dtypes=NUMERIC),
+        case(lambda a: np.outer(a, a), ()),
+        case(lambda a, b: np.outer(a, b), (0,), (3,)),
+    ],
+    "trace": [
+        case(lambda x: np.trace(x), (3, 3)),
+        case(lambda x: np.trace(x, offset=1), (3, 4)),
+        case(lambda x: np.trace(x, offset=-1, dtype=np.float64), F((4, 3)), dtypes=NUMERIC),
+        case(lambda x: np.trace(x, axis1=1, axis2=2), (2, 3, 3)),
+        case(lambda x: x.trace(), (3, 3)),
+    ],
+    # -- views and shapes ---------------------------------------------------------------------------
+    "reshape": [
+        case(lambda x: x.reshape(-1), (2, 3)),
+        case(lambda x: np.reshape(x, (3, -1)), (2, 3)),
+        case(lambda x: x.reshape(3, 2), (2, 3)),
+        case(lambda x: x.reshape((2, 2, 3)), F((3, 4))),
+        case(lambda x: x.reshape(-1, 2), strided((2, 4))),
+        case(lambda x: np.reshape(x, 6), reversed_((3, 2))),
+        case(lambda x: x.reshape(1, 1), ()),
+        case(lambda x: x.reshape(3, 0), (0, 3)),
+        case(lambda x: np.reshape(x, (4, 3)).T.reshape(2, 6), (3, 4)),
+    ],
+    "transpose": [
+        case(lambda x: x.T, (2, 3)),
+        case(lambda x: np.transpose(x), (2, 3, 4)),
+        case(lambda x: np.transpose(x, (1, 0, 2)), (2, 3, 4)),
+        case(lambda x: x.transpose(2, 0, 1), F((2, 3, 4))),
+        case(lambda x: x.transpose(), strided((3, 2))),
+        case(lambda x: np.transpose(x, axes=(-1, 0)), reversed_((3, 2))),
+        case(lambda x: x.T, (4,)),
+        case(lambda x: x.T + 1, (3, 2), dtypes=NUMERIC),
+    ],
+    "swapaxes": [
+        case(lambda x: np.swapaxes(x, 0, 2), (2, 3, 4)),
+        case(lambda x: x.swapaxes(-1, 0), F((3, 4))),
+        case(lambda x: np.swapaxes(x, 1, 1), (2, 3)),
+    ],
+    "moveaxis": [
+        case(lambda x: np.moveaxis(x, 0, -1), (2, 3, 4)),
+        case(lambda x: np.moveaxis(x, [0, 1], [-1, -2]), (2, 3, 4)),
+        case(lambda x: np.moveaxis(x, -1, 0), strided((2, 3))),
+    ],
+    "expand_dims": [
+        case(lambda x: np.expand_dims(x, 0), (2, 3)),
+        case(lambda x: np.expand_dims(x, axis=-1), F((2, 3))),
+        case(lambda x: np.expand_dims(x, (0, 2)), (3,)),
+        case(lambda x: np.expand_dims(x, 0), ()),
+    ],
+    "squeeze": [
+        case(lambda x: np.squeeze(x), (1, 3, 1)),
+        case(lambda x: x.squeeze(axis=0), (1, 3)),
+        case(lambda x: np.squeeze(x, axis=(0, 2)), (1, 2, 1, 3)),
+        case(lambda x: x.squeeze(), (1,)),
+        case(lambda x: np.squeeze(x, -1), strided((3, 1))),
+    ],
+    "broadcast_to": [
+        case(lambda x: np.broadcast_to(x, (4, 3)), (3,)),
+        case(lambda x: np.broadcast_to(x, (2, 3, 4)), (3, 1)),
+        case(lambda x: np.broadcast_to(x[:, None], (3, 5)) * 2, (3,), dtypes=NUMERIC),
+        case(lambda x: np.broadcast_to(x, (2, 2)), ()),
+        case(lambda x: np.broadcast_to(x, 3), (1,)),
+        case(lambda x: np.broadcast_to(x, (0, 3)), F((1, 3))),
+    ],
+    "ravel": [
+        case(lambda x: np.ravel(x), (2, 3)),
+        case(lambda x: x.ravel(), F((2, 3))),
+        case(lambda x: np.ravel(x), strided((3, 2))),
+        case(lambda x: x.T.ravel(), (2, 3)),
+        case(lambda x: np.ravel(x), ()),
+        case(lambda x: x.ravel(), reversed_((2, 3))),
+    ],
+    "getitem": [
+        case(lambda x: x[1:-1, ::2], (4, 5)),
+        case(lambda x: x[..., None], (2, 3)),
+        case(lambda x: x[-1], (3, 4)),
+        case(lambda x: x[0, 1], (2, 3)),
+        case(lambda x: x[np.newaxis, :, 1:], F((3, 4))),
+        case(lambda x: x[::-1], (5,)),
+        case(lambda x: x[1, ..., 2], (2, 3, 4)),
+        case(lambda x: x[...], ()),
+        case(lambda x: x[()], ()),
+        case(lambda x: x[None], ()),
+        case(lambda x: x[5:], (3,)),
+        case(lambda x: x[np.int64(1)][0], strided((3, 4))),
+        case(lambda x: x[:, -2:0:-1], reversed_((3, 4))),
+        case(lambda x: (x[0] + x[-1]) * x[1:2], (3, 2), dtypes=NUMERIC),
+    ],
+    "concatenate": [
+        case(lambda a, b: np.concatenate([a, b]), (2, 3), (4, 3)),
+        case(lambda a, b: np.concatenate((a, b), axis=1), (2, 3), F((2, 2))),
+        case(lambda a, b: np.concatenate([a, b], axis=None), (2, 3), (4,)),
+        case(lambda a, b: np.concatenate([a, b, a], axis=-1), strided((2, 2)), (2, 1)),
+        case(lambda a, b: np.concatenate([a, b]), (3,), of((2,), np.int8)),
+        case(lambda a: np.concatenate([a, np.zeros(3, a.dtype)]), (2,)),
+        case(lambda a: np.concatenate([a, a[::-1]]), (0, 2)),
+    ],
+    "stack": [
+        case(lambda a, b: np.stack([a, b]), (2, 3), (2, 3)),
+        case(lambda a, b: np.stack((a, b), axis=-1), (3,), F((3,))),
+        case(lambda a, b: np.stack([a, b, a], axis=1), strided((2, 2)), (2, 2)),
+        case(lambda a, b: np.stack([a, b]), (2,), of((2,), np.float32)),
+        case(lambda a, b: np.stack([a, b]), (), ()),
+        case(lambda a: np.stack([a, a * 2], axis=-1), (2, 3), dtypes=NUMERIC),
+    ],
+    # -- creation -----------------------------------------------------------------------------------
+    "zeros": [
+        case(lambda: np.zeros((2, 3))),
+        case(lambda: np.zeros(4, dtype=np.int8)),
+        case(lambda: np.zeros((3, 2), order="F")),
+        case(lambda: np.zeros(())),
+        case(lambda x: np.zeros(x.shape, x.dtype) + x, (2, 3)),
+        case(lambda x: np.zeros((2, 3), dtype=x.dtype, order="F"), (1,)),
+    ],
+    "ones": [
+        case(lambda: np.ones((2, 3))),
+        case(lambda: np.ones(3, dtype=bool)),
+        case(lambda x: np.ones((2, 2), order="F", dtype=x.dtype) * x, (2, 2)),
+        case(lambda x: x - np.ones(x.shape[-1]), (3, 4), dtypes=NUMERIC),
+    ],
+    "empty": [
+        case(_fill_empty, (3,)),
+        case(_empty_f, (2, 3), dtypes=NUMERIC),
+    ],
+    "full": [
+        case(lambda: np.full((2, 3), 7)),
+        case(lambda: np.full(4, 2.5, dtype=np.float32)),
+        case(lambda: np.full((2, 3), True, order="F")),
+        case(lambda: np.full((2, 2), np.nan)),
+        case(lambda x: np.full((2, 3), 7, dtype=x.dtype), (1,)),
+        case(lambda x: np.full((2, 2), x[0]), (3,)),
+        case(lambda x: np.full(x.shape, x), ()),
+    ],
+    "arange": [
+        case(lambda x: np.arange(5) * x[0], (3,), dtypes=NUMERIC),
+        case(lambda: np.arange(2, 11, 3)),
+        case(lambda: np.arange(0.0, 1.0, 0.25)),
+        case(lambda x: np.arange(6, dtype=np.float32).reshape(2, 3) + x, (2, 3)),
+        case(lambda x: np.arange(x.shape[0]) + x, (4,)),
+        case(lambda: np.arange(5, 0, -1)),
+    ],
+    "linspace": [
+        case(lambda x: np.linspace(0, 1, 7) + x, (7,)),
+        case(lambda: np.linspace(0, 10, 5, endpoint=False)),
+        case(lambda: np.linspace(1, 2, 4, dtype=np.float32)),
+        case(lambda: np.linspace(-1, 1)),
+        case(lambda x: x * np.linspace(0, 1, x.shape[-1]), (2, 3), dtypes=NUMERIC),
+    ],
+    "eye": [
+        case(lambda: np.eye(3, k=1)),
+        case(lambda: np.eye(2, 3, dtype=np.int32)),
+        case(lambda: np.eye(3, order="F")),
+        case(lambda x: x @ np.eye(3), (2, 3)),
+        case(lambda x: x * np.eye(3, 4, k=-1, dtype=x.dtype), (3, 4)),
+    ],
+    # -- mutation -----------------------------------------------------------------------------------
+    "setitem": [
+        case(_setitem_row, (3, 4), (4,)),
+        case(_setitem_scalar, F((2, 3))),
+        case(_setitem_broadcast, (3, 4)),
+        case(_setitem_inplace_slice, (3, 2), dtypes=NUMERIC),
+        case(_setitem_fresh, strided((4,))),
+        case(_setitem_ellipsis, (2, 3), of((3,), np.int8)),
+        case(_setitem_view_chain, (2, 3)),
+    ],
+    # -- decompositions -----------------------------------------------------------------------------
+    np.divmod: [
+        case(lambda a, b: np.divmod(a, b), (2, 3), (3,), dtypes=REAL),
+        case(lambda a: np.divmod(a, 3), F((2, 3)), dtypes=REAL),
+        case(lambda a: np.divmod(a, 2.5), strided((4,)), dtypes=REAL),
+        case(lambda a, b: divmod(a, b), (3,), (3,), dtypes=REAL),
+        case(lambda a, b: np.divmod(a, b), scalar(), scalar(), dtypes=REAL),
+    ],
+    np.clip: [
+        case(lambda x: np.clip(x, None, 5), (3, 4), dtypes=REAL),
+        case(lambda x: np.clip(x, -1, 1), F((2, 3)), dtypes=SIGNED),
+        case(lambda x, lo, hi: np.clip(x, lo, hi), (3, 4), (4,), (3, 1), dtypes=REAL),
+        case(lambda x: np.clip(x, 0.5, 2.5), (5,), dtypes=REAL),
+        case(lambda x: np.clip(x, min=0, max=3), strided((3, 2)), dtypes=REAL),
+        case(lambda x: np.clip(x, 0, 1), (), dtypes=REAL, specials=True),
+        case(_clip_inplace, (2, 3), dtypes=REAL),
+    ],
+    np.zeros_like: [
+        case(lambda x: np.zeros_like(x, dtype=np.int8), (2, 3)),
+        case(lambda x: np.zeros_like(x), F((2, 3))),
+        case(lambda x: np.zeros_like(x) + x, strided((3,))),
+        case(lambda x: np.zeros_like(x, shape=(4,)), (2, 2)),
+    ],
+    np.ones_like: [
+        case(lambda x: np.ones_like(x), (2, 3)),
+        case(lambda x: np.ones_like(x, dtype=np.float32, order="F"), (3, 2)),
+        case(lambda x: x - np.ones_like(x), (), dtypes=NUMERIC),
+    ],
+    np.empty_like: [
+        case(_empty_like_then_fill, (2, 3)),
+        case(_empty_like_assign, F((3, 2)), dtypes=REAL),
+    ],
+    np.full_like: [
+        case(lambda x: np.full_like(x, 7), (2, 3)),
+        case(lambda x: np.full_like(x, 0.5, dtype=np.float32), F((2, 3))),
+        case(lambda x: np.full_like(x, np.nan), (3,), dtypes=FLOATS),
+        case(lambda x: np.full_like(x, x[0]), (3,)),
+    ],
+    np.identity: [
+        case(lambda: np.identity(3)),
+        case(lambda x: np.identity(2, dtype=x.dtype) * x, (2, 2)),
+    ],
+    np.asarray: [
+        case(lambda x: np.asarray(x, dtype=np.float32), (2, 3)),
+        case(lambda x: np.asarray(x) + 1, F((2, 3)), dtypes=NUMERIC),
+        case(_asarray_aliases, (3,)),
+        case(lambda x: np.asarray(x, order="C"), strided((3, 2))),
+    ],
+    np.asanyarray: [
+        case(lambda x: np.asanyarray(x), (2, 3)),
+        case(lambda x: np.asanyarray(x, dtype=np.complex128), (3,)),
+    ],
+    np.array: [
+        case(_array_is_a_copy, (2, 3)),
+        case(lambda x: np.array(x, dtype=np.float64), F((2, 3))),
+        case(_array_no_copy_aliases, (3,)),
+        case(lambda x: np.array(x), scalar()),
+    ],
+    np.ascontiguousarray: [
+        case(lambda x: np.ascontiguousarray(x), F((2, 3))),
+        case(lambda x: np.ascontiguousarray(x), strided((3, 2))),
+        case(lambda x: np.ascontiguousarray(x, dtype=np.float32), (2, 3)),
+        case(lambda x: np.ascontiguousarray(x), ()),
+    ],
+    np.copyto: [
+        case(_copyto, (2, 3), (3,)),
+        case(_copyto, F((2, 3)), of((2, 3), np.int8), dtypes=NUMERIC),
+        case(_copyto_unsafe, of((3,), np.int32), (3,)),
+        case(_copyto_scalar, strided((2, 2)), dtypes=NUMERIC),
+    ],
+    np.diff: [
+        case(lambda x: np.diff(x), (5,)),
+        case(lambda x: np.diff(x, n=2), (3, 5)),
+        case(lambda x: np.diff(x, axis=0), F((4, 3))),
+        case(lambda x: np.diff(x, axis=-2), strided((3, 2, 2))),
+        case(lambda x: np.diff(x, n=0), (3,)),
+    ],
+    np.flip: [
+        case(lambda x: np.flip(x, 0), (3, 4)),
+        case(lambda x: np.flip(x), (2, 3, 2)),
+        case(lambda x: np.flip(x, axis=(0, 2)), F((2, 3, 2))),
+        case(lambda x: np.flip(x, -1), reversed_((3, 4))),
+        case(lambda x: np.flip(x), ()),
+    ],
+}
+
+
+def _write_readonly(x):
+    x[0] = 1
+    return x
+
+
+def _write_broadcast_view(x):
+    v = np.broadcast_to(x, (2, 3))
+    v[0] = 1
+    return v
+
+
+def _inplace_cast(a, b):
+    a += b
+    return a
+
+
+def _inplace_shape(a, b):
+    a += b
+    return a
+
+
+ERROR_CASES: dict[Any, list[Case]] = {
+    "where": [case(lambda c, x: np.where(c, x, 0), of((3,), np.bool_), of((4,), np.float64))],
+    "clip": [case(lambda x: x.clip(np.zeros(4), 1), of((3,), np.float64))],
+    "astype": [case(lambda x: x.astype(np.int8, casting="safe"), of((3,), np.float64))],
+    "sum": [
+        case(lambda x: np.sum(x, axis=2), of((2, 3), np.float64)),
+        case(lambda x: x.sum(axis=(0, 0)), of((2, 3), np.float64)),
+    ],
+    "prod": [case(lambda x: np.prod(x, axis=-3), of((2, 3), np.int64))],
+    "mean": [case(lambda x: np.mean(x, axis=(1, 5)), of((2, 3), np.float64))],
+    "amax": [
+        case(lambda x: np.max(x), of((0,), np.float64)),
+        case(lambda x: x.max(axis=1), of((2, 0), np.float64)),
+    ],
+    "amin": [case(lambda x: np.min(x, axis=0), of((0, 3), np.int32))],
+    "argmax": [case(lambda x: np.argmax(x), of((0,), np.float64))],
+    "argmin": [case(lambda x: x.argmin(axis=2), of((2, 3), np.float64))],
+    "any": [case(lambda x: np.any(x, axis=-3), of((2, 3), np.bool_))],
+    "all": [case(lambda x: x.all(axis=(0, -2)), of((2, 3), np.bool_))],
+    "var": [case(lambda x: np.var(x, axis=2), of((2, 3), np.float64))],
+    "std": [case(lambda x: x.std(axis=-3), of((2, 3), np.float64))],
+    "cumsum": [case(lambda x: np.cumsum(x, axis=2), of((2, 3), np.float64))],
+    "cumprod": [case(lambda x: x.cumprod(axis=-2), of((3,), np.float64))],
+    "matmul": [
+        case(lambda a, b: a @ b, of((2, 3), np.float64), of((4, 2), np.float64)),
+        case(lambda a: a @ 2.0, of((2, 2), np.float64)),
+        case(lambda a, b: np.matmul(a, b), of((2, 2, 3), np.float64), of((3, 3, 2), np.float64)),
+    ],
+    "dot": [case(lambda a, b: np.dot(a, b), of((2, 3), np.float64), of((2, 3), np.float64))],
+    "trace": [case(lambda x: np.trace(x), of((3,), np.float64))],
+    "reshape": [
+        case(lambda x: np.reshape(x, (4, 5)), of((2, 3), np.float64)),
+        case(lambda x: x.reshape(-1, -1), of((2, 3), np.float64)),
+    ],
+    "transpose": [
+        case(lambda x: np.transpose(x, (0, 0)), of((2, 3), np.float64)),
+        case(lambda x: x.transpose(1, 0, 2), of((2, 3), np.float64)),
+    ],
+    "swapaxes": [case(lambda x: np.swapaxes(x, 0, 2), of((2, 3), np.float64))],
+    "moveaxis": [case(lambda x: np.moveaxis(x, [0, 0], [0, 1]), of((2, 3), np.float64))],
+    "expand_dims": [case(lambda x: np.expand_dims(x, 3), of((2, 3), np.float64))],
+    "squeeze": [case(lambda x: np.squeeze(x, axis=0), of((2, 3), np.float64))],
+    "broadcast_to": [case(lambda x: np.broadcast_to(x, (2, 4)), of((3,), np.float64))],
+    "getitem": [
+        case(lambda x: x[5], of((3,), np.float64)),
+        case(lambda x: x[0, 0, 0], of((2, 3), np.float64)),
+        case(lambda x: x[..., 0, ...], of((2, 3), np.float64)),
+        case(lambda x: x[1.5], of((3,), np.float64)),
+    ],
+    "setitem": [
+        case(_write_readonly, Arg((3,), "readonly", np.float64)),
+        case(_write_broadcast_view, of((3,), np.float64)),
+        case(_setitem_row, of((3, 4), np.float64), of((3,), np.float64)),
+    ],
+    "concatenate": [
+        case(lambda a, b: np.concatenate([a, b]), of((2, 3), np.float64), of((2, 4), np.float64)),
+        case(lambda a, b: np.concatenate([a, b], axis=2), of((2, 3), np.float64), of((2, 3), np.float64)),
+        case(lambda a, b: np.concatenate([a, b]), of((), np.float64), of((), np.float64)),
+    ],
+    "stack": [
+        case(lambda a, b: np.stack([a, b]), of((3,), np.float64), of((4,), np.float64)),
+        case(lambda a, b: np.stack([a, b], axis=3), of((2, 3), np.float64), of((2, 3), np.float64)),
+    ],
+    "zeros": [case(lambda: np.zeros((2, -1)))],
+    "ones": [case(lambda: np.ones(-3))],
+    "empty": [case(lambda: np.empty((-1, 2)))],
+    "full": [case(lambda x: np.full((2, 3), x), of((4,), np.float64))],
+    "arange": [case(lambda: np.arange(0, 5, 0))],
+    "linspace": [case(lambda: np.linspace(0, 1, -1))],
+    "eye": [case(lambda: np.eye(-1))],
+    np.divmod: [case(lambda a, b: np.divmod(a, b), of((3,), np.float64), of((2,), np.float64))],
+    np.clip: [case(lambda x: np.clip(x, np.zeros(2), 1), of((3,), np.float64))],
+    np.identity: [case(lambda: np.identity(-2))],
+    np.asarray: [case(lambda x: np.asarray(x, dtype="no such dtype"), of((3,), np.float64))],
+    np.copyto: [
+        case(_copyto, of((3,), np.int64), of((3,), np.float64)),
+        case(_copyto, of((3,), np.float64), of((2,), np.float64)),
+    ],
+    np.diff: [case(lambda x: np.diff(x), of((), np.float64))],
+    np.flip: [case(lambda x: np.flip(x, 2), of((2, 3), np.float64))],
+    "inplace": [
+        case(_inplace_cast, of((3,), np.int64), of((3,), np.float64)),
+        case(_inplace_shape, of((3,), np.float64), of((2, 3), np.float64)),
+    ],
+}
