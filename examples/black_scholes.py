@@ -16,7 +16,9 @@ def norm_cdf(z):
     """Standard normal CDF through an erf approximation (Abramowitz-Stegun 7.1.26, |error| < 1.5e-7)."""
     x = z / np.sqrt(2.0)
     t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
-    poly = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t
+    poly = (
+        (((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592
+    ) * t
     erf = np.sign(x) * (1.0 - poly * np.exp(-x * x))
     return 0.5 * (1.0 + erf)
 

@@ -1,13 +1,13 @@
 """gcompile: a graph-capture compiler for NumPy code.
 
-    import gcompile, numpy as np
+import gcompile, numpy as np
 
-    @gcompile.compile
-    def softmax(x):
-        e = np.exp(x - x.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
+@gcompile.compile
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
 
-    print(gcompile.trace(softmax, np.ones((4, 8), np.float32)))
+print(gcompile.trace(softmax, np.ones((4, 8), np.float32)))
 """
 
 from . import config

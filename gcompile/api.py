@@ -44,8 +44,15 @@ class CompiledFunction:
         refusals: every ``UnsupportedError`` that made a call run eagerly.
     """
 
-    def __init__(self, fn: Callable, *, backend: str = "numba", fullgraph: bool = False,
-                 static_argnames: tuple | list | str = (), options: dict | None = None):
+    def __init__(
+        self,
+        fn: Callable,
+        *,
+        backend: str = "numba",
+        fullgraph: bool = False,
+        static_argnames: tuple | list | str = (),
+        options: dict | None = None,
+    ):
         if not callable(fn):
             raise TypeError(f"gcompile.compile expects a function, got {type(fn).__name__}")
         backends.get(backend)  # unknown backend names fail here, not on the first call
@@ -121,7 +128,9 @@ class CompiledFunction:
 
     def _trace(self, bound: BoundCall, timings: dict) -> Graph:
         start = time.perf_counter()
-        graph = tracer.trace(self.eager, _graph_name(self.eager), bound.leaves, bound.is_input, bound.rebuild)
+        graph = tracer.trace(
+            self.eager, _graph_name(self.eager), bound.leaves, bound.is_input, bound.rebuild
+        )
         self._stats["traces"] += 1
         timings["trace"] = time.perf_counter() - start
         if config.get("verify"):
@@ -153,8 +162,11 @@ class CompiledFunction:
         if error.reason not in self._warned:
             self._warned.add(error.reason)
             self.refusals.append(error)
-            warnings.warn(f"gcompile runs {_graph_name(self.eager)} eagerly: {error}", GcompileWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"gcompile runs {_graph_name(self.eager)} eagerly: {error}",
+                GcompileWarning,
+                stacklevel=3,
+            )
         return self.eager(*args, **kwargs)
 
     def _check_cache_size(self) -> None:
@@ -189,8 +201,14 @@ def _graph_name(fn: Callable) -> str:
     return "lambda" if name == "<lambda>" else name
 
 
-def compile(fn: Callable | None = None, *, backend: str = "numba", fullgraph: bool = False,  # noqa: A001
-            static_argnames: tuple | list | str = (), options: dict | None = None) -> Any:
+def compile(
+    fn: Callable | None = None,
+    *,
+    backend: str = "numba",
+    fullgraph: bool = False,  # noqa: A001
+    static_argnames: tuple | list | str = (),
+    options: dict | None = None,
+) -> Any:
     """Compile a NumPy function; usable as ``@compile`` and ``@compile(...)``.
 
     Args:
@@ -210,13 +228,20 @@ def compile(fn: Callable | None = None, *, backend: str = "numba", fullgraph: bo
     """
 
     def wrap(f: Callable) -> CompiledFunction:
-        return CompiledFunction(f, backend=backend, fullgraph=fullgraph, static_argnames=static_argnames,
-                                options=options)
+        return CompiledFunction(
+            f,
+            backend=backend,
+            fullgraph=fullgraph,
+            static_argnames=static_argnames,
+            options=options,
+        )
 
     return wrap if fn is None else wrap(fn)
 
 
-def trace(fn: Callable, *args: Any, static_argnames: tuple | list | str = (), **kwargs: Any) -> Graph:
+def trace(
+    fn: Callable, *args: Any, static_argnames: tuple | list | str = (), **kwargs: Any
+) -> Graph:
     """Trace ``fn(*args, **kwargs)`` and return its graph (``print(graph)`` shows the text form).
 
     ``fn`` may be a plain function or a ``CompiledFunction`` (its static_argnames

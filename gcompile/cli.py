@@ -14,7 +14,7 @@ import argparse
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from .api import trace
 from .errors import UnsupportedError
@@ -43,10 +43,14 @@ def load_target(spec: str) -> tuple[Callable, tuple]:
     fn = getattr(module, name, None)
     if not callable(fn):
         raise UsageError(f"{path} has no function {name!r}")
-    maker = getattr(module, f"example_inputs_{name}", None) or getattr(module, "example_inputs", None)
+    maker = getattr(module, f"example_inputs_{name}", None) or getattr(
+        module, "example_inputs", None
+    )
     if maker is None:
-        raise UsageError(f"{path} defines neither example_inputs_{name}() nor example_inputs(): add one that "
-                         f"returns the argument tuple for {name}")
+        raise UsageError(
+            f"{path} defines neither example_inputs_{name}() nor example_inputs(): add one that "
+            f"returns the argument tuple for {name}"
+        )
     args = maker()
     return fn, args if isinstance(args, tuple) else (args,)
 
@@ -71,14 +75,18 @@ def _compare(options: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``gcompile`` command."""
-    parser = argparse.ArgumentParser(prog="gcompile", description="Inspect what gcompile does with a function.")
+    parser = argparse.ArgumentParser(
+        prog="gcompile", description="Inspect what gcompile does with a function."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     dump = commands.add_parser("dump", help="print the traced graph")
     dump.add_argument("target", help="path/to/file.py:function")
     dump.add_argument("--format", choices=("text", "table"), default="text")
     dump.add_argument("-o", "--output", help="write to this file instead of stdout")
     dump.set_defaults(run=_dump)
-    comp = commands.add_parser("compare", help="compare eager and compiled runs (agreement and time)")
+    comp = commands.add_parser(
+        "compare", help="compare eager and compiled runs (agreement and time)"
+    )
     comp.add_argument("target", help="path/to/file.py:function")
     comp.add_argument("--repeat", type=int, default=10, help="runs per variant for the medians")
     comp.set_defaults(run=_compare)

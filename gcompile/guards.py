@@ -54,8 +54,10 @@ class ArgumentBinder:
         self.static_argnames = frozenset(static_argnames)
         unknown = self.static_argnames - set(self.signature.parameters)
         if unknown:
-            raise ValueError(f"static_argnames names no parameter of {getattr(fn, '__name__', fn)}: "
-                             f"{sorted(unknown)}; parameters are {list(self.signature.parameters)}")
+            raise ValueError(
+                f"static_argnames names no parameter of {getattr(fn, '__name__', fn)}: "
+                f"{sorted(unknown)}; parameters are {list(self.signature.parameters)}"
+            )
 
     def bind(self, args: tuple, kwargs: dict) -> BoundCall:
         """Flatten one call. Raises TypeError for a wrong arity, UnsupportedError for an unsupported argument."""
@@ -104,8 +106,10 @@ def _leaf_guard(path: str, value: Any, static: bool) -> tuple[tuple, bool]:
 def _check_dtype(path: str, dtype: np.dtype) -> None:
     reason = unsupported_dtype_reason(dtype)
     if reason:
-        raise UnsupportedError(f"argument '{path}' with {reason}",
-                               hint="pass arrays of bool, integer, float or complex dtype in native byte order")
+        raise UnsupportedError(
+            f"argument '{path}' with {reason}",
+            hint="pass arrays of bool, integer, float or complex dtype in native byte order",
+        )
 
 
 def _hashable(path: str, value: Any, static: bool) -> Any:
@@ -118,20 +122,3 @@ def _hashable(path: str, value: Any, static: bool) -> Any:
             hint="pass arrays, Python scalars, or tuples/lists/dicts of them; static values must be hashable",
         ) from None
     return value
-
-
-def describe(key: tuple) -> list[str]:
-    """Human-readable guards of a cache key, one line per leaf."""
-    spec, leaf_keys = key
-    lines = []
-    paths = [path for path, _ in flatten(unflatten(spec, list(range(spec.num_leaves))))[0]]
-    for path, leaf in zip(paths, leaf_keys):
-        if leaf[0] == "array":
-            _, dtype, shape, layout, writeable = leaf
-            lines.append(f"{path}: ndarray {dtype} shape={shape} layout={layout}"
-                         + ("" if writeable else " read-only"))
-        elif leaf[0] == "static":
-            lines.append(f"{path}: static {leaf[1].__name__} == {leaf[2]!r}")
-        else:
-            lines.append(f"{path}: {' '.join(map(str, leaf))}")
-    return lines

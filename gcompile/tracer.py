@@ -38,12 +38,23 @@ _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
 
 # Lookups built from the op table.
 _UFUNC_OPS = {f: op for op in ops.OPS for f in op.numpy if isinstance(f, np.ufunc)}
-_FUNCTION_OPS = {f: op for op in ops.OPS for f in op.numpy if not isinstance(f, np.ufunc) and op.kind != "creation"}
+_FUNCTION_OPS = {
+    f: op
+    for op in ops.OPS
+    for f in op.numpy
+    if not isinstance(f, np.ufunc) and op.kind != "creation"
+}
 _CREATION_OPS = {f: op for op in ops.OPS if op.kind == "creation" for f in op.numpy}
 _REDUCE_OPS = {op.reduces: op for op in ops.OPS if op.reduces is not None}
 _ACCUMULATE_OPS = {op.accumulates: op for op in ops.OPS if op.accumulates is not None}
 
-_ALLOWED_UFUNC_KWARGS = {"where": True, "casting": "same_kind", "order": "K", "subok": True, "signature": None}
+_ALLOWED_UFUNC_KWARGS = {
+    "where": True,
+    "casting": "same_kind",
+    "order": "K",
+    "subok": True,
+    "signature": None,
+}
 
 
 def user_source() -> str | None:
@@ -51,7 +62,11 @@ def user_source() -> str | None:
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not (filename.startswith(_GCOMPILE_DIR) or filename.startswith(_NUMPY_DIR) or filename.startswith("<__array")):
+        if not (
+            filename.startswith(_GCOMPILE_DIR)
+            or filename.startswith(_NUMPY_DIR)
+            or filename.startswith("<__array")
+        ):
             return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return None
@@ -81,8 +96,11 @@ class _Flags:
         self.writeable = meta.writeable
 
     def __getitem__(self, key: str) -> bool:
-        return {"C_CONTIGUOUS": self.c_contiguous, "F_CONTIGUOUS": self.f_contiguous,
-                "WRITEABLE": self.writeable}[key.upper()]
+        return {
+            "C_CONTIGUOUS": self.c_contiguous,
+            "F_CONTIGUOUS": self.f_contiguous,
+            "WRITEABLE": self.writeable,
+        }[key.upper()]
 
 
 class TracedArray:
@@ -169,18 +187,24 @@ class TracedArray:
         )
 
     def __float__(self) -> float:
-        self._tracer.refuse("float() of a traced value (also math.* functions, which convert to float)",
-                            hint="use the NumPy function instead (np.exp, np.sqrt, ...)")
+        self._tracer.refuse(
+            "float() of a traced value (also math.* functions, which convert to float)",
+            hint="use the NumPy function instead (np.exp, np.sqrt, ...)",
+        )
 
     def __int__(self) -> int:
-        self._tracer.refuse("int() of a traced value", hint="keep the value as an array: x.astype(np.int64)")
+        self._tracer.refuse(
+            "int() of a traced value", hint="keep the value as an array: x.astype(np.int64)"
+        )
 
     def __complex__(self) -> complex:
         self._tracer.refuse("complex() of a traced value", hint="use x.astype(np.complex128)")
 
     def __index__(self) -> int:
-        self._tracer.refuse("a traced value used as a Python integer (an index, a size or a range bound)",
-                            hint="sizes must come from shapes (x.shape[0]) or static arguments")
+        self._tracer.refuse(
+            "a traced value used as a Python integer (an index, a size or a range bound)",
+            hint="sizes must come from shapes (x.shape[0]) or static arguments",
+        )
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         self._tracer.refuse(
@@ -282,8 +306,10 @@ class TracedArray:
         if not copy and np.dtype(dtype) == self.dtype:
             return self
         if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting):
-            raise TypeError(f"Cannot cast array data from {self.dtype!r} to {np.dtype(dtype)!r} according to "
-                            f"the rule {casting!r}")
+            raise TypeError(
+                f"Cannot cast array data from {self.dtype!r} to {np.dtype(dtype)!r} according to "
+                f"the rule {casting!r}"
+            )
         return self._tracer.call(ops.ASTYPE, self, dtype=np.dtype(dtype))
 
     def copy(self, order="C"):
@@ -303,7 +329,14 @@ def _install_operators() -> None:
             setattr(TracedArray, f"__{op.dunder}__", _unary_operator(ufunc))
             continue
         setattr(TracedArray, f"__{op.dunder}__", _binary_operator(ufunc, reflected=False))
-        if op.dunder not in ("eq", "ne", "lt", "le", "gt", "ge"):  # Python reflects comparisons itself
+        if op.dunder not in (
+            "eq",
+            "ne",
+            "lt",
+            "le",
+            "gt",
+            "ge",
+        ):  # Python reflects comparisons itself
             setattr(TracedArray, f"__r{op.dunder}__", _binary_operator(ufunc, reflected=True))
             setattr(TracedArray, f"__i{op.dunder}__", _inplace_operator(ufunc))
 
@@ -373,14 +406,20 @@ class Tracer:
         """A node argument for ``value``: a Node, or a literal kept inline (Python and NumPy scalars, None)."""
         if isinstance(value, TracedArray):
             if value._tracer is not self:
-                raise UnsupportedError("mixing values from two different traces (a nested compiled call?)",
-                                       user_source())
+                raise UnsupportedError(
+                    "mixing values from two different traces (a nested compiled call?)",
+                    user_source(),
+                )
             return value._node
         if value is None or isinstance(value, (bool, int, float, complex, np.generic)):
             return value
-        if isinstance(value, (list, tuple)) and any(isinstance(v, TracedArray) for v in _leaves(value)):
-            self.refuse("a Python list or tuple of traced values used as an array",
-                        hint="build the array with np.stack([...]) or np.concatenate([...])")
+        if isinstance(value, (list, tuple)) and any(
+            isinstance(v, TracedArray) for v in _leaves(value)
+        ):
+            self.refuse(
+                "a Python list or tuple of traced values used as an array",
+                hint="build the array with np.stack([...]) or np.concatenate([...])",
+            )
         array = np.asarray(value)
         reason = unsupported_dtype_reason(array.dtype)
         if reason:
@@ -401,13 +440,21 @@ class Tracer:
         operands = tuple(self.operand(a) for a in args)
         for key, value in params.items():
             if any(isinstance(v, TracedArray) for v in _leaves(value)):
-                self.refuse(f"a traced value as the {key!r} argument of {op.name}",
-                            hint=f"{key!r} must be known at compile time; take it from a shape or a static argument")
+                self.refuse(
+                    f"a traced value as the {key!r} argument of {op.name}",
+                    hint=f"{key!r} must be known at compile time; take it from a shape or a static argument",
+                )
         node = self.graph.call(op, operands, params, source=user_source())
         return TracedArray(self, node)
 
-    def ufunc(self, ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict,
-              python_operator: bool = False) -> Any:
+    def ufunc(
+        self,
+        ufunc: np.ufunc,
+        method: str,
+        inputs: tuple,
+        kwargs: dict,
+        python_operator: bool = False,
+    ) -> Any:
         """Record a ufunc call or ufunc method (``reduce``, ``accumulate``, ``outer``)."""
         if method == "reduce":
             return self._ufunc_reduction(ufunc, _REDUCE_OPS, ufunc.reduce, inputs, kwargs)
@@ -417,12 +464,14 @@ class Tracer:
             a, b = inputs
             a_shape = np.shape(a) if not isinstance(a, TracedArray) else a.shape
             b_ndim = np.ndim(b) if not isinstance(b, TracedArray) else b.ndim
-            return self.ufunc(ufunc, "__call__", (np.reshape(a, a_shape + (1,) * b_ndim), b), kwargs)
+            return self.ufunc(
+                ufunc, "__call__", (np.reshape(a, a_shape + (1,) * b_ndim), b), kwargs
+            )
         if method != "__call__":
             self.refuse(f"the ufunc method np.{ufunc.__name__}.{method}")
         if len(inputs) > ufunc.nin:  # outputs given positionally
-            kwargs = {**kwargs, "out": inputs[ufunc.nin:]}
-            inputs = inputs[:ufunc.nin]
+            kwargs = {**kwargs, "out": inputs[ufunc.nin :]}
+            inputs = inputs[: ufunc.nin]
         out = kwargs.pop("out", None)
         if out is not None and not isinstance(out, tuple):
             out = (out,)
@@ -448,15 +497,21 @@ class Tracer:
     def _strengthen(self, operands: list) -> list:
         """NumPy functions return NumPy scalars: a call on Python scalars only is not Python arithmetic."""
         weak = [isinstance(x, TracedArray) and x.meta.weak for x in operands]
-        strong = [isinstance(x, TracedArray) and not x.meta.weak or isinstance(x, (np.ndarray, np.generic))
-                  for x in operands]
+        strong = [
+            isinstance(x, TracedArray)
+            and not x.meta.weak
+            or isinstance(x, (np.ndarray, np.generic))
+            for x in operands
+        ]
         if any(strong) or not any(weak):
             return operands
         first = weak.index(True)
         operands[first] = self.call(ops.ASTYPE, operands[first], dtype=operands[first].dtype)
         return operands
 
-    def _ufunc_reduction(self, ufunc: np.ufunc, table: dict, method: Callable, inputs: tuple, kwargs: dict) -> Any:
+    def _ufunc_reduction(
+        self, ufunc: np.ufunc, table: dict, method: Callable, inputs: tuple, kwargs: dict
+    ) -> Any:
         name = f"np.{ufunc.__name__}.{method.__name__}"
         op = table.get(ufunc)
         if op is None:
@@ -470,11 +525,8 @@ class Tracer:
         if bound.pop("keepdims", False):
             params["keepdims"] = True
         bound.pop("dtype", None)
-        for key, value in bound.items():
+        for key in [*bound, *(k for k in params if k not in op.params)]:
             self.refuse(f"{name}(..., {key}=...)")
-        for key in params:
-            if key not in op.params:
-                self.refuse(f"{name}(..., {key}=...)")
         return self._finish(self.call(op, array, **params), out, name)
 
     def array_function(self, func: Callable, args: tuple, kwargs: dict) -> Any:
@@ -485,8 +537,11 @@ class Tracer:
             return self._decompose(func, decomposition, args, kwargs)
         op = _FUNCTION_OPS.get(func)
         if op is None:
-            self.refuse(f"the NumPy function {name}", hint="compute it with supported NumPy operations, or "
-                        "call it outside the compiled function")
+            self.refuse(
+                f"the NumPy function {name}",
+                hint="compute it with supported NumPy operations, or "
+                "call it outside the compiled function",
+            )
         bound = _bind(func, args, kwargs)
         out = bound.pop("out", None)
         operands = []
@@ -496,7 +551,9 @@ class Tracer:
             value = bound.pop(key)
             operands.extend(value if key == "arrays" else [value])
         if op is ops.WHERE and len(operands) == 1:
-            self.refuse("np.where(condition) with one argument (np.nonzero): its shape depends on the data")
+            self.refuse(
+                "np.where(condition) with one argument (np.nonzero): its shape depends on the data"
+            )
         params = self._params(op, name, func, bound)
         return self._finish(self.call(op, *operands, **params), out, name)
 
@@ -515,7 +572,9 @@ class Tracer:
             params[key] = _normalize_param(key, value)
         return params
 
-    def _decompose(self, func: Callable, decomposition: ops.Decomposition, args: tuple, kwargs: dict) -> Any:
+    def _decompose(
+        self, func: Callable, decomposition: ops.Decomposition, args: tuple, kwargs: dict
+    ) -> Any:
         name = _numpy_name(func)
         bound = _bind(func, args, kwargs)
         out = bound.pop("out", None)
@@ -549,14 +608,20 @@ class Tracer:
             raise ValueError(f"{name}: expected {len(results)} output arrays, got {len(out)}")
         for target, value in zip(out, results):
             if not isinstance(target, TracedArray):
-                self.refuse(f"{name}(..., out=...) writing into an array that is not an argument of the function",
-                            hint="let the function return the result, or pass the output array as an argument")
+                self.refuse(
+                    f"{name}(..., out=...) writing into an array that is not an argument of the function",
+                    hint="let the function return the result, or pass the output array as an argument",
+                )
             if not np.can_cast(value.dtype, target.dtype, "same_kind"):
-                raise TypeError(f"Cannot cast {name} output from {value.dtype!r} to {target.dtype!r} with "
-                                f"casting rule 'same_kind'")
+                raise TypeError(
+                    f"Cannot cast {name} output from {value.dtype!r} to {target.dtype!r} with "
+                    f"casting rule 'same_kind'"
+                )
             if tuple(np.broadcast_shapes(value.shape, target.shape)) != target.shape:
-                raise ValueError(f"non-broadcastable output operand with shape {target.shape} doesn't match the "
-                                 f"broadcast shape {np.broadcast_shapes(value.shape, target.shape)}")
+                raise ValueError(
+                    f"non-broadcastable output operand with shape {target.shape} doesn't match the "
+                    f"broadcast shape {np.broadcast_shapes(value.shape, target.shape)}"
+                )
             self.write(target, value, (Ellipsis,))
         return out[0] if len(out) == 1 else out
 
@@ -566,8 +631,10 @@ class Tracer:
             root = self.root_argument(target._node)
             whose = f"argument '{root}'" if root else "a read-only view (such as np.broadcast_to's)"
             source = user_source()
-            raise ValueError(f"assignment destination is read-only: the function writes into {whose}, "
-                             f"which is not writeable\n  at {source}")
+            raise ValueError(
+                f"assignment destination is read-only: the function writes into {whose}, "
+                f"which is not writeable\n  at {source}"
+            )
         self.call(ops.SETITEM, target, value, index=index)
 
     def root_argument(self, node: Node) -> str | None:
@@ -583,23 +650,31 @@ class Tracer:
         for item in items:
             if isinstance(item, TracedArray):
                 if item.dtype == bool:
-                    self.refuse("boolean-mask indexing x[mask] (its shape depends on the data)",
-                                hint="use np.where(mask, x, fill) to keep the shape")
-                self.refuse("indexing with a traced integer array or value (x[idx]: gather by data)")
+                    self.refuse(
+                        "boolean-mask indexing x[mask] (its shape depends on the data)",
+                        hint="use np.where(mask, x, fill) to keep the shape",
+                    )
+                self.refuse(
+                    "indexing with a traced integer array or value (x[idx]: gather by data)"
+                )
             if isinstance(item, (bool, np.bool_)):
                 self.refuse("boolean scalar index x[True]")
             if isinstance(item, (int, np.integer)):
                 out.append(int(item))
             elif isinstance(item, slice):
-                out.append(slice(*(self._slice_bound(b) for b in (item.start, item.stop, item.step))))
+                out.append(
+                    slice(*(self._slice_bound(b) for b in (item.start, item.stop, item.step)))
+                )
             elif item is None or item is Ellipsis:
                 out.append(item)
             elif isinstance(item, (list, np.ndarray)):
                 kind = "boolean-mask" if np.asarray(item).dtype == bool else "integer-array"
                 self.refuse(f"{kind} indexing x[[...]] (fancy indexing)")
             else:
-                raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
-                                 "integer or boolean arrays are valid indices")
+                raise IndexError(
+                    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                    "integer or boolean arrays are valid indices"
+                )
         return tuple(out)
 
     def _slice_bound(self, bound: Any) -> int | None:
@@ -705,9 +780,13 @@ def _conversion_patch(func: Callable, decomposition: ops.Decomposition) -> Calla
         first = args[0] if args else next(iter(kwargs.values()), None)
         if isinstance(first, TracedArray):
             return tracer._decompose(func, decomposition, args, kwargs)
-        if isinstance(first, (list, tuple)) and any(isinstance(v, TracedArray) for v in _leaves(first)):
-            tracer.refuse(f"{_numpy_name(func)} of a Python list containing traced values",
-                          hint="use np.stack([...]) to build an array from traced values")
+        if isinstance(first, (list, tuple)) and any(
+            isinstance(v, TracedArray) for v in _leaves(first)
+        ):
+            tracer.refuse(
+                f"{_numpy_name(func)} of a Python list containing traced values",
+                hint="use np.stack([...]) to build an array from traced values",
+            )
         return func(*args, **kwargs)
 
     return patched
@@ -721,8 +800,10 @@ def tracing(tracer: Tracer):
     """Make ``tracer`` active in this thread and route undispatched NumPy functions to it."""
     global _patch_depth, _PATCHES
     if current_tracer() is not None:
-        raise UnsupportedError("tracing a compiled function while another is being traced (nested compile)",
-                               user_source())
+        raise UnsupportedError(
+            "tracing a compiled function while another is being traced (nested compile)",
+            user_source(),
+        )
     with _patch_lock:
         if _PATCHES is None:
             _PATCHES = _patch_targets()
@@ -753,7 +834,10 @@ def trace(fn: Callable, name: str, leaves: list, is_input: list[bool], rebuild: 
         rebuild: ``rebuild(leaf_values) -> (args, kwargs)`` puts the leaves back into a call.
     """
     tracer = Tracer(name)
-    values = [tracer.input(path, value) if flag else value for (path, value), flag in zip(leaves, is_input)]
+    values = [
+        tracer.input(path, value) if flag else value
+        for (path, value), flag in zip(leaves, is_input)
+    ]
     with tracing(tracer):
         args, kwargs = rebuild(values)
         result = fn(*args, **kwargs)
@@ -771,5 +855,8 @@ def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> An
         return tracer.operand(value)
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic)):
         return value
-    raise UnsupportedError(f"returning a value of type {type(value).__name__}", function_source,
-                           hint="return arrays, scalars, or tuples, lists and dicts of them")
+    raise UnsupportedError(
+        f"returning a value of type {type(value).__name__}",
+        function_source,
+        hint="return arrays, scalars, or tuples, lists and dicts of them",
+    )

@@ -22,7 +22,9 @@ def copy_args(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
 def assert_same_value(expected: Any, actual: Any, ulps: float = 0, where: str = "result") -> None:
     """Same type, dtype, shape; equal values (NaN == NaN), floats within ``ulps``."""
     if isinstance(expected, (tuple, list)):
-        assert type(actual) is type(expected), f"{where}: {type(actual).__name__} != {type(expected).__name__}"
+        assert type(actual) is type(expected), (
+            f"{where}: {type(actual).__name__} != {type(expected).__name__}"
+        )
         assert len(actual) == len(expected), f"{where}: {len(actual)} != {len(expected)} items"
         for i, (e, a) in enumerate(zip(expected, actual)):
             assert_same_value(e, a, ulps, f"{where}[{i}]")
@@ -32,9 +34,14 @@ def assert_same_value(expected: Any, actual: Any, ulps: float = 0, where: str = 
         for k in expected:
             assert_same_value(expected[k], actual[k], ulps, f"{where}[{k!r}]")
         return
-    assert type(actual) is type(expected), f"{where}: type {type(actual).__name__} != {type(expected).__name__}"
-    if expected is None or isinstance(expected, (str, bool, int, float, complex)) and not isinstance(
-            expected, np.generic):
+    assert type(actual) is type(expected), (
+        f"{where}: type {type(actual).__name__} != {type(expected).__name__}"
+    )
+    if (
+        expected is None
+        or isinstance(expected, (str, bool, int, float, complex))
+        and not isinstance(expected, np.generic)
+    ):
         if isinstance(expected, float) and np.isnan(expected):
             assert np.isnan(actual), f"{where}: {actual} != nan"
         else:
@@ -45,12 +52,16 @@ def assert_same_value(expected: Any, actual: Any, ulps: float = 0, where: str = 
     assert a.shape == e.shape, f"{where}: shape {a.shape} != {e.shape}"
     if ulps and e.dtype.kind in "fc" and e.size:
         worst = float(np.max(ulp_distance(e, a)))
-        assert worst <= ulps, f"{where}: {worst} ulp apart (allowed {ulps})\nexpected {e}\nactual   {a}"
+        assert worst <= ulps, (
+            f"{where}: {worst} ulp apart (allowed {ulps})\nexpected {e}\nactual   {a}"
+        )
     else:
         np.testing.assert_array_equal(a, e, err_msg=where, strict=True)
 
 
-def check(fn: Callable, *args: Any, backends: tuple = BACKENDS, ulps: float = 0, **kwargs: Any) -> Any:
+def check(
+    fn: Callable, *args: Any, backends: tuple = BACKENDS, ulps: float = 0, **kwargs: Any
+) -> Any:
     """Run ``fn`` eagerly, through the interpreter on its traced graph, and compiled on each backend.
 
     Compares results (type, dtype, shape, values) and every argument afterwards
@@ -70,7 +81,9 @@ def check(fn: Callable, *args: Any, backends: tuple = BACKENDS, ulps: float = 0,
             actual = compiled(*run_args, **run_kwargs)
             assert_same_value(expected, actual, ulps, f"{backend} result")
             assert_same_value(eager_args, run_args, ulps, f"{backend} arguments after the call")
-            assert_same_value(eager_kwargs, run_kwargs, ulps, f"{backend} keyword arguments after the call")
+            assert_same_value(
+                eager_kwargs, run_kwargs, ulps, f"{backend} keyword arguments after the call"
+            )
         return expected
 
 

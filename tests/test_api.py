@@ -42,7 +42,13 @@ def test_stats_count_calls_traces_and_hits():
     fn(x, 2.0, 1)
     fn(x + 1, 3.0, 1)  # same structure, new values: cache hit, no re-trace for the float
     np.testing.assert_array_equal(fn(x, 5.0, 1), x * 5.0 + 1)
-    assert fn.stats == {"calls": 3, "traces": 1, "cache_hits": 2, "fallbacks": 0, "cache_entries": 1}
+    assert fn.stats == {
+        "calls": 3,
+        "traces": 1,
+        "cache_hits": 2,
+        "fallbacks": 0,
+        "cache_entries": 1,
+    }
 
 
 _X = np.arange(4.0)
@@ -92,7 +98,10 @@ def test_static_argnames_fix_a_float_and_accept_strings():
     np.testing.assert_array_equal(fn(x, 2.0, "shift"), x + 2.0)
     np.testing.assert_array_equal(fn(x, 3.0, "shift"), x + 3.0)
     assert fn.stats["traces"] == 3
-    assert "placeholder" not in gcompile.trace(f, x, 2.0, "scale", static_argnames="a").tabular().split("\n")[3]
+    assert (
+        "placeholder"
+        not in gcompile.trace(f, x, 2.0, "scale", static_argnames="a").tabular().split("\n")[3]
+    )
 
 
 def test_static_argnames_must_name_parameters():
@@ -176,7 +185,9 @@ def test_recompile_storm_warns_once(monkeypatch):
     fn = gcompile.compile(lambda x: x + 1)
     fn(np.ones(1))
     fn(np.ones(2))
-    with pytest.warns(gcompile.GcompileWarning, match="compiled for 3 different argument structures"):
+    with pytest.warns(
+        gcompile.GcompileWarning, match="compiled for 3 different argument structures"
+    ):
         fn(np.ones(3))
     fn(np.ones(4))  # no second warning (warnings are errors in this suite)
     assert fn.stats["cache_entries"] == 4

@@ -20,13 +20,23 @@ def write_module(tmp_path, body: str) -> str:
 
 
 def test_dump_text_and_table(tmp_path, capsys, monkeypatch):
-    target = write_module(tmp_path, "def f(x):\n    return np.exp(x) + 1\n\ndef example_inputs():\n"
-                                    "    return (np.ones(3),)\n")
+    target = write_module(
+        tmp_path,
+        "def f(x):\n    return np.exp(x) + 1\n\ndef example_inputs():\n    return (np.ones(3),)\n",
+    )
     assert cli.main(["dump", f"{target}:f"]) == 0
     assert capsys.readouterr().out.startswith("graph f(x: f64[3]):\n  %exp_1")
     out = tmp_path / "table.txt"
     assert cli.main(["dump", f"{target}:f", "--format", "table", "-o", str(out)]) == 0
-    assert out.read_text().split()[:7] == ["opcode", "name", "target", "args", "kwargs", "meta", "source"]
+    assert out.read_text().split()[:7] == [
+        "opcode",
+        "name",
+        "target",
+        "args",
+        "kwargs",
+        "meta",
+        "source",
+    ]
 
 
 def test_compare_on_the_example_reports_agreement(capsys):
@@ -71,5 +81,7 @@ def test_missing_example_inputs_is_explained(tmp_path, capsys):
 
 
 def test_console_script_help():
-    result = subprocess.run([sys.executable, "-m", "gcompile.cli", "--help"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "gcompile.cli", "--help"], capture_output=True, text=True
+    )
     assert result.returncode == 0 and "dump" in result.stdout and "compare" in result.stdout

@@ -51,7 +51,9 @@ def test_import_layers():
         if "cli" in imports and layer != "cli":
             violations.append(f"{path.name} imports cli")
         if layer in ALLOWED and not imports <= ALLOWED[layer]:
-            violations.append(f"{path.relative_to(PACKAGE)} ({layer}) imports {sorted(imports - ALLOWED[layer])}")
+            violations.append(
+                f"{path.relative_to(PACKAGE)} ({layer}) imports {sorted(imports - ALLOWED[layer])}"
+            )
     assert not violations, "\n".join(violations)
 
 

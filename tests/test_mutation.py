@@ -122,7 +122,10 @@ CASES = [
     (scalar_augmented_rebinds, lambda: (np.arange(4.0),)),
     (element_augmented, lambda: (np.arange(4),)),
     (intermediate_buffer, lambda: (np.arange(5.0),)),
-    (mixed_dtype_out, lambda: (np.arange(3, dtype=np.int16), np.full(3, 0.5), np.zeros(3, np.float32))),
+    (
+        mixed_dtype_out,
+        lambda: (np.arange(3, dtype=np.int16), np.full(3, 0.5), np.zeros(3, np.float32)),
+    ),
     (unsafe_setitem_cast, lambda: (np.zeros(3, np.int64),)),
     (ravel_of_fortran_copies, lambda: (np.asfortranarray(np.arange(6.0).reshape(2, 3)),)),
     (loop_of_inplace_steps, lambda: (np.linspace(0.0, 1.0, 9) ** 2, 3)),
@@ -204,9 +207,13 @@ def test_setitem_value_must_broadcast():
     def f(a, b):
         a[1:] = b
 
-    with pytest.raises(ValueError, match="could not broadcast input array from shape \\(3,\\) into shape \\(2,\\)"):
+    with pytest.raises(
+        ValueError, match="could not broadcast input array from shape \\(3,\\) into shape \\(2,\\)"
+    ):
         gcompile.trace(f, np.zeros(3), np.zeros(3))
-    check(f, np.zeros((2, 3)), np.ones((1, 1, 3)))  # leading 1s of the value are dropped, as in NumPy
+    check(
+        f, np.zeros((2, 3)), np.ones((1, 1, 3))
+    )  # leading 1s of the value are dropped, as in NumPy
 
 
 def test_mutation_is_explicit_in_the_graph():

@@ -17,7 +17,10 @@ import numpy as np
 import pytest
 
 import gcompile
-from tests.support import BACKENDS, check
+from gcompile.guards import ArgumentBinder
+from gcompile.ir.graph import map_arg
+from gcompile.ir.pytree import flatten
+from tests.support import BACKENDS, check, copy_args
 
 # ---------------------------------------------------------------------------------------------------------------
 # shared helpers (called inside traced functions, so they are traced too)
@@ -214,6 +217,11 @@ def cross_entropy_int_labels(logits, labels):
 
 def standardize_columns(data):
     return (data - data.mean(axis=0)) / data.std(axis=0, ddof=1)
+
+
+def center_rows_contiguous(x):
+    """Rows centred on their mean, handed back C-contiguous (say, for a C library)."""
+    return np.ascontiguousarray(x - x.mean(axis=1, keepdims=True))
 
 
 def cosine_similarity(a, b):
@@ -525,6 +533,7 @@ CASES = [
     case("cross_entropy_int_labels_f32", cross_entropy_int_labels,
          lambda r: (_normal(r, (32, 10), np.float32), r.integers(0, 10, 32))),
     case("standardize_columns_fortran", standardize_columns, lambda r: (_fortran(_normal(r, (40, 6)) * 3 + 1),)),
+    case("center_rows_fortran", center_rows_contiguous, lambda r: (_fortran(_normal(r, (12, 40))),)),
     case("cosine_similarity_transposed_view", cosine_similarity,
          lambda r: (_normal(r, (8, 25)).T, _normal(r, (18, 8)))),
     case("causal_attention_f32", causal_attention,
@@ -542,6 +551,7 @@ CASES = [
     case("ema_unrolled", exponential_moving_average, lambda r: (100 + np.cumsum(_normal(r, (30, 3)), axis=0), 0.2)),
     # stencils
     case("heat_step", heat_step, lambda r: (_uniform(r, (32, 40), 0, 1), 0.2)),
+    case("heat_step_fortran_grid", heat_step, lambda r: (_fortran(_uniform(r, (20, 30), 0, 1)), 0.1)),
     case("heat_steps_in_place_f32", heat_steps_in_place,
          lambda r: (_uniform(r, (24, 24), 0, 1, np.float32), np.zeros((24, 24), np.float32), 0.2, 5)),
     case("smooth_3point", smooth_3point, lambda r: (_normal(r, 200),)),
@@ -687,6 +697,15 @@ def test_mlp_cosine_and_attention_shapes_and_invariants():
     np.testing.assert_array_equal(weights[:, 0, 0], 1)
 
 
+def test_ascontiguousarray_result_is_c_contiguous():
+    data = _fortran(_normal(rng(), (12, 40)))
+    expected = check(center_rows_contiguous, data)
+    assert expected.flags.c_contiguous
+    actual = gcompile.compile(center_rows_contiguous, fullgraph=True)(data)
+    np.testing.assert_array_equal(actual, expected, strict=True)
+    assert actual.flags.c_contiguous
+
+
 def test_cross_entropy_from_labels_matches_one_hot():
     r = rng()
     labels = r.integers(0, 10, 32)
@@ -803,6 +822,68 @@ def test_optimisers_train():
     second = step(params, xs, labels, 0.5)
     assert first == pytest.approx(math.log(2)) and second < first
     assert params["w"][0] > 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# what the graph says about each value (shape, dtype, layout) is what NumPy produces
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _node_values(graph, inputs):
+    """Run ``graph`` node by node as the reference interpreter does; yield ``(node, value)`` for each call."""
+    env = dict(zip(graph.placeholders, inputs, strict=True))
+    for node in graph.nodes:
+        if node.op == "constant":
+            env[node] = node.target
+        elif node.op == "call":
+            value = node.target.impl(*map_arg(node.args, env.__getitem__), **map_arg(node.kwargs, env.__getitem__))
+            env[node] = value.item() if node.meta.weak else value
+            yield node, env[node]
+
+
+def _meta_mismatches(node, value):
+    meta = node.meta
+    if meta.weak:
+        return [] if type(value) in (bool, int, float, complex) else [f"weak, but the value is {type(value).__name__}"]
+    problems = []
+    if np.shape(value) != meta.shape or np.result_type(value) != meta.dtype:
+        problems.append(f"{np.result_type(value)}{np.shape(value)} computed")
+    if isinstance(value, np.generic) != meta.scalar:
+        problems.append(f"scalar={meta.scalar}, but the value is a {type(value).__name__}")
+    if isinstance(value, np.ndarray):
+        claimed = {"C": value.flags.c_contiguous, "F": value.flags.f_contiguous}.get(meta.layout, True)
+        if not claimed:
+            problems.append(f"layout {meta.layout}, but the value's strides are {value.strides}")
+        if meta.writeable != value.flags.writeable:
+            problems.append(f"writeable={meta.writeable}, but the value's flag is {value.flags.writeable}")
+    return problems
+
+
+@pytest.mark.parametrize(("fn", "make_args"), CASES)
+def test_graph_metas_match_values(fn, make_args):
+    args = make_args(rng())
+    graph = gcompile.trace(fn, *args)
+    inputs = ArgumentBinder(fn).bind(args, {}).inputs()
+    mismatches = []
+    with np.errstate(all="ignore"):
+        for node, value in _node_values(graph, inputs):
+            mismatches += [f"%{node.name} {node.meta}: {p}" for p in _meta_mismatches(node, value)]
+    assert not mismatches, "\n".join(mismatches) + "\n" + str(graph)
+
+
+def _contiguity(result):
+    return [(path, value.flags.c_contiguous, value.flags.f_contiguous)
+            for path, value in flatten(result, "result")[0] if isinstance(value, np.ndarray)]
+
+
+@pytest.mark.parametrize(("fn", "make_args"), CASES)
+def test_results_are_laid_out_like_eager(fn, make_args):
+    """Callers see memory layout too (C/F contiguity decides copies in C extensions and ``tobytes`` order)."""
+    args = make_args(rng())
+    with np.errstate(all="ignore"):
+        expected = fn(*copy_args(args, {})[0])
+        actual = gcompile.compile(fn, fullgraph=True)(*copy_args(args, {})[0])
+    assert _contiguity(actual) == _contiguity(expected)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -145,7 +145,11 @@ REFUSALS = [
     (tolist_of_traced, "x.tolist()", "x.tolist()"),
     (traced_axis, "a traced value as the 'axis' argument", "axis=x"),
     (out_into_global, "not an argument of the function", "out=GLOBAL_BUFFER"),
-    (write_into_global, "converting a traced value to a concrete NumPy array", "GLOBAL_BUFFER[...] = x"),
+    (
+        write_into_global,
+        "converting a traced value to a concrete NumPy array",
+        "GLOBAL_BUFFER[...] = x",
+    ),
     (list_of_traced_as_array, "Python list containing traced values", "np.array([x[0], x[1]])"),
     (slice_bound_from_data, "a slice bound computed from data", "x[: x[0]]"),
     (returns_object, "returning a value of type set", "def returns_object"),

@@ -10,9 +10,11 @@ import pytest
 import gcompile
 from tests.support import check
 
+
 def softmax(x):
     e = np.exp(x - np.max(x, axis=-1, keepdims=True))
     return e / np.sum(e, axis=-1, keepdims=True)
+
 
 def layernorm(x, gamma, beta, eps: float = 1e-5):
     mean = x.mean(axis=-1, keepdims=True)
@@ -20,34 +22,39 @@ def layernorm(x, gamma, beta, eps: float = 1e-5):
     var = (centered * centered).mean(axis=-1, keepdims=True)
     return centered / np.sqrt(var + eps) * gamma + beta
 
+
 def black_scholes(spot, strike, years, rate: float, vol: float):
     sqrt_t = np.sqrt(years)
     d1 = (np.log(spot / strike) + (rate + 0.5 * vol * vol) * years) / (vol * sqrt_t)
     d2 = d1 - vol * sqrt_t
-    cdf = lambda z: 0.5 * (1.0 + np.tanh(0.7978845608 * (z + 0.044715 * z ** 3)))
+    cdf = lambda z: 0.5 * (1.0 + np.tanh(0.7978845608 * (z + 0.044715 * z**3)))
     discount = np.exp(-rate * years)
     call = spot * cdf(d1) - strike * discount * cdf(d2)
     put = strike * discount * cdf(-d2) - spot * cdf(-d1)
     return call, put
 
+
 def stencil_step(u, alpha: float):
-    u[1:-1, 1:-1] += alpha * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * u[1:-1, 1:-1])
+    u[1:-1, 1:-1] += alpha * (
+        u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * u[1:-1, 1:-1]
+    )
+
 
 def adam_step(w, grad, m, v, step, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8):
     m *= beta1
     m += (1 - beta1) * grad
     v *= beta2
     v += (1 - beta2) * grad * grad
-    m_hat = m / (1 - beta1 ** step)
-    v_hat = v / (1 - beta2 ** step)
+    m_hat = m / (1 - beta1**step)
+    v_hat = v / (1 - beta2**step)
     w -= lr * m_hat / (np.sqrt(v_hat) + eps)
 
 
 GOLDEN = {
-    'softmax': (
+    "softmax": (
         softmax,
         lambda: (np.ones((64, 16, 128), np.float32),),
-        '''\
+        """\
 graph softmax(x: f32[64,16,128]):
   %amax_1     : f32[64,16,1]   = amax(%x, axis=-1, keepdims=True)
   %subtract_1 : f32[64,16,128] = subtract(%x, %amax_1)
@@ -55,12 +62,12 @@ graph softmax(x: f32[64,16,128]):
   %sum_1      : f32[64,16,1]   = sum(%exp_1, axis=-1, keepdims=True)
   %divide_1   : f32[64,16,128] = divide(%exp_1, %sum_1)
   return %divide_1
-''',
+""",
     ),
-    'layernorm': (
+    "layernorm": (
         layernorm,
         lambda: (np.ones((8, 32), np.float32), np.ones(32, np.float32), np.zeros(32, np.float32)),
-        '''\
+        """\
 graph layernorm(x: f32[8,32], gamma: f32[32], beta: f32[32], eps: float):
   %mean_1     : f32[8,1]  = mean(%x, axis=-1, keepdims=True)
   %subtract_1 : f32[8,32] = subtract(%x, %mean_1)
@@ -72,12 +79,12 @@ graph layernorm(x: f32[8,32], gamma: f32[32], beta: f32[32], eps: float):
   %multiply_2 : f32[8,32] = multiply(%divide_1, %gamma)
   %add_2      : f32[8,32] = add(%multiply_2, %beta)
   return %add_2
-''',
+""",
     ),
-    'black_scholes': (
+    "black_scholes": (
         black_scholes,
         lambda: (np.ones(1000), np.ones(1000), np.ones(1000), 0.03, 0.25),
-        '''\
+        """\
 graph black_scholes(spot: f64[1000], strike: f64[1000], years: f64[1000], rate: float, vol: float):
   %sqrt_1      : f64[1000] = sqrt(%years)
   %divide_1    : f64[1000] = divide(%spot, %strike)
@@ -133,12 +140,12 @@ graph black_scholes(spot: f64[1000], strike: f64[1000], years: f64[1000], rate: 
   %multiply_24 : f64[1000] = multiply(%spot, %multiply_23)
   %subtract_3  : f64[1000] = subtract(%multiply_20, %multiply_24)
   return (%subtract_2, %subtract_3)
-''',
+""",
     ),
-    'stencil_step': (
+    "stencil_step": (
         stencil_step,
         lambda: (np.ones((6, 6)), 0.1),
-        '''\
+        """\
 graph stencil_step(u: f64[6,6], alpha: float):
   %getitem_1  : f64[4,4] = getitem(%u, index=[1:-1, 1:-1])
   %getitem_2  : f64[4,4] = getitem(%u, index=[:-2, 1:-1])
@@ -156,12 +163,12 @@ graph stencil_step(u: f64[6,6], alpha: float):
   %setitem_1  : f64[4,4] = setitem(%getitem_1, %add_4, index=[...])
   %setitem_2  : f64[6,6] = setitem(%u, %getitem_1, index=[1:-1, 1:-1])
   return None
-''',
+""",
     ),
-    'adam_step': (
+    "adam_step": (
         adam_step,
         lambda: (*(np.ones(10, np.float32) for _ in range(4)), 3),
-        '''\
+        """\
 graph adam_step(w: f32[10], grad: f32[10], m: f32[10], v: f32[10], lr: float, beta1: float, beta2: float, eps: float):
   %multiply_1 : f32[10] = multiply(%m, %beta1)
   %setitem_1  : f32[10] = setitem(%m, %multiply_1, index=[...])
@@ -189,7 +196,7 @@ graph adam_step(w: f32[10], grad: f32[10], m: f32[10], v: f32[10], lr: float, be
   %subtract_5 : f32[10] = subtract(%w, %divide_3)
   %setitem_5  : f32[10] = setitem(%w, %subtract_5, index=[...])
   return None
-''',
+""",
     ),
 }
 
@@ -204,5 +211,8 @@ def test_traced_text_is_golden(name):
 def test_golden_functions_run_like_numpy(name):
     fn, make_args, _ = GOLDEN[name]
     rng = np.random.default_rng(0)
-    args = [rng.uniform(0.5, 2.0, a.shape).astype(a.dtype) if isinstance(a, np.ndarray) else a for a in make_args()]
+    args = [
+        rng.uniform(0.5, 2.0, a.shape).astype(a.dtype) if isinstance(a, np.ndarray) else a
+        for a in make_args()
+    ]
     check(fn, *args)

@@ -14,8 +14,16 @@ from hypothesis import strategies as st
 from gcompile.ir import ops
 from tests.support import check
 
-UNARY = [op for op in ops.OPS if op.kind == "elementwise" and isinstance(op.impl, np.ufunc) and op.impl.nin == 1]
-BINARY = [op for op in ops.OPS if op.kind == "elementwise" and isinstance(op.impl, np.ufunc) and op.impl.nin == 2]
+UNARY = [
+    op
+    for op in ops.OPS
+    if op.kind == "elementwise" and isinstance(op.impl, np.ufunc) and op.impl.nin == 1
+]
+BINARY = [
+    op
+    for op in ops.OPS
+    if op.kind == "elementwise" and isinstance(op.impl, np.ufunc) and op.impl.nin == 2
+]
 REDUCTIONS = [np.sum, np.max, np.mean, np.prod, np.any]
 SHAPES = [(4, 3), (1, 3), (4, 1), (3,), ()]
 DTYPES = [np.float64, np.float32, np.int32, np.uint8, np.bool_]
@@ -33,7 +41,9 @@ def supports(ufunc: np.ufunc, *dtypes) -> bool:
 @st.composite
 def programs(draw):
     n_inputs = draw(st.integers(1, 3))
-    inputs = [(draw(st.sampled_from(SHAPES)), draw(st.sampled_from(DTYPES))) for _ in range(n_inputs)]
+    inputs = [
+        (draw(st.sampled_from(SHAPES)), draw(st.sampled_from(DTYPES))) for _ in range(n_inputs)
+    ]
     steps = []
     for _ in range(draw(st.integers(1, 8))):
         kind = draw(st.sampled_from(["unary", "binary", "scalar", "reduce", "view", "inplace"]))
@@ -73,11 +83,16 @@ def build(steps):
                 pool.append(fn(x, axis=axis, keepdims=x.ndim > 0 and b % 3 == 0))
             elif kind == "view" and x.ndim:
                 pool.append(x[::-1] if b % 2 else x.T[..., None])
-            elif kind == "inplace" and x.ndim and x is not arrays[0] and supports(fn, x.dtype, y.dtype):
+            elif (
+                kind == "inplace"
+                and x.ndim
+                and x is not arrays[0]
+                and supports(fn, x.dtype, y.dtype)
+            ):
                 result = fn(x, y)
                 if result.shape == x.shape and np.can_cast(result.dtype, x.dtype, "same_kind"):
                     x[...] = result
-        return pool[len(arrays):] or pool[0] * 1
+        return pool[len(arrays) :] or pool[0] * 1
 
     return program
 

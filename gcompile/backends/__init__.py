@@ -28,7 +28,9 @@ def get(name: str) -> CompileFn:
     try:
         return _BACKENDS[name]
     except KeyError:
-        raise ValueError(f"unknown gcompile backend {name!r}; registered: {sorted(_BACKENDS)}") from None
+        raise ValueError(
+            f"unknown gcompile backend {name!r}; registered: {sorted(_BACKENDS)}"
+        ) from None
 
 
 def names() -> list[str]:

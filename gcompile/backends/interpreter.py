@@ -38,7 +38,7 @@ def run(graph: Graph, inputs: list) -> list:
                 raise
             # A weak node is Python arithmetic on Python scalars: keep it a Python scalar, so that
             # later NumPy calls promote it as NEP 50 weak (``f32_array * (1 - beta)`` stays float32).
-            env[node] = value.item() if node.meta.weak else value
+            env[node] = value.item() if node.meta.weak and hasattr(value, "item") else value
         for done in last_use.get(node, ()):
             env.pop(done, None)
     raise ValueError(f"graph {graph.name} has no output node")
@@ -61,7 +61,9 @@ def _last_uses(graph: Graph) -> dict[Node, list[Node]]:
 
 
 def _add_context(exc: Exception, node: Node) -> None:
-    note = f"While executing {format_node(node)}" + (f"\n  from {node.source}" if node.source else "")
+    note = f"While executing {format_node(node)}" + (
+        f"\n  from {node.source}" if node.source else ""
+    )
     if hasattr(exc, "add_note"):
         exc.add_note(note)
 

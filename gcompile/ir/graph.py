@@ -57,8 +57,15 @@ def nodes_in(value: Any) -> list["Node"]:
 class Node:
     """One value of a Graph. See the module docstring for the opcodes."""
 
-    def __init__(self, graph: "Graph", name: str, op: str, target: Any, meta: TensorMeta | None,
-                 source: str | None = None):
+    def __init__(
+        self,
+        graph: "Graph",
+        name: str,
+        op: str,
+        target: Any,
+        meta: TensorMeta | None,
+        source: str | None = None,
+    ):
         if op not in OPCODES:
             raise ValueError(f"unknown opcode {op!r}; expected one of {OPCODES}")
         self.graph = graph
@@ -158,7 +165,6 @@ class Graph:
         self._names: set[str] = set()
         self._counters: dict[str, int] = {}
         self.out_spec: TreeSpec | None = None
-        self.meta: dict[str, Any] = {}
 
     # -- iteration --------------------------------------------------------------
     @property
@@ -230,12 +236,21 @@ class Graph:
         """Add an input called ``name`` (made unique and a legal identifier)."""
         return self._link(Node(self, self._claim_name(name), "placeholder", None, meta, source))
 
-    def constant(self, value: Any, meta: TensorMeta, name: str = "const", source: str | None = None) -> Node:
+    def constant(
+        self, value: Any, meta: TensorMeta, name: str = "const", source: str | None = None
+    ) -> Node:
         """Add an array known at trace time."""
         return self._link(Node(self, self.unique_name(name), "constant", value, meta, source))
 
-    def call(self, op: Any, args: tuple = (), kwargs: dict | None = None, meta: TensorMeta | None = None,
-             source: str | None = None, name: str | None = None) -> Node:
+    def call(
+        self,
+        op: Any,
+        args: tuple = (),
+        kwargs: dict | None = None,
+        meta: TensorMeta | None = None,
+        source: str | None = None,
+        name: str | None = None,
+    ) -> Node:
         """Add ``op(*args, **kwargs)``; its meta comes from ``op.infer`` unless given."""
         kwargs = dict(kwargs or {})
         if meta is None:

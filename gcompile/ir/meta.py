@@ -102,7 +102,9 @@ def layout_of(array: np.ndarray) -> str:
 def meta_of(value: Any) -> TensorMeta:
     """TensorMeta of a concrete value: ndarray, NumPy scalar, or Python scalar (weak)."""
     if isinstance(value, np.ndarray):
-        return TensorMeta(value.shape, value.dtype, layout_of(value), writeable=value.flags.writeable)
+        return TensorMeta(
+            value.shape, value.dtype, layout_of(value), writeable=value.flags.writeable
+        )
     if isinstance(value, np.generic):
         return TensorMeta((), value.dtype, scalar=True, writeable=False)
     if isinstance(value, (bool, int, float, complex)):
@@ -177,7 +179,9 @@ def meta_of_view(result: np.ndarray, base: TensorMeta, scalar: bool = False) -> 
     layout = layout_of(result)
     if base.layout == "A" and result.size > 1:
         layout = "A"
-    return TensorMeta(result.shape, result.dtype, layout, scalar=scalar, writeable=result.flags.writeable)
+    return TensorMeta(
+        result.shape, result.dtype, layout, scalar=scalar, writeable=result.flags.writeable
+    )
 
 
 def broadcast_shapes(*shapes: tuple) -> tuple:
@@ -212,7 +216,9 @@ def unsupported_dtype_reason(dtype: np.dtype) -> str | None:
     if dtype.kind in "mM":
         return f"datetime dtype {dtype}"
     if not dtype.isnative:
-        return f"non-native byte order dtype {dtype.str} (use arr.astype(arr.dtype.newbyteorder('='))"
+        return (
+            f"non-native byte order dtype {dtype.str} (use arr.astype(arr.dtype.newbyteorder('='))"
+        )
     if dtype.kind not in "biufc":
         return f"dtype {dtype}"
     return None

@@ -107,8 +107,13 @@ def _elementwise_infer(impl: Callable) -> Callable:
 
     def infer(*xs: Any, **params: Any) -> TensorMeta:
         metas = [x for x in xs if isinstance(x, TensorMeta)]
-        shape = broadcast_shapes(*(np.shape(x) if not isinstance(x, TensorMeta) else x.shape
-                                   for x in xs if x is not None))
+        shape = broadcast_shapes(
+            *(
+                np.shape(x) if not isinstance(x, TensorMeta) else x.shape
+                for x in xs
+                if x is not None
+            )
+        )
         zero_d = len(shape) == 0
         out = _quiet(impl, *(dtype_probe(x, zero_d) for x in xs), **params)
         weak = bool(metas) and all(_is_weak(x) for x in xs if x is not None)
@@ -217,13 +222,17 @@ def _setitem_infer(target: TensorMeta, value: Any, index: tuple) -> TensorMeta:
     except ValueError:
         ok = False
     if not ok:
-        raise ValueError(f"could not broadcast input array from shape {tuple(src)} into shape {tuple(dest)}")
+        raise ValueError(
+            f"could not broadcast input array from shape {tuple(src)} into shape {tuple(dest)}"
+        )
     return target
 
 
 def _matmul_shape(a: tuple, b: tuple, name: str = "matmul") -> tuple:
     if len(a) == 0 or len(b) == 0:
-        raise ValueError(f"{name}: Input operand {0 if len(a) == 0 else 1} does not have enough dimensions")
+        raise ValueError(
+            f"{name}: Input operand {0 if len(a) == 0 else 1} does not have enough dimensions"
+        )
     a2 = (1,) + a if len(a) == 1 else a
     b2 = b + (1,) if len(b) == 1 else b
     if a2[-1] != b2[-2]:
@@ -254,13 +263,17 @@ def _dot_infer(a: TensorMeta, b: TensorMeta) -> TensorMeta:
         shape = a.shape if b.ndim == 0 else b.shape
     elif b.ndim == 1:
         if a.shape[-1] != b.shape[0]:
-            raise ValueError(f"shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) "
-                             f"!= {b.shape[0]} (dim 0)")
+            raise ValueError(
+                f"shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) "
+                f"!= {b.shape[0]} (dim 0)"
+            )
         shape = a.shape[:-1]
     else:
         if a.shape[-1] != b.shape[-2]:
-            raise ValueError(f"shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) "
-                             f"!= {b.shape[-2]} (dim {b.ndim - 2})")
+            raise ValueError(
+                f"shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) "
+                f"!= {b.shape[-2]} (dim {b.ndim - 2})"
+            )
         shape = a.shape[:-1] + b.shape[:-2] + b.shape[-1:]
     out = _probe_dtype(np.dot, a, b)
     return TensorMeta(shape, out.dtype, scalar=isinstance(out, np.generic))
@@ -271,7 +284,9 @@ def _outer_infer(a: TensorMeta, b: TensorMeta) -> TensorMeta:
     return TensorMeta((a.size, b.size), out.dtype)
 
 
-def _trace_infer(a: TensorMeta, offset: int = 0, axis1: int = 0, axis2: int = 1, **params: Any) -> TensorMeta:
+def _trace_infer(
+    a: TensorMeta, offset: int = 0, axis1: int = 0, axis2: int = 1, **params: Any
+) -> TensorMeta:
     out = _probe_dtype(np.trace, a, offset=offset, axis1=axis1, axis2=axis2, **params)
     drop = {axis1 % a.ndim, axis2 % a.ndim}
     shape = tuple(s for i, s in enumerate(a.shape) if i not in drop)
@@ -283,14 +298,17 @@ def _concatenate(*arrays: Any, axis: Any = 0) -> np.ndarray:
 
 
 def _concatenate_infer(*arrays: TensorMeta, axis: Any = 0) -> TensorMeta:
-    probes = [np.empty((0,) * a.ndim, a.dtype) if isinstance(a, TensorMeta) else np.asarray(a) for a in arrays]
+    probes = [
+        np.empty((0,) * a.ndim, a.dtype) if isinstance(a, TensorMeta) else np.asarray(a)
+        for a in arrays
+    ]
     dtype = _quiet(np.concatenate, probes, axis=axis).dtype
     shapes = [a.shape if isinstance(a, TensorMeta) else np.shape(a) for a in arrays]
     if axis is None:
         return TensorMeta((sum(int(np.prod(s, dtype=np.int64)) for s in shapes),), dtype)
     ax = axis % len(shapes[0])
     for i, s in enumerate(shapes[1:], start=1):
-        rest, first = s[:ax] + s[ax + 1:], shapes[0][:ax] + shapes[0][ax + 1:]
+        rest, first = s[:ax] + s[ax + 1 :], shapes[0][:ax] + shapes[0][ax + 1 :]
         if rest != first:
             raise ValueError(
                 "all the input array dimensions except for the concatenation axis must match exactly, "
@@ -310,8 +328,10 @@ def _stack_infer(*arrays: Any, axis: int = 0) -> TensorMeta:
     shapes = [a.shape if isinstance(a, TensorMeta) else np.shape(a) for a in arrays]
     if any(s != shapes[0] for s in shapes):
         raise ValueError("all input arrays must have the same shape")
-    probes = [np.empty((0,) * len(shapes[0]), a.dtype) if isinstance(a, TensorMeta) else np.asarray(a)
-              for a in arrays]
+    probes = [
+        np.empty((0,) * len(shapes[0]), a.dtype) if isinstance(a, TensorMeta) else np.asarray(a)
+        for a in arrays
+    ]
     out = _quiet(np.stack, probes, axis=axis)
     ax = normalize_axes(axis, len(shapes[0]) + 1)[0]
     shape = shapes[0][:ax] + (len(arrays),) + shapes[0][ax:]
@@ -323,7 +343,9 @@ def _creation_infer(impl: Callable) -> Callable:
 
     def infer(*fill: Any, shape: Any, dtype: Any = None, order: str = "C") -> TensorMeta:
         shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
-        out = _quiet(impl, *(dtype_probe(f) for f in fill), shape=(0,) * len(shape), dtype=dtype, order=order)
+        out = _quiet(
+            impl, *(dtype_probe(f) for f in fill), shape=(0,) * len(shape), dtype=dtype, order=order
+        )
         return TensorMeta(shape, out.dtype, "F" if order == "F" and len(shape) > 1 else "C")
 
     return infer
@@ -337,7 +359,9 @@ def _arange(start_or_stop: Any, stop: Any = None, step: Any = 1, dtype: Any = No
     return np.arange(start_or_stop, stop, step, dtype=dtype)
 
 
-def _eye_infer(N: int, M: Any = None, k: int = 0, dtype: Any = float, order: str = "C") -> TensorMeta:
+def _eye_infer(
+    N: int, M: Any = None, k: int = 0, dtype: Any = float, order: str = "C"
+) -> TensorMeta:
     return TensorMeta((N, N if M is None else M), np.dtype(dtype), "F" if order == "F" else "C")
 
 
@@ -385,10 +409,28 @@ def _add(op: OpDef) -> OpDef:
     return op
 
 
-def _ufunc(name: str, ufunc: np.ufunc, *, aliases: tuple = (), dunder: str | None = None,
-           commutative: bool = False, identity: Any = None) -> OpDef:
-    return _add(OpDef(name, "elementwise", ufunc, _elementwise_infer(ufunc), numpy=(ufunc, *aliases),
-                      params=("dtype",), dunder=dunder, commutative=commutative, identity=identity))
+def _ufunc(
+    name: str,
+    ufunc: np.ufunc,
+    *,
+    aliases: tuple = (),
+    dunder: str | None = None,
+    commutative: bool = False,
+    identity: Any = None,
+) -> OpDef:
+    return _add(
+        OpDef(
+            name,
+            "elementwise",
+            ufunc,
+            _elementwise_infer(ufunc),
+            numpy=(ufunc, *aliases),
+            params=("dtype",),
+            dunder=dunder,
+            commutative=commutative,
+            identity=identity,
+        )
+    )
 
 
 # -- binary arithmetic -------------------------------------------------------------------
@@ -481,92 +523,416 @@ SIGNBIT = _ufunc("signbit", np.signbit)
 SPACING = _ufunc("spacing", np.spacing)
 
 # -- elementwise, not ufuncs ----------------------------------------------------------------------
-WHERE = _add(OpDef("where", "elementwise", np.where, _elementwise_infer(np.where), numpy=(np.where,),
-                   operands=("condition", "x", "y")))
-CLIP = _add(OpDef("clip", "elementwise", np.clip, _elementwise_infer(np.clip), operands=("a", "a_min", "a_max"),
-                  doc="reached through the np.clip decomposition, which accepts min=/max= too"))
-ROUND = _add(OpDef("round", "elementwise", np.round, _elementwise_infer(np.round), numpy=(np.round, np.around),
-                   operands=("a",), params=("decimals",)))
-ASTYPE = _add(OpDef("astype", "elementwise", _astype, _astype_infer,
-                    numpy=(np.astype,), operands=("x",), params=("dtype",)))
+WHERE = _add(
+    OpDef(
+        "where",
+        "elementwise",
+        np.where,
+        _elementwise_infer(np.where),
+        numpy=(np.where,),
+        operands=("condition", "x", "y"),
+    )
+)
+CLIP = _add(
+    OpDef(
+        "clip",
+        "elementwise",
+        np.clip,
+        _elementwise_infer(np.clip),
+        operands=("a", "a_min", "a_max"),
+        doc="reached through the np.clip decomposition, which accepts min=/max= too",
+    )
+)
+ROUND = _add(
+    OpDef(
+        "round",
+        "elementwise",
+        np.round,
+        _elementwise_infer(np.round),
+        numpy=(np.round, np.around),
+        operands=("a",),
+        params=("decimals",),
+    )
+)
+ASTYPE = _add(
+    OpDef(
+        "astype",
+        "elementwise",
+        _astype,
+        _astype_infer,
+        numpy=(np.astype,),
+        operands=("x",),
+        params=("dtype",),
+    )
+)
 COPY = _add(OpDef("copy", "elementwise", _copy, _copy_infer, numpy=(np.copy,), operands=("a",)))
 
 # -- reductions -----------------------------------------------------------------------------------
 _RED = ("axis", "dtype", "keepdims")
-SUM = _add(OpDef("sum", "reduction", np.sum, _reduction_infer(np.sum), numpy=(np.sum,), operands=("a",),
-                 params=_RED, reduces=np.add, identity=0))
-PROD = _add(OpDef("prod", "reduction", np.prod, _reduction_infer(np.prod), numpy=(np.prod,), operands=("a",),
-                  params=_RED, reduces=np.multiply, identity=1))
-MEAN = _add(OpDef("mean", "reduction", np.mean, _reduction_infer(np.mean), numpy=(np.mean,), operands=("a",),
-                  params=_RED))
-AMAX = _add(OpDef("amax", "reduction", np.max, _reduction_infer(np.max), numpy=(np.max, np.amax),
-                  operands=("a",), params=("axis", "keepdims"), reduces=np.maximum))
-AMIN = _add(OpDef("amin", "reduction", np.min, _reduction_infer(np.min), numpy=(np.min, np.amin),
-                  operands=("a",), params=("axis", "keepdims"), reduces=np.minimum))
-ARGMAX = _add(OpDef("argmax", "reduction", np.argmax, _reduction_infer(np.argmax), numpy=(np.argmax,),
-                    operands=("a",), params=("axis", "keepdims")))
-ARGMIN = _add(OpDef("argmin", "reduction", np.argmin, _reduction_infer(np.argmin), numpy=(np.argmin,),
-                    operands=("a",), params=("axis", "keepdims")))
-ANY = _add(OpDef("any", "reduction", np.any, _reduction_infer(np.any), numpy=(np.any,), operands=("a",),
-                 params=("axis", "keepdims"), reduces=np.logical_or, identity=False))
-ALL = _add(OpDef("all", "reduction", np.all, _reduction_infer(np.all), numpy=(np.all,), operands=("a",),
-                 params=("axis", "keepdims"), reduces=np.logical_and, identity=True))
-VAR = _add(OpDef("var", "reduction", np.var, _reduction_infer(np.var), numpy=(np.var,), operands=("a",),
-                 params=(*_RED, "ddof")))
-STD = _add(OpDef("std", "reduction", np.std, _reduction_infer(np.std), numpy=(np.std,), operands=("a",),
-                 params=(*_RED, "ddof")))
-CUMSUM = _add(OpDef("cumsum", "reduction", np.cumsum, _reduction_infer(np.cumsum, _cumulative_shape),
-                    numpy=(np.cumsum,), operands=("a",), params=("axis", "dtype"), accumulates=np.add))
-CUMPROD = _add(OpDef("cumprod", "reduction", np.cumprod, _reduction_infer(np.cumprod, _cumulative_shape),
-                     numpy=(np.cumprod,), operands=("a",), params=("axis", "dtype"), accumulates=np.multiply))
+SUM = _add(
+    OpDef(
+        "sum",
+        "reduction",
+        np.sum,
+        _reduction_infer(np.sum),
+        numpy=(np.sum,),
+        operands=("a",),
+        params=_RED,
+        reduces=np.add,
+        identity=0,
+    )
+)
+PROD = _add(
+    OpDef(
+        "prod",
+        "reduction",
+        np.prod,
+        _reduction_infer(np.prod),
+        numpy=(np.prod,),
+        operands=("a",),
+        params=_RED,
+        reduces=np.multiply,
+        identity=1,
+    )
+)
+MEAN = _add(
+    OpDef(
+        "mean",
+        "reduction",
+        np.mean,
+        _reduction_infer(np.mean),
+        numpy=(np.mean,),
+        operands=("a",),
+        params=_RED,
+    )
+)
+AMAX = _add(
+    OpDef(
+        "amax",
+        "reduction",
+        np.max,
+        _reduction_infer(np.max),
+        numpy=(np.max, np.amax),
+        operands=("a",),
+        params=("axis", "keepdims"),
+        reduces=np.maximum,
+    )
+)
+AMIN = _add(
+    OpDef(
+        "amin",
+        "reduction",
+        np.min,
+        _reduction_infer(np.min),
+        numpy=(np.min, np.amin),
+        operands=("a",),
+        params=("axis", "keepdims"),
+        reduces=np.minimum,
+    )
+)
+ARGMAX = _add(
+    OpDef(
+        "argmax",
+        "reduction",
+        np.argmax,
+        _reduction_infer(np.argmax),
+        numpy=(np.argmax,),
+        operands=("a",),
+        params=("axis", "keepdims"),
+    )
+)
+ARGMIN = _add(
+    OpDef(
+        "argmin",
+        "reduction",
+        np.argmin,
+        _reduction_infer(np.argmin),
+        numpy=(np.argmin,),
+        operands=("a",),
+        params=("axis", "keepdims"),
+    )
+)
+ANY = _add(
+    OpDef(
+        "any",
+        "reduction",
+        np.any,
+        _reduction_infer(np.any),
+        numpy=(np.any,),
+        operands=("a",),
+        params=("axis", "keepdims"),
+        reduces=np.logical_or,
+        identity=False,
+    )
+)
+ALL = _add(
+    OpDef(
+        "all",
+        "reduction",
+        np.all,
+        _reduction_infer(np.all),
+        numpy=(np.all,),
+        operands=("a",),
+        params=("axis", "keepdims"),
+        reduces=np.logical_and,
+        identity=True,
+    )
+)
+VAR = _add(
+    OpDef(
+        "var",
+        "reduction",
+        np.var,
+        _reduction_infer(np.var),
+        numpy=(np.var,),
+        operands=("a",),
+        params=(*_RED, "ddof"),
+    )
+)
+STD = _add(
+    OpDef(
+        "std",
+        "reduction",
+        np.std,
+        _reduction_infer(np.std),
+        numpy=(np.std,),
+        operands=("a",),
+        params=(*_RED, "ddof"),
+    )
+)
+CUMSUM = _add(
+    OpDef(
+        "cumsum",
+        "reduction",
+        np.cumsum,
+        _reduction_infer(np.cumsum, _cumulative_shape),
+        numpy=(np.cumsum,),
+        operands=("a",),
+        params=("axis", "dtype"),
+        accumulates=np.add,
+    )
+)
+CUMPROD = _add(
+    OpDef(
+        "cumprod",
+        "reduction",
+        np.cumprod,
+        _reduction_infer(np.cumprod, _cumulative_shape),
+        numpy=(np.cumprod,),
+        operands=("a",),
+        params=("axis", "dtype"),
+        accumulates=np.multiply,
+    )
+)
 
 # -- linear algebra --------------------------------------------------------------------------------
-MATMUL = _add(OpDef("matmul", "matmul", np.matmul, _matmul_infer, numpy=(np.matmul,), params=("dtype",),
-                    dunder="matmul"))
+MATMUL = _add(
+    OpDef(
+        "matmul",
+        "matmul",
+        np.matmul,
+        _matmul_infer,
+        numpy=(np.matmul,),
+        params=("dtype",),
+        dunder="matmul",
+    )
+)
 DOT = _add(OpDef("dot", "matmul", np.dot, _dot_infer, numpy=(np.dot,), operands=("a", "b")))
-OUTER = _add(OpDef("outer", "matmul", np.outer, _outer_infer, numpy=(np.outer,), operands=("a", "b")))
-TRACE = _add(OpDef("trace", "reduction", np.trace, _trace_infer, numpy=(np.trace,), operands=("a",),
-                   params=("offset", "axis1", "axis2", "dtype")))
+OUTER = _add(
+    OpDef("outer", "matmul", np.outer, _outer_infer, numpy=(np.outer,), operands=("a", "b"))
+)
+TRACE = _add(
+    OpDef(
+        "trace",
+        "reduction",
+        np.trace,
+        _trace_infer,
+        numpy=(np.trace,),
+        operands=("a",),
+        params=("offset", "axis1", "axis2", "dtype"),
+    )
+)
 
 # -- views and shapes ----------------------------------------------------------------------------------
-RESHAPE = _add(OpDef("reshape", "view", np.reshape, _reshape_infer, numpy=(np.reshape,), operands=("a",),
-                     params=("shape",)))
-TRANSPOSE = _add(OpDef("transpose", "view", np.transpose, _view_infer(np.transpose), numpy=(np.transpose,),
-                       operands=("a",), params=("axes",)))
-SWAPAXES = _add(OpDef("swapaxes", "view", np.swapaxes, _view_infer(np.swapaxes), numpy=(np.swapaxes,),
-                      operands=("a",), params=("axis1", "axis2")))
-MOVEAXIS = _add(OpDef("moveaxis", "view", np.moveaxis, _view_infer(np.moveaxis), numpy=(np.moveaxis,),
-                      operands=("a",), params=("source", "destination")))
-EXPAND_DIMS = _add(OpDef("expand_dims", "view", np.expand_dims, _view_infer(np.expand_dims),
-                         numpy=(np.expand_dims,), operands=("a",), params=("axis",)))
-SQUEEZE = _add(OpDef("squeeze", "view", np.squeeze, _view_infer(np.squeeze), numpy=(np.squeeze,),
-                     operands=("a",), params=("axis",)))
-BROADCAST_TO = _add(OpDef("broadcast_to", "view", np.broadcast_to, _view_infer(np.broadcast_to),
-                          numpy=(np.broadcast_to,), operands=("array",), params=("shape",)))
+RESHAPE = _add(
+    OpDef(
+        "reshape",
+        "view",
+        np.reshape,
+        _reshape_infer,
+        numpy=(np.reshape,),
+        operands=("a",),
+        params=("shape",),
+    )
+)
+TRANSPOSE = _add(
+    OpDef(
+        "transpose",
+        "view",
+        np.transpose,
+        _view_infer(np.transpose),
+        numpy=(np.transpose,),
+        operands=("a",),
+        params=("axes",),
+    )
+)
+SWAPAXES = _add(
+    OpDef(
+        "swapaxes",
+        "view",
+        np.swapaxes,
+        _view_infer(np.swapaxes),
+        numpy=(np.swapaxes,),
+        operands=("a",),
+        params=("axis1", "axis2"),
+    )
+)
+MOVEAXIS = _add(
+    OpDef(
+        "moveaxis",
+        "view",
+        np.moveaxis,
+        _view_infer(np.moveaxis),
+        numpy=(np.moveaxis,),
+        operands=("a",),
+        params=("source", "destination"),
+    )
+)
+EXPAND_DIMS = _add(
+    OpDef(
+        "expand_dims",
+        "view",
+        np.expand_dims,
+        _view_infer(np.expand_dims),
+        numpy=(np.expand_dims,),
+        operands=("a",),
+        params=("axis",),
+    )
+)
+SQUEEZE = _add(
+    OpDef(
+        "squeeze",
+        "view",
+        np.squeeze,
+        _view_infer(np.squeeze),
+        numpy=(np.squeeze,),
+        operands=("a",),
+        params=("axis",),
+    )
+)
+BROADCAST_TO = _add(
+    OpDef(
+        "broadcast_to",
+        "view",
+        np.broadcast_to,
+        _view_infer(np.broadcast_to),
+        numpy=(np.broadcast_to,),
+        operands=("array",),
+        params=("shape",),
+    )
+)
 RAVEL = _add(OpDef("ravel", "view", np.ravel, _ravel_infer, numpy=(np.ravel,), operands=("a",)))
-GETITEM = _add(OpDef("getitem", "view", _getitem, _getitem_infer, params=("index",),
-                     doc="basic indexing: ints, slices, None, Ellipsis"))
-CONCATENATE = _add(OpDef("concatenate", "shape", _concatenate, _concatenate_infer, numpy=(np.concatenate,),
-                         operands=("arrays",), params=("axis",)))
-STACK = _add(OpDef("stack", "shape", _stack, _stack_infer, numpy=(np.stack,), operands=("arrays",),
-                   params=("axis",)))
+GETITEM = _add(
+    OpDef(
+        "getitem",
+        "view",
+        _getitem,
+        _getitem_infer,
+        params=("index",),
+        doc="basic indexing: ints, slices, None, Ellipsis",
+    )
+)
+CONCATENATE = _add(
+    OpDef(
+        "concatenate",
+        "shape",
+        _concatenate,
+        _concatenate_infer,
+        numpy=(np.concatenate,),
+        operands=("arrays",),
+        params=("axis",),
+    )
+)
+STACK = _add(
+    OpDef(
+        "stack",
+        "shape",
+        _stack,
+        _stack_infer,
+        numpy=(np.stack,),
+        operands=("arrays",),
+        params=("axis",),
+    )
+)
 
 # -- creation (static arguments) ------------------------------------------------------------------------
 _CREATE = ("shape", "dtype", "order")
-ZEROS = _add(OpDef("zeros", "creation", np.zeros, _creation_infer(np.zeros), numpy=(np.zeros,), params=_CREATE))
-ONES = _add(OpDef("ones", "creation", np.ones, _creation_infer(np.ones), numpy=(np.ones,), params=_CREATE))
-EMPTY = _add(OpDef("empty", "creation", np.empty, _creation_infer(np.empty), numpy=(np.empty,), params=_CREATE))
-FULL = _add(OpDef("full", "creation", _full, _creation_infer(_full), numpy=(np.full,), operands=("fill_value",),
-                  params=_CREATE))
-ARANGE = _add(OpDef("arange", "creation", _arange, _run_infer(_arange), numpy=(np.arange,),
-                    params=("start_or_stop", "stop", "step", "dtype")))
-LINSPACE = _add(OpDef("linspace", "creation", np.linspace, _run_infer(np.linspace), numpy=(np.linspace,),
-                      params=("start", "stop", "num", "endpoint", "dtype", "axis")))
-EYE = _add(OpDef("eye", "creation", np.eye, _eye_infer, numpy=(np.eye,), params=("N", "M", "k", "dtype", "order")))
+ZEROS = _add(
+    OpDef(
+        "zeros", "creation", np.zeros, _creation_infer(np.zeros), numpy=(np.zeros,), params=_CREATE
+    )
+)
+ONES = _add(
+    OpDef("ones", "creation", np.ones, _creation_infer(np.ones), numpy=(np.ones,), params=_CREATE)
+)
+EMPTY = _add(
+    OpDef(
+        "empty", "creation", np.empty, _creation_infer(np.empty), numpy=(np.empty,), params=_CREATE
+    )
+)
+FULL = _add(
+    OpDef(
+        "full",
+        "creation",
+        _full,
+        _creation_infer(_full),
+        numpy=(np.full,),
+        operands=("fill_value",),
+        params=_CREATE,
+    )
+)
+ARANGE = _add(
+    OpDef(
+        "arange",
+        "creation",
+        _arange,
+        _run_infer(_arange),
+        numpy=(np.arange,),
+        params=("start_or_stop", "stop", "step", "dtype"),
+    )
+)
+LINSPACE = _add(
+    OpDef(
+        "linspace",
+        "creation",
+        np.linspace,
+        _run_infer(np.linspace),
+        numpy=(np.linspace,),
+        params=("start", "stop", "num", "endpoint", "dtype", "axis"),
+    )
+)
+EYE = _add(
+    OpDef(
+        "eye",
+        "creation",
+        np.eye,
+        _eye_infer,
+        numpy=(np.eye,),
+        params=("N", "M", "k", "dtype", "order"),
+    )
+)
 
 # -- mutation ----------------------------------------------------------------------------------------------
-SETITEM = _add(OpDef("setitem", "scatter", _setitem, _setitem_infer, params=("index",),
-                     doc="target[index] = value, in place; the node's value is the target"))
+SETITEM = _add(
+    OpDef(
+        "setitem",
+        "scatter",
+        _setitem,
+        _setitem_infer,
+        params=("index",),
+        doc="target[index] = value, in place; the node's value is the target",
+    )
+)
 
 
 # ---------------------------------------------------------------------------------
@@ -596,7 +962,9 @@ def _like_order(a: Any, order: str) -> str:
 def _like(op: OpDef) -> Callable:
     def decompose(rec, a, dtype=None, order="K", subok=True, shape=None):
         shape = a.shape if shape is None else shape
-        return rec.call(op, shape=shape, dtype=a.dtype if dtype is None else dtype, order=_like_order(a, order))
+        return rec.call(
+            op, shape=shape, dtype=a.dtype if dtype is None else dtype, order=_like_order(a, order)
+        )
 
     return decompose
 
@@ -607,8 +975,13 @@ def _empty_like(rec, prototype, dtype=None, order="K", subok=True, shape=None):
 
 def _full_like(rec, a, fill_value, dtype=None, order="K", subok=True, shape=None):
     shape = a.shape if shape is None else shape
-    return rec.call(FULL, fill_value, shape=shape, dtype=a.dtype if dtype is None else dtype,
-                    order=_like_order(a, order))
+    return rec.call(
+        FULL,
+        fill_value,
+        shape=shape,
+        dtype=a.dtype if dtype is None else dtype,
+        order=_like_order(a, order),
+    )
 
 
 def _divmod(rec, x1, x2):
@@ -651,11 +1024,16 @@ def _ascontiguousarray(rec, a, dtype=None, **kwargs):
 
 def _copyto(rec, dst, src, casting="same_kind", where=True):
     if where is not True:
-        rec.refuse("np.copyto(..., where=...)", "compute np.where(mask, src, dst) and assign it with dst[...] = ...")
+        rec.refuse(
+            "np.copyto(..., where=...)",
+            "compute np.where(mask, src, dst) and assign it with dst[...] = ...",
+        )
     src_dtype = src.dtype if hasattr(src, "dtype") else np.result_type(src)
     if not np.can_cast(src_dtype, dst.dtype, casting):
-        raise TypeError(f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} according to the rule "
-                        f"{casting!r}")
+        raise TypeError(
+            f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} according to the rule "
+            f"{casting!r}"
+        )
     dst[...] = src
 
 
@@ -689,11 +1067,3 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.diff: Decomposition(_diff),
     np.flip: Decomposition(_flip),
 }
-
-
-def op_named(name: str) -> OpDef:
-    """The op called ``name``."""
-    try:
-        return _BY_NAME[name]
-    except KeyError:
-        raise KeyError(f"no op named {name!r}") from None

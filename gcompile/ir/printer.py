@@ -131,7 +131,8 @@ def format_tabular(graph: Graph) -> str:
             target = node.target.name
             args = ", ".join(format_literal(a) for a in node.args)
             kwargs = ", ".join(
-                f"{k}={format_index(v) if k == 'index' else format_literal(v)}" for k, v in sorted(node.kwargs.items())
+                f"{k}={format_index(v) if k == 'index' else format_literal(v)}"
+                for k, v in sorted(node.kwargs.items())
             )
         elif node.op == "constant":
             target, args, kwargs = _format_array(np.asarray(node.target)), "", ""

@@ -20,12 +20,6 @@ class TreeSpec:
     keys: tuple = ()
     children: tuple = ()
 
-    @property
-    def num_leaves(self) -> int:
-        if self.kind == "leaf":
-            return 1
-        return sum(child.num_leaves for child in self.children)
-
 
 LEAF = TreeSpec("leaf")
 
@@ -39,11 +33,15 @@ def flatten(value: Any, path: str = "") -> tuple[list[tuple[str, Any]], TreeSpec
 
 def _flatten(value: Any, path: str, leaves: list) -> TreeSpec:
     if isinstance(value, (tuple, list)) and not _is_namedtuple(value):
-        children = tuple(_flatten(v, f"{path}_{i}" if path else str(i), leaves) for i, v in enumerate(value))
+        children = tuple(
+            _flatten(v, f"{path}_{i}" if path else str(i), leaves) for i, v in enumerate(value)
+        )
         return TreeSpec("tuple" if isinstance(value, tuple) else "list", (), children)
     if isinstance(value, dict):
         keys = tuple(value)
-        children = tuple(_flatten(value[k], f"{path}_{k}" if path else str(k), leaves) for k in keys)
+        children = tuple(
+            _flatten(value[k], f"{path}_{k}" if path else str(k), leaves) for k in keys
+        )
         return TreeSpec("dict", keys, children)
     leaves.append((path, value))
     return LEAF

@@ -25,7 +25,9 @@ def verify(graph: "Graph") -> None:
     """Raise GraphError if ``graph`` breaks an invariant of the IR."""
     problems = list(_problems(graph))
     if problems:
-        raise GraphError("graph failed verification:\n  - " + "\n  - ".join(problems) + "\n" + _safe_text(graph))
+        raise GraphError(
+            "graph failed verification:\n  - " + "\n  - ".join(problems) + "\n" + _safe_text(graph)
+        )
 
 
 def _problems(graph: "Graph"):
@@ -79,5 +81,7 @@ def _check_meta(node):
 def _safe_text(graph: "Graph") -> str:
     try:
         return str(graph)
-    except Exception as exc:  # a broken graph may not print; say so instead of hiding the first error
+    except (
+        Exception
+    ) as exc:  # a broken graph may not print; say so instead of hiding the first error
         return f"(graph text unavailable: {type(exc).__name__}: {exc})"

@@ -79,8 +79,10 @@ class Agreement:
         kind = f"{self.eager_dtype}{list(self.eager_shape)}"
         if (self.eager_dtype, self.eager_shape) != (self.compiled_dtype, self.compiled_shape):
             kind += f" vs compiled {self.compiled_dtype}{list(self.compiled_shape)}"
-        return (f"  {status} {self.path:<16} {kind:<24} max abs {self.max_abs:.3g}  max rel {self.max_rel:.3g}  "
-                f"max ulp {self.max_ulp:.3g}")
+        return (
+            f"  {status} {self.path:<16} {kind:<24} max abs {self.max_abs:.3g}  max rel {self.max_rel:.3g}  "
+            f"max ulp {self.max_ulp:.3g}"
+        )
 
 
 @dataclass
@@ -106,7 +108,9 @@ class CompareReport:
     @property
     def speedup(self) -> float:
         """Eager steady-state median over compiled steady-state median."""
-        return self.eager_median_s / self.compiled_median_s if self.compiled_median_s else float("nan")
+        return (
+            self.eager_median_s / self.compiled_median_s if self.compiled_median_s else float("nan")
+        )
 
     def __str__(self) -> str:
         lines = [f"gcompile compare: {self.name} (backend {self.backend})", "agreement:"]
@@ -166,8 +170,14 @@ def _timed_median(fn: Callable, args: tuple, kwargs: dict, repeat: int) -> float
     return statistics.median(times)
 
 
-def compare(fn: Callable, *args: Any, repeat: int = 20, ulps: float = 4, backend: str | None = None,
-            **kwargs: Any) -> CompareReport:
+def compare(
+    fn: Callable,
+    *args: Any,
+    repeat: int = 20,
+    ulps: float = 4,
+    backend: str | None = None,
+    **kwargs: Any,
+) -> CompareReport:
     """Run ``fn`` eagerly and compiled on copies of the same inputs and report agreement and time.
 
     Args:
@@ -203,13 +213,22 @@ def compare(fn: Callable, *args: Any, repeat: int = 20, ulps: float = 4, backend
     expected_leaves, _ = flatten(expected, "out")
     actual_leaves, _ = flatten(actual, "out")
     if len(expected_leaves) != len(actual_leaves):
-        report.outputs.append(Agreement("out", "structure", "structure", (len(expected_leaves),),
-                                        (len(actual_leaves),), ok=False))
+        report.outputs.append(
+            Agreement(
+                "out",
+                "structure",
+                "structure",
+                (len(expected_leaves),),
+                (len(actual_leaves),),
+                ok=False,
+            )
+        )
     for (path, e), (_, a) in zip(expected_leaves, actual_leaves):
         report.outputs.append(agreement(path, e, a, ulps))
     binder = ArgumentBinder(fn, settings.get("static_argnames", ()))
-    for (path, e), (_, a) in zip(binder.bind(eager_args, eager_kwargs).leaves,
-                                 binder.bind(run_args, run_kwargs).leaves):
+    for (path, e), (_, a) in zip(
+        binder.bind(eager_args, eager_kwargs).leaves, binder.bind(run_args, run_kwargs).leaves
+    ):
         if isinstance(e, np.ndarray):
             report.arguments.append(agreement(path, e, a, ulps))
 

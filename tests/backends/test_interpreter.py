@@ -12,7 +12,7 @@ from gcompile.backends import interpreter
 
 def test_runtime_errors_name_the_node_and_the_users_line():
     def f(x, n):
-        return x ** n
+        return x**n
 
     graph = gcompile.trace(f, np.arange(3), -1)
     with pytest.raises(ValueError, match="Integers to negative integer powers") as info:

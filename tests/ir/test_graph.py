@@ -45,7 +45,9 @@ def test_replace_all_uses_with_and_erase():
     g.erase(e)
     assert [n.name for n in g.nodes] == ["x", "sin_1", "multiply_1", "output"]
     g.verify()
-    np.testing.assert_array_equal(run_interpreter(g, np.arange(3.0))[0], np.sin(np.arange(3.0)) * 2.0)
+    np.testing.assert_array_equal(
+        run_interpreter(g, np.arange(3.0))[0], np.sin(np.arange(3.0)) * 2.0
+    )
 
 
 def test_erase_refuses_a_used_node():

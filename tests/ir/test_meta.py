@@ -16,7 +16,13 @@ def out_meta(fn, *args):
 
 @pytest.mark.parametrize(
     "dtype, text",
-    [(np.bool_, "bool"), (np.int8, "i8"), (np.uint32, "u32"), (np.float32, "f32"), (np.complex128, "c128")],
+    [
+        (np.bool_, "bool"),
+        (np.int8, "i8"),
+        (np.uint32, "u32"),
+        (np.float32, "f32"),
+        (np.complex128, "c128"),
+    ],
 )
 def test_dtype_abbreviations(dtype, text):
     assert dtype_abbrev(np.dtype(dtype)) == text
@@ -37,7 +43,11 @@ def test_meta_of_values():
         (lambda x: x + 3, (np.ones(2, np.int8),), np.int8),  # weak int keeps int8
         (lambda x: x * 2.5, (np.ones(2, np.int8),), np.float64),  # int array * float -> float64
         (lambda x, dt: x * dt, (np.ones(2, np.float32), 0.1), np.float32),  # float argument is weak
-        (lambda x: x * np.float64(2), (np.ones(2, np.float32),), np.float64),  # NumPy scalar is strong
+        (
+            lambda x: x * np.float64(2),
+            (np.ones(2, np.float32),),
+            np.float64,
+        ),  # NumPy scalar is strong
         (lambda x: x / 2, (np.ones(2, np.int32),), np.float64),
         (lambda x: np.sqrt(x), (np.ones(2, np.int16),), np.float32),
         (lambda x: x.sum(), (np.ones(2, np.int8),), np.int64),

@@ -52,7 +52,11 @@ def test_tabular_form_lists_every_node_with_its_source():
     assert lines[0].split() == ["opcode", "name", "target", "args", "kwargs", "meta", "source"]
     assert lines[2].split()[:2] == ["placeholder", "x"]
     tanh_line = next(line for line in lines if line.startswith("call") and "tanh" in line)
-    assert "%x" in tanh_line and "f32[4]" in tanh_line and f"test_printer.py:{f.__code__.co_firstlineno + 1}" in tanh_line
+    assert (
+        "%x" in tanh_line
+        and "f32[4]" in tanh_line
+        and f"test_printer.py:{f.__code__.co_firstlineno + 1}" in tanh_line
+    )
     assert lines[-1].startswith("output")
 
 

@@ -20,9 +20,17 @@ def test_report_agrees_and_times_both_runs():
     assert report.ok
     assert [a.path for a in report.outputs] == ["out_0", "out_1"]
     assert [a.path for a in report.arguments] == ["x", "v"]
-    assert report.eager_median_s > 0 and report.compiled_median_s > 0 and report.first_call_s >= report.compile_s
+    assert (
+        report.eager_median_s > 0
+        and report.compiled_median_s > 0
+        and report.first_call_s >= report.compile_s
+    )
     text = str(report)
-    assert "result: AGREE" in text and "arguments after the call (mutations):" in text and "speed-up" in text
+    assert (
+        "result: AGREE" in text
+        and "arguments after the call (mutations):" in text
+        and "speed-up" in text
+    )
 
 
 def test_report_detects_a_wrong_backend():

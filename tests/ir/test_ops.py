@@ -1,0 +1,316 @@
+"""Op tests generated from the op table (``gcompile.ir.ops.OPS``).
+
+* Every ufunc-backed elementwise op is run for every dtype NumPy has a loop for
+  (asked from NumPy on empty arrays), over equal, broadcast, 0-d, size-0,
+  strided, negative-stride and Fortran-order operands, Python and NumPy scalar
+  operands, the Python operator and its augmented form. Dtypes without a loop
+  must be rejected with NumPy's exception.
+* Every case of ``op_cases.CASES`` runs for each of its dtypes.
+* Every case of ``op_cases.ERROR_CASES`` must fail to trace with the exception
+  type eager NumPy raises.
+* A coverage test fails for any op or decomposition without a test.
+
+Every run goes through ``tests.support.check``: eager, traced and verified,
+then compiled on each backend, comparing results and mutated arguments.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.ir.ops import DECOMPOSITIONS, OPS
+from tests.ir.op_cases import ALL, CASES, ERROR_CASES, Arg, Case, F, reversed_, scalar, strided
+from tests.support import check, copy_args
+
+# -- argument values --------------------------------------------------------------------------------------
+
+FINITE = (-2.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+SPECIAL = (np.nan, np.inf, -np.inf, -0.0)
+
+
+def values(rng: np.random.Generator, shape: tuple, dtype: np.dtype, specials: bool = False,
+           exponent: bool = False) -> np.ndarray:
+    """A C array of ``shape``: negatives and zeros; nan, inf and -0.0 with ``specials``;
+    small non-negative integers with ``exponent`` (shift counts, integer powers)."""
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        low, high = (0, 4) if exponent else (0, 10) if dtype.kind == "u" else (-4, 6)
+        return np.asarray(rng.integers(low, high, shape), dtype)
+    pool = FINITE + SPECIAL if specials else FINITE
+    data = np.asarray(rng.choice(pool, shape))
+    if dtype.kind == "c":
+        data = data + 1j * rng.choice(pool, shape)
+    return data.astype(dtype)
+
+
+def build(rng: np.random.Generator, arg: Arg, dtype: Any, specials: bool = False, exponent: bool = False) -> Any:
+    """The value ``arg`` describes, of ``arg.dtype`` or else ``dtype``."""
+    dtype = np.dtype(dtype if arg.dtype is None else arg.dtype)
+    ndim = len(arg.shape)
+    if arg.form == "scalar":
+        return values(rng, (), dtype, specials, exponent)[()]
+    if arg.form == "strided":
+        return values(rng, tuple(2 * s for s in arg.shape), dtype, specials, exponent)[(slice(None, None, 2),) * ndim]
+    data = values(rng, arg.shape, dtype, specials, exponent)
+    if arg.form == "reversed":
+        return data[(slice(None, None, -1),) * ndim]
+    if arg.form == "F":
+        return np.asfortranarray(data)
+    if arg.form == "readonly":
+        data.flags.writeable = False
+    return data
+
+
+def case_args(case: Case, dtype: Any) -> tuple:
+    rng = np.random.default_rng(0)
+    return tuple(build(rng, arg, dtype, case.specials) for arg in case.args)
+
+
+# -- assertions -------------------------------------------------------------------------------------------
+
+
+def graph_ops(fn: Callable, *args: Any) -> set[str]:
+    """Names of the ops in the graph traced from ``fn(*args)``."""
+    graph = gcompile.trace(fn, *args)
+    return {node.target.name for node in graph.nodes if node.op == "call"}
+
+
+def eager_error(fn: Callable, *args: Any) -> type[BaseException] | None:
+    """The type of the exception eager NumPy raises for ``fn(*args)``, or None."""
+    eager_args, _ = copy_args(args, {})
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fn(*eager_args)
+        except Exception as exc:  # noqa: BLE001 - any NumPy error is the expectation
+            return type(exc)
+    return None
+
+
+def assert_raises_like_numpy(fn: Callable, *args: Any) -> None:
+    """Eager NumPy raises for ``fn(*args)``; tracing must raise the same exception type."""
+    expected = eager_error(fn, *args)
+    assert expected is not None, "NumPy accepts this call; it is not an error case"
+    with pytest.raises(expected):
+        gcompile.trace(fn, *args)
+
+
+def assert_same_outcome(fn: Callable, *args: Any) -> None:
+    """``check`` when eager NumPy accepts ``fn(*args)``; otherwise tracing raises NumPy's exception type."""
+    if eager_error(fn, *args) is None:
+        check(fn, *args)
+    else:
+        assert_raises_like_numpy(fn, *args)
+
+
+# -- ufunc-backed elementwise ops, generated ----------------------------------------------------------------
+
+UFUNC_OPS = [op for op in OPS if op.kind == "elementwise" and isinstance(op.impl, np.ufunc)]
+
+# Operand dtypes other than the dtype under test (None): the exponent of ldexp is an integer.
+OPERAND_DTYPES = {"ldexp": (None, np.int32)}
+# Ops whose second operand gets small non-negative integers: shift counts, integer powers.
+EXPONENT_OPS = {"power", "left_shift", "right_shift"}
+COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+
+BINARY_SHAPES = [
+    ((2, 3), (2, 3)),
+    ((3, 1), (1, 4)),
+    ((), (4,)),
+    ((2, 1, 3), (4, 1)),
+    ((), ()),
+    ((0,), (0,)),
+    ((0, 3), (3,)),
+    (strided((4,)), strided((4,))),
+    (strided((3, 2)), (2,)),
+    (reversed_((5,)), (5,)),
+    (F((3, 4)), F((3, 4))),
+    (F((3, 4)), (3, 4)),
+]
+AUGMENTED_SHAPES = [
+    ((3, 4), (3, 4)),
+    ((3, 4), (4,)),
+    (F((3, 4)), (3, 1)),
+    (strided((3, 2)), (2,)),
+    ((), ()),
+]
+UNARY_SHAPES = [(2, 3), (), (0,), (0, 3), strided((4,)), strided((3, 2)), reversed_((5,)), F((3, 4))]
+
+
+def operand_dtypes(op: Any, dtype: Any) -> tuple:
+    fixed = OPERAND_DTYPES.get(op.name, (None,) * op.impl.nin)
+    return tuple(np.dtype(dtype if d is None else d) for d in fixed)
+
+
+def has_loop(op: Any, dtype: Any) -> bool:
+    """NumPy has a loop for ``op`` on operands of ``dtype``."""
+    try:
+        with np.errstate(all="ignore"):
+            op.impl(*(np.empty(0, d) for d in operand_dtypes(op, dtype)))
+    except TypeError:
+        return False
+    return True
+
+
+def _ufunc_params(supported: bool) -> list:
+    return [pytest.param(op, np.dtype(dtype), id=f"{op.name}-{np.dtype(dtype).name}")
+            for op in UFUNC_OPS for dtype in ALL if has_loop(op, dtype) == supported]
+
+
+UFUNC_PARAMS = _ufunc_params(supported=True)
+UFUNC_REJECTED_PARAMS = _ufunc_params(supported=False)
+
+
+class Operands:
+    """Builds the operands of one ufunc op for one dtype."""
+
+    def __init__(self, op: Any, dtype: np.dtype):
+        self.op = op
+        self.dtypes = operand_dtypes(op, dtype)
+        self.rng = np.random.default_rng(0)
+
+    def __call__(self, position: int, arg: tuple | Arg) -> Any:
+        arg = arg if isinstance(arg, Arg) else Arg(arg)
+        exponent = position == 1 and self.op.name in EXPONENT_OPS
+        return build(self.rng, arg, self.dtypes[position], specials=True, exponent=exponent)
+
+    def scalar(self, position: int) -> Any:
+        """A NumPy scalar of the operand's dtype."""
+        return self(position, scalar())
+
+
+@pytest.mark.parametrize("op, dtype", UFUNC_PARAMS)
+def test_ufunc(op, dtype):
+    if op.impl.nin == 1:
+        _check_unary(op, dtype)
+    else:
+        _check_binary(op, dtype)
+
+
+def _check_unary(op, dtype):
+    ufunc = op.impl
+    make = Operands(op, dtype)
+    call = lambda x: ufunc(x)
+    assert op.name in graph_ops(call, make(0, (3,)))
+    for shape in UNARY_SHAPES:
+        check(call, make(0, shape))
+    check(call, make.scalar(0))
+    if dtype in (np.float64, np.complex128):
+        check(call, make.scalar(0).item())  # a Python float or complex argument (a weak input)
+    if op.dunder:
+        python_op = getattr(operator, f"__{op.dunder}__")
+        check(lambda x: python_op(x), make(0, (3, 4)))
+        check(lambda x: python_op(x), make.scalar(0))
+
+
+def _check_binary(op, dtype):
+    ufunc = op.impl
+    make = Operands(op, dtype)
+    call = lambda a, b: ufunc(a, b)
+    assert op.name in graph_ops(call, make(0, (3,)), make(1, (3,)))
+    for first, second in BINARY_SHAPES:
+        check(call, make(0, first), make(1, second))
+    assert_raises_like_numpy(call, make(0, (3,)), make(1, (4,)))
+    check(call, make.scalar(0), make.scalar(1))
+    assert_same_outcome(lambda a, b: ufunc(a, b, dtype=np.float64), make(0, (3,)), make(1, (3,)))
+
+    a, b = make(0, (3, 4)), make(1, (3, 4))
+    for value in (2, 2.5, np.float32(2), make.dtypes[1].type(2)):
+        assert_same_outcome(lambda a: ufunc(a, value), a)
+    for value in (2, 2.5, np.float32(2), make.dtypes[0].type(2)):
+        assert_same_outcome(lambda b: ufunc(value, b), b)
+    assert_same_outcome(lambda a, s: ufunc(a, s), a, 2.5)  # a Python float argument (a weak input)
+    assert_same_outcome(lambda s, b: ufunc(s, b), 2.5, b)
+
+    if not op.dunder:
+        return
+    python_op = getattr(operator, f"__{op.dunder}__")
+    check(lambda a, b: python_op(a, b), make(0, (3, 4)), make(1, (4,)))
+    check(lambda a, b: python_op(a, b), make.scalar(0), make.scalar(1))
+    for value in (2, 2.5):
+        assert_same_outcome(lambda a: python_op(a, value), a)
+        assert_same_outcome(lambda b: python_op(value, b), b)
+    if op.dunder in COMPARISONS:
+        return
+    augmented_op = getattr(operator, f"__i{op.dunder}__")
+
+    def augmented(a, b):
+        a = augmented_op(a, b)  # a op= b
+        return a
+
+    def augmented_copy(a, b):
+        c = a.copy()
+        c = augmented_op(c, b)  # c op= b
+        return c
+
+    for first, second in AUGMENTED_SHAPES:
+        assert_same_outcome(augmented, make(0, first), make(1, second))
+    assert_same_outcome(augmented_copy, make(0, (3, 4)), make(1, (4,)))
+    assert_same_outcome(augmented, make.scalar(0), make(1, (3,)))
+    assert_same_outcome(lambda a: augmented(a, 2), make(0, (3,)))
+
+
+@pytest.mark.parametrize("op, dtype", UFUNC_REJECTED_PARAMS)
+def test_ufunc_rejects_dtype_like_numpy(op, dtype):
+    ufunc = op.impl
+    arrays = [np.zeros(3, d) for d in operand_dtypes(op, dtype)]
+    assert_raises_like_numpy(lambda *xs: ufunc(*xs), *arrays)
+
+
+# -- the cases of op_cases.py ----------------------------------------------------------------------------------
+
+
+def target_name(target: Any) -> str:
+    return target if isinstance(target, str) else f"np.{target.__name__}"
+
+
+def _case_params(table: dict) -> list:
+    return [pytest.param(target, case, dtype, id=f"{target_name(target)}-{i}" + (
+        f"-{np.dtype(dtype).name}" if dtype is not None else ""))
+        for target, cases in table.items() for i, case in enumerate(cases) for dtype in case.dtypes]
+
+
+@pytest.mark.parametrize("target, case, dtype", _case_params(CASES))
+def test_case(target, case, dtype):
+    args = case_args(case, dtype)
+    check(case.fn, *args)
+    if isinstance(target, str):
+        ops = graph_ops(case.fn, *args)
+        assert target in ops, f"the case for {target} records {sorted(ops)}"
+
+
+@pytest.mark.parametrize("target, case, dtype", _case_params(ERROR_CASES))
+def test_error_like_numpy(target, case, dtype):
+    assert_raises_like_numpy(case.fn, *case_args(case, dtype))
+
+
+# -- coverage -----------------------------------------------------------------------------------------------------
+
+
+def test_every_op_and_decomposition_has_a_test():
+    names = {op.name for op in OPS}
+    for table in (CASES, ERROR_CASES):
+        unknown = [t for t in table if (t not in names if isinstance(t, str) else t not in DECOMPOSITIONS)]
+        assert not unknown, f"targets that are neither an op nor a decomposition: {unknown}"
+
+    covered = {param.values[0].name for param in UFUNC_PARAMS}
+    for cases in CASES.values():
+        for case in cases:
+            try:
+                covered |= graph_ops(case.fn, *case_args(case, case.dtypes[0]))
+            except Exception:  # noqa: BLE001 - test_case reports it; a case that does not trace covers nothing
+                continue
+    untested_ops = sorted(names - covered)
+    assert not untested_ops, f"ops that no test records: {untested_ops}"
+
+    # A decomposition's case must call it (by name: np.divmod, divmod, x.clip ...) to count.
+    untested = [target_name(f) for f in DECOMPOSITIONS
+                if not any(f.__name__ in case.fn.__code__.co_names for case in CASES.get(f, ()))]
+    assert not untested, f"decompositions without a case: {untested}"
