@@ -16,7 +16,10 @@ kernel cache of the Numba backend is keyed without sizes.
 
 from __future__ import annotations
 
+import enum
+import functools
 import inspect
+import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -100,7 +103,20 @@ def _leaf_guard(path: str, value: Any, static: bool) -> tuple[tuple, bool]:
         return ("numpy scalar", value.dtype), True
     if isinstance(value, (float, complex)):
         return (type(value).__name__,), True
+    if not isinstance(value, _STATIC_TYPES) or isinstance(value, _STATEFUL_TYPES):
+        raise UnsupportedError(
+            f"argument '{path}' of type {type(value).__name__}",
+            hint="pass arrays, Python scalars, strings, dtypes, functions, or tuples/lists/dicts of them. "
+            "Other objects would be frozen at compile time; name the parameter in static_argnames if "
+            "the object never changes (it is then guarded by identity)",
+        )
     return ("static", type(value), _hashable(path, value, static=False)), False
+
+
+# Values that are safe to bake into a graph and guard by equality (or identity, for functions).
+_STATIC_TYPES = (type(None), bool, int, str, bytes, np.dtype, type, enum.Enum, types.FunctionType,
+                 types.BuiltinFunctionType, types.MethodType, functools.partial, np.ufunc)
+_STATEFUL_TYPES = (np.random.Generator, np.random.RandomState)
 
 
 def _check_dtype(path: str, dtype: np.dtype) -> None:

@@ -741,16 +741,26 @@ def current_tracer() -> Tracer | None:
     return getattr(_state, "tracer", None)
 
 
-def _patch_targets() -> dict[str, tuple[Callable, Callable]]:
-    """numpy attribute name -> (original, replacement) for functions NumPy does not dispatch."""
-    targets = {}
+# Random draws at trace time would be baked into the graph as constants and replayed on every call.
+_RANDOM_FUNCTIONS = (
+    "default_rng", "rand", "randn", "random", "random_sample", "randint", "normal", "uniform",
+    "standard_normal", "choice", "permutation", "shuffle", "exponential", "poisson", "binomial",
+)
+
+
+def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
+    """(module, attribute, original, replacement) for NumPy functions that do not dispatch to us."""
+    targets = []
     for func in _CREATION_OPS:
-        targets[func.__name__] = (func, _creation_patch(func))
+        targets.append((np, func.__name__, func, _creation_patch(func)))
     for func, decomposition in ops.DECOMPOSITIONS.items():
         if decomposition.patch:
-            targets[func.__name__] = (func, _conversion_patch(func, decomposition))
-    for name, (func, _) in targets.items():
-        assert getattr(np, name) is func, f"np.{name} is not the function the op table names"
+            targets.append((np, func.__name__, func, _conversion_patch(func, decomposition)))
+    for name in _RANDOM_FUNCTIONS:
+        func = getattr(np.random, name)
+        targets.append((np.random, name, func, _random_patch(func)))
+    for module, name, func, _ in targets:
+        assert getattr(module, name) is func, f"{module.__name__}.{name} is not the function we patch"
     return targets
 
 
@@ -792,7 +802,21 @@ def _conversion_patch(func: Callable, decomposition: ops.Decomposition) -> Calla
     return patched
 
 
-_PATCHES: dict[str, tuple[Callable, Callable]] | None = None
+def _random_patch(func: Callable) -> Callable:
+    @functools.wraps(func)
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        tracer = current_tracer()
+        if tracer is None or _called_by_library():
+            return func(*args, **kwargs)
+        tracer.refuse(
+            f"random numbers drawn inside the function (np.random.{func.__name__})",
+            hint="draws would be frozen into the compiled graph; draw them outside and pass the arrays in",
+        )
+
+    return patched
+
+
+_PATCHES: list[tuple[Any, str, Callable, Callable]] | None = None
 
 
 @contextlib.contextmanager
@@ -808,8 +832,8 @@ def tracing(tracer: Tracer):
         if _PATCHES is None:
             _PATCHES = _patch_targets()
         if _patch_depth == 0:
-            for name, (_, replacement) in _PATCHES.items():
-                setattr(np, name, replacement)
+            for module, name, _, replacement in _PATCHES:
+                setattr(module, name, replacement)
         _patch_depth += 1
     _state.tracer = tracer
     try:
@@ -819,8 +843,8 @@ def tracing(tracer: Tracer):
         with _patch_lock:
             _patch_depth -= 1
             if _patch_depth == 0:
-                for name, (original, _) in _PATCHES.items():
-                    setattr(np, name, original)
+                for module, name, original, _ in _PATCHES:
+                    setattr(module, name, original)
 
 
 def trace(fn: Callable, name: str, leaves: list, is_input: list[bool], rebuild: Callable) -> Graph:

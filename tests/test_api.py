@@ -230,12 +230,16 @@ def test_decorated_method_binds_self():
         def __init__(self):
             self.scale = 3
 
-        @gcompile.compile
+        @gcompile.compile(static_argnames="self")
         def forward(self, x):
             return x * self.scale
 
     model = Model()
     np.testing.assert_array_equal(model.forward(np.ones(2)), np.full(2, 3.0))
+    other = Model()
+    other.scale = 5
+    np.testing.assert_array_equal(other.forward(np.ones(2)), np.full(2, 5.0))  # guarded by identity
+    assert Model.forward.stats["traces"] == 2
 
 
 def test_concurrent_callers_get_correct_results():

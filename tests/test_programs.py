@@ -3,9 +3,15 @@
 Each program is the kind of function users hand to ``gcompile.compile``: numerics, machine learning, finance,
 stencils, integer hashing, image processing and in-place optimiser steps. ``check`` runs every program eagerly,
 traces and verifies its graph, runs it compiled on each backend with ``fullgraph=True`` and compares the results and
-every argument afterwards (mutations). A few programs are also compared with an independent reference (``np.gradient``,
-``math.erf``, ``zlib.adler32``, put-call parity, ...) so that the eager side is known to be right, and the last tests
-cover the compile cache: new values of the same shapes hit it, a new shape or static value re-traces.
+every argument afterwards (mutations).
+
+Further tests on the same programs:
+
+* independent references (``np.gradient``, ``math.erf``, ``zlib.adler32``, put-call parity, ...), so that the eager
+  side is known to compute the right thing;
+* the graph's shape, dtype and layout of every value agree with what NumPy computes, and compiled results have the
+  memory layout of eager results;
+* the compile cache: new values of the same shapes hit it, a new shape, dtype, layout or static value re-traces.
 """
 
 from __future__ import annotations

@@ -197,11 +197,11 @@ def test_unsupported_argument_dtypes_name_the_argument(value, what):
     assert result is value  # ran eagerly
 
 
-def test_unhashable_argument_is_a_clear_error():
+def test_set_argument_is_a_clear_error():
     def f(x, options):
         return x
 
-    with pytest.raises(UnsupportedError, match="argument 'options' of unhashable type set"):
+    with pytest.raises(UnsupportedError, match="argument 'options' of type set"):
         gcompile.trace(f, np.ones(2), {1, 2})
 
 
@@ -238,3 +238,37 @@ def test_refusal_hint_suggests_a_rewrite():
     with pytest.raises(UnsupportedError) as info:
         gcompile.trace(boolean_mask, np.arange(3.0))
     assert "np.where" in info.value.hint
+
+
+def draws_noise(x):
+    return x + np.random.standard_normal(x.shape)
+
+
+def test_random_draws_inside_the_function_are_refused():
+    with pytest.raises(UnsupportedError, match="random numbers drawn inside the function") as info:
+        gcompile.trace(draws_noise, np.ones(3))
+    assert info.value.source == line_of(draws_noise, "np.random.standard_normal")
+    assert np.random.standard_normal.__module__ is not None  # the patch is gone after tracing
+    assert np.random.standard_normal((2,)).shape == (2,)
+
+
+def test_stateful_arguments_are_refused():
+    def f(x, rng):
+        return x + rng.normal(size=x.shape)
+
+    with pytest.raises(UnsupportedError, match="argument 'rng' of type Generator"):
+        gcompile.trace(f, np.ones(3), np.random.default_rng(0))
+
+    class Config:
+        scale = 2
+
+    with pytest.raises(UnsupportedError, match="argument 'cfg' of type Config"):
+        gcompile.trace(lambda x, cfg: x * cfg.scale, np.ones(2), Config())
+
+
+def test_functions_and_dtypes_are_static_arguments():
+    def f(x, activation, dtype):
+        return activation(x).astype(dtype)
+
+    graph = gcompile.trace(f, np.ones(2), np.tanh, np.float32)
+    assert "tanh(%x)" in str(graph) and "dtype=float32" in str(graph)
