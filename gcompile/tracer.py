@@ -313,7 +313,7 @@ class TracedArray:
         return self._tracer.call(ops.ASTYPE, self, dtype=np.dtype(dtype))
 
     def copy(self, order="C"):
-        return np.copy(self)
+        return self._tracer.call(ops.COPY, self, order=order)
 
     def fill(self, value):
         self[...] = value
@@ -513,18 +513,21 @@ class Tracer:
         self, ufunc: np.ufunc, table: dict, method: Callable, inputs: tuple, kwargs: dict
     ) -> Any:
         name = f"np.{ufunc.__name__}.{method.__name__}"
-        op = table.get(ufunc)
-        if op is None:
+        if ufunc not in _UFUNC_OPS or ufunc.nin != 2:
             self.refuse(f"the ufunc method {name}")
         bound = _bind(method, inputs, kwargs)
         out = bound.pop("out", None)
         array = bound.pop("array")
-        params = {"axis": bound.pop("axis", 0)}
+        op = table.get(ufunc)
+        generic = ops.REDUCE if method.__name__ == "reduce" else ops.ACCUMULATE
+        params = {} if op is not None else {"ufunc": ufunc}
+        params["axis"] = _normalize_param("axis", bound.pop("axis", 0))
         if bound.get("dtype") is not None:
-            params["dtype"] = np.dtype(bound.pop("dtype"))
+            params["dtype"] = np.dtype(bound["dtype"])
+        bound.pop("dtype", None)
         if bound.pop("keepdims", False):
             params["keepdims"] = True
-        bound.pop("dtype", None)
+        op = op or generic
         for key in [*bound, *(k for k in params if k not in op.params)]:
             self.refuse(f"{name}(..., {key}=...)")
         return self._finish(self.call(op, array, **params), out, name)

@@ -47,7 +47,8 @@ class TensorMeta:
         shape: tuple of sizes (Python ints today; symbolic sizes may appear later).
         dtype: NumPy dtype.
         layout: ``"C"`` (row-major contiguous), ``"F"`` (column-major contiguous)
-            or ``"A"`` (any strides: a strided view).
+            or ``"A"`` (no contiguity promised: a strided view, or a result whose
+            order NumPy's stride heuristics choose).
         weak: a Python scalar (``float``, ``complex``, ``bool``), which takes part
             in dtype promotion as a NEP 50 *weak* type.
         scalar: an immutable scalar (a Python scalar or a NumPy scalar such as

@@ -117,12 +117,35 @@ def _elementwise_infer(impl: Callable) -> Callable:
         zero_d = len(shape) == 0
         out = _quiet(impl, *(dtype_probe(x, zero_d) for x in xs), **params)
         weak = bool(metas) and all(_is_weak(x) for x in xs if x is not None)
-        full = [m for m in metas if m.ndim == len(shape) and m.size > 1]
-        layout = "F" if len(shape) > 1 and full and all(m.layout == "F" for m in full) else "C"
+        layout = _fresh_layout(metas, len(shape))
         scalar = weak or (zero_d and isinstance(out, np.generic))
         return TensorMeta(shape, np.asarray(out).dtype, layout, weak=weak, scalar=scalar)
 
     return infer
+
+
+def _fresh_layout(metas: list, ndim: int) -> str:
+    """Layout of a new array NumPy computes from ``metas`` in its default order ``"K"``.
+
+    ``"C"`` or ``"F"`` only when certain; ``"A"`` (no promise) when operands of
+    mixed or strided layouts leave it to NumPy's stride heuristics. Operands with
+    at most one non-trivial dimension do not influence the order.
+    """
+    if ndim <= 1:
+        return "C"
+    ordered = [m for m in metas if m.size > 1 and not (m.ndim == ndim and sum(s > 1 for s in m.shape) <= 1)]
+    if all(m.layout == "C" for m in ordered):
+        return "C"
+    if all(m.layout == "F" and m.ndim == ndim for m in ordered):
+        return "F"
+    return "A"
+
+
+def _ordered_layout(x: TensorMeta, order: str, ndim: int) -> str:
+    """Layout of a copy of ``x`` made in ``order`` (``"K"`` keeps ``x``'s order)."""
+    if order in ("C", "F"):
+        return order if ndim > 1 else "C"
+    return _fresh_layout([x], ndim)
 
 
 def _reduced_shape(shape: tuple, axis: Any, keepdims: bool) -> tuple:
@@ -158,7 +181,8 @@ def _reduction_infer(impl: Callable, shape_rule: Callable = _reduced_shape) -> C
             return TensorMeta(np.shape(out), out.dtype, scalar=isinstance(out, np.generic))
         out = _quiet(impl, _small_probe(x), **params)
         shape = shape_rule(x.shape, params.get("axis"), params.get("keepdims", False))
-        return TensorMeta(shape, out.dtype, scalar=isinstance(out, np.generic))
+        layout = "C" if len(shape) <= 1 or x.layout == "C" else "A"
+        return TensorMeta(shape, out.dtype, layout, scalar=isinstance(out, np.generic))
 
     return infer
 
@@ -240,12 +264,9 @@ def _matmul_shape(a: tuple, b: tuple, name: str = "matmul") -> tuple:
             f"{name}: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
             f"(n?,k),(k,m?)->(n?,m?) (size {b2[-2]} is different from {a2[-1]})"
         )
-    out = broadcast_shapes(a2[:-2], b2[:-2]) + (a2[-2], b2[-1])
-    if len(b) == 1:
-        out = out[:-1]
-    if len(a) == 1:
-        out = out[:-2] + out[-1:]
-    return out
+    rows = (a2[-2],) if len(a) > 1 else ()
+    cols = (b2[-1],) if len(b) > 1 else ()
+    return broadcast_shapes(a2[:-2], b2[:-2]) + rows + cols
 
 
 def _probe_dtype(impl: Callable, *metas: TensorMeta, **params: Any) -> Any:
@@ -382,15 +403,15 @@ def _astype(x: Any, dtype: Any) -> Any:
 
 
 def _astype_infer(x: TensorMeta, dtype: Any) -> TensorMeta:
-    return TensorMeta(x.shape, np.dtype(dtype), "F" if x.layout == "F" else "C", scalar=x.scalar)
+    return TensorMeta(x.shape, np.dtype(dtype), _ordered_layout(x, "K", x.ndim), scalar=x.scalar)
 
 
-def _copy(x: Any) -> Any:
-    return np.copy(x) if isinstance(x, np.ndarray) else x
+def _copy(x: Any, order: str = "K") -> Any:
+    return np.copy(x, order=order) if isinstance(x, np.ndarray) else x
 
 
-def _copy_infer(x: TensorMeta) -> TensorMeta:
-    return TensorMeta(x.shape, x.dtype, "F" if x.layout == "F" else "C", scalar=x.scalar)
+def _copy_infer(x: TensorMeta, order: str = "K") -> TensorMeta:
+    return TensorMeta(x.shape, x.dtype, _ordered_layout(x, order, x.ndim), scalar=x.scalar)
 
 
 # ---------------------------------------------------------------------------------
@@ -565,7 +586,11 @@ ASTYPE = _add(
         params=("dtype",),
     )
 )
-COPY = _add(OpDef("copy", "elementwise", _copy, _copy_infer, numpy=(np.copy,), operands=("a",)))
+COPY = _add(
+    OpDef(
+        "copy", "elementwise", _copy, _copy_infer, numpy=(np.copy,), operands=("a",), params=("order",)
+    )
+)
 
 # -- reductions -----------------------------------------------------------------------------------
 _RED = ("axis", "dtype", "keepdims")
@@ -722,6 +747,37 @@ CUMPROD = _add(
         operands=("a",),
         params=("axis", "dtype"),
         accumulates=np.multiply,
+    )
+)
+
+
+
+def _ufunc_reduce(x: Any, ufunc: np.ufunc, axis: Any = 0, dtype: Any = None, keepdims: bool = False):
+    return ufunc.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _ufunc_accumulate(x: Any, ufunc: np.ufunc, axis: int = 0, dtype: Any = None):
+    return ufunc.accumulate(x, axis=axis, dtype=dtype)
+
+
+REDUCE = _add(
+    OpDef(
+        "reduce",
+        "reduction",
+        _ufunc_reduce,
+        _reduction_infer(_ufunc_reduce),
+        params=("ufunc", "axis", "dtype", "keepdims"),
+        doc="ufunc.reduce of a table ufunc without a reduction op of its own (np.subtract.reduce)",
+    )
+)
+ACCUMULATE = _add(
+    OpDef(
+        "accumulate",
+        "reduction",
+        _ufunc_accumulate,
+        _reduction_infer(_ufunc_accumulate, _cumulative_shape),
+        params=("ufunc", "axis", "dtype"),
+        doc="ufunc.accumulate of a table ufunc other than add and multiply (np.maximum.accumulate)",
     )
 )
 
@@ -1014,12 +1070,12 @@ def _array(rec, a, dtype=None, *, copy=True, **kwargs):
         return _asarray(rec, a, dtype)
     if dtype is not None and np.dtype(dtype) != a.dtype:
         return rec.call(ASTYPE, a, dtype=np.dtype(dtype))
-    return rec.call(COPY, a)
+    return rec.call(COPY, a, order=kwargs.get("order") or "K")
 
 
 def _ascontiguousarray(rec, a, dtype=None, **kwargs):
     a = _asarray(rec, a, dtype)
-    return a if a.flags.c_contiguous else rec.call(COPY, a)
+    return a if a.flags.c_contiguous else rec.call(COPY, a, order="C")
 
 
 def _copyto(rec, dst, src, casting="same_kind", where=True):

@@ -31,6 +31,8 @@ def format_literal(value: Any) -> str:
         return f"%{value.name}"
     if isinstance(value, np.dtype):
         return str(value)
+    if isinstance(value, np.ufunc):
+        return f"np.{value.__name__}"
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
     if isinstance(value, np.generic):
