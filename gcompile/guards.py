@@ -114,8 +114,21 @@ def _leaf_guard(path: str, value: Any, static: bool) -> tuple[tuple, bool]:
 
 
 # Values that are safe to bake into a graph and guard by equality (or identity, for functions).
-_STATIC_TYPES = (type(None), bool, int, str, bytes, np.dtype, type, enum.Enum, types.FunctionType,
-                 types.BuiltinFunctionType, types.MethodType, functools.partial, np.ufunc)
+_STATIC_TYPES = (
+    type(None),
+    bool,
+    int,
+    str,
+    bytes,
+    np.dtype,
+    type,
+    enum.Enum,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    functools.partial,
+    np.ufunc,
+)
 _STATEFUL_TYPES = (np.random.Generator, np.random.RandomState)
 
 

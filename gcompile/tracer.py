@@ -277,7 +277,18 @@ class TracedArray:
     def round(self, *args, **kwargs):
         return np.round(self, *args, **kwargs)
 
-    __round__ = round
+    def __round__(self, ndigits=None):
+        if not self.meta.scalar:
+            raise TypeError("type numpy.ndarray doesn't define __round__ method")
+        if ndigits is None:  # round() of a scalar is a Python int: it needs the value
+            self._tracer.refuse(
+                "round() of a traced scalar (returns a Python int)",
+                hint="use np.round(x) to keep an array value",
+            )
+        return np.round(self, ndigits)
+
+    def trace(self, *args, **kwargs):
+        return np.trace(self, *args, **kwargs)
 
     def conj(self):
         return np.conjugate(self)
@@ -365,6 +376,41 @@ def _inplace_operator(ufunc: np.ufunc) -> Callable:
     return method
 
 
+def _fast_power(base: TracedArray, exponent: Any) -> np.ufunc | None:
+    """The ufunc NumPy's ``array ** scalar`` uses instead of ``power`` for special exponents.
+
+    ``ndarray.__pow__`` takes a fast path for an exact Python int 2 (``square``, any
+    dtype: ``bool ** 2`` is int8), and for float or complex arrays an exact int -1
+    (``reciprocal``) or float 0.5 (``sqrt``). The results differ from ``power`` in
+    dtype or in the last bit, so the graph records what NumPy actually runs.
+    """
+    if base.meta.scalar or type(exponent) not in (int, float):
+        return None
+    if type(exponent) is int and exponent == 2:
+        return np.square
+    if base.dtype.kind not in "fc":
+        return None
+    if type(exponent) is int and exponent == -1:
+        return np.reciprocal
+    if type(exponent) is float and exponent == 0.5:
+        return np.sqrt
+    return None
+
+
+def _power_operator(self: TracedArray, other: Any) -> TracedArray:
+    fast = _fast_power(self, other)
+    if fast is not None:
+        return self._tracer.ufunc(fast, "__call__", (self,), {}, python_operator=True)
+    return self._tracer.ufunc(np.power, "__call__", (self, other), {}, python_operator=True)
+
+
+def _inplace_power_operator(self: TracedArray, other: Any) -> TracedArray:
+    fast = _fast_power(self, other)
+    if fast is None:
+        return _inplace_operator(np.power)(self, other)
+    return self._tracer.ufunc(fast, "__call__", (self,), {"out": (self,)})
+
+
 def _divmod_operator(self: TracedArray, other: Any) -> tuple:
     return self // other, self % other
 
@@ -374,6 +420,8 @@ def _rdivmod_operator(self: TracedArray, other: Any) -> tuple:
 
 
 _install_operators()
+TracedArray.__pow__ = _power_operator
+TracedArray.__ipow__ = _inplace_power_operator
 TracedArray.__divmod__ = _divmod_operator
 TracedArray.__rdivmod__ = _rdivmod_operator
 
@@ -746,8 +794,21 @@ def current_tracer() -> Tracer | None:
 
 # Random draws at trace time would be baked into the graph as constants and replayed on every call.
 _RANDOM_FUNCTIONS = (
-    "default_rng", "rand", "randn", "random", "random_sample", "randint", "normal", "uniform",
-    "standard_normal", "choice", "permutation", "shuffle", "exponential", "poisson", "binomial",
+    "default_rng",
+    "rand",
+    "randn",
+    "random",
+    "random_sample",
+    "randint",
+    "normal",
+    "uniform",
+    "standard_normal",
+    "choice",
+    "permutation",
+    "shuffle",
+    "exponential",
+    "poisson",
+    "binomial",
 )
 
 
@@ -763,7 +824,9 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
         func = getattr(np.random, name)
         targets.append((np.random, name, func, _random_patch(func)))
     for module, name, func, _ in targets:
-        assert getattr(module, name) is func, f"{module.__name__}.{name} is not the function we patch"
+        assert getattr(module, name) is func, (
+            f"{module.__name__}.{name} is not the function we patch"
+        )
     return targets
 
 

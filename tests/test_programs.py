@@ -57,7 +57,9 @@ def erf_approx(x):
     sign = np.sign(x)
     a = np.abs(x)
     t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
     return sign * (1.0 - poly * np.exp(-a * a))
 
 
@@ -69,7 +71,7 @@ def zero_padded(a, pad):
     """``a`` with ``pad`` zeros around both trailing axes, built with slice assignment."""
     h, w = a.shape[-2:]
     out = np.zeros(a.shape[:-2] + (h + 2 * pad, w + 2 * pad), dtype=a.dtype)
-    out[..., pad:pad + h, pad:pad + w] = a
+    out[..., pad : pad + h, pad : pad + w] = a
     return out
 
 
@@ -145,7 +147,7 @@ def normalize_rows(x, eps):
 
 def pairwise_distances(x, y):
     diff = x[:, None, :] - y[None, :, :]
-    return np.sqrt(np.sum(diff ** 2, axis=-1))
+    return np.sqrt(np.sum(diff**2, axis=-1))
 
 
 def cumulative_moving_average(x):
@@ -160,7 +162,7 @@ def windowed_moving_average(x, window):
 
 def gaussian_kernel(x, y, sigma):
     sq = np.sum(x * x, axis=1)[:, None] + np.sum(y * y, axis=1)[None, :] - 2 * (x @ y.T)
-    return np.exp(-np.maximum(sq, 0) / (2 * sigma ** 2))
+    return np.exp(-np.maximum(sq, 0) / (2 * sigma**2))
 
 
 def gaussian_kernel_outer(x, y, sigma):
@@ -168,7 +170,7 @@ def gaussian_kernel_outer(x, y, sigma):
     sq = np.zeros((x.shape[0], y.shape[0]))
     for j in range(x.shape[1]):
         sq += np.square(np.subtract.outer(x[:, j], y[:, j]))
-    return np.exp(-sq / (2 * sigma ** 2))
+    return np.exp(-sq / (2 * sigma**2))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -201,7 +203,7 @@ def logsumexp(x):
 
 
 def gelu_tanh(x):
-    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
 
 def mlp_forward(x, w1, b1, w2, b2):
@@ -261,8 +263,8 @@ def black_scholes(spot, strike, rate, vol, maturity):
 
 def gbm_paths(z, s0, mu, sigma, dt):
     """Geometric Brownian motion from given standard normal increments (paths x steps)."""
-    drift = (mu - 0.5 * sigma ** 2) * dt
-    log_returns = drift + sigma * dt ** 0.5 * z
+    drift = (mu - 0.5 * sigma**2) * dt
+    log_returns = drift + sigma * dt**0.5 * z
     return s0 * np.exp(np.cumsum(log_returns, axis=-1))
 
 
@@ -301,7 +303,9 @@ def exponential_moving_average(prices, alpha):
 def heat_step(u, alpha):
     out = u.copy()
     center = u[1:-1, 1:-1]
-    out[1:-1, 1:-1] = center + alpha * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * center)
+    out[1:-1, 1:-1] = center + alpha * (
+        u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * center
+    )
     return out
 
 
@@ -311,7 +315,9 @@ def heat_steps_in_place(u, scratch, alpha, steps):
     src, dst = u, scratch
     for _ in range(steps):
         c = src[1:-1, 1:-1]
-        dst[1:-1, 1:-1] = c + alpha * (src[:-2, 1:-1] + src[2:, 1:-1] + src[1:-1, :-2] + src[1:-1, 2:] - 4 * c)
+        dst[1:-1, 1:-1] = c + alpha * (
+            src[:-2, 1:-1] + src[2:, 1:-1] + src[1:-1, :-2] + src[1:-1, 2:] - 4 * c
+        )
         src, dst = dst, src
     return src
 
@@ -329,7 +335,7 @@ def life_step(grid):
     for dy in range(3):
         for dx in range(3):
             if dy != 1 or dx != 1:
-                count += padded[dy:dy + h, dx:dx + w]
+                count += padded[dy : dy + h, dx : dx + w]
     alive = (count == 3) | ((grid == 1) & (count == 2))
     return np.where(alive, 1, 0).astype(grid.dtype), count
 
@@ -373,7 +379,7 @@ def splitmix64(seeds):
 def fibonacci_hash_buckets(keys, bits):
     """Knuth's multiplicative hashing of int64 keys into 2**bits buckets, and the bucket occupancy."""
     h = (keys.astype(np.uint64) * np.uint64(11400714819323198485)) >> np.uint64(64 - bits)
-    occupancy = np.sum(h[:, None] == np.arange(2 ** bits, dtype=np.uint64)[None, :], axis=0)
+    occupancy = np.sum(h[:, None] == np.arange(2**bits, dtype=np.uint64)[None, :], axis=0)
     return h, occupancy
 
 
@@ -425,7 +431,7 @@ def box_blur(img, radius):
     acc = np.zeros(img.shape, dtype=np.float64)
     for dy in range(2 * radius + 1):
         for dx in range(2 * radius + 1):
-            acc += padded[dy:dy + h, dx:dx + w]
+            acc += padded[dy : dy + h, dx : dx + w]
     return acc / (2 * radius + 1) ** 2
 
 
@@ -449,8 +455,8 @@ def adam_linear_regression(w, m, v, x, y, lr, t):
     np.multiply(m, b1, out=m)
     m += (1 - b1) * grad
     v[:] = b2 * v + (1 - b2) * grad * grad
-    m_hat = m / (1 - b1 ** t)
-    v_hat = v / (1 - b2 ** t)
+    m_hat = m / (1 - b1**t)
+    v_hat = v / (1 - b2**t)
     w -= lr * m_hat / (np.sqrt(v_hat) + eps)
     return loss
 
@@ -460,7 +466,7 @@ def adam_scaled_lr(w, m, v, grad, lr, t):
     b1, b2, eps = 0.9, 0.999, 1e-7
     m[:] = b1 * m + (1 - b1) * grad
     v[:] = b2 * v + (1 - b2) * np.square(grad)
-    step = lr * (1 - b2 ** t) ** 0.5 / (1 - b1 ** t)
+    step = lr * (1 - b2**t) ** 0.5 / (1 - b1**t)
     w -= step * m / (np.sqrt(v) + eps)
 
 
@@ -502,101 +508,267 @@ CASES = [
     # numerics
     case("horner_array_coeffs_f64", horner, lambda r: (np.linspace(-2, 2, 101), _normal(r, 6))),
     case("horner_in_place_out", horner_in_place, lambda r: (_normal(r, (4, 50)), _normal(r, 5))),
-    case("horner_python_coeffs_f32", horner_python_floats,
-         lambda r: (_uniform(r, (8, 32), -1, 1, np.float32), (0.5, -1.25, 2.0, 0.125, -3.0))),
+    case(
+        "horner_python_coeffs_f32",
+        horner_python_floats,
+        lambda r: (_uniform(r, (8, 32), -1, 1, np.float32), (0.5, -1.25, 2.0, 0.125, -3.0)),
+    ),
     case("newton_sqrt_f64", newton_sqrt, lambda r: (_uniform(r, 200, 0.01, 1e4), 12)),
-    case("newton_sqrt_f32", newton_sqrt, lambda r: (_uniform(r, (10, 20), 0.5, 100, np.float32), 8)),
+    case(
+        "newton_sqrt_f32", newton_sqrt, lambda r: (_uniform(r, (10, 20), 0.5, 100, np.float32), 8)
+    ),
     case("newton_kepler", newton_kepler, lambda r: (_uniform(r, 128, 0, 2 * np.pi), 0.3, 6)),
-    case("trapezoid_rows", trapezoid,
-         lambda r: (_normal(r, (5, 64)), np.sort(_uniform(r, (5, 64), 0, 10), axis=-1))),
-    case("trapezoid_f32_1d", trapezoid,
-         lambda r: (_normal(r, 257, np.float32), np.linspace(0, 1, 257, dtype=np.float32))),
+    case(
+        "trapezoid_rows",
+        trapezoid,
+        lambda r: (_normal(r, (5, 64)), np.sort(_uniform(r, (5, 64), 0, 10), axis=-1)),
+    ),
+    case(
+        "trapezoid_f32_1d",
+        trapezoid,
+        lambda r: (_normal(r, 257, np.float32), np.linspace(0, 1, 257, dtype=np.float32)),
+    ),
     case("finite_difference_gradient", gradient_2d, lambda r: (_normal(r, (24, 30)), 0.1)),
     case("normalize_rows_f32", normalize_rows, lambda r: (_normal(r, (50, 16), np.float32), 1e-12)),
-    case("pairwise_distances", pairwise_distances, lambda r: (_normal(r, (20, 3)), _normal(r, (15, 3)))),
-    case("pairwise_distances_f32", pairwise_distances,
-         lambda r: (_normal(r, (12, 8), np.float32), _normal(r, (9, 8), np.float32))),
+    case(
+        "pairwise_distances",
+        pairwise_distances,
+        lambda r: (_normal(r, (20, 3)), _normal(r, (15, 3))),
+    ),
+    case(
+        "pairwise_distances_f32",
+        pairwise_distances,
+        lambda r: (_normal(r, (12, 8), np.float32), _normal(r, (9, 8), np.float32)),
+    ),
     case("cumulative_moving_average", cumulative_moving_average, lambda r: (_normal(r, (100, 4)),)),
     case("windowed_moving_average", windowed_moving_average, lambda r: (_normal(r, 120), 7)),
-    case("gaussian_kernel", gaussian_kernel, lambda r: (_normal(r, (30, 5)), _normal(r, (20, 5)), 1.5)),
-    case("gaussian_kernel_subtract_outer", gaussian_kernel_outer,
-         lambda r: (_normal(r, (30, 5)), _normal(r, (20, 5)), 0.8)),
+    case(
+        "gaussian_kernel",
+        gaussian_kernel,
+        lambda r: (_normal(r, (30, 5)), _normal(r, (20, 5)), 1.5),
+    ),
+    case(
+        "gaussian_kernel_subtract_outer",
+        gaussian_kernel_outer,
+        lambda r: (_normal(r, (30, 5)), _normal(r, (20, 5)), 0.8),
+    ),
     # machine learning
     case("softmax_f32", softmax, lambda r: (_normal(r, (16, 10), np.float32) * 5,)),
     case("softmax_f64_3d", softmax, lambda r: (_normal(r, (2, 8, 12)),)),
     case("log_softmax_f32", log_softmax, lambda r: (_normal(r, (16, 10), np.float32) * 5,)),
-    case("layernorm_f32", layernorm,
-         lambda r: (_normal(r, (4, 6, 32), np.float32), _normal(r, 32, np.float32), _normal(r, 32, np.float32),
-                    1e-5)),
-    case("rmsnorm_f32", rmsnorm, lambda r: (_normal(r, (8, 64), np.float32), _normal(r, 64, np.float32), 1e-6)),
+    case(
+        "layernorm_f32",
+        layernorm,
+        lambda r: (
+            _normal(r, (4, 6, 32), np.float32),
+            _normal(r, 32, np.float32),
+            _normal(r, 32, np.float32),
+            1e-5,
+        ),
+    ),
+    case(
+        "rmsnorm_f32",
+        rmsnorm,
+        lambda r: (_normal(r, (8, 64), np.float32), _normal(r, 64, np.float32), 1e-6),
+    ),
     case("logsumexp", logsumexp, lambda r: (_normal(r, (10, 50)) * 30,)),
     case("gelu_tanh_f32", gelu_tanh, lambda r: (_normal(r, (32, 64), np.float32) * 3,)),
-    case("mlp_forward_f32", mlp_forward,
-         lambda r: (_normal(r, (16, 20), np.float32), _normal(r, (20, 32), np.float32), _normal(r, 32, np.float32),
-                    _normal(r, (32, 5), np.float32), _normal(r, 5, np.float32))),
-    case("cross_entropy_one_hot", cross_entropy_one_hot,
-         lambda r: (_normal(r, (32, 10)), np.eye(10)[r.integers(0, 10, 32)])),
-    case("cross_entropy_int_labels_f32", cross_entropy_int_labels,
-         lambda r: (_normal(r, (32, 10), np.float32), r.integers(0, 10, 32))),
-    case("standardize_columns_fortran", standardize_columns, lambda r: (_fortran(_normal(r, (40, 6)) * 3 + 1),)),
-    case("center_rows_fortran", center_rows_contiguous, lambda r: (_fortran(_normal(r, (12, 40))),)),
-    case("cosine_similarity_transposed_view", cosine_similarity,
-         lambda r: (_normal(r, (8, 25)).T, _normal(r, (18, 8)))),
-    case("causal_attention_f32", causal_attention,
-         lambda r: tuple(_normal(r, (2, 12, 16), np.float32) for _ in range(3))),
+    case(
+        "mlp_forward_f32",
+        mlp_forward,
+        lambda r: (
+            _normal(r, (16, 20), np.float32),
+            _normal(r, (20, 32), np.float32),
+            _normal(r, 32, np.float32),
+            _normal(r, (32, 5), np.float32),
+            _normal(r, 5, np.float32),
+        ),
+    ),
+    case(
+        "cross_entropy_one_hot",
+        cross_entropy_one_hot,
+        lambda r: (_normal(r, (32, 10)), np.eye(10)[r.integers(0, 10, 32)]),
+    ),
+    case(
+        "cross_entropy_int_labels_f32",
+        cross_entropy_int_labels,
+        lambda r: (_normal(r, (32, 10), np.float32), r.integers(0, 10, 32)),
+    ),
+    case(
+        "standardize_columns_fortran",
+        standardize_columns,
+        lambda r: (_fortran(_normal(r, (40, 6)) * 3 + 1),),
+    ),
+    case(
+        "center_rows_fortran", center_rows_contiguous, lambda r: (_fortran(_normal(r, (12, 40))),)
+    ),
+    case(
+        "cosine_similarity_transposed_view",
+        cosine_similarity,
+        lambda r: (_normal(r, (8, 25)).T, _normal(r, (18, 8))),
+    ),
+    case(
+        "causal_attention_f32",
+        causal_attention,
+        lambda r: tuple(_normal(r, (2, 12, 16), np.float32) for _ in range(3)),
+    ),
     # finance
-    case("black_scholes", black_scholes,
-         lambda r: (_uniform(r, 64, 50, 150), _uniform(r, 64, 60, 140), 0.03, 0.25, 1.5)),
-    case("black_scholes_array_maturity", black_scholes,
-         lambda r: (100.0, _uniform(r, 40, 80, 120), 0.01, _uniform(r, 40, 0.1, 0.6), _uniform(r, 40, 0.1, 3))),
+    case(
+        "black_scholes",
+        black_scholes,
+        lambda r: (_uniform(r, 64, 50, 150), _uniform(r, 64, 60, 140), 0.03, 0.25, 1.5),
+    ),
+    case(
+        "black_scholes_array_maturity",
+        black_scholes,
+        lambda r: (
+            100.0,
+            _uniform(r, 40, 80, 120),
+            0.01,
+            _uniform(r, 40, 0.1, 0.6),
+            _uniform(r, 40, 0.1, 3),
+        ),
+    ),
     case("gbm_paths", gbm_paths, lambda r: (_normal(r, (16, 252)), 100.0, 0.05, 0.2, 1 / 252)),
-    case("gbm_paths_f32", gbm_paths, lambda r: (_normal(r, (16, 252), np.float32), 100.0, 0.05, 0.2, 1 / 252)),
-    case("max_drawdown", max_drawdown, lambda r: (100 * np.exp(np.cumsum(_normal(r, (120, 4)) * 0.02, axis=0)),)),
-    case("portfolio_stats", portfolio_stats,
-         lambda r: (_normal(r, (250, 6)) * 0.01 + 0.0005, r.dirichlet(np.ones(6)))),
-    case("ema_unrolled", exponential_moving_average, lambda r: (100 + np.cumsum(_normal(r, (30, 3)), axis=0), 0.2)),
+    case(
+        "gbm_paths_f32",
+        gbm_paths,
+        lambda r: (_normal(r, (16, 252), np.float32), 100.0, 0.05, 0.2, 1 / 252),
+    ),
+    case(
+        "max_drawdown",
+        max_drawdown,
+        lambda r: (100 * np.exp(np.cumsum(_normal(r, (120, 4)) * 0.02, axis=0)),),
+    ),
+    case(
+        "portfolio_stats",
+        portfolio_stats,
+        lambda r: (_normal(r, (250, 6)) * 0.01 + 0.0005, r.dirichlet(np.ones(6))),
+    ),
+    case(
+        "ema_unrolled",
+        exponential_moving_average,
+        lambda r: (100 + np.cumsum(_normal(r, (30, 3)), axis=0), 0.2),
+    ),
     # stencils
     case("heat_step", heat_step, lambda r: (_uniform(r, (32, 40), 0, 1), 0.2)),
-    case("heat_step_fortran_grid", heat_step, lambda r: (_fortran(_uniform(r, (20, 30), 0, 1)), 0.1)),
-    case("heat_steps_in_place_f32", heat_steps_in_place,
-         lambda r: (_uniform(r, (24, 24), 0, 1, np.float32), np.zeros((24, 24), np.float32), 0.2, 5)),
+    case(
+        "heat_step_fortran_grid", heat_step, lambda r: (_fortran(_uniform(r, (20, 30), 0, 1)), 0.1)
+    ),
+    case(
+        "heat_steps_in_place_f32",
+        heat_steps_in_place,
+        lambda r: (_uniform(r, (24, 24), 0, 1, np.float32), np.zeros((24, 24), np.float32), 0.2, 5),
+    ),
     case("smooth_3point", smooth_3point, lambda r: (_normal(r, 200),)),
     case("smooth_3point_strided_argument", smooth_3point, lambda r: (_normal(r, 300)[::3],)),
     case("life_step_int8", life_step, lambda r: (r.integers(0, 2, (20, 30)).astype(np.int8),)),
     case("life_generations_int64", life_generations, lambda r: (r.integers(0, 2, (16, 16)), 4)),
     # integer hashing
-    case("xorshift32_in_place", xorshift32_in_place, lambda r: (r.integers(1, 2 ** 32, 256, dtype=np.uint32), 97)),
-    case("murmur3_fmix32", murmur3_fmix32, lambda r: (r.integers(0, 2 ** 31, 256, dtype=np.int64), 64)),
+    case(
+        "xorshift32_in_place",
+        xorshift32_in_place,
+        lambda r: (r.integers(1, 2**32, 256, dtype=np.uint32), 97),
+    ),
+    case(
+        "murmur3_fmix32", murmur3_fmix32, lambda r: (r.integers(0, 2**31, 256, dtype=np.int64), 64)
+    ),
     case("splitmix64", splitmix64, lambda r: (np.arange(1000, 1256, dtype=np.uint64),)),
-    case("fibonacci_hash_buckets", fibonacci_hash_buckets, lambda r: (r.integers(-10 ** 9, 10 ** 9, 500), 4)),
+    case(
+        "fibonacci_hash_buckets",
+        fibonacci_hash_buckets,
+        lambda r: (r.integers(-(10**9), 10**9, 500), 4),
+    ),
     case("spatial_hash", spatial_hash, lambda r: (_uniform(r, (64, 3), -10, 10), 0.75, 4096)),
     case("adler32", adler32, lambda r: (r.integers(0, 256, 1000, dtype=np.uint8),)),
-    case("row_checksums_int32", row_checksums, lambda r: (r.integers(-2 ** 31, 2 ** 31, (16, 64), dtype=np.int32),)),
+    case(
+        "row_checksums_int32",
+        row_checksums,
+        lambda r: (r.integers(-(2**31), 2**31, (16, 64), dtype=np.int32),),
+    ),
     # image processing
-    case("gamma_to_uint8", gamma_to_uint8, lambda r: (r.integers(10, 240, (32, 48), dtype=np.uint8), 2.2)),
+    case(
+        "gamma_to_uint8",
+        gamma_to_uint8,
+        lambda r: (r.integers(10, 240, (32, 48), dtype=np.uint8), 2.2),
+    ),
     case("rgb_to_gray", rgb_to_gray, lambda r: (r.integers(0, 256, (24, 32, 3), dtype=np.uint8),)),
-    case("rgb_to_gray_channels_first_view", rgb_to_gray,
-         lambda r: (r.integers(0, 256, (3, 24, 32), dtype=np.uint8).transpose(1, 2, 0),)),
+    case(
+        "rgb_to_gray_channels_first_view",
+        rgb_to_gray,
+        lambda r: (r.integers(0, 256, (3, 24, 32), dtype=np.uint8).transpose(1, 2, 0),),
+    ),
     case("box_blur_f32", box_blur, lambda r: (_uniform(r, (20, 28), 0, 1, np.float32), 1)),
-    case("box_blur_uint8_radius2", box_blur, lambda r: (r.integers(0, 256, (16, 16), dtype=np.uint8), 2)),
+    case(
+        "box_blur_uint8_radius2",
+        box_blur,
+        lambda r: (r.integers(0, 256, (16, 16), dtype=np.uint8), 2),
+    ),
     # in-place optimiser steps
-    case("sgd_momentum_f32", sgd_momentum,
-         lambda r: (_normal(r, (10, 5), np.float32), _normal(r, (10, 5), np.float32), _normal(r, (10, 5), np.float32),
-                    0.01, 0.9)),
-    case("sgd_momentum_strided_weights", sgd_momentum,
-         lambda r: (_normal(r, (20, 5))[::2], np.zeros((10, 5)), _normal(r, (10, 5)), 0.1, 0.9)),
-    case("adam_linear_regression", adam_linear_regression,
-         lambda r: (_normal(r, 8), _normal(r, 8) * 0.1, _uniform(r, 8, 0, 0.1), _normal(r, (64, 8)), _normal(r, 64),
-                    1e-3, 3)),
-    case("adam_linear_regression_f32", adam_linear_regression,
-         lambda r: (_normal(r, 8, np.float32), np.zeros(8, np.float32), np.zeros(8, np.float32),
-                    _normal(r, (64, 8), np.float32), _normal(r, 64, np.float32), 1e-2, 1)),
-    case("adam_scaled_lr_f32", adam_scaled_lr,
-         lambda r: (_normal(r, (6, 4), np.float32), np.zeros((6, 4), np.float32), np.zeros((6, 4), np.float32),
-                    _normal(r, (6, 4), np.float32), 1e-3, 2)),
-    case("sgd_params_dict", sgd_params_dict,
-         lambda r: ({"w": _normal(r, 5) * 0.1, "b": np.zeros(1)}, _normal(r, (40, 5)),
-                    r.integers(0, 2, 40).astype(np.float64), 0.5)),
+    case(
+        "sgd_momentum_f32",
+        sgd_momentum,
+        lambda r: (
+            _normal(r, (10, 5), np.float32),
+            _normal(r, (10, 5), np.float32),
+            _normal(r, (10, 5), np.float32),
+            0.01,
+            0.9,
+        ),
+    ),
+    case(
+        "sgd_momentum_strided_weights",
+        sgd_momentum,
+        lambda r: (_normal(r, (20, 5))[::2], np.zeros((10, 5)), _normal(r, (10, 5)), 0.1, 0.9),
+    ),
+    case(
+        "adam_linear_regression",
+        adam_linear_regression,
+        lambda r: (
+            _normal(r, 8),
+            _normal(r, 8) * 0.1,
+            _uniform(r, 8, 0, 0.1),
+            _normal(r, (64, 8)),
+            _normal(r, 64),
+            1e-3,
+            3,
+        ),
+    ),
+    case(
+        "adam_linear_regression_f32",
+        adam_linear_regression,
+        lambda r: (
+            _normal(r, 8, np.float32),
+            np.zeros(8, np.float32),
+            np.zeros(8, np.float32),
+            _normal(r, (64, 8), np.float32),
+            _normal(r, 64, np.float32),
+            1e-2,
+            1,
+        ),
+    ),
+    case(
+        "adam_scaled_lr_f32",
+        adam_scaled_lr,
+        lambda r: (
+            _normal(r, (6, 4), np.float32),
+            np.zeros((6, 4), np.float32),
+            np.zeros((6, 4), np.float32),
+            _normal(r, (6, 4), np.float32),
+            1e-3,
+            2,
+        ),
+    ),
+    case(
+        "sgd_params_dict",
+        sgd_params_dict,
+        lambda r: (
+            {"w": _normal(r, 5) * 0.1, "b": np.zeros(1)},
+            _normal(r, (40, 5)),
+            r.integers(0, 2, 40).astype(np.float64),
+            0.5,
+        ),
+    ),
 ]
 
 
@@ -613,9 +785,15 @@ def test_program(fn, make_args):
 def test_horner_matches_polyval():
     r = rng()
     x, coeffs = np.linspace(-2, 2, 101), _normal(r, 6)
-    np.testing.assert_allclose(check(horner, x, coeffs), np.polyval(coeffs, x), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(check(horner_in_place, x, coeffs), np.polyval(coeffs, x), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(check(horner_python_floats, x, (2.0, -1.0, 0.5)), 2 * x * x - x + 0.5, rtol=1e-12)
+    np.testing.assert_allclose(
+        check(horner, x, coeffs), np.polyval(coeffs, x), rtol=1e-12, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        check(horner_in_place, x, coeffs), np.polyval(coeffs, x), rtol=1e-12, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        check(horner_python_floats, x, (2.0, -1.0, 0.5)), 2 * x * x - x + 0.5, rtol=1e-12
+    )
 
 
 def test_newton_iterations_converge():
@@ -644,13 +822,18 @@ def test_distances_kernel_and_averages_match_references():
     p, q = _normal(r, (20, 3)), _normal(r, (15, 3))
     ref = np.array([[math.dist(u, w) for w in q] for u in p])
     np.testing.assert_allclose(check(pairwise_distances, p, q), ref, rtol=1e-12)
-    np.testing.assert_allclose(check(gaussian_kernel, p, q, 1.5), np.exp(-ref ** 2 / 4.5), rtol=1e-10)
-    np.testing.assert_allclose(check(gaussian_kernel_outer, p, q, 1.5), np.exp(-ref ** 2 / 4.5), rtol=1e-12)
+    np.testing.assert_allclose(
+        check(gaussian_kernel, p, q, 1.5), np.exp(-(ref**2) / 4.5), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        check(gaussian_kernel_outer, p, q, 1.5), np.exp(-(ref**2) / 4.5), rtol=1e-12
+    )
     unit = check(normalize_rows, p, 1e-12)
     np.testing.assert_allclose(np.sum(unit * unit, axis=1), 1, rtol=1e-12)
     s = _normal(r, 120)
-    np.testing.assert_allclose(check(windowed_moving_average, s, 7), np.convolve(s, np.ones(7) / 7, "valid"),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        check(windowed_moving_average, s, 7), np.convolve(s, np.ones(7) / 7, "valid"), atol=1e-12
+    )
     series = _normal(r, (100, 4))
     cma = check(cumulative_moving_average, series)
     np.testing.assert_allclose(cma[49], series[:50].mean(axis=0), rtol=1e-12)
@@ -717,8 +900,12 @@ def test_cross_entropy_from_labels_matches_one_hot():
     labels = r.integers(0, 10, 32)
     logits = _normal(r, (32, 10))
     loss, accuracy = check(cross_entropy_int_labels, logits, labels)
-    assert loss == pytest.approx(check(cross_entropy_one_hot, logits, np.eye(10)[labels]), rel=1e-12)
-    assert loss == pytest.approx(-np.mean(log_softmax_rows(logits)[np.arange(32), labels]), rel=1e-12)
+    assert loss == pytest.approx(
+        check(cross_entropy_one_hot, logits, np.eye(10)[labels]), rel=1e-12
+    )
+    assert loss == pytest.approx(
+        -np.mean(log_softmax_rows(logits)[np.arange(32), labels]), rel=1e-12
+    )
     assert accuracy == np.mean(logits.argmax(axis=1) == labels)
 
 
@@ -754,7 +941,9 @@ def test_gbm_portfolio_and_ema_match_references():
 
 
 def test_max_drawdown_reference():
-    prices = np.array([[100.0, 10.0], [120.0, 11.0], [90.0, 12.0], [95.0, 9.0], [130.0, 12.5], [104.0, 13.0]])
+    prices = np.array(
+        [[100.0, 10.0], [120.0, 11.0], [90.0, 12.0], [95.0, 9.0], [130.0, 12.5], [104.0, 13.0]]
+    )
     np.testing.assert_allclose(check(max_drawdown, prices), [-0.25, -0.25])
 
 
@@ -762,7 +951,9 @@ def test_stencils_match_references():
     r = rng()
     glider = np.zeros((8, 8), np.int8)
     glider[0, 1] = glider[1, 2] = glider[2, 0] = glider[2, 1] = glider[2, 2] = 1
-    np.testing.assert_array_equal(check(life_generations, glider, 4), np.roll(glider, (1, 1), axis=(0, 1)))
+    np.testing.assert_array_equal(
+        check(life_generations, glider, 4), np.roll(glider, (1, 1), axis=(0, 1))
+    )
     blinker = np.zeros((5, 5), np.int64)
     blinker[2, 1:4] = 1
     np.testing.assert_array_equal(check(life_step, blinker)[0], blinker.T)
@@ -775,7 +966,9 @@ def test_stencils_match_references():
         step = heat_step(step, 0.2)
     np.testing.assert_allclose(final, step, rtol=1e-14)
     s = _normal(r, 50)
-    np.testing.assert_allclose(check(smooth_3point, s)[1:-1], np.convolve(s, np.ones(3) / 3, "valid"), atol=1e-14)
+    np.testing.assert_allclose(
+        check(smooth_3point, s)[1:-1], np.convolve(s, np.ones(3) / 3, "valid"), atol=1e-14
+    )
 
 
 def test_hashes_match_references():
@@ -785,12 +978,18 @@ def test_hashes_match_references():
     # splitmix64 from state 0: its first three outputs (Vigna's splitmix64.c).
     seeds = np.arange(3, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     assert [hex(v) for v in check(splitmix64, seeds).tolist()] == [
-        "0xe220a8397b1dcdaf", "0x6e789e6aa1b965f4", "0x6c45d188009454f"]
+        "0xe220a8397b1dcdaf",
+        "0x6e789e6aa1b965f4",
+        "0x6c45d188009454f",
+    ]
     # murmur3's 32-bit finaliser of 1 (as used by MurmurHash3_x86_32 on an empty input with seed 1).
     assert int(check(murmur3_fmix32, np.array([1]), 64)[0][0]) == 0x514E28B7
     # Marsaglia's xorshift32 from his seed 2463534242: first output 723471715.
-    assert int(check(xorshift32_in_place, np.array([2463534242], dtype=np.uint32), 2 ** 31)[0]) == 723471715
-    keys = r.integers(-10 ** 9, 10 ** 9, 500)
+    assert (
+        int(check(xorshift32_in_place, np.array([2463534242], dtype=np.uint32), 2**31)[0])
+        == 723471715
+    )
+    keys = r.integers(-(10**9), 10**9, 500)
     buckets, occupancy = check(fibonacci_hash_buckets, keys, 4)
     assert occupancy.sum() == 500 and buckets.max() < 16
     cells, offsets = check(spatial_hash, _uniform(r, (50, 3), -5, 5), 0.5, 1024)
@@ -806,7 +1005,9 @@ def test_images_match_references():
     blurred = check(box_blur, img, 1)
     assert blurred[5, 7] == pytest.approx(img[4:7, 6:9].mean(), rel=1e-12)
     out = check(gamma_to_uint8, np.array([[10, 60], [130, 240]], np.uint8), 1.0)
-    np.testing.assert_array_equal(out, np.round(np.array([[0, 50], [120, 230]]) / 230 * 255).astype(np.uint8))
+    np.testing.assert_array_equal(
+        out, np.round(np.array([[0, 50], [120, 230]]) / 230 * 255).astype(np.uint8)
+    )
 
 
 def test_optimisers_train():
@@ -842,7 +1043,9 @@ def _node_values(graph, inputs):
         if node.op == "constant":
             env[node] = node.target
         elif node.op == "call":
-            value = node.target.impl(*map_arg(node.args, env.__getitem__), **map_arg(node.kwargs, env.__getitem__))
+            value = node.target.impl(
+                *map_arg(node.args, env.__getitem__), **map_arg(node.kwargs, env.__getitem__)
+            )
             env[node] = value.item() if node.meta.weak else value
             yield node, env[node]
 
@@ -850,18 +1053,26 @@ def _node_values(graph, inputs):
 def _meta_mismatches(node, value):
     meta = node.meta
     if meta.weak:
-        return [] if type(value) in (bool, int, float, complex) else [f"weak, but the value is {type(value).__name__}"]
+        return (
+            []
+            if type(value) in (bool, int, float, complex)
+            else [f"weak, but the value is {type(value).__name__}"]
+        )
     problems = []
     if np.shape(value) != meta.shape or np.result_type(value) != meta.dtype:
         problems.append(f"{np.result_type(value)}{np.shape(value)} computed")
     if isinstance(value, np.generic) != meta.scalar:
         problems.append(f"scalar={meta.scalar}, but the value is a {type(value).__name__}")
     if isinstance(value, np.ndarray):
-        claimed = {"C": value.flags.c_contiguous, "F": value.flags.f_contiguous}.get(meta.layout, True)
+        claimed = {"C": value.flags.c_contiguous, "F": value.flags.f_contiguous}.get(
+            meta.layout, True
+        )
         if not claimed:
             problems.append(f"layout {meta.layout}, but the value's strides are {value.strides}")
         if meta.writeable != value.flags.writeable:
-            problems.append(f"writeable={meta.writeable}, but the value's flag is {value.flags.writeable}")
+            problems.append(
+                f"writeable={meta.writeable}, but the value's flag is {value.flags.writeable}"
+            )
     return problems
 
 
@@ -878,8 +1089,11 @@ def test_graph_metas_match_values(fn, make_args):
 
 
 def _contiguity(result):
-    return [(path, value.flags.c_contiguous, value.flags.f_contiguous)
-            for path, value in flatten(result, "result")[0] if isinstance(value, np.ndarray)]
+    return [
+        (path, value.flags.c_contiguous, value.flags.f_contiguous)
+        for path, value in flatten(result, "result")[0]
+        if isinstance(value, np.ndarray)
+    ]
 
 
 @pytest.mark.parametrize(("fn", "make_args"), CASES)
@@ -910,7 +1124,12 @@ def test_cache_hit_gives_fresh_results(backend):
     np.testing.assert_array_equal(out2, layernorm(second, gamma, beta, 1e-3), strict=True)
     assert not np.array_equal(out1, out2)
     stats = compiled.stats
-    assert (stats["traces"], stats["cache_hits"], stats["cache_entries"], stats["calls"]) == (1, 1, 1, 2)
+    assert (stats["traces"], stats["cache_hits"], stats["cache_entries"], stats["calls"]) == (
+        1,
+        1,
+        1,
+        2,
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -933,7 +1152,13 @@ def test_cache_hit_mutations_accumulate(backend):
 def test_new_shape_retraces(backend):
     r = rng()
     compiled = gcompile.compile(pairwise_distances, backend=backend, fullgraph=True)
-    shapes = [((20, 3), (15, 3)), ((20, 3), (15, 3)), ((7, 3), (15, 3)), ((20, 3), (15, 3)), ((7, 2), (4, 2))]
+    shapes = [
+        ((20, 3), (15, 3)),
+        ((20, 3), (15, 3)),
+        ((7, 3), (15, 3)),
+        ((20, 3), (15, 3)),
+        ((7, 2), (4, 2)),
+    ]
     for a_shape, b_shape in shapes:
         a, b = _normal(r, a_shape), _normal(r, b_shape)
         out = compiled(a, b)
@@ -950,7 +1175,9 @@ def test_new_dtype_or_static_value_retraces(backend):
     a64 = _uniform(r, 50, 1, 100)
     a32 = a64.astype(np.float32)
     for a, iterations in [(a64, 4), (a64, 8), (a32, 8), (a64 * 2, 4), (a32 + 1, 8)]:
-        np.testing.assert_array_equal(compiled(a, iterations), newton_sqrt(a, iterations), strict=True)
+        np.testing.assert_array_equal(
+            compiled(a, iterations), newton_sqrt(a, iterations), strict=True
+        )
     stats = compiled.stats
     assert (stats["traces"], stats["cache_hits"]) == (3, 2)
 

@@ -30,6 +30,7 @@ from .meta import (
     TensorMeta,
     broadcast_shapes,
     dtype_probe,
+    meta_of,
     meta_of_view,
     normalize_axes,
     view_probe,
@@ -133,7 +134,9 @@ def _fresh_layout(metas: list, ndim: int) -> str:
     """
     if ndim <= 1:
         return "C"
-    ordered = [m for m in metas if m.size > 1 and not (m.ndim == ndim and sum(s > 1 for s in m.shape) <= 1)]
+    ordered = [
+        m for m in metas if m.size > 1 and not (m.ndim == ndim and sum(s > 1 for s in m.shape) <= 1)
+    ]
     if all(m.layout == "C" for m in ordered):
         return "C"
     if all(m.layout == "F" and m.ndim == ndim for m in ordered):
@@ -236,6 +239,12 @@ def _setitem(target: np.ndarray, value: Any, index: tuple) -> np.ndarray:
 def _setitem_infer(target: TensorMeta, value: Any, index: tuple) -> TensorMeta:
     if not target.writeable or target.scalar:
         raise ValueError("assignment destination is read-only")
+    python_complex = isinstance(value, complex) or (
+        isinstance(value, TensorMeta) and value.weak and value.dtype.kind == "c"
+    )
+    if python_complex and target.dtype.kind in "iuf":
+        # Python converts the scalar with float()/int(), as NumPy does for a Python complex.
+        raise TypeError(f"cannot assign a Python complex into an array of {target.dtype}")
     dest = _getitem_infer(target, index).shape
     src = value.shape if isinstance(value, TensorMeta) else np.shape(value)
     trimmed = tuple(src)
@@ -273,13 +282,15 @@ def _probe_dtype(impl: Callable, *metas: TensorMeta, **params: Any) -> Any:
     return _quiet(impl, *(_small_probe(m) for m in metas), **params)
 
 
-def _matmul_infer(a: TensorMeta, b: TensorMeta, **params: Any) -> TensorMeta:
+def _matmul_infer(a: Any, b: Any, **params: Any) -> TensorMeta:
+    a, b = _as_meta(a), _as_meta(b)
     shape = _matmul_shape(a.shape, b.shape)
     out = _probe_dtype(np.matmul, a, b, **params)
     return TensorMeta(shape, out.dtype, scalar=isinstance(out, np.generic))
 
 
-def _dot_infer(a: TensorMeta, b: TensorMeta) -> TensorMeta:
+def _dot_infer(a: Any, b: Any) -> TensorMeta:
+    a, b = _as_meta(a), _as_meta(b)
     if a.ndim == 0 or b.ndim == 0:
         shape = a.shape if b.ndim == 0 else b.shape
     elif b.ndim == 1:
@@ -300,7 +311,8 @@ def _dot_infer(a: TensorMeta, b: TensorMeta) -> TensorMeta:
     return TensorMeta(shape, out.dtype, scalar=isinstance(out, np.generic))
 
 
-def _outer_infer(a: TensorMeta, b: TensorMeta) -> TensorMeta:
+def _outer_infer(a: Any, b: Any) -> TensorMeta:
+    a, b = _as_meta(a), _as_meta(b)
     out = _probe_dtype(np.outer, a, b)
     return TensorMeta((a.size, b.size), out.dtype)
 
@@ -364,9 +376,16 @@ def _creation_infer(impl: Callable) -> Callable:
 
     def infer(*fill: Any, shape: Any, dtype: Any = None, order: str = "C") -> TensorMeta:
         shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
-        out = _quiet(
-            impl, *(dtype_probe(f) for f in fill), shape=(0,) * len(shape), dtype=dtype, order=order
-        )
+        for value in fill:  # np.full broadcasts its fill value into the shape
+            fill_shape = value.shape if isinstance(value, TensorMeta) else np.shape(value)
+            if broadcast_shapes(fill_shape, shape) != shape:
+                raise ValueError(
+                    f"could not broadcast input array from shape {fill_shape} into shape {shape}"
+                )
+        # Sizes clipped at 0 keep NumPy's own checks (negative dimensions) without allocating.
+        empty = tuple(min(int(s), 0) for s in shape)
+        probes = (dtype_probe(f, zero_d=True) for f in fill)
+        out = _quiet(impl, *probes, shape=empty, dtype=dtype, order=order)
         return TensorMeta(shape, out.dtype, "F" if order == "F" and len(shape) > 1 else "C")
 
     return infer
@@ -380,9 +399,15 @@ def _arange(start_or_stop: Any, stop: Any = None, step: Any = 1, dtype: Any = No
     return np.arange(start_or_stop, stop, step, dtype=dtype)
 
 
+def _as_meta(x: Any) -> TensorMeta:
+    """Operands given as literals (``np.dot(a, 3)``) as metas."""
+    return x if isinstance(x, TensorMeta) else meta_of(x)
+
+
 def _eye_infer(
     N: int, M: Any = None, k: int = 0, dtype: Any = float, order: str = "C"
 ) -> TensorMeta:
+    _quiet(np.eye, min(N, 0), None if M is None else min(M, 0), k, dtype)  # NumPy's argument checks
     return TensorMeta((N, N if M is None else M), np.dtype(dtype), "F" if order == "F" else "C")
 
 
@@ -406,12 +431,13 @@ def _astype_infer(x: TensorMeta, dtype: Any) -> TensorMeta:
     return TensorMeta(x.shape, np.dtype(dtype), _ordered_layout(x, "K", x.ndim), scalar=x.scalar)
 
 
-def _copy(x: Any, order: str = "K") -> Any:
-    return np.copy(x, order=order) if isinstance(x, np.ndarray) else x
+def _copy(x: Any, order: str = "K") -> np.ndarray:
+    return np.copy(x, order=order)
 
 
 def _copy_infer(x: TensorMeta, order: str = "K") -> TensorMeta:
-    return TensorMeta(x.shape, x.dtype, _ordered_layout(x, order, x.ndim), scalar=x.scalar)
+    """A copy is always a new array (of a scalar too: a 0-d array)."""
+    return TensorMeta(x.shape, x.dtype, _ordered_layout(x, order, x.ndim))
 
 
 # ---------------------------------------------------------------------------------
@@ -588,7 +614,13 @@ ASTYPE = _add(
 )
 COPY = _add(
     OpDef(
-        "copy", "elementwise", _copy, _copy_infer, numpy=(np.copy,), operands=("a",), params=("order",)
+        "copy",
+        "elementwise",
+        _copy,
+        _copy_infer,
+        numpy=(np.copy,),
+        operands=("a",),
+        params=("order",),
     )
 )
 
@@ -751,8 +783,9 @@ CUMPROD = _add(
 )
 
 
-
-def _ufunc_reduce(x: Any, ufunc: np.ufunc, axis: Any = 0, dtype: Any = None, keepdims: bool = False):
+def _ufunc_reduce(
+    x: Any, ufunc: np.ufunc, axis: Any = 0, dtype: Any = None, keepdims: bool = False
+):
     return ufunc.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
@@ -1057,25 +1090,36 @@ def _identity(rec, n, dtype=None):
     return rec.call(EYE, N=n, dtype=float if dtype is None else dtype)
 
 
-def _asarray(rec, a, dtype=None, order=None, **kwargs):
-    if kwargs.get("copy"):
-        return _array(rec, a, dtype)
+def _asarray(rec, a, dtype=None, order=None, *, device=None, copy=None):
+    if copy:
+        return _array(rec, a, dtype, order=order or "K")
     if dtype is not None and np.dtype(dtype) != a.dtype:
-        return rec.call(ASTYPE, a, dtype=np.dtype(dtype))
+        a = rec.call(ASTYPE, a, dtype=np.dtype(dtype))
+    if a.meta.scalar:  # a NumPy scalar becomes a new 0-d array
+        return rec.call(COPY, a)
+    if order == "C" and not a.flags.c_contiguous or order == "F" and not a.flags.f_contiguous:
+        return rec.call(COPY, a, order=order)
     return a
 
 
-def _array(rec, a, dtype=None, *, copy=True, **kwargs):
+def _array(rec, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0):  # noqa: A002
     if not copy:
-        return _asarray(rec, a, dtype)
-    if dtype is not None and np.dtype(dtype) != a.dtype:
-        return rec.call(ASTYPE, a, dtype=np.dtype(dtype))
-    return rec.call(COPY, a, order=kwargs.get("order") or "K")
+        return _asarray(rec, object, dtype, order=None if order in ("K", "A") else order)
+    if dtype is not None and np.dtype(dtype) != object.dtype:
+        return rec.call(ASTYPE, object, dtype=np.dtype(dtype))
+    if ndmin > object.ndim:
+        rec.refuse("np.array(..., ndmin=...)", hint="use x.reshape or x[None, ...]")
+    return rec.call(COPY, object, order=order)
 
 
-def _ascontiguousarray(rec, a, dtype=None, **kwargs):
+def _ascontiguousarray(rec, a, dtype=None):
     a = _asarray(rec, a, dtype)
+    if a.ndim == 0:  # NumPy returns at least one dimension
+        return rec.call(RESHAPE, rec.call(COPY, a, order="C"), shape=(1,))
     return a if a.flags.c_contiguous else rec.call(COPY, a, order="C")
+
+
+_WEAK_PROBE = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
 def _copyto(rec, dst, src, casting="same_kind", where=True):
@@ -1084,7 +1128,13 @@ def _copyto(rec, dst, src, casting="same_kind", where=True):
             "np.copyto(..., where=...)",
             "compute np.where(mask, src, dst) and assign it with dst[...] = ...",
         )
-    src_dtype = src.dtype if hasattr(src, "dtype") else np.result_type(src)
+    # Python scalars (and traced Python floats) are weak: they take the destination's kind (NEP 50).
+    if isinstance(src, (bool, int, float, complex)):
+        src_dtype = np.result_type(dst.dtype, src)
+    elif getattr(getattr(src, "meta", None), "weak", False):
+        src_dtype = np.result_type(dst.dtype, _WEAK_PROBE[src.dtype.kind])
+    else:
+        src_dtype = src.dtype if hasattr(src, "dtype") else np.asarray(src).dtype
     if not np.can_cast(src_dtype, dst.dtype, casting):
         raise TypeError(
             f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} according to the rule "
@@ -1094,6 +1144,10 @@ def _copyto(rec, dst, src, casting="same_kind", where=True):
 
 
 def _diff(rec, a, n=1, axis=-1):
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n!r}")
     for _ in range(n):
         axis_ = axis % a.ndim
         upper = (slice(None),) * axis_ + (slice(1, None),)

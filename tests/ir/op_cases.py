@@ -37,9 +37,9 @@ class Arg:
 
     Attributes:
         shape: the argument's shape.
-        form: ``"C"``, ``"F"`` (Fortran order), ``"strided"`` (every other element of a bigger array
-            along each axis), ``"reversed"`` (negative strides), ``"readonly"`` (a C array that is not
-            writeable) or ``"scalar"`` (a NumPy scalar; ``shape`` must be ``()``).
+        form: ``"C"``, ``"F"`` (Fortran order), ``"strided"`` (every other element of a
+            bigger array along each axis), ``"reversed"`` (negative strides), ``"readonly"``
+            (a C array that is not writeable) or ``"scalar"`` (a NumPy scalar of shape ``()``).
         dtype: a fixed dtype, or None for the dtype the case runs with.
     """
 
@@ -77,7 +77,7 @@ def case(fn: Callable, *args: tuple | Arg, dtypes: tuple = ALL, specials: bool =
     return Case(fn, built, dtypes, specials)
 
 
-def F(shape: tuple) -> Arg:  # noqa: N802 - reads like NumPy's order="F"
+def F(shape: tuple) -> Arg:  # upper case, like NumPy's order="F"
     """A Fortran-order array argument."""
     return Arg(shape, "F")
 
@@ -92,9 +92,9 @@ def reversed_(shape: tuple) -> Arg:
     return Arg(shape, "reversed")
 
 
-def scalar(dtype: Any = None) -> Arg:
+def scalar() -> Arg:
     """A NumPy scalar argument (``np.float32(1.5)``)."""
-    return Arg((), "scalar", dtype)
+    return Arg((), "scalar")
 
 
 def of(shape: tuple, dtype: Any) -> Arg:
@@ -219,7 +219,7 @@ def _clip_inplace(x):
 
 
 CASES: dict[Any, list[Case]] = {
-    # -- elementwise, not ufuncs --------------------------------------------------------------------
+    # -- elementwise, not ufuncs -------------------------------------------------------------------
     "where": [
         case(lambda x: np.where(x > 0, x, 0), (3, 4), dtypes=NUMERIC),
         case(lambda c, a, b: np.where(c, a, b), of((3, 1), np.bool_), (1, 4), (4,)),
@@ -241,16 +241,16 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.around(x, decimals=-1), (4,), dtypes=NUMERIC),
         case(lambda x: x.round(2), reversed_((5,)), dtypes=FLOATS),
         case(lambda x: np.round(x * 3.7, 1), (), dtypes=FLOATS),
-        case(lambda x: round(x), (3,), dtypes=FLOATS),
         case(lambda x: np.round(x), scalar(), dtypes=FLOATS),
-        case(lambda x: round(x), scalar(), dtypes=FLOATS),
+        case(lambda x: round(x, 1), scalar(), dtypes=FLOATS),
     ],
     "astype": [
         case(lambda x: x.astype(np.float32), (2, 3)),
         case(lambda x: x.astype(np.int32), F((3, 4)), dtypes=REAL),
         case(lambda x: x.astype(bool), (5,)),
         case(lambda x: x.astype(np.complex128), strided((3, 2))),
-        case(lambda x: x.astype(np.int8, copy=False), (4,), dtypes=INTS),
+        # (for int8 input this returns x itself and records nothing)
+        case(lambda x: x.astype(np.int8, copy=False), (4,), dtypes=(np.int32, np.float64)),
         case(lambda x: np.astype(x, np.float64) / 2, (2, 2)),
         case(lambda x: x.astype(np.int64), scalar(), dtypes=REAL),
         case(lambda x: x.astype(np.float32), (), dtypes=REAL),
@@ -263,7 +263,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: x.flatten(), strided((3, 2))),
         case(lambda x: np.copy(x), scalar()),
     ],
-    # -- reductions ---------------------------------------------------------------------------------
+    # -- reductions --------------------------------------------------------------------------------
     "sum": [
         case(lambda x: np.sum(x), (2, 3)),
         case(lambda x: x.sum(axis=1), (2, 3)),
@@ -277,6 +277,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.sum(x, axis=0), (0, 3)),
         case(lambda x: x.sum(), (0,)),
         case(lambda x: np.sum(x), scalar()),
+        case(lambda x: x.sum(keepdims=True), Arg((2, 3), "readonly")),
     ],
     "prod": [
         case(lambda x: np.prod(x), (2, 3)),
@@ -292,6 +293,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.mean(x, axis=(1, 2), keepdims=True), (2, 3, 4)),
         case(lambda x: x.mean(axis=-1, dtype=np.float32), F((3, 4)), dtypes=REAL),
         case(lambda x: np.mean(x), ()),
+        case(lambda x: np.mean(x), (0,), dtypes=NUMERIC),
         case(lambda x: x - x.mean(axis=1, keepdims=True), strided((3, 4)), dtypes=NUMERIC),
     ],
     "amax": [
@@ -301,7 +303,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.max(x, axis=(0, 1)), (2, 3, 2)),
         case(lambda x: np.maximum.reduce(x, axis=1), strided((3, 4))),
         case(lambda x: x.max(), scalar()),
-        case(lambda x: np.max(x, axis=0), (0, 3)),
+        case(lambda x: np.max(x, axis=1), (0, 3)),
     ],
     "amin": [
         case(lambda x: np.min(x), (2, 3), specials=True),
@@ -316,6 +318,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.argmax(x, axis=0, keepdims=True), F((3, 4))),
         case(lambda x: np.argmax(x, axis=-1), strided((2, 3, 4))),
         case(lambda x: x.argmax(), ()),
+        case(lambda x: np.argmax(x, keepdims=True), (2, 3)),
     ],
     "argmin": [
         case(lambda x: np.argmin(x), (2, 3), specials=True),
@@ -357,13 +360,30 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: x.cumsum(), ()),
         case(lambda x: np.cumsum(x, axis=0), (0, 2)),
     ],
+    "reduce": [
+        case(lambda x: np.subtract.reduce(x), (3, 2), dtypes=NUMERIC),
+        case(lambda x: np.bitwise_or.reduce(x, axis=1), (3, 4), dtypes=BOOL + INTS),
+        case(lambda x: np.logical_xor.reduce(x, axis=-1, keepdims=True), F((2, 3))),
+        case(lambda x: np.fmax.reduce(x, axis=(0, 1)), (2, 3, 2), dtypes=REAL, specials=True),
+        case(lambda x: np.hypot.reduce(x, axis=None), strided((2, 3)), dtypes=FLOATS),
+        case(lambda x: np.bitwise_and.reduce(x, axis=0, dtype=np.int64), (3, 2), dtypes=INTS),
+        case(lambda x: np.gcd.reduce(x), (4,), dtypes=INTS),
+        case(lambda x: np.subtract.reduce(x, axis=1), (0, 2), dtypes=NUMERIC),
+    ],
+    "accumulate": [
+        case(lambda x: np.maximum.accumulate(x), (5,), specials=True),
+        case(lambda x: np.minimum.accumulate(x, axis=1), (3, 4)),
+        case(lambda x: np.subtract.accumulate(x, axis=-1), F((2, 3)), dtypes=NUMERIC),
+        case(lambda x: np.logical_or.accumulate(x), reversed_((4, 2))),
+        case(lambda x: np.bitwise_xor.accumulate(x, dtype=np.int64), strided((3, 2)), dtypes=INTS),
+    ],
     "cumprod": [
         case(lambda x: np.cumprod(x), (2, 3)),
         case(lambda x: x.cumprod(axis=1), (3, 4)),
         case(lambda x: np.multiply.accumulate(x, axis=0), reversed_((3, 2))),
         case(lambda x: np.cumprod(x, dtype=np.float32), (4,), dtypes=REAL),
     ],
-    # -- linear algebra -----------------------------------------------------------------------------
+    # -- linear algebra ----------------------------------------------------------------------------
     "matmul": [
         case(lambda a, b: a @ b, (2, 3), (3, 4)),
         case(lambda a, b: np.matmul(a, b), (3,), (3, 2)),
@@ -388,6 +408,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda a, b: np.dot(a, b), F((3, 3)), strided((3, 3))),
         case(lambda a, b: np.dot(a, b), (), (2, 3)),
         case(lambda a: np.dot(a, 3), (2, 2)),
+        case(lambda a: np.dot(a, np.float32(2)), (3,)),
         case(lambda a: a.dot(a.T), (2, 3)),
     ],
     "outer": [
@@ -396,6 +417,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda a, b: np.outer(a, b), reversed_((3,)), of((2,), np.float32), dtypes=NUMERIC),
         case(lambda a: np.outer(a, a), ()),
         case(lambda a, b: np.outer(a, b), (0,), (3,)),
+        case(lambda a: np.outer(a, 2.0), (3,)),
     ],
     "trace": [
         case(lambda x: np.trace(x), (3, 3)),
@@ -404,7 +426,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.trace(x, axis1=1, axis2=2), (2, 3, 3)),
         case(lambda x: x.trace(), (3, 3)),
     ],
-    # -- views and shapes ---------------------------------------------------------------------------
+    # -- views and shapes --------------------------------------------------------------------------
     "reshape": [
         case(lambda x: x.reshape(-1), (2, 3)),
         case(lambda x: np.reshape(x, (3, -1)), (2, 3)),
@@ -424,6 +446,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: x.transpose(), strided((3, 2))),
         case(lambda x: np.transpose(x, axes=(-1, 0)), reversed_((3, 2))),
         case(lambda x: x.T, (4,)),
+        case(lambda x: x.T, Arg((2, 3), "readonly")),
         case(lambda x: x.T + 1, (3, 2), dtypes=NUMERIC),
     ],
     "swapaxes": [
@@ -472,6 +495,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: x[0, 1], (2, 3)),
         case(lambda x: x[np.newaxis, :, 1:], F((3, 4))),
         case(lambda x: x[::-1], (5,)),
+        case(lambda x: x[::-1, 1], Arg((3, 2), "readonly")),
         case(lambda x: x[1, ..., 2], (2, 3, 4)),
         case(lambda x: x[...], ()),
         case(lambda x: x[()], ()),
@@ -498,7 +522,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda a, b: np.stack([a, b]), (), ()),
         case(lambda a: np.stack([a, a * 2], axis=-1), (2, 3), dtypes=NUMERIC),
     ],
-    # -- creation -----------------------------------------------------------------------------------
+    # -- creation ----------------------------------------------------------------------------------
     "zeros": [
         case(lambda: np.zeros((2, 3))),
         case(lambda: np.zeros(4, dtype=np.int8)),
@@ -548,7 +572,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: x @ np.eye(3), (2, 3)),
         case(lambda x: x * np.eye(3, 4, k=-1, dtype=x.dtype), (3, 4)),
     ],
-    # -- mutation -----------------------------------------------------------------------------------
+    # -- mutation ----------------------------------------------------------------------------------
     "setitem": [
         case(_setitem_row, (3, 4), (4,)),
         case(_setitem_scalar, F((2, 3))),
@@ -558,7 +582,7 @@ CASES: dict[Any, list[Case]] = {
         case(_setitem_ellipsis, (2, 3), of((3,), np.int8)),
         case(_setitem_view_chain, (2, 3)),
     ],
-    # -- decompositions -----------------------------------------------------------------------------
+    # -- decompositions ----------------------------------------------------------------------------
     np.divmod: [
         case(lambda a, b: np.divmod(a, b), (2, 3), (3,), dtypes=REAL),
         case(lambda a: np.divmod(a, 3), F((2, 3)), dtypes=REAL),
@@ -605,6 +629,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.asarray(x) + 1, F((2, 3)), dtypes=NUMERIC),
         case(_asarray_aliases, (3,)),
         case(lambda x: np.asarray(x, order="C"), strided((3, 2))),
+        case(lambda x: np.asarray(x), scalar()),
         case(_asarray_c_copies, F((2, 3))),
     ],
     np.asanyarray: [
@@ -622,10 +647,11 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.ascontiguousarray(x), strided((3, 2))),
         case(lambda x: np.ascontiguousarray(x, dtype=np.float32), (2, 3)),
         case(lambda x: np.ascontiguousarray(x), ()),
+        case(lambda x: np.ascontiguousarray(x), scalar()),
     ],
     np.copyto: [
         case(_copyto, (2, 3), (3,)),
-        case(_copyto, F((2, 3)), of((2, 3), np.int8), dtypes=NUMERIC),
+        case(_copyto, F((2, 3)), of((2, 3), np.int8), dtypes=SIGNED + COMPLEX),
         case(_copyto_unsafe, of((3,), np.int32), (3,)),
         case(_copyto_scalar, strided((2, 2)), dtypes=NUMERIC),
     ],
@@ -657,6 +683,11 @@ def _write_broadcast_view(x):
     return v
 
 
+def _write_complex(x):
+    x[0] = 1j
+    return x
+
+
 def _iadd(a, b):
     a += b
     return a
@@ -685,6 +716,11 @@ ERROR_CASES: dict[Any, list[Case]] = {
     "std": [case(lambda x: x.std(axis=-3), of((2, 3), np.float64))],
     "cumsum": [case(lambda x: np.cumsum(x, axis=2), of((2, 3), np.float64))],
     "cumprod": [case(lambda x: x.cumprod(axis=-2), of((3,), np.float64))],
+    "reduce": [
+        case(lambda x: np.subtract.reduce(x), of((0,), np.float64)),
+        case(lambda x: np.bitwise_or.reduce(x, axis=2), of((2, 3), np.int32)),
+    ],
+    "accumulate": [case(lambda x: np.maximum.accumulate(x, axis=-3), of((2, 3), np.float64))],
     "matmul": [
         case(lambda a, b: a @ b, of((2, 3), np.float64), of((4, 2), np.float64)),
         case(lambda a: a @ 2.0, of((2, 2), np.float64)),
@@ -715,10 +751,15 @@ ERROR_CASES: dict[Any, list[Case]] = {
         case(_write_readonly, Arg((3,), "readonly", np.float64)),
         case(_write_broadcast_view, of((3,), np.float64)),
         case(_setitem_row, of((3, 4), np.float64), of((3,), np.float64)),
+        case(_write_complex, of((3,), np.float64)),
     ],
     "concatenate": [
         case(lambda a, b: np.concatenate([a, b]), of((2, 3), np.float64), of((2, 4), np.float64)),
-        case(lambda a, b: np.concatenate([a, b], axis=2), of((2, 3), np.float64), of((2, 3), np.float64)),
+        case(
+            lambda a, b: np.concatenate([a, b], axis=2),
+            of((2, 3), np.float64),
+            of((2, 3), np.float64),
+        ),
         case(lambda a, b: np.concatenate([a, b]), of((), np.float64), of((), np.float64)),
     ],
     "stack": [
@@ -742,8 +783,12 @@ ERROR_CASES: dict[Any, list[Case]] = {
     ],
     np.diff: [case(lambda x: np.diff(x), of((), np.float64))],
     np.flip: [case(lambda x: np.flip(x, 2), of((2, 3), np.float64))],
-    "add": [  # augmented assignment: the result must cast to the target and fit its shape
+    "add": [
+        # augmented assignment: the result must cast to the target and fit its shape
         case(_iadd, of((3,), np.int64), of((3,), np.float64)),
         case(_iadd, of((3,), np.float64), of((2, 3), np.float64)),
+        # a Python int out of the array dtype's range (NEP 50)
+        case(lambda x: x + 300, of((3,), np.int8)),
+        case(lambda x: x + (-1), of((3,), np.uint8)),
     ],
 }

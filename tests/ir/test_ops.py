@@ -10,8 +10,9 @@
   type eager NumPy raises.
 * A coverage test fails for any op or decomposition without a test.
 
-Every run goes through ``tests.support.check``: eager, traced and verified,
-then compiled on each backend, comparing results and mutated arguments.
+Every run goes through ``tests.support.check`` (eager, traced and verified,
+then compiled on each backend, comparing results and mutated arguments), and
+the metas of the traced outputs must describe the eager results.
 """
 
 from __future__ import annotations
@@ -24,40 +25,52 @@ import numpy as np
 import pytest
 
 import gcompile
+from gcompile.ir.graph import Node
 from gcompile.ir.ops import DECOMPOSITIONS, OPS
+from gcompile.ir.pytree import flatten
 from tests.ir.op_cases import ALL, CASES, ERROR_CASES, Arg, Case, F, reversed_, scalar, strided
 from tests.support import check, copy_args
 
-# -- argument values --------------------------------------------------------------------------------------
+# -- argument values -------------------------------------------------------------------------------
 
 FINITE = (-2.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 SPECIAL = (np.nan, np.inf, -np.inf, -0.0)
 
 
-def values(rng: np.random.Generator, shape: tuple, dtype: np.dtype, specials: bool = False,
-           exponent: bool = False) -> np.ndarray:
+def values(
+    rng: np.random.Generator,
+    shape: tuple,
+    dtype: np.dtype,
+    specials: bool = False,
+    exponent: bool = False,
+) -> np.ndarray:
     """A C array of ``shape``: negatives and zeros; nan, inf and -0.0 with ``specials``;
     small non-negative integers with ``exponent`` (shift counts, integer powers)."""
     if dtype.kind == "b":
-        return rng.random(shape) < 0.5
+        return np.asarray(rng.random(shape) < 0.5)
     if dtype.kind in "iu":
         low, high = (0, 4) if exponent else (0, 10) if dtype.kind == "u" else (-4, 6)
         return np.asarray(rng.integers(low, high, shape), dtype)
     pool = FINITE + SPECIAL if specials else FINITE
-    data = np.asarray(rng.choice(pool, shape))
+    data = np.empty(shape, dtype)
+    data.real = rng.choice(pool, shape)
     if dtype.kind == "c":
-        data = data + 1j * rng.choice(pool, shape)
-    return data.astype(dtype)
+        data.imag = rng.choice(pool, shape)
+    return data
 
 
-def build(rng: np.random.Generator, arg: Arg, dtype: Any, specials: bool = False, exponent: bool = False) -> Any:
+def build(
+    rng: np.random.Generator, arg: Arg, dtype: Any, specials: bool = False, exponent: bool = False
+) -> Any:
     """The value ``arg`` describes, of ``arg.dtype`` or else ``dtype``."""
     dtype = np.dtype(dtype if arg.dtype is None else arg.dtype)
     ndim = len(arg.shape)
     if arg.form == "scalar":
         return values(rng, (), dtype, specials, exponent)[()]
     if arg.form == "strided":
-        return values(rng, tuple(2 * s for s in arg.shape), dtype, specials, exponent)[(slice(None, None, 2),) * ndim]
+        return values(rng, tuple(2 * s for s in arg.shape), dtype, specials, exponent)[
+            (slice(None, None, 2),) * ndim
+        ]
     data = values(rng, arg.shape, dtype, specials, exponent)
     if arg.form == "reversed":
         return data[(slice(None, None, -1),) * ndim]
@@ -73,7 +86,7 @@ def case_args(case: Case, dtype: Any) -> tuple:
     return tuple(build(rng, arg, dtype, case.specials) for arg in case.args)
 
 
-# -- assertions -------------------------------------------------------------------------------------------
+# -- assertions ------------------------------------------------------------------------------------
 
 
 def graph_ops(fn: Callable, *args: Any) -> set[str]:
@@ -82,15 +95,51 @@ def graph_ops(fn: Callable, *args: Any) -> set[str]:
     return {node.target.name for node in graph.nodes if node.op == "call"}
 
 
-def eager_error(fn: Callable, *args: Any) -> type[BaseException] | None:
-    """The type of the exception eager NumPy raises for ``fn(*args)``, or None."""
+def eager(fn: Callable, *args: Any) -> Any:
+    """``fn`` run eagerly on copies of ``args``, quietly."""
     eager_args, _ = copy_args(args, {})
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        try:
-            fn(*eager_args)
-        except Exception as exc:  # noqa: BLE001 - any NumPy error is the expectation
-            return type(exc)
+        return fn(*eager_args)
+
+
+def assert_output_metas(fn: Callable, *args: Any) -> None:
+    """Each output node's meta describes what eager NumPy returns: shape, dtype, array or scalar,
+    writeability, and the layout it promises (``"C"`` or ``"F"``; ``"A"`` promises nothing)."""
+    graph = gcompile.trace(fn, *args)
+    leaves, _ = flatten(eager(fn, *args))
+    for out, (path, value) in zip(graph.output_node.args[0], leaves):
+        if not isinstance(out, Node):
+            continue
+        meta, where = out.meta, f"output {path or 0}: %{out.name} is {out.meta}"
+        assert meta.shape == np.shape(value), f"{where}, eager shape {np.shape(value)}"
+        assert meta.dtype == np.asarray(value).dtype, f"{where}, eager {np.asarray(value).dtype}"
+        assert meta.scalar != isinstance(value, np.ndarray), f"{where}, eager {type(value)}"
+        if isinstance(value, np.ndarray):
+            assert meta.writeable == value.flags.writeable, f"{where}, writeable {meta.writeable}"
+            promised = {"C": value.flags.c_contiguous, "F": value.flags.f_contiguous, "A": True}
+            assert promised[meta.layout], f"{where} with layout {meta.layout}, eager {value.flags}"
+
+
+def check_op(fn: Callable, *args: Any) -> None:
+    """``check``, and the traced output metas match the eager results."""
+    check(fn, *args)
+    assert_output_metas(fn, *args)
+
+
+def eager_error(fn: Callable, *args: Any) -> type[BaseException] | None:
+    """The public type of the exception eager NumPy raises for ``fn(*args)``, or None.
+
+    Public means a builtin exception or one of ``numpy.exceptions``: NumPy's private
+    subclasses (``numpy._core._exceptions._UFuncOutputCastingError``) give way to the
+    public class they derive from (``TypeError``), which is what callers can catch.
+    """
+    try:
+        eager(fn, *args)
+    except Exception as exc:  # any NumPy error is the expectation
+        return next(
+            t for t in type(exc).__mro__ if t.__module__ in ("builtins", "numpy.exceptions")
+        )
     return None
 
 
@@ -103,14 +152,14 @@ def assert_raises_like_numpy(fn: Callable, *args: Any) -> None:
 
 
 def assert_same_outcome(fn: Callable, *args: Any) -> None:
-    """``check`` when eager NumPy accepts ``fn(*args)``; otherwise tracing raises NumPy's exception type."""
+    """``check`` when eager NumPy accepts ``fn(*args)``, else tracing must raise NumPy's error."""
     if eager_error(fn, *args) is None:
-        check(fn, *args)
+        check_op(fn, *args)
     else:
         assert_raises_like_numpy(fn, *args)
 
 
-# -- ufunc-backed elementwise ops, generated ----------------------------------------------------------------
+# -- ufunc-backed elementwise ops, generated -------------------------------------------------------
 
 UFUNC_OPS = [op for op in OPS if op.kind == "elementwise" and isinstance(op.impl, np.ufunc)]
 
@@ -141,7 +190,16 @@ AUGMENTED_SHAPES = [
     (strided((3, 2)), (2,)),
     ((), ()),
 ]
-UNARY_SHAPES = [(2, 3), (), (0,), (0, 3), strided((4,)), strided((3, 2)), reversed_((5,)), F((3, 4))]
+UNARY_SHAPES = [
+    (2, 3),
+    (),
+    (0,),
+    (0, 3),
+    strided((4,)),
+    strided((3, 2)),
+    reversed_((5,)),
+    F((3, 4)),
+]
 
 
 def operand_dtypes(op: Any, dtype: Any) -> tuple:
@@ -160,8 +218,12 @@ def has_loop(op: Any, dtype: Any) -> bool:
 
 
 def _ufunc_params(supported: bool) -> list:
-    return [pytest.param(op, np.dtype(dtype), id=f"{op.name}-{np.dtype(dtype).name}")
-            for op in UFUNC_OPS for dtype in ALL if has_loop(op, dtype) == supported]
+    return [
+        pytest.param(op, np.dtype(dtype), id=f"{op.name}-{np.dtype(dtype).name}")
+        for op in UFUNC_OPS
+        for dtype in ALL
+        if has_loop(op, dtype) == supported
+    ]
 
 
 UFUNC_PARAMS = _ufunc_params(supported=True)
@@ -186,6 +248,13 @@ class Operands:
         return self(position, scalar())
 
 
+def with_constant(binary: Callable, value: Any, position: int) -> Callable:
+    """``x -> binary(x, value)`` for ``position`` 1, ``x -> binary(value, x)`` for 0."""
+    if position == 1:
+        return lambda a: binary(a, value)
+    return lambda b: binary(value, b)
+
+
 @pytest.mark.parametrize("op, dtype", UFUNC_PARAMS)
 def test_ufunc(op, dtype):
     if op.impl.nin == 1:
@@ -200,14 +269,14 @@ def _check_unary(op, dtype):
     call = lambda x: ufunc(x)
     assert op.name in graph_ops(call, make(0, (3,)))
     for shape in UNARY_SHAPES:
-        check(call, make(0, shape))
-    check(call, make.scalar(0))
+        check_op(call, make(0, shape))
+    check_op(call, make.scalar(0))
     if dtype in (np.float64, np.complex128):
-        check(call, make.scalar(0).item())  # a Python float or complex argument (a weak input)
+        check_op(call, make.scalar(0).item())  # a Python float or complex argument (a weak input)
     if op.dunder:
         python_op = getattr(operator, f"__{op.dunder}__")
-        check(lambda x: python_op(x), make(0, (3, 4)))
-        check(lambda x: python_op(x), make.scalar(0))
+        check_op(lambda x: python_op(x), make(0, (3, 4)))
+        check_op(lambda x: python_op(x), make.scalar(0))
 
 
 def _check_binary(op, dtype):
@@ -216,27 +285,27 @@ def _check_binary(op, dtype):
     call = lambda a, b: ufunc(a, b)
     assert op.name in graph_ops(call, make(0, (3,)), make(1, (3,)))
     for first, second in BINARY_SHAPES:
-        check(call, make(0, first), make(1, second))
+        check_op(call, make(0, first), make(1, second))
     assert_raises_like_numpy(call, make(0, (3,)), make(1, (4,)))
-    check(call, make.scalar(0), make.scalar(1))
+    check_op(call, make.scalar(0), make.scalar(1))
     assert_same_outcome(lambda a, b: ufunc(a, b, dtype=np.float64), make(0, (3,)), make(1, (3,)))
 
     a, b = make(0, (3, 4)), make(1, (3, 4))
     for value in (2, 2.5, np.float32(2), make.dtypes[1].type(2)):
-        assert_same_outcome(lambda a: ufunc(a, value), a)
+        assert_same_outcome(with_constant(ufunc, value, 1), a)
     for value in (2, 2.5, np.float32(2), make.dtypes[0].type(2)):
-        assert_same_outcome(lambda b: ufunc(value, b), b)
+        assert_same_outcome(with_constant(ufunc, value, 0), b)
     assert_same_outcome(lambda a, s: ufunc(a, s), a, 2.5)  # a Python float argument (a weak input)
     assert_same_outcome(lambda s, b: ufunc(s, b), 2.5, b)
 
     if not op.dunder:
         return
     python_op = getattr(operator, f"__{op.dunder}__")
-    check(lambda a, b: python_op(a, b), make(0, (3, 4)), make(1, (4,)))
-    check(lambda a, b: python_op(a, b), make.scalar(0), make.scalar(1))
+    check_op(lambda a, b: python_op(a, b), make(0, (3, 4)), make(1, (4,)))
+    check_op(lambda a, b: python_op(a, b), make.scalar(0), make.scalar(1))
     for value in (2, 2.5):
-        assert_same_outcome(lambda a: python_op(a, value), a)
-        assert_same_outcome(lambda b: python_op(value, b), b)
+        assert_same_outcome(with_constant(python_op, value, 1), a)
+        assert_same_outcome(with_constant(python_op, value, 0), b)
     if op.dunder in COMPARISONS:
         return
     augmented_op = getattr(operator, f"__i{op.dunder}__")
@@ -264,7 +333,7 @@ def test_ufunc_rejects_dtype_like_numpy(op, dtype):
     assert_raises_like_numpy(lambda *xs: ufunc(*xs), *arrays)
 
 
-# -- the cases of op_cases.py ----------------------------------------------------------------------------------
+# -- the cases of op_cases.py ----------------------------------------------------------------------
 
 
 def target_name(target: Any) -> str:
@@ -272,15 +341,24 @@ def target_name(target: Any) -> str:
 
 
 def _case_params(table: dict) -> list:
-    return [pytest.param(target, case, dtype, id=f"{target_name(target)}-{i}" + (
-        f"-{np.dtype(dtype).name}" if dtype is not None else ""))
-        for target, cases in table.items() for i, case in enumerate(cases) for dtype in case.dtypes]
+    return [
+        pytest.param(
+            target,
+            case,
+            dtype,
+            id=f"{target_name(target)}-{i}"
+            + (f"-{np.dtype(dtype).name}" if dtype is not None else ""),
+        )
+        for target, cases in table.items()
+        for i, case in enumerate(cases)
+        for dtype in case.dtypes
+    ]
 
 
 @pytest.mark.parametrize("target, case, dtype", _case_params(CASES))
 def test_case(target, case, dtype):
     args = case_args(case, dtype)
-    check(case.fn, *args)
+    check_op(case.fn, *args)
     if isinstance(target, str):
         ops = graph_ops(case.fn, *args)
         assert target in ops, f"the case for {target} records {sorted(ops)}"
@@ -291,13 +369,15 @@ def test_error_like_numpy(target, case, dtype):
     assert_raises_like_numpy(case.fn, *case_args(case, dtype))
 
 
-# -- coverage -----------------------------------------------------------------------------------------------------
+# -- coverage --------------------------------------------------------------------------------------
 
 
 def test_every_op_and_decomposition_has_a_test():
     names = {op.name for op in OPS}
     for table in (CASES, ERROR_CASES):
-        unknown = [t for t in table if (t not in names if isinstance(t, str) else t not in DECOMPOSITIONS)]
+        unknown = [
+            t for t in table if (t not in names if isinstance(t, str) else t not in DECOMPOSITIONS)
+        ]
         assert not unknown, f"targets that are neither an op nor a decomposition: {unknown}"
 
     covered = {param.values[0].name for param in UFUNC_PARAMS}
@@ -305,12 +385,15 @@ def test_every_op_and_decomposition_has_a_test():
         for case in cases:
             try:
                 covered |= graph_ops(case.fn, *case_args(case, case.dtypes[0]))
-            except Exception:  # noqa: BLE001 - test_case reports it; a case that does not trace covers nothing
+            except Exception:  # test_case reports it; a case that does not trace covers nothing
                 continue
     untested_ops = sorted(names - covered)
     assert not untested_ops, f"ops that no test records: {untested_ops}"
 
     # A decomposition's case must call it (by name: np.divmod, divmod, x.clip ...) to count.
-    untested = [target_name(f) for f in DECOMPOSITIONS
-                if not any(f.__name__ in case.fn.__code__.co_names for case in CASES.get(f, ()))]
+    untested = [
+        target_name(f)
+        for f in DECOMPOSITIONS
+        if not any(f.__name__ in case.fn.__code__.co_names for case in CASES.get(f, ()))
+    ]
     assert not untested, f"decompositions without a case: {untested}"
