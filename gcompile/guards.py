@@ -62,13 +62,30 @@ class ArgumentBinder:
                 f"{sorted(unknown)}; parameters are {list(self.signature.parameters)}"
             )
 
-    def bind(self, args: tuple, kwargs: dict) -> BoundCall:
-        """Flatten one call. Raises TypeError for a wrong arity, UnsupportedError for an unsupported argument."""
+        parameters = list(self.signature.parameters.values())
+        self._names = tuple(p.name for p in parameters)
+        self._defaults = tuple(p.default for p in parameters)
+        self._positional = all(
+            p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in parameters
+        )
+
+    def arguments(self, args: tuple, kwargs: dict) -> dict:
+        """Parameter name -> value, defaults applied; TypeError for a wrong arity."""
+        if self._positional and not kwargs and len(args) <= len(self._names):
+            # The common call f(x, y, 0.5): no need for inspect's general binding.
+            tail = self._defaults[len(args) :]
+            if inspect.Parameter.empty not in tail:
+                return dict(zip(self._names, (*args, *tail)))
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
+        return bound.arguments
+
+    def bind(self, args: tuple, kwargs: dict) -> BoundCall:
+        """Flatten one call. Raises TypeError for a wrong arity, UnsupportedError for an unsupported argument."""
+        arguments = self.arguments(args, kwargs)
         leaves: list = []
         children = []
-        for name, value in bound.arguments.items():
+        for name, value in arguments.items():
             if name in self.static_argnames:
                 leaves.append((name, value))
                 children.append(TreeSpec("leaf"))
@@ -76,7 +93,7 @@ class ArgumentBinder:
                 sub_leaves, sub_spec = flatten(value, name)
                 leaves.extend(sub_leaves)
                 children.append(sub_spec)
-        spec = TreeSpec("dict", tuple(bound.arguments), tuple(children))
+        spec = TreeSpec("dict", tuple(arguments), tuple(children))
         static_paths = self.static_argnames
         keys, is_input = [], []
         for path, value in leaves:

@@ -8,56 +8,78 @@ mutations exactly. Values are released after their last use.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.printer import format_node
 
 
-def run(graph: Graph, inputs: list) -> list:
-    """Execute ``graph`` on the placeholder values ``inputs``; return the flat outputs."""
-    placeholders = graph.placeholders
-    if len(inputs) != len(placeholders):
-        raise TypeError(f"graph {graph.name} takes {len(placeholders)} inputs, got {len(inputs)}")
-    env: dict[Node, Any] = dict(zip(placeholders, inputs))
-    last_use = _last_uses(graph)
+@dataclass
+class _Step:
+    node: Node
+    release: tuple  # values whose last reader is this node
+
+
+@dataclass
+class _Plan:
+    """What running a graph needs, computed once per graph."""
+
+    name: str
+    placeholders: list
+    steps: list
+    outputs: tuple
+
+
+def _plan(graph: Graph) -> _Plan:
+    output = graph.output_node
+    kept = set(output.all_input_nodes)
+    last_reader: dict[Node, Node] = {}
     for node in graph.nodes:
-        if node.op == "placeholder":
-            continue
-        if node.op == "output":
-            return [env[v] if isinstance(v, Node) else v for v in node.args[0]]
+        for value in node.all_input_nodes:
+            last_reader[value] = node
+    releases: dict[Node, list] = {}
+    for value, reader in last_reader.items():
+        if value not in kept and reader is not output:
+            releases.setdefault(reader, []).append(value)
+    steps = [
+        _Step(node, tuple(releases.get(node, ())))
+        for node in graph.nodes
+        if node.op in ("constant", "call")
+    ]
+    return _Plan(graph.name, graph.placeholders, steps, output.args[0])
+
+
+def _execute(plan: _Plan, inputs: list) -> list:
+    if len(inputs) != len(plan.placeholders):
+        raise TypeError(
+            f"graph {plan.name} takes {len(plan.placeholders)} inputs, got {len(inputs)}"
+        )
+    env: dict[Node, Any] = dict(zip(plan.placeholders, inputs))
+    lookup = env.__getitem__
+    for step in plan.steps:
+        node = step.node
         if node.op == "constant":
             env[node] = node.target
         else:
-            args = map_arg(node.args, env.__getitem__)
-            kwargs = map_arg(node.kwargs, env.__getitem__)
             try:
-                value = node.target.impl(*args, **kwargs)
+                value = node.target.impl(
+                    *map_arg(node.args, lookup), **map_arg(node.kwargs, lookup)
+                )
             except Exception as exc:
                 _add_context(exc, node)
                 raise
             # A weak node is Python arithmetic on Python scalars: keep it a Python scalar, so that
             # later NumPy calls promote it as NEP 50 weak (``f32_array * (1 - beta)`` stays float32).
             env[node] = value.item() if node.meta.weak and hasattr(value, "item") else value
-        for done in last_use.get(node, ()):
+        for done in step.release:
             env.pop(done, None)
-    raise ValueError(f"graph {graph.name} has no output node")
+    return [env[v] if isinstance(v, Node) else v for v in plan.outputs]
 
 
-def _last_uses(graph: Graph) -> dict[Node, list[Node]]:
-    """node -> values whose last reader is ``node`` (outputs are never released)."""
-    last: dict[Node, Node] = {}
-    for node in graph.nodes:
-        if node.op == "output":
-            break
-        for value in node.all_input_nodes:
-            last[value] = node
-    output_values = set(graph.output_node.all_input_nodes)
-    released: dict[Node, list[Node]] = {}
-    for value, reader in last.items():
-        if value not in output_values:
-            released.setdefault(reader, []).append(value)
-    return released
+def run(graph: Graph, inputs: list) -> list:
+    """Execute ``graph`` on the placeholder values ``inputs``; return the flat outputs."""
+    return _execute(_plan(graph), inputs)
 
 
 def _add_context(exc: Exception, node: Node) -> None:
@@ -70,9 +92,10 @@ def _add_context(exc: Exception, node: Node) -> None:
 
 def compile_graph(graph: Graph, options: dict | None = None) -> Callable[[list], list]:
     """Backend entry point: a callable running ``graph`` with the interpreter."""
+    plan = _plan(graph)
 
     def run_graph(inputs: list) -> list:
-        return run(graph, inputs)
+        return _execute(plan, inputs)
 
     run_graph.graph = graph
     return run_graph
