@@ -17,7 +17,11 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
+
 from . import backends, config, tracer
+from .ir import ops
+from .passes import manager
 from .errors import GcompileWarning, UnsupportedError
 from .guards import ArgumentBinder, BoundCall
 from .ir.graph import Graph
@@ -33,6 +37,7 @@ class CacheEntry:
     run: Callable[[list], list] | None = None
     refusal: UnsupportedError | None = None
     timings: dict = field(default_factory=dict)
+    written: list = field(default_factory=list)  # (input position, name) of arguments written back
 
 
 class CompiledFunction:
@@ -93,7 +98,12 @@ class CompiledFunction:
             self._stats["cache_hits"] += 1
         if entry.refusal is not None:
             return self._fallback(entry.refusal, args, kwargs)
-        outputs = entry.run(bound.inputs())
+        inputs = bound.inputs()
+        if entry.written:
+            overlap = _overlapping_write(entry, inputs)
+            if overlap is not None:
+                return self._fallback(overlap, args, kwargs)
+        outputs = entry.run(inputs)
         return unflatten(entry.graph.out_spec, outputs)
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
@@ -110,6 +120,10 @@ class CompiledFunction:
             entry = CacheEntry(bound.key)
             try:
                 entry.graph = self._trace(bound, entry.timings)
+                for record in manager.run_pipeline(entry.graph, "fused", self.options):
+                    key = f"pass {record.name}"
+                    entry.timings[key] = entry.timings.get(key, 0.0) + record.seconds
+                entry.written = _written_inputs(entry.graph)
                 start = time.perf_counter()
                 entry.run = backends.get(self.backend)(entry.graph, self.options)
                 entry.timings["backend"] = time.perf_counter() - start
@@ -196,6 +210,34 @@ class CompiledFunction:
         return f"<gcompile.CompiledFunction {_graph_name(self.eager)} backend={self.backend}>"
 
 
+def _written_inputs(graph: Graph) -> list[tuple[int, str]]:
+    """Positions and names of the graph inputs whose memory the graph writes back."""
+    position = {node: i for i, node in enumerate(graph.placeholders)}
+    return [
+        (position[node.args[0]], node.args[0].name)
+        for node in graph.nodes
+        if node.op == "call" and node.target is ops.WRITEBACK
+    ]
+
+
+def _overlapping_write(entry: CacheEntry, inputs: list) -> UnsupportedError | None:
+    """A refusal when a written argument shares memory with another argument, else None.
+
+    The compiled graph reads every argument before writing any back; eager mode
+    interleaves, so a shared buffer could be read after a write. Eager mode runs instead.
+    """
+    names = {i: p.name for i, p in enumerate(entry.graph.placeholders)}
+    for written, name in entry.written:
+        target = inputs[written]
+        for other, value in enumerate(inputs):
+            if other != written and isinstance(value, np.ndarray) and np.may_share_memory(target, value):
+                return UnsupportedError(
+                    f"arguments '{name}' and '{names[other]}' that share memory, where '{name}' is written",
+                    hint="pass separate arrays (e.g. b.copy()); eager mode runs this call",
+                )
+    return None
+
+
 def _graph_name(fn: Callable) -> str:
     name = getattr(fn, "__name__", "fn")
     return "lambda" if name == "<lambda>" else name
@@ -240,18 +282,30 @@ def compile(
 
 
 def trace(
-    fn: Callable, *args: Any, static_argnames: tuple | list | str = (), **kwargs: Any
+    fn: Callable,
+    *args: Any,
+    static_argnames: tuple | list | str = (),
+    stage: str = "traced",
+    options: dict | None = None,
+    **kwargs: Any,
 ) -> Graph:
-    """Trace ``fn(*args, **kwargs)`` and return its graph (``print(graph)`` shows the text form).
+    """Trace ``fn(*args, **kwargs)`` and return its graph at ``stage`` (``print(graph)`` shows it).
 
-    ``fn`` may be a plain function or a ``CompiledFunction`` (its static_argnames
-    are used). Refusals raise ``UnsupportedError``. The keyword ``static_argnames``
-    is taken by ``trace`` itself.
+    Args:
+        fn: a plain function or a ``CompiledFunction`` (its static_argnames and options are used).
+        stage: ``"traced"`` (as recorded), ``"optimized"`` (functionalized and cleaned up) or
+            ``"fused"`` (with FusedKernel nodes and ``graph.fusion_report``).
+        static_argnames, options: as for ``compile``; these keywords are taken by ``trace`` itself.
+
+    Refusals raise ``UnsupportedError``.
     """
     if isinstance(fn, CompiledFunction):
         static_argnames = static_argnames or fn.static_argnames
+        options = options if options is not None else fn.options
         fn = fn.eager
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
     bound = ArgumentBinder(fn, tuple(static_argnames)).bind(args, kwargs)
-    return tracer.trace(fn, _graph_name(fn), bound.leaves, bound.is_input, bound.rebuild)
+    graph = tracer.trace(fn, _graph_name(fn), bound.leaves, bound.is_input, bound.rebuild)
+    manager.run_pipeline(graph, stage, options)
+    return graph

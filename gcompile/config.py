@@ -5,6 +5,7 @@
 | ``GCOMPILE_DISABLE``    | ``1`` runs every compiled function eagerly           | ``0``   |
 | ``GCOMPILE_VERIFY``     | ``1`` verifies every graph the compiler builds       | ``0``   |
 | ``GCOMPILE_CACHE_LIMIT``| cache entries per function before a recompile warning| ``8``   |
+| ``GCOMPILE_DEBUG_DIR``  | folder receiving the graph text after every pass     | unset   |
 
 The environment is read when a value is asked for, so tests can change it with
 ``monkeypatch.setenv``; ``config.set(name, value)`` overrides it in-process.
@@ -36,6 +37,7 @@ _READERS = {
     "disable": lambda: _flag("GCOMPILE_DISABLE"),
     "verify": lambda: _flag("GCOMPILE_VERIFY"),
     "cache_size_limit": lambda: _int("GCOMPILE_CACHE_LIMIT", 8),
+    "debug_dir": lambda: os.environ.get("GCOMPILE_DEBUG_DIR") or None,
 }
 
 

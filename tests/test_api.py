@@ -177,7 +177,8 @@ def test_verify_option_verifies_each_graph(monkeypatch):
 
     monkeypatch.setattr(gcompile.ir.Graph, "verify", spy)
     gcompile.compile(scale_shift)(np.ones(2), 1.0, 1)
-    assert seen == ["scale_shift"]
+    # after tracing and after every pass that ran
+    assert set(seen) == {"scale_shift"} and len(seen) >= 3
 
 
 def test_recompile_storm_warns_once(monkeypatch):

@@ -11,7 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import numpy as np
+
 from ..ir.graph import Graph, Node, map_arg
+from ..ir.kernel import FusedKernel
 from ..ir.printer import format_node
 
 
@@ -19,6 +22,7 @@ from ..ir.printer import format_node
 class _Step:
     node: Node
     release: tuple  # values whose last reader is this node
+    kernel: "_Plan | None" = None  # the plan of a fused kernel's sub-graph
 
 
 @dataclass
@@ -43,7 +47,11 @@ def _plan(graph: Graph) -> _Plan:
         if value not in kept and reader is not output:
             releases.setdefault(reader, []).append(value)
     steps = [
-        _Step(node, tuple(releases.get(node, ())))
+        _Step(
+            node,
+            tuple(releases.get(node, ())),
+            _plan(node.target.graph) if isinstance(node.target, FusedKernel) else None,
+        )
         for node in graph.nodes
         if node.op in ("constant", "call")
     ]
@@ -63,9 +71,12 @@ def _execute(plan: _Plan, inputs: list) -> list:
             env[node] = node.target
         else:
             try:
-                value = node.target.impl(
-                    *map_arg(node.args, lookup), **map_arg(node.kwargs, lookup)
-                )
+                args = map_arg(node.args, lookup)
+                if step.kernel is not None:  # a fused kernel: run its sub-graph
+                    outputs = _execute(step.kernel, list(args))
+                    value = outputs[0] if len(outputs) == 1 else tuple(outputs)
+                else:
+                    value = node.target.impl(*args, **map_arg(node.kwargs, lookup))
             except Exception as exc:
                 _add_context(exc, node)
                 raise
@@ -74,7 +85,11 @@ def _execute(plan: _Plan, inputs: list) -> list:
             env[node] = value.item() if node.meta.weak and hasattr(value, "item") else value
         for done in step.release:
             env.pop(done, None)
-    return [env[v] if isinstance(v, Node) else v for v in plan.outputs]
+    # A folded constant is returned as a copy: the caller may write into what it gets.
+    return [
+        (np.copy(env[v]) if v.op == "constant" else env[v]) if isinstance(v, Node) else v
+        for v in plan.outputs
+    ]
 
 
 def run(graph: Graph, inputs: list) -> list:

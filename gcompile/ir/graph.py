@@ -14,7 +14,7 @@ by hand. Nodes form a doubly linked list owned by their Graph; all edits go
 through Graph methods (``call``, ``inserting_before``, ``replace_all_uses_with``,
 ``erase``).
 
-Mutation is explicit: an op of kind ``scatter`` (``setitem``) writes into its
+Mutation is explicit: an op with ``mutates`` (``setitem``) writes into its
 first argument's memory, in program order. Its node's value is the written
 array, and nothing else refers to it, so every pass must keep such nodes and
 their order relative to reads of the same memory (see
@@ -24,6 +24,7 @@ their order relative to reads of the same memory (see
 from __future__ import annotations
 
 import contextlib
+import heapq
 import keyword
 import re
 from typing import Any, Callable, Iterator
@@ -39,7 +40,8 @@ def map_arg(value: Any, fn: Callable[["Node"], Any]) -> Any:
     if isinstance(value, Node):
         return fn(value)
     if isinstance(value, tuple):
-        return tuple(map_arg(v, fn) for v in value)
+        items = (map_arg(v, fn) for v in value)
+        return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
     if isinstance(value, list):
         return [map_arg(v, fn) for v in value]
     if isinstance(value, dict):
@@ -113,8 +115,8 @@ class Node:
                 raise ValueError(f"node {new.name} belongs to another graph than {self.name}")
             new.users[self] = None
 
-    def replace_input_with(self, old: "Node", new: "Node") -> None:
-        """Make this node read ``new`` wherever it read ``old``."""
+    def replace_input_with(self, old: "Node", new: Any) -> None:
+        """Make this node read ``new`` (a Node or a literal) wherever it read ``old``."""
         swap = lambda n: new if n is old else n  # noqa: E731
         self._set_inputs(map_arg(self._args, swap), map_arg(self._kwargs, swap))
 
@@ -126,8 +128,8 @@ class Node:
 
     @property
     def is_mutation(self) -> bool:
-        """True for nodes that write into their first argument's memory."""
-        return self.kind == "scatter"
+        """True for nodes that write into their first argument's memory (``setitem``, ``writeback``)."""
+        return self.op == "call" and getattr(self.target, "mutates", False)
 
     @property
     def next(self) -> "Node":
@@ -165,6 +167,7 @@ class Graph:
         self._names: set[str] = set()
         self._counters: dict[str, int] = {}
         self.out_spec: TreeSpec | None = None
+        self.fusion_report: Any = None  # set by passes/fuse.py
 
     # -- iteration --------------------------------------------------------------
     @property
@@ -251,11 +254,14 @@ class Graph:
         source: str | None = None,
         name: str | None = None,
     ) -> Node:
-        """Add ``op(*args, **kwargs)``; its meta comes from ``op.infer`` unless given."""
+        """Add ``op(*args, **kwargs)``; its meta comes from ``op.infer`` unless given.
+
+        The node is named after the op (``exp_1``), or ``name`` when given and still free.
+        """
         kwargs = dict(kwargs or {})
         if meta is None:
             meta = op.infer(*map_arg(tuple(args), _meta_of_node), **kwargs)
-        node = Node(self, self.unique_name(name or op.name), "call", op, meta, source)
+        node = Node(self, self._claim_name(name) if name else self.unique_name(op.name), "call", op, meta, source)
         node._set_inputs(tuple(args), kwargs)
         return self._link(node)
 
@@ -282,12 +288,76 @@ class Graph:
             yield
 
     # -- editing ----------------------------------------------------------------
-    def replace_all_uses_with(self, old: Node, new: Node) -> list[Node]:
-        """Make every user of ``old`` read ``new`` instead; returns the users changed."""
+    def replace_all_uses_with(self, old: Node, new: Any) -> list[Node]:
+        """Make every user of ``old`` read ``new`` (a Node or a literal) instead; returns the users changed."""
         changed = list(old.users)
         for user in changed:
             user.replace_input_with(old, new)
         return changed
+
+    def sort(self) -> None:
+        """Re-link the nodes in a topological order that keeps the current order where it can.
+
+        Besides data edges, a node that writes memory (``is_mutation``) comes after every other
+        reader of the array it writes, directly or through views.
+        """
+        nodes = self.nodes
+        position = {node: i for i, node in enumerate(nodes)}
+        after: dict[Node, list[Node]] = {node: list(node.users) for node in nodes}
+        waiting = {node: len(node.all_input_nodes) for node in nodes}
+        for writer in (n for n in nodes if n.is_mutation):
+            for reader in _readers_of_memory(writer.args[0]):
+                if reader is not writer and writer not in after[reader]:
+                    after[reader].append(writer)
+                    waiting[writer] += 1
+        ready = [(position[n], n.name, n) for n in nodes if waiting[n] == 0]
+        heapq.heapify(ready)
+        ordered = []
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            ordered.append(node)
+            for later in after[node]:
+                waiting[later] -= 1
+                if waiting[later] == 0:
+                    heapq.heappush(ready, (position[later], later.name, later))
+        if len(ordered) != len(nodes):
+            raise ValueError(f"graph {self.name} has a cycle")
+        ordered.sort(key=lambda n: n.op != "placeholder")  # stable: placeholders stay first
+        previous = self._root
+        for node in ordered:
+            previous._next, node._prev = node, previous
+            previous = node
+        previous._next, self._root._prev = self._root, previous
+
+    def stats(self) -> dict:
+        """Counts: ``nodes`` (calls), ``kernels`` (fused), ``library_calls`` (ops run as one NumPy or
+        BLAS call each), ``buffers`` (intermediate arrays allocated; returned values, views and scalars
+        excluded; an epilogue writing into its matmul's buffer allocates none)."""
+        calls = [n for n in self._iter() if n.op == "call"]
+        returned = set(self.output_node.all_input_nodes)
+        kernels = [n for n in calls if n.kind == "fused"]
+        library = [
+            n
+            for n in calls
+            if n.kind not in ("fused", "view", "opaque") and not n.is_mutation and not n.meta.scalar
+        ]
+        buffers = 0
+        for node in kernels + library:
+            if hasattr(node.meta, "items"):  # several outputs, read through kernel_output nodes
+                by_item = {u.kwargs["item"]: u for u in node.users if u.target.name == "kernel_output"}
+                values = [(by_item.get(i), meta) for i, meta in enumerate(node.meta.items)]
+            else:
+                values = [(node, node.meta)]
+            buffers += sum(1 for value, meta in values if value not in returned and not meta.scalar)
+            reused = getattr(node.target, "inplace_input", None)
+            if reused is not None and node.args[reused] not in returned:
+                buffers -= 1
+        return {
+            "nodes": len(calls),
+            "kernels": len(kernels),
+            "library_calls": len(library),
+            "buffers": buffers,
+        }
 
     def erase(self, node: Node) -> None:
         """Remove ``node``, which must have no users."""
@@ -325,6 +395,17 @@ class Graph:
     def print_tabular(self) -> None:
         """Print the table form."""
         print(self.tabular())
+
+
+def _readers_of_memory(array: Node) -> list[Node]:
+    """Nodes reading ``array``'s memory: its users, and users of views of it (transitively)."""
+    found, pending = [], [array]
+    while pending:
+        for user in pending.pop().users:
+            found.append(user)
+            if user.kind == "view":
+                pending.append(user)
+    return found
 
 
 def _meta_of_node(node: Node) -> TensorMeta:

@@ -91,6 +91,26 @@ class TensorMeta:
         return self.short()
 
 
+@dataclass(frozen=True)
+class TupleMeta:
+    """Meta of a value made of several arrays (a fused kernel with several outputs)."""
+
+    items: tuple
+
+    def short(self) -> str:
+        return "(" + ", ".join(item.short() for item in self.items) + ")"
+
+    @property
+    def nbytes(self) -> int:
+        return sum(item.nbytes for item in self.items)
+
+    weak = False
+    scalar = False
+
+    def __str__(self) -> str:
+        return self.short()
+
+
 def layout_of(array: np.ndarray) -> str:
     """``"C"``, ``"F"`` or ``"A"`` for a real array, preferring ``"C"`` when both hold."""
     if array.flags.c_contiguous:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -55,7 +55,9 @@ class OpDef:
         dunder: Python operator installed on traced arrays (``add`` gives
             ``__add__``, ``__radd__`` and ``__iadd__``; unary ops only ``__neg__``...).
         reduces / accumulates: the ufunc whose ``.reduce`` / ``.accumulate`` is this op.
-        commutative, identity: algebraic traits for passes.
+        commutative, identity: algebraic traits for passes (``commutative`` holds bitwise for
+            real dtypes; complex products round differently when swapped).
+        mutates: the op writes into its first argument's memory (a side effect passes keep).
     """
 
     name: str
@@ -70,6 +72,7 @@ class OpDef:
     accumulates: Any = None
     commutative: bool = False
     identity: Any = None
+    mutates: bool = False
     doc: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
@@ -490,10 +493,10 @@ REMAINDER = _ufunc("remainder", np.remainder, dunder="mod")
 FMOD = _ufunc("fmod", np.fmod)
 POWER = _ufunc("power", np.power, dunder="pow")
 FLOAT_POWER = _ufunc("float_power", np.float_power)
-MAXIMUM = _ufunc("maximum", np.maximum, commutative=True)
-MINIMUM = _ufunc("minimum", np.minimum, commutative=True)
-FMAX = _ufunc("fmax", np.fmax, commutative=True)
-FMIN = _ufunc("fmin", np.fmin, commutative=True)
+MAXIMUM = _ufunc("maximum", np.maximum)  # not commutative: maximum(0.0, -0.0) keeps the first
+MINIMUM = _ufunc("minimum", np.minimum)
+FMAX = _ufunc("fmax", np.fmax)
+FMIN = _ufunc("fmin", np.fmin)
 ARCTAN2 = _ufunc("arctan2", np.arctan2)
 HYPOT = _ufunc("hypot", np.hypot, commutative=True)
 COPYSIGN = _ufunc("copysign", np.copysign)
@@ -1019,7 +1022,84 @@ SETITEM = _add(
         _setitem,
         _setitem_infer,
         params=("index",),
+        mutates=True,
         doc="target[index] = value, in place; the node's value is the target",
+    )
+)
+
+
+KERNEL_OUTPUT = _add(
+    OpDef(
+        "kernel_output",
+        "opaque",
+        lambda values, item: values[item],
+        lambda meta, item: meta.items[item],
+        params=("item",),
+        doc="output ``item`` of a fused kernel with several outputs",
+    )
+)
+
+
+class ViewStep(NamedTuple):
+    """One view applied on the way from an array to the region an ``update`` writes."""
+
+    op: OpDef
+    params: tuple  # sorted (name, value) pairs
+
+    def __repr__(self) -> str:
+        from .printer import format_index, format_literal
+
+        params = (f"{k}={format_index(v) if k == 'index' else format_literal(v)}" for k, v in self.params)
+        return f"{self.op.name}({', '.join(params)})"
+
+
+def _region(x: Any, views: tuple) -> Any:
+    for step in views:
+        x = step.op.impl(x, **dict(step.params))
+    return x
+
+
+def _update(base: Any, value: Any, index: tuple, views: tuple = ()) -> np.ndarray:
+    out = np.array(base, copy=True, order="K")
+    _region(out, views)[index] = value
+    return out
+
+
+def _update_infer(base: TensorMeta, value: Any, index: tuple, views: tuple = ()) -> TensorMeta:
+    region = base
+    for step in views:
+        region = step.op.infer(region, **dict(step.params))
+    _setitem_infer(TensorMeta(region.shape, region.dtype, region.layout), value, index)
+    return TensorMeta(base.shape, base.dtype, _ordered_layout(base, "K", base.ndim))
+
+
+UPDATE = _add(
+    OpDef(
+        "update",
+        "scatter",
+        _update,
+        _update_infer,
+        params=("index", "views"),
+        doc="functional setitem: a copy of base with base[views...][index] = value "
+        "(made by passes/functionalize.py)",
+    )
+)
+
+
+def _writeback(target: np.ndarray, value: Any) -> np.ndarray:
+    target[...] = value
+    return target
+
+
+WRITEBACK = _add(
+    OpDef(
+        "writeback",
+        "scatter",
+        _writeback,
+        lambda target, value: target,
+        mutates=True,
+        doc="copies a mutated argument's final value into the caller's array; the node's value is "
+        "that array (made by passes/functionalize.py)",
     )
 )
 

@@ -41,6 +41,8 @@ def format_literal(value: Any) -> str:
         return _format_slice(value)
     if value is Ellipsis:
         return "..."
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        return repr(value)  # a named record (ops.ViewStep) prints itself
     if isinstance(value, tuple):
         inner = ", ".join(format_literal(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"

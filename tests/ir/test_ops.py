@@ -90,9 +90,19 @@ def case_args(case: Case, dtype: Any) -> tuple:
 
 
 def graph_ops(fn: Callable, *args: Any) -> set[str]:
-    """Names of the ops in the graph traced from ``fn(*args)``."""
-    graph = gcompile.trace(fn, *args)
-    return {node.target.name for node in graph.nodes if node.op == "call"}
+    """Names of the ops in the graphs of ``fn(*args)`` as traced and as fused (passes make
+    ``update``, ``writeback`` and ``kernel_output``), inside fused kernels too."""
+    names = set()
+    for stage in ("traced", "fused"):
+        pending = [gcompile.trace(fn, *args, stage=stage)]
+        while pending:
+            graph = pending.pop()
+            for node in graph.nodes:
+                if node.op == "call":
+                    names.add(node.target.name)
+                    if node.kind == "fused":
+                        pending.append(node.target.graph)
+    return names
 
 
 def eager(fn: Callable, *args: Any) -> Any:

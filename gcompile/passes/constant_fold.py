@@ -1,0 +1,57 @@
+"""Constant folding: compute at compile time what depends only on constants.
+
+    %a = arange(start_or_stop=4)
+    %b = multiply(%a, 2)
+    %c = add(%x, %b)
+  =>
+    %const_1 = const<i64[4]>[0, 2, 4, 6]
+    %c = add(%x, %const_1)
+
+The value comes from the op's own NumPy ``impl``, so it is what eager mode
+computes. Results larger than ``MAX_FOLD_BYTES`` (64 KiB) stay computed: a graph
+must not carry a huge literal (``np.arange(n) * 2`` for large ``n``). A NumPy or
+Python scalar result is inlined as a literal. A fold that raises (an integer to a
+negative power) or warns (division by zero) is left for run time, where eager
+mode raises or warns too. ``empty`` is never folded: its contents are undefined.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..ir.graph import Graph, map_arg
+
+MAX_FOLD_BYTES = 64 * 1024
+
+
+def constant_fold(graph: Graph) -> bool:
+    """Replace call nodes whose inputs are all constants by their value; True if any was folded."""
+    changed = False
+    for node in graph.nodes:
+        if node.op != "call" or node.is_mutation or node.target.name == "empty":
+            continue
+        if any(value.op != "constant" for value in node.all_input_nodes):
+            continue
+        if node.meta.nbytes > MAX_FOLD_BYTES:
+            continue
+        try:
+            with warnings.catch_warnings(), np.errstate(all="raise"):
+                warnings.simplefilter("error")
+                value = node.target.impl(
+                    *map_arg(node.args, lambda n: n.target), **map_arg(node.kwargs, lambda n: n.target)
+                )
+        except Exception:  # raised or warned: keep it for run time, where eager behaves the same
+            continue
+        if node.meta.weak:
+            replacement = value.item() if hasattr(value, "item") else value
+        elif node.meta.scalar:
+            replacement = value
+        else:
+            with graph.inserting_before(node):
+                replacement = graph.constant(np.asarray(value), node.meta, source=node.source)
+        graph.replace_all_uses_with(node, replacement)
+        graph.erase(node)
+        changed = True
+    return changed

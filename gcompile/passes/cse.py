@@ -1,0 +1,79 @@
+"""Common-subexpression elimination: one node per distinct computation.
+
+    %a = exp(%x)
+    %b = exp(%x)
+    %c = add(%a, %b)
+  =>
+    %a = exp(%x)
+    %c = add(%a, %a)
+
+Two call nodes are the same when their op, arguments and parameters are equal:
+nodes by identity, literals by type and exact value (``1``, ``1.0`` and ``True``
+promote differently; ``0.0`` and ``-0.0`` differ), array constants by dtype, shape
+and bytes (so equal constants merge too). Arguments of commutative ops are put in
+a canonical order, except for complex operands, whose products are not bitwise
+commutative. Nodes with side effects are never merged. Run after
+functionalization: before it, two reads of one array may see different contents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from ..ir.graph import Graph, Node
+
+
+def literal_key(value: Any) -> Any:
+    """A hashable key equal for two literals exactly when they behave identically."""
+    if isinstance(value, Node):
+        return ("node", id(value))
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(literal_key(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, literal_key(v)) for k, v in sorted(value.items())))
+    if isinstance(value, slice):
+        return ("slice", literal_key((value.start, value.stop, value.step)))
+    if isinstance(value, np.generic):
+        return ("np", value.dtype.str, value.tobytes())
+    if isinstance(value, float):
+        return ("float", np.float64(value).tobytes())
+    if isinstance(value, complex):
+        return ("complex", np.complex128(value).tobytes())
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, hashlib.sha256(np.ascontiguousarray(value)).hexdigest())
+    return (type(value).__name__, value)
+
+
+def _call_key(node: Node) -> Any:
+    args = list(node.args)
+    op = node.target
+    if getattr(op, "commutative", False) and len(args) == 2:
+        if not any(getattr(getattr(a, "meta", None), "dtype", np.dtype(float)).kind == "c" for a in args) and not any(
+            isinstance(a, complex) for a in args
+        ):
+            args.sort(key=lambda a: repr(literal_key(a)))
+    return (id(op), literal_key(tuple(args)), literal_key(node.kwargs))
+
+
+def cse(graph: Graph) -> bool:
+    """Merge structurally equal constant and pure call nodes; True if any was merged."""
+    seen: dict[Any, Node] = {}
+    changed = False
+    for node in graph.nodes:
+        if node.op == "constant":
+            key = ("constant", literal_key(np.asarray(node.target)), type(node.target).__name__)
+        elif node.op == "call" and not node.is_mutation:
+            key = _call_key(node)
+        else:
+            continue
+        first = seen.get(key)
+        if first is None:
+            seen[key] = node
+        elif first.meta == node.meta:
+            graph.replace_all_uses_with(node, first)
+            graph.erase(node)
+            changed = True
+    return changed

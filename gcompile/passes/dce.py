@@ -1,0 +1,27 @@
+"""Dead-code elimination: drop values nothing reads.
+
+    %a = exp(%x)          # unused
+    %b = sin(%x)
+    return %b
+  =>
+    %b = sin(%x)
+    return %b
+
+Kept: placeholders (the signature), the output, and nodes with side effects
+(kind ``scatter``: ``setitem`` before functionalization, ``writeback`` after),
+which change the caller's memory even when nothing reads them.
+"""
+
+from __future__ import annotations
+
+from ..ir.graph import Graph
+
+
+def dce(graph: Graph) -> bool:
+    """Erase unused constant and pure call nodes, last to first; True if any was erased."""
+    changed = False
+    for node in reversed(graph.nodes):
+        if node.op in ("constant", "call") and not node.users and not node.is_mutation:
+            graph.erase(node)
+            changed = True
+    return changed

@@ -1,0 +1,199 @@
+"""Functionalization: in-place updates become pure data flow plus explicit write-backs.
+
+    graph step(u: f64[6,6], alpha: float):
+      %getitem_1 : f64[4,4] = getitem(%u, index=[1:-1, 1:-1])
+      %add_1     : f64[4,4] = add(%getitem_1, %alpha)
+      %setitem_1 : f64[4,4] = setitem(%getitem_1, %add_1, index=[...])
+      %getitem_2 : f64[6]   = getitem(%u, index=[0])
+      return %getitem_2
+  =>
+    graph step(u: f64[6,6], alpha: float):
+      %getitem_1   : f64[4,4] = getitem(%u, index=[1:-1, 1:-1])
+      %add_1       : f64[4,4] = add(%getitem_1, %alpha)
+      %update_1    : f64[6,6] = update(%u, %add_1, index=[...], views=(getitem(index=(1:-1, 1:-1)),))
+      %writeback_1 : f64[6,6] = writeback(%u, %update_1)
+      %getitem_3   : f64[6]   = getitem(%writeback_1, index=[0])
+      return %getitem_3
+
+Before this pass a node stands for a *buffer*: ``setitem`` writes it, and later
+reads of the buffer or of any view of it see the write. After it, every node is
+a value: a write becomes ``update`` (a copy with the region replaced), and each
+later read of the written array, or of a view of it, reads the newest version
+(views are re-derived from it). Arrays the caller passed in and the function
+wrote get one ``writeback`` each, just before the output; returned values that
+alias such an argument (the argument itself, or a view of it) are taken from
+the ``writeback`` node, whose value is the caller's array, so identity and
+aliasing match eager mode.
+
+Views: ``getitem`` (unless it reads one element), ``transpose``, ``swapaxes``,
+``moveaxis``, ``expand_dims``, ``squeeze``, ``broadcast_to`` alias their input;
+``reshape`` and ``ravel`` alias it when NumPy can reshape without copying, which
+is decided exactly for C- and F-contiguous inputs. For strided inputs it depends
+on the strides, so a function that writes such an array (or through such a
+reshape) is refused rather than guessed.
+
+Arguments that share memory (the same array twice, overlapping views) are not
+modelled here: the compiled function checks its inputs on each call and runs
+eagerly, with a warning, when a written argument overlaps another
+(``api.CompiledFunction``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UnsupportedError
+from ..ir import ops
+from ..ir.graph import Graph, Node, map_arg
+from ..ir.meta import view_probe
+
+_ALIASING = (
+    ops.GETITEM,
+    ops.TRANSPOSE,
+    ops.SWAPAXES,
+    ops.MOVEAXIS,
+    ops.EXPAND_DIMS,
+    ops.SQUEEZE,
+    ops.BROADCAST_TO,
+    ops.RESHAPE,
+    ops.RAVEL,
+)
+_MAY_COPY = (ops.RESHAPE, ops.RAVEL)
+
+
+def _reshape_is_view(node: Node) -> bool | None:
+    """Whether a reshape/ravel returns a view (exact for C and F inputs), None when unknown."""
+    parent = node.args[0].meta
+    if parent.layout == "A":
+        return None
+    try:
+        np.reshape(view_probe(parent), node.meta.shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
+def alias_parent(node: Node) -> Node | None:
+    """The node whose memory ``node`` is a view of, or None when ``node`` owns its value."""
+    if node.op != "call" or node.target not in _ALIASING or node.meta.scalar:
+        return None
+    parent = node.args[0]
+    if not isinstance(parent, Node) or parent.meta.scalar:
+        return None  # a view of a NumPy scalar is a new array
+    if node.target in _MAY_COPY and not _reshape_is_view(node):
+        return None
+    return parent
+
+
+def _may_copy(node: Node) -> bool:
+    """A reshape/ravel of a strided array: NumPy copies or not depending on the strides."""
+    return node.op == "call" and node.target in _MAY_COPY and _reshape_is_view(node) is None
+
+
+def alias_chain(node: Node) -> tuple[Node, list[Node]]:
+    """``(root, views)``: the node owning ``node``'s memory and the views from it to ``node``."""
+    views = []
+    while (parent := alias_parent(node)) is not None:
+        views.append(node)
+        node = parent
+    return node, views[::-1]
+
+
+class _Functionalizer:
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.version: dict[Node, Node] = {}  # written root -> its newest value
+        self.origin: dict[Node, Node] = {}  # update node -> the root it is a version of
+        self.derived: dict[Node, tuple[Node, Node]] = {}  # view -> (root version, view of it)
+
+    def chain(self, node: Node) -> tuple[Node, list[Node]]:
+        """``alias_chain`` with versions mapped back to the array they are versions of."""
+        root, views = alias_chain(node)
+        return self.origin.get(root, root), views
+
+    def current(self, value, before: Node):
+        """The value ``value`` has at ``before``: re-derived from its root's newest version if written."""
+        if not isinstance(value, Node):
+            return value
+        root, views = self.chain(value)
+        newest = self.version.get(root)
+        if newest is None:
+            return value
+        if not views:
+            return newest
+        cached = self.derived.get(value)
+        if cached is not None and cached[0] is newest:
+            return cached[1]
+        view = self._replay(newest, views, before)
+        self.derived[value] = (newest, view)
+        return view
+
+    def _replay(self, base: Node, views: list[Node], before: Node) -> Node:
+        with self.graph.inserting_before(before):
+            for view in views:
+                base = self.graph.call(view.target, (base,), view.kwargs, source=view.source)
+        return base
+
+    def write(self, node: Node) -> None:
+        target, value = node.args
+        root, views = self.chain(target)
+        base = self.version.get(root, root)
+        steps = tuple(ops.ViewStep(v.target, tuple(sorted(v.kwargs.items()))) for v in views)
+        index = node.kwargs["index"]
+        if steps and steps[-1].op is ops.GETITEM and index == (Ellipsis,):  # t = u[i]; t[...] = v
+            index, steps = dict(steps[-1].params)["index"], steps[:-1]
+        params = {"index": index, **({"views": steps} if steps else {})}
+        with self.graph.inserting_before(node):
+            update = self.graph.call(
+                ops.UPDATE, (base, self.current(value, node)), params, source=node.source
+            )
+        self.version[root] = update
+        self.origin[update] = root
+        self.graph.erase(node)
+
+    def finish(self, output: Node) -> None:
+        """Write back the arguments the function wrote; point outputs at current values."""
+        writebacks = {}
+        for root, newest in self.version.items():
+            if root.op == "placeholder":
+                with self.graph.inserting_before(output):
+                    writebacks[root] = self.graph.call(ops.WRITEBACK, (root, newest), source=newest.source)
+
+        def returned(value):
+            if not isinstance(value, Node):
+                return value
+            root, views = self.chain(value)
+            if root in writebacks:
+                return self._replay(writebacks[root], views, output) if views else writebacks[root]
+            return self.current(value, output)
+
+        output.args = (tuple(returned(v) for v in output.args[0]),)
+
+
+def _check_reads_of_copies(graph: Graph, written_roots: set) -> None:
+    """A reshape that may copy, of an array that is written, cannot be modelled exactly: refuse."""
+    for node in graph.nodes:
+        if _may_copy(node) and (alias_chain(node.args[0])[0] in written_roots or node in written_roots):
+            raise UnsupportedError(
+                "a reshape or ravel of a non-contiguous array that the function also writes "
+                "(NumPy may or may not copy it)",
+                node.source,
+                hint="copy explicitly (x.copy()) or make the array contiguous before reshaping",
+            )
+
+
+def functionalize(graph: Graph) -> bool:
+    """Replace ``setitem`` nodes by ``update`` values and ``writeback``s; True if there were any."""
+    writes = [n for n in graph.nodes if n.op == "call" and n.target is ops.SETITEM]
+    if not writes:
+        return False
+    _check_reads_of_copies(graph, {alias_chain(w.args[0])[0] for w in writes})
+    state = _Functionalizer(graph)
+    for node in graph.nodes:
+        if node.op == "output":
+            state.finish(node)
+        elif node.op == "call" and node.target is ops.SETITEM:
+            state.write(node)
+        elif node.op == "call":
+            node.args = map_arg(node.args, lambda v, at=node: state.current(v, at))
+    return True

@@ -1,0 +1,510 @@
+"""Fusion: group ops into kernels that read their inputs once and write their outputs once.
+
+    %sub_1 : f32[64,128] = subtract(%x, %amax_1)          %fused_1 : f32[64,128] = fused_1(%x)
+    %exp_1 : f32[64,128] = exp(%sub_1)              =>        graph fused_1(x: f32[64,128]):
+    ...                                                         ...
+
+Groups (``ir/kernel.py`` names the loop structure of each):
+
+* **pointwise**: elementwise ops over one iteration space (the output shape),
+  vertical (producer into consumer) and, through a common consumer or shared
+  inputs, horizontal; several outputs allowed. Broadcast inputs, Python scalars,
+  casts, ``where``/``clip`` are ordinary members. Views of values computed
+  *outside* the group (slices, transposes, broadcasts, reshapes that are views)
+  are cloned into the kernel as index maps of its inputs, never materialised.
+* **reduction**: elementwise producers plus reductions of one space and one set
+  of axes (``np.sum(a * b + c)`` reads a, b, c once, no temporary).
+* **row**: reductions over the trailing axes whose results are broadcast back over
+  the same rows (softmax, log-softmax, layernorm, RMSNorm, logsumexp,
+  standardisation): one kernel over rows, in phases; per-row scalar ops (shape
+  rows x 1) belong to it too.
+* **epilogue**: a pointwise group consuming a ``matmul`` result of its space; the
+  matmul stays a BLAS call and the kernel may write into its buffer.
+
+Legality: a group must be *convex* — no path may leave the group and come back.
+Counterexample: ``a = exp(x); b = matmul(a, w); c = a + b``. Grouping ``{a, c}``
+would need ``b`` (outside) after ``a`` and before ``c``, inside one kernel: a cycle
+between the kernel and the matmul. The check walks the users of the candidate
+group between its first and last node and rejects the merge if any path returns.
+
+A reduction's result is never consumed inside the loop that produces it (the
+mis-fusion behind numba#9139): in a reduction group its consumers stay outside;
+in a row group they run in a later phase over the row.
+
+Limits: at most ``max_kernel_ops`` ops per kernel (option, default 64), and no
+sibling merge that raises the graph's peak memory. Every edge between a kernel
+and a node outside it gets a reason in the fusion report (``graph.fusion_report``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..ir import ops
+from ..ir.graph import Graph, Node, map_arg
+from ..ir.kernel import FusedKernel
+from ..ir.meta import TupleMeta, normalize_axes
+from .dce import dce
+from .functionalize import alias_parent
+
+MAX_KERNEL_OPS = 64
+FUSIBLE_REDUCTIONS = (
+    ops.SUM, ops.PROD, ops.MEAN, ops.AMAX, ops.AMIN, ops.ANY, ops.ALL, ops.ARGMAX, ops.ARGMIN, ops.VAR, ops.STD,
+)
+
+
+@dataclass
+class Boundary:
+    """Why ``producer``'s value crosses a kernel boundary on its way to ``consumer``."""
+
+    producer: str
+    consumer: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"%{self.producer} -> %{self.consumer}: {self.reason}"
+
+
+@dataclass
+class FusionReport:
+    """The groups formed and the reason for every boundary that stopped one from growing."""
+
+    kernels: list = field(default_factory=list)  # (name, style, space, member op names)
+    boundaries: list = field(default_factory=list)
+    notes: list = field(default_factory=list)  # merges refused for other reasons (peak memory)
+
+    def __str__(self) -> str:
+        lines = ["fusion report:"]
+        for name, style, space, members in self.kernels:
+            lines.append(f"  kernel {name} ({style}, space {list(space)}): {', '.join(members)}")
+        if not self.kernels:
+            lines.append("  no kernels")
+        lines += ["  boundary " + str(b) for b in self.boundaries]
+        lines += ["  " + note for note in self.notes]
+        return "\n".join(lines)
+
+
+@dataclass(eq=False)
+class _Group:
+    nodes: list
+    space: tuple
+    style: str
+    axes: tuple | None = None  # reduced axes (reduction and row groups)
+
+    @property
+    def rows(self) -> tuple:
+        """Shape of a per-row value (reduced axes kept as 1)."""
+        return tuple(1 if i in self.axes else s for i, s in enumerate(self.space))
+
+
+def _pointwise(node: Node) -> bool:
+    return node.op == "call" and node.kind == "elementwise" and not node.meta.weak and node.meta.ndim > 0
+
+
+def _reduction(node: Node) -> bool:
+    return (
+        node.op == "call"
+        and node.target in FUSIBLE_REDUCTIONS
+        and isinstance(node.args[0], Node)
+        and node.args[0].meta.ndim > 0
+        and node.args[0].meta.size > 0
+    )
+
+
+def _axes(node: Node) -> tuple:
+    return normalize_axes(node.kwargs.get("axis"), node.args[0].meta.ndim)
+
+
+def _trailing(axes: tuple, ndim: int) -> bool:
+    return bool(axes) and axes == tuple(range(ndim - len(axes), ndim))
+
+
+def _describe(node: Node) -> str:
+    if node.kind == "matmul":
+        return f"not an elementwise op: {node.target.name} is a library call (BLAS)"
+    if node.kind == "reduction":
+        return f"{node.target.name} is not a fusible reduction"
+    if node.target is ops.WRITEBACK:
+        return "written back into the caller's array after the kernel"
+    if node.kind == "scatter":
+        return f"{node.target.name} writes a region of an array (not fused)"
+    if node.kind == "view":
+        return f"{node.target.name} copies its input here (not a view)"
+    return f"not fused: {node.target.name} ({node.kind})"
+
+
+class _Fuser:
+    def __init__(self, graph: Graph, max_ops: int):
+        self.graph = graph
+        self.max_ops = max_ops
+        self.order = {node: i for i, node in enumerate(graph.nodes)}
+        self.group_of: dict[Node, _Group] = {}
+        self.groups: list[_Group] = []
+        self.reasons: dict[tuple[Node, Node], str] = {}
+        self.notes: list[str] = []
+
+    # -- producers as seen through views ---------------------------------------------------------
+    def _producer(self, value, consumer: Node) -> tuple:
+        """``(node, group)`` whose value ``consumer`` reads through ``value``, or ``(None, None)``.
+
+        A view of a value outside every group is an index map of a kernel input. A view of a value
+        computed in a group is allowed only when it re-expands a reduction to its keepdims shape.
+        """
+        if not isinstance(value, Node):
+            return None, None
+        node = value
+        views = []
+        while alias_parent(node) is not None:
+            views.append(node)
+            node = node.args[0]
+        group = self.group_of.get(node)
+        if group is None or not views:
+            return node, group
+        if node.target in FUSIBLE_REDUCTIONS and _same_values(views[-1].meta.shape, node.meta.shape):
+            return node, group
+        self.reasons[(node, consumer)] = "view of a value computed in the kernel (would reorder its loop)"
+        return None, None
+
+    # -- legality -----------------------------------------------------------------------------------
+    def _convex(self, members: list) -> bool:
+        """No path leaves ``members`` and comes back (views of members are index maps, not exits)."""
+        inside = set(members)
+        last = max(self.order[n] for n in members)
+        seen, frontier = set(), [u for n in members for u in n.users if u not in inside]
+        while frontier:
+            node = frontier.pop()
+            if node in seen or node.op == "output" or self.order[node] > last:
+                continue
+            seen.add(node)
+            transparent = alias_parent(node) is not None and _root(node) in inside
+            for user in node.users:
+                if user in inside:
+                    if not transparent:
+                        return False
+                else:
+                    frontier.append(user)
+        return True
+
+    def _join(self, groups: list, node: Node, style: str, space: tuple, axes=None) -> _Group | None:
+        members = [n for g in groups for n in g.nodes] + [node]
+        if len(members) > self.max_ops:
+            return self._refuse(groups, node, f"size cap ({self.max_ops} ops per kernel)")
+        if not self._convex(members):
+            return self._refuse(
+                groups, node, "would create a cycle through a node outside the kernel (a group must be convex)"
+            )
+        merged = _Group(sorted(members, key=self.order.__getitem__), space, style, axes)
+        for group in groups:
+            if group in self.groups:
+                self.groups.remove(group)
+        self.groups.append(merged)
+        for member in merged.nodes:
+            self.group_of[member] = merged
+        return merged
+
+    def _refuse(self, groups: list, node: Node, reason: str) -> None:
+        """Record ``reason`` on every edge from ``groups`` into ``node`` (direct or through views)."""
+        for value in node.all_input_nodes:
+            root = value
+            while alias_parent(root) is not None:
+                root = root.args[0]
+            if any(root in g.nodes for g in groups):
+                self.reasons.setdefault((root, node), reason)
+        return None
+
+    def merge_siblings(self) -> None:
+        """Horizontal fusion: groups of one space that read a common input become one kernel."""
+        merged = True
+        while merged:
+            merged = False
+            groups = sorted(self.groups, key=lambda g: self.order[g.nodes[0]])
+            for i, first in enumerate(groups):
+                for second in groups[i + 1 :]:
+                    if self._merge_pair(first, second):
+                        merged = True
+                        break
+                if merged:
+                    break
+
+    def _inputs(self, group: _Group) -> set:
+        inside = set(group.nodes)
+        return {_root(v) for n in group.nodes for v in n.all_input_nodes if _root(v) not in inside}
+
+    def _merge_pair(self, first: _Group, second: _Group) -> bool:
+        style = _sibling_style(first, second)
+        if style is None or not (self._inputs(first) & self._inputs(second)):
+            return False
+        if self._inputs(second) & set(first.nodes) or self._inputs(first) & set(second.nodes):
+            return False  # producer and consumer, not siblings: placement already decided
+        members = sorted(first.nodes + second.nodes, key=self.order.__getitem__)
+        if len(members) > self.max_ops or not self._convex(members):
+            return False
+        merged = _Group(members, first.space, style, first.axes or second.axes)
+        trial = {**self.group_of, **{n: merged for n in members}}
+        before, after = _peak_bytes(self.order, self.group_of), _peak_bytes(self.order, trial)
+        if after > before:
+            self.notes.append(
+                f"not merged: kernels with %{first.nodes[-1].name} and %{second.nodes[-1].name} "
+                f"(siblings) would raise peak memory from {before} to {after} bytes"
+            )
+            return False
+        self.groups = [g for g in self.groups if g is not first and g is not second] + [merged]
+        self.group_of.update({n: merged for n in members})
+        return True
+
+    def _new(self, node: Node, style: str, space: tuple, axes=None) -> None:
+        group = _Group([node], space, style, axes)
+        self.groups.append(group)
+        self.group_of[node] = group
+
+    # -- placing nodes ------------------------------------------------------------------------------------
+    def place_pointwise(self, node: Node) -> None:
+        space = node.meta.shape
+        joinable, style, axes = [], "pointwise", None
+        for value in node.all_input_nodes:
+            producer, group = self._producer(value, node)
+            if group is None or group in joinable:
+                continue
+            reason = self._fits(group, producer, node)
+            if reason:
+                self.reasons.setdefault((producer, node), reason)
+                continue
+            joinable.append(group)
+        if any(v.kind == "matmul" and v.meta.shape == space for v in node.all_input_nodes):
+            style = "epilogue"
+        for group in joinable:
+            if group.style in ("reduction", "row"):
+                style, axes, space = "row", group.axes, group.space
+            elif group.style == "epilogue":
+                style = "epilogue"
+        if joinable:
+            if len({g.style for g in joinable if g.style in ("reduction", "row")} | {style}) > 2:
+                joinable = joinable[:1]
+            if self._join(joinable, node, style, space if style != "pointwise" else node.meta.shape, axes):
+                return
+        self._new(node, style, space)
+
+    def _fits(self, group: _Group, producer: Node, node: Node) -> str | None:
+        """Why ``node`` cannot join ``group`` (reading ``producer``), or None."""
+        shape = node.meta.shape
+        if group.style in ("pointwise", "epilogue"):
+            if shape != group.space:
+                return f"shape mismatch {list(group.space)} vs {list(shape)}"
+            return None
+        # reduction and row groups: consumers of a reduction iterate the same rows, later in the row
+        reduces_rows = _trailing(group.axes, len(group.space))
+        if producer.target in FUSIBLE_REDUCTIONS or group.style == "row":
+            if not reduces_rows:
+                return "reduction output consumed in its own loop (it reduces leading axes, not rows)"
+            if shape in (group.space, group.rows, group.rows[: len(group.space) - len(group.axes)]):
+                return None
+            return f"shape mismatch {list(group.space)} vs {list(shape)}"
+        if shape != group.space:
+            return f"shape mismatch {list(group.space)} vs {list(shape)}"
+        return None
+
+    def place_reduction(self, node: Node) -> None:
+        space = node.args[0].meta.shape
+        axes = _axes(node)
+        producer, group = self._producer(node.args[0], node)
+        if group is not None:
+            reason = self._reduction_fits(group, node, space, axes)
+            if reason:
+                self.reasons.setdefault((producer, node), reason)
+            else:
+                style = "row" if group.style == "row" else "reduction"
+                if self._join([group], node, style, space, axes):
+                    return
+        self._new(node, "reduction", space, axes)
+
+    def _reduction_fits(self, group: _Group, node: Node, space: tuple, axes: tuple) -> str | None:
+        if group.space != space:
+            return f"shape mismatch {list(group.space)} vs {list(space)}"
+        if group.style in ("pointwise", "epilogue"):
+            return None
+        if group.axes != axes:
+            return f"reductions over different axes {list(group.axes)} vs {list(axes)}"
+        if group.style == "reduction" and not _trailing(axes, len(space)):
+            return "reduction over leading axes consumes a reduction of the same loop"
+        return None
+
+
+def _sibling_style(a: _Group, b: _Group) -> str | None:
+    """The style of a kernel doing ``a`` and ``b`` in one pass over their space, or None."""
+    if a.space != b.space:
+        return None
+    styles = {a.style, b.style}
+    if len(styles) == 1:
+        return a.style if a.axes == b.axes or None in (a.axes, b.axes) else None
+    if styles in ({"pointwise", "reduction"}, {"pointwise", "row"}, {"pointwise", "epilogue"}):
+        return (styles - {"pointwise"}).pop()
+    return None
+
+
+def _same_values(view_shape: tuple, shape: tuple) -> bool:
+    """A view only adds or drops size-1 axes (``m[:, None]``, ``m[..., 0]`` of a keepdims result)."""
+    return [s for s in view_shape if s != 1] == [s for s in shape if s != 1]
+
+
+def _root(node: Node) -> Node:
+    while alias_parent(node) is not None:
+        node = node.args[0]
+    return node
+
+
+def _used_outside(node: Node, inside: set) -> bool:
+    """Whether a value outside ``inside`` reads ``node`` (a view read only by members does not count)."""
+    for user in node.users:
+        if user in inside:
+            continue
+        if alias_parent(user) is None or _used_outside(user, inside):
+            return True
+    return False
+
+
+def _peak_bytes(order: dict, group_of: dict) -> int:
+    """Peak bytes of intermediate arrays when each group runs as one step at its last member.
+
+    Values computed and consumed inside one group are never allocated; views cost nothing.
+    """
+
+    def unit(node):
+        return group_of.get(node, node)
+
+    step: dict = {}
+    for node, position in order.items():
+        step[unit(node)] = max(step.get(unit(node), -1), position)
+    events: dict[int, int] = {}
+    for node in order:
+        if node.op != "call" or node.meta.scalar or alias_parent(node) is not None:
+            continue
+        reads = [step[unit(r)] for r in _readers(node) if unit(r) is not unit(node)]
+        if not reads and unit(node) is not node:
+            continue
+        made = step[unit(node)]
+        events[made] = events.get(made, 0) + node.meta.nbytes
+        last = max(reads, default=made) + 1
+        events[last] = events.get(last, 0) - node.meta.nbytes
+    peak = live = 0
+    for position in sorted(events):
+        live += events[position]
+        peak = max(peak, live)
+    return peak
+
+
+def _readers(node: Node) -> list:
+    """Nodes that read ``node``'s value, looking through views; the output counts as the end."""
+    found = []
+    for user in node.users:
+        if alias_parent(user) is not None:
+            found.extend(_readers(user))
+        else:
+            found.append(user)
+    return found
+
+
+def _outline(graph: Graph, group: _Group) -> Node:
+    """Replace ``group``'s nodes by one kernel node; returns it."""
+    inside = set(group.nodes)
+    sub = Graph("fused")
+    mapping: dict[Node, Node] = {}
+    inputs: list[Node] = []
+
+    def value_in_kernel(value):
+        if not isinstance(value, Node):
+            return value
+        if value in mapping:
+            return mapping[value]
+        if value not in inside and alias_parent(value) is not None:  # a view: an index map
+            base = value_in_kernel(value.args[0])
+            mapping[value] = sub.call(value.target, (base,), value.kwargs, source=value.source)
+            return mapping[value]
+        mapping[value] = sub.placeholder(value.name, value.meta)
+        inputs.append(value)
+        return mapping[value]
+
+    for node in group.nodes:
+        args = map_arg(node.args, value_in_kernel)
+        mapping[node] = sub.call(node.target, args, node.kwargs, source=node.source, name=node.name)
+    outputs = [n for n in group.nodes if _used_outside(n, inside)]
+    sub.output(tuple(mapping[o] for o in outputs))
+    meta = outputs[0].meta if len(outputs) == 1 else TupleMeta(tuple(o.meta for o in outputs))
+    inplace = None
+    if group.style == "epilogue":
+        for i, value in enumerate(inputs):
+            if value.kind == "matmul" and len(value.users) == 1 and value.meta == outputs[-1].meta:
+                inplace = i
+    members = tuple(n.target.name for n in group.nodes)
+    kernel = FusedKernel("fused", group.style, group.space, sub, meta, members, inplace)
+    with graph.inserting_after(group.nodes[-1]):  # where the group's last op was
+        node = graph.call(kernel, tuple(inputs), {}, meta=meta)
+    kernel.name = sub.name = node.name
+    with graph.inserting_after(node):
+        projections = [
+            node if len(outputs) == 1 else graph.call(ops.KERNEL_OUTPUT, (node,), {"item": i})
+            for i in range(len(outputs))
+        ]
+    for output, projection in zip(outputs, projections):
+        for user in list(output.users):
+            if user not in inside:
+                user.replace_input_with(output, projection)
+    # Members go, and with them the views of members that only members read (cloned above).
+    position = {n: i for i, n in enumerate(graph.nodes)}
+    doomed = set(group.nodes)
+    frontier = [u for n in group.nodes for u in n.users]
+    while frontier:
+        user = frontier.pop()
+        if user not in doomed and alias_parent(user) is not None and not _used_outside(user, inside):
+            doomed.add(user)
+            frontier.extend(user.users)
+    for member in sorted(doomed, key=position.__getitem__, reverse=True):
+        graph.erase(member)
+    return node
+
+
+def _boundaries(fuser: _Fuser) -> list[Boundary]:
+    """A reason for every edge between a group and a node outside it."""
+    boundaries = []
+    seen = set()
+    for node in fuser.order:
+        if node.op != "call" or node.meta.weak or node.meta.scalar and node.kind != "reduction":
+            continue
+        if alias_parent(node) is not None:  # a view: cloned into kernels as an index map
+            continue
+        for user in node.users:
+            if user.op != "call":
+                continue
+            consumer_group = fuser.group_of.get(user)
+            producer_group = fuser.group_of.get(node)
+            if producer_group is None and consumer_group is None or producer_group is consumer_group:
+                continue
+            if alias_parent(user) is not None:  # a view: the reason belongs to the view's consumers
+                continue
+            reason = fuser.reasons.get((node, user))
+            if reason is None:
+                outsider = user if consumer_group is None else node
+                reason = _describe(outsider) if fuser.group_of.get(outsider) is None else "separate kernels"
+            key = (node.name, user.name)
+            if key not in seen:
+                seen.add(key)
+                boundaries.append(Boundary(node.name, user.name, reason))
+    return boundaries
+
+
+def fuse(graph: Graph, max_kernel_ops: int = MAX_KERNEL_OPS) -> bool:
+    """Group fusible ops into FusedKernel nodes; record ``graph.fusion_report``; True if any kernel."""
+    fuser = _Fuser(graph, max_kernel_ops)
+    for node in graph.nodes:
+        if _pointwise(node):
+            fuser.place_pointwise(node)
+        elif _reduction(node):
+            fuser.place_reduction(node)
+    fuser.merge_siblings()
+    report = FusionReport(boundaries=_boundaries(fuser), notes=fuser.notes)
+    for group in sorted(fuser.groups, key=lambda g: fuser.order[g.nodes[-1]]):
+        members = tuple(n.target.name for n in group.nodes)
+        report.kernels.append((_outline(graph, group).name, group.style, group.space, members))
+    graph.sort()
+    dce(graph)
+    graph.fusion_report = report
+    return bool(report.kernels)

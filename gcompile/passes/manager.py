@@ -1,0 +1,157 @@
+"""PassManager: runs named passes over a graph, verifying, timing and dumping after each.
+
+The pipeline is a flat list of named steps (like tinygrad's ``full_rewrite_to_sink``):
+
+    CLEANUP  = [constant_fold, simplify, cse, dce]     repeated until nothing changes
+    OPTIMIZE = [functionalize] + CLEANUP               stage "optimized"
+    FUSE     = [fuse]                                  stage "fused"
+
+``compile(..., options={"passes": [...], "disable": [...]})`` selects passes by
+the names used here and in the log. The graph is verified after every pass when
+``GCOMPILE_VERIFY=1`` (the test suite sets it); a failure names the pass and the
+passes that ran before it. With ``GCOMPILE_DEBUG_DIR`` set, the graph text after
+each pass is written to that folder.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .. import config
+from ..errors import UnsupportedError
+from ..ir.graph import Graph
+from .constant_fold import constant_fold
+from .cse import cse
+from .dce import dce
+from .functionalize import functionalize
+from .fuse import MAX_KERNEL_OPS, fuse
+from .simplify import simplify
+
+Pass = Callable[[Graph], bool]
+
+CLEANUP: list[tuple[str, Pass]] = [
+    ("constant_fold", constant_fold),
+    ("simplify", simplify),
+    ("cse", cse),
+    ("dce", dce),
+]
+OPTIMIZE: list[tuple[str, Pass]] = [("functionalize", functionalize), *CLEANUP]
+FUSE: list[tuple[str, Pass]] = [("fuse", fuse)]
+PASS_NAMES = tuple(name for name, _ in OPTIMIZE + FUSE)
+STAGES = ("traced", "optimized", "fused")
+REQUIRED = ("functionalize",)  # backends rely on a graph without in-place setitem nodes
+
+_MAX_ROUNDS = 8
+
+
+class PassError(Exception):
+    """A pass failed or left an invalid graph; names the pass and those that ran before it."""
+
+
+@dataclass
+class PassRecord:
+    """One run of one pass."""
+
+    name: str
+    changed: bool
+    seconds: float
+
+
+def select(steps: list[tuple[str, Pass]], options: dict | None) -> list[tuple[str, Pass]]:
+    """The steps that ``options`` (``passes``: names to run, ``disable``: names to skip) keep."""
+    options = options or {}
+    unknown = (set(options.get("passes") or ()) | set(options.get("disable") or ())) - set(PASS_NAMES)
+    if unknown:
+        raise ValueError(f"unknown pass names {sorted(unknown)}; passes are {list(PASS_NAMES)}")
+    wanted = options.get("passes")
+    disabled = set(options.get("disable") or ())
+    for name in REQUIRED:
+        if name in disabled or (wanted is not None and name not in wanted):
+            raise ValueError(f"the {name!r} pass cannot be disabled: backends need its result")
+    return [(n, p) for n, p in steps if (wanted is None or n in wanted) and n not in disabled]
+
+
+class PassManager:
+    """Runs a list of named passes; ``records`` keeps what each run did and how long it took."""
+
+    def __init__(self, steps: list[tuple[str, Pass]], repeat: bool = False, verify: bool | None = None):
+        self.steps = steps
+        self.repeat = repeat
+        self.verify = config.get("verify") if verify is None else verify
+        self.debug_dir = config.get("debug_dir")
+        self.records: list[PassRecord] = []
+
+    def run(self, graph: Graph) -> bool:
+        """Run the passes (to a fixpoint when ``repeat``); True if any changed the graph."""
+        changed_any = False
+        for _ in range(_MAX_ROUNDS if self.repeat else 1):
+            changed_round = False
+            for name, step in self.steps:
+                changed_round |= self._run_one(name, step, graph)
+            changed_any |= changed_round
+            if not changed_round:
+                break
+        return changed_any
+
+    def _run_one(self, name: str, step: Pass, graph: Graph) -> bool:
+        before = [r.name for r in self.records]
+        start = time.perf_counter()
+        try:
+            changed = bool(step(graph))
+            if self.verify:
+                graph.verify()
+        except UnsupportedError:
+            raise  # a refusal (e.g. a write functionalization cannot model), not a failure of the pass
+        except Exception as error:
+            raise PassError(
+                f"error running the {name!r} pass (after {before or 'no passes'}): "
+                f"{type(error).__name__}: {error}"
+            ) from error
+        self.records.append(PassRecord(name, changed, time.perf_counter() - start))
+        if self.debug_dir:
+            self._dump(name, graph)
+        return changed
+
+    def _dump(self, name: str, graph: Graph) -> None:
+        folder = Path(self.debug_dir) / graph.name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{len(self.records):02d}_{name}.txt").write_text(str(graph) + "\n")
+
+
+def optimize(graph: Graph, options: dict | None = None) -> list[PassRecord]:
+    """Functionalize and clean up ``graph`` in place (stage "optimized"); returns the pass records."""
+    steps = select(OPTIMIZE, options)
+    manager = PassManager(steps[:1], repeat=False)
+    manager.run(graph)
+    cleanup = PassManager(steps[1:], repeat=True, verify=manager.verify)
+    cleanup.records = manager.records
+    cleanup.run(graph)
+    return cleanup.records
+
+
+def fuse_graph(graph: Graph, options: dict | None = None) -> list[PassRecord]:
+    """Fuse ``graph`` in place (stage "fused"); returns the pass records.
+
+    ``options["max_kernel_ops"]`` caps the ops per kernel (default 64).
+    """
+    cap = (options or {}).get("max_kernel_ops", MAX_KERNEL_OPS)
+    steps = [(name, functools.partial(step, max_kernel_ops=cap)) for name, step in select(FUSE, options)]
+    manager = PassManager(steps)
+    manager.run(graph)
+    return manager.records
+
+
+def run_pipeline(graph: Graph, stage: str, options: dict | None = None) -> list[PassRecord]:
+    """Bring a traced graph to ``stage`` (``"traced"``, ``"optimized"`` or ``"fused"``) in place."""
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}; stages are {list(STAGES)}")
+    records = []
+    if stage in ("optimized", "fused"):
+        records += optimize(graph, options)
+    if stage == "fused":
+        records += fuse_graph(graph, options)
+    return records
