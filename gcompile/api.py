@@ -230,7 +230,11 @@ def _overlapping_write(entry: CacheEntry, inputs: list) -> UnsupportedError | No
     for written, name in entry.written:
         target = inputs[written]
         for other, value in enumerate(inputs):
-            if other != written and isinstance(value, np.ndarray) and np.may_share_memory(target, value):
+            if (
+                other != written
+                and isinstance(value, np.ndarray)
+                and np.may_share_memory(target, value)
+            ):
                 return UnsupportedError(
                     f"arguments '{name}' and '{names[other]}' that share memory, where '{name}' is written",
                     hint="pass separate arrays (e.g. b.copy()); eager mode runs this call",

@@ -261,7 +261,14 @@ class Graph:
         kwargs = dict(kwargs or {})
         if meta is None:
             meta = op.infer(*map_arg(tuple(args), _meta_of_node), **kwargs)
-        node = Node(self, self._claim_name(name) if name else self.unique_name(op.name), "call", op, meta, source)
+        node = Node(
+            self,
+            self._claim_name(name) if name else self.unique_name(op.name),
+            "call",
+            op,
+            meta,
+            source,
+        )
         node._set_inputs(tuple(args), kwargs)
         return self._link(node)
 
@@ -329,6 +336,13 @@ class Graph:
             previous = node
         previous._next, self._root._prev = self._root, previous
 
+    def propagate_metas(self) -> None:
+        """Re-derive every call node's meta from its inputs, in order (after passes substitute
+        values whose layout differs, downstream layouts follow). Fused kernels keep theirs."""
+        for node in self._iter():
+            if node.op == "call" and node.kind != "fused":
+                node.meta = node.target.infer(*map_arg(node.args, _meta_of_node), **node.kwargs)
+
     def stats(self) -> dict:
         """Counts: ``nodes`` (calls), ``kernels`` (fused), ``library_calls`` (ops run as one NumPy or
         BLAS call each), ``buffers`` (intermediate arrays allocated; returned values, views and scalars
@@ -344,7 +358,9 @@ class Graph:
         buffers = 0
         for node in kernels + library:
             if hasattr(node.meta, "items"):  # several outputs, read through kernel_output nodes
-                by_item = {u.kwargs["item"]: u for u in node.users if u.target.name == "kernel_output"}
+                by_item = {
+                    u.kwargs["item"]: u for u in node.users if u.target.name == "kernel_output"
+                }
                 values = [(by_item.get(i), meta) for i, meta in enumerate(node.meta.items)]
             else:
                 values = [(node, node.meta)]

@@ -41,7 +41,9 @@ class FusedKernel:
         """The outputs' metas; checks that the inputs still match the sub-graph's placeholders."""
         expected = [p.meta for p in self.graph.placeholders]
         if list(inputs) != expected:
-            raise ValueError(f"kernel {self.name}: inputs {inputs} do not match its placeholders {expected}")
+            raise ValueError(
+                f"kernel {self.name}: inputs {inputs} do not match its placeholders {expected}"
+            )
         return self.meta
 
     def __repr__(self) -> str:

@@ -1049,7 +1049,9 @@ class ViewStep(NamedTuple):
     def __repr__(self) -> str:
         from .printer import format_index, format_literal
 
-        params = (f"{k}={format_index(v) if k == 'index' else format_literal(v)}" for k, v in self.params)
+        params = (
+            f"{k}={format_index(v) if k == 'index' else format_literal(v)}" for k, v in self.params
+        )
         return f"{self.op.name}({', '.join(params)})"
 
 

@@ -75,7 +75,12 @@ def _check_meta(node):
         yield f"%{node.name}: {node.target.name} rejects its arguments: {type(exc).__name__}: {exc}"
         return
     if derived != node.meta:
-        yield f"%{node.name}: meta {node.meta} differs from {node.target.name}'s rule, which gives {derived}"
+        recorded, rule = (
+            (node.meta, derived)
+            if str(node.meta) != str(derived)
+            else (repr(node.meta), repr(derived))
+        )
+        yield f"%{node.name}: meta {recorded} differs from {node.target.name}'s rule, which gives {rule}"
 
 
 def _safe_text(graph: "Graph") -> str:

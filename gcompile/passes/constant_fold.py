@@ -40,7 +40,8 @@ def constant_fold(graph: Graph) -> bool:
             with warnings.catch_warnings(), np.errstate(all="raise"):
                 warnings.simplefilter("error")
                 value = node.target.impl(
-                    *map_arg(node.args, lambda n: n.target), **map_arg(node.kwargs, lambda n: n.target)
+                    *map_arg(node.args, lambda n: n.target),
+                    **map_arg(node.kwargs, lambda n: n.target),
                 )
         except Exception:  # raised or warned: keep it for run time, where eager behaves the same
             continue

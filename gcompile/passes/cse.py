@@ -43,7 +43,12 @@ def literal_key(value: Any) -> Any:
     if isinstance(value, complex):
         return ("complex", np.complex128(value).tobytes())
     if isinstance(value, np.ndarray):
-        return ("array", value.dtype.str, value.shape, hashlib.sha256(np.ascontiguousarray(value)).hexdigest())
+        return (
+            "array",
+            value.dtype.str,
+            value.shape,
+            hashlib.sha256(np.ascontiguousarray(value)).hexdigest(),
+        )
     return (type(value).__name__, value)
 
 
@@ -51,9 +56,9 @@ def _call_key(node: Node) -> Any:
     args = list(node.args)
     op = node.target
     if getattr(op, "commutative", False) and len(args) == 2:
-        if not any(getattr(getattr(a, "meta", None), "dtype", np.dtype(float)).kind == "c" for a in args) and not any(
-            isinstance(a, complex) for a in args
-        ):
+        if not any(
+            getattr(getattr(a, "meta", None), "dtype", np.dtype(float)).kind == "c" for a in args
+        ) and not any(isinstance(a, complex) for a in args):
             args.sort(key=lambda a: repr(literal_key(a)))
     return (id(op), literal_key(tuple(args)), literal_key(node.kwargs))
 

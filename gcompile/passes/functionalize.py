@@ -157,7 +157,9 @@ class _Functionalizer:
         for root, newest in self.version.items():
             if root.op == "placeholder":
                 with self.graph.inserting_before(output):
-                    writebacks[root] = self.graph.call(ops.WRITEBACK, (root, newest), source=newest.source)
+                    writebacks[root] = self.graph.call(
+                        ops.WRITEBACK, (root, newest), source=newest.source
+                    )
 
         def returned(value):
             if not isinstance(value, Node):
@@ -173,7 +175,9 @@ class _Functionalizer:
 def _check_reads_of_copies(graph: Graph, written_roots: set) -> None:
     """A reshape that may copy, of an array that is written, cannot be modelled exactly: refuse."""
     for node in graph.nodes:
-        if _may_copy(node) and (alias_chain(node.args[0])[0] in written_roots or node in written_roots):
+        if _may_copy(node) and (
+            alias_chain(node.args[0])[0] in written_roots or node in written_roots
+        ):
             raise UnsupportedError(
                 "a reshape or ravel of a non-contiguous array that the function also writes "
                 "(NumPy may or may not copy it)",

@@ -49,7 +49,17 @@ from .functionalize import alias_parent
 
 MAX_KERNEL_OPS = 64
 FUSIBLE_REDUCTIONS = (
-    ops.SUM, ops.PROD, ops.MEAN, ops.AMAX, ops.AMIN, ops.ANY, ops.ALL, ops.ARGMAX, ops.ARGMIN, ops.VAR, ops.STD,
+    ops.SUM,
+    ops.PROD,
+    ops.MEAN,
+    ops.AMAX,
+    ops.AMIN,
+    ops.ANY,
+    ops.ALL,
+    ops.ARGMAX,
+    ops.ARGMIN,
+    ops.VAR,
+    ops.STD,
 )
 
 
@@ -98,7 +108,12 @@ class _Group:
 
 
 def _pointwise(node: Node) -> bool:
-    return node.op == "call" and node.kind == "elementwise" and not node.meta.weak and node.meta.ndim > 0
+    return (
+        node.op == "call"
+        and node.kind == "elementwise"
+        and not node.meta.weak
+        and node.meta.ndim > 0
+    )
 
 
 def _reduction(node: Node) -> bool:
@@ -160,9 +175,13 @@ class _Fuser:
         group = self.group_of.get(node)
         if group is None or not views:
             return node, group
-        if node.target in FUSIBLE_REDUCTIONS and _same_values(views[-1].meta.shape, node.meta.shape):
+        if node.target in FUSIBLE_REDUCTIONS and _same_values(
+            views[-1].meta.shape, node.meta.shape
+        ):
             return node, group
-        self.reasons[(node, consumer)] = "view of a value computed in the kernel (would reorder its loop)"
+        self.reasons[(node, consumer)] = (
+            "view of a value computed in the kernel (would reorder its loop)"
+        )
         return None, None
 
     # -- legality -----------------------------------------------------------------------------------
@@ -191,7 +210,9 @@ class _Fuser:
             return self._refuse(groups, node, f"size cap ({self.max_ops} ops per kernel)")
         if not self._convex(members):
             return self._refuse(
-                groups, node, "would create a cycle through a node outside the kernel (a group must be convex)"
+                groups,
+                node,
+                "would create a cycle through a node outside the kernel (a group must be convex)",
             )
         merged = _Group(sorted(members, key=self.order.__getitem__), space, style, axes)
         for group in groups:
@@ -280,7 +301,9 @@ class _Fuser:
         if joinable:
             if len({g.style for g in joinable if g.style in ("reduction", "row")} | {style}) > 2:
                 joinable = joinable[:1]
-            if self._join(joinable, node, style, space if style != "pointwise" else node.meta.shape, axes):
+            if self._join(
+                joinable, node, style, space if style != "pointwise" else node.meta.shape, axes
+            ):
                 return
         self._new(node, style, space)
 
@@ -295,7 +318,9 @@ class _Fuser:
         reduces_rows = _trailing(group.axes, len(group.space))
         if producer.target in FUSIBLE_REDUCTIONS or group.style == "row":
             if not reduces_rows:
-                return "reduction output consumed in its own loop (it reduces leading axes, not rows)"
+                return (
+                    "reduction output consumed in its own loop (it reduces leading axes, not rows)"
+                )
             if shape in (group.space, group.rows, group.rows[: len(group.space) - len(group.axes)]):
                 return None
             return f"shape mismatch {list(group.space)} vs {list(shape)}"
@@ -454,7 +479,11 @@ def _outline(graph: Graph, group: _Group) -> Node:
     frontier = [u for n in group.nodes for u in n.users]
     while frontier:
         user = frontier.pop()
-        if user not in doomed and alias_parent(user) is not None and not _used_outside(user, inside):
+        if (
+            user not in doomed
+            and alias_parent(user) is not None
+            and not _used_outside(user, inside)
+        ):
             doomed.add(user)
             frontier.extend(user.users)
     for member in sorted(doomed, key=position.__getitem__, reverse=True):
@@ -476,14 +505,22 @@ def _boundaries(fuser: _Fuser) -> list[Boundary]:
                 continue
             consumer_group = fuser.group_of.get(user)
             producer_group = fuser.group_of.get(node)
-            if producer_group is None and consumer_group is None or producer_group is consumer_group:
+            if (
+                producer_group is None
+                and consumer_group is None
+                or producer_group is consumer_group
+            ):
                 continue
             if alias_parent(user) is not None:  # a view: the reason belongs to the view's consumers
                 continue
             reason = fuser.reasons.get((node, user))
             if reason is None:
                 outsider = user if consumer_group is None else node
-                reason = _describe(outsider) if fuser.group_of.get(outsider) is None else "separate kernels"
+                reason = (
+                    _describe(outsider)
+                    if fuser.group_of.get(outsider) is None
+                    else "separate kernels"
+                )
             key = (node.name, user.name)
             if key not in seen:
                 seen.add(key)

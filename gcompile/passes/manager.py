@@ -64,7 +64,9 @@ class PassRecord:
 def select(steps: list[tuple[str, Pass]], options: dict | None) -> list[tuple[str, Pass]]:
     """The steps that ``options`` (``passes``: names to run, ``disable``: names to skip) keep."""
     options = options or {}
-    unknown = (set(options.get("passes") or ()) | set(options.get("disable") or ())) - set(PASS_NAMES)
+    unknown = (set(options.get("passes") or ()) | set(options.get("disable") or ())) - set(
+        PASS_NAMES
+    )
     if unknown:
         raise ValueError(f"unknown pass names {sorted(unknown)}; passes are {list(PASS_NAMES)}")
     wanted = options.get("passes")
@@ -78,7 +80,9 @@ def select(steps: list[tuple[str, Pass]], options: dict | None) -> list[tuple[st
 class PassManager:
     """Runs a list of named passes; ``records`` keeps what each run did and how long it took."""
 
-    def __init__(self, steps: list[tuple[str, Pass]], repeat: bool = False, verify: bool | None = None):
+    def __init__(
+        self, steps: list[tuple[str, Pass]], repeat: bool = False, verify: bool | None = None
+    ):
         self.steps = steps
         self.repeat = repeat
         self.verify = config.get("verify") if verify is None else verify
@@ -102,6 +106,8 @@ class PassManager:
         start = time.perf_counter()
         try:
             changed = bool(step(graph))
+            if changed:
+                graph.propagate_metas()
             if self.verify:
                 graph.verify()
         except UnsupportedError:
@@ -139,7 +145,9 @@ def fuse_graph(graph: Graph, options: dict | None = None) -> list[PassRecord]:
     ``options["max_kernel_ops"]`` caps the ops per kernel (default 64).
     """
     cap = (options or {}).get("max_kernel_ops", MAX_KERNEL_OPS)
-    steps = [(name, functools.partial(step, max_kernel_ops=cap)) for name, step in select(FUSE, options)]
+    steps = [
+        (name, functools.partial(step, max_kernel_ops=cap)) for name, step in select(FUSE, options)
+    ]
     manager = PassManager(steps)
     manager.run(graph)
     return manager.records

@@ -56,7 +56,11 @@ def divide_by_one(node: Node) -> Any:
 def subtract_zero(node: Node) -> Any:
     """``subtract(x, 0) => x``. Exact: x - (+0) is x for every float, -0.0 included (-0.0 - 0.0 is
     -0.0), NaN and inf too, and for integers. (``x + 0`` is *not* exact: -0.0 + 0.0 is +0.0.)"""
-    if node.target is ops.SUBTRACT and _is_literal(node.args[1], 0) and not _negative_zero(node.args[1]):
+    if (
+        node.target is ops.SUBTRACT
+        and _is_literal(node.args[1], 0)
+        and not _negative_zero(node.args[1])
+    ):
         return node.args[0]
     return None
 
@@ -130,7 +134,9 @@ def update_with_own_region(node: Node) -> Any:
     if node.target is not ops.UPDATE or not isinstance(node.args[1], Node):
         return None
     base, value = node.args
-    steps = list(node.kwargs.get("views", ())) + [ops.ViewStep(ops.GETITEM, (("index", node.kwargs["index"]),))]
+    steps = list(node.kwargs.get("views", ())) + [
+        ops.ViewStep(ops.GETITEM, (("index", node.kwargs["index"]),))
+    ]
     for step in reversed(steps):
         if not (isinstance(value, Node) and value.op == "call" and value.target is step.op):
             return None
@@ -143,9 +149,16 @@ def update_with_own_region(node: Node) -> Any:
 def update_whole(node: Node) -> Any:
     """``update(b, v, index=[...]) => v`` when v has b's shape and dtype. Exact: every element of
     b is replaced by v's (``m *= beta`` after functionalization)."""
-    if node.target is ops.UPDATE and node.kwargs["index"] == (Ellipsis,) and not node.kwargs.get("views"):
+    if (
+        node.target is ops.UPDATE
+        and node.kwargs["index"] == (Ellipsis,)
+        and not node.kwargs.get("views")
+    ):
         base, value = node.args
-        if isinstance(value, Node) and (value.meta.shape, value.meta.dtype) == (base.meta.shape, base.meta.dtype):
+        if isinstance(value, Node) and (value.meta.shape, value.meta.dtype) == (
+            base.meta.shape,
+            base.meta.dtype,
+        ):
             return value
     return None
 
