@@ -20,12 +20,12 @@ from typing import Any, Callable
 import numpy as np
 
 from . import backends, config, tracer
-from .ir import ops
-from .passes import manager
 from .errors import GcompileWarning, UnsupportedError
 from .guards import ArgumentBinder, BoundCall
+from .ir import ops
 from .ir.graph import Graph
 from .ir.pytree import unflatten
+from .passes import manager
 
 
 @dataclass
