@@ -100,6 +100,7 @@ class _Group:
     space: tuple
     style: str
     axes: tuple | None = None  # reduced axes (reduction and row groups)
+    reduced: set = field(default_factory=set)  # members that are reductions or read one
 
     @property
     def rows(self) -> tuple:
@@ -204,8 +205,15 @@ class _Fuser:
                     frontier.append(user)
         return True
 
-    def _join(self, groups: list, node: Node, style: str, space: tuple, axes=None) -> _Group | None:
-        members = [n for g in groups for n in g.nodes] + [node]
+    def _join(
+        self, groups: list, node: Node, style: str, space: tuple, axes, reduced: bool
+    ) -> _Group | None:
+        """Merge ``groups`` and ``node`` into one group if that is legal (size cap, convexity).
+
+        A vertical merge removes the intermediate between producer and consumer, so only
+        sibling merges are checked against peak memory (``_merge_pair``).
+        """
+        members = sorted([n for g in groups for n in g.nodes] + [node], key=self.order.__getitem__)
         if len(members) > self.max_ops:
             return self._refuse(groups, node, f"size cap ({self.max_ops} ops per kernel)")
         if not self._convex(members):
@@ -214,13 +222,11 @@ class _Fuser:
                 node,
                 "would create a cycle through a node outside the kernel (a group must be convex)",
             )
-        merged = _Group(sorted(members, key=self.order.__getitem__), space, style, axes)
-        for group in groups:
-            if group in self.groups:
-                self.groups.remove(group)
-        self.groups.append(merged)
-        for member in merged.nodes:
-            self.group_of[member] = merged
+        merged = _Group(members, space, style, axes, set().union(*(g.reduced for g in groups)))
+        if reduced:
+            merged.reduced.add(node)
+        self.groups = [g for g in self.groups if all(g is not other for other in groups)] + [merged]
+        self.group_of.update({n: merged for n in members})
         return merged
 
     def _refuse(self, groups: list, node: Node, reason: str) -> None:
@@ -260,7 +266,9 @@ class _Fuser:
         members = sorted(first.nodes + second.nodes, key=self.order.__getitem__)
         if len(members) > self.max_ops or not self._convex(members):
             return False
-        merged = _Group(members, first.space, style, first.axes or second.axes)
+        merged = _Group(
+            members, first.space, style, first.axes or second.axes, first.reduced | second.reduced
+        )
         trial = {**self.group_of, **{n: merged for n in members}}
         before, after = _peak_bytes(self.order, self.group_of), _peak_bytes(self.order, trial)
         if after > before:
@@ -274,83 +282,128 @@ class _Fuser:
         return True
 
     def _new(self, node: Node, style: str, space: tuple, axes=None) -> None:
-        group = _Group([node], space, style, axes)
+        group = _Group([node], space, style, axes, {node} if axes is not None else set())
         self.groups.append(group)
         self.group_of[node] = group
 
     # -- placing nodes ------------------------------------------------------------------------------------
     def place_pointwise(self, node: Node) -> None:
-        space = node.meta.shape
-        joinable, style, axes = [], "pointwise", None
+        """Join the groups of ``node``'s producers where legal (vertical fusion), else start a group."""
+        shape = node.meta.shape
+        joinable, needs_rows, reduced = [], False, False
         for value in node.all_input_nodes:
             producer, group = self._producer(value, node)
-            if group is None or group in joinable:
+            if group is None or any(group is g for g in joinable):
                 continue
-            reason = self._fits(group, producer, node)
+            after_reduction = producer in group.reduced
+            reason = self._fits(group, shape, after_reduction)
+            if (
+                reason is None
+                and joinable
+                and group.axes
+                and any(g.axes and (g.axes, g.space) != (group.axes, group.space) for g in joinable)
+            ):
+                reason = "reductions over different axes or spaces"
             if reason:
                 self.reasons.setdefault((producer, node), reason)
                 continue
             joinable.append(group)
-        if any(v.kind == "matmul" and v.meta.shape == space for v in node.all_input_nodes):
+            needs_rows |= after_reduction or group.style == "row"
+            reduced |= after_reduction
+        if not joinable:
+            style = "epilogue" if self._reads_matmul(node) else "pointwise"
+            self._new(node, style, shape)
+            return
+        carrier = next((g for g in joinable if g.axes), None)
+        if needs_rows:
+            style = "row"
+        elif carrier is not None:
+            style = "reduction"
+        elif self._reads_matmul(node) or any(g.style == "epilogue" for g in joinable):
             style = "epilogue"
-        for group in joinable:
-            if group.style in ("reduction", "row"):
-                style, axes, space = "row", group.axes, group.space
-            elif group.style == "epilogue":
-                style = "epilogue"
-        if joinable:
-            if len({g.style for g in joinable if g.style in ("reduction", "row")} | {style}) > 2:
-                joinable = joinable[:1]
-            if self._join(
-                joinable, node, style, space if style != "pointwise" else node.meta.shape, axes
-            ):
-                return
-        self._new(node, style, space)
+        else:
+            style = "pointwise"
+        space = carrier.space if carrier is not None else shape
+        axes = carrier.axes if carrier is not None else None
+        if self._join(joinable, node, style, space, axes, reduced):
+            return
+        # All producers together are too big or not convex: join the latest one alone if that works.
+        latest = max(joinable, key=lambda g: self.order[g.nodes[-1]])
+        alone_rows = latest.style == "row" or any(p in latest.reduced for p in node.all_input_nodes)
+        alone_style = "row" if alone_rows else latest.style
+        if len(joinable) > 1 and self._join(
+            [latest],
+            node,
+            alone_style,
+            latest.space if latest.axes else shape,
+            latest.axes,
+            alone_rows,
+        ):
+            return
+        self._new(node, "epilogue" if self._reads_matmul(node) else "pointwise", shape)
 
-    def _fits(self, group: _Group, producer: Node, node: Node) -> str | None:
-        """Why ``node`` cannot join ``group`` (reading ``producer``), or None."""
-        shape = node.meta.shape
-        if group.style in ("pointwise", "epilogue"):
-            if shape != group.space:
-                return f"shape mismatch {list(group.space)} vs {list(shape)}"
-            return None
-        # reduction and row groups: consumers of a reduction iterate the same rows, later in the row
-        reduces_rows = _trailing(group.axes, len(group.space))
-        if producer.target in FUSIBLE_REDUCTIONS or group.style == "row":
-            if not reduces_rows:
+    def _reads_matmul(self, node: Node) -> bool:
+        return any(
+            v.kind == "matmul" and v.meta.shape == node.meta.shape for v in node.all_input_nodes
+        )
+
+    def _fits(self, group: _Group, shape: tuple, after_reduction: bool) -> str | None:
+        """Why an elementwise op of ``shape`` cannot join ``group``, or None.
+
+        Reading a reduction's result (``after_reduction``) is legal only in a row kernel: the
+        reduction must run over trailing axes, and the reader iterates the same rows later.
+        """
+        rows = group.rows if group.axes is not None else None
+        row_forms = (
+            group.space,
+            rows,
+            rows and tuple(s for i, s in enumerate(group.space) if i not in group.axes),
+        )
+        if after_reduction:
+            if not _trailing(group.axes, len(group.space)):
                 return (
                     "reduction output consumed in its own loop (it reduces leading axes, not rows)"
                 )
-            if shape in (group.space, group.rows, group.rows[: len(group.space) - len(group.axes)]):
-                return None
-            return f"shape mismatch {list(group.space)} vs {list(shape)}"
+            return (
+                None
+                if shape in row_forms
+                else f"shape mismatch {list(group.space)} vs {list(shape)}"
+            )
+        if group.style == "row":
+            return (
+                None
+                if shape in row_forms
+                else f"shape mismatch {list(group.space)} vs {list(shape)}"
+            )
         if shape != group.space:
             return f"shape mismatch {list(group.space)} vs {list(shape)}"
         return None
 
     def place_reduction(self, node: Node) -> None:
+        """Join the group producing the reduced value (same space and axes), else start a group."""
         space = node.args[0].meta.shape
         axes = _axes(node)
         producer, group = self._producer(node.args[0], node)
         if group is not None:
-            reason = self._reduction_fits(group, node, space, axes)
+            after_reduction = producer in group.reduced
+            reason = self._reduction_fits(group, space, axes, after_reduction)
             if reason:
                 self.reasons.setdefault((producer, node), reason)
             else:
-                style = "row" if group.style == "row" else "reduction"
-                if self._join([group], node, style, space, axes):
+                style = "row" if after_reduction or group.style == "row" else "reduction"
+                if self._join([group], node, style, space, axes, True):
                     return
         self._new(node, "reduction", space, axes)
 
-    def _reduction_fits(self, group: _Group, node: Node, space: tuple, axes: tuple) -> str | None:
+    def _reduction_fits(
+        self, group: _Group, space: tuple, axes: tuple, after_reduction: bool
+    ) -> str | None:
         if group.space != space:
             return f"shape mismatch {list(group.space)} vs {list(space)}"
-        if group.style in ("pointwise", "epilogue"):
-            return None
-        if group.axes != axes:
+        if group.axes is not None and group.axes != axes:
             return f"reductions over different axes {list(group.axes)} vs {list(axes)}"
-        if group.style == "reduction" and not _trailing(axes, len(space)):
-            return "reduction over leading axes consumes a reduction of the same loop"
+        if after_reduction and not _trailing(axes, len(space)):
+            return "reduction output consumed in its own loop (it reduces leading axes, not rows)"
         return None
 
 
