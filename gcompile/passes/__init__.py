@@ -1,1 +1,13 @@
-"""Graph-to-graph passes. Each is a function ``(Graph) -> bool`` that edits the graph through its methods."""
+"""Graph-to-graph passes. Each is a function ``(Graph) -> bool`` that edits the graph through its methods.
+
+``default_pipeline(graph, options)`` brings a traced graph to stage "optimized"
+(functionalize, then constant folding, simplification, CSE and DCE to a fixpoint);
+``fuse(graph)`` groups ops into FusedKernel nodes (stage "fused"). ``manager``
+holds the named pipeline and ``run_pipeline(graph, stage, options)``.
+"""
+
+from .fuse import fuse
+from .manager import optimize as default_pipeline
+from .manager import run_pipeline
+
+__all__ = ["default_pipeline", "fuse", "run_pipeline"]
