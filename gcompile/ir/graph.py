@@ -132,6 +132,18 @@ class Node:
         return self.op == "call" and getattr(self.target, "mutates", False)
 
     @property
+    def returned(self) -> bool:
+        """Whether this value, or a view of it, is returned by the graph (callers may write into it)."""
+        pending = [self]
+        while pending:
+            for user in pending.pop().users:
+                if user.op == "output":
+                    return True
+                if user.kind == "view" and not user.meta.scalar:
+                    pending.append(user)
+        return False
+
+    @property
     def next(self) -> "Node":
         return self._next
 
@@ -329,7 +341,8 @@ class Graph:
                     heapq.heappush(ready, (position[later], later.name, later))
         if len(ordered) != len(nodes):
             raise ValueError(f"graph {self.name} has a cycle")
-        ordered.sort(key=lambda n: n.op != "placeholder")  # stable: placeholders stay first
+        # stable: placeholders stay first, the output stays last
+        ordered.sort(key=lambda n: 0 if n.op == "placeholder" else 2 if n.op == "output" else 1)
         previous = self._root
         for node in ordered:
             previous._next, node._prev = node, previous
@@ -419,7 +432,7 @@ def _readers_of_memory(array: Node) -> list[Node]:
     while pending:
         for user in pending.pop().users:
             found.append(user)
-            if user.kind == "view":
+            if user.kind == "view" and not user.meta.scalar:  # one element read is a copy
                 pending.append(user)
     return found
 

@@ -93,7 +93,8 @@ def _quiet(fn: Callable, *args, **kwargs):
 def _is_weak(x: Any) -> bool:
     if isinstance(x, TensorMeta):
         return x.weak
-    return isinstance(x, (bool, int, float, complex))
+    # np.float64 subclasses float (and np.complex128 complex) but is a strong NumPy scalar
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
 
 
 # ---------------------------------------------------------------------------------
@@ -493,7 +494,7 @@ REMAINDER = _ufunc("remainder", np.remainder, dunder="mod")
 FMOD = _ufunc("fmod", np.fmod)
 POWER = _ufunc("power", np.power, dunder="pow")
 FLOAT_POWER = _ufunc("float_power", np.float_power)
-MAXIMUM = _ufunc("maximum", np.maximum)  # not commutative: maximum(0.0, -0.0) keeps the first
+MAXIMUM = _ufunc("maximum", np.maximum)  # not commutative: of 0.0 and -0.0 it keeps the second
 MINIMUM = _ufunc("minimum", np.minimum)
 FMAX = _ufunc("fmax", np.fmax)
 FMIN = _ufunc("fmin", np.fmin)

@@ -13,6 +13,9 @@ must not carry a huge literal (``np.arange(n) * 2`` for large ``n``). A NumPy or
 Python scalar result is inlined as a literal. A fold that raises (an integer to a
 negative power) or warns (division by zero) is left for run time, where eager
 mode raises or warns too. ``empty`` is never folded: its contents are undefined.
+Returned values (and values whose views are returned) are not folded either: each
+call must hand the caller fresh arrays, as eager mode does. The pass expects a
+functionalized graph and changes nothing while ``setitem`` nodes remain.
 """
 
 from __future__ import annotations
@@ -28,9 +31,11 @@ MAX_FOLD_BYTES = 64 * 1024
 
 def constant_fold(graph: Graph) -> bool:
     """Replace call nodes whose inputs are all constants by their value; True if any was folded."""
+    if any(node.op == "call" and node.target.name == "setitem" for node in graph.nodes):
+        return False  # before functionalization a node is a buffer that a later setitem may change
     changed = False
     for node in graph.nodes:
-        if node.op != "call" or node.is_mutation or node.target.name == "empty":
+        if node.op != "call" or node.is_mutation or node.target.name == "empty" or node.returned:
             continue
         if any(value.op != "constant" for value in node.all_input_nodes):
             continue

@@ -77,7 +77,8 @@ def cse(graph: Graph) -> bool:
         first = seen.get(key)
         if first is None:
             seen[key] = node
-        elif first.meta == node.meta:
+        elif first.meta == node.meta and not (first.returned and node.returned):
+            # (two returned arrays stay two objects: the caller may write into one)
             graph.replace_all_uses_with(node, first)
             graph.erase(node)
             changed = True

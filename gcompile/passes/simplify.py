@@ -93,8 +93,11 @@ def involution(node: Node) -> Any:
     """``negative(negative(x)) => x``, ``invert(invert(x)) => x``, ``logical_not(logical_not(b)) => b``
     (b boolean), ``conjugate(conjugate(z)) => z``. Exact: each flips a sign bit or every bit, twice;
     integer negation wraps symmetrically (-(-INT_MIN) is INT_MIN)."""
-    if node.target in (ops.NEGATIVE, ops.INVERT, ops.LOGICAL_NOT, ops.CONJUGATE) and _call(
-        node.args[0], node.target
+    if (
+        node.target in (ops.NEGATIVE, ops.INVERT, ops.LOGICAL_NOT, ops.CONJUGATE)
+        and _call(node.args[0], node.target)
+        and not node.kwargs
+        and not node.args[0].kwargs  # a dtype= on either changes the arithmetic
     ):
         return node.args[0].args[0]  # for non-boolean b, the dtype check rejects logical_not
     return None
@@ -109,16 +112,25 @@ def astype_same(node: Node) -> Any:
 
 
 def astype_round_trip(node: Node) -> Any:
-    """``astype(astype(x, wide), x.dtype) => x`` when ``wide`` holds every value of x's dtype
-    (``np.can_cast(x.dtype, wide, "safe")``: f32 -> f64 -> f32, i8 -> i64 -> i8). Exact: the widening
-    is lossless, so narrowing back returns each original value."""
+    """``astype(astype(x, wide), x.dtype) => x`` when ``wide`` holds every value of x's dtype exactly
+    (f32 -> f64 -> f32, i8 -> i64 -> i8, i32 -> f64 -> i32; not i64 -> f64). Exact: the widening is
+    lossless, so narrowing back returns each original value."""
     if node.target is ops.ASTYPE and _call(node.args[0], ops.ASTYPE):
         inner = node.args[0]
         x = inner.args[0]
         if isinstance(x, Node) and x.meta.dtype == node.meta.dtype:
-            if np.can_cast(x.meta.dtype, inner.meta.dtype, "safe"):
+            if _lossless(x.meta.dtype, inner.meta.dtype):
                 return x
     return None
+
+
+def _lossless(source: np.dtype, wide: np.dtype) -> bool:
+    """Every value of ``source`` is exactly representable in ``wide``. NumPy calls int64 -> float64
+    "safe", but 2**53 + 1 does not survive it: integer -> float needs enough mantissa bits."""
+    if source.kind in "iu" and wide.kind in "fc":  # (finfo of a complex dtype describes its parts)
+        value_bits = np.iinfo(source).bits - (1 if source.kind == "i" else 0)
+        return np.finfo(wide).nmant + 1 >= value_bits
+    return bool(np.can_cast(source, wide, "safe"))
 
 
 def where_same(node: Node) -> Any:
@@ -229,9 +241,8 @@ def _acceptable(node: Node, replacement: Any) -> bool:
         node.meta.dtype,
         node.meta.weak,
     )
-    returned = any(user.op == "output" for user in node.users)
     aliases_input = replacement.op in ("placeholder", "constant") or replacement.kind == "view"
-    return same and not (returned and aliases_input)
+    return same and not (aliases_input and node.returned)
 
 
 def simplify(graph: Graph) -> bool:
