@@ -24,8 +24,10 @@ Groups (``ir/kernel.py`` names the loop structure of each):
 Legality: a group must be *convex* — no path may leave the group and come back.
 Counterexample: ``a = exp(x); b = matmul(a, w); c = a + b``. Grouping ``{a, c}``
 would need ``b`` (outside) after ``a`` and before ``c``, inside one kernel: a cycle
-between the kernel and the matmul. The check walks the users of the candidate
-group between its first and last node and rejects the merge if any path returns.
+between the kernel and the matmul. Two groups that are each convex can still need
+each other (``y1 = exp(p).T + q`` and ``x2 = sin(q).T + p`` grouped by input), so
+every merge is checked on the graph of groups: it must stay acyclic, which
+implies convexity.
 
 A reduction's result is never consumed inside the loop that produces it (the
 mis-fusion behind numba#9139): in a reduction group its consumers stay outside;
@@ -160,49 +162,110 @@ class _Fuser:
         self.notes: list[str] = []
 
     # -- producers as seen through views ---------------------------------------------------------
-    def _producer(self, value, consumer: Node) -> tuple:
-        """``(node, group)`` whose value ``consumer`` reads through ``value``, or ``(None, None)``.
+    def _producer(self, value: Node) -> tuple:
+        """``(node, group, read_shape, refusal)``: whose value a consumer reads through ``value``.
 
-        A view of a value outside every group is an index map of a kernel input. A view of a value
-        computed in a group is allowed only when it re-expands a reduction to its keepdims shape.
+        A view of a value outside every group is an index map of a kernel input. A view of a
+        value computed in a group is allowed only when it merely adds or drops size-1 axes of a
+        per-row value (``m[:, None]``, ``m[..., 0]``); otherwise ``refusal`` says why the
+        consumer cannot join that group.
         """
-        if not isinstance(value, Node):
-            return None, None
-        node = value
-        views = []
+        node, views = value, []
         while alias_parent(node) is not None:
             views.append(node)
             node = node.args[0]
         group = self.group_of.get(node)
-        if group is None or not views:
-            return node, group
-        if node.target in FUSIBLE_REDUCTIONS and _same_values(
-            views[-1].meta.shape, node.meta.shape
-        ):
-            return node, group
-        self.reasons[(node, consumer)] = (
-            "view of a value computed in the kernel (would reorder its loop)"
+        reorders = (
+            views
+            and not (
+                node in group.reduced
+                and all(_only_reshapes(v) for v in views)
+                and _same_values(value.meta.shape, node.meta.shape)
+            )
+            if group is not None
+            else False
         )
-        return None, None
+        refusal = (
+            "view of a value computed in the kernel (would reorder its loop)" if reorders else None
+        )
+        return node, group, value.meta.shape, refusal
 
     # -- legality -----------------------------------------------------------------------------------
-    def _convex(self, members: list) -> bool:
-        """No path leaves ``members`` and comes back (views of members are index maps, not exits)."""
-        inside = set(members)
-        last = max(self.order[n] for n in members)
-        seen, frontier = set(), [u for n in members for u in n.users if u not in inside]
-        while frontier:
-            node = frontier.pop()
-            if node in seen or node.op == "output" or self.order[node] > last:
-                continue
-            seen.add(node)
-            transparent = alias_parent(node) is not None and _root(node) in inside
+    def _acyclic(self, group_of: dict) -> bool:
+        """Whether kernels formed by ``group_of`` can run in some order: no cycle between groups.
+
+        This implies each group is convex (a path out of a group and back is a cycle). A view of
+        a member read back inside its own group is cloned into the kernel, so it adds no edge.
+        """
+
+        def unit(node):
+            return group_of.get(node, node)
+
+        edges: dict = {}
+        for node in self.order:
+            source = unit(node)
+            home = unit(_root(node)) if alias_parent(node) is not None else None
             for user in node.users:
-                if user in inside:
-                    if not transparent:
+                target = unit(user)
+                if target is not source and target is not home:
+                    edges.setdefault(source, set()).add(target)
+        state: dict = {}  # 1 = on the current path, 2 = done
+        for start in edges:
+            if state.get(start):
+                continue
+            stack = [(start, iter(edges.get(start, ())))]
+            state[start] = 1
+            while stack:
+                current, successors = stack[-1]
+                nxt = next(successors, None)
+                if nxt is None:
+                    state[current] = 2
+                    stack.pop()
+                elif state.get(nxt) == 1:
+                    return False
+                elif not state.get(nxt):
+                    state[nxt] = 1
+                    stack.append((nxt, iter(edges.get(nxt, ()))))
+        return True
+
+    def _legal(self, merged: "_Group") -> bool:
+        return self._reads_ok(merged) and self._acyclic(
+            {**self.group_of, **{n: merged for n in merged.nodes}}
+        )
+
+    def _reads_ok(self, group: "_Group") -> bool:
+        """Every read inside ``group`` can be done by its loops; recomputes ``group.reduced``.
+
+        A member may read another member through views only if that value comes from a
+        reduction of a row kernel over trailing axes, is aligned with the rows, and the views
+        only add or drop size-1 axes. Checked on the whole group, since merging groups brings
+        together reads that were each placed legally.
+        """
+        inside = set(group.nodes)
+        reduced: set = set()
+        rows = group.style == "row" and _trailing(group.axes or (), len(group.space))
+        for member in group.nodes:
+            for value in member.all_input_nodes:
+                root = _root(value)
+                if root not in inside:
+                    continue
+                if root not in reduced:
+                    if value is not root:
+                        return False  # a view of a value computed in the kernel reorders its loop
+                    continue
+                if not rows or not all(_only_reshapes(v) for v in _chain(value, root)):
+                    return False
+                if not _same_values(value.meta.shape, root.meta.shape):
+                    return False
+                if member.target in FUSIBLE_REDUCTIONS:
+                    if value.meta.shape != group.space:
                         return False
-                else:
-                    frontier.append(user)
+                elif not _row_aligned(value.meta.shape, member.meta.shape, group):
+                    return False
+                reduced.add(member)
+            if member.target in FUSIBLE_REDUCTIONS:
+                reduced.add(member)
+        group.reduced = reduced
         return True
 
     def _join(
@@ -216,15 +279,15 @@ class _Fuser:
         members = sorted([n for g in groups for n in g.nodes] + [node], key=self.order.__getitem__)
         if len(members) > self.max_ops:
             return self._refuse(groups, node, f"size cap ({self.max_ops} ops per kernel)")
-        if not self._convex(members):
+        merged = _Group(members, space, style, axes, set().union(*(g.reduced for g in groups)))
+        if reduced:
+            merged.reduced.add(node)
+        if not self._legal(merged):
             return self._refuse(
                 groups,
                 node,
                 "would create a cycle through a node outside the kernel (a group must be convex)",
             )
-        merged = _Group(members, space, style, axes, set().union(*(g.reduced for g in groups)))
-        if reduced:
-            merged.reduced.add(node)
         self.groups = [g for g in self.groups if all(g is not other for other in groups)] + [merged]
         self.group_of.update({n: merged for n in members})
         return merged
@@ -264,11 +327,13 @@ class _Fuser:
         if self._inputs(second) & set(first.nodes) or self._inputs(first) & set(second.nodes):
             return False  # producer and consumer, not siblings: placement already decided
         members = sorted(first.nodes + second.nodes, key=self.order.__getitem__)
-        if len(members) > self.max_ops or not self._convex(members):
+        if len(members) > self.max_ops:
             return False
         merged = _Group(
             members, first.space, style, first.axes or second.axes, first.reduced | second.reduced
         )
+        if not self._legal(merged):
+            return False
         trial = {**self.group_of, **{n: merged for n in members}}
         before, after = _peak_bytes(self.order, self.group_of), _peak_bytes(self.order, trial)
         if after > before:
@@ -290,24 +355,30 @@ class _Fuser:
     def place_pointwise(self, node: Node) -> None:
         """Join the groups of ``node``'s producers where legal (vertical fusion), else start a group."""
         shape = node.meta.shape
-        joinable, needs_rows, reduced = [], False, False
+        joinable: list[_Group] = []
+        rejected: list[_Group] = []
+        needs_rows = reduced = False
         for value in node.all_input_nodes:
-            producer, group = self._producer(value, node)
-            if group is None or any(group is g for g in joinable):
+            producer, group, read_shape, reason = self._producer(value)
+            if group is None or any(group is g for g in rejected):
                 continue
             after_reduction = producer in group.reduced
-            reason = self._fits(group, shape, after_reduction)
+            reason = reason or self._fits(group, shape, after_reduction)
+            if reason is None and after_reduction and not _row_aligned(read_shape, shape, group):
+                reason = "reads a reduction result from other rows (not aligned with its rows)"
             if (
                 reason is None
-                and joinable
                 and group.axes
                 and any(g.axes and (g.axes, g.space) != (group.axes, group.space) for g in joinable)
             ):
                 reason = "reductions over different axes or spaces"
             if reason:
                 self.reasons.setdefault((producer, node), reason)
+                rejected.append(group)
+                joinable = [g for g in joinable if g is not group]
                 continue
-            joinable.append(group)
+            if not any(group is g for g in joinable):
+                joinable.append(group)
             needs_rows |= after_reduction or group.style == "row"
             reduced |= after_reduction
         if not joinable:
@@ -383,10 +454,10 @@ class _Fuser:
         """Join the group producing the reduced value (same space and axes), else start a group."""
         space = node.args[0].meta.shape
         axes = _axes(node)
-        producer, group = self._producer(node.args[0], node)
+        producer, group, _, reason = self._producer(node.args[0])
         if group is not None:
             after_reduction = producer in group.reduced
-            reason = self._reduction_fits(group, space, axes, after_reduction)
+            reason = reason or self._reduction_fits(group, space, axes, after_reduction)
             if reason:
                 self.reasons.setdefault((producer, node), reason)
             else:
@@ -419,9 +490,48 @@ def _sibling_style(a: _Group, b: _Group) -> str | None:
     return None
 
 
+def _only_reshapes(view: Node) -> bool:
+    """A view that can only add or drop axes, never reorder elements (no steps, no transposes)."""
+    if view.target in (ops.EXPAND_DIMS, ops.SQUEEZE, ops.RESHAPE):
+        return True
+    if view.target is ops.GETITEM:
+        return all(not isinstance(i, slice) or i == slice(None) for i in view.kwargs["index"])
+    return False
+
+
+def _row_aligned(read_shape: tuple, consumer_shape: tuple, group: "_Group") -> bool:
+    """A per-row value of ``read_shape``, broadcast into ``consumer_shape``, lines up with the rows.
+
+    ``x - s`` with ``s = x.sum(-1)`` (no keepdims) broadcasts ``s`` along the *columns*: element
+    (i, j) would read row j's sum, so the read is not a row pattern even when shapes fit.
+    """
+    squeezed = tuple(s for i, s in enumerate(group.space) if i not in group.axes)
+    if len(consumer_shape) == len(group.space):
+        target = group.rows
+    elif tuple(consumer_shape) == squeezed:
+        target = squeezed
+    else:
+        return False
+    if len(read_shape) > len(target):
+        return False
+    padded = (1,) * (len(target) - len(read_shape)) + tuple(read_shape)
+    if padded == tuple(consumer_shape):
+        return True  # read element by element in the consumer's own space
+    return all(r == t or r == 1 for r, t in zip(padded, target))
+
+
 def _same_values(view_shape: tuple, shape: tuple) -> bool:
     """A view only adds or drops size-1 axes (``m[:, None]``, ``m[..., 0]`` of a keepdims result)."""
     return [s for s in view_shape if s != 1] == [s for s in shape if s != 1]
+
+
+def _chain(value: Node, root: Node) -> list:
+    """The views from ``root`` up to ``value``."""
+    views = []
+    while value is not root:
+        views.append(value)
+        value = value.args[0]
+    return views
 
 
 def _root(node: Node) -> Node:
@@ -545,38 +655,31 @@ def _outline(graph: Graph, group: _Group) -> Node:
 
 
 def _boundaries(fuser: _Fuser) -> list[Boundary]:
-    """A reason for every edge between a group and a node outside it."""
+    """A reason for every edge between a group and a node outside it (looking through views)."""
     boundaries = []
     seen = set()
     for node in fuser.order:
         if node.op != "call" or node.meta.weak or node.meta.scalar and node.kind != "reduction":
             continue
-        if alias_parent(node) is not None:  # a view: cloned into kernels as an index map
+        if alias_parent(node) is not None:  # a view: its readers are the producer's readers
             continue
-        for user in node.users:
+        producer_group = fuser.group_of.get(node)
+        for user in _readers(node):
             if user.op != "call":
                 continue
             consumer_group = fuser.group_of.get(user)
-            producer_group = fuser.group_of.get(node)
-            if (
-                producer_group is None
-                and consumer_group is None
-                or producer_group is consumer_group
-            ):
-                continue
-            if alias_parent(user) is not None:  # a view: the reason belongs to the view's consumers
+            if producer_group is consumer_group:
                 continue
             reason = fuser.reasons.get((node, user))
             if reason is None:
-                outsider = user if consumer_group is None else node
-                reason = (
-                    _describe(outsider)
-                    if fuser.group_of.get(outsider) is None
-                    else "separate kernels"
-                )
-            key = (node.name, user.name)
-            if key not in seen:
-                seen.add(key)
+                if consumer_group is None:
+                    reason = _describe(user)
+                elif producer_group is None:
+                    reason = _describe(node)
+                else:
+                    reason = "separate kernels (no rule joins them)"
+            if (node.name, user.name) not in seen:
+                seen.add((node.name, user.name))
                 boundaries.append(Boundary(node.name, user.name, reason))
     return boundaries
 

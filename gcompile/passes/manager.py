@@ -81,13 +81,17 @@ class PassManager:
     """Runs a list of named passes; ``records`` keeps what each run did and how long it took."""
 
     def __init__(
-        self, steps: list[tuple[str, Pass]], repeat: bool = False, verify: bool | None = None
+        self,
+        steps: list[tuple[str, Pass]],
+        repeat: bool = False,
+        verify: bool | None = None,
+        records: list | None = None,
     ):
         self.steps = steps
         self.repeat = repeat
         self.verify = config.get("verify") if verify is None else verify
         self.debug_dir = config.get("debug_dir")
-        self.records: list[PassRecord] = []
+        self.records: list[PassRecord] = [] if records is None else records  # shared across stages
 
     def run(self, graph: Graph) -> bool:
         """Run the passes (to a fixpoint when ``repeat``); True if any changed the graph."""
@@ -128,18 +132,20 @@ class PassManager:
         (folder / f"{len(self.records):02d}_{name}.txt").write_text(str(graph) + "\n")
 
 
-def optimize(graph: Graph, options: dict | None = None) -> list[PassRecord]:
+def optimize(
+    graph: Graph, options: dict | None = None, records: list | None = None
+) -> list[PassRecord]:
     """Functionalize and clean up ``graph`` in place (stage "optimized"); returns the pass records."""
+    records = [] if records is None else records
     steps = select(OPTIMIZE, options)
-    manager = PassManager(steps[:1], repeat=False)
-    manager.run(graph)
-    cleanup = PassManager(steps[1:], repeat=True, verify=manager.verify)
-    cleanup.records = manager.records
-    cleanup.run(graph)
-    return cleanup.records
+    PassManager(steps[:1], records=records).run(graph)
+    PassManager(steps[1:], repeat=True, records=records).run(graph)
+    return records
 
 
-def fuse_graph(graph: Graph, options: dict | None = None) -> list[PassRecord]:
+def fuse_graph(
+    graph: Graph, options: dict | None = None, records: list | None = None
+) -> list[PassRecord]:
     """Fuse ``graph`` in place (stage "fused"); returns the pass records.
 
     ``options["max_kernel_ops"]`` caps the ops per kernel (default 64).
@@ -148,7 +154,7 @@ def fuse_graph(graph: Graph, options: dict | None = None) -> list[PassRecord]:
     steps = [
         (name, functools.partial(step, max_kernel_ops=cap)) for name, step in select(FUSE, options)
     ]
-    manager = PassManager(steps)
+    manager = PassManager(steps, records=records)
     manager.run(graph)
     return manager.records
 
@@ -157,9 +163,9 @@ def run_pipeline(graph: Graph, stage: str, options: dict | None = None) -> list[
     """Bring a traced graph to ``stage`` (``"traced"``, ``"optimized"`` or ``"fused"``) in place."""
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; stages are {list(STAGES)}")
-    records = []
+    records: list[PassRecord] = []
     if stage in ("optimized", "fused"):
-        records += optimize(graph, options)
+        optimize(graph, options, records)
     if stage == "fused":
-        records += fuse_graph(graph, options)
+        fuse_graph(graph, options, records)
     return records

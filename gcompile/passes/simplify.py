@@ -234,15 +234,30 @@ def _apply(rule: Callable, node: Node, graph: Graph) -> Any:
 
 
 def _acceptable(node: Node, replacement: Any) -> bool:
+    """The replacement has the node's shape, dtype, weakness and scalar-ness, and does not make a
+    returned value share memory with an argument, a constant or another returned value."""
     if not isinstance(replacement, Node) or replacement is node:
         return False
-    same = (replacement.meta.shape, replacement.meta.dtype, replacement.meta.weak) == (
-        node.meta.shape,
-        node.meta.dtype,
-        node.meta.weak,
+    same = all(
+        getattr(replacement.meta, field) == getattr(node.meta, field)
+        for field in ("shape", "dtype", "weak", "scalar")
     )
-    aliases_input = replacement.op in ("placeholder", "constant") or replacement.kind == "view"
-    return same and not (aliases_input and node.returned)
+    aliases = replacement.op in ("placeholder", "constant") or replacement.kind == "view"
+    return same and not (node.returned and (aliases or _returned_elsewhere(replacement, node)))
+
+
+def _returned_elsewhere(value: Node, node: Node) -> bool:
+    """Whether ``value`` (or a view of it) is returned other than through ``node``."""
+    pending = [value]
+    while pending:
+        for user in pending.pop().users:
+            if user is node:
+                continue
+            if user.op == "output":
+                return True
+            if user.kind == "view" and not user.meta.scalar:
+                pending.append(user)
+    return False
 
 
 def simplify(graph: Graph) -> bool:

@@ -1,0 +1,627 @@
+"""Golden text of realistic graphs at each stage: "traced", "optimized" and "fused".
+
+Each entry is the exact ``str(graph)`` of ``gcompile.trace(fn, *args, stage=...)``.
+What to look for when one changes: the optimized graph has no ``setitem`` (writes
+became ``update`` values and ``writeback``s to the caller's arrays), CSE merged
+the repeated subexpressions (``vol * sqrt_t`` and ``strike * discount`` in
+Black-Scholes), and the fused graph has the kernels listed in ``KERNELS``: the
+row patterns (softmax, layernorm, pairwise distances) in one row kernel, the
+elementwise programs in one pointwise kernel, the stencil's interior in one
+kernel reading the input through views cloned into it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.ir import ops
+from gcompile.ir.kernel import FusedKernel
+from tests.support import check
+
+STAGES = ("traced", "optimized", "fused")
+
+
+def softmax(x):
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def layernorm(x, gamma, beta, eps: float = 1e-5):
+    mean = x.mean(axis=-1, keepdims=True)
+    centered = x - mean
+    var = (centered * centered).mean(axis=-1, keepdims=True)
+    return centered / np.sqrt(var + eps) * gamma + beta
+
+
+def black_scholes(spot, strike, years, rate: float, vol: float):
+    sqrt_t = np.sqrt(years)
+    d1 = (np.log(spot / strike) + (rate + 0.5 * vol * vol) * years) / (vol * sqrt_t)
+    d2 = d1 - vol * sqrt_t
+    cdf = lambda z: 0.5 * (1.0 + np.tanh(0.7978845608 * (z + 0.044715 * z**3)))  # noqa: E731
+    discount = np.exp(-rate * years)
+    call = spot * cdf(d1) - strike * discount * cdf(d2)
+    put = strike * discount * cdf(-d2) - spot * cdf(-d1)
+    return call, put
+
+
+def stencil(u):
+    """One Jacobi step of the 5-point Laplace stencil; the boundary is kept."""
+    out = u.copy()
+    out[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return out
+
+
+def adam_step(w, grad, m, v, step, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8):
+    m *= beta1
+    m += (1 - beta1) * grad
+    v *= beta2
+    v += (1 - beta2) * grad * grad
+    m_hat = m / (1 - beta1**step)
+    v_hat = v / (1 - beta2**step)
+    w -= lr * m_hat / (np.sqrt(v_hat) + eps)
+
+
+def pairwise_distances(x, y):
+    return np.sqrt(((x[:, None, :] - y[None, :, :]) ** 2).sum(-1))
+
+
+def xorshift_hash(x):
+    x = x ^ (x << 13)
+    x = x ^ (x >> 17)
+    x = x ^ (x << 5)
+    return x * np.uint32(0x9E3779B1)
+
+
+GOLDEN = {
+    "softmax": (
+        softmax,
+        lambda: (np.ones((4, 8), np.float32),),
+        {
+            "traced": """\
+graph softmax(x: f32[4,8]):
+  %amax_1     : f32[4,1] = amax(%x, axis=-1, keepdims=True)
+  %subtract_1 : f32[4,8] = subtract(%x, %amax_1)
+  %exp_1      : f32[4,8] = exp(%subtract_1)
+  %sum_1      : f32[4,1] = sum(%exp_1, axis=-1, keepdims=True)
+  %divide_1   : f32[4,8] = divide(%exp_1, %sum_1)
+  return %divide_1
+""",
+            "optimized": """\
+graph softmax(x: f32[4,8]):
+  %amax_1     : f32[4,1] = amax(%x, axis=-1, keepdims=True)
+  %subtract_1 : f32[4,8] = subtract(%x, %amax_1)
+  %exp_1      : f32[4,8] = exp(%subtract_1)
+  %sum_1      : f32[4,1] = sum(%exp_1, axis=-1, keepdims=True)
+  %divide_1   : f32[4,8] = divide(%exp_1, %sum_1)
+  return %divide_1
+""",
+            "fused": """\
+graph softmax(x: f32[4,8]):
+  %fused_1 : f32[4,8] = fused_1(%x)
+    graph fused_1(x: f32[4,8]):
+      %amax_1     : f32[4,1] = amax(%x, axis=-1, keepdims=True)
+      %subtract_1 : f32[4,8] = subtract(%x, %amax_1)
+      %exp_1      : f32[4,8] = exp(%subtract_1)
+      %sum_1      : f32[4,1] = sum(%exp_1, axis=-1, keepdims=True)
+      %divide_1   : f32[4,8] = divide(%exp_1, %sum_1)
+      return (%divide_1,)
+  return %fused_1
+""",
+        },
+    ),
+    "layernorm": (
+        layernorm,
+        lambda: (np.ones((4, 8), np.float32), np.ones(8, np.float32), np.zeros(8, np.float32)),
+        {
+            "traced": """\
+graph layernorm(x: f32[4,8], gamma: f32[8], beta: f32[8], eps: float):
+  %mean_1     : f32[4,1] = mean(%x, axis=-1, keepdims=True)
+  %subtract_1 : f32[4,8] = subtract(%x, %mean_1)
+  %multiply_1 : f32[4,8] = multiply(%subtract_1, %subtract_1)
+  %mean_2     : f32[4,1] = mean(%multiply_1, axis=-1, keepdims=True)
+  %add_1      : f32[4,1] = add(%mean_2, %eps)
+  %sqrt_1     : f32[4,1] = sqrt(%add_1)
+  %divide_1   : f32[4,8] = divide(%subtract_1, %sqrt_1)
+  %multiply_2 : f32[4,8] = multiply(%divide_1, %gamma)
+  %add_2      : f32[4,8] = add(%multiply_2, %beta)
+  return %add_2
+""",
+            "optimized": """\
+graph layernorm(x: f32[4,8], gamma: f32[8], beta: f32[8], eps: float):
+  %mean_1     : f32[4,1] = mean(%x, axis=-1, keepdims=True)
+  %subtract_1 : f32[4,8] = subtract(%x, %mean_1)
+  %multiply_1 : f32[4,8] = multiply(%subtract_1, %subtract_1)
+  %mean_2     : f32[4,1] = mean(%multiply_1, axis=-1, keepdims=True)
+  %add_1      : f32[4,1] = add(%mean_2, %eps)
+  %sqrt_1     : f32[4,1] = sqrt(%add_1)
+  %divide_1   : f32[4,8] = divide(%subtract_1, %sqrt_1)
+  %multiply_2 : f32[4,8] = multiply(%divide_1, %gamma)
+  %add_2      : f32[4,8] = add(%multiply_2, %beta)
+  return %add_2
+""",
+            "fused": """\
+graph layernorm(x: f32[4,8], gamma: f32[8], beta: f32[8], eps: float):
+  %fused_1 : f32[4,8] = fused_1(%x, %eps, %gamma, %beta)
+    graph fused_1(x: f32[4,8], eps: float, gamma: f32[8], beta: f32[8]):
+      %mean_1     : f32[4,1] = mean(%x, axis=-1, keepdims=True)
+      %subtract_1 : f32[4,8] = subtract(%x, %mean_1)
+      %multiply_1 : f32[4,8] = multiply(%subtract_1, %subtract_1)
+      %mean_2     : f32[4,1] = mean(%multiply_1, axis=-1, keepdims=True)
+      %add_1      : f32[4,1] = add(%mean_2, %eps)
+      %sqrt_1     : f32[4,1] = sqrt(%add_1)
+      %divide_1   : f32[4,8] = divide(%subtract_1, %sqrt_1)
+      %multiply_2 : f32[4,8] = multiply(%divide_1, %gamma)
+      %add_2      : f32[4,8] = add(%multiply_2, %beta)
+      return (%add_2,)
+  return %fused_1
+""",
+        },
+    ),
+    "black_scholes": (
+        black_scholes,
+        lambda: (np.ones(4), np.ones(4), np.ones(4), 0.03, 0.25),
+        {
+            "traced": """\
+graph black_scholes(spot: f64[4], strike: f64[4], years: f64[4], rate: float, vol: float):
+  %sqrt_1      : f64[4] = sqrt(%years)
+  %divide_1    : f64[4] = divide(%spot, %strike)
+  %log_1       : f64[4] = log(%divide_1)
+  %multiply_1  : float  = multiply(0.5, %vol)
+  %multiply_2  : float  = multiply(%multiply_1, %vol)
+  %add_1       : float  = add(%rate, %multiply_2)
+  %multiply_3  : f64[4] = multiply(%add_1, %years)
+  %add_2       : f64[4] = add(%log_1, %multiply_3)
+  %multiply_4  : f64[4] = multiply(%vol, %sqrt_1)
+  %divide_2    : f64[4] = divide(%add_2, %multiply_4)
+  %multiply_5  : f64[4] = multiply(%vol, %sqrt_1)
+  %subtract_1  : f64[4] = subtract(%divide_2, %multiply_5)
+  %negative_1  : float  = negative(%rate)
+  %multiply_6  : f64[4] = multiply(%negative_1, %years)
+  %exp_1       : f64[4] = exp(%multiply_6)
+  %power_1     : f64[4] = power(%divide_2, 3)
+  %multiply_7  : f64[4] = multiply(0.044715, %power_1)
+  %add_3       : f64[4] = add(%divide_2, %multiply_7)
+  %multiply_8  : f64[4] = multiply(0.7978845608, %add_3)
+  %tanh_1      : f64[4] = tanh(%multiply_8)
+  %add_4       : f64[4] = add(1.0, %tanh_1)
+  %multiply_9  : f64[4] = multiply(0.5, %add_4)
+  %multiply_10 : f64[4] = multiply(%spot, %multiply_9)
+  %multiply_11 : f64[4] = multiply(%strike, %exp_1)
+  %power_2     : f64[4] = power(%subtract_1, 3)
+  %multiply_12 : f64[4] = multiply(0.044715, %power_2)
+  %add_5       : f64[4] = add(%subtract_1, %multiply_12)
+  %multiply_13 : f64[4] = multiply(0.7978845608, %add_5)
+  %tanh_2      : f64[4] = tanh(%multiply_13)
+  %add_6       : f64[4] = add(1.0, %tanh_2)
+  %multiply_14 : f64[4] = multiply(0.5, %add_6)
+  %multiply_15 : f64[4] = multiply(%multiply_11, %multiply_14)
+  %subtract_2  : f64[4] = subtract(%multiply_10, %multiply_15)
+  %multiply_16 : f64[4] = multiply(%strike, %exp_1)
+  %negative_2  : f64[4] = negative(%subtract_1)
+  %power_3     : f64[4] = power(%negative_2, 3)
+  %multiply_17 : f64[4] = multiply(0.044715, %power_3)
+  %add_7       : f64[4] = add(%negative_2, %multiply_17)
+  %multiply_18 : f64[4] = multiply(0.7978845608, %add_7)
+  %tanh_3      : f64[4] = tanh(%multiply_18)
+  %add_8       : f64[4] = add(1.0, %tanh_3)
+  %multiply_19 : f64[4] = multiply(0.5, %add_8)
+  %multiply_20 : f64[4] = multiply(%multiply_16, %multiply_19)
+  %negative_3  : f64[4] = negative(%divide_2)
+  %power_4     : f64[4] = power(%negative_3, 3)
+  %multiply_21 : f64[4] = multiply(0.044715, %power_4)
+  %add_9       : f64[4] = add(%negative_3, %multiply_21)
+  %multiply_22 : f64[4] = multiply(0.7978845608, %add_9)
+  %tanh_4      : f64[4] = tanh(%multiply_22)
+  %add_10      : f64[4] = add(1.0, %tanh_4)
+  %multiply_23 : f64[4] = multiply(0.5, %add_10)
+  %multiply_24 : f64[4] = multiply(%spot, %multiply_23)
+  %subtract_3  : f64[4] = subtract(%multiply_20, %multiply_24)
+  return (%subtract_2, %subtract_3)
+""",
+            "optimized": """\
+graph black_scholes(spot: f64[4], strike: f64[4], years: f64[4], rate: float, vol: float):
+  %sqrt_1      : f64[4] = sqrt(%years)
+  %divide_1    : f64[4] = divide(%spot, %strike)
+  %log_1       : f64[4] = log(%divide_1)
+  %multiply_1  : float  = multiply(0.5, %vol)
+  %multiply_2  : float  = multiply(%multiply_1, %vol)
+  %add_1       : float  = add(%rate, %multiply_2)
+  %multiply_3  : f64[4] = multiply(%add_1, %years)
+  %add_2       : f64[4] = add(%log_1, %multiply_3)
+  %multiply_4  : f64[4] = multiply(%vol, %sqrt_1)
+  %divide_2    : f64[4] = divide(%add_2, %multiply_4)
+  %subtract_1  : f64[4] = subtract(%divide_2, %multiply_4)
+  %negative_1  : float  = negative(%rate)
+  %multiply_6  : f64[4] = multiply(%negative_1, %years)
+  %exp_1       : f64[4] = exp(%multiply_6)
+  %power_1     : f64[4] = power(%divide_2, 3)
+  %multiply_7  : f64[4] = multiply(0.044715, %power_1)
+  %add_3       : f64[4] = add(%divide_2, %multiply_7)
+  %multiply_8  : f64[4] = multiply(0.7978845608, %add_3)
+  %tanh_1      : f64[4] = tanh(%multiply_8)
+  %add_4       : f64[4] = add(1.0, %tanh_1)
+  %multiply_9  : f64[4] = multiply(0.5, %add_4)
+  %multiply_10 : f64[4] = multiply(%spot, %multiply_9)
+  %multiply_11 : f64[4] = multiply(%strike, %exp_1)
+  %power_2     : f64[4] = power(%subtract_1, 3)
+  %multiply_12 : f64[4] = multiply(0.044715, %power_2)
+  %add_5       : f64[4] = add(%subtract_1, %multiply_12)
+  %multiply_13 : f64[4] = multiply(0.7978845608, %add_5)
+  %tanh_2      : f64[4] = tanh(%multiply_13)
+  %add_6       : f64[4] = add(1.0, %tanh_2)
+  %multiply_14 : f64[4] = multiply(0.5, %add_6)
+  %multiply_15 : f64[4] = multiply(%multiply_11, %multiply_14)
+  %subtract_2  : f64[4] = subtract(%multiply_10, %multiply_15)
+  %negative_2  : f64[4] = negative(%subtract_1)
+  %power_3     : f64[4] = power(%negative_2, 3)
+  %multiply_17 : f64[4] = multiply(0.044715, %power_3)
+  %add_7       : f64[4] = add(%negative_2, %multiply_17)
+  %multiply_18 : f64[4] = multiply(0.7978845608, %add_7)
+  %tanh_3      : f64[4] = tanh(%multiply_18)
+  %add_8       : f64[4] = add(1.0, %tanh_3)
+  %multiply_19 : f64[4] = multiply(0.5, %add_8)
+  %multiply_20 : f64[4] = multiply(%multiply_11, %multiply_19)
+  %negative_3  : f64[4] = negative(%divide_2)
+  %power_4     : f64[4] = power(%negative_3, 3)
+  %multiply_21 : f64[4] = multiply(0.044715, %power_4)
+  %add_9       : f64[4] = add(%negative_3, %multiply_21)
+  %multiply_22 : f64[4] = multiply(0.7978845608, %add_9)
+  %tanh_4      : f64[4] = tanh(%multiply_22)
+  %add_10      : f64[4] = add(1.0, %tanh_4)
+  %multiply_23 : f64[4] = multiply(0.5, %add_10)
+  %multiply_24 : f64[4] = multiply(%spot, %multiply_23)
+  %subtract_3  : f64[4] = subtract(%multiply_20, %multiply_24)
+  return (%subtract_2, %subtract_3)
+""",
+            "fused": """\
+graph black_scholes(spot: f64[4], strike: f64[4], years: f64[4], rate: float, vol: float):
+  %multiply_1      : float            = multiply(0.5, %vol)
+  %multiply_2      : float            = multiply(%multiply_1, %vol)
+  %add_1           : float            = add(%rate, %multiply_2)
+  %negative_1      : float            = negative(%rate)
+  %fused_1         : (f64[4], f64[4]) = fused_1(%years, %spot, %strike, %add_1, %vol, %negative_1)
+    graph fused_1(years: f64[4], spot: f64[4], strike: f64[4], add_1: float, vol: float, negative_1: float):
+      %sqrt_1      : f64[4] = sqrt(%years)
+      %divide_1    : f64[4] = divide(%spot, %strike)
+      %log_1       : f64[4] = log(%divide_1)
+      %multiply_3  : f64[4] = multiply(%add_1, %years)
+      %add_2       : f64[4] = add(%log_1, %multiply_3)
+      %multiply_4  : f64[4] = multiply(%vol, %sqrt_1)
+      %divide_2    : f64[4] = divide(%add_2, %multiply_4)
+      %subtract_1  : f64[4] = subtract(%divide_2, %multiply_4)
+      %multiply_6  : f64[4] = multiply(%negative_1, %years)
+      %exp_1       : f64[4] = exp(%multiply_6)
+      %power_1     : f64[4] = power(%divide_2, 3)
+      %multiply_7  : f64[4] = multiply(0.044715, %power_1)
+      %add_3       : f64[4] = add(%divide_2, %multiply_7)
+      %multiply_8  : f64[4] = multiply(0.7978845608, %add_3)
+      %tanh_1      : f64[4] = tanh(%multiply_8)
+      %add_4       : f64[4] = add(1.0, %tanh_1)
+      %multiply_9  : f64[4] = multiply(0.5, %add_4)
+      %multiply_10 : f64[4] = multiply(%spot, %multiply_9)
+      %multiply_11 : f64[4] = multiply(%strike, %exp_1)
+      %power_2     : f64[4] = power(%subtract_1, 3)
+      %multiply_12 : f64[4] = multiply(0.044715, %power_2)
+      %add_5       : f64[4] = add(%subtract_1, %multiply_12)
+      %multiply_13 : f64[4] = multiply(0.7978845608, %add_5)
+      %tanh_2      : f64[4] = tanh(%multiply_13)
+      %add_6       : f64[4] = add(1.0, %tanh_2)
+      %multiply_14 : f64[4] = multiply(0.5, %add_6)
+      %multiply_15 : f64[4] = multiply(%multiply_11, %multiply_14)
+      %subtract_2  : f64[4] = subtract(%multiply_10, %multiply_15)
+      %negative_2  : f64[4] = negative(%subtract_1)
+      %power_3     : f64[4] = power(%negative_2, 3)
+      %multiply_17 : f64[4] = multiply(0.044715, %power_3)
+      %add_7       : f64[4] = add(%negative_2, %multiply_17)
+      %multiply_18 : f64[4] = multiply(0.7978845608, %add_7)
+      %tanh_3      : f64[4] = tanh(%multiply_18)
+      %add_8       : f64[4] = add(1.0, %tanh_3)
+      %multiply_19 : f64[4] = multiply(0.5, %add_8)
+      %multiply_20 : f64[4] = multiply(%multiply_11, %multiply_19)
+      %negative_3  : f64[4] = negative(%divide_2)
+      %power_4     : f64[4] = power(%negative_3, 3)
+      %multiply_21 : f64[4] = multiply(0.044715, %power_4)
+      %add_9       : f64[4] = add(%negative_3, %multiply_21)
+      %multiply_22 : f64[4] = multiply(0.7978845608, %add_9)
+      %tanh_4      : f64[4] = tanh(%multiply_22)
+      %add_10      : f64[4] = add(1.0, %tanh_4)
+      %multiply_23 : f64[4] = multiply(0.5, %add_10)
+      %multiply_24 : f64[4] = multiply(%spot, %multiply_23)
+      %subtract_3  : f64[4] = subtract(%multiply_20, %multiply_24)
+      return (%subtract_2, %subtract_3)
+  %kernel_output_1 : f64[4]           = kernel_output(%fused_1, item=0)
+  %kernel_output_2 : f64[4]           = kernel_output(%fused_1, item=1)
+  return (%kernel_output_1, %kernel_output_2)
+""",
+        },
+    ),
+    "stencil": (
+        stencil,
+        lambda: (np.ones((6, 6)),),
+        {
+            "traced": """\
+graph stencil(u: f64[6,6]):
+  %copy_1     : f64[6,6] = copy(%u, order='C')
+  %getitem_1  : f64[4,4] = getitem(%u, index=[:-2, 1:-1])
+  %getitem_2  : f64[4,4] = getitem(%u, index=[2:, 1:-1])
+  %add_1      : f64[4,4] = add(%getitem_1, %getitem_2)
+  %getitem_3  : f64[4,4] = getitem(%u, index=[1:-1, :-2])
+  %add_2      : f64[4,4] = add(%add_1, %getitem_3)
+  %getitem_4  : f64[4,4] = getitem(%u, index=[1:-1, 2:])
+  %add_3      : f64[4,4] = add(%add_2, %getitem_4)
+  %multiply_1 : f64[4,4] = multiply(0.25, %add_3)
+  %setitem_1  : f64[6,6] = setitem(%copy_1, %multiply_1, index=[1:-1, 1:-1])
+  return %copy_1
+""",
+            "optimized": """\
+graph stencil(u: f64[6,6]):
+  %copy_1     : f64[6,6] = copy(%u, order='C')
+  %getitem_1  : f64[4,4] = getitem(%u, index=[:-2, 1:-1])
+  %getitem_2  : f64[4,4] = getitem(%u, index=[2:, 1:-1])
+  %add_1      : f64[4,4] = add(%getitem_1, %getitem_2)
+  %getitem_3  : f64[4,4] = getitem(%u, index=[1:-1, :-2])
+  %add_2      : f64[4,4] = add(%add_1, %getitem_3)
+  %getitem_4  : f64[4,4] = getitem(%u, index=[1:-1, 2:])
+  %add_3      : f64[4,4] = add(%add_2, %getitem_4)
+  %multiply_1 : f64[4,4] = multiply(0.25, %add_3)
+  %update_1   : f64[6,6] = update(%copy_1, %multiply_1, index=[1:-1, 1:-1])
+  return %update_1
+""",
+            "fused": """\
+graph stencil(u: f64[6,6]):
+  %fused_1  : f64[6,6] = fused_1(%u)
+    graph fused_1(u: f64[6,6]):
+      %copy_1 : f64[6,6] = copy(%u, order='C')
+      return (%copy_1,)
+  %fused_2  : f64[4,4] = fused_2(%u)
+    graph fused_2(u: f64[6,6]):
+      %getitem_1  : f64[4,4] = getitem(%u, index=[:-2, 1:-1])
+      %getitem_2  : f64[4,4] = getitem(%u, index=[2:, 1:-1])
+      %add_1      : f64[4,4] = add(%getitem_1, %getitem_2)
+      %getitem_3  : f64[4,4] = getitem(%u, index=[1:-1, :-2])
+      %add_2      : f64[4,4] = add(%add_1, %getitem_3)
+      %getitem_4  : f64[4,4] = getitem(%u, index=[1:-1, 2:])
+      %add_3      : f64[4,4] = add(%add_2, %getitem_4)
+      %multiply_1 : f64[4,4] = multiply(0.25, %add_3)
+      return (%multiply_1,)
+  %update_1 : f64[6,6] = update(%fused_1, %fused_2, index=[1:-1, 1:-1])
+  return %update_1
+""",
+        },
+    ),
+    "adam_step": (
+        adam_step,
+        lambda: (*(np.ones(10, np.float32) for _ in range(4)), 3),
+        {
+            "traced": """\
+graph adam_step(w: f32[10], grad: f32[10], m: f32[10], v: f32[10], lr: float, beta1: float, beta2: float, eps: float):
+  %multiply_1 : f32[10] = multiply(%m, %beta1)
+  %setitem_1  : f32[10] = setitem(%m, %multiply_1, index=[...])
+  %subtract_1 : float   = subtract(1, %beta1)
+  %multiply_2 : f32[10] = multiply(%subtract_1, %grad)
+  %add_1      : f32[10] = add(%m, %multiply_2)
+  %setitem_2  : f32[10] = setitem(%m, %add_1, index=[...])
+  %multiply_3 : f32[10] = multiply(%v, %beta2)
+  %setitem_3  : f32[10] = setitem(%v, %multiply_3, index=[...])
+  %subtract_2 : float   = subtract(1, %beta2)
+  %multiply_4 : f32[10] = multiply(%subtract_2, %grad)
+  %multiply_5 : f32[10] = multiply(%multiply_4, %grad)
+  %add_2      : f32[10] = add(%v, %multiply_5)
+  %setitem_4  : f32[10] = setitem(%v, %add_2, index=[...])
+  %power_1    : float   = power(%beta1, 3)
+  %subtract_3 : float   = subtract(1, %power_1)
+  %divide_1   : f32[10] = divide(%m, %subtract_3)
+  %power_2    : float   = power(%beta2, 3)
+  %subtract_4 : float   = subtract(1, %power_2)
+  %divide_2   : f32[10] = divide(%v, %subtract_4)
+  %multiply_6 : f32[10] = multiply(%lr, %divide_1)
+  %sqrt_1     : f32[10] = sqrt(%divide_2)
+  %add_3      : f32[10] = add(%sqrt_1, %eps)
+  %divide_3   : f32[10] = divide(%multiply_6, %add_3)
+  %subtract_5 : f32[10] = subtract(%w, %divide_3)
+  %setitem_5  : f32[10] = setitem(%w, %subtract_5, index=[...])
+  return None
+""",
+            "optimized": """\
+graph adam_step(w: f32[10], grad: f32[10], m: f32[10], v: f32[10], lr: float, beta1: float, beta2: float, eps: float):
+  %multiply_1  : f32[10] = multiply(%m, %beta1)
+  %subtract_1  : float   = subtract(1, %beta1)
+  %multiply_2  : f32[10] = multiply(%subtract_1, %grad)
+  %add_1       : f32[10] = add(%multiply_1, %multiply_2)
+  %multiply_3  : f32[10] = multiply(%v, %beta2)
+  %subtract_2  : float   = subtract(1, %beta2)
+  %multiply_4  : f32[10] = multiply(%subtract_2, %grad)
+  %multiply_5  : f32[10] = multiply(%multiply_4, %grad)
+  %add_2       : f32[10] = add(%multiply_3, %multiply_5)
+  %power_1     : float   = power(%beta1, 3)
+  %subtract_3  : float   = subtract(1, %power_1)
+  %divide_1    : f32[10] = divide(%add_1, %subtract_3)
+  %power_2     : float   = power(%beta2, 3)
+  %subtract_4  : float   = subtract(1, %power_2)
+  %divide_2    : f32[10] = divide(%add_2, %subtract_4)
+  %multiply_6  : f32[10] = multiply(%lr, %divide_1)
+  %sqrt_1      : f32[10] = sqrt(%divide_2)
+  %add_3       : f32[10] = add(%sqrt_1, %eps)
+  %divide_3    : f32[10] = divide(%multiply_6, %add_3)
+  %subtract_5  : f32[10] = subtract(%w, %divide_3)
+  %writeback_1 : f32[10] = writeback(%m, %add_1)
+  %writeback_2 : f32[10] = writeback(%v, %add_2)
+  %writeback_3 : f32[10] = writeback(%w, %subtract_5)
+  return None
+""",
+            "fused": """\
+graph adam_step(w: f32[10], grad: f32[10], m: f32[10], v: f32[10], lr: float, beta1: float, beta2: float, eps: float):
+  %subtract_1      : float                       = subtract(1, %beta1)
+  %subtract_2      : float                       = subtract(1, %beta2)
+  %power_1         : float                       = power(%beta1, 3)
+  %subtract_3      : float                       = subtract(1, %power_1)
+  %power_2         : float                       = power(%beta2, 3)
+  %subtract_4      : float                       = subtract(1, %power_2)
+  %fused_1         : (f32[10], f32[10], f32[10]) = fused_1(%m, %beta1, %subtract_1, %grad, %v, %beta2, %subtract_2, %subtract_3, %subtract_4, %lr, %eps, %w)
+    graph fused_1(m: f32[10], beta1: float, subtract_1: float, grad: f32[10], v: f32[10], beta2: float, subtract_2: float, subtract_3: float, subtract_4: float, lr: float, eps: float, w: f32[10]):
+      %multiply_1 : f32[10] = multiply(%m, %beta1)
+      %multiply_2 : f32[10] = multiply(%subtract_1, %grad)
+      %add_1      : f32[10] = add(%multiply_1, %multiply_2)
+      %multiply_3 : f32[10] = multiply(%v, %beta2)
+      %multiply_4 : f32[10] = multiply(%subtract_2, %grad)
+      %multiply_5 : f32[10] = multiply(%multiply_4, %grad)
+      %add_2      : f32[10] = add(%multiply_3, %multiply_5)
+      %divide_1   : f32[10] = divide(%add_1, %subtract_3)
+      %divide_2   : f32[10] = divide(%add_2, %subtract_4)
+      %multiply_6 : f32[10] = multiply(%lr, %divide_1)
+      %sqrt_1     : f32[10] = sqrt(%divide_2)
+      %add_3      : f32[10] = add(%sqrt_1, %eps)
+      %divide_3   : f32[10] = divide(%multiply_6, %add_3)
+      %subtract_5 : f32[10] = subtract(%w, %divide_3)
+      return (%add_1, %add_2, %subtract_5)
+  %kernel_output_1 : f32[10]                     = kernel_output(%fused_1, item=0)
+  %kernel_output_2 : f32[10]                     = kernel_output(%fused_1, item=1)
+  %kernel_output_3 : f32[10]                     = kernel_output(%fused_1, item=2)
+  %writeback_1     : f32[10]                     = writeback(%m, %kernel_output_1)
+  %writeback_2     : f32[10]                     = writeback(%v, %kernel_output_2)
+  %writeback_3     : f32[10]                     = writeback(%w, %kernel_output_3)
+  return None
+""",
+        },
+    ),
+    "pairwise_distances": (
+        pairwise_distances,
+        lambda: (np.ones((5, 3)), np.ones((4, 3))),
+        {
+            "traced": """\
+graph pairwise_distances(x: f64[5,3], y: f64[4,3]):
+  %getitem_1  : f64[5,1,3] = getitem(%x, index=[:, None, :])
+  %getitem_2  : f64[1,4,3] = getitem(%y, index=[None, :, :])
+  %subtract_1 : f64[5,4,3] = subtract(%getitem_1, %getitem_2)
+  %square_1   : f64[5,4,3] = square(%subtract_1)
+  %sum_1      : f64[5,4]   = sum(%square_1, axis=-1)
+  %sqrt_1     : f64[5,4]   = sqrt(%sum_1)
+  return %sqrt_1
+""",
+            "optimized": """\
+graph pairwise_distances(x: f64[5,3], y: f64[4,3]):
+  %getitem_1  : f64[5,1,3] = getitem(%x, index=[:, None, :])
+  %getitem_2  : f64[1,4,3] = getitem(%y, index=[None, :, :])
+  %subtract_1 : f64[5,4,3] = subtract(%getitem_1, %getitem_2)
+  %square_1   : f64[5,4,3] = square(%subtract_1)
+  %sum_1      : f64[5,4]   = sum(%square_1, axis=-1)
+  %sqrt_1     : f64[5,4]   = sqrt(%sum_1)
+  return %sqrt_1
+""",
+            "fused": """\
+graph pairwise_distances(x: f64[5,3], y: f64[4,3]):
+  %fused_1 : f64[5,4] = fused_1(%x, %y)
+    graph fused_1(x: f64[5,3], y: f64[4,3]):
+      %getitem_1  : f64[5,1,3] = getitem(%x, index=[:, None, :])
+      %getitem_2  : f64[1,4,3] = getitem(%y, index=[None, :, :])
+      %subtract_1 : f64[5,4,3] = subtract(%getitem_1, %getitem_2)
+      %square_1   : f64[5,4,3] = square(%subtract_1)
+      %sum_1      : f64[5,4]   = sum(%square_1, axis=-1)
+      %sqrt_1     : f64[5,4]   = sqrt(%sum_1)
+      return (%sqrt_1,)
+  return %fused_1
+""",
+        },
+    ),
+    "xorshift_hash": (
+        xorshift_hash,
+        lambda: (np.ones(16, np.uint32),),
+        {
+            "traced": """\
+graph xorshift_hash(x: u32[16]):
+  %left_shift_1  : u32[16] = left_shift(%x, 13)
+  %bitwise_xor_1 : u32[16] = bitwise_xor(%x, %left_shift_1)
+  %right_shift_1 : u32[16] = right_shift(%bitwise_xor_1, 17)
+  %bitwise_xor_2 : u32[16] = bitwise_xor(%bitwise_xor_1, %right_shift_1)
+  %left_shift_2  : u32[16] = left_shift(%bitwise_xor_2, 5)
+  %bitwise_xor_3 : u32[16] = bitwise_xor(%bitwise_xor_2, %left_shift_2)
+  %multiply_1    : u32[16] = multiply(%bitwise_xor_3, u32(2654435761))
+  return %multiply_1
+""",
+            "optimized": """\
+graph xorshift_hash(x: u32[16]):
+  %left_shift_1  : u32[16] = left_shift(%x, 13)
+  %bitwise_xor_1 : u32[16] = bitwise_xor(%x, %left_shift_1)
+  %right_shift_1 : u32[16] = right_shift(%bitwise_xor_1, 17)
+  %bitwise_xor_2 : u32[16] = bitwise_xor(%bitwise_xor_1, %right_shift_1)
+  %left_shift_2  : u32[16] = left_shift(%bitwise_xor_2, 5)
+  %bitwise_xor_3 : u32[16] = bitwise_xor(%bitwise_xor_2, %left_shift_2)
+  %multiply_1    : u32[16] = multiply(%bitwise_xor_3, u32(2654435761))
+  return %multiply_1
+""",
+            "fused": """\
+graph xorshift_hash(x: u32[16]):
+  %fused_1 : u32[16] = fused_1(%x)
+    graph fused_1(x: u32[16]):
+      %left_shift_1  : u32[16] = left_shift(%x, 13)
+      %bitwise_xor_1 : u32[16] = bitwise_xor(%x, %left_shift_1)
+      %right_shift_1 : u32[16] = right_shift(%bitwise_xor_1, 17)
+      %bitwise_xor_2 : u32[16] = bitwise_xor(%bitwise_xor_1, %right_shift_1)
+      %left_shift_2  : u32[16] = left_shift(%bitwise_xor_2, 5)
+      %bitwise_xor_3 : u32[16] = bitwise_xor(%bitwise_xor_2, %left_shift_2)
+      %multiply_1    : u32[16] = multiply(%bitwise_xor_3, u32(2654435761))
+      return (%multiply_1,)
+  return %fused_1
+""",
+        },
+    ),
+}
+
+# name -> styles of the fused graph's kernels, in order
+KERNELS = {
+    "softmax": ["row"],
+    "layernorm": ["row"],
+    "black_scholes": ["pointwise"],
+    "stencil": ["pointwise", "pointwise"],
+    "adam_step": ["pointwise"],
+    "pairwise_distances": ["row"],
+    "xorshift_hash": ["pointwise"],
+}
+
+
+def _graph(name: str, stage: str):
+    fn, make_args, _ = GOLDEN[name]
+    return gcompile.trace(fn, *make_args(), stage=stage)
+
+
+@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_golden_text(name, stage):
+    expected = GOLDEN[name][2][stage]
+    assert str(_graph(name, stage)) == expected.rstrip("\n")
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_optimized_and_fused_graphs_have_no_setitem(name):
+    for stage in ("optimized", "fused"):
+        graph = _graph(name, stage)
+        graph.verify()
+        assert not any(n.op == "call" and n.target is ops.SETITEM for n in graph.nodes)
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_fused_kernels(name):
+    graph = _graph(name, "fused")
+    kernels = [
+        n.target for n in graph.nodes if n.op == "call" and isinstance(n.target, FusedKernel)
+    ]
+    assert [k.style for k in kernels] == KERNELS[name]
+    for kernel in kernels:
+        kernel.graph.verify()
+
+
+def _random_like(value, rng):
+    if not isinstance(value, np.ndarray):
+        return value
+    if value.dtype == np.uint32:
+        return rng.integers(0, 2**32, value.shape, dtype=np.uint32)
+    return rng.uniform(0.5, 2.0, value.shape).astype(value.dtype)
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_golden_functions_run_like_numpy(name):
+    fn, make_args, _ = GOLDEN[name]
+    rng = np.random.default_rng(0)
+    check(fn, *(_random_like(a, rng) for a in make_args()))
