@@ -36,6 +36,7 @@ class CacheEntry:
     graph: Graph | None = None
     run: Callable[[list], list] | None = None
     refusal: UnsupportedError | None = None
+    failure: Exception | None = None  # an internal error while compiling (the call runs eagerly)
     timings: dict = field(default_factory=dict)
     written: list = field(default_factory=list)  # (input position, name) of arguments written back
 
@@ -74,7 +75,6 @@ class CompiledFunction:
         self._warned: set[str] = set()
         self._stats = {"calls": 0, "traces": 0, "cache_hits": 0, "fallbacks": 0}
         self.refusals: list[UnsupportedError] = []
-        self._last_internal_error: Exception | None = None
         functools.update_wrapper(self, fn)
 
     # -- calling ----------------------------------------------------------------------------------
@@ -92,10 +92,10 @@ class CompiledFunction:
         entry = self._cache.get(bound.key)
         if entry is None:
             entry = self._compile(bound)
-            if entry is None:
-                return self._internal_failure(args, kwargs)
         else:
             self._stats["cache_hits"] += 1
+        if entry.failure is not None:
+            return self._internal_failure(entry.failure, args, kwargs)
         if entry.refusal is not None:
             return self._fallback(entry.refusal, args, kwargs)
         inputs = bound.inputs()
@@ -103,7 +103,10 @@ class CompiledFunction:
             overlap = _overlapping_write(entry, inputs)
             if overlap is not None:
                 return self._fallback(overlap, args, kwargs)
-        outputs = entry.run(inputs)
+        try:
+            outputs = entry.run(inputs)
+        except UnsupportedError as refusal:  # found while running, before any write-back
+            return self._fallback(refusal, args, kwargs)
         return unflatten(entry.graph.out_spec, outputs)
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
@@ -112,7 +115,7 @@ class CompiledFunction:
             return self
         return functools.partial(self, instance)
 
-    def _compile(self, bound: BoundCall) -> CacheEntry | None:
+    def _compile(self, bound: BoundCall) -> CacheEntry:
         with self._lock:
             entry = self._cache.get(bound.key)
             if entry is not None:
@@ -134,8 +137,7 @@ class CompiledFunction:
             except Exception as error:
                 if self.fullgraph:
                     raise
-                self._last_internal_error = error
-                return None
+                entry.failure = error
             self._cache[bound.key] = entry
             self._check_cache_size()
             return entry
@@ -151,16 +153,18 @@ class CompiledFunction:
             graph.verify()
         return graph
 
-    def _internal_failure(self, args: tuple, kwargs: dict) -> Any:
+    def _internal_failure(self, error: Exception, args: tuple, kwargs: dict) -> Any:
         """Compiling raised something other than a refusal: eager mode decides whose error it is.
 
         If the eager function raises too, the caller gets eager's own exception (the
         user's error, e.g. mismatched shapes). If it does not, the failure is ours:
-        the caller gets eager's result and a warning naming the error.
+        the caller gets eager's result and a warning naming the error (once per entry).
         """
-        error = self._last_internal_error
         result = self.eager(*args, **kwargs)
         self._stats["fallbacks"] += 1
+        if f"failure {id(error)}" in self._warned:
+            return result
+        self._warned.add(f"failure {id(error)}")
         warnings.warn(
             f"gcompile failed to compile {_graph_name(self.eager)} and ran it eagerly (a gcompile bug, please "
             f"report it): {type(error).__name__}: {error}",
@@ -221,22 +225,28 @@ def _written_inputs(graph: Graph) -> list[tuple[int, str]]:
 
 
 def _overlapping_write(entry: CacheEntry, inputs: list) -> UnsupportedError | None:
-    """A refusal when a written argument shares memory with another argument, else None.
+    """A refusal when a written argument shares memory with another argument (or with an array
+    the function reads from outside), else None.
 
     The compiled graph reads every argument before writing any back; eager mode
     interleaves, so a shared buffer could be read after a write. Eager mode runs instead.
     """
-    names = {i: p.name for i, p in enumerate(entry.graph.placeholders)}
-    for written, name in entry.written:
+    names = [f"argument '{p.name}'" for p in entry.graph.placeholders]
+    others = list(zip(names, inputs)) + [
+        (f"the array read from outside as %{n.name}", n.target)
+        for n in entry.graph.nodes
+        if n.op == "constant" and n.captured
+    ]
+    for written, _ in entry.written:
         target = inputs[written]
-        for other, value in enumerate(inputs):
+        for other, value in others:
             if (
-                other != written
+                other != names[written]
                 and isinstance(value, np.ndarray)
                 and np.may_share_memory(target, value)
             ):
                 return UnsupportedError(
-                    f"arguments '{name}' and '{names[other]}' that share memory, where '{name}' is written",
+                    f"arrays that share memory ({names[written]} is written, {other} overlaps it)",
                     hint="pass separate arrays (e.g. b.copy()); eager mode runs this call",
                 )
     return None

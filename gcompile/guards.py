@@ -26,6 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .errors import UnsupportedError
+from .ir.literals import literal_key
 from .ir.meta import layout_of, unsupported_dtype_reason
 from .ir.pytree import TreeSpec, flatten, unflatten
 
@@ -111,7 +112,8 @@ class ArgumentBinder:
 def _leaf_guard(path: str, value: Any, static: bool) -> tuple[tuple, bool]:
     """(guard key, is graph input) of one leaf."""
     if static:
-        return ("static", type(value), _hashable(path, value, static=True)), False
+        _hashable(path, value, static=True)
+        return ("static", literal_key(value)), False
     if isinstance(value, np.ndarray):
         _check_dtype(path, value.dtype)
         return ("array", value.dtype, value.shape, layout_of(value), value.flags.writeable), True
@@ -127,7 +129,8 @@ def _leaf_guard(path: str, value: Any, static: bool) -> tuple[tuple, bool]:
             "Other objects would be frozen at compile time; name the parameter in static_argnames if "
             "the object never changes (it is then guarded by identity)",
         )
-    return ("static", type(value), _hashable(path, value, static=False)), False
+    _hashable(path, value, static=False)
+    return ("static", literal_key(value)), False
 
 
 # Values that are safe to bake into a graph and guard by equality (or identity, for functions).

@@ -321,9 +321,12 @@ class TracedArray:
                 f"Cannot cast array data from {self.dtype!r} to {np.dtype(dtype)!r} according to "
                 f"the rule {casting!r}"
             )
-        return self._tracer.call(ops.ASTYPE, self, dtype=np.dtype(dtype))
+        params = {"order": order} if order != "K" else {}
+        return self._tracer.call(ops.ASTYPE, self, dtype=np.dtype(dtype), **params)
 
     def copy(self, order="C"):
+        if self.meta.scalar:  # a NumPy scalar's copy is an equal (immutable) scalar
+            return self
         return self._tracer.call(ops.COPY, self, order=order)
 
     def fill(self, value):
@@ -478,7 +481,7 @@ class Tracer:
         key = id(array)
         if key in self._constants:
             return self._constants[key][1]
-        node = self.graph.constant(array, meta_of(array), source=user_source())
+        node = self.graph.constant(array, meta_of(array), source=user_source(), captured=True)
         self._constants[key] = (array, node)  # keep ``array`` alive so its id stays unique
         return node
 
@@ -616,10 +619,6 @@ class Tracer:
                 if _same(value, defaults.get(key, inspect.Parameter.empty)):
                     continue
                 self.refuse(f"{name}(..., {key}=...)")
-            if key == "order" and op.kind != "creation":
-                if value not in ("C", None, "K", "A"):
-                    self.refuse(f"{name}(..., order={value!r})", hint="only C order is supported")
-                continue
             params[key] = _normalize_param(key, value)
         return params
 
@@ -644,9 +643,10 @@ class Tracer:
         """Record a creation function (``np.zeros``) called while tracing."""
         op = _CREATION_OPS[func]
         name = _numpy_name(func)
-        bound = _bind(func, args, kwargs)
+        signature = op.binding or func
+        bound = _bind(signature, args, kwargs)
         operands = [bound.pop(key) for key in op.operands if key in bound]
-        params = self._params(op, name, func, bound)
+        params = self._params(op, name, signature, bound)
         return self.call(op, *operands, **params)
 
     def _finish(self, result: Any, out: tuple | None, name: str) -> Any:

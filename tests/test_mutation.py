@@ -148,7 +148,10 @@ def test_same_array_passed_twice_runs_eagerly_with_a_warning():
     fn = gcompile.compile(aliased_arguments)
     fn(np.arange(3.0), np.arange(3.0))  # separate arrays: compiled
     shared, eager_shared = np.arange(3.0), np.arange(3.0)
-    with pytest.warns(gcompile.GcompileWarning, match="arguments 'a' and 'b' that share memory"):
+    with pytest.warns(
+        gcompile.GcompileWarning,
+        match="share memory \\(argument 'a' is written, argument 'b' overlaps it\\)",
+    ):
         result = fn(shared, shared)
     np.testing.assert_array_equal(result, aliased_arguments(eager_shared, eager_shared))
     np.testing.assert_array_equal(result, [2.0, 4.0, 6.0])  # b saw a's write, as in eager mode
@@ -228,3 +231,22 @@ def test_mutation_is_explicit_in_the_graph():
     setitems = [n for n in graph.nodes if n.op == "call" and n.is_mutation]
     assert len(setitems) == 4
     assert all(n.kind == "scatter" and not n.users for n in setitems)
+
+
+GLOBAL_STATE = np.zeros(3)
+
+
+def adds_global(x):
+    x += 1
+    return x + GLOBAL_STATE
+
+
+def test_written_argument_that_is_a_global_the_function_reads_runs_eagerly():
+    fn = gcompile.compile(adds_global)
+    fn(np.zeros(3))
+    GLOBAL_STATE[:] = 0
+    with pytest.warns(gcompile.GcompileWarning, match="the array read from outside"):
+        result = fn(GLOBAL_STATE)
+    np.testing.assert_array_equal(
+        result, [2.0, 2.0, 2.0]
+    )  # eager: x += 1 is seen through the global

@@ -11,6 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import numpy as np
+
+from ..errors import UnsupportedError
+from ..ir import ops
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.kernel import FusedKernel
 from ..ir.printer import format_node
@@ -20,6 +24,7 @@ from ..ir.printer import format_node
 class _Step:
     node: Node
     release: tuple  # values whose last reader is this node
+    fresh: bool = False  # a constant that is returned (or viewed by a returned value): copy it
     kernel: "_Plan | None" = None  # the plan of a fused kernel's sub-graph
 
 
@@ -48,7 +53,8 @@ def _plan(graph: Graph) -> _Plan:
         _Step(
             node,
             tuple(releases.get(node, ())),
-            _plan(node.target.graph) if isinstance(node.target, FusedKernel) else None,
+            fresh=node.op == "constant" and node.returned,
+            kernel=_plan(node.target.graph) if isinstance(node.target, FusedKernel) else None,
         )
         for node in graph.nodes
         if node.op in ("constant", "call")
@@ -66,7 +72,8 @@ def _execute(plan: _Plan, inputs: list) -> list:
     for step in plan.steps:
         node = step.node
         if node.op == "constant":
-            env[node] = node.target
+            # A returned constant is a new array on every call, as eager mode makes it.
+            env[node] = node.target.copy() if step.fresh else node.target
         else:
             try:
                 args = map_arg(node.args, lookup)
@@ -74,16 +81,33 @@ def _execute(plan: _Plan, inputs: list) -> list:
                     outputs = _execute(step.kernel, list(args))
                     value = outputs[0] if len(outputs) == 1 else tuple(outputs)
                 else:
-                    value = node.target.impl(*args, **map_arg(node.kwargs, lookup))
+                    value = ops.evaluate(node.target, args, map_arg(node.kwargs, lookup))
             except Exception as exc:
                 _add_context(exc, node)
                 raise
-            # A weak node is Python arithmetic on Python scalars: keep it a Python scalar, so that
-            # later NumPy calls promote it as NEP 50 weak (``f32_array * (1 - beta)`` stays float32).
-            env[node] = value.item() if node.meta.weak and hasattr(value, "item") else value
+            if node.meta.weak:
+                value = _weak_value(node, value)
+            env[node] = value
         for done in step.release:
             env.pop(done, None)
     return [env[v] if isinstance(v, Node) else v for v in plan.outputs]
+
+
+def _weak_value(node: Node, value: Any) -> Any:
+    """A weak node's value is a Python scalar (so later NumPy calls promote it as NEP 50 weak).
+
+    Its kind was fixed at trace time; Python arithmetic can change it with the values
+    (``(-4.0) ** 0.5`` is complex), which the compiled graph cannot follow: refused.
+    """
+    value = value.item() if hasattr(value, "item") else value
+    if np.result_type(value).kind != node.meta.dtype.kind:
+        raise UnsupportedError(
+            f"Python arithmetic whose result type depends on the values ({type(value).__name__} "
+            f"where the trace saw {node.meta.short()})",
+            node.source,
+            hint="pass the value in static_argnames, or compute it with NumPy (np.sqrt, np.power)",
+        )
+    return value
 
 
 def run(graph: Graph, inputs: list) -> list:

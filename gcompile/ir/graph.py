@@ -76,6 +76,7 @@ class Node:
         self.target = target
         self.meta = meta
         self.source = source
+        self.captured = False  # a constant array the function read from outside (a global)
         self.users: dict[Node, None] = {}
         self._args: tuple = ()
         self._kwargs: dict = {}
@@ -252,10 +253,22 @@ class Graph:
         return self._link(Node(self, self._claim_name(name), "placeholder", None, meta, source))
 
     def constant(
-        self, value: Any, meta: TensorMeta, name: str = "const", source: str | None = None
+        self,
+        value: Any,
+        meta: TensorMeta,
+        name: str = "const",
+        source: str | None = None,
+        captured: bool = False,
     ) -> Node:
-        """Add an array known at trace time."""
-        return self._link(Node(self, self.unique_name(name), "constant", value, meta, source))
+        """Add an array known at trace time.
+
+        ``captured`` marks an array the traced function read from outside (a global, a closure,
+        a default): the graph holds it by reference and reads its current contents on every
+        run, so passes must not fold it or merge it by value.
+        """
+        node = Node(self, self.unique_name(name), "constant", value, meta, source)
+        node.captured = captured
+        return self._link(node)
 
     def call(
         self,

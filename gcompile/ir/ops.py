@@ -20,6 +20,7 @@ into table ops at trace time (``np.divmod`` -> ``floor_divide``, ``remainder``).
 
 from __future__ import annotations
 
+import operator
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
@@ -58,6 +59,8 @@ class OpDef:
         commutative, identity: algebraic traits for passes (``commutative`` holds bitwise for
             real dtypes; complex products round differently when swapped).
         mutates: the op writes into its first argument's memory (a side effect passes keep).
+        binding: a callable whose signature maps NumPy calls to this op, when the NumPy
+            function's own signature does not name its parameters (``np.arange``).
     """
 
     name: str
@@ -73,6 +76,7 @@ class OpDef:
     commutative: bool = False
     identity: Any = None
     mutates: bool = False
+    binding: Callable | None = None
     doc: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
@@ -81,6 +85,53 @@ class OpDef:
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+
+def evaluate(op: "OpDef", args: tuple, kwargs: dict) -> Any:
+    """Run ``op`` on concrete values, as eager mode would have computed it.
+
+    An op with a Python operator (``OpDef.dunder``) applied to scalars only is Python or
+    NumPy *scalar* arithmetic in eager mode (``dt ** 0.5``, ``x.sum() ** b``), which differs
+    from the ufunc: Python raises ZeroDivisionError and returns complex powers, NumPy scalar
+    ``**`` calls libm. Running the operator reproduces it; everything else runs ``impl``.
+    """
+    if op.dunder and not kwargs and args and all(_is_scalar_value(a) for a in args):
+        return _OPERATORS[op.dunder](*args)
+    return op.impl(*args, **kwargs)
+
+
+def _is_scalar_value(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, complex, np.generic))
+
+
+_OPERATORS = {
+    name: getattr(operator, f"__{name}__")
+    for name in (
+        "add",
+        "sub",
+        "mul",
+        "truediv",
+        "floordiv",
+        "mod",
+        "pow",
+        "and",
+        "or",
+        "xor",
+        "lshift",
+        "rshift",
+        "neg",
+        "pos",
+        "abs",
+        "invert",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "matmul",
+    )
+}
 
 
 def _quiet(fn: Callable, *args, **kwargs):
@@ -399,8 +450,19 @@ def _full(fill_value: Any, shape: Any, dtype: Any = None, order: str = "C") -> n
     return np.full(shape, fill_value, dtype=dtype, order=order)
 
 
-def _arange(start_or_stop: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> np.ndarray:
-    return np.arange(start_or_stop, stop, step, dtype=dtype)
+def _arange(
+    start: Any = None,
+    stop: Any = None,
+    step: Any = None,
+    dtype: Any = None,
+    *,
+    device=None,
+    like=None,
+) -> np.ndarray:
+    """np.arange with its parameters named (NumPy's signature names only ``start_or_stop``)."""
+    if start is None:
+        start, stop = stop, None
+    return np.arange(start, stop, step, dtype=dtype)
 
 
 def _as_meta(x: Any) -> TensorMeta:
@@ -425,14 +487,16 @@ def _run_infer(impl: Callable) -> Callable:
     return infer
 
 
-def _astype(x: Any, dtype: Any) -> Any:
-    if isinstance(x, (np.ndarray, np.generic)):
+def _astype(x: Any, dtype: Any, order: str = "K") -> Any:
+    if isinstance(x, np.ndarray):
+        return x.astype(dtype, order=order)
+    if isinstance(x, np.generic):
         return x.astype(dtype)
     return np.dtype(dtype).type(x)
 
 
-def _astype_infer(x: TensorMeta, dtype: Any) -> TensorMeta:
-    return TensorMeta(x.shape, np.dtype(dtype), _ordered_layout(x, "K", x.ndim), scalar=x.scalar)
+def _astype_infer(x: TensorMeta, dtype: Any, order: str = "K") -> TensorMeta:
+    return TensorMeta(x.shape, np.dtype(dtype), _ordered_layout(x, order, x.ndim), scalar=x.scalar)
 
 
 def _copy(x: Any, order: str = "K") -> np.ndarray:
@@ -613,7 +677,7 @@ ASTYPE = _add(
         _astype_infer,
         numpy=(np.astype,),
         operands=("x",),
-        params=("dtype",),
+        params=("dtype", "order"),
     )
 )
 COPY = _add(
@@ -991,7 +1055,8 @@ ARANGE = _add(
         _arange,
         _run_infer(_arange),
         numpy=(np.arange,),
-        params=("start_or_stop", "stop", "step", "dtype"),
+        params=("start", "stop", "step", "dtype"),
+        binding=_arange,
     )
 )
 LINSPACE = _add(
@@ -1186,12 +1251,12 @@ def _asarray(rec, a, dtype=None, order=None, *, device=None, copy=None):
 
 
 def _array(rec, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0):  # noqa: A002
+    if ndmin > object.ndim:
+        rec.refuse("np.array(..., ndmin=...)", hint="use x.reshape or x[None, ...]")
     if not copy:
         return _asarray(rec, object, dtype, order=None if order in ("K", "A") else order)
     if dtype is not None and np.dtype(dtype) != object.dtype:
-        return rec.call(ASTYPE, object, dtype=np.dtype(dtype))
-    if ndmin > object.ndim:
-        rec.refuse("np.array(..., ndmin=...)", hint="use x.reshape or x[None, ...]")
+        return rec.call(ASTYPE, object, dtype=np.dtype(dtype), order=order)
     return rec.call(COPY, object, order=order)
 
 

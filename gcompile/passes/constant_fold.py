@@ -1,6 +1,6 @@
 """Constant folding: compute at compile time what depends only on constants.
 
-    %a = arange(start_or_stop=4)
+    %a = arange(start=4)
     %b = multiply(%a, 2)
     %c = add(%x, %b)
   =>
@@ -14,7 +14,9 @@ Python scalar result is inlined as a literal. A fold that raises (an integer to 
 negative power) or warns (division by zero) is left for run time, where eager
 mode raises or warns too. ``empty`` is never folded: its contents are undefined.
 Returned values (and values whose views are returned) are not folded either: each
-call must hand the caller fresh arrays, as eager mode does. The pass expects a
+call must hand the caller fresh arrays, as eager mode does. Arrays the function
+read from outside (globals) are never folded: the graph reads their current
+contents on each call, as eager mode does. The pass expects a
 functionalized graph and changes nothing while ``setitem`` nodes remain.
 """
 
@@ -24,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from ..ir import ops
 from ..ir.graph import Graph, map_arg
 
 MAX_FOLD_BYTES = 64 * 1024
@@ -31,22 +34,23 @@ MAX_FOLD_BYTES = 64 * 1024
 
 def constant_fold(graph: Graph) -> bool:
     """Replace call nodes whose inputs are all constants by their value; True if any was folded."""
-    if any(node.op == "call" and node.target.name == "setitem" for node in graph.nodes):
+    if any(node.op == "call" and node.target is ops.SETITEM for node in graph.nodes):
         return False  # before functionalization a node is a buffer that a later setitem may change
     changed = False
     for node in graph.nodes:
-        if node.op != "call" or node.is_mutation or node.target.name == "empty" or node.returned:
+        if node.op != "call" or node.is_mutation or node.target is ops.EMPTY or node.returned:
             continue
-        if any(value.op != "constant" for value in node.all_input_nodes):
+        if any(v.op != "constant" or v.captured for v in node.all_input_nodes):
             continue
         if node.meta.nbytes > MAX_FOLD_BYTES:
             continue
         try:
             with warnings.catch_warnings(), np.errstate(all="raise"):
                 warnings.simplefilter("error")
-                value = node.target.impl(
-                    *map_arg(node.args, lambda n: n.target),
-                    **map_arg(node.kwargs, lambda n: n.target),
+                value = ops.evaluate(
+                    node.target,
+                    map_arg(node.args, lambda n: n.target),
+                    map_arg(node.kwargs, lambda n: n.target),
                 )
         except Exception:  # raised or warned: keep it for run time, where eager behaves the same
             continue

@@ -34,9 +34,12 @@ def _call(node: Any, op: ops.OpDef) -> bool:
 
 
 def multiply_by_one(node: Node) -> Any:
-    """``multiply(x, 1) => x`` (either side). Exact: x * 1 is x for every float (NaN, inf, -0.0 keep
-    their value and sign) and every integer; the dtype check rejects promotions (``bool * 1`` is int)."""
-    if node.target is ops.MULTIPLY:
+    """``multiply(x, 1) => x`` (either side). Exact: x * 1 is x for every real float (NaN, inf, -0.0
+    keep their value and sign) and every integer; the dtype check rejects promotions (``bool * 1`` is
+    int). Not for complex: (inf+1j) * 1 computes inf*0 = nan in the imaginary part."""
+    if (
+        node.target is ops.MULTIPLY and node.meta.dtype.kind != "c"
+    ):  # complex: inf * (1+0j) has a nan
         x, y = node.args
         if _is_literal(y, 1):
             return x
@@ -46,9 +49,9 @@ def multiply_by_one(node: Node) -> Any:
 
 
 def divide_by_one(node: Node) -> Any:
-    """``divide(x, 1) => x``. Exact: x / 1 is x for every float; integer x gives a float result,
-    which the dtype check rejects."""
-    if node.target is ops.DIVIDE and _is_literal(node.args[1], 1):
+    """``divide(x, 1) => x``. Exact: x / 1 is x for every real float; integer x gives a float result,
+    which the dtype check rejects. Not for complex (as for multiply)."""
+    if node.target is ops.DIVIDE and node.meta.dtype.kind != "c" and _is_literal(node.args[1], 1):
         return node.args[0]
     return None
 
@@ -242,6 +245,8 @@ def _acceptable(node: Node, replacement: Any) -> bool:
         getattr(replacement.meta, field) == getattr(node.meta, field)
         for field in ("shape", "dtype", "weak", "scalar")
     )
+    if node.returned and replacement.meta.layout != node.meta.layout:
+        return False  # the caller sees C/F contiguity
     aliases = replacement.op in ("placeholder", "constant") or replacement.kind == "view"
     return same and not (node.returned and (aliases or _returned_elsewhere(replacement, node)))
 

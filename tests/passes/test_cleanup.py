@@ -617,7 +617,7 @@ def test_constant_fold_folds_arange_times_two():
         changed=True,
         before="""
         graph arange_times_two(x: f64[4]):
-          %arange_1   : i64[4] = arange(start_or_stop=4)
+          %arange_1   : i64[4] = arange(start=4)
           %multiply_1 : i64[4] = multiply(%arange_1, 2)
           %add_1      : f64[4] = add(%x, %multiply_1)
           return %add_1
@@ -640,14 +640,14 @@ def test_constant_fold_leaves_results_over_64_kib_computed():
         changed=False,
         before="""
         graph huge_fold(x: f64[100000]):
-          %arange_1   : i64[100000] = arange(start_or_stop=100000)
+          %arange_1   : i64[100000] = arange(start=100000)
           %multiply_1 : i64[100000] = multiply(%arange_1, 2)
           %add_1      : f64[100000] = add(%x, %multiply_1)
           return %add_1
         """,
         after="""
         graph huge_fold(x: f64[100000]):
-          %arange_1   : i64[100000] = arange(start_or_stop=100000)
+          %arange_1   : i64[100000] = arange(start=100000)
           %multiply_1 : i64[100000] = multiply(%arange_1, 2)
           %add_1      : f64[100000] = add(%x, %multiply_1)
           return %add_1

@@ -1,0 +1,156 @@
+"""Corners where a compiled function could drift from eager NumPy: returned constants, Python-scalar
+arithmetic, static-argument keys, memory layout, complex edge values, creation-function keywords."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gcompile
+from tests.support import check
+
+
+def compiled(fn, **kwargs):
+    return gcompile.compile(fn, fullgraph=True, **kwargs)
+
+
+def test_an_array_literal_returned_is_fresh_on_every_call():
+    fn = compiled(lambda x: (x, np.array([1.0, 2.0]), np.array([3.0, 4.0]).T))
+    first = fn(np.ones(1))
+    first[1][0] = 99.0
+    first[2][0] = 99.0
+    again = fn(np.ones(1))
+    np.testing.assert_array_equal(again[1], [1.0, 2.0])
+    np.testing.assert_array_equal(again[2], [3.0, 4.0])
+
+
+def test_in_place_changes_to_a_global_array_are_seen():
+    table = np.ones(3)
+
+    def f(x):
+        return x + table
+
+    fn = compiled(f)
+    fn(np.zeros(3))
+    table[:] = 5.0
+    np.testing.assert_array_equal(fn(np.zeros(3)), [5.0, 5.0, 5.0])
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (lambda x, a, b: x * a**b, (np.ones(1), 83.0035693274327, 1.7030556641407104)),
+        (lambda x, b: x.sum() ** b, (np.array([50.3]), 0.44)),
+        (lambda x, a: x * (a // 0.3) + a % 0.3, (np.ones(2), 1.7)),
+    ],
+    ids=["python-float-pow", "numpy-scalar-pow", "python-floordiv-mod"],
+)
+def test_scalar_arithmetic_is_python_and_numpy_scalar_arithmetic(fn, args):
+    check(fn, *args)
+
+
+def test_python_division_by_zero_raises_like_python():
+    fn = compiled(lambda x, a: x * (1.0 / a))
+    with pytest.raises(ZeroDivisionError):
+        fn(np.ones(1), 0.0)
+
+
+def test_python_power_that_turns_complex_runs_eagerly():
+    def f(x, a):
+        return x * a**0.5
+
+    fn = gcompile.compile(f)
+    np.testing.assert_array_equal(fn(np.ones(1), 4.0), [2.0])
+    with pytest.warns(gcompile.GcompileWarning, match="result type depends on the values"):
+        result = fn(np.ones(1), -4.0)
+    np.testing.assert_array_equal(result, f(np.ones(1), -4.0))
+    with pytest.raises(gcompile.UnsupportedError):
+        compiled(f)(np.ones(1), -4.0)
+
+
+def test_static_floats_are_keyed_by_their_bits():
+    fn = compiled(lambda x, eps: x / eps, static_argnames="eps")
+    np.testing.assert_array_equal(fn(np.ones(1), 0.0), [np.inf])
+    np.testing.assert_array_equal(fn(np.ones(1), -0.0), [-np.inf])
+    fn(np.ones(1), float("nan"))
+    fn(np.ones(1), float("nan"))
+    assert fn.stats["traces"] == 3 and fn.stats["cache_hits"] == 1
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda z: z * 1 + 0j,
+        lambda z: z / 1 + 0j,
+    ],
+    ids=["times-one", "over-one"],
+)
+def test_complex_identities_are_not_simplified(fn):
+    check(fn, np.array([complex(np.inf, 1.0), complex(np.nan, 2.0)]))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: np.copy(x, order="C"),
+        lambda x: np.copy(x, order="F"),
+        lambda x: x.astype(np.float32, order="C"),
+        lambda x: np.array(x, dtype=np.float32, order="C"),
+    ],
+    ids=["copy-C", "copy-F", "astype-C", "array-C"],
+)
+def test_requested_memory_order_is_kept(fn):
+    x = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    eager, result = fn(x.copy(order="K")), compiled(fn)(x.copy(order="K"))
+    assert (result.flags.c_contiguous, result.flags.f_contiguous) == (
+        eager.flags.c_contiguous,
+        eager.flags.f_contiguous,
+    )
+    np.testing.assert_array_equal(result, eager)
+
+
+def test_a_buffer_filled_whole_keeps_its_layout():
+    def f(x):
+        a = np.empty((2, 3))
+        a[...] = x * 2
+        return a
+
+    result = compiled(f)(np.asfortranarray(np.ones((2, 3))))
+    assert result.flags.c_contiguous
+
+
+def test_numpy_scalar_copy_is_a_scalar():
+    check(lambda x: x.sum().copy(), np.ones(2))
+
+
+def test_array_ndmin_is_refused_even_with_a_dtype():
+    with pytest.raises(gcompile.UnsupportedError, match="ndmin"):
+        gcompile.trace(lambda x: np.array(x, dtype=np.float32, ndmin=3), np.ones(2))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x + np.arange(start=1, stop=3),
+        lambda x: x + np.arange(stop=2),
+        lambda x: x + np.arange(2),
+        lambda x: x + np.arange(0.5, 1.5, 0.5, dtype=np.float32),
+    ],
+    ids=["start-stop", "stop", "positional", "step-dtype"],
+)
+def test_arange_keywords(fn):
+    check(fn, np.ones(2))
+
+
+def test_internal_failures_are_cached_and_warned_once():
+    from gcompile import backends
+
+    def broken(graph, options):
+        raise RuntimeError("boom")
+
+    backends.register_backend("broken_once", broken)
+    fn = gcompile.compile(lambda x: x + 1, backend="broken_once")
+    with pytest.warns(gcompile.GcompileWarning, match="boom"):
+        fn(np.ones(2))
+    np.testing.assert_array_equal(fn(np.ones(2)), [2.0, 2.0])  # no second warning, no re-trace
+    assert fn.stats["traces"] == 1 and fn.stats["fallbacks"] == 2
