@@ -269,7 +269,8 @@ def compile(
 
     Args:
         fn: the function to compile.
-        backend: ``"numba"`` (default) or ``"interpreter"`` (the NumPy reference).
+        backend: ``"numba"`` (default; until the Numba code generator lands it runs the
+            reference interpreter) or ``"interpreter"`` (the NumPy reference).
         fullgraph: raise ``UnsupportedError`` instead of running eagerly when a construct is refused.
         static_argnames: parameters whose value is fixed at compile time (guarded; a new value recompiles).
         options: backend and pass options.

@@ -5,7 +5,7 @@
 
 The inputs come from the file: ``example_inputs_<function>()`` or
 ``example_inputs()`` returning the argument tuple. Exit codes: 0 ok, 1 results
-disagree, 2 usage error.
+disagree or the function is refused (UnsupportedError), 2 usage error.
 """
 
 from __future__ import annotations

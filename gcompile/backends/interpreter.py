@@ -1,9 +1,11 @@
 """Reference backend: runs a graph node by node with each op's NumPy ``impl``.
 
-Every pass and every other backend is tested against it. Because it executes
-the same NumPy calls as eager mode on the caller's own arrays (views are real
-views, ``setitem`` writes real memory), it reproduces eager results, dtypes and
-mutations exactly. Values are released after their last use.
+Every pass and every other backend is tested against it. It executes the same
+NumPy calls as eager mode on the caller's own arrays (views are real views,
+``writeback`` and, in unfunctionalized graphs, ``setitem`` write real memory),
+and scalar-only Python operators as Python/NumPy scalar arithmetic
+(``ops.evaluate``), so it reproduces eager results, dtypes and mutations. Fused
+kernels run their sub-graphs. Values are released after their last use.
 """
 
 from __future__ import annotations

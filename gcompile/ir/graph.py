@@ -14,11 +14,12 @@ by hand. Nodes form a doubly linked list owned by their Graph; all edits go
 through Graph methods (``call``, ``inserting_before``, ``replace_all_uses_with``,
 ``erase``).
 
-Mutation is explicit: an op with ``mutates`` (``setitem``) writes into its
-first argument's memory, in program order. Its node's value is the written
-array, and nothing else refers to it, so every pass must keep such nodes and
-their order relative to reads of the same memory (see
-``passes/functionalize.py`` for the pass that removes them).
+Mutation is explicit: an op with ``mutates`` writes into its first argument's
+memory, in program order, and its node's value is the written array. Before
+functionalization these are ``setitem`` nodes that nothing reads; every pass
+must keep them and their order relative to reads of the same memory.
+``passes/functionalize.py`` turns them into values, leaving one ``writeback``
+per written argument, which returned aliases of that argument read.
 """
 
 from __future__ import annotations
@@ -143,20 +144,6 @@ class Node:
                 if user.kind == "view" and not user.meta.scalar:
                     pending.append(user)
         return False
-
-    @property
-    def next(self) -> "Node":
-        return self._next
-
-    @property
-    def prev(self) -> "Node":
-        return self._prev
-
-    def format(self) -> str:
-        """This node's line in the text form of its graph."""
-        from .printer import format_node
-
-        return format_node(self)
 
     def __repr__(self) -> str:
         return f"%{self.name}"
@@ -416,8 +403,6 @@ class Graph:
         from .verify import verify
 
         verify(self)
-
-    lint = verify
 
     def __str__(self) -> str:
         from .printer import format_graph

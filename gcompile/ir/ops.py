@@ -56,8 +56,13 @@ class OpDef:
         dunder: Python operator installed on traced arrays (``add`` gives
             ``__add__``, ``__radd__`` and ``__iadd__``; unary ops only ``__neg__``...).
         reduces / accumulates: the ufunc whose ``.reduce`` / ``.accumulate`` is this op.
-        commutative, identity: algebraic traits for passes (``commutative`` holds bitwise for
-            real dtypes; complex products round differently when swapped).
+        commutative: swapping the operands changes no bit of the result for real dtypes
+            (complex products round differently when swapped; CSE checks).
+        identity: the ufunc's identity, the starting value of its reduction (``np.add.identity``);
+            not a licence to drop operands (``x + 0`` is not ``x`` for -0.0).
+        loop_reduction: a reduction a fused loop can compute (one accumulator per output).
+        may_copy: a view op that copies when the input's strides do not allow a view
+            (``reshape``, ``ravel`` of a strided array).
         mutates: the op writes into its first argument's memory (a side effect passes keep).
         binding: a callable whose signature maps NumPy calls to this op, when the NumPy
             function's own signature does not name its parameters (``np.arange``).
@@ -76,6 +81,8 @@ class OpDef:
     commutative: bool = False
     identity: Any = None
     mutates: bool = False
+    loop_reduction: bool = False
+    may_copy: bool = False
     binding: Callable | None = None
     doc: str = field(default="", repr=False)
 
@@ -705,6 +712,7 @@ SUM = _add(
         params=_RED,
         reduces=np.add,
         identity=0,
+        loop_reduction=True,
     )
 )
 PROD = _add(
@@ -718,6 +726,7 @@ PROD = _add(
         params=_RED,
         reduces=np.multiply,
         identity=1,
+        loop_reduction=True,
     )
 )
 MEAN = _add(
@@ -729,6 +738,7 @@ MEAN = _add(
         numpy=(np.mean,),
         operands=("a",),
         params=_RED,
+        loop_reduction=True,
     )
 )
 AMAX = _add(
@@ -741,6 +751,7 @@ AMAX = _add(
         operands=("a",),
         params=("axis", "keepdims"),
         reduces=np.maximum,
+        loop_reduction=True,
     )
 )
 AMIN = _add(
@@ -753,6 +764,7 @@ AMIN = _add(
         operands=("a",),
         params=("axis", "keepdims"),
         reduces=np.minimum,
+        loop_reduction=True,
     )
 )
 ARGMAX = _add(
@@ -764,6 +776,7 @@ ARGMAX = _add(
         numpy=(np.argmax,),
         operands=("a",),
         params=("axis", "keepdims"),
+        loop_reduction=True,
     )
 )
 ARGMIN = _add(
@@ -775,6 +788,7 @@ ARGMIN = _add(
         numpy=(np.argmin,),
         operands=("a",),
         params=("axis", "keepdims"),
+        loop_reduction=True,
     )
 )
 ANY = _add(
@@ -788,6 +802,7 @@ ANY = _add(
         params=("axis", "keepdims"),
         reduces=np.logical_or,
         identity=False,
+        loop_reduction=True,
     )
 )
 ALL = _add(
@@ -801,6 +816,7 @@ ALL = _add(
         params=("axis", "keepdims"),
         reduces=np.logical_and,
         identity=True,
+        loop_reduction=True,
     )
 )
 VAR = _add(
@@ -812,6 +828,7 @@ VAR = _add(
         numpy=(np.var,),
         operands=("a",),
         params=(*_RED, "ddof"),
+        loop_reduction=True,
     )
 )
 STD = _add(
@@ -823,6 +840,7 @@ STD = _add(
         numpy=(np.std,),
         operands=("a",),
         params=(*_RED, "ddof"),
+        loop_reduction=True,
     )
 )
 CUMSUM = _add(
@@ -920,6 +938,7 @@ RESHAPE = _add(
         numpy=(np.reshape,),
         operands=("a",),
         params=("shape",),
+        may_copy=True,
     )
 )
 TRANSPOSE = _add(
@@ -988,7 +1007,11 @@ BROADCAST_TO = _add(
         params=("shape",),
     )
 )
-RAVEL = _add(OpDef("ravel", "view", np.ravel, _ravel_infer, numpy=(np.ravel,), operands=("a",)))
+RAVEL = _add(
+    OpDef(
+        "ravel", "view", np.ravel, _ravel_infer, numpy=(np.ravel,), operands=("a",), may_copy=True
+    )
+)
 GETITEM = _add(
     OpDef(
         "getitem",

@@ -8,8 +8,9 @@
     return %b
 
 Kept: placeholders (the signature), the output, and nodes with side effects
-(kind ``scatter``: ``setitem`` before functionalization, ``writeback`` after),
-which change the caller's memory even when nothing reads them.
+(``OpDef.mutates``: ``setitem`` before functionalization, ``writeback`` after),
+which change the caller's memory even when nothing reads them. A functional
+``update`` nobody reads is dead like any other value.
 """
 
 from __future__ import annotations

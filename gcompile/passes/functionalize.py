@@ -47,19 +47,6 @@ from ..ir import ops
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.meta import view_probe
 
-_ALIASING = (
-    ops.GETITEM,
-    ops.TRANSPOSE,
-    ops.SWAPAXES,
-    ops.MOVEAXIS,
-    ops.EXPAND_DIMS,
-    ops.SQUEEZE,
-    ops.BROADCAST_TO,
-    ops.RESHAPE,
-    ops.RAVEL,
-)
-_MAY_COPY = (ops.RESHAPE, ops.RAVEL)
-
 
 def _reshape_is_view(node: Node) -> bool | None:
     """Whether a reshape/ravel returns a view (exact for C and F inputs), None when unknown."""
@@ -75,19 +62,19 @@ def _reshape_is_view(node: Node) -> bool | None:
 
 def alias_parent(node: Node) -> Node | None:
     """The node whose memory ``node`` is a view of, or None when ``node`` owns its value."""
-    if node.op != "call" or node.target not in _ALIASING or node.meta.scalar:
+    if node.op != "call" or node.kind != "view" or node.meta.scalar:
         return None
     parent = node.args[0]
     if not isinstance(parent, Node) or parent.meta.scalar:
         return None  # a view of a NumPy scalar is a new array
-    if node.target in _MAY_COPY and not _reshape_is_view(node):
+    if node.target.may_copy and not _reshape_is_view(node):
         return None
     return parent
 
 
 def _may_copy(node: Node) -> bool:
     """A reshape/ravel of a strided array: NumPy copies or not depending on the strides."""
-    return node.op == "call" and node.target in _MAY_COPY and _reshape_is_view(node) is None
+    return node.op == "call" and node.target.may_copy and _reshape_is_view(node) is None
 
 
 def alias_chain(node: Node) -> tuple[Node, list[Node]]:

@@ -50,19 +50,6 @@ from .dce import dce
 from .functionalize import alias_parent
 
 MAX_KERNEL_OPS = 64
-FUSIBLE_REDUCTIONS = (
-    ops.SUM,
-    ops.PROD,
-    ops.MEAN,
-    ops.AMAX,
-    ops.AMIN,
-    ops.ANY,
-    ops.ALL,
-    ops.ARGMAX,
-    ops.ARGMIN,
-    ops.VAR,
-    ops.STD,
-)
 
 
 @dataclass
@@ -122,7 +109,7 @@ def _pointwise(node: Node) -> bool:
 def _reduction(node: Node) -> bool:
     return (
         node.op == "call"
-        and node.target in FUSIBLE_REDUCTIONS
+        and getattr(node.target, "loop_reduction", False)
         and isinstance(node.args[0], Node)
         and node.args[0].meta.ndim > 0
         and node.args[0].meta.size > 0
@@ -257,13 +244,13 @@ class _Fuser:
                     return False
                 if not _same_values(value.meta.shape, root.meta.shape):
                     return False
-                if member.target in FUSIBLE_REDUCTIONS:
+                if member.target.loop_reduction:
                     if value.meta.shape != group.space:
                         return False
                 elif not _row_aligned(value.meta.shape, member.meta.shape, group):
                     return False
                 reduced.add(member)
-            if member.target in FUSIBLE_REDUCTIONS:
+            if member.target.loop_reduction:
                 reduced.add(member)
         group.reduced = reduced
         return True
@@ -695,8 +682,8 @@ def fuse(graph: Graph, max_kernel_ops: int = MAX_KERNEL_OPS) -> bool:
     fuser.merge_siblings()
     report = FusionReport(boundaries=_boundaries(fuser), notes=fuser.notes)
     for group in sorted(fuser.groups, key=lambda g: fuser.order[g.nodes[-1]]):
-        members = tuple(n.target.name for n in group.nodes)
-        report.kernels.append((_outline(graph, group).name, group.style, group.space, members))
+        kernel = _outline(graph, group).target
+        report.kernels.append((kernel.name, kernel.style, kernel.space, kernel.members))
     graph.sort()
     dce(graph)
     graph.fusion_report = report

@@ -160,14 +160,12 @@ def agreement(path: str, expected: Any, actual: Any, ulps: float) -> Agreement:
     return report
 
 
-def _timed_median(fn: Callable, args: tuple, kwargs: dict, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        run_args, run_kwargs = copy_inputs(args), copy_inputs(kwargs)
-        start = time.perf_counter()
-        fn(*run_args, **run_kwargs)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _time_once(fn: Callable, args: tuple, kwargs: dict) -> float:
+    """Seconds one call of ``fn`` takes on fresh copies of the arguments (copying not timed)."""
+    run_args, run_kwargs = copy_inputs(args), copy_inputs(kwargs)
+    start = time.perf_counter()
+    fn(*run_args, **run_kwargs)
+    return time.perf_counter() - start
 
 
 def compare(
@@ -236,8 +234,8 @@ def compare(
         warnings.simplefilter("ignore", RuntimeWarning)
         eager_times, compiled_times = [], []
         for _ in range(repeat):  # interleaved, so drift on a shared machine hits both alike
-            eager_times.append(_timed_median(fn, args, kwargs, 1))
-            compiled_times.append(_timed_median(compiled, args, kwargs, 1))
+            eager_times.append(_time_once(fn, args, kwargs))
+            compiled_times.append(_time_once(compiled, args, kwargs))
     report.eager_median_s = statistics.median(eager_times)
     report.compiled_median_s = statistics.median(compiled_times)
     report.fallbacks = compiled.stats["fallbacks"]
