@@ -1,6 +1,7 @@
 """Exact algebraic simplification: rewrites that change no result, ever.
 
-Each rule is a function ``(node) -> replacement | None``; its docstring shows
+Each rule is a function ``(node, graph) -> replacement | None`` (``graph`` for rules
+that build a new node); its docstring shows
 ``before => after`` and says why the rewrite is exact for every input, NaN,
 infinities, -0.0 and integer wrap-around included. A rewrite is applied only
 when the replacement has the node's shape, dtype and weakness; a replacement
@@ -33,7 +34,7 @@ def _call(node: Any, op: ops.OpDef) -> bool:
     return isinstance(node, Node) and node.op == "call" and node.target is op
 
 
-def multiply_by_one(node: Node) -> Any:
+def multiply_by_one(node: Node, graph: Graph) -> Any:
     """``multiply(x, 1) => x`` (either side). Exact: x * 1 is x for every real float (NaN, inf, -0.0
     keep their value and sign) and every integer; the dtype check rejects promotions (``bool * 1`` is
     int). Not for complex: (inf+1j) * 1 computes inf*0 = nan in the imaginary part."""
@@ -48,7 +49,7 @@ def multiply_by_one(node: Node) -> Any:
     return None
 
 
-def divide_by_one(node: Node) -> Any:
+def divide_by_one(node: Node, graph: Graph) -> Any:
     """``divide(x, 1) => x``. Exact: x / 1 is x for every real float; integer x gives a float result,
     which the dtype check rejects. Not for complex (as for multiply)."""
     if node.target is ops.DIVIDE and node.meta.dtype.kind != "c" and _is_literal(node.args[1], 1):
@@ -56,7 +57,7 @@ def divide_by_one(node: Node) -> Any:
     return None
 
 
-def subtract_zero(node: Node) -> Any:
+def subtract_zero(node: Node, graph: Graph) -> Any:
     """``subtract(x, 0) => x``. Exact: x - (+0) is x for every float, -0.0 included (-0.0 - 0.0 is
     -0.0), NaN and inf too, and for integers. (``x + 0`` is *not* exact: -0.0 + 0.0 is +0.0.)"""
     if (
@@ -72,7 +73,7 @@ def _negative_zero(value: Any) -> bool:
     return isinstance(value, (float, np.floating)) and np.signbit(value)
 
 
-def power_one(node: Node) -> Any:
+def power_one(node: Node, graph: Graph) -> Any:
     """``power(x, 1) => x``. Exact: pow(x, 1) is x for every float (IEEE 754 pow(x, 1) = x) and
     integer."""
     if node.target is ops.POWER and _is_literal(node.args[1], 1):
@@ -92,7 +93,7 @@ def power_two(node: Node, graph: Graph) -> Any:
     return None
 
 
-def involution(node: Node) -> Any:
+def involution(node: Node, graph: Graph) -> Any:
     """``negative(negative(x)) => x``, ``invert(invert(x)) => x``, ``logical_not(logical_not(b)) => b``
     (b boolean), ``conjugate(conjugate(z)) => z``. Exact: each flips a sign bit or every bit, twice;
     integer negation wraps symmetrically (-(-INT_MIN) is INT_MIN)."""
@@ -106,7 +107,7 @@ def involution(node: Node) -> Any:
     return None
 
 
-def astype_same(node: Node) -> Any:
+def astype_same(node: Node, graph: Graph) -> Any:
     """``astype(x, dtype=x.dtype) => x``. Exact: the cast changes nothing."""
     if node.target is ops.ASTYPE and isinstance(node.args[0], Node):
         if node.args[0].meta.dtype == np.dtype(node.kwargs["dtype"]):
@@ -114,7 +115,7 @@ def astype_same(node: Node) -> Any:
     return None
 
 
-def astype_round_trip(node: Node) -> Any:
+def astype_round_trip(node: Node, graph: Graph) -> Any:
     """``astype(astype(x, wide), x.dtype) => x`` when ``wide`` holds every value of x's dtype exactly
     (f32 -> f64 -> f32, i8 -> i64 -> i8, i32 -> f64 -> i32; not i64 -> f64). Exact: the widening is
     lossless, so narrowing back returns each original value."""
@@ -136,14 +137,14 @@ def _lossless(source: np.dtype, wide: np.dtype) -> bool:
     return bool(np.can_cast(source, wide, "safe"))
 
 
-def where_same(node: Node) -> Any:
+def where_same(node: Node, graph: Graph) -> Any:
     """``where(c, x, x) => x``. Exact: both branches are the same value."""
     if node.target is ops.WHERE and len(node.args) == 3 and node.args[1] is node.args[2]:
         return node.args[1]
     return None
 
 
-def update_with_own_region(node: Node) -> Any:
+def update_with_own_region(node: Node, graph: Graph) -> Any:
     """``update(b, getitem(b, index=i), index=i) => b`` (also through the same views). Exact: the
     region is written with the values it already holds (``u[1:-1] += d`` ends with such a write)."""
     if node.target is not ops.UPDATE or not isinstance(node.args[1], Node):
@@ -161,7 +162,7 @@ def update_with_own_region(node: Node) -> Any:
     return base if value is base else None
 
 
-def update_whole(node: Node) -> Any:
+def update_whole(node: Node, graph: Graph) -> Any:
     """``update(b, v, index=[...]) => v`` when v has b's shape and dtype. Exact: every element of
     b is replaced by v's (``m *= beta`` after functionalization)."""
     if (
@@ -178,7 +179,7 @@ def update_whole(node: Node) -> Any:
     return None
 
 
-def positive(node: Node) -> Any:
+def positive(node: Node, graph: Graph) -> Any:
     """``positive(x) => x``. Exact: ``positive`` copies the value unchanged."""
     if node.target is ops.POSITIVE:
         return node.args[0]
@@ -232,10 +233,6 @@ RULES: list[Callable] = [
 ]
 
 
-def _apply(rule: Callable, node: Node, graph: Graph) -> Any:
-    return rule(node, graph) if rule.__code__.co_argcount == 2 else rule(node)
-
-
 def _acceptable(node: Node, replacement: Any) -> bool:
     """The replacement has the node's shape, dtype, weakness and scalar-ness, and does not make a
     returned value share memory with an argument, a constant or another returned value."""
@@ -272,7 +269,7 @@ def simplify(graph: Graph) -> bool:
         if node.op != "call" or not node.users:
             continue
         for rule in RULES:
-            replacement = _apply(rule, node, graph)
+            replacement = rule(node, graph)
             if replacement is None:
                 continue
             if _acceptable(node, replacement):

@@ -10,7 +10,6 @@ and after the pass. Simplification is also checked bit for bit on edge values (N
 from __future__ import annotations
 
 import contextlib
-import inspect
 import textwrap
 import warnings
 from typing import Any, Callable
@@ -884,12 +883,7 @@ def prepared(fn: Callable, args: tuple):
 
 def rule_fires(rule: Callable, graph) -> bool:
     """Whether ``rule`` proposes a replacement for some call node (it may add nodes to graph)."""
-    takes_graph = len(inspect.signature(rule).parameters) == 2
-    return any(
-        (rule(node, graph) if takes_graph else rule(node)) is not None
-        for node in graph.nodes
-        if node.op == "call"
-    )
+    return any(rule(node, graph) is not None for node in graph.nodes if node.op == "call")
 
 
 SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simplify)
