@@ -136,14 +136,9 @@ class Node:
     @property
     def returned(self) -> bool:
         """Whether this value, or a view of it, is returned by the graph (callers may write into it)."""
-        pending = [self]
-        while pending:
-            for user in pending.pop().users:
-                if user.op == "output":
-                    return True
-                if user.kind == "view" and not user.meta.scalar:
-                    pending.append(user)
-        return False
+        from .alias import returned
+
+        return returned(self)
 
     def __repr__(self) -> str:
         return f"%{self.name}"
@@ -324,8 +319,10 @@ class Graph:
         position = {node: i for i, node in enumerate(nodes)}
         after: dict[Node, list[Node]] = {node: list(node.users) for node in nodes}
         waiting = {node: len(node.all_input_nodes) for node in nodes}
+        from .alias import memory_readers
+
         for writer in (n for n in nodes if n.is_mutation):
-            for reader in _readers_of_memory(writer.args[0]):
+            for reader in memory_readers(writer.args[0]):
                 if reader is not writer and writer not in after[reader]:
                     after[reader].append(writer)
                     waiting[writer] += 1
@@ -422,17 +419,6 @@ class Graph:
     def print_tabular(self) -> None:
         """Print the table form."""
         print(self.tabular())
-
-
-def _readers_of_memory(array: Node) -> list[Node]:
-    """Nodes reading ``array``'s memory: its users, and users of views of it (transitively)."""
-    found, pending = [], [array]
-    while pending:
-        for user in pending.pop().users:
-            found.append(user)
-            if user.kind == "view" and not user.meta.scalar:  # one element read is a copy
-                pending.append(user)
-    return found
 
 
 def _meta_of_node(node: Node) -> TensorMeta:

@@ -40,50 +40,10 @@ eagerly, with a warning, when a written argument overlaps another
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..errors import UnsupportedError
 from ..ir import ops
+from ..ir.alias import alias_chain, may_copy
 from ..ir.graph import Graph, Node, map_arg
-from ..ir.meta import view_probe
-
-
-def _reshape_is_view(node: Node) -> bool | None:
-    """Whether a reshape/ravel returns a view (exact for C and F inputs), None when unknown."""
-    parent = node.args[0].meta
-    if parent.layout == "A":
-        return None
-    try:
-        np.reshape(view_probe(parent), node.meta.shape, copy=False)
-    except ValueError:
-        return False
-    return True
-
-
-def alias_parent(node: Node) -> Node | None:
-    """The node whose memory ``node`` is a view of, or None when ``node`` owns its value."""
-    if node.op != "call" or node.kind != "view" or node.meta.scalar:
-        return None
-    parent = node.args[0]
-    if not isinstance(parent, Node) or parent.meta.scalar:
-        return None  # a view of a NumPy scalar is a new array
-    if node.target.may_copy and not _reshape_is_view(node):
-        return None
-    return parent
-
-
-def _may_copy(node: Node) -> bool:
-    """A reshape/ravel of a strided array: NumPy copies or not depending on the strides."""
-    return node.op == "call" and node.target.may_copy and _reshape_is_view(node) is None
-
-
-def alias_chain(node: Node) -> tuple[Node, list[Node]]:
-    """``(root, views)``: the node owning ``node``'s memory and the views from it to ``node``."""
-    views = []
-    while (parent := alias_parent(node)) is not None:
-        views.append(node)
-        node = parent
-    return node, views[::-1]
 
 
 class _Functionalizer:
@@ -162,7 +122,7 @@ class _Functionalizer:
 def _check_reads_of_copies(graph: Graph, written_roots: set) -> None:
     """A reshape that may copy, of an array that is written, cannot be modelled exactly: refuse."""
     for node in graph.nodes:
-        if _may_copy(node) and (
+        if may_copy(node) and (
             alias_chain(node.args[0])[0] in written_roots or node in written_roots
         ):
             raise UnsupportedError(

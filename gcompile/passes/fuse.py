@@ -43,11 +43,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..ir import ops
+from ..ir.alias import alias_chain, alias_parent, readers, root
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.kernel import FusedKernel
 from ..ir.meta import TupleMeta, normalize_axes
 from .dce import dce
-from .functionalize import alias_parent
 
 MAX_KERNEL_OPS = 64
 
@@ -191,7 +191,7 @@ class _Fuser:
         edges: dict = {}
         for node in self.order:
             source = unit(node)
-            home = unit(_root(node)) if alias_parent(node) is not None else None
+            home = unit(root(node)) if alias_parent(node) is not None else None
             for user in node.users:
                 target = unit(user)
                 if target is not source and target is not home:
@@ -233,16 +233,16 @@ class _Fuser:
         rows = group.style == "row" and _trailing(group.axes or (), len(group.space))
         for member in group.nodes:
             for value in member.all_input_nodes:
-                root = _root(value)
-                if root not in inside:
+                owner, views = alias_chain(value)
+                if owner not in inside:
                     continue
-                if root not in reduced:
-                    if value is not root:
+                if owner not in reduced:
+                    if views:
                         return False  # a view of a value computed in the kernel reorders its loop
                     continue
-                if not rows or not all(_only_reshapes(v) for v in _chain(value, root)):
+                if not rows or not all(_only_reshapes(v) for v in views):
                     return False
-                if not _same_values(value.meta.shape, root.meta.shape):
+                if not _same_values(value.meta.shape, owner.meta.shape):
                     return False
                 if member.target.loop_reduction:
                     if value.meta.shape != group.space:
@@ -305,7 +305,7 @@ class _Fuser:
 
     def _inputs(self, group: _Group) -> set:
         inside = set(group.nodes)
-        return {_root(v) for n in group.nodes for v in n.all_input_nodes if _root(v) not in inside}
+        return {root(v) for n in group.nodes for v in n.all_input_nodes if root(v) not in inside}
 
     def _merge_pair(self, first: _Group, second: _Group) -> bool:
         style = _sibling_style(first, second)
@@ -512,21 +512,6 @@ def _same_values(view_shape: tuple, shape: tuple) -> bool:
     return [s for s in view_shape if s != 1] == [s for s in shape if s != 1]
 
 
-def _chain(value: Node, root: Node) -> list:
-    """The views from ``root`` up to ``value``."""
-    views = []
-    while value is not root:
-        views.append(value)
-        value = value.args[0]
-    return views
-
-
-def _root(node: Node) -> Node:
-    while alias_parent(node) is not None:
-        node = node.args[0]
-    return node
-
-
 def _used_outside(node: Node, inside: set) -> bool:
     """Whether a value outside ``inside`` reads ``node`` (a view read only by members does not count)."""
     for user in node.users:
@@ -553,7 +538,7 @@ def _peak_bytes(order: dict, group_of: dict) -> int:
     for node in order:
         if node.op != "call" or node.meta.scalar or alias_parent(node) is not None:
             continue
-        reads = [step[unit(r)] for r in _readers(node) if unit(r) is not unit(node)]
+        reads = [step[unit(r)] for r in readers(node) if unit(r) is not unit(node)]
         if not reads and unit(node) is not node:
             continue
         made = step[unit(node)]
@@ -565,17 +550,6 @@ def _peak_bytes(order: dict, group_of: dict) -> int:
         live += events[position]
         peak = max(peak, live)
     return peak
-
-
-def _readers(node: Node) -> list:
-    """Nodes that read ``node``'s value, looking through views; the output counts as the end."""
-    found = []
-    for user in node.users:
-        if alias_parent(user) is not None:
-            found.extend(_readers(user))
-        else:
-            found.append(user)
-    return found
 
 
 def _outline(graph: Graph, group: _Group) -> Node:
@@ -651,7 +625,7 @@ def _boundaries(fuser: _Fuser) -> list[Boundary]:
         if alias_parent(node) is not None:  # a view: its readers are the producer's readers
             continue
         producer_group = fuser.group_of.get(node)
-        for user in _readers(node):
+        for user in readers(node):
             if user.op != "call":
                 continue
             consumer_group = fuser.group_of.get(user)

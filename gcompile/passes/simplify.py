@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..ir import ops
+from ..ir.alias import returned
 from ..ir.graph import Graph, Node
 
 
@@ -245,21 +246,7 @@ def _acceptable(node: Node, replacement: Any) -> bool:
     if node.returned and replacement.meta.layout != node.meta.layout:
         return False  # the caller sees C/F contiguity
     aliases = replacement.op in ("placeholder", "constant") or replacement.kind == "view"
-    return same and not (node.returned and (aliases or _returned_elsewhere(replacement, node)))
-
-
-def _returned_elsewhere(value: Node, node: Node) -> bool:
-    """Whether ``value`` (or a view of it) is returned other than through ``node``."""
-    pending = [value]
-    while pending:
-        for user in pending.pop().users:
-            if user is node:
-                continue
-            if user.op == "output":
-                return True
-            if user.kind == "view" and not user.meta.scalar:
-                pending.append(user)
-    return False
+    return same and not (node.returned and (aliases or returned(replacement, excluding=node)))
 
 
 def simplify(graph: Graph) -> bool:

@@ -21,9 +21,10 @@ import gcompile
 from gcompile.backends import interpreter
 from gcompile.guards import ArgumentBinder
 from gcompile.ir import ops
+from gcompile.ir.alias import alias_chain
 from gcompile.ir.pytree import unflatten
 from gcompile.passes.dce import dce
-from gcompile.passes.functionalize import alias_chain, functionalize
+from gcompile.passes.functionalize import functionalize
 from gcompile.tools.compare import copy_inputs
 from tests.support import BACKENDS, assert_same_value, check
 

@@ -22,12 +22,12 @@ import pytest
 
 import gcompile
 from gcompile.ir import ops
+from gcompile.ir.alias import alias_parent
 from gcompile.ir.graph import Graph, Node
 from gcompile.ir.kernel import FusedKernel
 from gcompile.ir.meta import TensorMeta, normalize_axes
 from gcompile.ir.printer import format_graph
 from gcompile.passes import manager
-from gcompile.passes.functionalize import alias_parent
 from gcompile.passes.manager import PassError, PassManager
 from tests.support import assert_same_value, check
 

@@ -1,0 +1,107 @@
+"""Which values share memory: views and their bases, and who reads a value through views.
+
+A view op's result may be the same memory as its input. ``alias_parent`` answers
+exactly (a reshape or ravel aliases only when NumPy can reshape without copying,
+decided for C and F inputs); ``view_parent`` answers conservatively (any view
+op's array result), which is what ordering writes after reads needs. The other
+helpers walk these links: the array that owns a view's memory, the readers of a
+value through views, whether a value reaches the graph's output.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .graph import Node
+from .meta import view_probe
+
+
+def reshape_is_view(node: Node) -> bool | None:
+    """Whether a reshape/ravel node returns a view: exact for C and F inputs, None when unknown."""
+    parent = node.args[0].meta
+    if parent.layout == "A":
+        return None
+    try:
+        np.reshape(view_probe(parent), node.meta.shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
+def view_parent(node: Node) -> Node | None:
+    """The input a view op's result may share memory with (conservative), or None."""
+    if node.op != "call" or node.kind != "view" or node.meta.scalar:
+        return None
+    parent = node.args[0]
+    if not isinstance(parent, Node) or parent.meta.scalar:
+        return None  # one element read is a copy; a view of a NumPy scalar is a new array
+    return parent
+
+
+def alias_parent(node: Node) -> Node | None:
+    """The node whose memory ``node`` is a view of (exact), or None when ``node`` owns its value."""
+    parent = view_parent(node)
+    if parent is not None and node.target.may_copy and not reshape_is_view(node):
+        return None
+    return parent
+
+
+def may_copy(node: Node) -> bool:
+    """A reshape/ravel of a strided array: NumPy copies or not depending on the strides."""
+    return node.op == "call" and node.target.may_copy and reshape_is_view(node) is None
+
+
+def alias_chain(node: Node) -> tuple[Node, list[Node]]:
+    """``(root, views)``: the node owning ``node``'s memory and the views from it to ``node``."""
+    views = []
+    while (parent := alias_parent(node)) is not None:
+        views.append(node)
+        node = parent
+    return node, views[::-1]
+
+
+def root(node: Node) -> Node:
+    """The node owning ``node``'s memory."""
+    return alias_chain(node)[0]
+
+
+def readers(node: Node, parent: Callable[[Node], Node | None] = alias_parent) -> list[Node]:
+    """Nodes reading ``node``'s value directly or through views (``parent`` decides what a view is)."""
+    found, pending = [], [node]
+    while pending:
+        for user in pending.pop().users:
+            if parent(user) is not None:
+                pending.append(user)
+            else:
+                found.append(user)
+    return found
+
+
+def memory_readers(array: Node) -> list[Node]:
+    """Every node reading ``array``'s memory: its users and, through anything that may be a view
+    of it, their users too (the views included). Used to order a write after all reads."""
+    found, pending = [], [array]
+    while pending:
+        for user in pending.pop().users:
+            if user not in found:
+                found.append(user)
+                if view_parent(user) is not None:
+                    pending.append(user)
+    return found
+
+
+def returned(node: Node, excluding: Node | None = None) -> bool:
+    """Whether ``node``, or a view of it, is returned by its graph (not counting through
+    ``excluding``). A returned value may be written by the caller, so passes keep it distinct."""
+    pending = [node]
+    while pending:
+        for user in pending.pop().users:
+            if user is excluding:
+                continue
+            if user.op == "output":
+                return True
+            if view_parent(user) is not None:
+                pending.append(user)
+    return False
