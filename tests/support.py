@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import textwrap
 import warnings
 from typing import Any, Callable
 
@@ -9,6 +11,8 @@ import numpy as np
 
 import gcompile
 from gcompile.backends import interpreter
+from gcompile.guards import ArgumentBinder
+from gcompile.ir.pytree import unflatten
 from gcompile.tools.compare import copy_inputs, ulp_distance
 
 BACKENDS = ("interpreter", "numba")
@@ -90,3 +94,38 @@ def check(
 def run_interpreter(graph, *inputs):
     """Run a traced graph directly with the reference interpreter."""
     return interpreter.run(graph, list(inputs))
+
+
+@contextlib.contextmanager
+def quiet():
+    """Silence NumPy's floating-point warnings, as edge values trigger them in eager mode too."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        yield
+
+
+def golden(text: str) -> str:
+    """An inline golden text without its indentation and surrounding blank lines."""
+    return textwrap.dedent(text).strip("\n")
+
+
+def graph_inputs(fn: Callable, args: tuple) -> list:
+    """The values of ``fn``'s graph inputs for a call with ``args`` (in placeholder order)."""
+    return ArgumentBinder(fn).bind(args, {}).inputs()
+
+
+def run_eager(fn: Callable, args: tuple) -> tuple[Any, tuple]:
+    """``(result, arguments afterwards)`` of calling ``fn`` on copies of ``args``."""
+    args = copy_inputs(args)
+    with quiet():
+        result = fn(*args)
+    return result, args
+
+
+def run_graph(graph, fn: Callable, args: tuple) -> tuple[Any, tuple]:
+    """``(result, arguments afterwards)`` of running ``graph`` with the interpreter on copies."""
+    args = copy_inputs(args)
+    with quiet():
+        outputs = interpreter.run(graph, graph_inputs(fn, args))
+    return unflatten(graph.out_spec, outputs), args

@@ -9,9 +9,6 @@ and after the pass. Simplification is also checked bit for bit on edge values (N
 
 from __future__ import annotations
 
-import contextlib
-import textwrap
-import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -19,8 +16,6 @@ import pytest
 
 import gcompile
 from gcompile.backends import interpreter
-from gcompile.guards import ArgumentBinder
-from gcompile.ir.pytree import unflatten
 from gcompile.passes import simplify as simplify_module
 from gcompile.passes.constant_fold import MAX_FOLD_BYTES, constant_fold
 from gcompile.passes.cse import cse
@@ -28,43 +23,9 @@ from gcompile.passes.dce import dce
 from gcompile.passes.functionalize import functionalize
 from gcompile.passes.simplify import simplify
 from gcompile.tools.compare import copy_inputs
-from tests.support import BACKENDS
+from tests.support import BACKENDS, golden, quiet, run_eager, run_graph
 
 # -- helpers ---------------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def quiet():
-    """Silence NumPy's floating-point warnings, as edge values trigger them in eager mode too."""
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
-        yield
-
-
-def golden(text: str) -> str:
-    return textwrap.dedent(text).strip("\n")
-
-
-def graph_inputs(fn: Callable, args: tuple) -> list:
-    """The values of ``fn``'s graph inputs for a call with ``args`` (in placeholder order)."""
-    return ArgumentBinder(fn).bind(args, {}).inputs()
-
-
-def run_eager(fn: Callable, args: tuple) -> tuple[Any, tuple]:
-    """``(result, arguments afterwards)`` of calling ``fn`` on copies of ``args``."""
-    args = copy_inputs(args)
-    with quiet():
-        result = fn(*args)
-    return result, args
-
-
-def run_graph(graph, fn: Callable, args: tuple) -> tuple[Any, tuple]:
-    """``(result, arguments afterwards)`` of running ``graph`` with the interpreter on copies."""
-    args = copy_inputs(args)
-    with quiet():
-        outputs = interpreter.run(graph, graph_inputs(fn, args))
-    return unflatten(graph.out_spec, outputs), args
 
 
 def run_compiled(fn: Callable, args: tuple, backend: str) -> tuple[Any, tuple]:

@@ -9,55 +9,26 @@ written, arguments that share memory); and differential tests against eager NumP
 
 from __future__ import annotations
 
-import contextlib
-import textwrap
-import warnings
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import pytest
 
 import gcompile
-from gcompile.backends import interpreter
-from gcompile.guards import ArgumentBinder
 from gcompile.ir import ops
 from gcompile.ir.alias import alias_chain
-from gcompile.ir.pytree import unflatten
 from gcompile.passes.dce import dce
 from gcompile.passes.functionalize import functionalize
-from gcompile.tools.compare import copy_inputs
-from tests.support import BACKENDS, assert_same_value, check
+from tests.support import (
+    BACKENDS,
+    assert_same_value,
+    check,
+    golden,
+    run_eager,
+    run_graph,
+)
 
 # -- helpers ---------------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def quiet():
-    """Silence NumPy's floating-point warnings (eager mode and the interpreter alike)."""
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        yield
-
-
-def golden(text: str) -> str:
-    return textwrap.dedent(text).strip("\n")
-
-
-def run_eager(fn: Callable, args: tuple) -> tuple[Any, tuple]:
-    """``(result, arguments afterwards)`` of calling ``fn`` on copies of ``args``."""
-    args = copy_inputs(args)
-    with quiet():
-        result = fn(*args)
-    return result, args
-
-
-def run_graph(graph, fn: Callable, args: tuple) -> tuple[Any, tuple]:
-    """``(result, arguments afterwards)`` of running ``graph`` with the interpreter on copies."""
-    args = copy_inputs(args)
-    inputs = ArgumentBinder(fn).bind(args, {}).inputs()
-    with quiet():
-        outputs = interpreter.run(graph, inputs)
-    return unflatten(graph.out_spec, outputs), args
 
 
 def calls(graph, op: ops.OpDef) -> list:
