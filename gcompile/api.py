@@ -62,14 +62,12 @@ class CompiledFunction:
         if not callable(fn):
             raise TypeError(f"gcompile.compile expects a function, got {type(fn).__name__}")
         backends.get(backend)  # unknown backend names fail here, not on the first call
-        if isinstance(static_argnames, str):
-            static_argnames = (static_argnames,)
         self.eager = fn
         self.backend = backend
         self.fullgraph = fullgraph
-        self.static_argnames = tuple(static_argnames)
+        self._binder = ArgumentBinder(fn, static_argnames)
+        self.static_argnames = tuple(sorted(self._binder.static_argnames))
         self.options = dict(options or {})
-        self._binder = ArgumentBinder(fn, self.static_argnames)
         self._cache: dict[tuple, CacheEntry] = {}
         self._lock = threading.Lock()
         self._warned: set[str] = set()
@@ -318,9 +316,7 @@ def trace(
         static_argnames = static_argnames or fn.static_argnames
         options = options if options is not None else fn.options
         fn = fn.eager
-    if isinstance(static_argnames, str):
-        static_argnames = (static_argnames,)
-    bound = ArgumentBinder(fn, tuple(static_argnames)).bind(args, kwargs)
+    bound = ArgumentBinder(fn, static_argnames).bind(args, kwargs)
     graph = tracer.trace(fn, _graph_name(fn), bound.leaves, bound.is_input, bound.rebuild)
     manager.run_pipeline(graph, stage, options)
     return graph

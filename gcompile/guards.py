@@ -53,8 +53,10 @@ class BoundCall:
 class ArgumentBinder:
     """Binds calls of one function to flattened, guarded leaves."""
 
-    def __init__(self, fn: Callable, static_argnames: tuple = ()):
+    def __init__(self, fn: Callable, static_argnames: tuple | list | str = ()):
         self.signature = inspect.signature(fn)
+        if isinstance(static_argnames, str):
+            static_argnames = (static_argnames,)
         self.static_argnames = frozenset(static_argnames)
         unknown = self.static_argnames - set(self.signature.parameters)
         if unknown:

@@ -19,13 +19,6 @@ from typing import Any
 
 import numpy as np
 
-_ABBREV = {
-    "b": "bool",
-    "i": "i",
-    "u": "u",
-    "f": "f",
-    "c": "c",
-}
 _WEAK_NAMES = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 
 
@@ -35,7 +28,7 @@ def dtype_abbrev(dtype: np.dtype) -> str:
     if dtype.kind == "b":
         return "bool"
     if dtype.kind in "iufc":
-        return f"{_ABBREV[dtype.kind]}{dtype.itemsize * 8}"
+        return f"{dtype.kind}{dtype.itemsize * 8}"
     return str(dtype)
 
 

@@ -1290,9 +1290,6 @@ def _ascontiguousarray(rec, a, dtype=None):
     return a if a.flags.c_contiguous else rec.call(COPY, a, order="C")
 
 
-_WEAK_PROBE = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
-
-
 def _copyto(rec, dst, src, casting="same_kind", where=True):
     if where is not True:
         rec.refuse(
@@ -1303,7 +1300,7 @@ def _copyto(rec, dst, src, casting="same_kind", where=True):
     if isinstance(src, (bool, int, float, complex)):
         src_dtype = np.result_type(dst.dtype, src)
     elif getattr(getattr(src, "meta", None), "weak", False):
-        src_dtype = np.result_type(dst.dtype, _WEAK_PROBE[src.dtype.kind])
+        src_dtype = np.result_type(dst.dtype, dtype_probe(src.meta))
     else:
         src_dtype = src.dtype if hasattr(src, "dtype") else np.asarray(src).dtype
     if not np.can_cast(src_dtype, dst.dtype, casting):
