@@ -178,46 +178,42 @@ class _Fuser:
         return node, group, value.meta.shape, refusal
 
     # -- legality -----------------------------------------------------------------------------------
-    def _acyclic(self, group_of: dict) -> bool:
-        """Whether kernels formed by ``group_of`` can run in some order: no cycle between groups.
+    def _no_cycle_through(self, merged: "_Group", group_of: dict) -> bool:
+        """Whether the kernels formed by ``group_of`` can still run in some order.
 
-        This implies each group is convex (a path out of a group and back is a cycle). A view of
-        a member read back inside its own group is cloned into the kernel, so it adds no edge.
+        The graph of groups was acyclic before ``merged`` was formed, so a new cycle must pass
+        through ``merged``: walk forward from it. (Positions cannot prune the walk: entering a
+        group at a late member and leaving from an early one jumps back.) No cycle implies
+        ``merged`` is convex (a path out and back in is a cycle). A view of a member read back
+        inside its own group is cloned into the kernel, so it adds no edge.
         """
 
         def unit(node):
             return group_of.get(node, node)
 
-        edges: dict = {}
-        for node in self.order:
-            source = unit(node)
-            home = unit(root(node)) if alias_parent(node) is not None else None
-            for user in node.users:
-                target = unit(user)
-                if target is not source and target is not home:
-                    edges.setdefault(source, set()).add(target)
-        state: dict = {}  # 1 = on the current path, 2 = done
-        for start in edges:
-            if state.get(start):
+        def successors(u):
+            for node in u.nodes if isinstance(u, _Group) else (u,):
+                home = unit(root(node)) if alias_parent(node) is not None else None
+                for user in node.users:
+                    target = unit(user)
+                    if target is not u and target is not home:
+                        yield target
+
+        seen: set = set()
+        pending = list(successors(merged))
+        while pending:
+            current = pending.pop()
+            if current is merged:
+                return False
+            if current in seen:
                 continue
-            stack = [(start, iter(edges.get(start, ())))]
-            state[start] = 1
-            while stack:
-                current, successors = stack[-1]
-                nxt = next(successors, None)
-                if nxt is None:
-                    state[current] = 2
-                    stack.pop()
-                elif state.get(nxt) == 1:
-                    return False
-                elif not state.get(nxt):
-                    state[nxt] = 1
-                    stack.append((nxt, iter(edges.get(nxt, ()))))
+            seen.add(current)
+            pending.extend(successors(current))
         return True
 
     def _legal(self, merged: "_Group") -> bool:
-        return self._reads_ok(merged) and self._acyclic(
-            {**self.group_of, **{n: merged for n in merged.nodes}}
+        return self._reads_ok(merged) and self._no_cycle_through(
+            merged, {**self.group_of, **{n: merged for n in merged.nodes}}
         )
 
     def _reads_ok(self, group: "_Group") -> bool:
