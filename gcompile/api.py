@@ -78,7 +78,9 @@ class CompiledFunction:
     # -- calling ----------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._stats["calls"] += 1
-        if config.get("disable"):
+        if config.get("disable") or tracer.current_tracer() is not None:
+            # Disabled, or called from a function being traced: run the Python code, so an
+            # enclosing trace records these operations inline.
             return self.eager(*args, **kwargs)
         try:
             bound = self._binder.bind(args, kwargs)

@@ -266,3 +266,32 @@ def test_trace_accepts_a_compiled_function_and_keywords():
     graph = gcompile.trace(fn, np.ones(2), a=0.5, n=1)
     assert [p.name for p in graph.placeholders] == ["x"]
     assert "multiply(%x, 0.5)" in str(graph)
+
+
+def test_a_compiled_function_called_while_tracing_is_inlined():
+    @gcompile.compile
+    def inner(x):
+        return np.exp(x) * 2
+
+    @gcompile.compile(fullgraph=True)
+    def outer(x):
+        return inner(x) + 1
+
+    x = np.linspace(0.0, 1.0, 5)
+    np.testing.assert_array_equal(outer(x), np.exp(x) * 2 + 1)
+    assert inner.stats["traces"] == 0  # recorded into outer's graph, not compiled on its own
+    assert "exp(%x)" in str(gcompile.trace(outer, x))
+
+
+def test_python_scalar_results_and_creation_only_functions():
+    assert gcompile.compile(lambda x, a: a * 2, fullgraph=True)(np.ones(2), 1.5) == 3.0
+    np.testing.assert_array_equal(
+        gcompile.compile(lambda n: np.arange(n) * 2, fullgraph=True)(5), np.arange(5) * 2
+    )
+
+    def keyword_only(x, *, scale=2.0):
+        return x * scale
+
+    np.testing.assert_array_equal(
+        gcompile.compile(keyword_only, fullgraph=True)(np.ones(2), scale=3.0), [3.0, 3.0]
+    )
