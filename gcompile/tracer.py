@@ -29,6 +29,7 @@ import numpy as np
 
 from .errors import UnsupportedError
 from .ir import ops
+from .ir.alias import root
 from .ir.graph import Graph, Node
 from .ir.meta import TensorMeta, meta_of, unsupported_dtype_reason
 from .ir.pytree import flatten
@@ -690,9 +691,8 @@ class Tracer:
 
     def root_argument(self, node: Node) -> str | None:
         """The read-only argument whose memory ``node`` views (following view ops back), if any."""
-        while node.op == "call" and node.kind == "view":
-            node = node.args[0]
-        return self.argument_of.get(node) if not node.meta.writeable else None
+        owner = root(node)
+        return self.argument_of.get(owner) if not owner.meta.writeable else None
 
     def basic_index(self, index: Any) -> tuple:
         """``index`` as a tuple of ints, slices, None and Ellipsis; other indices are refused."""
