@@ -129,3 +129,13 @@ def run_graph(graph, fn: Callable, args: tuple) -> tuple[Any, tuple]:
     with quiet():
         outputs = interpreter.run(graph, graph_inputs(fn, args))
     return unflatten(graph.out_spec, outputs), args
+
+
+def supports(ufunc: np.ufunc, *dtypes) -> bool:
+    """Whether NumPy has a loop of ``ufunc`` for these operand dtypes."""
+    try:
+        with np.errstate(all="ignore"):
+            ufunc(*(np.ones(1, d) for d in dtypes))
+        return True
+    except (TypeError, ValueError):
+        return False

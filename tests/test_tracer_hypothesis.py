@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gcompile.ir import ops
-from tests.support import check
+from tests.support import check, supports
 
 UNARY = [
     op
@@ -27,15 +27,6 @@ BINARY = [
 REDUCTIONS = [np.sum, np.max, np.mean, np.prod, np.any]
 SHAPES = [(4, 3), (1, 3), (4, 1), (3,), ()]
 DTYPES = [np.float64, np.float32, np.int32, np.uint8, np.bool_]
-
-
-def supports(ufunc: np.ufunc, *dtypes) -> bool:
-    try:
-        with np.errstate(all="ignore"):
-            ufunc(*(np.ones(1, d) for d in dtypes))
-        return True
-    except (TypeError, ValueError):
-        return False
 
 
 @st.composite

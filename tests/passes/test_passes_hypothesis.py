@@ -46,7 +46,7 @@ from tests.passes.test_fuse import (
     misread_reductions,
     non_convex_kernels,
 )
-from tests.support import assert_same_value
+from tests.support import assert_same_value, supports
 
 UNARY = [
     np.negative,
@@ -83,16 +83,6 @@ PASSES = [
     *manager.FUSE,
     ("fuse(max_kernel_ops=3)", functools.partial(fuse, max_kernel_ops=3)),
 ]
-
-
-def supports(ufunc: np.ufunc, *dtypes) -> bool:
-    """Whether NumPy has a loop of ``ufunc`` for these operand dtypes."""
-    try:
-        with np.errstate(all="ignore"):
-            ufunc(*(np.ones(1, d) for d in dtypes))
-        return True
-    except (TypeError, ValueError):
-        return False
 
 
 def broadcasts(shape: tuple, target: tuple) -> bool:
