@@ -30,7 +30,7 @@ def black_scholes(spot, strike, years, rate: float, vol: float):
     d2 = d1 - vol * sqrt_t
     discount = np.exp(-rate * years)
     call = spot * norm_cdf(d1) - strike * discount * norm_cdf(d2)
-    put = strike * discount * norm_cdf(-d2) - spot * norm_cdf(-d1)
+    put = call - spot + strike * discount  # put-call parity
     return call, put
 
 
