@@ -38,7 +38,9 @@ class CacheEntry:
     refusal: UnsupportedError | None = None
     failure: Exception | None = None  # an internal error while compiling (the call runs eagerly)
     timings: dict = field(default_factory=dict)
-    written: list = field(default_factory=list)  # (input position, name) of arguments written back
+    written: list = field(default_factory=list)  # input positions of arguments written back
+    labels: list = field(default_factory=list)  # "argument 'x'" per input, for messages
+    captured: list = field(default_factory=list)  # (label, array) read from outside the arguments
 
 
 class CompiledFunction:
@@ -126,7 +128,7 @@ class CompiledFunction:
                 for record in manager.run_pipeline(entry.graph, "fused", self.options):
                     key = f"pass {record.name}"
                     entry.timings[key] = entry.timings.get(key, 0.0) + record.seconds
-                entry.written = _written_inputs(entry.graph)
+                entry.written, entry.labels, entry.captured = _memory_check(entry.graph)
                 start = time.perf_counter()
                 entry.run = backends.get(self.backend)(entry.graph, self.options)
                 entry.timings["backend"] = time.perf_counter() - start
@@ -214,14 +216,24 @@ class CompiledFunction:
         return f"<gcompile.CompiledFunction {_graph_name(self.eager)} backend={self.backend}>"
 
 
-def _written_inputs(graph: Graph) -> list[tuple[int, str]]:
-    """Positions and names of the graph inputs whose memory the graph writes back."""
+def _memory_check(graph: Graph) -> tuple[list[int], list[str], list[tuple[str, np.ndarray]]]:
+    """What a call must check when the graph writes arguments back, computed once per entry:
+    the written input positions, a label per input, and the arrays read from outside."""
     position = {node: i for i, node in enumerate(graph.placeholders)}
-    return [
-        (position[node.args[0]], node.args[0].name)
+    written = [
+        position[node.args[0]]
         for node in graph.nodes
         if node.op == "call" and node.target is ops.WRITEBACK
     ]
+    if not written:
+        return [], [], []
+    labels = [f"argument '{p.name}'" for p in graph.placeholders]
+    captured = [
+        (f"the array read from outside as %{n.name}", n.target)
+        for n in graph.nodes
+        if n.op == "constant" and n.captured and isinstance(n.target, np.ndarray)
+    ]
+    return written, labels, captured
 
 
 def _overlapping_write(entry: CacheEntry, inputs: list) -> UnsupportedError | None:
@@ -231,22 +243,17 @@ def _overlapping_write(entry: CacheEntry, inputs: list) -> UnsupportedError | No
     The compiled graph reads every argument before writing any back; eager mode
     interleaves, so a shared buffer could be read after a write. Eager mode runs instead.
     """
-    names = [f"argument '{p.name}'" for p in entry.graph.placeholders]
-    others = list(zip(names, inputs)) + [
-        (f"the array read from outside as %{n.name}", n.target)
-        for n in entry.graph.nodes
-        if n.op == "constant" and n.captured
-    ]
-    for written, _ in entry.written:
+    others = list(zip(entry.labels, inputs)) + entry.captured
+    for written in entry.written:
         target = inputs[written]
-        for other, value in others:
+        for label, value in others:
             if (
-                other != names[written]
+                label != entry.labels[written]
                 and isinstance(value, np.ndarray)
                 and np.may_share_memory(target, value)
             ):
                 return UnsupportedError(
-                    f"arrays that share memory ({names[written]} is written, {other} overlaps it)",
+                    f"arrays that share memory ({entry.labels[written]} is written, {label} overlaps it)",
                     hint="pass separate arrays (e.g. b.copy()); eager mode runs this call",
                 )
     return None

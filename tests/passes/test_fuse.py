@@ -29,36 +29,13 @@ from gcompile.ir.meta import TensorMeta, normalize_axes
 from gcompile.ir.printer import format_graph
 from gcompile.passes import manager
 from gcompile.passes.manager import PassError, PassManager
+from tests.realistic import black_scholes, layernorm, softmax
 from tests.support import assert_same_value, check
 
 STYLES = ("pointwise", "reduction", "row", "epilogue")
 
 
 # -- programs --------------------------------------------------------------------------------------
-
-
-def black_scholes(spot, strike, years, rate: float, vol: float):
-    """European call and put prices, with the tanh approximation of the normal CDF."""
-    sqrt_t = np.sqrt(years)
-    d1 = (np.log(spot / strike) + (rate + 0.5 * vol * vol) * years) / (vol * sqrt_t)
-    d2 = d1 - vol * sqrt_t
-    cdf = lambda z: 0.5 * (1.0 + np.tanh(0.7978845608 * (z + 0.044715 * z**3)))  # noqa: E731
-    discount = np.exp(-rate * years)
-    call = spot * cdf(d1) - strike * discount * cdf(d2)
-    put = strike * discount * cdf(-d2) - spot * cdf(-d1)
-    return call, put
-
-
-def softmax(x):
-    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
-    return e / np.sum(e, axis=-1, keepdims=True)
-
-
-def layernorm(x, gamma, beta, eps: float = 1e-5):
-    mean = x.mean(axis=-1, keepdims=True)
-    centered = x - mean
-    var = (centered * centered).mean(axis=-1, keepdims=True)
-    return centered / np.sqrt(var + eps) * gamma + beta
 
 
 def rmsnorm(x, weight, eps: float = 1e-6):
