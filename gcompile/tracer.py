@@ -334,6 +334,9 @@ class TracedArray:
         self[...] = value
 
 
+_REFLECTED_BY_PYTHON = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})  # no __r*__ or __i*__
+
+
 def _install_operators() -> None:
     """Python operators from ``OpDef.dunder`` (FX's magic_methods, read from our table)."""
     for op in ops.OPS:
@@ -344,14 +347,7 @@ def _install_operators() -> None:
             setattr(TracedArray, f"__{op.dunder}__", _unary_operator(ufunc))
             continue
         setattr(TracedArray, f"__{op.dunder}__", _binary_operator(ufunc, reflected=False))
-        if op.dunder not in (
-            "eq",
-            "ne",
-            "lt",
-            "le",
-            "gt",
-            "ge",
-        ):  # Python reflects comparisons itself
+        if op.dunder not in _REFLECTED_BY_PYTHON:
             setattr(TracedArray, f"__r{op.dunder}__", _binary_operator(ufunc, reflected=True))
             setattr(TracedArray, f"__i{op.dunder}__", _inplace_operator(ufunc))
 

@@ -103,42 +103,12 @@ def evaluate(op: "OpDef", args: tuple, kwargs: dict) -> Any:
     ``**`` calls libm. Running the operator reproduces it; everything else runs ``impl``.
     """
     if op.dunder and not kwargs and args and all(_is_scalar_value(a) for a in args):
-        return _OPERATORS[op.dunder](*args)
+        return getattr(operator, f"__{op.dunder}__")(*args)
     return op.impl(*args, **kwargs)
 
 
 def _is_scalar_value(value: Any) -> bool:
     return isinstance(value, (bool, int, float, complex, np.generic))
-
-
-_OPERATORS = {
-    name: getattr(operator, f"__{name}__")
-    for name in (
-        "add",
-        "sub",
-        "mul",
-        "truediv",
-        "floordiv",
-        "mod",
-        "pow",
-        "and",
-        "or",
-        "xor",
-        "lshift",
-        "rshift",
-        "neg",
-        "pos",
-        "abs",
-        "invert",
-        "eq",
-        "ne",
-        "lt",
-        "le",
-        "gt",
-        "ge",
-        "matmul",
-    )
-}
 
 
 def _quiet(fn: Callable, *args, **kwargs):
