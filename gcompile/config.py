@@ -6,6 +6,8 @@
 | ``GCOMPILE_VERIFY``     | ``1`` verifies every graph the compiler builds       | ``0``   |
 | ``GCOMPILE_CACHE_LIMIT``| cache entries per function before a recompile warning| ``8``   |
 | ``GCOMPILE_DEBUG_DIR``  | folder receiving the graph text after every pass     | unset   |
+| ``GCOMPILE_CACHE_DIR``  | where generated kernels and Numba's machine code live | the user's cache directory |
+| ``GCOMPILE_PARALLEL_THRESHOLD`` | elements from which a kernel's outer loop runs in parallel | ``262144`` |
 
 The environment is read when a value is asked for, so tests can change it with
 ``monkeypatch.setenv``; ``config.set(name, value)`` overrides it in-process.
@@ -38,7 +40,14 @@ _READERS = {
     "verify": lambda: _flag("GCOMPILE_VERIFY"),
     "cache_size_limit": lambda: _int("GCOMPILE_CACHE_LIMIT", 8),
     "debug_dir": lambda: os.environ.get("GCOMPILE_DEBUG_DIR") or None,
+    "cache_dir": lambda: os.environ.get("GCOMPILE_CACHE_DIR") or _user_cache_dir(),
+    "parallel_threshold": lambda: _int("GCOMPILE_PARALLEL_THRESHOLD", 262144),
 }
+
+
+def _user_cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "gcompile")
 
 
 def get(name: str) -> Any:

@@ -39,12 +39,10 @@ def names() -> list[str]:
 
 
 def _register_builtin() -> None:
-    from . import interpreter
+    from . import interpreter, numba
 
     register_backend("interpreter", interpreter.compile_graph)
-    # Until the Numba code generator lands (issue 4), "numba" runs the reference
-    # interpreter, so the public default already works end to end.
-    register_backend("numba", interpreter.compile_graph)
+    register_backend("numba", numba.compile_graph)
 
 
 _register_builtin()

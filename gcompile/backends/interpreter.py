@@ -40,7 +40,8 @@ class _Plan:
     outputs: tuple
 
 
-def _plan(graph: Graph) -> _Plan:
+def plan(graph: Graph) -> _Plan:
+    """What running ``graph`` needs (release points, kernel sub-plans), computed once."""
     output = graph.output_node
     kept = set(output.all_input_nodes)
     last_reader: dict[Node, Node] = {}
@@ -56,7 +57,7 @@ def _plan(graph: Graph) -> _Plan:
             node,
             tuple(releases.get(node, ())),
             fresh=node.op == "constant" and node.returned,
-            kernel=_plan(node.target.graph) if isinstance(node.target, FusedKernel) else None,
+            kernel=plan(node.target.graph) if isinstance(node.target, FusedKernel) else None,
         )
         for node in graph.nodes
         if node.op in ("constant", "call")
@@ -64,7 +65,8 @@ def _plan(graph: Graph) -> _Plan:
     return _Plan(graph.name, graph.placeholders, steps, output.args[0])
 
 
-def _execute(plan: _Plan, inputs: list) -> list:
+def execute(plan: _Plan, inputs: list) -> list:
+    """Run a planned graph on the placeholder values ``inputs``; return the flat outputs."""
     if len(inputs) != len(plan.placeholders):
         raise TypeError(
             f"graph {plan.name} takes {len(plan.placeholders)} inputs, got {len(inputs)}"
@@ -80,19 +82,25 @@ def _execute(plan: _Plan, inputs: list) -> list:
             try:
                 args = map_arg(node.args, lookup)
                 if step.kernel is not None:  # a fused kernel: run its sub-graph
-                    outputs = _execute(step.kernel, list(args))
+                    outputs = execute(step.kernel, list(args))
                     value = outputs[0] if len(outputs) == 1 else tuple(outputs)
                 else:
-                    value = ops.evaluate(node.target, args, map_arg(node.kwargs, lookup))
-            except Exception as exc:
-                _add_context(exc, node)
+                    value = evaluate_node(node, args, map_arg(node.kwargs, lookup))
+            except UnsupportedError:
                 raise
-            if node.meta.weak:
-                value = _weak_value(node, value)
+            except Exception as exc:
+                add_context(exc, node)
+                raise
             env[node] = value
         for done in step.release:
             env.pop(done, None)
     return [env[v] if isinstance(v, Node) else v for v in plan.outputs]
+
+
+def evaluate_node(node: Node, args: tuple, kwargs: dict) -> Any:
+    """The value of call ``node`` (not a kernel) on concrete ``args`` and ``kwargs``."""
+    value = ops.evaluate(node.target, args, kwargs)
+    return _weak_value(node, value) if node.meta.weak else value
 
 
 def _weak_value(node: Node, value: Any) -> Any:
@@ -114,10 +122,11 @@ def _weak_value(node: Node, value: Any) -> Any:
 
 def run(graph: Graph, inputs: list) -> list:
     """Execute ``graph`` on the placeholder values ``inputs``; return the flat outputs."""
-    return _execute(_plan(graph), inputs)
+    return execute(plan(graph), inputs)
 
 
-def _add_context(exc: Exception, node: Node) -> None:
+def add_context(exc: Exception, node: Node) -> None:
+    """Note on ``exc`` which node raised it and the user's line."""
     note = f"While executing {format_node(node)}" + (
         f"\n  from {node.source}" if node.source else ""
     )
@@ -127,10 +136,10 @@ def _add_context(exc: Exception, node: Node) -> None:
 
 def compile_graph(graph: Graph, options: dict | None = None) -> Callable[[list], list]:
     """Backend entry point: a callable running ``graph`` with the interpreter."""
-    plan = _plan(graph)
+    graph_plan = plan(graph)
 
     def run_graph(inputs: list) -> list:
-        return _execute(plan, inputs)
+        return execute(graph_plan, inputs)
 
     run_graph.graph = graph
     return run_graph

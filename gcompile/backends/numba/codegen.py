@@ -1,0 +1,677 @@
+"""Code generation: a ``FusedKernel`` becomes the source of one Numba function with a loop nest.
+
+The function's parameters are the output arrays (allocated by the host), the
+input arrays, and integers: the sizes of the iteration space (``n0``, ``n1``, ...)
+and the offsets and strides of the reads (``o0``, ``s0``, ...). Sizes are never
+baked into the code, so a new size of the same structure reuses the compiled
+function; only what shapes the loop (ndim, layouts, which axes broadcast, literal
+constants) is in the text, and the text is the kernel's cache key.
+
+Reads. An input array whose layout is C or F is passed flat (a 1-D view of its
+memory), and every read of it, through any chain of views the kernel folded in
+(slices, transposes, broadcasts, reshapes), is an affine index
+``o + s0*i0 + i1`` into that memory; strides of 0 (broadcast) vanish and strides
+of 1 are literal, so the innermost loop walks contiguous memory and LLVM can
+vectorise it. An input without a layout promise (``A``) is passed as the view
+the host computes, indexed in ``A`` layout.
+
+Loops. ``kept`` axes are the outer loops (all axes for a pointwise kernel; in
+Fortran order when the output is F). A reduction or row kernel runs, per kept
+index, one or more *phases* over the reduced axes: a reduction computed in phase
+``p`` is usable from phase ``p + 1`` on (softmax: max, then sum of exp, then
+divide). A value computed in one phase and read in a later one is kept in a
+per-row buffer (``buf_*``), not recomputed.
+
+Numerics. Operands are cast to the dtypes of NumPy's loop (``templates``);
+every result is cast to its node's dtype, so integers wrap as NumPy's do.
+Float64 sums use three-level blocked summation (blocks of 128 and 128*128,
+then the block sums): its error grows like that of NumPy's pairwise sum, a few
+ulp times log2(n), while one accumulator would grow with n. Float32 (and
+complex64) sums accumulate in float64, which is more accurate than NumPy's
+float32 pairwise sum, so the two agree within NumPy's own error. Products, max
+and min accumulate naively in the result dtype, as NumPy does.
+
+Parallel loops. Above ``parallel_threshold`` elements the outer kept loop is a
+``prange``. A reduction over all axes is split into ``CHUNKS`` fixed chunks of
+its first axis, reduced in parallel and combined in chunk order, so the result
+does not depend on the number of threads.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import from_dtype
+from numba.core import types as nbtypes
+
+from ...ir import ops
+from ...ir.graph import Node
+from ...ir.kernel import FusedKernel
+from ...ir.meta import normalize_axes
+from ...ir.printer import format_node
+from . import templates as tpl
+
+CHUNKS = 16  # parallel chunks of a reduction over all axes (fixed: results must not vary)
+BLOCK_BITS = 7  # blocked summation: 2**7 elements per block, 2**14 per super-block
+
+_RESERVED = {"np", "math", "cmath", "_s", "prange", "range", "kernel", "abs", "bool", "chunk"}
+_GENERATED = re.compile(r"^(i|n|o|s|lo|hi|c)\d*$|^(acc|mid|blk|cnt|buf|part|best|at|rowlen)_?")
+
+
+class NoTemplate(Exception):
+    """The kernel uses something the code generator cannot express (it runs in the interpreter)."""
+
+
+@dataclass
+class KernelCode:
+    """The generated function of one kernel and how the host calls it.
+
+    ``arguments`` has one entry per parameter: ``("output", i)`` the i-th output
+    buffer, ``("flat", i, order)`` input i as a 1-D view of its memory, ``("array", i,
+    views)`` input i through ``views`` (host-evaluated), ``("scalar", i)`` input i as
+    a scalar, ``("int", value)`` an integer computed at trace time.
+    """
+
+    name: str
+    source: str
+    params: list = field(default_factory=list)
+    arguments: list = field(default_factory=list)
+    types: list = field(default_factory=list)
+    parallel: bool = False
+    fastmath: bool = False
+    outputs: list = field(default_factory=list)  # metas of the outputs, in order
+
+    def signature(self) -> tuple:
+        """The Numba argument types."""
+        return tuple(self.types)
+
+
+def numba_type(dtype: np.dtype) -> nbtypes.Type:
+    """The Numba scalar type of ``dtype``."""
+    return from_dtype(np.dtype(dtype))
+
+
+def _identifier(name: str) -> str:
+    name = re.sub(r"\W", "_", name)
+    if (
+        keyword.iskeyword(name)
+        or name in _RESERVED
+        or _GENERATED.match(name)
+        or name[0].isdigit()
+        or name.startswith("out_")
+    ):
+        return f"{name}_v"
+    return name
+
+
+def _probe_affine(shape: tuple, layout: str, views: list) -> tuple | None:
+    """``(offset, strides)`` in elements of the memory of an array of ``shape`` and ``layout``
+    after ``views``, found by applying the views to a data-free stand-in; None if not affine."""
+    memory = np.zeros(1, np.int64)
+    step, strides = 1, [0] * len(shape)
+    axes = range(len(shape)) if layout == "F" else reversed(range(len(shape)))
+    for axis in axes:
+        strides[axis] = step * 8
+        step *= max(shape[axis], 1)
+    value = np.lib.stride_tricks.as_strided(memory, shape, strides, writeable=False)
+    try:
+        for view in views:
+            params = dict(view.kwargs)
+            if view.target is ops.RESHAPE:
+                value = np.reshape(value, params["shape"], copy=False)
+            elif view.target is ops.RAVEL:
+                value = np.reshape(value, -1, copy=False)
+            else:
+                value = view.target.impl(value, **params)
+    except (ValueError, TypeError):
+        return None
+    base = memory.__array_interface__["data"][0]
+    offset = (value.__array_interface__["data"][0] - base) // 8
+    return offset, [s // 8 for s in value.strides]
+
+
+def _view_chain(value: Node) -> tuple[Node, list]:
+    """``(root, views)`` inside a kernel's sub-graph: views are the cloned index maps."""
+    views = []
+    while value.op == "call" and value.kind == "view":
+        views.append(value)
+        value = value.args[0]
+    return value, views[::-1]
+
+
+class _Generator:
+    def __init__(self, kernel: FusedKernel, options: dict):
+        self.kernel = kernel
+        self.graph = kernel.graph
+        self.space = tuple(kernel.space)
+        self.nd = len(self.space)
+        self.members = [n for n in self.graph.nodes if n.op == "call"]
+        self.reductions = [n for n in self.members if n.target.loop_reduction]
+        self.axes = (
+            normalize_axes(self.reductions[0].kwargs.get("axis"), self.reductions[0].args[0].meta.ndim)
+            if self.reductions
+            else ()
+        )
+        self.kept = [a for a in range(self.nd) if a not in self.axes]
+        self.outputs = list(self.graph.output_node.args[0])
+        self.code = KernelCode(kernel.name, "", fastmath=bool(options.get("fastmath", False)))
+        self.names: dict[Node, str] = {}
+        self.int_params: dict[tuple, str] = {}
+        self.placeholder_index = {p: i for i, p in enumerate(self.graph.placeholders)}
+        size = math.prod(self.space)
+        self.parallel = bool(options.get("parallel", True)) and size >= int(
+            options.get("parallel_threshold", 0) or 1 << 62
+        )
+        self.loads: dict = {}
+        self.used_counter = False
+        self.readable = bool(options.get("readable"))
+
+    # -- names and parameters --------------------------------------------------------------------
+    def name(self, node: Node) -> str:
+        if not self.readable:  # the compiled text: canonical names, so equal kernels share it
+            return self.names.setdefault(node, f"v{len(self.names)}")
+        if node not in self.names:
+            taken = set(self.names.values())
+            base = _identifier(node.name)
+            name, k = base, 1
+            while name in taken:
+                k += 1
+                name = f"{base}_{k}"
+            self.names[node] = name
+        return self.names[node]
+
+    def param(self, name: str, argument: tuple, numba_type) -> str:
+        self.code.params.append(name)
+        self.code.arguments.append(argument)
+        self.code.types.append(numba_type)
+        return name
+
+    def int_param(self, prefix: str, value: int) -> str:
+        key = (prefix, value)
+        if key not in self.int_params:
+            name = f"{prefix}{sum(1 for p, _ in self.int_params if p == prefix)}"
+            self.int_params[key] = self.param(name, ("int", int(value)), nbtypes.intp)
+        return self.int_params[key]
+
+    # -- classification --------------------------------------------------------------------------
+    def is_member(self, value) -> bool:
+        return isinstance(value, Node) and value.op == "call" and value.kind != "view"
+
+    def alias_root(self, value: Node) -> Node:
+        root, _ = _view_chain(value)
+        return root
+
+    def full(self, node: Node) -> bool:
+        return not node.target.loop_reduction and tuple(node.meta.shape) == self.space
+
+    def plan_phases(self) -> None:
+        """Assign every member a loop (full values) or the loop after which it is known (row values)."""
+        self.loop_of: dict[Node, int] = {}
+        self.after_of: dict[Node, int] = {}
+        for node in self.members:
+            if node.kind == "view":
+                continue
+            inputs = [self.alias_root(v) for v in node.all_input_nodes]
+            levels_full = [self.loop_of[v] for v in inputs if v in self.loop_of]
+            levels_row = [self.after_of[v] for v in inputs if v in self.after_of]
+            if node.target.loop_reduction:
+                self.after_of[node] = max(levels_full + [r + 1 for r in levels_row] + [0])
+            elif self.full(node):
+                self.loop_of[node] = max(levels_full + [r + 1 for r in levels_row] + [0])
+            else:
+                if levels_full:
+                    raise NoTemplate(f"{node.name}: a per-row value computed from a full row")
+                self.after_of[node] = max(levels_row + [-1])
+        self.phases = 1 + max(list(self.loop_of.values()) + list(self.after_of.values()) + [0])
+        if not self.axes:
+            self.phases = 1
+        self.stashed = set()
+        for node, loop in self.loop_of.items():
+            for user in node.users:
+                target = self.alias_root(user) if user.kind == "view" else user
+                if self.loop_of.get(target, self.after_of.get(target, loop)) > loop or (
+                    target in self.after_of and target.target.loop_reduction and self.after_of[target] > loop
+                ):
+                    self.stashed.add(node)
+
+    # -- reads -------------------------------------------------------------------------------------
+    def consumer_vars(self, shape: tuple) -> list:
+        """Loop variable (or None for index 0) of each axis of a value of ``shape`` in the loops."""
+        if len(shape) == self.nd:
+            axes = list(range(self.nd))
+        elif self.axes and len(shape) == len(self.kept) and all(
+            s == self.space[k] or s == 1 for s, k in zip(shape, self.kept)
+        ):
+            axes = self.kept
+        else:
+            axes = list(range(self.nd - len(shape), self.nd))
+        return [None if size == 1 else f"i{axis}" for size, axis in zip(shape, axes)]
+
+    def read(self, value: Node, consumer_shape: tuple, block: list, indent: str) -> str:
+        """The expression of ``value`` (an input, or a view of one) for a consumer of ``consumer_shape``."""
+        cvars = self.consumer_vars(consumer_shape)
+        shape = tuple(value.meta.shape)
+        pad = len(cvars) - len(shape)
+        vars_ = [None if size == 1 else cvars[pad + j] for j, size in enumerate(shape)]
+        root, views = _view_chain(value)
+        key = (value, tuple(vars_))
+        if key in self.loads:
+            return self.loads[key]
+        index = self.placeholder_index[root]
+        meta = root.meta
+        if meta.ndim == 0 or value.meta.ndim == 0 and not views:
+            name = self.scalar_input(root, index)
+            self.loads[key] = name
+            return name
+        affine = (
+            _probe_affine(tuple(meta.shape), meta.layout, views) if meta.layout in "CF" else None
+        )
+        if affine is not None:
+            offset, strides = affine
+            terms = []
+            if offset:
+                terms.append(self.int_param("o", offset))
+            for var, stride in zip(vars_, strides):
+                if var is None or stride == 0:
+                    continue
+                if stride == 1:
+                    terms.append(var)
+                elif stride == -1:
+                    terms.append(f"-{var}")
+                else:
+                    terms.append(f"{self.int_param('s', stride)} * {var}")
+            array = self.flat_input(root, index)
+            expr = f"{array}[{' + '.join(terms) or '0'}]".replace("+ -", "- ")
+        else:
+            array = self.view_input(value, index, views)
+            if value.meta.ndim == 0:
+                self.loads[key] = array
+                return array
+            expr = f"{array}[{', '.join(v or '0' for v in vars_)}]"
+        load = f"ld{len(self.loads)}"
+        block.append(f"{indent}{load} = {expr}")
+        self.loads[key] = load
+        return load
+
+    def scalar_input(self, root: Node, index: int) -> str:
+        name = self.name(root)
+        if name not in self.code.params:
+            meta = root.meta
+            kind = type(np.zeros((), meta.dtype).item()) if meta.weak else None
+            numba = {bool: nbtypes.boolean, int: nbtypes.int64, float: nbtypes.float64,
+                     complex: nbtypes.complex128}.get(kind) or numba_type(meta.dtype)
+            self.param(name, ("scalar", index), numba)
+        return name
+
+    def flat_input(self, root: Node, index: int) -> str:
+        name = self.name(root)
+        if name not in self.code.params:
+            order = "F" if root.meta.layout == "F" and root.meta.ndim > 1 else "C"
+            self.param(name, ("flat", index, order), nbtypes.Array(numba_type(root.meta.dtype), 1, "C"))
+        return name
+
+    def view_input(self, value: Node, index: int, views: list) -> str:
+        name = f"{self.name(self.alias_root(value))}_{len(self.code.params)}" if views else self.name(value)
+        if name not in self.code.params:
+            meta = value.meta
+            if meta.ndim == 0:
+                return self.param(name, ("array", index, tuple(views)), numba_type(meta.dtype))
+            self.param(name, ("array", index, tuple(views)), nbtypes.Array(numba_type(meta.dtype), meta.ndim, "A"))
+        return name
+
+    # -- expressions ---------------------------------------------------------------------------------
+    def operand(self, value, consumer: Node, block: list, indent: str) -> tuple:
+        """``(expr, dtype or python type)`` of one operand of ``consumer``."""
+        if not isinstance(value, Node):
+            kind = type(value) if not isinstance(value, np.generic) else np.dtype(type(value))
+            return value, kind
+        root = self.alias_root(value)
+        if root in self.loop_of or root in self.after_of:
+            if root in self.stashed and self.loop_of.get(consumer, -1) > self.loop_of[root]:
+                return f"buf_{self.name(root)}[cnt]", root.meta.dtype
+            return self.name(root), root.meta.dtype
+        shape = consumer.args[0].meta.shape if consumer.target.loop_reduction else consumer.meta.shape
+        expr = self.read(value, tuple(shape), block, indent)
+        meta = value.meta
+        if meta.weak:
+            return expr, type(np.zeros((), meta.dtype).item())
+        return expr, meta.dtype
+
+    def typed(self, expr, kind, dtype: np.dtype) -> str:
+        """An operand converted to ``dtype`` (literals become typed literals)."""
+        if not isinstance(expr, str):
+            return tpl.literal(expr, dtype)
+        source = np.dtype(kind) if not isinstance(kind, type) or issubclass(kind, np.generic) else None
+        if source is None:
+            source = np.result_type(kind(0))
+        return tpl.cast(expr, source, dtype)
+
+    def elementwise(self, node: Node, block: list, indent: str) -> str:
+        op = node.target
+        out = node.meta.dtype
+        operands = [self.operand(v, node, block, indent) for v in node.args]
+        if isinstance(op.impl, np.ufunc):
+            loop = tpl.loop_dtypes(op, [k for _, k in operands], node.kwargs)
+            if loop is None:
+                raise NoTemplate(f"{op.name}: no NumPy loop for these operand types")
+            args = [self.typed(e, k, d) for (e, k), d in zip(operands, loop)]
+            expr = tpl.ufunc_expression(op.name, args, loop)
+        elif op is ops.WHERE:
+            cond = self.typed(*operands[0], np.dtype(bool))
+            x, y = (self.typed(e, k, out) for e, k in operands[1:])
+            expr = f"({x} if {cond} else {y})"
+        elif op is ops.CLIP:
+            expr = self.typed(*operands[0], out)
+            if out.kind == "c":
+                expr = None
+            elif len(operands) > 1:
+                lo, hi = (operands + [(None, None)] * 2)[1:3]
+                if lo[0] is not None:
+                    expr = f"_s.maximum({expr}, {self.typed(*lo, out)})"
+                if hi[0] is not None:
+                    expr = f"_s.minimum({expr}, {self.typed(*hi, out)})"
+        elif op is ops.ASTYPE:
+            expr = self.typed(*operands[0], out)
+        elif op is ops.COPY:
+            expr = self.typed(*operands[0], out)
+        elif op is ops.ROUND:
+            expr = tpl.round_expression(
+                self.typed(*operands[0], out), out, int(node.kwargs.get("decimals", 0))
+            )
+        else:
+            expr = None
+        if expr is None:
+            kinds = ", ".join(str(k) for _, k in operands)
+            raise NoTemplate(f"no template for {op.name} on ({kinds})")
+        return f"{tpl.type_name(out)}({expr})"
+
+    # -- reductions ----------------------------------------------------------------------------------
+    def reduction_setup(self, node: Node) -> dict:
+        """Accumulator dtype and the source of init / update / combine / final of a reduction."""
+        op, out = node.target, node.meta.dtype
+        name = self.name(node)
+        kind = out.kind
+        if op in (ops.SUM, ops.MEAN):
+            if kind == "f" or kind == "c":
+                wide = np.dtype(np.complex128 if kind == "c" else np.float64)
+                blocked = out == wide
+                return dict(acc=wide, blocked=blocked, init=tpl.literal(0, wide), update="{a} += {v}",
+                            combine="{a} += {p}", final=self.mean_final(node, f"acc_{name}", out)
+                            if op is ops.MEAN else f"{tpl.type_name(out)}(acc_{name})")
+            acc = np.dtype(np.uint64 if kind == "u" else np.int64)
+            if kind not in "iub":
+                raise NoTemplate(f"{op.name} of {out}")
+            final = f"{tpl.type_name(out)}(acc_{name})"
+            return dict(acc=acc, init=tpl.literal(0, acc), update="{a} += {v}", combine="{a} += {p}", final=final)
+        if op is ops.PROD:
+            acc = out if kind in "fc" else np.dtype(np.uint64 if kind == "u" else np.int64)
+            return dict(acc=acc, init=tpl.literal(1, acc), update="{a} *= {v}", combine="{a} *= {p}",
+                        final=f"{tpl.type_name(out)}(acc_{name})")
+        if op in (ops.AMAX, ops.AMIN):
+            if kind == "c":
+                raise NoTemplate(f"{op.name} of complex")
+            high = op is ops.AMAX
+            if kind == "f":
+                init = "-np.inf" if high else "np.inf"
+                init = init if out == np.float64 else f"{tpl.type_name(out)}({init})"
+            elif kind == "b":
+                init = "False" if high else "True"
+            else:
+                info = np.iinfo(out)
+                init = tpl.literal(info.min if high else info.max, out)
+            helper = "_s.maximum" if high else "_s.minimum"
+            return dict(acc=out, init=init, update=f"{{a}} = {helper}({{a}}, {{v}})",
+                        combine=f"{{a}} = {helper}({{a}}, {{p}})", final=f"acc_{name}")
+        if op in (ops.ANY, ops.ALL):
+            sym = "|" if op is ops.ANY else "&"
+            return dict(acc=np.dtype(bool), init="False" if op is ops.ANY else "True",
+                        update=f"{{a}} = {{a}} {sym} {{t}}", combine=f"{{a}} = {{a}} {sym} {{p}}",
+                        final=f"acc_{name}")
+        if op in (ops.ARGMAX, ops.ARGMIN):
+            if node.args[0].meta.dtype.kind == "c":
+                raise NoTemplate(f"{op.name} of complex")
+            return dict(acc=node.args[0].meta.dtype, arg=True, high=op is ops.ARGMAX,
+                        final=f"at_{name}")
+        raise NoTemplate(f"no loop for reduction {op.name}")
+
+    def mean_final(self, node: Node, acc: str, out: np.dtype) -> str:
+        count = " * ".join(f"n{a}" for a in self.axes) or "1"
+        t = tpl.type_name(out)
+        return f"{t}({t}({acc}) / {t}({count}))"
+
+    # -- emission ------------------------------------------------------------------------------------
+    def comment(self, node: Node, block: list, indent: str) -> None:
+        if not self.readable:
+            return
+        text = format_node(node)
+        if node.source:
+            text += f"    # {node.source}"
+        block.append(f"{indent}# {text}")
+
+    def emit_full(self, node: Node, block: list, indent: str) -> None:
+        self.comment(node, block, indent)
+        block.append(f"{indent}{self.name(node)} = {self.elementwise(node, block, indent)}")
+        if node in self.stashed:
+            block.append(f"{indent}buf_{self.name(node)}[cnt] = {self.name(node)}")
+
+    def emit_update(self, node: Node, setup: dict, block: list, indent: str) -> None:
+        self.comment(node, block, indent)
+        expr, kind = self.operand(node.args[0], node, block, indent)
+        name = self.name(node)
+        if setup.get("arg"):
+            value = self.typed(expr, kind, setup["acc"])
+            better = ">" if setup["high"] else "<"
+            test = f"{value} {better} best_{name}"
+            if setup["acc"].kind == "f":
+                test = f"best_{name} == best_{name} and ({test} or {value} != {value})"
+            block.append(f"{indent}if cnt == 0 or {test}:")
+            block.append(f"{indent}    best_{name} = {value}")
+            block.append(f"{indent}    at_{name} = cnt")
+            self.used_counter = True
+            return
+        value = self.typed(expr, kind, setup["acc"])
+        if setup.get("blocked"):
+            block.append(f"{indent}blk_{name} += {value}")
+            self.used_counter = True
+            return
+        truth = tpl.cast(value, setup["acc"], np.dtype(bool)) if setup["acc"] == bool else value
+        block.append(indent + setup["update"].format(a=f"acc_{name}", v=value, t=truth))
+
+    def store_full(self, node: Node, position: int, block: list, indent: str) -> None:
+        vars_ = self.consumer_vars(self.space)
+        index = ", ".join(v or "0" for v in vars_)
+        block.append(f"{indent}out{position}[{index}] = {self.name(node)}")
+
+    def store_row(self, node: Node, position: int, value: str, block: list, indent: str) -> None:
+        shape = tuple(node.meta.shape)
+        if node.meta.ndim == 0:
+            block.append(f"{indent}out{position}[0] = {value}")
+            return
+        vars_ = self.consumer_vars(shape)
+        block.append(f"{indent}out{position}[{', '.join(v or '0' for v in vars_)}] = {value}")
+
+    def generate(self) -> KernelCode:
+        self.plan_phases()
+        for position, node in enumerate(self.outputs):
+            meta = node.meta
+            if not isinstance(node, Node) or self.alias_root(node) is not node:
+                raise NoTemplate("a kernel output that is a view or a literal")
+            ndim = max(meta.ndim, 1)
+            layout = "F" if meta.layout == "F" and ndim > 1 else "C"
+            self.param(f"out{position}", ("output", position), nbtypes.Array(numba_type(meta.dtype), ndim, layout))
+            self.code.outputs.append(meta)
+        for axis in range(self.nd):
+            self.param(f"n{axis}", ("int", int(self.space[axis])), nbtypes.intp)
+        setups = {r: self.reduction_setup(r) for r in self.reductions}
+        body = self.loop_nest(setups)
+        self.code.parallel = self.parallel
+        header = f"def kernel({', '.join(self.code.params)}):"
+        self.code.source = "\n".join([header, *body]) + "\n"
+        return self.code
+
+    def loop_nest(self, setups: dict) -> list:
+        lines: list = []
+        kept = list(self.kept)
+        first_out = self.outputs[0].meta
+        if not self.axes and first_out.layout == "F" and self.nd > 1:
+            kept = kept[::-1]
+        chunked = self.parallel and not kept and self.phases == 1
+        indent = "    "
+        if self.axes and any(self.stashed):
+            lines.append(indent + "rowlen = " + (" * ".join(f"n{a}" for a in self.axes)))
+        for depth, axis in enumerate(kept):
+            loop = "prange" if self.parallel and depth == 0 else "range"
+            lines.append(f"{indent}for i{axis} in {loop}(n{axis}):")
+            indent += "    "
+            self.loads = {}
+        if chunked:
+            return lines + self.chunked_reduction(setups, indent)
+        self.row_body(setups, lines, indent, None)
+        return lines
+
+    def row_body(self, setups: dict, lines: list, indent: str, chunk) -> None:
+        """Per kept index: row values known before any loop, then each phase and what follows it."""
+        outputs = {node: i for i, node in enumerate(self.outputs)}
+        for node in self.members:
+            if self.after_of.get(node) == -1 and not node.target.loop_reduction:
+                self.comment(node, lines, indent)
+                lines.append(f"{indent}{self.name(node)} = {self.elementwise(node, lines, indent)}")
+                if node in outputs:
+                    self.store_row(node, outputs[node], self.name(node), lines, indent)
+        for node in self.stashed:
+            lines.append(f"{indent}buf_{self.name(node)} = np.empty(rowlen, {tpl.type_name(node.meta.dtype)})")
+        for phase in range(self.phases):
+            reductions = [r for r in self.reductions if self.after_of[r] == phase]
+            fulls = [n for n in self.members if self.loop_of.get(n) == phase]
+            for r in reductions:
+                setup, name = setups[r], self.name(r)
+                if setup.get("arg"):
+                    lines.append(f"{indent}best_{name} = {tpl.literal(0, setup['acc'])}")
+                    lines.append(f"{indent}at_{name} = 0")
+                else:
+                    lines.append(f"{indent}acc_{name} = {setup['init']}")
+                    if setup.get("blocked"):
+                        lines.append(f"{indent}mid_{name} = {setup['init']}")
+                        lines.append(f"{indent}blk_{name} = {setup['init']}")
+            self.used_counter = False
+            inner, body_indent = [], indent
+            reduced = list(self.axes)
+            for depth, axis in enumerate(reduced):
+                bounds = f"n{axis}"
+                if chunk is not None and depth == 0:
+                    bounds = "lo, hi"
+                inner.append(f"{body_indent}for i{axis} in range({bounds}):")
+                body_indent += "    "
+            saved = self.loads
+            self.loads = {}
+            body: list = []
+            for node in self.members:
+                if node in fulls:
+                    self.emit_full(node, body, body_indent)
+                    if node in outputs:
+                        self.store_full(node, outputs[node], body, body_indent)
+                elif node in reductions:
+                    self.emit_update(node, setups[node], body, body_indent)
+            blocked = [r for r in reductions if setups[r].get("blocked")]
+            if self.used_counter or any(n in self.stashed for n in fulls) or any(
+                n in self.stashed for n in self.members if self.loop_of.get(n, phase) < phase
+            ):
+                if reduced:
+                    body.append(f"{body_indent}cnt += 1")
+                    start = "0" if chunk is None else f"lo * {chunk}"
+                    lines.append(f"{indent}cnt = {start}")
+            for r in blocked:
+                name = self.name(r)
+                mask, big = (1 << BLOCK_BITS) - 1, (1 << (2 * BLOCK_BITS)) - 1
+                body += [
+                    f"{body_indent}if cnt & {mask} == 0:",
+                    f"{body_indent}    mid_{name} += blk_{name}",
+                    f"{body_indent}    blk_{name} = {setups[r]['init']}",
+                    f"{body_indent}    if cnt & {big} == 0:",
+                    f"{body_indent}        acc_{name} += mid_{name}",
+                    f"{body_indent}        mid_{name} = {setups[r]['init']}",
+                ]
+            if not reduced and not body:
+                body.append(f"{body_indent}pass")
+            lines += inner + body
+            self.loads = saved
+            if chunk is not None:
+                return
+            for r in reductions:
+                name, setup = self.name(r), setups[r]
+                if setup.get("blocked"):
+                    lines.append(f"{indent}acc_{name} += mid_{name} + blk_{name}")
+                value = setup["final"]
+                lines.append(f"{indent}{name} = {value}")
+                if r in outputs:
+                    self.store_row(r, outputs[r], name, lines, indent)
+            for node in self.members:
+                if self.after_of.get(node) == phase and not node.target.loop_reduction:
+                    self.comment(node, lines, indent)
+                    lines.append(f"{indent}{self.name(node)} = {self.elementwise(node, lines, indent)}")
+                    if node in outputs:
+                        self.store_row(node, outputs[node], self.name(node), lines, indent)
+
+    def chunked_reduction(self, setups: dict, indent: str) -> list:
+        """A reduction over all axes: ``CHUNKS`` parallel partial results, combined in order."""
+        lines: list = []
+        first = self.axes[0]
+        inner = " * ".join(f"n{a}" for a in self.axes[1:]) or "1"
+        for r in self.reductions:
+            setup, name = setups[r], self.name(r)
+            if setup.get("arg"):
+                lines.append(f"{indent}part_best_{name} = np.empty({CHUNKS}, {tpl.type_name(setup['acc'])})")
+                lines.append(f"{indent}part_at_{name} = np.full({CHUNKS}, -1, np.int64)")
+            else:
+                lines.append(f"{indent}part_{name} = np.empty({CHUNKS}, {tpl.type_name(setup['acc'])})")
+        lines.append(f"{indent}for c in prange({CHUNKS}):")
+        body_indent = indent + "    "
+        lines.append(f"{body_indent}lo = n{first} * c // {CHUNKS}")
+        lines.append(f"{body_indent}hi = n{first} * (c + 1) // {CHUNKS}")
+        self.row_body(setups, lines, body_indent, inner)
+        for r in self.reductions:
+            setup, name = setups[r], self.name(r)
+            if setup.get("arg"):
+                lines.append(f"{body_indent}if hi > lo:")
+                lines.append(f"{body_indent}    part_best_{name}[c] = best_{name}")
+                lines.append(f"{body_indent}    part_at_{name}[c] = at_{name}")
+            else:
+                total = f"acc_{name} + (mid_{name} + blk_{name})" if setup.get("blocked") else f"acc_{name}"
+                lines.append(f"{body_indent}part_{name}[c] = {total}")
+        outputs = {node: i for i, node in enumerate(self.outputs)}
+        for r in self.reductions:
+            setup, name = setups[r], self.name(r)
+            if setup.get("arg"):
+                better = ">" if setup["high"] else "<"
+                value = f"part_best_{name}[c]"
+                test = f"{value} {better} best_{name}"
+                if setup["acc"].kind == "f":
+                    test = f"best_{name} == best_{name} and ({test} or {value} != {value})"
+                lines += [
+                    f"{indent}best_{name} = part_best_{name}[0]",
+                    f"{indent}at_{name} = part_at_{name}[0]",
+                    f"{indent}for c in range(1, {CHUNKS}):",
+                    f"{indent}    if part_at_{name}[c] >= 0 and (at_{name} < 0 or {test}):",
+                    f"{indent}        best_{name} = {value}",
+                    f"{indent}        at_{name} = part_at_{name}[c]",
+                ]
+            else:
+                lines.append(f"{indent}acc_{name} = {setup['init']}")
+                lines.append(f"{indent}for c in range({CHUNKS}):")
+                lines.append(f"{indent}    " + setup["combine"].format(a=f"acc_{name}", p=f"part_{name}[c]"))
+            lines.append(f"{indent}{name} = {setup['final']}")
+            if r in outputs:
+                self.store_row(r, outputs[r], name, lines, indent)
+        for node in self.members:
+            if node in outputs and self.full(node):
+                continue  # stored in the loop
+        return lines
+
+
+def generate(kernel: FusedKernel, options: dict) -> KernelCode:
+    """The generated function of ``kernel`` (``NoTemplate`` when an op has no template)."""
+    return _Generator(kernel, options).generate()

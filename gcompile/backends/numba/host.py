@@ -1,0 +1,252 @@
+"""The host function: the whole graph as one generated Python function.
+
+It unpacks the inputs, allocates each kernel's outputs and calls the compiled
+kernel with the flat views, scalars and trace-time integers the kernel asks for,
+runs every other node (library calls such as ``matmul``/``dot`` through BLAS,
+copies, concatenations, write-backs into the caller's arrays) with the op's NumPy
+implementation exactly as the interpreter does, releases each value after its
+last use, and returns the outputs. A call costs one guard check (in ``api``) and
+one pass through this function. Its source is kept (``fn.code``).
+
+A kernel the code generator has no template for runs its sub-graph in the
+interpreter; the host records why (``notes``) and the backend warns.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ...errors import UnsupportedError
+from ...ir import ops
+from ...ir.graph import Graph, Node, map_arg
+from ...ir.kernel import FusedKernel
+from ...ir.printer import format_node
+from .. import interpreter
+from . import cache, codegen
+
+
+@dataclass
+class HostProgram:
+    """A compiled graph: the callable and everything it is made of, for inspection."""
+
+    run: Callable[[list], list]
+    source: str
+    kernels: list = field(default_factory=list)  # (KernelCode, Loaded) per compiled kernel
+    notes: list = field(default_factory=list)  # kernels left to the interpreter, and why
+    kernel_compiles: int = 0
+    disk_cache_hits: int = 0
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def code(self) -> str:
+        """The host function and every kernel, readable (node names, IR lines as comments)."""
+        parts = [self.source]
+        for code, loaded in self.kernels:
+            flags = f"parallel={code.parallel}, fastmath={code.fastmath}"
+            origin = f"  [{loaded.event}: {loaded.path.name}]" if loaded.path else f"  [{loaded.event}]"
+            parts.append(f"# kernel {code.name} ({flags}){origin}\n{code.readable}")
+        for note in self.notes:
+            parts.append(f"# {note}")
+        return "\n\n".join(parts)
+
+
+def _identifier(node: Node) -> str:
+    return f"v_{node.name}"
+
+
+class _HostWriter:
+    def __init__(self, graph: Graph, options: dict):
+        self.graph = graph
+        self.options = options
+        self.lines: list[str] = []
+        self.globals: dict[str, Any] = {"np": np}
+        self.program = HostProgram(run=None, source="")
+
+    def constant(self, node: Node) -> None:
+        name = f"_const_{node.name}"
+        self.globals[name] = node.target
+        fresh = node.returned and isinstance(node.target, np.ndarray)
+        self.emit(node, f"{name}.copy()" if fresh else name)
+
+    def emit(self, node: Node, expression: str) -> None:
+        self.lines.append(f"    # {format_node(node)}")
+        self.lines.append(f"    {_identifier(node)} = {expression}")
+
+    def generic(self, node: Node) -> None:
+        inputs = node.all_input_nodes
+        name = f"_op_{node.name}"
+        self.globals[name] = _node_runner(node, inputs)
+        self.emit(node, f"{name}({', '.join(_identifier(v) for v in inputs)})")
+
+    def interpreted(self, node: Node, reason: str) -> None:
+        plan = interpreter.plan(node.target.graph)
+        name = f"_interpret_{node.name}"
+
+        def run_kernel(*values, _plan=plan):
+            outputs = interpreter.execute(_plan, list(values))
+            return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+        self.globals[name] = run_kernel
+        self.program.notes.append(f"kernel {node.name} runs in the interpreter: {reason}")
+        self.emit(node, f"{name}({', '.join(_identifier(v) for v in node.args)})")
+
+    def kernel(self, node: Node) -> None:
+        kernel: FusedKernel = node.target
+        try:
+            code = codegen.generate(kernel, self.options)
+            code.readable = codegen.generate(kernel, {**self.options, "readable": True}).source
+        except codegen.NoTemplate as missing:
+            self.interpreted(node, str(missing))
+            return
+        start = time.perf_counter()
+        try:
+            loaded = cache.load(code.source, code.signature(), code.parallel, code.fastmath)
+        except Exception as error:  # Numba's own errors have no common base class
+            raise UnsupportedError(
+                f"a kernel Numba cannot compile ({kernel.name}: {', '.join(kernel.members)})",
+                detail=f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}",
+                hint="the function runs eagerly; report this with the code from fn.code",
+            ) from error
+        seconds = time.perf_counter() - start
+        self.program.timings[f"numba {kernel.name} ({loaded.event})"] = seconds
+        self.program.kernel_compiles += loaded.event == "compiled"
+        self.program.disk_cache_hits += loaded.event == "disk"
+        self.program.kernels.append((code, loaded))
+        function = f"_kernel_{node.name}"
+        self.globals[function] = loaded.function
+        self.lines.append(f"    # {format_node(node)}")
+        outputs = []
+        for position, meta in enumerate(code.outputs):
+            out = f"_out{position}_{node.name}"
+            if kernel.inplace_input is not None and position == len(code.outputs) - 1:
+                self.lines.append(f"    {out} = {_identifier(node.args[kernel.inplace_input])}")
+            else:
+                shape = tuple(meta.shape) if meta.ndim else (1,)
+                order = "F" if meta.layout == "F" and meta.ndim > 1 else "C"
+                self.lines.append(
+                    f"    {out} = np.empty({shape!r}, np.{meta.dtype.name}, order={order!r})"
+                )
+            outputs.append(out)
+        arguments = []
+        for argument in code.arguments:
+            kind = argument[0]
+            if kind == "output":
+                arguments.append(outputs[argument[1]])
+            elif kind == "int":
+                arguments.append(repr(argument[1]))
+            else:
+                value = node.args[argument[1]]
+                arguments.append(self.kernel_input(value, argument))
+        self.lines.append(f"    {function}({', '.join(arguments)})")
+        results = []
+        for out, meta in zip(outputs, code.outputs):
+            results.append(f"{out}[0]" if meta.ndim == 0 else out)
+        value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
+        self.lines.append(f"    {_identifier(node)} = {value}")
+
+    def kernel_input(self, value: Node, argument: tuple) -> str:
+        name = _identifier(value)
+        kind = argument[0]
+        if kind == "flat":
+            return f"{name}.reshape(-1, order={argument[2]!r})"
+        if kind == "scalar":
+            meta = value.meta
+            return name if meta.weak or meta.scalar else f"{name}[()]"
+        views = argument[2]
+        helper = f"_views_{len(self.globals)}"
+        self.globals[helper] = _view_applier(views)
+        return f"{helper}({name})"
+
+    def build(self) -> HostProgram:
+        graph = self.graph
+        names = [_identifier(p) for p in graph.placeholders]
+        header = f"def host_{graph.name}(inputs):"
+        if names:
+            self.lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = inputs")
+        last_use = _last_uses(graph)
+        for node in graph.nodes:
+            if node.op == "constant":
+                self.constant(node)
+            elif node.op == "call":
+                if isinstance(node.target, FusedKernel):
+                    self.kernel(node)
+                elif node.target is ops.KERNEL_OUTPUT:
+                    self.emit(node, f"{_identifier(node.args[0])}[{node.kwargs['item']}]")
+                else:
+                    self.generic(node)
+            dead = [_identifier(v) for v in last_use.get(node, ())]
+            if dead:
+                self.lines.append(f"    del {', '.join(dead)}")
+        outputs = [_identifier(v) if isinstance(v, Node) else repr(v) for v in graph.output_node.args[0]]
+        for literal in graph.output_node.args[0]:
+            if not isinstance(literal, Node):
+                outputs = None
+        if outputs is None:
+            values = graph.output_node.args[0]
+            self.globals["_literal_outputs"] = values
+            lookup = ", ".join(
+                _identifier(v) if isinstance(v, Node) else f"_literal_outputs[{i}]"
+                for i, v in enumerate(values)
+            )
+            self.lines.append(f"    return [{lookup}]")
+        else:
+            self.lines.append(f"    return [{', '.join(outputs)}]")
+        source = "\n".join([header, *self.lines]) + "\n"
+        namespace = dict(self.globals)
+        exec(compile(source, f"<gcompile host {graph.name}>", "exec"), namespace)
+        self.program.run = namespace[f"host_{graph.name}"]
+        self.program.source = source
+        return self.program
+
+
+def _last_uses(graph: Graph) -> dict:
+    """Per node, the values whose last reader it is (outputs excepted): the host deletes them."""
+    kept = set(graph.output_node.all_input_nodes)
+    last: dict[Node, Node] = {}
+    for node in graph.nodes:
+        for value in node.all_input_nodes:
+            last[value] = node
+    released: dict[Node, list] = {}
+    for value, reader in last.items():
+        if value not in kept and reader.op != "output":
+            released.setdefault(reader, []).append(value)
+    return released
+
+
+def _node_runner(node: Node, inputs: list) -> Callable:
+    """Runs one non-kernel node on the values of its input nodes, as the interpreter does."""
+
+    def run(*values):
+        env = dict(zip(inputs, values))
+        try:
+            return interpreter.evaluate_node(
+                node, map_arg(node.args, env.__getitem__), map_arg(node.kwargs, env.__getitem__)
+            )
+        except UnsupportedError:
+            raise
+        except Exception as exc:
+            interpreter.add_context(exc, node)
+            raise
+
+    return run
+
+
+def _view_applier(views: tuple) -> Callable:
+    def apply(value):
+        for view in views:
+            value = view.target.impl(value, **view.kwargs)
+        return value
+
+    return apply
+
+
+def compile_graph(graph: Graph, options: dict | None = None) -> Callable[[list], list]:
+    """Backend entry point: the host function of ``graph`` with its kernels compiled."""
+    program = _HostWriter(graph, dict(options or {})).build()
+    run = program.run
+    run.program = program
+    return run

@@ -1,0 +1,191 @@
+"""Scalar helpers that generated kernels call where NumPy's semantics differ from Numba's.
+
+Each reproduces the NumPy C loop for one element: integer division and modulo by
+zero give 0 (NumPy warns, we cannot), ``INT_MIN // -1`` wraps instead of
+trapping, shifts by at least the bit width give 0 (or -1), ``maximum``/``minimum``
+propagate NaN and keep the second operand on ties (``maximum(0.0, -0.0)`` is
+``-0.0``), float ``floor_divide``/``remainder`` follow ``npy_divmod``. LLVM inlines
+them into the loop. Results may come back wider than the loop dtype (Numba
+promotes small integers); the generated code casts every result to the node's dtype.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+_jit = njit(error_model="numpy", cache=True, nogil=True)
+
+
+@_jit
+def int_floor_divide(a, b):
+    """``np.floor_divide`` on integers: 0 for a zero divisor, wrap-around for ``MIN // -1``."""
+    if b == 0:
+        return a - a
+    if b == -1:
+        return -a
+    return a // b
+
+
+@_jit
+def int_remainder(a, b):
+    """``np.remainder`` on integers (the divisor's sign), 0 for a zero divisor."""
+    if b == 0 or b == -1:
+        return a - a
+    return a % b
+
+
+@_jit
+def int_fmod(a, b):
+    """``np.fmod`` on integers (the dividend's sign), 0 for a zero divisor."""
+    if b == 0 or b == -1:
+        return a - a
+    r = a % b
+    if r != 0 and (r < 0) != (a < 0):
+        r -= b
+    return r
+
+
+@_jit
+def float_divmod(a, b):
+    """``(floor_divide, remainder)`` of floats, as NumPy's ``npy_divmod``."""
+    mod = np.fmod(a, b)
+    if b == 0:
+        return a / b, mod
+    div = (a - mod) / b
+    if mod != 0:
+        if (b < 0) != (mod < 0):
+            mod += b
+            div -= 1.0
+    else:
+        mod = math.copysign(0.0, b)
+    if div != 0:
+        floordiv = np.floor(div)
+        if div - floordiv > 0.5:
+            floordiv += 1.0
+    else:
+        floordiv = math.copysign(0.0, a / b)
+    return floordiv, mod
+
+
+@_jit
+def float_floor_divide(a, b):
+    """``np.floor_divide`` on floats."""
+    return float_divmod(a, b)[0]
+
+
+@_jit
+def float_remainder(a, b):
+    """``np.remainder`` on floats."""
+    return float_divmod(a, b)[1]
+
+
+@_jit
+def int_power(a, b):
+    """``np.power`` on integers: repeated squaring with wrap-around; negative powers raise."""
+    if b < 0:
+        raise ValueError("Integers to negative integer powers are not allowed.")
+    result = a - a + 1
+    while b != 0:
+        if b & 1:
+            result = result * a
+        a = a * a
+        b = b >> 1
+    return result
+
+
+@_jit
+def maximum(a, b):
+    """``np.maximum``: NaN wins, ties keep the second operand."""
+    return a if (a > b or a != a) else b
+
+
+@_jit
+def minimum(a, b):
+    """``np.minimum``: NaN wins, ties keep the second operand."""
+    return a if (a < b or a != a) else b
+
+
+@_jit
+def fmax(a, b):
+    """``np.fmax``: NaN loses unless both are NaN."""
+    return a if (a > b or b != b) else b
+
+
+@_jit
+def fmin(a, b):
+    """``np.fmin``: NaN loses unless both are NaN."""
+    return a if (a < b or b != b) else b
+
+
+@_jit
+def left_shift(a, b, bits):
+    """``np.left_shift``: a shift by ``bits`` or more (or a negative one) gives 0."""
+    if b < 0 or b >= bits:
+        return a - a
+    return a << b
+
+
+@_jit
+def right_shift(a, b, bits):
+    """``np.right_shift``: a shift by ``bits`` or more gives 0, or -1 for a negative ``a``."""
+    if b < 0 or b >= bits:
+        return a - a - 1 if a < 0 else a - a
+    return a >> b
+
+
+@_jit
+def heaviside(x, h0):
+    """``np.heaviside``: 0 below zero, ``h0`` at zero, 1 above, NaN for NaN."""
+    if x < 0:
+        return x - x
+    if x == 0:
+        return h0
+    if x > 0:
+        return x - x + 1
+    return x
+
+
+@_jit
+def sign(x):
+    """``np.sign`` of a real number (NaN stays NaN)."""
+    if x > 0:
+        return x - x + 1
+    if x < 0:
+        return x - x - 1
+    if x == 0:
+        return x - x
+    return x
+
+
+@_jit
+def bitwise_count(x):
+    """``np.bitwise_count``: the 1-bits of ``|x|``."""
+    v = np.uint64(abs(np.int64(x))) if x < 0 else np.uint64(x)
+    count = 0
+    while v != 0:
+        v &= v - np.uint64(1)
+        count += 1
+    return count
+
+
+@_jit
+def int_reciprocal(x):
+    """``np.reciprocal`` on integers (``1 // x`` in C; the minimum value for zero, as NumPy's loop)."""
+    if x == 0:
+        return x - x + np.iinfo(np.int32).min
+    if x == 1 or x == -1:
+        return x
+    return x - x
+
+
+@_jit
+def round_decimals(x, decimals):
+    """``np.round(x, decimals)`` of a float, as NumPy's loop: scale, round half to even, unscale."""
+    if decimals >= 0:
+        f = 10.0**decimals
+        return np.rint(x * f) / f
+    f = 10.0 ** (-decimals)
+    return np.rint(x / f) * f
