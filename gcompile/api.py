@@ -71,6 +71,14 @@ class CompiledFunction:
         self.static_argnames = tuple(sorted(self._binder.static_argnames))
         self.options = dict(options or {})
         self._cache: dict[tuple, CacheEntry] = {}
+        # Calls whose arguments are all arrays, passed positionally: guard key -> entry, found
+        # without binding (the per-call overhead is this lookup and one host call).
+        self._array_calls: dict[tuple, CacheEntry] = {}
+        self._array_arity = (
+            len(self._binder.signature.parameters)
+            if self._binder.simple_positional and not self.static_argnames
+            else -1
+        )
         self._lock = threading.Lock()
         self._warned: set[str] = set()
         self._stats = {"calls": 0, "traces": 0, "cache_hits": 0, "fallbacks": 0}
@@ -80,6 +88,12 @@ class CompiledFunction:
     # -- calling ----------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._stats["calls"] += 1
+        if not kwargs and len(args) == self._array_arity:
+            key = _array_key(args)
+            entry = self._array_calls.get(key) if key is not None else None
+            if entry is not None and not config.get("disable") and tracer.current_tracer() is None:
+                self._stats["cache_hits"] += 1
+                return self._run(entry, list(args), args, kwargs)
         if config.get("disable") or tracer.current_tracer() is not None:
             # Disabled, or called from a function being traced: run the Python code, so an
             # enclosing trace records these operations inline.
@@ -96,11 +110,17 @@ class CompiledFunction:
             entry = self._compile(bound)
         else:
             self._stats["cache_hits"] += 1
+        if not kwargs and len(args) == self._array_arity:
+            key = _array_key(args)
+            if key is not None:
+                self._array_calls[key] = entry
+        return self._run(entry, bound.inputs(), args, kwargs)
+
+    def _run(self, entry: CacheEntry, inputs: list, args: tuple, kwargs: dict) -> Any:
         if entry.failure is not None:
             return self._internal_failure(entry.failure, args, kwargs)
         if entry.refusal is not None:
             return self._fallback(entry.refusal, args, kwargs)
-        inputs = bound.inputs()
         if entry.written:
             overlap = _overlapping_write(entry, inputs)
             if overlap is not None:
@@ -109,7 +129,8 @@ class CompiledFunction:
             outputs = entry.run(inputs)
         except UnsupportedError as refusal:  # found while running, before any write-back
             return self._fallback(refusal, args, kwargs)
-        return unflatten(entry.graph.out_spec, outputs)
+        spec = entry.graph.out_spec
+        return outputs[0] if spec.kind == "leaf" else unflatten(spec, outputs)
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         """Decorating a method: bind ``self`` like a plain function would."""
@@ -204,8 +225,30 @@ class CompiledFunction:
     # -- inspection ---------------------------------------------------------------------------------
     @property
     def stats(self) -> dict:
-        """A snapshot of the counters."""
-        return {**self._stats, "cache_entries": len(self._cache)}
+        """A snapshot of the counters.
+
+        ``kernel_compiles`` counts the Numba compiles this function caused (kernels found in
+        memory, compiled for another function or an earlier size, cost none); ``disk_cache_hits``
+        counts kernels whose machine code was loaded from the disk cache instead.
+        """
+        programs = [p for p in (getattr(e.run, "program", None) for e in self.entries) if p]
+        return {
+            **self._stats,
+            "cache_entries": len(self._cache),
+            "kernel_compiles": sum(p.kernel_compiles for p in programs),
+            "disk_cache_hits": sum(p.disk_cache_hits for p in programs),
+        }
+
+    @property
+    def code(self) -> str:
+        """The generated code of the most recent compiled entry (host function and kernels)."""
+        for entry in reversed(self.entries):
+            program = getattr(entry.run, "program", None)
+            if program is not None:
+                return program.code
+            if entry.refusal is not None:
+                return f"# runs eagerly: {entry.refusal}"
+        return "# not compiled yet (call the function first)"
 
     @property
     def entries(self) -> list[CacheEntry]:
@@ -259,6 +302,18 @@ def _overlapping_write(entry: CacheEntry, inputs: list) -> UnsupportedError | No
     return None
 
 
+def _array_key(args: tuple) -> tuple | None:
+    """The guard of a call whose arguments are all ndarrays (None otherwise): per array its
+    dtype, shape, contiguity and writeability, which decide its full guard key."""
+    key = []
+    for value in args:
+        if type(value) is not np.ndarray:
+            return None
+        flags = value.flags
+        key.append((value.dtype, value.shape, flags.c_contiguous, flags.f_contiguous, flags.writeable))
+    return tuple(key)
+
+
 def _graph_name(fn: Callable) -> str:
     name = getattr(fn, "__name__", "fn")
     return "lambda" if name == "<lambda>" else name
@@ -276,11 +331,12 @@ def compile(
 
     Args:
         fn: the function to compile.
-        backend: ``"numba"`` (default; until the Numba code generator lands it runs the
-            reference interpreter) or ``"interpreter"`` (the NumPy reference).
+        backend: ``"numba"`` (default: generated loop nests compiled by Numba) or
+            ``"interpreter"`` (the NumPy reference, op by op).
         fullgraph: raise ``UnsupportedError`` instead of running eagerly when a construct is refused.
         static_argnames: parameters whose value is fixed at compile time (guarded; a new value recompiles).
-        options: backend and pass options.
+        options: backend and pass options (``fastmath``, ``parallel``, ``parallel_threshold``,
+            ``max_kernel_ops``, passes to skip).
 
     Returns:
         A ``CompiledFunction`` (or a decorator producing one when ``fn`` is omitted).

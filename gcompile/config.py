@@ -22,7 +22,8 @@ _OVERRIDES: dict[str, Any] = {}
 
 
 def _flag(env: str) -> bool:
-    return os.environ.get(env, "").strip().lower() in ("1", "true", "yes", "on")
+    raw = os.environ.get(env)
+    return bool(raw) and raw.strip().lower() in ("1", "true", "yes", "on")
 
 
 def _int(env: str, default: int) -> int:

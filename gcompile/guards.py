@@ -71,6 +71,8 @@ class ArgumentBinder:
         self._positional = all(
             p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in parameters
         )
+        # every parameter positional-or-keyword, none static: a call f(*arrays) binds trivially
+        self.simple_positional = self._positional and not self.static_argnames
 
     def arguments(self, args: tuple, kwargs: dict) -> dict:
         """Parameter name -> value, defaults applied; TypeError for a wrong arity."""

@@ -42,7 +42,10 @@ def test_stats_count_calls_traces_and_hits():
     fn(x, 2.0, 1)
     fn(x + 1, 3.0, 1)  # same structure, new values: cache hit, no re-trace for the float
     np.testing.assert_array_equal(fn(x, 5.0, 1), x * 5.0 + 1)
-    assert fn.stats == {
+    stats = fn.stats
+    # one kernel: compiled, loaded from disk, or already in memory from another test
+    assert stats.pop("kernel_compiles") + stats.pop("disk_cache_hits") <= 1
+    assert stats == {
         "calls": 3,
         "traces": 1,
         "cache_hits": 2,

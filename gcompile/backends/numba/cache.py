@@ -21,11 +21,13 @@ import os
 import sys
 import tempfile
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numba
 import numpy as np
+from numba.core.errors import NumbaWarning
 
 from ... import config
 
@@ -154,6 +156,8 @@ def load(source: str, signature: tuple, parallel: bool, fastmath: bool) -> Loade
         if signature in dispatcher.overloads:
             return Loaded(dispatcher, "memory", path)
         hits = sum(dispatcher.stats.cache_hits.values())
-        dispatcher.compile(signature)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumbaWarning)  # performance hints are not for users
+            dispatcher.compile(signature)
         event = "disk" if sum(dispatcher.stats.cache_hits.values()) > hits else "compiled"
         return Loaded(dispatcher, event, path)

@@ -209,19 +209,28 @@ class _Generator:
         return not node.target.loop_reduction and tuple(node.meta.shape) == self.space
 
     def plan_phases(self) -> None:
-        """Assign every member a loop (full values) or the loop after which it is known (row values)."""
+        """Assign every member a loop (full values) or the loop after which it is known (row values).
+
+        ``var``/``std`` take two loops, as NumPy computes them: the mean, then the sum of squared
+        deviations from it (``var_pass`` is the first).
+        """
         self.loop_of: dict[Node, int] = {}
         self.after_of: dict[Node, int] = {}
+        self.var_pass: dict[Node, int] = {}
         for node in self.members:
             if node.kind == "view":
                 continue
             inputs = [self.alias_root(v) for v in node.all_input_nodes]
             levels_full = [self.loop_of[v] for v in inputs if v in self.loop_of]
             levels_row = [self.after_of[v] for v in inputs if v in self.after_of]
-            if node.target.loop_reduction:
-                self.after_of[node] = max(levels_full + [r + 1 for r in levels_row] + [0])
+            level = max(levels_full + [r + 1 for r in levels_row] + [0])
+            if node.target in (ops.VAR, ops.STD):
+                self.var_pass[node] = level
+                self.after_of[node] = level + 1
+            elif node.target.loop_reduction:
+                self.after_of[node] = level
             elif self.full(node):
-                self.loop_of[node] = max(levels_full + [r + 1 for r in levels_row] + [0])
+                self.loop_of[node] = level
             else:
                 if levels_full:
                     raise NoTemplate(f"{node.name}: a per-row value computed from a full row")
@@ -232,11 +241,9 @@ class _Generator:
         self.stashed = set()
         for node, loop in self.loop_of.items():
             for user in node.users:
-                target = self.alias_root(user) if user.kind == "view" else user
-                if self.loop_of.get(target, self.after_of.get(target, loop)) > loop or (
-                    target in self.after_of and target.target.loop_reduction and self.after_of[target] > loop
-                ):
+                if self.loop_of.get(user, self.after_of.get(user, loop)) > loop:
                     self.stashed.add(node)
+        self.current_phase = 0
 
     # -- reads -------------------------------------------------------------------------------------
     def consumer_vars(self, shape: tuple) -> list:
@@ -331,7 +338,7 @@ class _Generator:
             return value, kind
         root = self.alias_root(value)
         if root in self.loop_of or root in self.after_of:
-            if root in self.stashed and self.loop_of.get(consumer, -1) > self.loop_of[root]:
+            if root in self.stashed and self.current_phase > self.loop_of[root]:
                 return f"buf_{self.name(root)}[cnt]", root.meta.dtype
             return self.name(root), root.meta.dtype
         shape = consumer.args[0].meta.shape if consumer.target.loop_reduction else consumer.meta.shape
@@ -413,7 +420,7 @@ class _Generator:
                         final=f"{tpl.type_name(out)}(acc_{name})")
         if op in (ops.AMAX, ops.AMIN):
             if kind == "c":
-                raise NoTemplate(f"{op.name} of complex")
+                raise NoTemplate(f"no template for {op.name} on complex")
             high = op is ops.AMAX
             if kind == "f":
                 init = "-np.inf" if high else "np.inf"
@@ -429,11 +436,22 @@ class _Generator:
         if op in (ops.ANY, ops.ALL):
             sym = "|" if op is ops.ANY else "&"
             return dict(acc=np.dtype(bool), init="False" if op is ops.ANY else "True",
-                        update=f"{{a}} = {{a}} {sym} {{t}}", combine=f"{{a}} = {{a}} {sym} {{p}}",
+                        update=f"{{a}} = {{a}} {sym} {{v}}", combine=f"{{a}} = {{a}} {sym} {{p}}",
                         final=f"acc_{name}")
+        if op in (ops.VAR, ops.STD):
+            if kind != "f" or node.args[0].meta.dtype.kind == "c":
+                raise NoTemplate(f"no template for {op.name} on {node.args[0].meta.dtype}")
+            wide = np.dtype(np.float64)
+            t = tpl.type_name(out)
+            count = " * ".join(f"n{a}" for a in self.axes) or "1"
+            ddof = int(node.kwargs.get("ddof", 0) or 0)
+            var = f"{t}({t}(acc_{name}) / {t}(max({count} - {ddof}, 0)))"
+            return dict(acc=wide, blocked=out == wide, init="0.0", var=True, out=out, update="{a} += {v}",
+                        mean=self.mean_final(node, f"acc_m_{name}", out),
+                        final=f"{t}(np.sqrt({var}))" if op is ops.STD else var)
         if op in (ops.ARGMAX, ops.ARGMIN):
             if node.args[0].meta.dtype.kind == "c":
-                raise NoTemplate(f"{op.name} of complex")
+                raise NoTemplate(f"no template for {op.name} on complex")
             return dict(acc=node.args[0].meta.dtype, arg=True, high=op is ops.ARGMAX,
                         final=f"at_{name}")
         raise NoTemplate(f"no loop for reduction {op.name}")
@@ -458,7 +476,8 @@ class _Generator:
         if node in self.stashed:
             block.append(f"{indent}buf_{self.name(node)}[cnt] = {self.name(node)}")
 
-    def emit_update(self, node: Node, setup: dict, block: list, indent: str) -> None:
+    def emit_update(self, node: Node, setup: dict, block: list, indent: str, acc: str) -> None:
+        """The loop-body statement of a reduction accumulating into ``acc_<acc>``."""
         self.comment(node, block, indent)
         expr, kind = self.operand(node.args[0], node, block, indent)
         name = self.name(node)
@@ -473,13 +492,16 @@ class _Generator:
             block.append(f"{indent}    at_{name} = cnt")
             self.used_counter = True
             return
+        if setup.get("var") and acc == name:  # second pass: squared deviation from the mean
+            out = setup["out"]
+            block.append(f"{indent}dev_{name} = {self.typed(expr, kind, out)} - mean_{name}")
+            expr, kind = f"dev_{name} * dev_{name}", out
         value = self.typed(expr, kind, setup["acc"])
         if setup.get("blocked"):
-            block.append(f"{indent}blk_{name} += {value}")
+            block.append(f"{indent}blk_{acc} += {value}")
             self.used_counter = True
             return
-        truth = tpl.cast(value, setup["acc"], np.dtype(bool)) if setup["acc"] == bool else value
-        block.append(indent + setup["update"].format(a=f"acc_{name}", v=value, t=truth))
+        block.append(indent + setup["update"].format(a=f"acc_{acc}", v=value))
 
     def store_full(self, node: Node, position: int, block: list, indent: str) -> None:
         vars_ = self.consumer_vars(self.space)
@@ -495,6 +517,10 @@ class _Generator:
         block.append(f"{indent}out{position}[{', '.join(v or '0' for v in vars_)}] = {value}")
 
     def generate(self) -> KernelCode:
+        for node in self.graph.nodes:
+            dtype = getattr(node.meta, "dtype", None)
+            if dtype is not None and dtype.kind in "fc" and dtype.itemsize not in (4, 8, 16):
+                raise NoTemplate(f"{dtype} (Numba has no {dtype} arithmetic)")
         self.plan_phases()
         for position, node in enumerate(self.outputs):
             meta = node.meta
@@ -508,7 +534,7 @@ class _Generator:
             self.param(f"n{axis}", ("int", int(self.space[axis])), nbtypes.intp)
         setups = {r: self.reduction_setup(r) for r in self.reductions}
         body = self.loop_nest(setups)
-        self.code.parallel = self.parallel
+        self.code.parallel = self.parallel  # decided by loop_nest
         header = f"def kernel({', '.join(self.code.params)}):"
         self.code.source = "\n".join([header, *body]) + "\n"
         return self.code
@@ -520,6 +546,7 @@ class _Generator:
         if not self.axes and first_out.layout == "F" and self.nd > 1:
             kept = kept[::-1]
         chunked = self.parallel and not kept and self.phases == 1
+        self.parallel = self.parallel and (chunked or bool(kept))  # a prange is emitted
         indent = "    "
         if self.axes and any(self.stashed):
             lines.append(indent + "rowlen = " + (" * ".join(f"n{a}" for a in self.axes)))
@@ -545,18 +572,23 @@ class _Generator:
         for node in self.stashed:
             lines.append(f"{indent}buf_{self.name(node)} = np.empty(rowlen, {tpl.type_name(node.meta.dtype)})")
         for phase in range(self.phases):
+            self.current_phase = phase
+            # (node, accumulator name): reductions of this loop, and the mean pass of var/std
             reductions = [r for r in self.reductions if self.after_of[r] == phase]
+            accumulating = [(r, self.name(r)) for r in reductions] + [
+                (r, f"m_{self.name(r)}") for r in self.reductions if self.var_pass.get(r) == phase
+            ]
             fulls = [n for n in self.members if self.loop_of.get(n) == phase]
-            for r in reductions:
-                setup, name = setups[r], self.name(r)
+            for r, acc in accumulating:
+                setup = setups[r]
                 if setup.get("arg"):
-                    lines.append(f"{indent}best_{name} = {tpl.literal(0, setup['acc'])}")
-                    lines.append(f"{indent}at_{name} = 0")
-                else:
-                    lines.append(f"{indent}acc_{name} = {setup['init']}")
-                    if setup.get("blocked"):
-                        lines.append(f"{indent}mid_{name} = {setup['init']}")
-                        lines.append(f"{indent}blk_{name} = {setup['init']}")
+                    lines.append(f"{indent}best_{acc} = {tpl.literal(0, setup['acc'])}")
+                    lines.append(f"{indent}at_{acc} = 0")
+                    continue
+                lines.append(f"{indent}acc_{acc} = {setup['init']}")
+                if setup.get("blocked"):
+                    lines.append(f"{indent}mid_{acc} = {setup['init']}")
+                    lines.append(f"{indent}blk_{acc} = {setup['init']}")
             self.used_counter = False
             inner, body_indent = [], indent
             reduced = list(self.axes)
@@ -574,39 +606,42 @@ class _Generator:
                     self.emit_full(node, body, body_indent)
                     if node in outputs:
                         self.store_full(node, outputs[node], body, body_indent)
-                elif node in reductions:
-                    self.emit_update(node, setups[node], body, body_indent)
-            blocked = [r for r in reductions if setups[r].get("blocked")]
-            if self.used_counter or any(n in self.stashed for n in fulls) or any(
-                n in self.stashed for n in self.members if self.loop_of.get(n, phase) < phase
+                for r, acc in accumulating:
+                    if r is node:
+                        self.emit_update(node, setups[node], body, body_indent, acc)
+            if reduced and (
+                self.used_counter
+                or any(n in self.stashed for n in fulls)
+                or any(self.loop_of[n] < phase for n in self.stashed)
             ):
-                if reduced:
-                    body.append(f"{body_indent}cnt += 1")
-                    start = "0" if chunk is None else f"lo * {chunk}"
-                    lines.append(f"{indent}cnt = {start}")
-            for r in blocked:
-                name = self.name(r)
-                mask, big = (1 << BLOCK_BITS) - 1, (1 << (2 * BLOCK_BITS)) - 1
-                body += [
-                    f"{body_indent}if cnt & {mask} == 0:",
-                    f"{body_indent}    mid_{name} += blk_{name}",
-                    f"{body_indent}    blk_{name} = {setups[r]['init']}",
-                    f"{body_indent}    if cnt & {big} == 0:",
-                    f"{body_indent}        acc_{name} += mid_{name}",
-                    f"{body_indent}        mid_{name} = {setups[r]['init']}",
-                ]
+                body.append(f"{body_indent}cnt += 1")
+                lines.append(f"{indent}cnt = {'0' if chunk is None else f'lo * {chunk}'}")
+            mask, big = (1 << BLOCK_BITS) - 1, (1 << (2 * BLOCK_BITS)) - 1
+            for r, acc in accumulating:
+                if setups[r].get("blocked"):
+                    zero = setups[r]["init"]
+                    body += [
+                        f"{body_indent}if cnt & {mask} == 0:",
+                        f"{body_indent}    mid_{acc} += blk_{acc}",
+                        f"{body_indent}    blk_{acc} = {zero}",
+                        f"{body_indent}    if cnt & {big} == 0:",
+                        f"{body_indent}        acc_{acc} += mid_{acc}",
+                        f"{body_indent}        mid_{acc} = {zero}",
+                    ]
             if not reduced and not body:
                 body.append(f"{body_indent}pass")
             lines += inner + body
             self.loads = saved
             if chunk is not None:
                 return
-            for r in reductions:
+            for r, acc in accumulating:
                 name, setup = self.name(r), setups[r]
                 if setup.get("blocked"):
-                    lines.append(f"{indent}acc_{name} += mid_{name} + blk_{name}")
-                value = setup["final"]
-                lines.append(f"{indent}{name} = {value}")
+                    lines.append(f"{indent}acc_{acc} += mid_{acc} + blk_{acc}")
+                if acc != name:  # the mean pass of var/std
+                    lines.append(f"{indent}mean_{name} = {setup['mean']}")
+                    continue
+                lines.append(f"{indent}{name} = {setup['final']}")
                 if r in outputs:
                     self.store_row(r, outputs[r], name, lines, indent)
             for node in self.members:

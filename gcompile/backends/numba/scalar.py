@@ -140,11 +140,11 @@ def right_shift(a, b, bits):
 def heaviside(x, h0):
     """``np.heaviside``: 0 below zero, ``h0`` at zero, 1 above, NaN for NaN."""
     if x < 0:
-        return x - x
+        return 0.0
     if x == 0:
         return h0
     if x > 0:
-        return x - x + 1
+        return 1.0
     return x
 
 
@@ -152,11 +152,11 @@ def heaviside(x, h0):
 def sign(x):
     """``np.sign`` of a real number (NaN stays NaN)."""
     if x > 0:
-        return x - x + 1
+        return 1
     if x < 0:
-        return x - x - 1
+        return -1
     if x == 0:
-        return x - x
+        return 0
     return x
 
 

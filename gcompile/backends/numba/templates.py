@@ -61,6 +61,7 @@ _NUMPY_SCALAR = {  # ufuncs whose Numba scalar implementation follows NumPy's lo
     "fmod",
     "signbit",
 }
+_ORDERED = {"less", "less_equal", "greater", "greater_equal", "maximum", "minimum", "fmax", "fmin", "sign"}
 _INFIX = {
     "add": "+",
     "subtract": "-",
@@ -146,6 +147,10 @@ def ufunc_expression(name: str, args: list, loop: list) -> str | None:
     b = args[1] if len(args) > 1 else None
     if name in ("add", "multiply") and kind == "b":
         return f"({a} {'|' if name == 'add' else '&'} {b})"
+    if kind == "c" and name in _ORDERED:
+        return None  # NumPy orders complex numbers lexicographically; Numba does not order them
+    if name in ("floor", "ceil", "trunc") and kind in "iub":
+        return a  # NumPy 2 keeps integers as they are
     if name in _INFIX and not (name == "divide" and kind in "iub"):
         return f"({a} {_INFIX[name]} {b})"
     integer = kind in "iu"
@@ -165,9 +170,12 @@ def ufunc_expression(name: str, args: list, loop: list) -> str | None:
             if kind == "f"
             else None
         ),
-        "fmod": lambda: f"_s.int_fmod({a}, {b})" if integer else None,
-        "power": lambda: f"_s.int_power({a}, {b})" if integer else f"({a} ** {b})",
-        "float_power": lambda: f"({a} ** {b})",
+        "fmod": lambda: f"_s.int_fmod({a}, {b})" if integer else f"np.fmod({a}, {b})" if kind == "f" else None,
+        # complex powers: NumPy's own algorithm, which Numba's differs from by more than a few ulp
+        "power": lambda: (
+            f"_s.int_power({a}, {b})" if integer else f"({a} ** {b})" if kind == "f" else None
+        ),
+        "float_power": lambda: f"({a} ** {b})" if kind == "f" else None,
         "maximum": lambda: f"_s.maximum({a}, {b})" if kind != "c" else None,
         "minimum": lambda: f"_s.minimum({a}, {b})" if kind != "c" else None,
         "fmax": lambda: f"_s.fmax({a}, {b})" if kind != "c" else None,
@@ -214,6 +222,8 @@ def round_expression(a: str, dtype: np.dtype, decimals: int) -> str | None:
     """``np.round(a, decimals)``: integers round only for negative ``decimals``."""
     if dtype.kind in "iub":
         return a if decimals >= 0 else None
+    if dtype.kind == "c":
+        return f"complex(np.rint({a}.real), np.rint({a}.imag))" if decimals == 0 else None
     if dtype.kind != "f":
         return None
     return f"np.rint({a})" if decimals == 0 else f"_s.round_decimals({a}, {decimals})"

@@ -1,0 +1,380 @@
+"""The Numba backend: caching, shape-generic kernels, numerics, parallel loops, failures, threads."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.backends.numba import cache, codegen, templates
+from tests.support import check, quiet
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def compiled(fn, **options):
+    return gcompile.compile(fn, fullgraph=True, options=options or None)
+
+
+def program(fn):
+    return fn.entries[-1].run.program
+
+
+# -- generated code ----------------------------------------------------------------------------------
+
+
+def scale_shift(x, y):
+    return x * 2.5 + np.exp(y)
+
+
+def test_code_shows_every_node_with_its_line():
+    fn = compiled(scale_shift)
+    fn(np.ones((3, 4)), np.ones((3, 4)))
+    code = fn.code
+    assert "def host_scale_shift(inputs):" in code
+    assert "def kernel(" in code
+    for line in ("multiply(%x, 2.5)", "exp(%y)", "add(%multiply_1, %exp_1)"):
+        assert line in code, line
+    assert "test_numba.py:" in code  # the user's file:line above the generated line
+    assert "math.exp(" in code
+
+
+def test_kernel_reads_views_as_index_arithmetic_on_the_base_array():
+    def stencil(u):
+        return u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
+
+    fn = compiled(stencil)
+    u = np.random.default_rng(0).random((9, 7))
+    np.testing.assert_allclose(fn(u), stencil(u), rtol=0, atol=1e-15)
+    (code, _), = program(fn).kernels
+    # one flat input, read at five offsets; no slices or temporaries in the kernel
+    assert [a[0] for a in code.arguments].count("flat") == 1
+    reads = [line for line in code.readable.splitlines() if "u[" in line and "#" not in line]
+    assert len(reads) == 5 and not any(":" in line for line in reads)
+
+
+def test_broadcast_reads_do_not_copy():
+    def f(x, row, col):
+        return x * row + col
+
+    fn = compiled(f)
+    x, row, col = np.ones((4, 5)), np.arange(5.0), np.arange(4.0)[:, None]
+    np.testing.assert_array_equal(fn(x, row, col), f(x, row, col))
+    (code, _), = program(fn).kernels
+    assert "broadcast" not in code.readable
+    assert code.readable.count("[i1]") == 1 and code.readable.count("[i0]") == 1
+
+
+# -- caching -------------------------------------------------------------------------------------------
+
+
+def polynomial(a):
+    return a * a * 0.5 + a * 3.0 + 1.0
+
+
+def test_a_new_size_retraces_but_does_not_compile_again():
+    fn = compiled(polynomial)
+    fn(np.random.rand(10))
+    compiles = fn.stats["kernel_compiles"]
+    for n in (11, 1000, 0, 1):
+        x = np.random.rand(n)
+        np.testing.assert_array_equal(fn(x), polynomial(x))
+    assert fn.stats["traces"] == 5
+    assert fn.stats["kernel_compiles"] == compiles  # the same kernel, sizes are arguments
+
+
+def test_two_functions_with_the_same_kernel_share_it():
+    def first(a):
+        return a * a * 0.5 + a * 3.0 + 1.0
+
+    def second(b):
+        return b * b * 0.5 + b * 3.0 + 1.0
+
+    one, two = compiled(first), compiled(second)
+    one(np.random.rand(3, 3))
+    two(np.random.rand(5, 8))
+    assert two.stats["kernel_compiles"] == 0
+    (code_one, loaded_one), = program(one).kernels
+    (code_two, loaded_two), = program(two).kernels
+    assert loaded_one.function is loaded_two.function
+    assert code_one.readable != code_two.readable  # each shows its own names
+
+
+_SECOND_PROCESS = textwrap.dedent(
+    """
+    import numpy as np, gcompile
+    def f(a, b):
+        return np.sqrt(a * b + 7.25) - b
+    fn = gcompile.compile(f, fullgraph=True)
+    a, b = np.random.rand(50), np.random.rand(50)
+    assert np.allclose(fn(a, b), f(a, b))
+    print(fn.stats["kernel_compiles"], fn.stats["disk_cache_hits"])
+    """
+)
+
+
+def test_a_second_process_loads_the_machine_code_from_disk(tmp_path):
+    env = {**os.environ, "GCOMPILE_CACHE_DIR": str(tmp_path / "kernels"), "PYTHONPATH": str(ROOT)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", _SECOND_PROCESS], env=env, capture_output=True, text=True, check=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    assert runs[0] == ["1", "0"]  # compiled
+    assert runs[1] == ["0", "1"]  # loaded, not compiled
+    directory = tmp_path / "kernels"
+    assert directory.stat().st_mode & 0o777 == 0o700
+    (module,) = directory.glob("k_*.py")
+    first_line = module.read_text().splitlines()[0]
+    assert first_line.startswith("# gcompile kernel module, sha256")
+
+
+def test_a_tampered_cache_entry_is_rewritten_not_imported(tmp_path, monkeypatch):
+    monkeypatch.setenv("GCOMPILE_CACHE_DIR", str(tmp_path))
+    text = cache.module_text("def kernel(out0):\n    out0[0] = 1.0\n", False, False)
+    key = cache.key_of(text)
+    path = tmp_path / f"k_{key}.py"
+    path.write_text(f"{cache._HEADER}{'0' * 64}\nraise SystemExit('imported a tampered file')\n")
+    cache._dispatchers.pop(key, None)
+    loaded = cache.load("def kernel(out0):\n    out0[0] = 1.0\n", (numba.float64[::1],), False, False)
+    out = np.zeros(1)
+    loaded.function(out)
+    assert out[0] == 1.0
+    assert cache._intact(path, text)
+
+
+def test_cache_key_includes_versions_and_cpu():
+    key = cache._environment_key()
+    assert numba.__version__ in key and np.__version__ in key
+    assert len(cache.key_of("x")) == 40
+
+
+def test_large_constants_are_kernel_arguments_not_globals():
+    table = np.linspace(0.0, 1.0, 300_000)
+
+    def f(x):
+        return x * table + 1.0
+
+    fn = compiled(f)
+    x = np.random.rand(300_000)
+    np.testing.assert_array_equal(fn(x), f(x))
+    (code, loaded), = program(fn).kernels
+    assert [a[0] for a in code.arguments].count("flat") == 2
+    assert "300000" not in code.source and loaded.path is not None
+
+
+# -- numerics ------------------------------------------------------------------------------------------
+
+
+def ulps_between(a, b) -> float:
+    return float(abs(a - b) / np.spacing(np.abs(np.asarray(a, dtype=np.asarray(b).dtype))))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_long_sums_agree_with_numpy_pairwise_summation(dtype):
+    n = 10**7
+    x = np.random.default_rng(1).random(n).astype(dtype) + dtype(0.5)
+    fn = compiled(lambda a: np.sum(a))
+    ours, numpy = fn(x), np.sum(x)
+    assert ours.dtype == numpy.dtype
+    assert ulps_between(ours, numpy) <= 4 * math.log2(n)
+    exact = math.fsum(x.astype(np.float64))
+    assert abs(float(ours) - exact) <= abs(float(numpy) - exact) + 4 * np.spacing(dtype(exact))
+    naive = np.cumsum(x)[-1]  # one accumulator, element after element
+    assert ulps_between(naive, numpy) > 4 * math.log2(n)  # what the scheme avoids
+
+
+def test_row_sums_and_means_agree_with_numpy():
+    x = np.random.default_rng(2).random((64, 100_000)).astype(np.float32)
+    fn = compiled(lambda a: (a.sum(axis=1), a.mean(axis=1)))
+    for ours, numpy in zip(fn(x), (x.sum(axis=1), x.mean(axis=1))):
+        assert ours.dtype == numpy.dtype
+        assert max(ulps_between(o, n) for o, n in zip(ours, numpy)) <= 4 * math.log2(100_000)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8, np.uint64])
+def test_integer_overflow_wraps_like_numpy(dtype):
+    info = np.iinfo(dtype)
+    x = np.array([info.max, info.min, info.max - 1, 3], dtype)
+    check(lambda a: a + a * 3 - 1, x)
+    check(lambda a: a * a, x)
+    check(lambda a: np.sum(a * 2), x)
+
+
+def test_float_division_by_zero_gives_inf_and_nan():
+    a = np.array([1.0, -1.0, 0.0, np.nan])
+    with quiet():
+        check(lambda x, y: x / y, a, np.zeros(4))
+        check(lambda x, y: x // y, a, np.zeros(4))
+        check(lambda x, y: x % y, a, np.zeros(4))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint32])
+def test_integer_division_by_zero_gives_zero_without_crashing(dtype):
+    info = np.iinfo(dtype)
+    a = np.array([7, info.min, info.max, 0, 5], dtype)
+    b = np.array([0, -1 if info.min else 1, 0, 0, 3], dtype)
+    with quiet():
+        check(lambda x, y: (x // y, x % y, np.fmod(x, y)), a, b)
+
+
+def test_shifts_by_the_bit_width_or_more_follow_numpy():
+    a = np.array([5, -5, 1, -1], np.int64)
+    b = np.array([64, 70, 63, 100], np.int64)
+    check(lambda x, y: (x << y, x >> y), a, b)
+    check(lambda x, y: (x << y, x >> y), a.astype(np.int8), np.array([8, 9, 7, 0], np.int8))
+
+
+def test_maximum_and_minimum_propagate_nan_and_keep_the_second_zero():
+    a = np.array([np.nan, 1.0, 0.0, -0.0, 2.0])
+    b = np.array([1.0, np.nan, -0.0, 0.0, np.nan])
+    check(lambda x, y: (np.maximum(x, y), np.minimum(x, y), np.fmax(x, y), np.fmin(x, y)), a, b)
+    check(lambda x: (x.max(), x.min(), np.argmax(x), np.argmin(x)), a)
+
+
+def test_integer_powers_and_their_error():
+    a = np.arange(-3, 4, dtype=np.int64)
+    check(lambda x, y: x**y, a, np.arange(7, dtype=np.int64))
+    fn = compiled(lambda x, y: x**y)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        fn(a, -np.ones(7, np.int64))
+
+
+def test_casts_follow_numpy_promotion():
+    i8, f32 = np.arange(-4, 4, dtype=np.int8), np.linspace(-2, 2, 8, dtype=np.float32)
+    check(lambda a, b: a + b, i8, f32)  # float32
+    check(lambda a: a + 300, np.arange(4, dtype=np.int16))  # weak Python int stays int16
+    check(lambda a: (a * 2.5).astype(np.int32), f32)
+    check(lambda a, b: np.where(a > 0, a, b), i8, f32)
+
+
+def test_fastmath_is_opt_in():
+    fn = compiled(scale_shift)
+    fn(np.ones(4), np.ones(4))
+    assert all(not code.fastmath for code, _ in program(fn).kernels)
+    fast = compiled(scale_shift, fastmath=True)
+    x = np.linspace(0, 1, 16)
+    np.testing.assert_allclose(fast(x, x), scale_shift(x, x), rtol=1e-12)
+    assert all(code.fastmath for code, _ in program(fast).kernels)
+
+
+# -- parallel loops ----------------------------------------------------------------------------------------
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("fn", [polynomial, softmax, lambda a: np.sum(a * 2.0), lambda a: np.argmax(a)])
+def test_parallel_kernels_match_serial_ones(fn):
+    x = np.random.default_rng(3).random((300, 70))
+    serial, parallel = compiled(fn), compiled(fn, parallel_threshold=1)
+    expected = serial(x)
+    assert not any(code.parallel for code, _ in program(serial).kernels)
+    result = parallel(x)
+    assert all(code.parallel for code, _ in program(parallel).kernels)
+    assert "prange(" in parallel.code
+    np.testing.assert_array_equal(result, expected) if np.asarray(expected).dtype.kind != "f" else (
+        np.testing.assert_allclose(result, expected, rtol=1e-14)
+    )
+
+
+def test_parallel_reductions_do_not_depend_on_the_thread_count():
+    x = np.random.default_rng(4).random(1_000_003)
+    fn = compiled(lambda a: np.sum(a * a), parallel_threshold=1)
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = fn(x)
+        numba.set_num_threads(threads)
+        many = fn(x)
+    finally:
+        numba.set_num_threads(threads)
+    assert one == many  # bit for bit: fixed chunks, combined in order
+
+
+def test_the_parallel_threshold_is_configurable(monkeypatch):
+    monkeypatch.setenv("GCOMPILE_PARALLEL_THRESHOLD", "50")
+    fn = gcompile.compile(polynomial, fullgraph=True)
+    fn(np.ones(100))
+    assert all(code.parallel for code, _ in program(fn).kernels)
+
+
+# -- failures -----------------------------------------------------------------------------------------------
+
+
+def test_a_kernel_numba_cannot_compile_runs_eagerly_with_numbas_message(monkeypatch):
+    original = templates.ufunc_expression
+
+    def broken(name, args, loop):
+        return "no_such_function(1)" if name == "sin" else original(name, args, loop)
+
+    monkeypatch.setattr(templates, "ufunc_expression", broken)
+    monkeypatch.setattr(codegen.tpl, "ufunc_expression", broken)
+
+    def f(x):
+        return np.sin(x) * 3.0 + 0.125
+
+    fn = gcompile.compile(f)
+    x = np.linspace(0, 1, 7)
+    with pytest.warns(gcompile.GcompileWarning, match="Numba cannot compile.*no_such_function"):
+        np.testing.assert_array_equal(fn(x), f(x))
+    np.testing.assert_array_equal(fn(x), f(x))  # once per reason: no second warning
+    assert fn.stats["fallbacks"] == 2
+    with pytest.raises(gcompile.UnsupportedError, match="Numba cannot compile"):
+        gcompile.compile(f, fullgraph=True)(x)
+
+
+def test_a_kernel_without_a_template_runs_in_the_interpreter_and_says_so():
+    fn = gcompile.compile(lambda z: np.maximum(z, 1j) * 2)
+    z = np.array([1 + 2j, 3 - 1j])
+    with pytest.warns(gcompile.GcompileWarning, match="runs in the interpreter: no template for maximum"):
+        np.testing.assert_array_equal(fn(z), np.maximum(z, 1j) * 2)
+    assert "runs in the interpreter" in fn.code
+
+
+# -- threads ----------------------------------------------------------------------------------------------
+
+
+def test_threads_calling_one_compiled_function_get_their_own_results():
+    fn = compiled(softmax)
+    inputs = [np.random.default_rng(i).random((50, 33 + i % 3)) for i in range(16)]
+    fn(inputs[0])
+    results: dict = {}
+
+    def work(i):
+        for _ in range(20):
+            results[i] = fn(inputs[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, x in enumerate(inputs):
+        np.testing.assert_allclose(results[i], softmax(x), rtol=1e-14)
+
+
+def test_returned_buffers_are_reused_only_when_nobody_holds_them():
+    fn = compiled(polynomial)
+    x = np.random.rand(400_000)
+    first = fn(x)
+    second = fn(x)
+    assert first is not second and not np.shares_memory(first, second)
+    kept = first.copy()
+    view = second[::2]
+    del first
+    third = fn(x)  # may reuse first's buffer; second is held through its view
+    assert not np.shares_memory(third, view)
+    np.testing.assert_array_equal(kept, third)
