@@ -18,13 +18,15 @@ from gcompile.tools.compare import copy_inputs, ulp_distance
 
 BACKENDS = ("interpreter", "numba")
 # Numba calls libm where NumPy has its own SIMD loops (exp, sin, ...), and sums in a different
-# order: float results of the Numba backend may differ from eager NumPy by a few ulp.
-NUMBA_ULPS = 4
+# order: float results of the Numba backend may differ from eager NumPy by a few ulp (a mean of
+# 40 logarithms, each one ulp off, came out 6 ulp off).
+NUMBA_ULPS = 8
 # Kernels the Numba backend leaves to the interpreter, with a warning (templates.py documents them):
-# float16 (Numba has no float16 arithmetic) and complex ordering/powers.
+# float16 (Numba has no float16 arithmetic), the complex operations listed there, and rounding of
+# integers to negative decimals.
 INTERPRETED = re.compile(
-    r"runs in the interpreter: (float16 |no template for (less|less_equal|greater|greater_equal|"
-    r"maximum|minimum|fmax|fmin|sign|power|float_power|amax|amin|argmax|argmin) .*complex)"
+    r"runs in the interpreter: (float16 |no template for \w+ on \(?complex|"
+    r"no template for round on \((u?int\d+|bool)\))"
 )
 
 

@@ -84,6 +84,7 @@ class KernelCode:
     parallel: bool = False
     fastmath: bool = False
     outputs: list = field(default_factory=list)  # metas of the outputs, in order
+    orders: list = field(default_factory=list)  # "C" or "F" per output buffer
 
     def signature(self) -> tuple:
         """The Numba argument types."""
@@ -292,7 +293,12 @@ class _Generator:
                 else:
                     terms.append(f"{self.int_param('s', stride)} * {var}")
             array = self.flat_input(root, index)
-            expr = f"{array}[{' + '.join(terms) or '0'}]".replace("+ -", "- ")
+            position = " + ".join(terms).replace("+ -", "- ") or "0"
+            if len(terms) > 1 or (terms and terms[0].startswith("-")):
+                # Unsigned, so Numba does not test for negative indices (that test stops LLVM
+                # from vectorising the loop); the index of a valid view is never negative.
+                position = f"np.uint64({position})"
+            expr = f"{array}[{position}]"
         else:
             array = self.view_input(value, index, views)
             if value.meta.ndim == 0:
@@ -365,6 +371,8 @@ class _Generator:
             loop = tpl.loop_dtypes(op, [k for _, k in operands], node.kwargs)
             if loop is None:
                 raise NoTemplate(f"{op.name}: no NumPy loop for these operand types")
+            if any(d == np.float16 for d in loop):
+                raise NoTemplate(f"float16 (NumPy's loop for {op.name} here; Numba has no float16)")
             args = [self.typed(e, k, d) for (e, k), d in zip(operands, loop)]
             expr = tpl.ufunc_expression(op.name, args, loop)
         elif op is ops.WHERE:
@@ -516,6 +524,23 @@ class _Generator:
         vars_ = self.consumer_vars(shape)
         block.append(f"{indent}out{position}[{', '.join(v or '0' for v in vars_)}] = {value}")
 
+    def output_order(self, meta) -> str:
+        """``"F"`` or ``"C"``: the order of a new array NumPy would make (its default ``K``).
+
+        A layout the metadata leaves open (``A``) is Fortran when every input spanning
+        the output's axes is Fortran-ordered, as NumPy's ufuncs decide; otherwise C.
+        """
+        if meta.ndim < 2:
+            return "C"
+        if meta.layout in "CF":
+            return meta.layout
+        spanning = [
+            p.meta
+            for p in self.graph.placeholders
+            if p.meta.ndim == meta.ndim and sum(s > 1 for s in p.meta.shape) > 1
+        ]
+        return "F" if spanning and all(m.layout == "F" for m in spanning) else "C"
+
     def generate(self) -> KernelCode:
         for node in self.graph.nodes:
             dtype = getattr(node.meta, "dtype", None)
@@ -527,9 +552,10 @@ class _Generator:
             if not isinstance(node, Node) or self.alias_root(node) is not node:
                 raise NoTemplate("a kernel output that is a view or a literal")
             ndim = max(meta.ndim, 1)
-            layout = "F" if meta.layout == "F" and ndim > 1 else "C"
+            layout = self.output_order(meta)
             self.param(f"out{position}", ("output", position), nbtypes.Array(numba_type(meta.dtype), ndim, layout))
             self.code.outputs.append(meta)
+            self.code.orders.append(layout)
         for axis in range(self.nd):
             self.param(f"n{axis}", ("int", int(self.space[axis])), nbtypes.intp)
         setups = {r: self.reduction_setup(r) for r in self.reductions}
@@ -542,8 +568,7 @@ class _Generator:
     def loop_nest(self, setups: dict) -> list:
         lines: list = []
         kept = list(self.kept)
-        first_out = self.outputs[0].meta
-        if not self.axes and first_out.layout == "F" and self.nd > 1:
+        if not self.axes and self.code.orders[0] == "F" and self.nd > 1:
             kept = kept[::-1]
         chunked = self.parallel and not kept and self.phases == 1
         self.parallel = self.parallel and (chunked or bool(kept))  # a prange is emitted

@@ -167,7 +167,7 @@ class _HostWriter:
                 self.lines.append(f"    {out} = {_identifier(node.args[kernel.inplace_input])}")
             else:
                 shape = tuple(meta.shape) if meta.ndim else (1,)
-                order = "F" if meta.layout == "F" and meta.ndim > 1 else "C"
+                order = code.orders[position]
                 self.globals.setdefault(f"_{meta.dtype.name}", meta.dtype)
                 self.lines.append(f"    {out} = _empty({shape!r}, _{meta.dtype.name}, {order!r})")
             outputs.append(out)

@@ -43,6 +43,9 @@ _MATH = {  # ufunc -> math-module function (real floats); cmath for complex
     "sqrt": "sqrt",
 }
 _CMATH = {"exp", "log", "log10", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh"}
+# Complex numbers are second class: ordering (max, min, comparisons, sign), powers, the
+# inverse trigonometric functions, exp2/expm1/log2/log1p, var/std and rounding with decimals
+# have no template for complex operands, and their kernels run in the interpreter.
 _NUMPY_SCALAR = {  # ufuncs whose Numba scalar implementation follows NumPy's loop (real floats)
     "exp2",
     "cbrt",
