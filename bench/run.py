@@ -93,12 +93,42 @@ def cases(scale: float) -> list[Case]:
     side = int(2048 * scale**0.5)
     grid = int(4000 * scale**0.5)
     return [
-        Case("chain `a*a*0.5 + a*3.0 + 1.0`, f64", chain, lambda r: (_f64(r, n),), ">= 4x eager, <= 1.5x bandwidth"),
-        Case("long chain (10 ops, 2 inputs), f64", long_chain, lambda r: (_f64(r, n), _f64(r, n)), ">= 4x eager, <= 1.5x bandwidth"),
-        Case("`np.sum(a*b + c)`, f64", sum_axpy, lambda r: (_f64(r, n), _f64(r, n), _f64(r, n)), ">= 3x eager"),
-        Case(f"layernorm rows, f32 {side}x{side}", layernorm, lambda r: (_f32(r, side, side), _f32(r, side), _f32(r, side)), ">= 2x eager"),
-        Case(f"softmax rows, f32 {side}x{side}", softmax, lambda r: (_f32(r, side, side),), ">= 1x eager"),
-        Case(f"5-point stencil, f64 {grid}x{grid}", stencil, lambda r: (_f64(r, grid, grid),), ">= 3x eager"),
+        Case(
+            "chain `a*a*0.5 + a*3.0 + 1.0`, f64",
+            chain,
+            lambda r: (_f64(r, n),),
+            ">= 4x eager, <= 1.5x bandwidth",
+        ),
+        Case(
+            "long chain (10 ops, 2 inputs), f64",
+            long_chain,
+            lambda r: (_f64(r, n), _f64(r, n)),
+            ">= 4x eager, <= 1.5x bandwidth",
+        ),
+        Case(
+            "`np.sum(a*b + c)`, f64",
+            sum_axpy,
+            lambda r: (_f64(r, n), _f64(r, n), _f64(r, n)),
+            ">= 3x eager",
+        ),
+        Case(
+            f"layernorm rows, f32 {side}x{side}",
+            layernorm,
+            lambda r: (_f32(r, side, side), _f32(r, side), _f32(r, side)),
+            ">= 2x eager",
+        ),
+        Case(
+            f"softmax rows, f32 {side}x{side}",
+            softmax,
+            lambda r: (_f32(r, side, side),),
+            ">= 1x eager",
+        ),
+        Case(
+            f"5-point stencil, f64 {grid}x{grid}",
+            stencil,
+            lambda r: (_f64(r, grid, grid),),
+            ">= 3x eager",
+        ),
     ]
 
 
@@ -229,7 +259,7 @@ def call_overhead(rounds: int) -> dict:
     x = np.random.rand(8)
     fn(x)
     program = fn.entries[0].run.program
-    (code, loaded), = program.kernels
+    ((code, loaded),) = program.kernels
     out = np.empty(8)
     kernel_args = []
     for argument in code.arguments:
@@ -237,7 +267,10 @@ def call_overhead(rounds: int) -> dict:
         kernel_args.append(out if kind == "output" else argument[1] if kind == "int" else x)
     kernel = loaded.function
     per_call = {}
-    for label, call, args in (("gcompile call", fn, (x,)), ("kernel alone", kernel, tuple(kernel_args))):
+    for label, call, args in (
+        ("gcompile call", fn, (x,)),
+        ("kernel alone", kernel, tuple(kernel_args)),
+    ):
         call(*args)
         samples = []
         for _ in range(rounds):
@@ -313,7 +346,9 @@ def report(rows: list[Row], bw: float, compile_info: dict, overhead: dict, quick
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller repeat counts (about a minute)")
+    parser.add_argument(
+        "--quick", action="store_true", help="smaller repeat counts (about a minute)"
+    )
     parser.add_argument("--output", default=str(ROOT / "results.md"))
     args = parser.parse_args()
     rounds = 5 if args.quick else 15
@@ -322,7 +357,10 @@ def main() -> None:
     rows = []
     for case in cases(1.0):
         rows.append(run_case(case, rounds, bw))
-        print(f"{case.name}: " + ", ".join(f"{k} {_ms(v)} ms" for k, v in rows[-1].times.items()), flush=True)
+        print(
+            f"{case.name}: " + ", ".join(f"{k} {_ms(v)} ms" for k, v in rows[-1].times.items()),
+            flush=True,
+        )
     compile_info = compile_times()
     overhead = call_overhead(rounds)
     text = report(rows, bw, compile_info, overhead, args.quick)

@@ -64,7 +64,9 @@ def main() -> None:
         first, rows = crossover(fn)
         print(f"{fn.__name__}: parallel faster from {first} elements")
         for size, s, p in rows:
-            print(f"  {size:>8}  serial {s * 1e6:9.1f} us  parallel {p * 1e6:9.1f} us  {s / p:5.2f}x")
+            print(
+                f"  {size:>8}  serial {s * 1e6:9.1f} us  parallel {p * 1e6:9.1f} us  {s / p:5.2f}x"
+            )
 
 
 if __name__ == "__main__":

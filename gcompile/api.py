@@ -310,7 +310,9 @@ def _array_key(args: tuple) -> tuple | None:
         if type(value) is not np.ndarray:
             return None
         flags = value.flags
-        key.append((value.dtype, value.shape, flags.c_contiguous, flags.f_contiguous, flags.writeable))
+        key.append(
+            (value.dtype, value.shape, flags.c_contiguous, flags.f_contiguous, flags.writeable)
+        )
     return tuple(key)
 
 

@@ -153,7 +153,9 @@ class _Generator:
         self.members = [n for n in self.graph.nodes if n.op == "call"]
         self.reductions = [n for n in self.members if n.target.loop_reduction]
         self.axes = (
-            normalize_axes(self.reductions[0].kwargs.get("axis"), self.reductions[0].args[0].meta.ndim)
+            normalize_axes(
+                self.reductions[0].kwargs.get("axis"), self.reductions[0].args[0].meta.ndim
+            )
             if self.reductions
             else ()
         )
@@ -251,8 +253,10 @@ class _Generator:
         """Loop variable (or None for index 0) of each axis of a value of ``shape`` in the loops."""
         if len(shape) == self.nd:
             axes = list(range(self.nd))
-        elif self.axes and len(shape) == len(self.kept) and all(
-            s == self.space[k] or s == 1 for s, k in zip(shape, self.kept)
+        elif (
+            self.axes
+            and len(shape) == len(self.kept)
+            and all(s == self.space[k] or s == 1 for s, k in zip(shape, self.kept))
         ):
             axes = self.kept
         else:
@@ -315,8 +319,12 @@ class _Generator:
         if name not in self.code.params:
             meta = root.meta
             kind = type(np.zeros((), meta.dtype).item()) if meta.weak else None
-            numba = {bool: nbtypes.boolean, int: nbtypes.int64, float: nbtypes.float64,
-                     complex: nbtypes.complex128}.get(kind) or numba_type(meta.dtype)
+            numba = {
+                bool: nbtypes.boolean,
+                int: nbtypes.int64,
+                float: nbtypes.float64,
+                complex: nbtypes.complex128,
+            }.get(kind) or numba_type(meta.dtype)
             self.param(name, ("scalar", index), numba)
         return name
 
@@ -324,16 +332,26 @@ class _Generator:
         name = self.name(root)
         if name not in self.code.params:
             order = "F" if root.meta.layout == "F" and root.meta.ndim > 1 else "C"
-            self.param(name, ("flat", index, order), nbtypes.Array(numba_type(root.meta.dtype), 1, "C"))
+            self.param(
+                name, ("flat", index, order), nbtypes.Array(numba_type(root.meta.dtype), 1, "C")
+            )
         return name
 
     def view_input(self, value: Node, index: int, views: list) -> str:
-        name = f"{self.name(self.alias_root(value))}_{len(self.code.params)}" if views else self.name(value)
+        name = (
+            f"{self.name(self.alias_root(value))}_{len(self.code.params)}"
+            if views
+            else self.name(value)
+        )
         if name not in self.code.params:
             meta = value.meta
             if meta.ndim == 0:
                 return self.param(name, ("array", index, tuple(views)), numba_type(meta.dtype))
-            self.param(name, ("array", index, tuple(views)), nbtypes.Array(numba_type(meta.dtype), meta.ndim, "A"))
+            self.param(
+                name,
+                ("array", index, tuple(views)),
+                nbtypes.Array(numba_type(meta.dtype), meta.ndim, "A"),
+            )
         return name
 
     # -- expressions ---------------------------------------------------------------------------------
@@ -347,7 +365,9 @@ class _Generator:
             if root in self.stashed and self.current_phase > self.loop_of[root]:
                 return f"buf_{self.name(root)}[cnt]", root.meta.dtype
             return self.name(root), root.meta.dtype
-        shape = consumer.args[0].meta.shape if consumer.target.loop_reduction else consumer.meta.shape
+        shape = (
+            consumer.args[0].meta.shape if consumer.target.loop_reduction else consumer.meta.shape
+        )
         expr = self.read(value, tuple(shape), block, indent)
         meta = value.meta
         if meta.weak:
@@ -358,7 +378,9 @@ class _Generator:
         """An operand converted to ``dtype`` (literals become typed literals)."""
         if not isinstance(expr, str):
             return tpl.literal(expr, dtype)
-        source = np.dtype(kind) if not isinstance(kind, type) or issubclass(kind, np.generic) else None
+        source = (
+            np.dtype(kind) if not isinstance(kind, type) or issubclass(kind, np.generic) else None
+        )
         if source is None:
             source = np.result_type(kind(0))
         return tpl.cast(expr, source, dtype)
@@ -414,18 +436,36 @@ class _Generator:
             if kind == "f" or kind == "c":
                 wide = np.dtype(np.complex128 if kind == "c" else np.float64)
                 blocked = out == wide
-                return dict(acc=wide, blocked=blocked, init=tpl.literal(0, wide), update="{a} += {v}",
-                            combine="{a} += {p}", final=self.mean_final(node, f"acc_{name}", out)
-                            if op is ops.MEAN else f"{tpl.type_name(out)}(acc_{name})")
+                return dict(
+                    acc=wide,
+                    blocked=blocked,
+                    init=tpl.literal(0, wide),
+                    update="{a} += {v}",
+                    combine="{a} += {p}",
+                    final=self.mean_final(node, f"acc_{name}", out)
+                    if op is ops.MEAN
+                    else f"{tpl.type_name(out)}(acc_{name})",
+                )
             acc = np.dtype(np.uint64 if kind == "u" else np.int64)
             if kind not in "iub":
                 raise NoTemplate(f"{op.name} of {out}")
             final = f"{tpl.type_name(out)}(acc_{name})"
-            return dict(acc=acc, init=tpl.literal(0, acc), update="{a} += {v}", combine="{a} += {p}", final=final)
+            return dict(
+                acc=acc,
+                init=tpl.literal(0, acc),
+                update="{a} += {v}",
+                combine="{a} += {p}",
+                final=final,
+            )
         if op is ops.PROD:
             acc = out if kind in "fc" else np.dtype(np.uint64 if kind == "u" else np.int64)
-            return dict(acc=acc, init=tpl.literal(1, acc), update="{a} *= {v}", combine="{a} *= {p}",
-                        final=f"{tpl.type_name(out)}(acc_{name})")
+            return dict(
+                acc=acc,
+                init=tpl.literal(1, acc),
+                update="{a} *= {v}",
+                combine="{a} *= {p}",
+                final=f"{tpl.type_name(out)}(acc_{name})",
+            )
         if op in (ops.AMAX, ops.AMIN):
             if kind == "c":
                 raise NoTemplate(f"no template for {op.name} on complex")
@@ -439,13 +479,22 @@ class _Generator:
                 info = np.iinfo(out)
                 init = tpl.literal(info.min if high else info.max, out)
             helper = "_s.maximum" if high else "_s.minimum"
-            return dict(acc=out, init=init, update=f"{{a}} = {helper}({{a}}, {{v}})",
-                        combine=f"{{a}} = {helper}({{a}}, {{p}})", final=f"acc_{name}")
+            return dict(
+                acc=out,
+                init=init,
+                update=f"{{a}} = {helper}({{a}}, {{v}})",
+                combine=f"{{a}} = {helper}({{a}}, {{p}})",
+                final=f"acc_{name}",
+            )
         if op in (ops.ANY, ops.ALL):
             sym = "|" if op is ops.ANY else "&"
-            return dict(acc=np.dtype(bool), init="False" if op is ops.ANY else "True",
-                        update=f"{{a}} = {{a}} {sym} {{v}}", combine=f"{{a}} = {{a}} {sym} {{p}}",
-                        final=f"acc_{name}")
+            return dict(
+                acc=np.dtype(bool),
+                init="False" if op is ops.ANY else "True",
+                update=f"{{a}} = {{a}} {sym} {{v}}",
+                combine=f"{{a}} = {{a}} {sym} {{p}}",
+                final=f"acc_{name}",
+            )
         if op in (ops.VAR, ops.STD):
             if kind != "f" or node.args[0].meta.dtype.kind == "c":
                 raise NoTemplate(f"no template for {op.name} on {node.args[0].meta.dtype}")
@@ -454,14 +503,22 @@ class _Generator:
             count = " * ".join(f"n{a}" for a in self.axes) or "1"
             ddof = int(node.kwargs.get("ddof", 0) or 0)
             var = f"{t}({t}(acc_{name}) / {t}(max({count} - {ddof}, 0)))"
-            return dict(acc=wide, blocked=out == wide, init="0.0", var=True, out=out, update="{a} += {v}",
-                        mean=self.mean_final(node, f"acc_m_{name}", out),
-                        final=f"{t}(np.sqrt({var}))" if op is ops.STD else var)
+            return dict(
+                acc=wide,
+                blocked=out == wide,
+                init="0.0",
+                var=True,
+                out=out,
+                update="{a} += {v}",
+                mean=self.mean_final(node, f"acc_m_{name}", out),
+                final=f"{t}(np.sqrt({var}))" if op is ops.STD else var,
+            )
         if op in (ops.ARGMAX, ops.ARGMIN):
             if node.args[0].meta.dtype.kind == "c":
                 raise NoTemplate(f"no template for {op.name} on complex")
-            return dict(acc=node.args[0].meta.dtype, arg=True, high=op is ops.ARGMAX,
-                        final=f"at_{name}")
+            return dict(
+                acc=node.args[0].meta.dtype, arg=True, high=op is ops.ARGMAX, final=f"at_{name}"
+            )
         raise NoTemplate(f"no loop for reduction {op.name}")
 
     def mean_final(self, node: Node, acc: str, out: np.dtype) -> str:
@@ -553,7 +610,11 @@ class _Generator:
                 raise NoTemplate("a kernel output that is a view or a literal")
             ndim = max(meta.ndim, 1)
             layout = self.output_order(meta)
-            self.param(f"out{position}", ("output", position), nbtypes.Array(numba_type(meta.dtype), ndim, layout))
+            self.param(
+                f"out{position}",
+                ("output", position),
+                nbtypes.Array(numba_type(meta.dtype), ndim, layout),
+            )
             self.code.outputs.append(meta)
             self.code.orders.append(layout)
         for axis in range(self.nd):
@@ -595,7 +656,9 @@ class _Generator:
                 if node in outputs:
                     self.store_row(node, outputs[node], self.name(node), lines, indent)
         for node in self.stashed:
-            lines.append(f"{indent}buf_{self.name(node)} = np.empty(rowlen, {tpl.type_name(node.meta.dtype)})")
+            lines.append(
+                f"{indent}buf_{self.name(node)} = np.empty(rowlen, {tpl.type_name(node.meta.dtype)})"
+            )
         for phase in range(self.phases):
             self.current_phase = phase
             # (node, accumulator name): reductions of this loop, and the mean pass of var/std
@@ -672,7 +735,9 @@ class _Generator:
             for node in self.members:
                 if self.after_of.get(node) == phase and not node.target.loop_reduction:
                     self.comment(node, lines, indent)
-                    lines.append(f"{indent}{self.name(node)} = {self.elementwise(node, lines, indent)}")
+                    lines.append(
+                        f"{indent}{self.name(node)} = {self.elementwise(node, lines, indent)}"
+                    )
                     if node in outputs:
                         self.store_row(node, outputs[node], self.name(node), lines, indent)
 
@@ -684,10 +749,14 @@ class _Generator:
         for r in self.reductions:
             setup, name = setups[r], self.name(r)
             if setup.get("arg"):
-                lines.append(f"{indent}part_best_{name} = np.empty({CHUNKS}, {tpl.type_name(setup['acc'])})")
+                lines.append(
+                    f"{indent}part_best_{name} = np.empty({CHUNKS}, {tpl.type_name(setup['acc'])})"
+                )
                 lines.append(f"{indent}part_at_{name} = np.full({CHUNKS}, -1, np.int64)")
             else:
-                lines.append(f"{indent}part_{name} = np.empty({CHUNKS}, {tpl.type_name(setup['acc'])})")
+                lines.append(
+                    f"{indent}part_{name} = np.empty({CHUNKS}, {tpl.type_name(setup['acc'])})"
+                )
         lines.append(f"{indent}for c in prange({CHUNKS}):")
         body_indent = indent + "    "
         lines.append(f"{body_indent}lo = n{first} * c // {CHUNKS}")
@@ -700,7 +769,11 @@ class _Generator:
                 lines.append(f"{body_indent}    part_best_{name}[c] = best_{name}")
                 lines.append(f"{body_indent}    part_at_{name}[c] = at_{name}")
             else:
-                total = f"acc_{name} + (mid_{name} + blk_{name})" if setup.get("blocked") else f"acc_{name}"
+                total = (
+                    f"acc_{name} + (mid_{name} + blk_{name})"
+                    if setup.get("blocked")
+                    else f"acc_{name}"
+                )
                 lines.append(f"{body_indent}part_{name}[c] = {total}")
         outputs = {node: i for i, node in enumerate(self.outputs)}
         for r in self.reductions:
@@ -722,7 +795,9 @@ class _Generator:
             else:
                 lines.append(f"{indent}acc_{name} = {setup['init']}")
                 lines.append(f"{indent}for c in range({CHUNKS}):")
-                lines.append(f"{indent}    " + setup["combine"].format(a=f"acc_{name}", p=f"part_{name}[c]"))
+                lines.append(
+                    f"{indent}    " + setup["combine"].format(a=f"acc_{name}", p=f"part_{name}[c]")
+                )
             lines.append(f"{indent}{name} = {setup['final']}")
             if r in outputs:
                 self.store_row(r, outputs[r], name, lines, indent)

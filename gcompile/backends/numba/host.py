@@ -49,7 +49,9 @@ class HostProgram:
         parts = [self.source]
         for code, loaded in self.kernels:
             flags = f"parallel={code.parallel}, fastmath={code.fastmath}"
-            origin = f"  [{loaded.event}: {loaded.path.name}]" if loaded.path else f"  [{loaded.event}]"
+            origin = (
+                f"  [{loaded.event}: {loaded.path.name}]" if loaded.path else f"  [{loaded.event}]"
+            )
             parts.append(f"# kernel {code.name} ({flags}){origin}\n{code.readable}")
         for note in self.notes:
             parts.append(f"# {note}")
@@ -221,7 +223,9 @@ class _HostWriter:
             dead = [_identifier(v) for v in last_use.get(node, ())]
             if dead:
                 self.lines.append(f"    del {', '.join(dead)}")
-        outputs = [_identifier(v) if isinstance(v, Node) else repr(v) for v in graph.output_node.args[0]]
+        outputs = [
+            _identifier(v) if isinstance(v, Node) else repr(v) for v in graph.output_node.args[0]
+        ]
         for literal in graph.output_node.args[0]:
             if not isinstance(literal, Node):
                 outputs = None

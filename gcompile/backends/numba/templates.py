@@ -64,7 +64,17 @@ _NUMPY_SCALAR = {  # ufuncs whose Numba scalar implementation follows NumPy's lo
     "fmod",
     "signbit",
 }
-_ORDERED = {"less", "less_equal", "greater", "greater_equal", "maximum", "minimum", "fmax", "fmin", "sign"}
+_ORDERED = {
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "sign",
+}
 _INFIX = {
     "add": "+",
     "subtract": "-",
@@ -173,7 +183,9 @@ def ufunc_expression(name: str, args: list, loop: list) -> str | None:
             if kind == "f"
             else None
         ),
-        "fmod": lambda: f"_s.int_fmod({a}, {b})" if integer else f"np.fmod({a}, {b})" if kind == "f" else None,
+        "fmod": lambda: (
+            f"_s.int_fmod({a}, {b})" if integer else f"np.fmod({a}, {b})" if kind == "f" else None
+        ),
         # complex powers: NumPy's own algorithm, which Numba's differs from by more than a few ulp
         "power": lambda: (
             f"_s.int_power({a}, {b})" if integer else f"({a} ** {b})" if kind == "f" else None
@@ -200,9 +212,7 @@ def ufunc_expression(name: str, args: list, loop: list) -> str | None:
         "fabs": lambda: f"abs({a})",
         "sign": lambda: f"_s.sign({a})" if kind != "c" else None,
         "square": lambda: f"({a} * {a})",
-        "reciprocal": lambda: (
-            f"_s.int_reciprocal({a})" if integer else f"({literal(1, t)} / {a})"
-        ),
+        "reciprocal": lambda: f"_s.int_reciprocal({a})" if integer else f"({literal(1, t)} / {a})",
         "conjugate": lambda: f"{a}.conjugate()" if kind == "c" else a,
         "deg2rad": lambda: f"({a} * {literal(math.pi / 180.0, t)})",
         "rad2deg": lambda: f"({a} * {literal(180.0 / math.pi, t)})",
