@@ -24,9 +24,11 @@ per-row buffer (``buf_*``), not recomputed.
 
 Numerics. Operands are cast to the dtypes of NumPy's loop (``templates``);
 every result is cast to its node's dtype, so integers wrap as NumPy's do.
-Float64 sums use three-level blocked summation (blocks of 128 and 128*128,
-then the block sums): its error grows like that of NumPy's pairwise sum, a few
-ulp times log2(n), while one accumulator would grow with n. Float32 (and
+Float64 sums are blocked: the innermost reduced loop runs in blocks of 128
+elements, each summed from zero; block sums collect 128 at a time into the
+total. No partial sum takes more than 128 terms of similar size, so the error
+stays a few ulp times log2(n), as with NumPy's pairwise sum, where one
+accumulator's would grow with n. Float32 (and
 complex64) sums accumulate in float64, which is more accurate than NumPy's
 float32 pairwise sum, so the two agree within NumPy's own error. Products, max
 and min accumulate naively in the result dtype, as NumPy does.
@@ -56,7 +58,7 @@ from ...ir.printer import format_node
 from . import templates as tpl
 
 CHUNKS = 16  # parallel chunks of a reduction over all axes (fixed: results must not vary)
-BLOCK_BITS = 7  # blocked summation: 2**7 elements per block, 2**14 per super-block
+BLOCK_BITS = 7  # blocked summation: 2**7 elements per block, 2**7 blocks per partial total
 
 _RESERVED = {"np", "math", "cmath", "_s", "prange", "range", "kernel", "abs", "bool", "chunk"}
 _GENERATED = re.compile(r"^(i|n|o|s|lo|hi|c)\d*$|^(acc|mid|blk|cnt|buf|part|best|at|rowlen)_?")
@@ -298,7 +300,7 @@ class _Generator:
                     terms.append(f"{self.int_param('s', stride)} * {var}")
             array = self.flat_input(root, index)
             position = " + ".join(terms).replace("+ -", "- ") or "0"
-            if len(terms) > 1 or (terms and terms[0].startswith("-")):
+            if terms:
                 # Unsigned, so Numba does not test for negative indices (that test stops LLVM
                 # from vectorising the loop); the index of a valid view is never negative.
                 position = f"np.uint64({position})"
@@ -564,7 +566,6 @@ class _Generator:
         value = self.typed(expr, kind, setup["acc"])
         if setup.get("blocked"):
             block.append(f"{indent}blk_{acc} += {value}")
-            self.used_counter = True
             return
         block.append(indent + setup["update"].format(a=f"acc_{acc}", v=value))
 
@@ -676,14 +677,26 @@ class _Generator:
                 lines.append(f"{indent}acc_{acc} = {setup['init']}")
                 if setup.get("blocked"):
                     lines.append(f"{indent}mid_{acc} = {setup['init']}")
-                    lines.append(f"{indent}blk_{acc} = {setup['init']}")
             self.used_counter = False
             inner, body_indent = [], indent
             reduced = list(self.axes)
+            blocked = [
+                (acc, setups[r]["init"]) for r, acc in accumulating if setups[r].get("blocked")
+            ]
+            block_indent = None
             for depth, axis in enumerate(reduced):
-                bounds = f"n{axis}"
-                if chunk is not None and depth == 0:
-                    bounds = "lo, hi"
+                start, stop = (
+                    ("lo", "hi") if chunk is not None and depth == 0 else ("0", f"n{axis}")
+                )
+                if blocked and depth == len(reduced) - 1:
+                    # the innermost loop in blocks: a block's sum starts from zero
+                    size = 1 << BLOCK_BITS
+                    inner.append(f"{body_indent}for b{axis} in range({start}, {stop}, {size}):")
+                    block_indent = body_indent + "    "
+                    inner += [f"{block_indent}blk_{acc} = {zero}" for acc, zero in blocked]
+                    start, stop = f"b{axis}", f"min(b{axis} + {size}, {stop})"
+                    body_indent = block_indent
+                bounds = f"{start}, {stop}" if start != "0" else stop
                 inner.append(f"{body_indent}for i{axis} in range({bounds}):")
                 body_indent += "    "
             saved = self.loads
@@ -704,18 +717,18 @@ class _Generator:
             ):
                 body.append(f"{body_indent}cnt += 1")
                 lines.append(f"{indent}cnt = {'0' if chunk is None else f'lo * {chunk}'}")
-            mask, big = (1 << BLOCK_BITS) - 1, (1 << (2 * BLOCK_BITS)) - 1
-            for r, acc in accumulating:
-                if setups[r].get("blocked"):
-                    zero = setups[r]["init"]
-                    body += [
-                        f"{body_indent}if cnt & {mask} == 0:",
-                        f"{body_indent}    mid_{acc} += blk_{acc}",
-                        f"{body_indent}    blk_{acc} = {zero}",
-                        f"{body_indent}    if cnt & {big} == 0:",
-                        f"{body_indent}        acc_{acc} += mid_{acc}",
-                        f"{body_indent}        mid_{acc} = {zero}",
-                    ]
+            if block_indent is not None:
+                # after each block: its sum into the block sums, every 2**BLOCK_BITS blocks those
+                # into the total, so no partial sum collects more than 2**BLOCK_BITS terms
+                mask = (1 << BLOCK_BITS) - 1
+                body.append(f"{block_indent}blocks += 1")
+                for acc, _ in blocked:
+                    body.append(f"{block_indent}mid_{acc} += blk_{acc}")
+                body.append(f"{block_indent}if blocks & {mask} == 0:")
+                for acc, zero in blocked:
+                    body.append(f"{block_indent}    acc_{acc} += mid_{acc}")
+                    body.append(f"{block_indent}    mid_{acc} = {zero}")
+                lines.append(f"{indent}blocks = 0")
             if not reduced and not body:
                 body.append(f"{body_indent}pass")
             lines += inner + body
@@ -725,7 +738,7 @@ class _Generator:
             for r, acc in accumulating:
                 name, setup = self.name(r), setups[r]
                 if setup.get("blocked"):
-                    lines.append(f"{indent}acc_{acc} += mid_{acc} + blk_{acc}")
+                    lines.append(f"{indent}acc_{acc} += mid_{acc}")
                 if acc != name:  # the mean pass of var/std
                     lines.append(f"{indent}mean_{name} = {setup['mean']}")
                     continue
@@ -769,11 +782,7 @@ class _Generator:
                 lines.append(f"{body_indent}    part_best_{name}[c] = best_{name}")
                 lines.append(f"{body_indent}    part_at_{name}[c] = at_{name}")
             else:
-                total = (
-                    f"acc_{name} + (mid_{name} + blk_{name})"
-                    if setup.get("blocked")
-                    else f"acc_{name}"
-                )
+                total = f"acc_{name} + mid_{name}" if setup.get("blocked") else f"acc_{name}"
                 lines.append(f"{body_indent}part_{name}[c] = {total}")
         outputs = {node: i for i, node in enumerate(self.outputs)}
         for r in self.reductions:

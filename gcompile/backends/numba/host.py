@@ -62,6 +62,15 @@ def _identifier(node: Node) -> str:
     return f"v_{node.name}"
 
 
+def _references_of_a_listed_object() -> int:
+    """What ``sys.getrefcount(held[i])`` says for an object only the list ``held`` holds."""
+    held = [object()]
+    return sys.getrefcount(held[0])
+
+
+_ONLY_LISTED = _references_of_a_listed_object()
+
+
 class BufferPool:
     """Large output buffers of earlier calls, handed out again once nobody else holds them.
 
@@ -86,9 +95,8 @@ class BufferPool:
         held = self.free.get(key)
         if held:
             with self.lock:
-                for i, array in enumerate(held):
-                    # references: the list, `array`, getrefcount's argument
-                    if sys.getrefcount(array) <= 3:
+                for i in range(len(held)):
+                    if sys.getrefcount(held[i]) <= _ONLY_LISTED:
                         return held[i]
         array = np.empty(shape, dtype, order=order)
         if array.nbytes >= self.MIN_BYTES:
