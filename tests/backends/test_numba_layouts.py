@@ -16,7 +16,7 @@ from tests.ir.test_ops import AUGMENTED_SHAPES, BINARY_SHAPES, UNARY_SHAPES, bui
 from tests.support import check
 
 NUMBA = ("numba",)
-DTYPES = [np.float64, np.float32, np.int8, np.uint32, np.bool_, np.complex128]
+DTYPES = [np.float64, np.int8, np.bool_, np.complex128]
 
 
 def _make(shape, dtype, seed=0):

@@ -46,7 +46,13 @@ from tests.passes.test_fuse import (
     misread_reductions,
     non_convex_kernels,
 )
-from tests.support import assert_same_value, supports
+from tests.support import (
+    assert_same_value,
+    call_compiled,
+    narrowest_float,
+    supports,
+    tolerance,
+)
 
 UNARY = [
     np.negative,
@@ -348,3 +354,22 @@ def test_random_fusions_are_explained_and_legal(program, seed, options):
     before = gcompile.trace(fn, *inputs, stage="optimized", options=options)
     assert non_convex_kernels(before, graph) == []
     assert misread_reductions(graph) == []
+
+
+@examples(40)
+@given(programs(), st.integers(0, 2**16))
+@quietly
+def test_random_programs_compile_with_numba_like_eager(program, seed):
+    """The whole pipeline and the Numba backend (loop nests, phases, index maps, casts) give
+    eager NumPy's results: integers and booleans exactly, floats within the backend's ulps.
+    (40 examples: each compiles its own kernels, ~0.15 s apiece.)"""
+    specs, steps, specials = program
+    fn = build(steps)
+    inputs = make_inputs(specs, seed, specials)
+    expected = eager_or_none(fn, inputs)
+    if expected is None:
+        return
+    compiled = gcompile.compile(fn, backend="numba", fullgraph=True)
+    actual = call_compiled(compiled, *[a.copy() for a in inputs])
+    scale = narrowest_float(inputs)
+    assert_same_value(outputs(expected), outputs(actual), tolerance("numba"), "numba", scale)

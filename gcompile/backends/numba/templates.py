@@ -138,6 +138,8 @@ def loop_dtypes(op: ops.OpDef, operands: list, params: dict) -> list | None:
     ``operands`` holds a dtype, or a Python type (``float``) for a weak Python scalar.
     """
     ufunc = op.impl
+    # a Python bool is not weak under NEP 50: it is a bool operand like any other
+    operands = [np.dtype(bool) if o is bool else o for o in operands]
     extra = {}
     if params.get("dtype") is not None:
         extra["signature"] = (None,) * ufunc.nin + (np.dtype(params["dtype"]),) * ufunc.nout
