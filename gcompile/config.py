@@ -7,7 +7,7 @@
 | ``GCOMPILE_CACHE_LIMIT``| cache entries per function before a recompile warning| ``8``   |
 | ``GCOMPILE_DEBUG_DIR``  | folder receiving the graph text after every pass     | unset   |
 | ``GCOMPILE_CACHE_DIR``  | where generated kernels and Numba's machine code live | the user's cache directory |
-| ``GCOMPILE_PARALLEL_THRESHOLD`` | elements from which a kernel's outer loop runs in parallel | ``262144`` |
+| ``GCOMPILE_PARALLEL_THRESHOLD`` | elements from which a kernel's outer loop runs in parallel (measured by ``bench/threshold.py``) | ``32768`` |
 
 The environment is read when a value is asked for, so tests can change it with
 ``monkeypatch.setenv``; ``config.set(name, value)`` overrides it in-process.
@@ -42,7 +42,7 @@ _READERS = {
     "cache_size_limit": lambda: _int("GCOMPILE_CACHE_LIMIT", 8),
     "debug_dir": lambda: os.environ.get("GCOMPILE_DEBUG_DIR") or None,
     "cache_dir": lambda: os.environ.get("GCOMPILE_CACHE_DIR") or _user_cache_dir(),
-    "parallel_threshold": lambda: _int("GCOMPILE_PARALLEL_THRESHOLD", 262144),
+    "parallel_threshold": lambda: _int("GCOMPILE_PARALLEL_THRESHOLD", 32768),
 }
 
 
