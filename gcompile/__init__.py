@@ -15,6 +15,7 @@ from .api import CompiledFunction, compile, trace
 from .backends import register_backend
 from .errors import GcompileWarning, UnsupportedError
 from .tools.compare import compare
+from .tools.explain import explain
 
 __version__ = "0.1.0"
 
@@ -25,6 +26,11 @@ __all__ = [
     "compare",
     "compile",
     "config",
+    "explain",
     "register_backend",
     "trace",
 ]
+
+from .tools import install_graph_methods as _install
+
+_install()

@@ -11,17 +11,19 @@ to eager mode.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 import time
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
 from . import backends, config, tracer
 from .errors import GcompileWarning, UnsupportedError
-from .guards import ArgumentBinder, BoundCall
+from .guards import ArgumentBinder, BoundCall, guard_changes, guard_text
 from .ir import ops
 from .ir.graph import Graph
 from .ir.pytree import unflatten
@@ -41,6 +43,27 @@ class CacheEntry:
     written: list = field(default_factory=list)  # input positions of arguments written back
     labels: list = field(default_factory=list)  # "argument 'x'" per input, for messages
     captured: list = field(default_factory=list)  # (label, array) read from outside the arguments
+    paths: list = field(default_factory=list)  # the name of each flattened argument leaf
+
+    def guards(self) -> list[str]:
+        """What this entry assumes about the arguments, one line per leaf."""
+        return [guard_text(key, path) for key, path in zip(self.key[1], self.paths)]
+
+
+@dataclass
+class Recompile:
+    """A call that missed the cache: the closest existing entry and the guards that differ."""
+
+    function: str
+    changes: list
+    closest: int  # index into ``fn.entries`` of the entry whose guards differ least
+    where: str  # the function's file:line
+    hint: str = ""
+
+    def __str__(self) -> str:
+        text = f"recompiling {self.function} ({self.where}): " + "; ".join(self.changes)
+        text += f" (closest: entry {self.closest})"
+        return text + (f"\n  hint: {self.hint}" if self.hint else "")
 
 
 class CompiledFunction:
@@ -83,6 +106,7 @@ class CompiledFunction:
         self._warned: set[str] = set()
         self._stats = {"calls": 0, "traces": 0, "cache_hits": 0, "fallbacks": 0}
         self.refusals: list[UnsupportedError] = []
+        self.recompiles: list[Recompile] = []  # one record per cache miss after the first compile
         functools.update_wrapper(self, fn)
 
     # -- calling ----------------------------------------------------------------------------------
@@ -143,16 +167,23 @@ class CompiledFunction:
             entry = self._cache.get(bound.key)
             if entry is not None:
                 return entry
-            entry = CacheEntry(bound.key)
+            recompile = self._recompile(bound) if self._cache else None
+            entry = CacheEntry(bound.key, paths=[path for path, _ in bound.leaves])
+            dump = self._dump_folder()
             try:
                 entry.graph = self._trace(bound, entry.timings)
-                for record in manager.run_pipeline(entry.graph, "fused", self.options):
+                _log("graph", "traced %s", entry.graph)
+                records = manager.run_pipeline(entry.graph, "fused", self.options, dump)
+                for record in records:
                     key = f"pass {record.name}"
                     entry.timings[key] = entry.timings.get(key, 0.0) + record.seconds
+                _log("fusion", "%s", entry.graph.fusion_report)
                 entry.written, entry.labels, entry.captured = _memory_check(entry.graph)
                 start = time.perf_counter()
                 entry.run = backends.get(self.backend)(entry.graph, self.options)
                 entry.timings["backend"] = time.perf_counter() - start
+                _log("code", "%s", self._code_of(entry))
+                _log("perf", "compile of %s: %s", _graph_name(self.eager), _timings_text(entry))
             except UnsupportedError as error:
                 if self.fullgraph:
                     raise
@@ -161,9 +192,52 @@ class CompiledFunction:
                 if self.fullgraph:
                     raise
                 entry.failure = error
+            finally:
+                if dump is not None:
+                    from .tools.debug import write_compile_dump
+
+                    write_compile_dump(dump, self, entry, bound)
             self._cache[bound.key] = entry
+            _log("guards", "%s", "\n".join(entry.guards()))
+            if recompile is not None:
+                self.recompiles.append(recompile)
+                _log("recompiles", "%s", recompile)
             self._check_cache_size()
             return entry
+
+    def _recompile(self, bound: BoundCall) -> "Recompile":
+        """Why ``bound`` missed the cache: the closest entry and the guards that differ."""
+        entries = list(self._cache.values())
+        diffs = [guard_changes(e.key, bound) for e in entries]
+        closest = min(range(len(entries)), key=lambda i: len(diffs[i]))
+        changes = diffs[closest]
+        static = [c for c in changes if "(static" in c]
+        hint = ""
+        if static:
+            names = {c.split(":")[0].split("_")[0] for c in static}
+            listed = names & set(self.static_argnames)
+            hint = f"{', '.join(sorted(names))} {'is' if len(names) == 1 else 'are'} static " + (
+                "(named in static_argnames): each value compiles its own graph"
+                if listed
+                else "(a Python int, bool or other non-array value is baked into the graph): "
+                "each value compiles its own graph; pass a NumPy scalar (np.int64(n)) or a "
+                "float to make it an input"
+            )
+        return Recompile(_graph_name(self.eager), changes, closest, _definition(self.eager), hint)
+
+    def _dump_folder(self) -> Path | None:
+        """``<GCOMPILE_DEBUG_DIR>/<function>_<n>`` for the n-th compile, or None."""
+        root = config.get("debug_dir")
+        if not root:
+            return None
+        folder = Path(root) / f"{_graph_name(self.eager)}_{self._stats['traces'] + 1}"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    @staticmethod
+    def _code_of(entry: "CacheEntry") -> str:
+        program = getattr(entry.run, "program", None)
+        return program.code if program is not None else "(interpreted: no generated code)"
 
     def _trace(self, bound: BoundCall, timings: dict) -> Graph:
         start = time.perf_counter()
@@ -300,6 +374,28 @@ def _overlapping_write(entry: CacheEntry, inputs: list) -> UnsupportedError | No
                     hint="pass separate arrays (e.g. b.copy()); eager mode runs this call",
                 )
     return None
+
+
+def _log(component: str, message: str, *args: Any) -> None:
+    log = config.logger(component)
+    if log is not None:
+        log.info(message, *args)
+
+
+def _timings_text(entry: CacheEntry) -> str:
+    parts = [f"{name} {seconds * 1e3:.1f} ms" for name, seconds in entry.timings.items()]
+    program = getattr(entry.run, "program", None)
+    if program is not None:
+        parts += [f"{name} {seconds * 1e3:.1f} ms" for name, seconds in program.timings.items()]
+    return ", ".join(parts)
+
+
+def _definition(fn: Callable) -> str:
+    """``file:line`` of a function's definition (or its name when the source is unknown)."""
+    try:
+        return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
+    except (OSError, TypeError):
+        return getattr(fn, "__qualname__", repr(fn))
 
 
 def _array_key(args: tuple) -> tuple | None:

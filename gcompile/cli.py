@@ -1,7 +1,8 @@
 """The ``gcompile`` command: inspect a function in a file without writing a script.
 
-    gcompile dump examples/black_scholes.py:black_scholes [--format text|table]
-    gcompile compare examples/black_scholes.py:black_scholes [--repeat N]
+    gcompile dump FILE.py:FN [--stage traced|optimized|fused] [--format text|table|dot|svg|png|json] [-o OUT]
+    gcompile explain FILE.py:FN
+    gcompile compare FILE.py:FN [--repeat N]
 
 The inputs come from the file: ``example_inputs_<function>()`` or
 ``example_inputs()`` returning the argument tuple. Exit codes: 0 ok, 1 results
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from typing import Callable
@@ -19,6 +21,7 @@ from typing import Callable
 from .api import trace
 from .errors import UnsupportedError
 from .tools.compare import compare
+from .tools.explain import explain
 
 
 class UsageError(Exception):
@@ -57,13 +60,73 @@ def load_target(spec: str) -> tuple[Callable, tuple]:
 
 def _dump(options: argparse.Namespace) -> int:
     fn, args = load_target(options.target)
-    graph = trace(fn, *args)
-    text = graph.tabular() if options.format == "table" else str(graph)
+    graph = trace(fn, *args, stage=options.stage)
+    if options.format in ("svg", "png"):
+        from .tools.dot import GraphvizNotFound, render
+
+        path = Path(options.output or f"{fn.__name__}_{options.stage}.{options.format}")
+        try:
+            written = render(graph, path.with_suffix(f".{options.format}"))
+        except GraphvizNotFound as error:
+            raise UsageError(str(error)) from None
+        print(f"wrote {written}")
+        return 0
+    text = {
+        "text": lambda: str(graph),
+        "table": graph.tabular,
+        "dot": lambda: _dot(graph),
+        "json": lambda: json.dumps(graph_json(graph), indent=1),
+    }[options.format]()
     if options.output:
         Path(options.output).write_text(text + "\n")
     else:
         print(text)
     return 0
+
+
+def _dot(graph) -> str:
+    from .tools.dot import to_dot
+
+    return to_dot(graph)
+
+
+def graph_json(graph) -> dict:
+    """A graph as JSON-ready data: its nodes in order, fused kernels with their own graphs."""
+    from .ir.graph import Node
+    from .ir.kernel import FusedKernel
+
+    def value(v):
+        if isinstance(v, Node):
+            return {"node": v.name}
+        if isinstance(v, (tuple, list)):
+            return [value(x) for x in v]
+        return repr(v)
+
+    nodes = []
+    for node in graph.nodes:
+        meta = getattr(node, "meta", None)
+        item = {"name": node.name, "op": node.op}
+        if node.op == "call":
+            target = node.target
+            item["target"] = target.name
+            item["kind"] = "fused" if isinstance(target, FusedKernel) else target.kind
+            if isinstance(target, FusedKernel):
+                item["kernel"] = {"style": target.style, **graph_json(target.graph)}
+        item["args"] = value(node.args)
+        item["kwargs"] = {k: value(v) for k, v in node.kwargs.items()}
+        if meta is not None and hasattr(meta, "shape"):
+            item["shape"], item["dtype"] = list(meta.shape), str(meta.dtype)
+        if node.source:
+            item["source"] = node.source
+        nodes.append(item)
+    return {"name": graph.name, "nodes": nodes}
+
+
+def _explain(options: argparse.Namespace) -> int:
+    fn, args = load_target(options.target)
+    report = explain(fn, *args)
+    print(report)
+    return 0 if report.compiled else 1
 
 
 def _compare(options: argparse.Namespace) -> int:
@@ -79,11 +142,25 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gcompile", description="Inspect what gcompile does with a function."
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    dump = commands.add_parser("dump", help="print the traced graph")
+    dump = commands.add_parser("dump", help="print or draw the graph at a stage")
     dump.add_argument("target", help="path/to/file.py:function")
-    dump.add_argument("--format", choices=("text", "table"), default="text")
-    dump.add_argument("-o", "--output", help="write to this file instead of stdout")
+    dump.add_argument("--stage", choices=("traced", "optimized", "fused"), default="traced")
+    dump.add_argument(
+        "--format", choices=("text", "table", "dot", "svg", "png", "json"), default="text"
+    )
+    dump.add_argument(
+        "-o",
+        "--output",
+        help="write to this file instead of stdout (svg/png: default FN_STAGE.FMT)",
+    )
     dump.set_defaults(run=_dump)
+    why = commands.add_parser(
+        "explain",
+        help="what the compiler did: stages, kernels, fusion boundaries, refusals, guards, code, "
+        "compile time",
+    )
+    why.add_argument("target", help="path/to/file.py:function")
+    why.set_defaults(run=_explain)
     comp = commands.add_parser(
         "compare", help="compare eager and compiled runs (agreement and time)"
     )

@@ -7,6 +7,7 @@
 | ``GCOMPILE_CACHE_LIMIT``| cache entries per function before a recompile warning| ``8``   |
 | ``GCOMPILE_DEBUG_DIR``  | folder receiving the graph text after every pass     | unset   |
 | ``GCOMPILE_CACHE_DIR``  | where generated kernels and Numba's machine code live | the user's cache directory |
+| ``GCOMPILE_LOG``        | comma list of components to log: ``graph``, ``passes``, ``fusion``, ``code``, ``guards``, ``recompiles``, ``perf`` (or ``all``) | unset |
 | ``GCOMPILE_PARALLEL_THRESHOLD`` | elements from which a kernel's outer loop runs in parallel (measured by ``bench/threshold.py``) | ``32768`` |
 
 The environment is read when a value is asked for, so tests can change it with
@@ -15,7 +16,9 @@ The environment is read when a value is asked for, so tests can change it with
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 from typing import Any
 
 _OVERRIDES: dict[str, Any] = {}
@@ -36,6 +39,22 @@ def _int(env: str, default: int) -> int:
         raise ValueError(f"{env} must be an integer, got {raw!r}") from None
 
 
+LOG_COMPONENTS = ("graph", "passes", "fusion", "code", "guards", "recompiles", "perf")
+
+
+def _log_components() -> frozenset:
+    raw = os.environ.get("GCOMPILE_LOG", "")
+    names = {part.strip() for part in raw.split(",") if part.strip()}
+    if "all" in names:
+        return frozenset(LOG_COMPONENTS)
+    unknown = names - frozenset(LOG_COMPONENTS)
+    if unknown:
+        raise ValueError(
+            f"GCOMPILE_LOG: unknown components {sorted(unknown)}; known: {', '.join(LOG_COMPONENTS)}, all"
+        )
+    return frozenset(names)
+
+
 _READERS = {
     "disable": lambda: _flag("GCOMPILE_DISABLE"),
     "verify": lambda: _flag("GCOMPILE_VERIFY"),
@@ -43,7 +62,25 @@ _READERS = {
     "debug_dir": lambda: os.environ.get("GCOMPILE_DEBUG_DIR") or None,
     "cache_dir": lambda: os.environ.get("GCOMPILE_CACHE_DIR") or _user_cache_dir(),
     "parallel_threshold": lambda: _int("GCOMPILE_PARALLEL_THRESHOLD", 32768),
+    "log": _log_components,
 }
+
+
+def logger(component: str) -> logging.Logger | None:
+    """The ``gcompile.<component>`` logger when ``GCOMPILE_LOG`` enables the component, else None.
+
+    Messages go through the standard ``logging`` module; if the application configured no
+    handler for the ``gcompile`` logger, one writing to stderr is added the first time.
+    """
+    if component not in get("log"):
+        return None
+    root = logging.getLogger("gcompile")
+    if not root.handlers and not logging.getLogger().handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("[%(name)s] %(message)s"))
+        root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    return root.getChild(component)
 
 
 def _user_cache_dir() -> str:

@@ -175,3 +175,84 @@ def _hashable(path: str, value: Any, static: bool) -> Any:
             hint="pass arrays, Python scalars, or tuples/lists/dicts of them; static values must be hashable",
         ) from None
     return value
+
+
+def guard_text(key: tuple, path: str) -> str:
+    """One leaf's guard as a readable line (``x: f64[3,4] C writeable``)."""
+    kind = key[0]
+    if kind == "array":
+        _, dtype, shape, layout, writeable = key
+        access = "writeable" if writeable else "read-only"
+        return f"{path}: array {dtype.name}{list(shape)} layout {layout} {access}"
+    if kind == "numpy scalar":
+        return f"{path}: NumPy scalar {key[1].name}"
+    if kind == "static":
+        return f"{path}: static value {_static_value(key[1])}"
+    return f"{path}: Python {kind} (any value)"
+
+
+def guard_changes(old_key: tuple, new: BoundCall) -> list[str]:
+    """What differs between a cache entry's guards and a new call: ``x: ndim 2 -> 3``."""
+    old_spec, old_leaves = old_key
+    new_spec, new_leaves = new.key
+    if old_spec != new_spec:
+        return [f"argument structure: {_spec_text(old_spec)} -> {_spec_text(new_spec)}"]
+    changes = []
+    for (path, _), before, after in zip(new.leaves, old_leaves, new_leaves):
+        if before != after:
+            changes.append(_leaf_change(path, before, after))
+    return changes
+
+
+def _leaf_change(path: str, before: tuple, after: tuple) -> str:
+    if before[0] != after[0]:
+        return f"{path}: {_kind_text(before)} -> {_kind_text(after)}"
+    if before[0] == "array":
+        (_, d0, s0, l0, w0), (_, d1, s1, l1, w1) = before, after
+        if d0 != d1:
+            return f"{path}: dtype {d0.name} -> {d1.name}"
+        if len(s0) != len(s1):
+            return f"{path}: ndim {len(s0)} -> {len(s1)}"
+        if s0 != s1:
+            return f"{path}: shape {s0} -> {s1}"
+        if l0 != l1:
+            return f"{path}: layout {l0} -> {l1}"
+        return (
+            f"{path}: {'writeable' if w0 else 'read-only'} -> {'writeable' if w1 else 'read-only'}"
+        )
+    if before[0] == "numpy scalar":
+        return f"{path}: dtype {before[1].name} -> {after[1].name}"
+    old, new = before[1], after[1]
+    kind = old[0] if old[0] == new[0] else f"{old[0]} -> {new[0]}"
+    return f"{path}: {_static_value(old)} -> {_static_value(new)} (static {kind})"
+
+
+def _kind_text(key: tuple) -> str:
+    return {"array": "array", "numpy scalar": "NumPy scalar", "static": "static value"}.get(
+        key[0], f"Python {key[0]}"
+    )
+
+
+def _static_value(literal: Any) -> str:
+    """The value a ``literal_key`` stands for, when it is a plain one, else the key itself."""
+    if isinstance(literal, tuple) and len(literal) == 2:
+        kind, raw = literal
+        if kind in ("float", "complex"):
+            return repr(
+                np.frombuffer(raw, np.float64 if kind == "float" else np.complex128)[0].item()
+            )
+        if not isinstance(raw, tuple):
+            return repr(raw)
+    if isinstance(literal, tuple) and len(literal) == 3 and literal[0] == "np":
+        return repr(np.frombuffer(literal[2], np.dtype(literal[1]))[0])
+    return repr(literal)
+
+
+def _spec_text(spec: TreeSpec) -> str:
+    if spec.kind == "leaf":
+        return "*"
+    inner = ", ".join(
+        (f"{k}={_spec_text(c)}" if spec.kind == "dict" else _spec_text(c))
+        for k, c in zip(spec.keys or [None] * len(spec.children), spec.children)
+    )
+    return {"tuple": f"({inner})", "list": f"[{inner}]"}.get(spec.kind, f"{{{inner}}}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -86,3 +88,61 @@ def test_console_script_help():
         [sys.executable, "-m", "gcompile.cli", "--help"], capture_output=True, text=True
     )
     assert result.returncode == 0 and "dump" in result.stdout and "compare" in result.stdout
+
+
+SOFTMAX = (
+    "def softmax(x):\n"
+    "    e = np.exp(x - x.max(axis=-1, keepdims=True))\n"
+    "    return e / e.sum(axis=-1, keepdims=True)\n\n"
+    "def example_inputs():\n    return (np.ones((4, 8), np.float32),)\n"
+)
+
+
+def test_dump_stages_as_json_and_dot(tmp_path, capsys):
+    target = write_module(tmp_path, SOFTMAX)
+    assert cli.main(["dump", f"{target}:softmax", "--stage", "fused", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (kernel,) = [n for n in data["nodes"] if n["op"] == "call"]
+    assert kernel["kind"] == "fused" and kernel["kernel"]["style"] == "row"
+    assert [n["target"] for n in kernel["kernel"]["nodes"] if n["op"] == "call"] == [
+        "amax",
+        "subtract",
+        "exp",
+        "sum",
+        "divide",
+    ]
+    assert cli.main(["dump", f"{target}:softmax", "--stage", "fused", "--format", "dot"]) == 0
+    dot = capsys.readouterr().out
+    assert dot.lstrip().startswith("digraph") and "cluster_fused_1" in dot
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` is not installed")
+def test_dump_svg_draws_kernels_as_clusters(tmp_path, capsys):
+    target = write_module(tmp_path, SOFTMAX)
+    out = tmp_path / "softmax.svg"
+    argv = ["dump", f"{target}:softmax", "--stage", "fused", "--format", "svg", "-o", str(out)]
+    assert cli.main(argv) == 0
+    svg = out.read_text()
+    assert "<svg" in svg and "cluster_fused_1" in svg
+
+
+def test_explain_exit_codes(tmp_path, capsys):
+    target = write_module(tmp_path, SOFTMAX)
+    assert cli.main(["explain", f"{target}:softmax"]) == 0
+    text = capsys.readouterr().out
+    assert "== fused graph" in text and "== generated code" in text
+    refused = write_module(
+        tmp_path,
+        "def f(x):\n    return x if x.sum() > 0 else -x\n\n"
+        "def example_inputs():\n    return (np.ones(3),)\n",
+    )
+    assert cli.main(["explain", f"{refused}:f"]) == 1
+    assert "bool() of a traced value" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["dump", "explain", "compare"])
+def test_each_subcommand_has_help(command):
+    result = subprocess.run(
+        [sys.executable, "-m", "gcompile.cli", command, "--help"], capture_output=True, text=True
+    )
+    assert result.returncode == 0 and "path/to/file.py:function" in result.stdout

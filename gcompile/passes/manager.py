@@ -86,11 +86,13 @@ class PassManager:
         repeat: bool = False,
         verify: bool | None = None,
         records: list | None = None,
+        dump_dir: Path | None = None,
     ):
         self.steps = steps
         self.repeat = repeat
         self.verify = config.get("verify") if verify is None else verify
         self.debug_dir = config.get("debug_dir")
+        self.dump_dir = dump_dir  # overrides <GCOMPILE_DEBUG_DIR>/<graph name>
         self.records: list[PassRecord] = [] if records is None else records  # shared across stages
 
     def run(self, graph: Graph) -> bool:
@@ -122,29 +124,44 @@ class PassManager:
                 f"{type(error).__name__}: {error}"
             ) from error
         self.records.append(PassRecord(name, changed, time.perf_counter() - start))
-        if self.debug_dir:
+        if self.dump_dir or self.debug_dir:
             self._dump(name, graph)
+        log = config.logger("passes")
+        if log:
+            log.info(
+                "%s: %s in %.2f ms\n%s",
+                name,
+                "changed" if changed else "no change",
+                self.records[-1].seconds * 1e3,
+                graph if changed else "",
+            )
         return changed
 
     def _dump(self, name: str, graph: Graph) -> None:
-        folder = Path(self.debug_dir) / graph.name
+        folder = self.dump_dir or Path(self.debug_dir) / graph.name
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{len(self.records):02d}_{name}.txt").write_text(str(graph) + "\n")
 
 
 def optimize(
-    graph: Graph, options: dict | None = None, records: list | None = None
+    graph: Graph,
+    options: dict | None = None,
+    records: list | None = None,
+    dump_dir: Path | None = None,
 ) -> list[PassRecord]:
     """Functionalize and clean up ``graph`` in place (stage "optimized"); returns the pass records."""
     records = [] if records is None else records
     steps = select(OPTIMIZE, options)
-    PassManager(steps[:1], records=records).run(graph)
-    PassManager(steps[1:], repeat=True, records=records).run(graph)
+    PassManager(steps[:1], records=records, dump_dir=dump_dir).run(graph)
+    PassManager(steps[1:], repeat=True, records=records, dump_dir=dump_dir).run(graph)
     return records
 
 
 def fuse_graph(
-    graph: Graph, options: dict | None = None, records: list | None = None
+    graph: Graph,
+    options: dict | None = None,
+    records: list | None = None,
+    dump_dir: Path | None = None,
 ) -> list[PassRecord]:
     """Fuse ``graph`` in place (stage "fused"); returns the pass records.
 
@@ -154,18 +171,20 @@ def fuse_graph(
     steps = [
         (name, functools.partial(step, max_kernel_ops=cap)) for name, step in select(FUSE, options)
     ]
-    manager = PassManager(steps, records=records)
+    manager = PassManager(steps, records=records, dump_dir=dump_dir)
     manager.run(graph)
     return manager.records
 
 
-def run_pipeline(graph: Graph, stage: str, options: dict | None = None) -> list[PassRecord]:
+def run_pipeline(
+    graph: Graph, stage: str, options: dict | None = None, dump_dir: Path | None = None
+) -> list[PassRecord]:
     """Bring a traced graph to ``stage`` (``"traced"``, ``"optimized"`` or ``"fused"``) in place."""
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; stages are {list(STAGES)}")
     records: list[PassRecord] = []
     if stage in ("optimized", "fused"):
-        optimize(graph, options, records)
+        optimize(graph, options, records, dump_dir)
     if stage == "fused":
-        fuse_graph(graph, options, records)
+        fuse_graph(graph, options, records, dump_dir)
     return records

@@ -147,12 +147,14 @@ class _HostWriter:
 
     def kernel(self, node: Node) -> None:
         kernel: FusedKernel = node.target
+        start = time.perf_counter()
         try:
             code = codegen.generate(kernel, self.options)
             code.readable = codegen.generate(kernel, {**self.options, "readable": True}).source
         except codegen.NoTemplate as missing:
             self.interpreted(node, str(missing))
             return
+        self.program.timings[f"codegen {kernel.name}"] = time.perf_counter() - start
         start = time.perf_counter()
         try:
             loaded = cache.load(code.source, code.signature(), code.parallel, code.fastmath)

@@ -1,0 +1,144 @@
+"""explain(fn, *args): everything the compiler did with one call, as one report.
+
+The report answers "why did it not fuse?", "why did it fall back?" and "where did
+the compile time go?": the graph at each stage with its node counts, every fused
+kernel and the reason for every kernel boundary, every refusal with the user's
+line and a suggested rewrite, kernels left to the interpreter, the guards the
+compiled code assumes, the generated code, and the time of each compile phase
+(trace, each pass, code generation, each Numba compile with its cache event).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..api import CompiledFunction, compile, trace
+from ..errors import UnsupportedError
+from .compare import copy_inputs
+
+STAGES = ("traced", "optimized", "fused")
+
+
+@dataclass
+class ExplainReport:
+    """The parts of an explanation; ``str(report)`` is the readable whole."""
+
+    name: str
+    backend: str
+    graphs: dict = field(default_factory=dict)  # stage -> Graph
+    counts: dict = field(default_factory=dict)  # stage -> graph.stats()
+    fusion: Any = None  # the fused graph's FusionReport
+    refusals: list = field(default_factory=list)  # UnsupportedError
+    notes: list = field(default_factory=list)  # kernels left to the interpreter, and why
+    guards: list = field(default_factory=list)
+    code: str = ""
+    timings: dict = field(default_factory=dict)  # phase -> seconds
+    kernel_events: list = field(default_factory=list)  # (kernel, "compiled"|"disk"|"memory")
+
+    @property
+    def compiled(self) -> bool:
+        """True when the call ran compiled code (no refusal)."""
+        return not self.refusals
+
+    def __str__(self) -> str:
+        lines = [f"gcompile explain: {self.name} (backend {self.backend})"]
+        for stage in STAGES:
+            if stage in self.graphs:
+                counts = ", ".join(f"{k} {v}" for k, v in self.counts[stage].items())
+                lines += ["", f"== {stage} graph ({counts})", str(self.graphs[stage])]
+        if self.fusion is not None:
+            lines += ["", "== fusion", str(self.fusion)]
+        lines += ["", "== refusals"]
+        lines += [_refusal_text(r) for r in self.refusals] or [
+            "  none: the whole function compiled"
+        ]
+        if self.notes:
+            lines += ["", "== kernels left to the interpreter"] + [f"  {n}" for n in self.notes]
+        lines += ["", "== guards (a call must match these to reuse the compiled code)"]
+        lines += [f"  {g}" for g in self.guards]
+        lines += ["", "== compile time"]
+        lines += [
+            f"  {phase:<34} {seconds * 1e3:9.2f} ms" for phase, seconds in self.timings.items()
+        ]
+        for kernel, event in self.kernel_events:
+            lines.append(f"  kernel {kernel}: {_EVENTS[event]}")
+        if self.code:
+            lines += ["", "== generated code", self.code]
+        return "\n".join(lines)
+
+
+_EVENTS = {
+    "compiled": "compiled by Numba (disk cache miss)",
+    "disk": "machine code loaded from the disk cache",
+    "memory": "already compiled in this process (shared)",
+}
+
+
+def _refusal_text(error: UnsupportedError) -> str:
+    text = f"  {error.construct}"
+    if error.detail:
+        text += f": {error.detail}"
+    if error.source:
+        text += f"\n    at {error.source}"
+    if error.hint:
+        text += f"\n    rewrite: {error.hint}"
+    return text
+
+
+def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
+    """Compile ``fn`` for this call afresh and report what the compiler did (see the module doc).
+
+    ``fn`` may be a plain function or a ``CompiledFunction`` (its backend, static_argnames and
+    options are used; its cache is not touched). The arguments are copied: ``fn`` may write them.
+    """
+    settings: dict = {}
+    backend = "numba"
+    if isinstance(fn, CompiledFunction):
+        settings = {"static_argnames": fn.static_argnames, "options": fn.options}
+        backend = fn.backend
+        fn = fn.eager
+    report = ExplainReport(getattr(fn, "__name__", "fn"), backend)
+    for stage in STAGES:
+        try:
+            graph = trace(fn, *copy_inputs(args), stage=stage, **settings, **copy_inputs(kwargs))
+        except UnsupportedError as error:
+            report.refusals.append(error)
+            break
+        report.graphs[stage] = graph
+        report.counts[stage] = graph.stats()
+    if "fused" in report.graphs:
+        report.fusion = getattr(report.graphs["fused"], "fusion_report", None)
+    compiled = compile(fn, backend=backend, **settings)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            compiled(*copy_inputs(args), **copy_inputs(kwargs))
+        except UnsupportedError as error:  # raised only under fullgraph, kept for completeness
+            report.refusals.append(error)
+    _add_entry(report, compiled)
+    return report
+
+
+def _add_entry(report: ExplainReport, compiled: CompiledFunction) -> None:
+    for error in compiled.refusals:
+        if all(error.reason != known.reason for known in report.refusals):
+            report.refusals.append(error)
+    if not compiled.entries:
+        return
+    entry = compiled.entries[-1]
+    report.guards = entry.guards()
+    report.timings = dict(entry.timings)
+    program = getattr(entry.run, "program", None)
+    if program is not None:
+        report.timings.update(program.timings)
+        report.notes = list(program.notes)
+        report.code = program.code
+        report.kernel_events = [(code.name, loaded.event) for code, loaded in program.kernels]
+    if entry.failure is not None:
+        report.refusals.append(
+            UnsupportedError("an internal compiler error", detail=f"{entry.failure!r}")
+        )

@@ -1,0 +1,97 @@
+"""Recompile reasons: a cache miss records the closest entry and the guard that differs."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+import gcompile
+
+
+def scale(x, n):
+    return x * n + 1.0
+
+
+def scale_by(x, factor):
+    return x * factor
+
+
+X = np.arange(6.0)
+
+CHANGES = {
+    "dtype": ((X, 2), (X.astype(np.float32), 2), "x: dtype float64 -> float32"),
+    "ndim": ((X, 2), (X.reshape(2, 3), 2), "x: ndim 1 -> 2"),
+    "shape": ((X, 2), (np.arange(7.0), 2), "x: shape (6,) -> (7,)"),
+    "layout": (
+        (X.reshape(2, 3), 2),
+        (np.asfortranarray(X.reshape(2, 3)), 2),
+        "x: layout C -> F",
+    ),
+    "writeable": ((X, 2), (np.frombuffer(X.tobytes()), 2), "x: writeable -> read-only"),
+    "static int": ((X, 5), (X, 6), "n: 5 -> 6 (static int)"),
+    "kind": ((X, 2), (X, 2.5), "n: static value -> Python float"),
+}
+
+
+@pytest.mark.parametrize("guard", sorted(CHANGES))
+def test_each_guard_kind_names_what_changed(guard):
+    first, second, expected = CHANGES[guard]
+    fn = gcompile.compile(scale, backend="interpreter")
+    fn(*first)
+    fn(*second)
+    (record,) = fn.recompiles
+    assert record.changes == [expected]
+    assert record.closest == 0
+    assert "recompiling scale" in str(record) and "test_recompiles.py:" in record.where
+
+
+def test_the_closest_entry_is_the_one_with_fewest_differences():
+    fn = gcompile.compile(scale, backend="interpreter")
+    fn(X, 2)
+    fn(X.astype(np.float32), 3)  # dtype and n differ from entry 0
+    fn(X.astype(np.float32), 2)  # only n differs from entry 1, only dtype from entry 0
+    fn(X.astype(np.float32).reshape(2, 3), 3)  # only ndim differs from entry 1
+    assert fn.recompiles[-1].closest == 1
+    assert fn.recompiles[-1].changes == ["x: ndim 1 -> 2"]
+    assert len(fn.recompiles[0].changes) == 2
+
+
+def test_a_static_value_comes_with_a_hint():
+    fn = gcompile.compile(scale, backend="interpreter")
+    fn(X, 5)
+    fn(X, 6)
+    assert "np.int64(n)" in fn.recompiles[0].hint
+    named = gcompile.compile(scale_by, backend="interpreter", static_argnames="factor")
+    named(X, 2.0)
+    named(X, 3.0)
+    assert named.recompiles[0].changes == ["factor: 2.0 -> 3.0 (static float)"]
+    assert "static_argnames" in named.recompiles[0].hint
+
+
+def test_cache_hits_record_nothing():
+    fn = gcompile.compile(scale, backend="interpreter")
+    for _ in range(3):
+        fn(X, 2)
+    assert fn.recompiles == []
+
+
+def test_recompiles_are_logged_when_asked(monkeypatch, caplog):
+    monkeypatch.setenv("GCOMPILE_LOG", "recompiles")
+    fn = gcompile.compile(scale, backend="interpreter")
+    with caplog.at_level(logging.INFO, logger="gcompile"):
+        fn(X, 2)
+        fn(X.reshape(2, 3), 2)
+    messages = [r.getMessage() for r in caplog.records if r.name == "gcompile.recompiles"]
+    assert len(messages) == 1 and "x: ndim 1 -> 2" in messages[0]
+
+
+def test_an_unhashable_static_argument_is_a_clear_refusal():
+    fn = gcompile.compile(scale_by, backend="interpreter", static_argnames="factor")
+    with pytest.warns(
+        gcompile.GcompileWarning, match="static argument 'factor' of unhashable type"
+    ):
+        result = fn(X, [2.0])
+    np.testing.assert_array_equal(result, X * 2.0)
+    assert fn.stats["traces"] == 0 and fn.stats["fallbacks"] == 1
