@@ -8,7 +8,7 @@
 | ``GCOMPILE_DEBUG_DIR``  | folder receiving the graph text after every pass     | unset   |
 | ``GCOMPILE_CACHE_DIR``  | where generated kernels and Numba's machine code live | the user's cache directory |
 | ``GCOMPILE_LOG``        | comma list of components to log: ``graph``, ``passes``, ``fusion``, ``code``, ``guards``, ``recompiles``, ``perf`` (or ``all``) | unset |
-| ``GCOMPILE_PARALLEL_THRESHOLD`` | elements from which a kernel's outer loop runs in parallel (measured by ``bench/threshold.py``) | ``32768`` |
+| ``GCOMPILE_PARALLEL_THRESHOLD`` | elements from which a kernel's outer loop runs in parallel (measured by ``bench/threshold.py``) | ``131072`` |
 
 The environment is read when a value is asked for, so tests can change it with
 ``monkeypatch.setenv``; ``config.set(name, value)`` overrides it in-process.
@@ -61,7 +61,7 @@ _READERS = {
     "cache_size_limit": lambda: _int("GCOMPILE_CACHE_LIMIT", 8),
     "debug_dir": lambda: os.environ.get("GCOMPILE_DEBUG_DIR") or None,
     "cache_dir": lambda: os.environ.get("GCOMPILE_CACHE_DIR") or _user_cache_dir(),
-    "parallel_threshold": lambda: _int("GCOMPILE_PARALLEL_THRESHOLD", 32768),
+    "parallel_threshold": lambda: _int("GCOMPILE_PARALLEL_THRESHOLD", 131072),
     "log": _log_components,
 }
 
