@@ -147,6 +147,7 @@ class _Fuser:
         self.groups: list[_Group] = []
         self.reasons: dict[tuple[Node, Node], str] = {}
         self.notes: list[str] = []
+        self._roots: dict[Node, Node | None] = {}
 
     # -- producers as seen through views ---------------------------------------------------------
     def _producer(self, value: Node) -> tuple:
@@ -177,6 +178,12 @@ class _Fuser:
         )
         return node, group, value.meta.shape, refusal
 
+    def _view_root(self, node: Node) -> Node | None:
+        """The owner of a view's memory (None for a value that owns it), memoised per run."""
+        if node not in self._roots:
+            self._roots[node] = root(node) if alias_parent(node) is not None else None
+        return self._roots[node]
+
     # -- legality -----------------------------------------------------------------------------------
     def _no_cycle_through(self, merged: "_Group", group_of: dict) -> bool:
         """Whether the kernels formed by ``group_of`` can still run in some order.
@@ -193,7 +200,7 @@ class _Fuser:
 
         def successors(u):
             for node in u.nodes if isinstance(u, _Group) else (u,):
-                home = unit(root(node)) if alias_parent(node) is not None else None
+                home = unit(self._view_root(node))
                 for user in node.users:
                     target = unit(user)
                     if target is not u and target is not home:
@@ -286,16 +293,25 @@ class _Fuser:
         return None
 
     def merge_siblings(self) -> None:
-        """Horizontal fusion: groups of one space that read a common input become one kernel."""
+        """Horizontal fusion: groups of one space that read a common input become one kernel.
+
+        A pair refused once is not tried again: merging other groups only coarsens the graph
+        of groups, so a cycle stays a cycle, and styles, spaces and inputs do not change.
+        (A pair refused for peak memory might fit later; leaving it apart is only conservative.)
+        """
+        refused: set = set()
         merged = True
         while merged:
             merged = False
             groups = sorted(self.groups, key=lambda g: self.order[g.nodes[0]])
             for i, first in enumerate(groups):
                 for second in groups[i + 1 :]:
+                    if (id(first), id(second)) in refused:
+                        continue
                     if self._merge_pair(first, second):
                         merged = True
                         break
+                    refused.add((id(first), id(second)))
                 if merged:
                     break
 
@@ -305,13 +321,15 @@ class _Fuser:
 
     def _merge_pair(self, first: _Group, second: _Group) -> bool:
         style = _sibling_style(first, second)
-        if style is None or not (self._inputs(first) & self._inputs(second)):
+        if style is None or len(first.nodes) + len(second.nodes) > self.max_ops:
             return False
-        if self._inputs(second) & set(first.nodes) or self._inputs(first) & set(second.nodes):
+        first_inputs, second_inputs = self._inputs(first), self._inputs(second)
+        # Only a shared *array* is worth a merge (it is then read once); a shared scalar is not.
+        if not any(getattr(v.meta, "ndim", 0) > 0 for v in first_inputs & second_inputs):
+            return False
+        if second_inputs & set(first.nodes) or first_inputs & set(second.nodes):
             return False  # producer and consumer, not siblings: placement already decided
         members = sorted(first.nodes + second.nodes, key=self.order.__getitem__)
-        if len(members) > self.max_ops:
-            return False
         merged = _Group(
             members, first.space, style, first.axes or second.axes, first.reduced | second.reduced
         )

@@ -782,3 +782,20 @@ def test_timings_have_a_time_per_pass():
     for name in manager.PASS_NAMES:
         assert isinstance(timings[f"pass {name}"], float) and timings[f"pass {name}"] >= 0
     assert {"trace", "backend"} <= set(timings)
+
+
+def test_a_shared_scalar_is_no_reason_for_a_sibling_merge():
+    """Horizontal fusion saves reading a shared array twice; two kernels that share only a
+    Python float (a step size) stay apart. (This also keeps long programs quick to fuse: every
+    step of a time loop reads the step size.)"""
+
+    def two_updates(a, b, alpha: float):
+        return np.exp(a) * alpha, np.sin(b) * alpha
+
+    graph = fused(two_updates, _uniform(8), _uniform(8, seed=1), 0.5)
+    assert styles(graph) == ["pointwise", "pointwise"]
+
+    def shared_array(a, alpha: float):
+        return np.exp(a) * alpha, np.sin(a) * alpha
+
+    assert styles(fused(shared_array, _uniform(8), 0.5)) == ["pointwise"]
