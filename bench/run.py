@@ -303,7 +303,7 @@ def report(rows: list[Row], bw: float, compile_info: dict, overhead: dict, quick
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M')} on {os.cpu_count()} cores, numba "
         f"{numba.__version__} ({numba.get_num_threads()} threads), numpy {np.__version__}"
-        + (" (--quick: smaller inputs)" if quick else "")
+        + (" (--quick: fewer rounds)" if quick else "")
         + f". Streaming-copy bandwidth: {bw / 1e9:.1f} GB/s.",
         "",
         "Medians of interleaved runs in one process, milliseconds; `x eager` = NumPy time / "

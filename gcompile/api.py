@@ -194,9 +194,7 @@ class CompiledFunction:
                 entry.failure = error
             finally:
                 if dump is not None:
-                    from .tools.debug import write_compile_dump
-
-                    write_compile_dump(dump, self, entry, bound)
+                    self._write_dump(dump, entry, bound)
             self._cache[bound.key] = entry
             _log("guards", "%s", "\n".join(entry.guards()))
             if recompile is not None:
@@ -204,6 +202,19 @@ class CompiledFunction:
                 _log("recompiles", "%s", recompile)
             self._check_cache_size()
             return entry
+
+    def _write_dump(self, folder: Path, entry: "CacheEntry", bound: BoundCall) -> None:
+        """The GCOMPILE_DEBUG_DIR folder of one compile; a failure to write it only warns."""
+        from .tools.debug import write_compile_dump  # tools sit above api; imported when asked
+
+        try:
+            write_compile_dump(folder, self, entry, bound)
+        except Exception as error:  # a debugging aid must never break the user's call
+            warnings.warn(
+                f"gcompile could not write the debug folder {folder}: {type(error).__name__}: {error}",
+                GcompileWarning,
+                stacklevel=5,
+            )
 
     def _recompile(self, bound: BoundCall) -> "Recompile":
         """Why ``bound`` missed the cache: the closest entry and the guards that differ."""
@@ -214,7 +225,7 @@ class CompiledFunction:
         static = [c for c in changes if "(static" in c]
         hint = ""
         if static:
-            names = {c.split(":")[0].split("_")[0] for c in static}
+            names = {c.split(":")[0] for c in static}
             listed = names & set(self.static_argnames)
             hint = f"{', '.join(sorted(names))} {'is' if len(names) == 1 else 'are'} static " + (
                 "(named in static_argnames): each value compiles its own graph"

@@ -20,6 +20,7 @@ from typing import Callable
 
 from .api import trace
 from .errors import UnsupportedError
+from .passes.manager import STAGES
 from .tools.compare import compare
 from .tools.explain import explain
 
@@ -144,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     dump = commands.add_parser("dump", help="print or draw the graph at a stage")
     dump.add_argument("target", help="path/to/file.py:function")
-    dump.add_argument("--stage", choices=("traced", "optimized", "fused"), default="traced")
+    dump.add_argument("--stage", choices=STAGES, default="traced")
     dump.add_argument(
         "--format", choices=("text", "table", "dot", "svg", "png", "json"), default="text"
     )

@@ -79,7 +79,8 @@ def logger(component: str) -> logging.Logger | None:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("[%(name)s] %(message)s"))
         root.addHandler(handler)
-    root.setLevel(logging.INFO)
+    if root.level == logging.NOTSET:  # a level the application chose stays
+        root.setLevel(logging.INFO)
     return root.getChild(component)
 
 

@@ -178,7 +178,7 @@ def _hashable(path: str, value: Any, static: bool) -> Any:
 
 
 def guard_text(key: tuple, path: str) -> str:
-    """One leaf's guard as a readable line (``x: f64[3,4] C writeable``)."""
+    """One leaf's guard as a readable line (``x: array float64[3, 4] layout C writeable``)."""
     kind = key[0]
     if kind == "array":
         _, dtype, shape, layout, writeable = key

@@ -95,3 +95,15 @@ def test_an_unhashable_static_argument_is_a_clear_refusal():
         result = fn(X, [2.0])
     np.testing.assert_array_equal(result, X * 2.0)
     assert fn.stats["traces"] == 0 and fn.stats["fallbacks"] == 1
+
+
+def test_the_hint_names_the_parameter_whole():
+    def advance(x, n_steps):
+        return x * n_steps
+
+    fn = gcompile.compile(advance, backend="interpreter", static_argnames="n_steps")
+    fn(X, 2)
+    fn(X, 3)
+    (record,) = fn.recompiles
+    assert record.changes == ["n_steps: 2 -> 3 (static int)"]
+    assert record.hint.startswith("n_steps is static (named in static_argnames)")

@@ -306,12 +306,12 @@ class _Fuser:
             groups = sorted(self.groups, key=lambda g: self.order[g.nodes[0]])
             for i, first in enumerate(groups):
                 for second in groups[i + 1 :]:
-                    if (id(first), id(second)) in refused:
+                    if (first, second) in refused:  # (the set keeps them alive: no id reuse)
                         continue
                     if self._merge_pair(first, second):
                         merged = True
                         break
-                    refused.add((id(first), id(second)))
+                    refused.add((first, second))
                 if merged:
                     break
 

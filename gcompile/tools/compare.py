@@ -338,9 +338,7 @@ def _judge_by_reference(report: Agreement, expected: Any, actual: Any, reference
     e, a, r = np.asarray(expected), np.asarray(actual), np.asarray(reference)
     if e.dtype.kind not in "fc" or e.shape != r.shape or e.shape != a.shape or not e.size:
         return
-    with np.errstate(all="ignore"):
-        eager_error = float(np.nanmax(np.abs(e.astype(r.dtype) - r)))
-        compiled_error = float(np.nanmax(np.abs(a.astype(r.dtype) - r)))
+    eager_error, compiled_error = _max_error(e, r), _max_error(a, r)
     verdict = (
         "compiled is closer"
         if compiled_error < eager_error
@@ -355,6 +353,16 @@ def _judge_by_reference(report: Agreement, expected: Any, actual: Any, reference
     if not report.ok and (e.dtype, e.shape) == (a.dtype, a.shape) and compiled_error <= eager_error:
         report.ok = True
         report.closer += "; accepted: the compiled result is the more accurate one"
+
+
+def _max_error(value: np.ndarray, reference: np.ndarray) -> float:
+    """Largest |value - reference|; a NaN where the reference has none (or none where it has
+    one) counts as infinitely wrong."""
+    with np.errstate(all="ignore"):
+        error = np.abs(value.astype(reference.dtype) - reference)
+    nan_mismatch = np.isnan(value) != np.isnan(reference)
+    error = np.where(nan_mismatch, np.inf, np.where(np.isnan(error), 0.0, error))
+    return float(np.max(error))
 
 
 def locate_difference(
@@ -406,7 +414,6 @@ def _first_differing_kernel(graph, fn, args, kwargs, statics, backend, options, 
     """Run ``graph`` node by node with the interpreter; compile each fused kernel alone with
     ``backend`` on the interpreter's inputs; name the first whose outputs differ."""
     from ..backends import get, interpreter
-    from ..guards import ArgumentBinder
     from ..ir.graph import Graph, map_arg
     from ..ir.kernel import FusedKernel
     from ..ir.meta import TupleMeta

@@ -5,7 +5,8 @@ manager), and, written here: ``graph.txt`` (the fused graph), ``fusion_report.tx
 ``guards.txt``, ``code.py`` (the generated host function and kernels), ``graph.dot``
 and, when Graphviz's ``dot`` exists, ``graph.svg``; ``refusal.txt`` when the compile
 was refused; and ``repro.py``, which rebuilds arguments of the same shapes, dtypes
-and layouts and compares eager against compiled: ``python repro.py``.
+and C/F orders (strided arrays come back contiguous) and compares eager against
+compiled: ``python repro.py``.
 """
 
 from __future__ import annotations
@@ -38,19 +39,22 @@ def write_compile_dump(folder: Path, compiled: Any, entry: Any, bound: Any) -> N
 
 
 def _drawing(graph: Any, folder: Path) -> None:
-    from .dot import GraphvizNotFound, render
+    from .dot import GraphvizError, render
 
     try:
         render(graph, folder / "graph.svg")
-    except GraphvizNotFound:
-        pass  # graph.dot is written all the same
+    except GraphvizError:
+        pass  # graph.dot is written all the same; the drawing is a convenience
 
 
 def repro_source(compiled: Any, bound: Any) -> str:
     """A standalone script calling the function on arguments shaped like ``bound``'s."""
     fn = compiled.eager
-    path = inspect.getsourcefile(fn)
-    name = fn.__name__
+    try:
+        path = inspect.getsourcefile(fn)
+    except TypeError:  # a functools.partial or a callable object
+        path = None
+    name = getattr(fn, "__name__", type(fn).__name__)
     args, kwargs = bound.rebuild([value for _, value in bound.leaves])
     lines = [
         f'"""Reproduce a gcompile compile of {name} (written by GCOMPILE_DEBUG_DIR).',
@@ -77,7 +81,8 @@ def repro_source(compiled: Any, bound: Any) -> str:
         "",
         "",
     ]
-    if path and "<locals>" not in fn.__qualname__ and name != "<lambda>":
+    qualname = getattr(fn, "__qualname__", "<locals>")
+    if path and "<locals>" not in qualname and name != "<lambda>":
         lines += [
             f"spec = importlib.util.spec_from_file_location('user_module', {path!r})",
             "module = importlib.util.module_from_spec(spec)",
@@ -107,7 +112,7 @@ def _source(fn: Any) -> str:
     try:
         return "import numpy as np\n\n" + inspect.cleandoc(inspect.getsource(fn))
     except (OSError, TypeError):
-        return f"raise SystemExit('the source of {fn.__qualname__} is not available')"
+        return f"raise SystemExit('the source of {fn!r} is not available')"
 
 
 def _literal(value: Any) -> str:

@@ -394,3 +394,51 @@ def test_returned_buffers_are_reused_only_when_nobody_holds_them():
     np.testing.assert_array_equal(kept, third)
     fourth = fn(x)  # nothing free: a new buffer
     assert not np.shares_memory(fourth, third) and not np.shares_memory(fourth, view)
+
+
+# -- found in review: parallel total reductions, integer reciprocal, read-only inputs -----------------
+
+
+def test_parallel_arg_reductions_over_all_axes():
+    x = -np.random.default_rng(6).random(300_000) - 1.0  # all negative: no chunk may invent a 0
+    x[123_456] = -0.5
+
+    def arg_max(a):
+        return np.argmax(a)
+
+    def arg_min(a):
+        return np.argmin(a * -1.0)
+
+    for fn, expected in ((arg_max, 123_456), (arg_min, 123_456)):
+        compiled_fn = compiled(fn, parallel_threshold=1)
+        assert compiled_fn(x) == expected
+        assert all(code.parallel for code, _ in program(compiled_fn).kernels)
+    grid = -np.random.default_rng(7).random((600, 500)) - 1.0
+    check(lambda a: (np.argmax(a), np.argmin(-a)), grid)
+
+
+def test_values_computed_after_a_parallel_total_reduction_are_stored():
+    y = np.random.default_rng(8).random(300_000)
+    fn = compiled(lambda a: np.sqrt((a * a).sum(keepdims=True)) * 2, parallel_threshold=1)
+    np.testing.assert_allclose(fn(y), np.sqrt((y * y).sum(keepdims=True)) * 2, rtol=1e-13)
+    assert "prange(" in fn.code
+    grid = np.random.default_rng(9).random((600, 500))
+    check(lambda a: (a - 0.5).mean(axis=(0, 1), keepdims=True) + 1, grid)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint32, np.uint64])
+def test_integer_reciprocal_of_zero_is_numpys(dtype):
+    with quiet():
+        check(lambda a: np.reciprocal(a), np.array([0, 1, 2, 0], dtype))
+
+
+def test_read_only_inputs_compile_once():
+    def only_here(a):  # a kernel no other test compiles, so its overloads are this test's
+        return a * 1.375 - 0.0625
+
+    x = np.arange(300.0)
+    x.flags.writeable = False
+    fn = compiled(only_here)
+    np.testing.assert_array_equal(fn(x), only_here(x))
+    ((code, loaded),) = program(fn).kernels
+    assert len(loaded.function.overloads) == 1  # the declared types match what the host passes

@@ -356,13 +356,13 @@ def test_random_fusions_are_explained_and_legal(program, seed, options):
     assert misread_reductions(graph) == []
 
 
-@examples(40)
+@examples(30)
 @given(programs(), st.integers(0, 2**16))
 @quietly
 def test_random_programs_compile_with_numba_like_eager(program, seed):
     """The whole pipeline and the Numba backend (loop nests, phases, index maps, casts) give
     eager NumPy's results: integers and booleans exactly, floats within the backend's ulps.
-    (40 examples: each compiles its own kernels, ~0.15 s apiece.)"""
+    (30 examples: each compiles its own kernels, ~0.15 s apiece.)"""
     specs, steps, specials = program
     fn = build(steps)
     inputs = make_inputs(specs, seed, specials)

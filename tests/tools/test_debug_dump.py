@@ -75,3 +75,14 @@ def test_a_refused_compile_writes_why(monkeypatch, tmp_path):
     (folder,) = tmp_path.iterdir()
     assert "bool() of a traced value" in (folder / "refusal.txt").read_text()
     assert "def branchy(x):" in (folder / "repro.py").read_text()  # a local function: its source
+
+
+def test_a_partial_or_callable_object_still_compiles(monkeypatch, tmp_path):
+    import functools
+
+    monkeypatch.setenv("GCOMPILE_DEBUG_DIR", str(tmp_path))
+    fn = gcompile.compile(functools.partial(scaled_softmax, axis=-1))
+    x = np.ones((2, 3), np.float32)
+    np.testing.assert_allclose(fn(x, 1.0), scaled_softmax(x, 1.0, -1), rtol=1e-6)
+    (folder,) = tmp_path.iterdir()
+    assert (folder / "repro.py").exists()

@@ -100,6 +100,10 @@ def cache_dir() -> Path:
         pass
     fallback = Path(tempfile.gettempdir()) / f"gcompile-{os.getuid()}"
     fallback.mkdir(mode=0o700, exist_ok=True)
+    status = fallback.stat()
+    if status.st_uid != os.getuid() or status.st_mode & 0o077:
+        # someone else's or a shared directory: its cached machine code cannot be trusted
+        return Path(tempfile.mkdtemp(prefix="gcompile-"))
     return fallback
 
 

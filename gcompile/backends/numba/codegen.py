@@ -60,7 +60,7 @@ from . import templates as tpl
 CHUNKS = 16  # parallel chunks of a reduction over all axes (fixed: results must not vary)
 BLOCK_BITS = 7  # blocked summation: 2**7 elements per block, 2**7 blocks per partial total
 
-_RESERVED = {"np", "math", "cmath", "_s", "prange", "range", "kernel", "abs", "bool", "chunk"}
+_RESERVED = {"np", "math", "cmath", "_s", "prange", "range", "kernel", "abs", "bool", "min", "max"}
 _GENERATED = re.compile(r"^(i|n|o|s|lo|hi|c)\d*$|^(acc|mid|blk|cnt|buf|part|best|at|rowlen)_?")
 
 
@@ -168,8 +168,9 @@ class _Generator:
         self.int_params: dict[tuple, str] = {}
         self.placeholder_index = {p: i for i, p in enumerate(self.graph.placeholders)}
         size = math.prod(self.space)
-        self.parallel = bool(options.get("parallel", True)) and size >= int(
-            options.get("parallel_threshold", 0) or 1 << 62
+        threshold = options.get("parallel_threshold")
+        self.parallel = (
+            bool(options.get("parallel", True)) and threshold is not None and size >= int(threshold)
         )
         self.loads: dict = {}
         self.used_counter = False
@@ -203,9 +204,6 @@ class _Generator:
         return self.int_params[key]
 
     # -- classification --------------------------------------------------------------------------
-    def is_member(self, value) -> bool:
-        return isinstance(value, Node) and value.op == "call" and value.kind != "view"
-
     def alias_root(self, value: Node) -> Node:
         root, _ = _view_chain(value)
         return root
@@ -335,7 +333,11 @@ class _Generator:
         if name not in self.code.params:
             order = "F" if root.meta.layout == "F" and root.meta.ndim > 1 else "C"
             self.param(
-                name, ("flat", index, order), nbtypes.Array(numba_type(root.meta.dtype), 1, "C")
+                name,
+                ("flat", index, order),
+                nbtypes.Array(
+                    numba_type(root.meta.dtype), 1, "C", readonly=not root.meta.writeable
+                ),
             )
         return name
 
@@ -352,7 +354,7 @@ class _Generator:
             self.param(
                 name,
                 ("array", index, tuple(views)),
-                nbtypes.Array(numba_type(meta.dtype), meta.ndim, "A"),
+                nbtypes.Array(numba_type(meta.dtype), meta.ndim, "A", readonly=not meta.writeable),
             )
         return name
 
@@ -444,7 +446,7 @@ class _Generator:
                     init=tpl.literal(0, wide),
                     update="{a} += {v}",
                     combine="{a} += {p}",
-                    final=self.mean_final(node, f"acc_{name}", out)
+                    final=self.mean_final(f"acc_{name}", out)
                     if op is ops.MEAN
                     else f"{tpl.type_name(out)}(acc_{name})",
                 )
@@ -512,7 +514,7 @@ class _Generator:
                 var=True,
                 out=out,
                 update="{a} += {v}",
-                mean=self.mean_final(node, f"acc_m_{name}", out),
+                mean=self.mean_final(f"acc_m_{name}", out),
                 final=f"{t}(np.sqrt({var}))" if op is ops.STD else var,
             )
         if op in (ops.ARGMAX, ops.ARGMIN):
@@ -523,7 +525,7 @@ class _Generator:
             )
         raise NoTemplate(f"no loop for reduction {op.name}")
 
-    def mean_final(self, node: Node, acc: str, out: np.dtype) -> str:
+    def mean_final(self, acc: str, out: np.dtype) -> str:
         count = " * ".join(f"n{a}" for a in self.axes) or "1"
         t = tpl.type_name(out)
         return f"{t}({t}({acc}) / {t}({count}))"
@@ -554,7 +556,7 @@ class _Generator:
             test = f"{value} {better} best_{name}"
             if setup["acc"].kind == "f":
                 test = f"best_{name} == best_{name} and ({test} or {value} != {value})"
-            block.append(f"{indent}if cnt == 0 or {test}:")
+            block.append(f"{indent}if at_{name} < 0 or {test}:")
             block.append(f"{indent}    best_{name} = {value}")
             block.append(f"{indent}    at_{name} = cnt")
             self.used_counter = True
@@ -650,12 +652,7 @@ class _Generator:
     def row_body(self, setups: dict, lines: list, indent: str, chunk) -> None:
         """Per kept index: row values known before any loop, then each phase and what follows it."""
         outputs = {node: i for i, node in enumerate(self.outputs)}
-        for node in self.members:
-            if self.after_of.get(node) == -1 and not node.target.loop_reduction:
-                self.comment(node, lines, indent)
-                lines.append(f"{indent}{self.name(node)} = {self.elementwise(node, lines, indent)}")
-                if node in outputs:
-                    self.store_row(node, outputs[node], self.name(node), lines, indent)
+        self.row_values(-1, lines, indent)
         for node in self.stashed:
             lines.append(
                 f"{indent}buf_{self.name(node)} = np.empty(rowlen, {tpl.type_name(node.meta.dtype)})"
@@ -670,9 +667,9 @@ class _Generator:
             fulls = [n for n in self.members if self.loop_of.get(n) == phase]
             for r, acc in accumulating:
                 setup = setups[r]
-                if setup.get("arg"):
+                if setup.get("arg"):  # at = -1: no element seen yet
                     lines.append(f"{indent}best_{acc} = {tpl.literal(0, setup['acc'])}")
-                    lines.append(f"{indent}at_{acc} = 0")
+                    lines.append(f"{indent}at_{acc} = -1")
                     continue
                 lines.append(f"{indent}acc_{acc} = {setup['init']}")
                 if setup.get("blocked"):
@@ -745,14 +742,17 @@ class _Generator:
                 lines.append(f"{indent}{name} = {setup['final']}")
                 if r in outputs:
                     self.store_row(r, outputs[r], name, lines, indent)
-            for node in self.members:
-                if self.after_of.get(node) == phase and not node.target.loop_reduction:
-                    self.comment(node, lines, indent)
-                    lines.append(
-                        f"{indent}{self.name(node)} = {self.elementwise(node, lines, indent)}"
-                    )
-                    if node in outputs:
-                        self.store_row(node, outputs[node], self.name(node), lines, indent)
+            self.row_values(phase, lines, indent)
+
+    def row_values(self, after: int, lines: list, indent: str) -> None:
+        """The per-row elementwise values known once loop ``after`` is done, and their stores."""
+        outputs = {node: i for i, node in enumerate(self.outputs)}
+        for node in self.members:
+            if self.after_of.get(node) == after and not node.target.loop_reduction:
+                self.comment(node, lines, indent)
+                lines.append(f"{indent}{self.name(node)} = {self.elementwise(node, lines, indent)}")
+                if node in outputs:
+                    self.store_row(node, outputs[node], self.name(node), lines, indent)
 
     def chunked_reduction(self, setups: dict, indent: str) -> list:
         """A reduction over all axes: ``CHUNKS`` parallel partial results, combined in order."""
@@ -810,9 +810,7 @@ class _Generator:
             lines.append(f"{indent}{name} = {setup['final']}")
             if r in outputs:
                 self.store_row(r, outputs[r], name, lines, indent)
-        for node in self.members:
-            if node in outputs and self.full(node):
-                continue  # stored in the loop
+        self.row_values(0, lines, indent)  # what follows the reductions (one phase: loop 0)
         return lines
 
 

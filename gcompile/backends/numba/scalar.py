@@ -172,10 +172,11 @@ def bitwise_count(x):
 
 
 @_jit
-def int_reciprocal(x):
-    """``np.reciprocal`` on integers (``1 // x`` in C; the minimum value for zero, as NumPy's loop)."""
+def int_reciprocal(x, of_zero):
+    """``np.reciprocal`` on integers: ``1 // x`` in C; ``of_zero`` is what NumPy's loop gives for 0
+    on this machine (the caller asks NumPy)."""
     if x == 0:
-        return x - x + np.iinfo(np.int32).min
+        return of_zero
     if x == 1 or x == -1:
         return x
     return x - x

@@ -214,7 +214,11 @@ def ufunc_expression(name: str, args: list, loop: list) -> str | None:
         "fabs": lambda: f"abs({a})",
         "sign": lambda: f"_s.sign({a})" if kind != "c" else None,
         "square": lambda: f"({a} * {a})",
-        "reciprocal": lambda: f"_s.int_reciprocal({a})" if integer else f"({literal(1, t)} / {a})",
+        "reciprocal": lambda: (
+            f"_s.int_reciprocal({a}, {literal(_reciprocal_of_zero(t), t)})"
+            if integer
+            else f"({literal(1, t)} / {a})"
+        ),
         "conjugate": lambda: f"{a}.conjugate()" if kind == "c" else a,
         "deg2rad": lambda: f"({a} * {literal(math.pi / 180.0, t)})",
         "rad2deg": lambda: f"({a} * {literal(180.0 / math.pi, t)})",
@@ -231,6 +235,12 @@ def ufunc_expression(name: str, args: list, loop: list) -> str | None:
     if name in _NUMPY_SCALAR and kind == "f":
         return f"np.{name}({', '.join(args)})"
     return None
+
+
+def _reciprocal_of_zero(dtype: np.dtype) -> int:
+    """What NumPy's integer ``reciprocal`` loop returns for 0 (the C division's result here)."""
+    with np.errstate(all="ignore"):
+        return int(np.reciprocal(np.zeros(1, dtype))[0])
 
 
 def round_expression(a: str, dtype: np.dtype, decimals: int) -> str | None:
