@@ -175,6 +175,7 @@ class _Generator:
         self.loads: dict = {}
         self.used_counter = False
         self.readable = bool(options.get("readable"))
+        self.vector_loop = False  # whether the loop being emitted can vectorise (no accumulator)
 
     # -- names and parameters --------------------------------------------------------------------
     def name(self, node: Node) -> str:
@@ -400,7 +401,7 @@ class _Generator:
             if any(d == np.float16 for d in loop):
                 raise NoTemplate(f"float16 (NumPy's loop for {op.name} here; Numba has no float16)")
             args = [self.typed(e, k, d) for (e, k), d in zip(operands, loop)]
-            expr = tpl.ufunc_expression(op.name, args, loop)
+            expr = tpl.ufunc_expression(op.name, args, loop, self.vector_loop)
         elif op is ops.WHERE:
             cond = self.typed(*operands[0], np.dtype(bool))
             x, y = (self.typed(e, k, out) for e, k in operands[1:])
@@ -665,6 +666,7 @@ class _Generator:
                 (r, f"m_{self.name(r)}") for r in self.reductions if self.var_pass.get(r) == phase
             ]
             fulls = [n for n in self.members if self.loop_of.get(n) == phase]
+            self.vector_loop = not accumulating
             for r, acc in accumulating:
                 setup = setups[r]
                 if setup.get("arg"):  # at = -1: no element seen yet
@@ -746,6 +748,7 @@ class _Generator:
 
     def row_values(self, after: int, lines: list, indent: str) -> None:
         """The per-row elementwise values known once loop ``after`` is done, and their stores."""
+        self.vector_loop = False  # once per row, outside the loops over the row
         outputs = {node: i for i, node in enumerate(self.outputs)}
         for node in self.members:
             if self.after_of.get(node) == after and not node.target.loop_reduction:

@@ -42,6 +42,8 @@ _MATH = {  # ufunc -> math-module function (real floats); cmath for complex
     "arctanh": "atanh",
     "sqrt": "sqrt",
 }
+# ufuncs with a branch-free, vectorisable expansion in mathlib.py (real floats)
+_INLINE_MATH = {"exp": "exp"}
 _CMATH = {"exp", "log", "log10", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh"}
 # Complex numbers are second class: ordering (max, min, comparisons, sign), powers, the
 # inverse trigonometric functions, exp2/expm1/log2/log1p, var/std and rounding with decimals
@@ -154,8 +156,13 @@ def _truth(expr: str, dtype: np.dtype) -> str:
     return expr if dtype == np.bool_ else f"({expr} != 0)"
 
 
-def ufunc_expression(name: str, args: list, loop: list) -> str | None:
-    """The expression of ufunc ``name`` on operands ``args`` already in the loop dtypes ``loop``."""
+def ufunc_expression(name: str, args: list, loop: list, vector: bool = False) -> str | None:
+    """The expression of ufunc ``name`` on operands ``args`` already in the loop dtypes ``loop``.
+
+    ``vector``: the loop has no accumulation, so LLVM can vectorise it; then functions with a
+    branch-free expansion in ``mathlib`` use it. (In a loop that also sums, the float reduction
+    keeps the loop scalar, and libm's scalar call is the faster one.)
+    """
     t = loop[0]
     kind = t.kind
     a = args[0]
@@ -228,6 +235,8 @@ def ufunc_expression(name: str, args: list, loop: list) -> str | None:
     }
     if name in table:
         return table[name]()
+    if vector and name in _INLINE_MATH and kind == "f":
+        return f"_m.{_INLINE_MATH[name]}{t.itemsize * 8}({a})"
     if name in _MATH:
         if kind == "c":
             return f"cmath.{_MATH[name]}({a})" if name in _CMATH else None
