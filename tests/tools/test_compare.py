@@ -84,10 +84,10 @@ def test_a_disagreement_is_located_in_a_kernel_and_a_pass(monkeypatch):
 
     original = templates.ufunc_expression
 
-    def divide_multiplies(name, args, loop):
+    def divide_multiplies(name, args, loop, *rest):
         if name == "divide":
             return f"({args[0]} * {args[1]})"
-        return original(name, args, loop)
+        return original(name, args, loop, *rest)
 
     monkeypatch.setattr(codegen.tpl, "ufunc_expression", divide_multiplies)
     x = np.random.default_rng(4).random((8, 16))

@@ -401,7 +401,9 @@ class _Generator:
             if any(d == np.float16 for d in loop):
                 raise NoTemplate(f"float16 (NumPy's loop for {op.name} here; Numba has no float16)")
             args = [self.typed(e, k, d) for (e, k), d in zip(operands, loop)]
-            expr = tpl.ufunc_expression(op.name, args, loop, self.vector_loop)
+            # (fastmath reassociates the expansions' rounding tricks away: libm under fastmath)
+            vector = self.vector_loop and not self.code.fastmath
+            expr = tpl.ufunc_expression(op.name, args, loop, vector)
         elif op is ops.WHERE:
             cond = self.typed(*operands[0], np.dtype(bool))
             x, y = (self.typed(e, k, out) for e, k in operands[1:])
