@@ -172,18 +172,20 @@ class CompiledFunction:
             dump = self._dump_folder()
             try:
                 entry.graph = self._trace(bound, entry.timings)
-                _log("graph", "traced %s", entry.graph)
+                _log("graph", lambda: f"traced {entry.graph}")
                 records = manager.run_pipeline(entry.graph, "fused", self.options, dump)
                 for record in records:
                     key = f"pass {record.name}"
                     entry.timings[key] = entry.timings.get(key, 0.0) + record.seconds
-                _log("fusion", "%s", entry.graph.fusion_report)
+                _log("fusion", lambda: str(entry.graph.fusion_report))
                 entry.written, entry.labels, entry.captured = _memory_check(entry.graph)
                 start = time.perf_counter()
                 entry.run = backends.get(self.backend)(entry.graph, self.options)
                 entry.timings["backend"] = time.perf_counter() - start
-                _log("code", "%s", self._code_of(entry))
-                _log("perf", "compile of %s: %s", _graph_name(self.eager), _timings_text(entry))
+                _log("code", lambda: self._code_of(entry))
+                _log(
+                    "perf", lambda: f"compile of {_graph_name(self.eager)}: {_timings_text(entry)}"
+                )
             except UnsupportedError as error:
                 if self.fullgraph:
                     raise
@@ -196,10 +198,10 @@ class CompiledFunction:
                 if dump is not None:
                     self._write_dump(dump, entry, bound)
             self._cache[bound.key] = entry
-            _log("guards", "%s", "\n".join(entry.guards()))
+            _log("guards", lambda: "\n".join(entry.guards()))
             if recompile is not None:
                 self.recompiles.append(recompile)
-                _log("recompiles", "%s", recompile)
+                _log("recompiles", lambda: str(recompile))
             self._check_cache_size()
             return entry
 
@@ -222,10 +224,9 @@ class CompiledFunction:
         diffs = [guard_changes(e.key, bound) for e in entries]
         closest = min(range(len(entries)), key=lambda i: len(diffs[i]))
         changes = diffs[closest]
-        static = [c for c in changes if "(static" in c]
+        names = {c.path for c in changes if c.static}
         hint = ""
-        if static:
-            names = {c.split(":")[0] for c in static}
+        if names:
             listed = names & set(self.static_argnames)
             hint = f"{', '.join(sorted(names))} {'is' if len(names) == 1 else 'are'} static " + (
                 "(named in static_argnames): each value compiles its own graph"
@@ -234,7 +235,8 @@ class CompiledFunction:
                 "each value compiles its own graph; pass a NumPy scalar (np.int64(n)) or a "
                 "float to make it an input"
             )
-        return Recompile(_graph_name(self.eager), changes, closest, _definition(self.eager), hint)
+        texts = [c.text for c in changes]
+        return Recompile(_graph_name(self.eager), texts, closest, _definition(self.eager), hint)
 
     def _dump_folder(self) -> Path | None:
         """``<GCOMPILE_DEBUG_DIR>/<function>_<n>`` for the n-th compile, or None."""
@@ -387,10 +389,11 @@ def _overlapping_write(entry: CacheEntry, inputs: list) -> UnsupportedError | No
     return None
 
 
-def _log(component: str, message: str, *args: Any) -> None:
+def _log(component: str, message: Callable[[], str]) -> None:
+    """Log ``message()`` under ``gcompile.<component>``; the text is built only when enabled."""
     log = config.logger(component)
     if log is not None:
-        log.info(message, *args)
+        log.info("%s", message())
 
 
 def _timings_text(entry: CacheEntry) -> str:

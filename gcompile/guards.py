@@ -21,7 +21,7 @@ import functools
 import inspect
 import types
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -191,17 +191,26 @@ def guard_text(key: tuple, path: str) -> str:
     return f"{path}: Python {kind} (any value)"
 
 
-def guard_changes(old_key: tuple, new: BoundCall) -> list[str]:
-    """What differs between a cache entry's guards and a new call: ``x: ndim 2 -> 3``."""
+class GuardChange(NamedTuple):
+    """One guard a new call fails: the leaf, the readable change, whether a static value changed."""
+
+    path: str
+    text: str  # ``x: ndim 2 -> 3``
+    static: bool
+
+
+def guard_changes(old_key: tuple, new: BoundCall) -> list[GuardChange]:
+    """What differs between a cache entry's guards and a new call."""
     old_spec, old_leaves = old_key
     new_spec, new_leaves = new.key
     if old_spec != new_spec:
-        return [f"argument structure: {_spec_text(old_spec)} -> {_spec_text(new_spec)}"]
-    changes = []
-    for (path, _), before, after in zip(new.leaves, old_leaves, new_leaves):
-        if before != after:
-            changes.append(_leaf_change(path, before, after))
-    return changes
+        text = f"argument structure: {_spec_text(old_spec)} -> {_spec_text(new_spec)}"
+        return [GuardChange("", text, False)]
+    return [
+        GuardChange(path, _leaf_change(path, before, after), before[0] == after[0] == "static")
+        for (path, _), before, after in zip(new.leaves, old_leaves, new_leaves)
+        if before != after
+    ]
 
 
 def _leaf_change(path: str, before: tuple, after: tuple) -> str:

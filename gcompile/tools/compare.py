@@ -24,7 +24,7 @@ import numpy as np
 from ..api import CompiledFunction, compile, trace
 from ..guards import ArgumentBinder
 from ..ir import ops
-from ..ir.pytree import flatten
+from ..ir.pytree import flatten, unflatten
 
 
 def copy_inputs(value: Any) -> Any:
@@ -302,13 +302,14 @@ def compare(
 
 def _widened(value: Any) -> Any:
     """``value`` with float16/float32 (complex64) arrays and scalars made float64 (complex128)."""
+    leaves, spec = flatten(value)
+    return unflatten(spec, [_widened_leaf(leaf) for _, leaf in leaves])
+
+
+def _widened_leaf(value: Any) -> Any:
     if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "fc":
         wide = np.complex128 if value.dtype.kind == "c" else np.float64
         return value.astype(wide) if isinstance(value, np.ndarray) else wide(value)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_widened(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _widened(v) for k, v in value.items()}
     return value
 
 

@@ -318,15 +318,8 @@ class _Generator:
     def scalar_input(self, root: Node, index: int) -> str:
         name = self.name(root)
         if name not in self.code.params:
-            meta = root.meta
-            kind = type(np.zeros((), meta.dtype).item()) if meta.weak else None
-            numba = {
-                bool: nbtypes.boolean,
-                int: nbtypes.int64,
-                float: nbtypes.float64,
-                complex: nbtypes.complex128,
-            }.get(kind) or numba_type(meta.dtype)
-            self.param(name, ("scalar", index), numba)
+            # (a weak Python scalar's meta dtype is already the type Numba gives it)
+            self.param(name, ("scalar", index), numba_type(root.meta.dtype))
         return name
 
     def flat_input(self, root: Node, index: int) -> str:
@@ -383,12 +376,7 @@ class _Generator:
         """An operand converted to ``dtype`` (literals become typed literals)."""
         if not isinstance(expr, str):
             return tpl.literal(expr, dtype)
-        source = (
-            np.dtype(kind) if not isinstance(kind, type) or issubclass(kind, np.generic) else None
-        )
-        if source is None:
-            source = np.result_type(kind(0))
-        return tpl.cast(expr, source, dtype)
+        return tpl.cast(expr, np.dtype(kind), dtype)  # np.dtype(float) is float64, and so on
 
     def elementwise(self, node: Node, block: list, indent: str) -> str:
         op = node.target
@@ -507,7 +495,7 @@ class _Generator:
                 raise NoTemplate(f"no template for {op.name} on {node.args[0].meta.dtype}")
             wide = np.dtype(np.float64)
             t = tpl.type_name(out)
-            count = " * ".join(f"n{a}" for a in self.axes) or "1"
+            count = self.reduced_count()
             ddof = int(node.kwargs.get("ddof", 0) or 0)
             var = f"{t}({t}(acc_{name}) / {t}(max({count} - {ddof}, 0)))"
             return dict(
@@ -528,8 +516,12 @@ class _Generator:
             )
         raise NoTemplate(f"no loop for reduction {op.name}")
 
+    def reduced_count(self, axes: tuple | None = None) -> str:
+        """Source of the number of elements the reduced ``axes`` (default: all) span per row."""
+        return " * ".join(f"n{a}" for a in (self.axes if axes is None else axes)) or "1"
+
     def mean_final(self, acc: str, out: np.dtype) -> str:
-        count = " * ".join(f"n{a}" for a in self.axes) or "1"
+        count = self.reduced_count()
         t = tpl.type_name(out)
         return f"{t}({t}({acc}) / {t}({count}))"
 
@@ -641,7 +633,7 @@ class _Generator:
         self.parallel = self.parallel and (chunked or bool(kept))  # a prange is emitted
         indent = "    "
         if self.axes and any(self.stashed):
-            lines.append(indent + "rowlen = " + (" * ".join(f"n{a}" for a in self.axes)))
+            lines.append(f"{indent}rowlen = {self.reduced_count()}")
         for depth, axis in enumerate(kept):
             loop = "prange" if self.parallel and depth == 0 else "range"
             lines.append(f"{indent}for i{axis} in {loop}(n{axis}):")
@@ -763,7 +755,7 @@ class _Generator:
         """A reduction over all axes: ``CHUNKS`` parallel partial results, combined in order."""
         lines: list = []
         first = self.axes[0]
-        inner = " * ".join(f"n{a}" for a in self.axes[1:]) or "1"
+        inner = self.reduced_count(self.axes[1:])
         for r in self.reductions:
             setup, name = setups[r], self.name(r)
             if setup.get("arg"):

@@ -58,7 +58,8 @@ class HostProgram:
         return "\n\n".join(parts)
 
 
-def _identifier(node: Node) -> str:
+def _variable(node: Node) -> str:
+    """The host function's variable holding ``node``'s value."""
     return f"v_{node.name}"
 
 
@@ -125,13 +126,13 @@ class _HostWriter:
 
     def emit(self, node: Node, expression: str) -> None:
         self.lines.append(f"    # {format_node(node)}")
-        self.lines.append(f"    {_identifier(node)} = {expression}")
+        self.lines.append(f"    {_variable(node)} = {expression}")
 
     def generic(self, node: Node) -> None:
         inputs = node.all_input_nodes
         name = f"_op_{node.name}"
         self.globals[name] = _node_runner(node, inputs)
-        self.emit(node, f"{name}({', '.join(_identifier(v) for v in inputs)})")
+        self.emit(node, f"{name}({', '.join(_variable(v) for v in inputs)})")
 
     def interpreted(self, node: Node, reason: str) -> None:
         plan = interpreter.plan(node.target.graph)
@@ -143,7 +144,7 @@ class _HostWriter:
 
         self.globals[name] = run_kernel
         self.program.notes.append(f"kernel {node.name} runs in the interpreter: {reason}")
-        self.emit(node, f"{name}({', '.join(_identifier(v) for v in node.args)})")
+        self.emit(node, f"{name}({', '.join(_variable(v) for v in node.args)})")
 
     def kernel(self, node: Node) -> None:
         kernel: FusedKernel = node.target
@@ -176,7 +177,7 @@ class _HostWriter:
         for position, meta in enumerate(code.outputs):
             out = f"_out{position}_{node.name}"
             if kernel.inplace_input is not None and position == len(code.outputs) - 1:
-                self.lines.append(f"    {out} = {_identifier(node.args[kernel.inplace_input])}")
+                self.lines.append(f"    {out} = {_variable(node.args[kernel.inplace_input])}")
             else:
                 shape = tuple(meta.shape) if meta.ndim else (1,)
                 order = code.orders[position]
@@ -198,10 +199,10 @@ class _HostWriter:
         for out, meta in zip(outputs, code.outputs):
             results.append(f"{out}[0]" if meta.ndim == 0 else out)
         value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
-        self.lines.append(f"    {_identifier(node)} = {value}")
+        self.lines.append(f"    {_variable(node)} = {value}")
 
     def kernel_input(self, value: Node, argument: tuple) -> str:
-        name = _identifier(value)
+        name = _variable(value)
         kind = argument[0]
         if kind == "flat":
             return f"{name}.reshape(-1, order={argument[2]!r})"
@@ -215,7 +216,7 @@ class _HostWriter:
 
     def build(self) -> HostProgram:
         graph = self.graph
-        names = [_identifier(p) for p in graph.placeholders]
+        names = [_variable(p) for p in graph.placeholders]
         header = f"def host_{graph.name}(inputs):"
         if names:
             self.lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = inputs")
@@ -227,14 +228,14 @@ class _HostWriter:
                 if isinstance(node.target, FusedKernel):
                     self.kernel(node)
                 elif node.target is ops.KERNEL_OUTPUT:
-                    self.emit(node, f"{_identifier(node.args[0])}[{node.kwargs['item']}]")
+                    self.emit(node, f"{_variable(node.args[0])}[{node.kwargs['item']}]")
                 else:
                     self.generic(node)
-            dead = [_identifier(v) for v in last_use.get(node, ())]
+            dead = [_variable(v) for v in last_use.get(node, ())]
             if dead:
                 self.lines.append(f"    del {', '.join(dead)}")
         outputs = [
-            _identifier(v) if isinstance(v, Node) else repr(v) for v in graph.output_node.args[0]
+            _variable(v) if isinstance(v, Node) else repr(v) for v in graph.output_node.args[0]
         ]
         for literal in graph.output_node.args[0]:
             if not isinstance(literal, Node):
@@ -243,7 +244,7 @@ class _HostWriter:
             values = graph.output_node.args[0]
             self.globals["_literal_outputs"] = values
             lookup = ", ".join(
-                _identifier(v) if isinstance(v, Node) else f"_literal_outputs[{i}]"
+                _variable(v) if isinstance(v, Node) else f"_literal_outputs[{i}]"
                 for i, v in enumerate(values)
             )
             self.lines.append(f"    return [{lookup}]")
