@@ -63,7 +63,10 @@ def _environment_key() -> str:
             binding.get_host_cpu_features().flatten(),
             # kernels inline these helpers: a change to them must not load stale machine code
             _digest(Path(__file__).with_name("scalar.py").read_text()),
-            _digest(Path(__file__).with_name("mathlib.py").read_text()),
+            *(
+                _digest(p.read_text())
+                for p in sorted(Path(__file__).with_name("mathlib").glob("*.py"))
+            ),
         )
     )
 

@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ...ir import ops
+from . import mathlib
 
 _MATH = {  # ufunc -> math-module function (real floats); cmath for complex
     "exp": "exp",
@@ -42,8 +43,6 @@ _MATH = {  # ufunc -> math-module function (real floats); cmath for complex
     "arctanh": "atanh",
     "sqrt": "sqrt",
 }
-# ufuncs with a branch-free, vectorisable expansion in mathlib.py (real floats)
-_INLINE_MATH = {"exp": "exp"}
 _CMATH = {"exp", "log", "log10", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh"}
 # Complex numbers are second class: ordering (max, min, comparisons, sign), powers, the
 # inverse trigonometric functions, exp2/expm1/log2/log1p, var/std and rounding with decimals
@@ -235,8 +234,8 @@ def ufunc_expression(name: str, args: list, loop: list, vector: bool = False) ->
     }
     if name in table:
         return table[name]()
-    if vector and name in _INLINE_MATH and kind == "f":
-        return f"_m.{_INLINE_MATH[name]}{t.itemsize * 8}({a})"
+    if vector and name in mathlib.TEMPLATES and kind == "f":
+        return f"_m.{mathlib.TEMPLATES[name].function(t)}({', '.join(args)})"
     if name in _MATH:
         if kind == "c":
             return f"cmath.{_MATH[name]}({a})" if name in _CMATH else None

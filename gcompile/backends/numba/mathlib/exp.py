@@ -23,6 +23,8 @@ from numba import njit
 from numba.core import types
 from numba.extending import intrinsic
 
+from .template import MathTemplate
+
 _inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
 
 LN2_HI = 6.93147180369123816490e-01  # ln 2 with 21 trailing zero bits: k * LN2_HI is exact
@@ -84,12 +86,15 @@ def _exp(x, degree):
 
 
 @_inline
-def exp64(x):
+def exp_f64(x):
     """e**x of a float64, NumPy-accurate (<= 1 ulp), vectorisable."""
     return _exp(x, 13)
 
 
 @_inline
-def exp32(x):
+def exp_f32(x):
     """e**x of a float32, computed in float64 and rounded once."""
     return numba.float32(_exp(numba.float64(x), 7))
+
+
+TEMPLATES = (MathTemplate("exp", 1, (0.6, 1.1)),)
