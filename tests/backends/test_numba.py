@@ -45,7 +45,7 @@ def test_code_shows_every_node_with_its_line():
     for line in ("multiply(%x, 2.5)", "exp(%y)", "add(%multiply_1, %exp_1)"):
         assert line in code, line
     assert "test_numba.py:" in code  # the user's file:line above the generated line
-    assert "_m.exp64(" in code  # the vectorisable expansion: this loop has no accumulator
+    assert "_m.exp_f64(" in code  # the vectorisable expansion: this loop has no accumulator
 
 
 def test_kernel_reads_views_as_index_arithmetic_on_the_base_array():

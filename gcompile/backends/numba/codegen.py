@@ -55,13 +55,18 @@ from ...ir.graph import Node
 from ...ir.kernel import FusedKernel
 from ...ir.meta import normalize_axes
 from ...ir.printer import format_node
+from . import mathlib
 from . import templates as tpl
 
+BLOCK = 128  # elements per block of a blocked or split loop
+SAFE_FASTMATH = ("afn", "arcp", "contract", "nsz")  # the LLVM flags the expansions tolerate
 CHUNKS = 16  # parallel chunks of a reduction over all axes (fixed: results must not vary)
-BLOCK_BITS = 7  # blocked summation: 2**7 elements per block, 2**7 blocks per partial total
+BLOCK_BITS = 7  # blocked summation: 2**7 blocks per partial total
 
 _RESERVED = {"np", "math", "cmath", "_s", "prange", "range", "kernel", "abs", "bool", "min", "max"}
-_GENERATED = re.compile(r"^(i|n|o|s|lo|hi|c)\d*$|^(acc|mid|blk|cnt|buf|part|best|at|rowlen)_?")
+_GENERATED = re.compile(
+    r"^(i|n|o|s|b|e|lo|hi|c)\d*$|^(acc|mid|blk|cnt|buf|part|best|at|rowlen|lane|bad|dev|mean)_?"
+)
 
 
 class NoTemplate(Exception):
@@ -84,13 +89,25 @@ class KernelCode:
     arguments: list = field(default_factory=list)
     types: list = field(default_factory=list)
     parallel: bool = False
-    fastmath: bool = False
+    fastmath: bool = False  # what the user asked for; ``fastmath_flags`` is what Numba gets
+    expansions: bool = False  # the kernel inlines mathlib expansions
     outputs: list = field(default_factory=list)  # metas of the outputs, in order
     orders: list = field(default_factory=list)  # "C" or "F" per output buffer
 
     def signature(self) -> tuple:
         """The Numba argument types."""
         return tuple(self.types)
+
+    @property
+    def fastmath_flags(self) -> str:
+        """Numba's ``fastmath`` argument: under ``fastmath=True``, a kernel with expansions gets
+        only the flags they survive (``reassoc`` with ``nsz`` folds their rounding tricks away,
+        ``nnan``/``ninf`` their special-value selects; ``shared/notes/vector-math.md`` section 4)."""
+        if not self.fastmath:
+            return "False"
+        if self.expansions:
+            return "{" + ", ".join(repr(flag) for flag in SAFE_FASTMATH) + "}"
+        return "True"
 
 
 def numba_type(dtype: np.dtype) -> nbtypes.Type:
@@ -176,6 +193,9 @@ class _Generator:
         self.used_counter = False
         self.readable = bool(options.get("readable"))
         self.vector_loop = False  # whether the loop being emitted can vectorise (no accumulator)
+        self.flagging = False  # the loop records arguments out of a fast path's range in ``bad``
+        self.fixup = False  # emitting the exact recomputation of a flagged block
+        self.range_checks: list = []
 
     # -- names and parameters --------------------------------------------------------------------
     def name(self, node: Node) -> str:
@@ -389,9 +409,7 @@ class _Generator:
             if any(d == np.float16 for d in loop):
                 raise NoTemplate(f"float16 (NumPy's loop for {op.name} here; Numba has no float16)")
             args = [self.typed(e, k, d) for (e, k), d in zip(operands, loop)]
-            # (fastmath reassociates the expansions' rounding tricks away: libm under fastmath)
-            vector = self.vector_loop and not self.code.fastmath
-            expr = tpl.ufunc_expression(op.name, args, loop, vector)
+            expr = self.ufunc(node, args, loop)
         elif op is ops.WHERE:
             cond = self.typed(*operands[0], np.dtype(bool))
             x, y = (self.typed(e, k, out) for e, k in operands[1:])
@@ -421,6 +439,31 @@ class _Generator:
             raise NoTemplate(f"no template for {op.name} on ({kinds})")
         return f"{tpl.type_name(out)}({expr})"
 
+    def ufunc(self, node: Node, args: list, loop: list) -> str | None:
+        """A ufunc's expression: its ``mathlib`` expansion in a vector loop, else the scalar one.
+
+        A range-limited expansion (sin, cos, tan) is used only in a loop that flags arguments
+        beyond its range (``range_checks``); the exact recomputation of a flagged block takes
+        libm's function for those arguments.
+        """
+        name = node.target.name
+        power = tpl.power_expression(name, node.args, args, loop)
+        if power is not None:
+            return power
+        template = self.expansion_of(node) if self.vector_loop else None
+        limit = template.limit(loop[0]) if template and loop[0].kind == "f" else None
+        if template is None or (limit is not None and not self.flagging):
+            return tpl.ufunc_expression(name, args, loop)
+        fast = tpl.ufunc_expression(name, args, loop, vector=True)
+        self.code.expansions = self.code.expansions or fast.startswith("_m.")
+        if limit is None:
+            return fast
+        bound = tpl.literal(limit, loop[0])
+        if self.fixup:
+            return f"({fast} if abs({args[0]}) <= {bound} else {tpl.ufunc_expression(name, args, loop)})"
+        self.range_checks.append(f"(abs({args[0]}) > {bound})")
+        return fast
+
     # -- reductions ----------------------------------------------------------------------------------
     def reduction_setup(self, node: Node) -> dict:
         """Accumulator dtype and the source of init / update / combine / final of a reduction."""
@@ -433,6 +476,7 @@ class _Generator:
                 blocked = out == wide
                 return dict(
                     acc=wide,
+                    lane="sum",
                     blocked=blocked,
                     init=tpl.literal(0, wide),
                     update="{a} += {v}",
@@ -476,6 +520,7 @@ class _Generator:
             helper = "_s.maximum" if high else "_s.minimum"
             return dict(
                 acc=out,
+                lane="max" if high else "min",
                 init=init,
                 update=f"{{a}} = {helper}({{a}}, {{v}})",
                 combine=f"{{a}} = {helper}({{a}}, {{p}})",
@@ -485,6 +530,7 @@ class _Generator:
             sym = "|" if op is ops.ANY else "&"
             return dict(
                 acc=np.dtype(bool),
+                lane="any" if op is ops.ANY else "all",
                 init="False" if op is ops.ANY else "True",
                 update=f"{{a}} = {{a}} {sym} {{v}}",
                 combine=f"{{a}} = {{a}} {sym} {{p}}",
@@ -500,6 +546,8 @@ class _Generator:
             var = f"{t}({t}(acc_{name}) / {t}(max({count} - {ddof}, 0)))"
             return dict(
                 acc=wide,
+                lane="sum",
+                combine="{a} += {p}",
                 blocked=out == wide,
                 init="0.0",
                 var=True,
@@ -540,8 +588,13 @@ class _Generator:
         if node in self.stashed:
             block.append(f"{indent}buf_{self.name(node)}[cnt] = {self.name(node)}")
 
-    def emit_update(self, node: Node, setup: dict, block: list, indent: str, acc: str) -> None:
-        """The loop-body statement of a reduction accumulating into ``acc_<acc>``."""
+    def emit_update(
+        self, node: Node, setup: dict, block: list, indent: str, acc: str, into: str | None = None
+    ) -> None:
+        """The loop-body statement of a reduction accumulating into ``acc_<acc>``.
+
+        ``into``: a block buffer element the operand is stored in instead (a split loop).
+        """
         self.comment(node, block, indent)
         expr, kind = self.operand(node.args[0], node, block, indent)
         name = self.name(node)
@@ -561,6 +614,9 @@ class _Generator:
             block.append(f"{indent}dev_{name} = {self.typed(expr, kind, out)} - mean_{name}")
             expr, kind = f"dev_{name} * dev_{name}", out
         value = self.typed(expr, kind, setup["acc"])
+        if into is not None:
+            block.append(f"{indent}{into} = {value}")
+            return
         if setup.get("blocked"):
             block.append(f"{indent}blk_{acc} += {value}")
             return
@@ -630,7 +686,12 @@ class _Generator:
         if not self.axes and self.code.orders[0] == "F" and self.nd > 1:
             kept = kept[::-1]
         chunked = self.parallel and not kept and self.phases == 1
-        self.parallel = self.parallel and (chunked or bool(kept))  # a prange is emitted
+        # A pointwise loop calling a range-limited expansion runs its innermost axis in blocks
+        # (``row_body``), each recomputed exactly when it flagged an argument out of range.
+        innermost = (
+            kept.pop() if not self.axes and kept and self.range_limited(self.members) else None
+        )
+        self.parallel = self.parallel and (chunked or bool(kept) or innermost is not None)
         indent = "    "
         if self.axes and any(self.stashed):
             lines.append(f"{indent}rowlen = {self.reduced_count()}")
@@ -641,11 +702,24 @@ class _Generator:
             self.loads = {}
         if chunked:
             return lines + self.chunked_reduction(setups, indent)
-        self.row_body(setups, lines, indent, None)
+        parallel_blocks = innermost is not None and self.parallel and not kept
+        self.row_body(setups, lines, indent, None, innermost, parallel_blocks)
         return lines
 
-    def row_body(self, setups: dict, lines: list, indent: str, chunk) -> None:
-        """Per kept index: row values known before any loop, then each phase and what follows it."""
+    def row_body(
+        self,
+        setups: dict,
+        lines: list,
+        indent: str,
+        chunk,
+        innermost: int | None = None,
+        parallel_blocks: bool = False,
+    ) -> None:
+        """Per kept index: row values known before any loop, then each phase and what follows it.
+
+        ``innermost``: the axis a pointwise kernel left for this loop (it runs in blocks), as a
+        ``prange`` over the blocks when ``parallel_blocks``.
+        """
         outputs = {node: i for i, node in enumerate(self.outputs)}
         self.row_values(-1, lines, indent)
         for node in self.stashed:
@@ -660,7 +734,17 @@ class _Generator:
                 (r, f"m_{self.name(r)}") for r in self.reductions if self.var_pass.get(r) == phase
             ]
             fulls = [n for n in self.members if self.loop_of.get(n) == phase]
-            self.vector_loop = not accumulating
+            reduced = list(self.axes) if self.axes else [] if innermost is None else [innermost]
+            # Split: a loop that calls expansions and accumulates computes each block's values in
+            # a vector loop into a stack buffer, then reduces the block by eight lanes.
+            split = (
+                bool(accumulating)
+                and bool(reduced)
+                and all(setups[r].get("lane") for r, _ in accumulating)
+                and self.expansions_in(fulls)
+            )
+            self.vector_loop = not accumulating or split
+            self.flagging = self.vector_loop and bool(reduced) and self.range_limited(fulls)
             for r, acc in accumulating:
                 setup = setups[r]
                 if setup.get("arg"):  # at = -1: no element seen yet
@@ -670,47 +754,79 @@ class _Generator:
                 lines.append(f"{indent}acc_{acc} = {setup['init']}")
                 if setup.get("blocked"):
                     lines.append(f"{indent}mid_{acc} = {setup['init']}")
+                if split:
+                    zero = tpl.literal(0, setup["acc"])
+                    lines.append(
+                        f"{indent}lane_{acc} = carray(_s.block_buffer({zero}, {BLOCK}), {BLOCK})"
+                    )
             self.used_counter = False
             inner, body_indent = [], indent
-            reduced = list(self.axes)
             blocked = [
                 (acc, setups[r]["init"]) for r, acc in accumulating if setups[r].get("blocked")
             ]
-            block_indent = None
+            in_blocks = bool(reduced) and bool(blocked or split or self.flagging)
+            block_indent, last = None, reduced[-1] if reduced else None
             for depth, axis in enumerate(reduced):
                 start, stop = (
                     ("lo", "hi") if chunk is not None and depth == 0 else ("0", f"n{axis}")
                 )
-                if blocked and depth == len(reduced) - 1:
-                    # the innermost loop in blocks: a block's sum starts from zero
-                    size = 1 << BLOCK_BITS
-                    inner.append(f"{body_indent}for b{axis} in range({start}, {stop}, {size}):")
-                    block_indent = body_indent + "    "
-                    inner += [f"{block_indent}blk_{acc} = {zero}" for acc, zero in blocked]
-                    start, stop = f"b{axis}", f"min(b{axis} + {size}, {stop})"
+                if in_blocks and axis == last:
+                    # the innermost loop in blocks: a block's sum starts from zero; a block whose
+                    # arguments left a fast path's range is recomputed
+                    if parallel_blocks:
+                        inner.append(
+                            f"{body_indent}for c{axis} in prange(({stop} + {BLOCK - 1}) // {BLOCK}):"
+                        )
+                        block_indent = body_indent + "    "
+                        inner.append(f"{block_indent}b{axis} = c{axis} * {BLOCK}")
+                    else:
+                        inner.append(
+                            f"{body_indent}for b{axis} in range({start}, {stop}, {BLOCK}):"
+                        )
+                        block_indent = body_indent + "    "
+                    inner.append(f"{block_indent}e{axis} = min(b{axis} + {BLOCK}, {stop})")
+                    if not split:
+                        inner += [f"{block_indent}blk_{acc} = {zero}" for acc, zero in blocked]
+                    if self.flagging:
+                        inner.append(f"{block_indent}bad = False")
+                    block_setup = len(inner)
+                    start, stop = f"b{axis}", f"e{axis}"
                     body_indent = block_indent
                 bounds = f"{start}, {stop}" if start != "0" else stop
                 inner.append(f"{body_indent}for i{axis} in range({bounds}):")
                 body_indent += "    "
             saved = self.loads
-            self.loads = {}
-            body: list = []
-            for node in self.members:
-                if node in fulls:
-                    self.emit_full(node, body, body_indent)
-                    if node in outputs:
-                        self.store_full(node, outputs[node], body, body_indent)
-                for r, acc in accumulating:
-                    if r is node:
-                        self.emit_update(node, setups[node], body, body_indent, acc)
-            if reduced and (
+            lane = f"i{last} - b{last}" if split else None
+            body = self.phase_body(fulls, accumulating, setups, body_indent, lane)
+            counting = reduced and (
                 self.used_counter
                 or any(n in self.stashed for n in fulls)
                 or any(self.loop_of[n] < phase for n in self.stashed)
-            ):
+            )
+            if counting:
                 body.append(f"{body_indent}cnt += 1")
                 lines.append(f"{indent}cnt = {'0' if chunk is None else f'lo * {chunk}'}")
-            if block_indent is not None:
+            if self.flagging and self.range_checks:
+                body.append(f"{body_indent}bad = bad | {' | '.join(self.range_checks)}")
+                if counting:
+                    inner.insert(block_setup, f"{block_indent}cnt0 = cnt")
+                body.append(f"{block_indent}if bad:")
+                if counting:
+                    body.append(f"{block_indent}    cnt = cnt0")
+                body.append(f"{block_indent}    for i{last} in range(b{last}, e{last}):")
+                self.fixup = True
+                redo = self.phase_body(fulls, accumulating, setups, body_indent + "    ", lane)
+                self.fixup = False
+                body += redo + ([f"{body_indent}    cnt += 1"] if counting else [])
+            if split:
+                for r, acc in accumulating:
+                    setup = setups[r]
+                    value = self.lane_reduction(setup, f"lane_{acc}", f"e{last} - b{last}")
+                    if setup.get("blocked"):
+                        body.append(f"{block_indent}blk_{acc} = {value}")
+                    else:
+                        body.append(block_indent + setup["combine"].format(a=f"acc_{acc}", p=value))
+            if blocked and block_indent is not None:
                 # after each block: its sum into the block sums, every 2**BLOCK_BITS blocks those
                 # into the total, so no partial sum collects more than 2**BLOCK_BITS terms
                 mask = (1 << BLOCK_BITS) - 1
@@ -726,6 +842,7 @@ class _Generator:
                 body.append(f"{body_indent}pass")
             lines += inner + body
             self.loads = saved
+            self.flagging = False
             if chunk is not None:
                 return
             for r, acc in accumulating:
@@ -739,6 +856,54 @@ class _Generator:
                 if r in outputs:
                     self.store_row(r, outputs[r], name, lines, indent)
             self.row_values(phase, lines, indent)
+
+    def phase_body(
+        self, fulls: list, accumulating: list, setups: dict, indent: str, lane: str | None
+    ) -> list:
+        """One element of a phase loop: its values, stores and reduction updates.
+
+        ``lane``: the index into the block buffers when the loop is split (reduction operands
+        are stored there, not accumulated). Range checks of the fast paths collect in
+        ``range_checks``.
+        """
+        outputs = {node: i for i, node in enumerate(self.outputs)}
+        self.loads = {}
+        self.range_checks = []
+        body: list = []
+        for node in self.members:
+            if node in fulls:
+                self.emit_full(node, body, indent)
+                if node in outputs:
+                    self.store_full(node, outputs[node], body, indent)
+            for r, acc in accumulating:
+                if r is node:
+                    into = f"lane_{acc}[{lane}]" if lane else None
+                    self.emit_update(node, setups[node], body, indent, acc, into)
+        return body
+
+    def lane_reduction(self, setup: dict, buffer: str, count: str) -> str:
+        """The reduction of one block buffer of ``count`` values (``scalar.lane_*``)."""
+        kind = setup["lane"]
+        if kind == "sum":
+            return f"_s.lane_sum({buffer}, {count}, {tpl.literal(0, setup['acc'])})"
+        return f"_s.lane_{kind}({buffer}, {count})"
+
+    def expansions_in(self, nodes: list) -> bool:
+        """Whether any of ``nodes`` is a float function with a ``mathlib`` expansion."""
+        return any(self.expansion_of(n) is not None for n in nodes)
+
+    def range_limited(self, nodes: list) -> bool:
+        """Whether any of ``nodes`` is a function whose fast path holds only in a range (sin...)."""
+        return any(
+            (t := self.expansion_of(n)) is not None and t.range_limit is not None for n in nodes
+        )
+
+    @staticmethod
+    def expansion_of(node: Node):
+        op = node.target
+        if not isinstance(op.impl, np.ufunc) or node.meta.dtype not in (np.float32, np.float64):
+            return None
+        return mathlib.TEMPLATES.get(op.name)
 
     def row_values(self, after: int, lines: list, indent: str) -> None:
         """The per-row elementwise values known once loop ``after`` is done, and their stores."""

@@ -48,7 +48,7 @@ class HostProgram:
         """The host function and every kernel, readable (node names, IR lines as comments)."""
         parts = [self.source]
         for code, loaded in self.kernels:
-            flags = f"parallel={code.parallel}, fastmath={code.fastmath}"
+            flags = f"parallel={code.parallel}, fastmath={code.fastmath_flags}"
             origin = (
                 f"  [{loaded.event}: {loaded.path.name}]" if loaded.path else f"  [{loaded.event}]"
             )
@@ -158,7 +158,7 @@ class _HostWriter:
         self.program.timings[f"codegen {kernel.name}"] = time.perf_counter() - start
         start = time.perf_counter()
         try:
-            loaded = cache.load(code.source, code.signature(), code.parallel, code.fastmath)
+            loaded = cache.load(code.source, code.signature(), code.parallel, code.fastmath_flags)
         except Exception as error:  # Numba's own errors have no common base class
             raise UnsupportedError(
                 f"a kernel Numba cannot compile ({kernel.name}: {', '.join(kernel.members)})",

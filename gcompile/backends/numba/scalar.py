@@ -7,6 +7,9 @@ propagate NaN and keep the second operand on ties (``maximum(0.0, -0.0)`` is
 ``-0.0``), float ``floor_divide``/``remainder`` follow ``npy_divmod``. LLVM inlines
 them into the loop. Results may come back wider than the loop dtype (Numba
 promotes small integers); the generated code casts every result to the node's dtype.
+
+The end of the module holds what split loops use: a stack buffer for one block of values and
+the eight-lane reductions of such a block.
 """
 
 from __future__ import annotations
@@ -15,8 +18,11 @@ import math
 
 import numpy as np
 from numba import njit
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 _jit = njit(error_model="numpy", cache=True, nogil=True)
+_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
 
 
 @_jit
@@ -190,3 +196,90 @@ def round_decimals(x, decimals):
         return np.rint(x * f) / f
     f = 10.0 ** (-decimals)
     return np.rint(x / f) * f
+
+
+# -- blocks of a split loop: values are computed by a vector loop into a block buffer, then
+# reduced here with eight independent partial results (NumPy's pairwise unrolling), which
+# LLVM turns into vector operations; one running total would add one element per latency.
+
+
+@intrinsic
+def block_buffer(typingctx, like, size):
+    """Pointer to ``size`` (a literal) elements of ``like``'s type on the calling function's stack.
+
+    The slot is allocated once in the function's entry block, so a loop asking for it every
+    iteration (a ``prange`` body is its own function, one per thread) costs nothing.
+    """
+    if not isinstance(size, types.IntegerLiteral) or not isinstance(like, types.Number):
+        return None
+    count = size.literal_value
+
+    def codegen(context, builder, signature, args):
+        return cgutils.alloca_once(builder, context.get_data_type(like), size=count)
+
+    return types.CPointer(like)(like, size), codegen
+
+
+@_inline
+def lane_sum(buf, m, zero):
+    """Sum of ``buf[:m]`` by eight partial sums, combined pairwise (``zero`` gives the type)."""
+    r0 = r1 = r2 = r3 = r4 = r5 = r6 = r7 = zero
+    j = 0
+    while j + 8 <= m:
+        r0 += buf[j]
+        r1 += buf[j + 1]
+        r2 += buf[j + 2]
+        r3 += buf[j + 3]
+        r4 += buf[j + 4]
+        r5 += buf[j + 5]
+        r6 += buf[j + 6]
+        r7 += buf[j + 7]
+        j += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while j < m:
+        total += buf[j]
+        j += 1
+    return total
+
+
+def _lane_fold(combine):
+    """A reduction of ``buf[:m]`` (m >= 1) by an idempotent ``combine``, eight lanes at a time."""
+
+    def fold(buf, m):
+        r0 = r1 = r2 = r3 = r4 = r5 = r6 = r7 = buf[0]
+        j = 0
+        while j + 8 <= m:
+            r0 = combine(r0, buf[j])
+            r1 = combine(r1, buf[j + 1])
+            r2 = combine(r2, buf[j + 2])
+            r3 = combine(r3, buf[j + 3])
+            r4 = combine(r4, buf[j + 4])
+            r5 = combine(r5, buf[j + 5])
+            r6 = combine(r6, buf[j + 6])
+            r7 = combine(r7, buf[j + 7])
+            j += 8
+        r0 = combine(
+            combine(combine(r0, r1), combine(r2, r3)), combine(combine(r4, r5), combine(r6, r7))
+        )
+        while j < m:
+            r0 = combine(r0, buf[j])
+            j += 1
+        return r0
+
+    return _inline(fold)
+
+
+@_inline
+def _or(a, b):
+    return a | b
+
+
+@_inline
+def _and(a, b):
+    return a & b
+
+
+lane_max = _lane_fold(maximum)
+lane_min = _lane_fold(minimum)
+lane_any = _lane_fold(_or)
+lane_all = _lane_fold(_and)

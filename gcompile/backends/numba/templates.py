@@ -158,9 +158,8 @@ def _truth(expr: str, dtype: np.dtype) -> str:
 def ufunc_expression(name: str, args: list, loop: list, vector: bool = False) -> str | None:
     """The expression of ufunc ``name`` on operands ``args`` already in the loop dtypes ``loop``.
 
-    ``vector``: the loop has no accumulation, so LLVM can vectorise it; then functions with a
-    branch-free expansion in ``mathlib`` use it. (In a loop that also sums, the float reduction
-    keeps the loop scalar, and libm's scalar call is the faster one.)
+    ``vector``: the loop can vectorise, so functions with a branch-free expansion in
+    ``mathlib`` use it (elsewhere libm's scalar call is as fast and more accurate).
     """
     t = loop[0]
     kind = t.kind
@@ -243,6 +242,37 @@ def ufunc_expression(name: str, args: list, loop: list, vector: bool = False) ->
     if name in _NUMPY_SCALAR and kind == "f":
         return f"np.{name}({', '.join(args)})"
     return None
+
+
+_POWER_BOUNDS = {2: 0.5, 3: 1.3, 4: 2.0, -1: 0.5, -2: 1.5, -3: 2.0, -4: 2.5}  # ulp (tests)
+
+
+def power_expression(name: str, operands: tuple, args: list, loop: list) -> str | None:
+    """``x ** n`` for a literal float exponent n: multiplications for integral |n| <= 4 (and a
+    reciprocal for negative n), ``sqrt`` for 0.5 as NumPy's own fast path; None otherwise.
+
+    The products round once per multiplication, so they may differ from ``pow`` in the last
+    bits: the error bounds in ulp are ``_POWER_BOUNDS`` (``pow`` itself is within 0.5-0.7).
+    """
+    if name not in ("power", "float_power") or loop[0].kind != "f" or len(operands) != 2:
+        return None
+    exponent = operands[1]
+    if isinstance(exponent, (bool, np.bool_)) or not isinstance(exponent, (int, float, np.number)):
+        return None
+    exponent = float(exponent)
+    x, t = args[0], loop[0]
+    if exponent == 0.5:
+        return f"math.sqrt({x})"
+    if exponent == 0:
+        return literal(1, t)
+    if exponent == 1:
+        return x
+    if not exponent.is_integer() or abs(exponent) > 4:
+        return None
+    n = abs(int(exponent))
+    product = {2: f"({x} * {x})", 3: f"({x} * {x} * {x})", 4: f"(({x} * {x}) * ({x} * {x}))"}
+    value = product.get(n, x)
+    return value if exponent > 0 else f"({literal(1, t)} / {value})"
 
 
 def _reciprocal_of_zero(dtype: np.dtype) -> int:
