@@ -3,7 +3,8 @@
 The report answers "why did it not fuse?", "why did it fall back?" and "where did
 the compile time go?": the graph at each stage with its node counts, every fused
 kernel and the reason for every kernel boundary, every refusal with the user's
-line and a suggested rewrite, kernels left to the interpreter, the guards the
+line and a suggested rewrite, kernels left to the interpreter, how each math function
+in a kernel is computed (vectorised expansion or libm call, and why), the guards the
 compiled code assumes, the generated code, and the time of each compile phase
 (trace, each pass, code generation, each Numba compile with its cache event).
 """
@@ -37,6 +38,7 @@ class ExplainReport:
     code: str = ""
     timings: dict = field(default_factory=dict)  # phase -> seconds
     kernel_events: list = field(default_factory=list)  # (kernel, "compiled"|"disk"|"memory")
+    math: list = field(default_factory=list)  # (kernel, function, how it is computed and why)
 
     @property
     def compiled(self) -> bool:
@@ -57,6 +59,9 @@ class ExplainReport:
         ]
         if self.notes:
             lines += ["", "== kernels left to the interpreter"] + [f"  {n}" for n in self.notes]
+        if self.math:
+            lines += ["", "== math functions in kernels"]
+            lines += [f"  {kernel}: {function}: {how}" for kernel, function, how in self.math]
         lines += ["", "== guards (a call must match these to reuse the compiled code)"]
         lines += [f"  {g}" for g in self.guards]
         lines += ["", "== compile time"]
@@ -134,6 +139,11 @@ def _add_entry(report: ExplainReport, compiled: CompiledFunction) -> None:
         report.notes = list(program.notes)
         report.code = program.code
         report.kernel_events = [(code.name, loaded.event) for code, loaded in program.kernels]
+        report.math = [
+            (code.name, function, how)
+            for code, _ in program.kernels
+            for function, how in code.math.items()
+        ]
     if entry.failure is not None:
         report.refusals.append(
             UnsupportedError("an internal compiler error", detail=f"{entry.failure!r}")

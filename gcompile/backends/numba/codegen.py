@@ -91,6 +91,7 @@ class KernelCode:
     parallel: bool = False
     fastmath: bool = False  # what the user asked for; ``fastmath_flags`` is what Numba gets
     expansions: bool = False  # the kernel inlines mathlib expansions
+    math: dict = field(default_factory=dict)  # float function -> how it is computed, and why
     outputs: list = field(default_factory=list)  # metas of the outputs, in order
     orders: list = field(default_factory=list)  # "C" or "F" per output buffer
 
@@ -195,6 +196,7 @@ class _Generator:
         self.vector_loop = False  # whether the loop being emitted can vectorise (no accumulator)
         self.flagging = False  # the loop records arguments out of a fast path's range in ``bad``
         self.fixup = False  # emitting the exact recomputation of a flagged block
+        self.in_row_values = False
         self.range_checks: list = []
 
     # -- names and parameters --------------------------------------------------------------------
@@ -450,19 +452,38 @@ class _Generator:
         power = tpl.power_expression(name, node.args, args, loop)
         if power is not None:
             return power
-        template = self.expansion_of(node) if self.vector_loop else None
-        limit = template.limit(loop[0]) if template and loop[0].kind == "f" else None
-        if template is None or (limit is not None and not self.flagging):
+        template = self.expansion_of(node)
+        floating = loop[0].kind == "f"
+        limit = template.limit(loop[0]) if template and floating else None
+        if template is None or not self.vector_loop or (limit is not None and not self.flagging):
+            if floating and (template is not None or name in tpl.LIBM_FUNCTIONS):
+                self.code.math.setdefault(name, self.libm_reason(template))
             return tpl.ufunc_expression(name, args, loop)
         fast = tpl.ufunc_expression(name, args, loop, vector=True)
-        self.code.expansions = self.code.expansions or fast.startswith("_m.")
+        self.code.expansions = True
+        how = f"inlined expansion _m.{template.function(loop[0])} in a vector loop"
         if limit is None:
+            self.code.math[name] = how
             return fast
         bound = tpl.literal(limit, loop[0])
+        self.code.math[name] = f"{how}; blocks with |x| > {limit:g} are recomputed with libm"
         if self.fixup:
             return f"({fast} if abs({args[0]}) <= {bound} else {tpl.ufunc_expression(name, args, loop)})"
         self.range_checks.append(f"(abs({args[0]}) > {bound})")
         return fast
+
+    def libm_reason(self, template) -> str:
+        """Why a float function is a scalar libm call in this kernel (``explain`` shows it)."""
+        if template is None:
+            return "libm call per element: gcompile has no vectorisable expansion for it"
+        if not self.vector_loop:
+            return (
+                "libm call: computed once per row, outside the element loops"
+                if self.in_row_values
+                else "libm call per element: its loop accumulates a reduction that cannot be "
+                "split from it (argmax/argmin, prod), so the loop does not vectorise"
+            )
+        return "libm call: a 0-d kernel has no loop to vectorise"
 
     # -- reductions ----------------------------------------------------------------------------------
     def reduction_setup(self, node: Node) -> dict:
@@ -908,6 +929,7 @@ class _Generator:
     def row_values(self, after: int, lines: list, indent: str) -> None:
         """The per-row elementwise values known once loop ``after`` is done, and their stores."""
         self.vector_loop = False  # once per row, outside the loops over the row
+        self.in_row_values = True
         outputs = {node: i for i, node in enumerate(self.outputs)}
         for node in self.members:
             if self.after_of.get(node) == after and not node.target.loop_reduction:
@@ -915,6 +937,7 @@ class _Generator:
                 lines.append(f"{indent}{self.name(node)} = {self.elementwise(node, lines, indent)}")
                 if node in outputs:
                     self.store_row(node, outputs[node], self.name(node), lines, indent)
+        self.in_row_values = False
 
     def chunked_reduction(self, setups: dict, indent: str) -> list:
         """A reduction over all axes: ``CHUNKS`` parallel partial results, combined in order."""

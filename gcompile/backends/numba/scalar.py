@@ -210,7 +210,10 @@ def block_buffer(typingctx, like, size):
     The slot is allocated once in the function's entry block, so a loop asking for it every
     iteration (a ``prange`` body is its own function, one per thread) costs nothing.
     """
-    if not isinstance(size, types.IntegerLiteral) or not isinstance(like, types.Number):
+    like = types.unliteral(like)
+    if not isinstance(size, types.IntegerLiteral) or not isinstance(
+        like, (types.Number, types.Boolean)
+    ):
         return None
     count = size.literal_value
 
