@@ -337,6 +337,15 @@ class TracedArray:
 _REFLECTED_BY_PYTHON = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})  # no __r*__ or __i*__
 
 
+def _optional_ufunc_op(ufunc: np.ufunc) -> ops.OpDef | None:
+    """The op of a ufunc from an optional library (SciPy), registered on first use."""
+    ops.load_scipy_special()
+    for op in ops.OPS:
+        if op.kind == "elementwise" and isinstance(op.impl, np.ufunc):
+            _UFUNC_OPS.setdefault(op.impl, op)
+    return _UFUNC_OPS.get(ufunc)
+
+
 def _install_operators() -> None:
     """Python operators from ``OpDef.dunder`` (FX's magic_methods, read from our table)."""
     for op in ops.OPS:
@@ -534,7 +543,7 @@ class Tracer:
         decomposition = ops.DECOMPOSITIONS.get(ufunc)
         if decomposition is not None:
             return self._finish(decomposition.fn(self, *inputs, **params), out, ufunc.__name__)
-        op = _UFUNC_OPS.get(ufunc)
+        op = _UFUNC_OPS.get(ufunc) or _optional_ufunc_op(ufunc)
         if op is None:
             self.refuse(f"the NumPy ufunc np.{ufunc.__name__}")
         operands = list(inputs)

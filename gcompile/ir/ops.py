@@ -21,6 +21,7 @@ into table ops at trace time (``np.divmod`` -> ``floor_divide``, ``remainder``).
 from __future__ import annotations
 
 import operator
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
@@ -613,6 +614,23 @@ ISINF = _ufunc("isinf", np.isinf)
 ISFINITE = _ufunc("isfinite", np.isfinite)
 SIGNBIT = _ufunc("signbit", np.signbit)
 SPACING = _ufunc("spacing", np.spacing)
+
+# -- SciPy's special functions ------------------------------------------------------------------
+SCIPY_SPECIAL = ("erf", "expit", "logit")
+
+
+def load_scipy_special() -> list[OpDef]:
+    """Add ``scipy.special``'s ``erf``, ``expit`` and ``logit`` ufuncs to the table, once.
+
+    SciPy is optional and slow to import (about 0.7 s), so gcompile never imports it: the ops
+    are added when the tracer meets a ufunc it does not know while ``scipy.special`` is loaded
+    (a function calling them has imported it). Returns the ops added by this call.
+    """
+    special = sys.modules.get("scipy.special")
+    if special is None or SCIPY_SPECIAL[0] in _BY_NAME:
+        return []
+    return [_ufunc(name, getattr(special, name)) for name in SCIPY_SPECIAL]
+
 
 # -- elementwise, not ufuncs ----------------------------------------------------------------------
 WHERE = _add(

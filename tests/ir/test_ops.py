@@ -26,7 +26,7 @@ import pytest
 
 import gcompile
 from gcompile.ir.graph import Node
-from gcompile.ir.ops import DECOMPOSITIONS, OPS
+from gcompile.ir.ops import DECOMPOSITIONS, OPS, load_scipy_special
 from gcompile.ir.pytree import flatten
 from tests.ir.op_cases import ALL, CASES, ERROR_CASES, Arg, Case, F, reversed_, scalar, strided
 from tests.support import BACKENDS, check, copy_args
@@ -176,6 +176,12 @@ def assert_same_outcome(fn: Callable, *args: Any, numba: bool = True) -> None:
 
 
 # -- ufunc-backed elementwise ops, generated -------------------------------------------------------
+
+try:  # SciPy's special functions join the table (and these tests) when SciPy is installed
+    import scipy.special  # noqa: F401
+except ImportError:
+    pass
+load_scipy_special()
 
 UFUNC_OPS = [op for op in OPS if op.kind == "elementwise" and isinstance(op.impl, np.ufunc)]
 

@@ -455,13 +455,17 @@ class _Generator:
         template = self.expansion_of(node)
         floating = loop[0].kind == "f"
         limit = template.limit(loop[0]) if template and floating else None
-        if template is None or not self.vector_loop or (limit is not None and not self.flagging):
-            if floating and (template is not None or name in tpl.LIBM_FUNCTIONS):
+        # (SciPy's functions have no libm twin: their expansion serves every loop)
+        libm = name in tpl.LIBM_FUNCTIONS
+        vector = self.vector_loop or (template is not None and not libm)
+        if template is None or not vector or (limit is not None and not self.flagging):
+            if floating and (template is not None or libm):
                 self.code.math.setdefault(name, self.libm_reason(template))
             return tpl.ufunc_expression(name, args, loop)
         fast = tpl.ufunc_expression(name, args, loop, vector=True)
         self.code.expansions = True
-        how = f"inlined expansion _m.{template.function(loop[0])} in a vector loop"
+        loop_kind = "a vector loop" if self.vector_loop else "a scalar loop"
+        how = f"inlined expansion _m.{template.function(loop[0])} in {loop_kind}"
         if limit is None:
             self.code.math[name] = how
             return fast
