@@ -327,8 +327,8 @@ def test_the_parallel_threshold_is_configurable(monkeypatch):
 def test_a_kernel_numba_cannot_compile_runs_eagerly_with_numbas_message(monkeypatch):
     original = templates.ufunc_expression
 
-    def broken(name, args, loop, *rest):
-        return "no_such_function(1)" if name == "sin" else original(name, args, loop, *rest)
+    def broken(name, args, loop, **options):
+        return "no_such_function(1)" if name == "sin" else original(name, args, loop, **options)
 
     monkeypatch.setattr(templates, "ufunc_expression", broken)
     monkeypatch.setattr(codegen.tpl, "ufunc_expression", broken)

@@ -383,7 +383,7 @@ class _Generator:
         root = self.alias_root(value)
         if root in self.loop_of or root in self.after_of:
             if root in self.stashed and self.current_phase > self.loop_of[root]:
-                return f"buf_{self.name(root)}[cnt]", root.meta.dtype
+                return f"buf_{self.name(root)}[np.uint64(cnt)]", root.meta.dtype
             return self.name(root), root.meta.dtype
         shape = (
             consumer.args[0].meta.shape if consumer.target.loop_reduction else consumer.meta.shape
@@ -611,14 +611,15 @@ class _Generator:
         self.comment(node, block, indent)
         block.append(f"{indent}{self.name(node)} = {self.elementwise(node, block, indent)}")
         if node in self.stashed:
-            block.append(f"{indent}buf_{self.name(node)}[cnt] = {self.name(node)}")
+            block.append(f"{indent}buf_{self.name(node)}[np.uint64(cnt)] = {self.name(node)}")
 
     def emit_update(
         self, node: Node, setup: dict, block: list, indent: str, acc: str, into: str | None = None
     ) -> None:
         """The loop-body statement of a reduction accumulating into ``acc_<acc>``.
 
-        ``into``: a block buffer element the operand is stored in instead (a split loop).
+        ``into``: a block buffer element the operand is stored in instead (a split loop), in
+        the buffer's ``lane_dtype``.
         """
         self.comment(node, block, indent)
         expr, kind = self.operand(node.args[0], node, block, indent)
@@ -638,10 +639,12 @@ class _Generator:
             out = setup["out"]
             block.append(f"{indent}dev_{name} = {self.typed(expr, kind, out)} - mean_{name}")
             expr, kind = f"dev_{name} * dev_{name}", out
-        value = self.typed(expr, kind, setup["acc"])
         if into is not None:
-            block.append(f"{indent}{into} = {value}")
+            block.append(
+                f"{indent}{into} = {self.typed(expr, kind, self.lane_dtype(node, acc, setup))}"
+            )
             return
+        value = self.typed(expr, kind, setup["acc"])
         if setup.get("blocked"):
             block.append(f"{indent}blk_{acc} += {value}")
             return
@@ -760,13 +763,13 @@ class _Generator:
             ]
             fulls = [n for n in self.members if self.loop_of.get(n) == phase]
             reduced = list(self.axes) if self.axes else [] if innermost is None else [innermost]
-            # Split: a loop that calls expansions and accumulates computes each block's values in
-            # a vector loop into a stack buffer, then reduces the block by eight lanes.
+            # Split: a loop that accumulates computes each block's values in a vector loop into
+            # a stack buffer, then reduces the block by eight lanes (one running max or sum
+            # waits for the previous element: 2-6 ns per element).
             split = (
                 bool(accumulating)
                 and bool(reduced)
                 and all(setups[r].get("lane") for r, _ in accumulating)
-                and self.expansions_in(fulls)
             )
             self.vector_loop = not accumulating or split
             self.flagging = self.vector_loop and bool(reduced) and self.range_limited(fulls)
@@ -780,7 +783,7 @@ class _Generator:
                 if setup.get("blocked"):
                     lines.append(f"{indent}mid_{acc} = {setup['init']}")
                 if split:
-                    zero = tpl.literal(0, setup["acc"])
+                    zero = tpl.literal(0, self.lane_dtype(r, acc, setup))
                     lines.append(
                         f"{indent}lane_{acc} = carray(_s.block_buffer({zero}, {BLOCK}), {BLOCK})"
                     )
@@ -821,7 +824,7 @@ class _Generator:
                 inner.append(f"{body_indent}for i{axis} in range({bounds}):")
                 body_indent += "    "
             saved = self.loads
-            lane = f"i{last} - b{last}" if split else None
+            lane = f"np.uint64(i{last} - b{last})" if split else None
             body = self.phase_body(fulls, accumulating, setups, body_indent, lane)
             counting = reduced and (
                 self.used_counter
@@ -906,16 +909,23 @@ class _Generator:
                     self.emit_update(node, setups[node], body, indent, acc, into)
         return body
 
+    def lane_dtype(self, node: Node, acc: str, setup: dict) -> np.dtype:
+        """The element type of a reduction's block buffer: its operand's own float type when
+        that is narrower than the accumulator (the lane reduction widens it exactly), so the
+        vector loop keeps its width (LLVM declines a float32 loop that stores float64)."""
+        second_pass = setup.get("var") and acc == self.name(node)
+        operand = setup["out"] if second_pass else node.args[0].meta.dtype
+        wide = setup["acc"]
+        if operand.kind == wide.kind and operand.itemsize < wide.itemsize:
+            return operand
+        return wide
+
     def lane_reduction(self, setup: dict, buffer: str, count: str) -> str:
         """The reduction of one block buffer of ``count`` values (``scalar.lane_*``)."""
         kind = setup["lane"]
         if kind == "sum":
             return f"_s.lane_sum({buffer}, {count}, {tpl.literal(0, setup['acc'])})"
         return f"_s.lane_{kind}({buffer}, {count})"
-
-    def expansions_in(self, nodes: list) -> bool:
-        """Whether any of ``nodes`` is a float function with a ``mathlib`` expansion."""
-        return any(self.expansion_of(n) is not None for n in nodes)
 
     def range_limited(self, nodes: list) -> bool:
         """Whether any of ``nodes`` is a function whose fast path holds only in a range (sin...)."""
