@@ -1,6 +1,6 @@
 """Benchmark harness: gcompile against NumPy eager, Numba on the same source, and memory bandwidth.
 
-    python bench/run.py            # full run, writes bench/results.md
+    python bench/run.py            # full run, writes its section of bench/results.md
     python bench/run.py --quick    # smaller repeat counts, about a minute
 
 Every case runs its variants interleaved in one process (round after round, the
@@ -167,6 +167,14 @@ def bandwidth(rounds: int) -> float:
     return 2 * src.nbytes / seconds
 
 
+def copy_yardstick(nbytes: int) -> Callable:
+    """A warmed-up streaming copy (prange) moving ``nbytes``, half read and half written."""
+    half = nbytes // 2 // 8
+    src, dst = np.ones(half), np.empty(half)
+    _copy(dst, src)
+    return lambda *_: _copy(dst, src)
+
+
 def compulsory_bytes(fn: Callable, args: tuple) -> int:
     """Inputs read once plus outputs written once."""
     out = fn(*args)
@@ -214,10 +222,7 @@ def run_case(case: Case, rounds: int) -> Row:
             variants[label] = jitted
     # The bandwidth yardstick runs interleaved with the variants: a streaming copy moving the
     # case's compulsory bytes (half read, half written), so it sees the same machine state.
-    half = compulsory_bytes(case.fn, args) // 2 // 8
-    src, dst = np.ones(half), np.empty(half)
-    _copy(dst, src)
-    variants["bandwidth"] = lambda *_: _copy(dst, src)
+    variants["bandwidth"] = copy_yardstick(compulsory_bytes(case.fn, args))
     row.times = interleaved(variants, args, rounds)
     row.bandwidth_time = row.times.pop("bandwidth")
     return row
@@ -297,6 +302,22 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f}"
 
 
+def write_section(path: Path, name: str, text: str) -> None:
+    """Put ``text`` between ``<!-- name:start -->`` and ``<!-- name:end -->`` in ``path``.
+
+    The rest of the file is left alone, so each benchmark script owns one section of
+    ``bench/results.md``; a missing section is appended.
+    """
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    block = f"{start}\n{text.rstrip()}\n{end}"
+    old = path.read_text() if path.exists() else ""
+    if start in old and end in old[old.index(start) :]:
+        head, rest = old.split(start, 1)
+        path.write_text(head + block + rest.split(end, 1)[1])
+    else:
+        path.write_text(old.rstrip() + ("\n\n" if old.strip() else "") + block + "\n")
+
+
 def report(rows: list[Row], bw: float, compile_info: dict, overhead: dict, quick: bool) -> str:
     lines = [
         "# gcompile benchmarks",
@@ -374,7 +395,7 @@ def main() -> None:
     compile_info = compile_times()
     overhead = call_overhead(rounds)
     text = report(rows, bw, compile_info, overhead, args.quick)
-    Path(args.output).write_text(text)
+    write_section(Path(args.output), "run", text)
     print(text)
 
 
