@@ -385,6 +385,6 @@ def expm1_f32(x):
 
 TEMPLATES = (
     MathTemplate("exp", 1, (0.95, 0.95)),
-    MathTemplate("exp2", 1, (1.0, 1.0)),
+    MathTemplate("exp2", 1, (0.9, 0.9)),
     MathTemplate("expm1", 1, (0.6, 0.65)),
 )

@@ -259,5 +259,5 @@ def cosh_f32(x):
 TEMPLATES = (
     MathTemplate("tanh", 1, (1.2, 1.2)),
     MathTemplate("sinh", 1, (0.8, 0.8)),
-    MathTemplate("cosh", 1, (1.0, 0.8)),
+    MathTemplate("cosh", 1, (0.75, 0.8)),
 )
