@@ -849,7 +849,10 @@ class _Generator:
             if split:
                 for r, acc in accumulating:
                     setup = setups[r]
-                    value = self.lane_reduction(setup, f"lane_{acc}", f"e{last} - b{last}")
+                    lane_type = self.lane_dtype(r, acc, setup)
+                    value = self.lane_reduction(
+                        setup, lane_type, f"lane_{acc}", f"e{last} - b{last}"
+                    )
                     if setup.get("blocked"):
                         body.append(f"{block_indent}blk_{acc} = {value}")
                     else:
@@ -920,12 +923,13 @@ class _Generator:
             return operand
         return wide
 
-    def lane_reduction(self, setup: dict, buffer: str, count: str) -> str:
-        """The reduction of one block buffer of ``count`` values (``scalar.lane_*``)."""
+    def lane_reduction(self, setup: dict, lane: np.dtype, buffer: str, count: str) -> str:
+        """The reduction of one block buffer (elements of ``lane``) of ``count`` values."""
         kind = setup["lane"]
+        helper = "float_lane" if lane.kind == "f" and kind in ("sum", "max", "min") else "lane"
         if kind == "sum":
-            return f"_s.lane_sum({buffer}, {count}, {tpl.literal(0, setup['acc'])})"
-        return f"_s.lane_{kind}({buffer}, {count})"
+            return f"_s.{helper}_sum({buffer}, {count}, {tpl.literal(0, setup['acc'])})"
+        return f"_s.{helper}_{kind}({buffer}, {count})"
 
     def range_limited(self, nodes: list) -> bool:
         """Whether any of ``nodes`` is a function whose fast path holds only in a range (sin...)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from llvmlite import ir
 from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
@@ -286,3 +287,99 @@ lane_max = _lane_fold(maximum)
 lane_min = _lane_fold(minimum)
 lane_any = _lane_fold(_or)
 lane_all = _lane_fold(_and)
+
+
+# Float blocks: LLVM's SLP vectoriser leaves the eight scalar partial results above scalar, so
+# for float buffers the partial results are one explicit 8-wide vector.
+_LANES = 8
+
+
+def _vector_fold(kind: str):
+    """An intrinsic folding ``array[:count]`` (count a multiple of 8, float elements) into 8
+    vector lanes by ``kind`` ("sum", "max", "min") and the lanes pairwise into one value of
+    ``like``'s type (a sum widens float32 elements to a float64 ``like`` exactly)."""
+
+    def combine(builder, a, b):
+        if kind == "sum":
+            return builder.fadd(a, b)
+        # NumPy's maximum/minimum: the first operand if it wins or is NaN, else the second
+        wins = builder.fcmp_ordered(">" if kind == "max" else "<", a, b)
+        return builder.select(builder.or_(wins, builder.fcmp_unordered("uno", a, a)), a, b)
+
+    def typer(typingctx, array, count, like):
+        floats = isinstance(array, types.Array) and isinstance(array.dtype, types.Float)
+        if not (floats and isinstance(like, types.Float)):
+            return None
+        if kind != "sum" and like != array.dtype:
+            return None
+
+        def codegen(context, builder, signature, args):
+            data = context.make_array(array)(context, builder, args[0]).data
+            count = args[1]
+            element = context.get_value_type(array.dtype)
+            result = context.get_value_type(like)
+            loaded_type = ir.VectorType(element, _LANES)
+            lanes_type = ir.VectorType(result, _LANES)
+
+            def load(offset):
+                pointer = builder.bitcast(builder.gep(data, [offset]), loaded_type.as_pointer())
+                value = builder.load(pointer, align=1)
+                return value if element == result else builder.fpext(value, lanes_type)
+
+            if kind == "sum":
+                start = ir.Constant(lanes_type, [ir.Constant(result, 0.0)] * _LANES)
+            else:
+                start = load(ir.Constant(count.type, 0))
+            slot = cgutils.alloca_once_value(builder, start)
+            blocks = builder.udiv(count, ir.Constant(count.type, _LANES))
+            with cgutils.for_range(builder, blocks) as loop:
+                offset = builder.mul(loop.index, ir.Constant(count.type, _LANES))
+                builder.store(combine(builder, builder.load(slot), load(offset)), slot)
+            lanes_value = builder.load(slot)
+            lanes = [
+                builder.extract_element(lanes_value, ir.Constant(ir.IntType(32), k))
+                for k in range(_LANES)
+            ]
+            while len(lanes) > 1:
+                lanes = [combine(builder, a, b) for a, b in zip(lanes[::2], lanes[1::2])]
+            return lanes[0]
+
+        return like(array, count, like), codegen
+
+    typer.__name__ = f"vector_{kind}"
+    return intrinsic(typer)
+
+
+_vector_sum = _vector_fold("sum")
+_vector_max = _vector_fold("max")
+_vector_min = _vector_fold("min")
+
+
+@_inline
+def float_lane_sum(buf, m, zero):
+    """``lane_sum`` of a float buffer: eight vector lanes, then the remaining m % 8 in order."""
+    whole = m & ~7
+    total = _vector_sum(buf, whole, zero)
+    for j in range(whole, m):
+        total += buf[j]
+    return total
+
+
+@_inline
+def float_lane_max(buf, m):
+    """``lane_max`` of a float buffer (m >= 1), eight vector lanes at a time."""
+    whole = m & ~7
+    result = _vector_max(buf, whole, buf[0]) if whole else buf[0]
+    for j in range(whole, m):
+        result = maximum(result, buf[j])
+    return result
+
+
+@_inline
+def float_lane_min(buf, m):
+    """``lane_min`` of a float buffer (m >= 1), eight vector lanes at a time."""
+    whole = m & ~7
+    result = _vector_min(buf, whole, buf[0]) if whole else buf[0]
+    for j in range(whole, m):
+        result = minimum(result, buf[j])
+    return result
