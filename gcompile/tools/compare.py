@@ -4,7 +4,8 @@ The report answers "is the compiled result right?" and "is it faster?": per
 output (and per mutated argument) the dtype and shape agreement, the largest
 absolute and relative error and the largest distance in ulp, and for float
 results computed from narrower floats, which of the two is closer to eager NumPy
-run in float64; the first call's time with each compile phase, the steady-state
+run in float64 (for float64 results that disagree, in long double); the first
+call's time with each compile phase, the steady-state
 medians of both, the speed-up and the number of calls after which the compile has
 paid for itself. When the results disagree, it locates the difference: the first
 fused kernel whose compiled outputs differ from the interpreter's on the same
@@ -81,7 +82,7 @@ class Agreement:
     max_ulp: float = 0.0
     max_scaled_ulp: float = 0.0  # the distance in ulp of the largest eager value
     ok: bool = True
-    closer: str = ""  # for float results: which is closer to the float64 reference
+    closer: str = ""  # for float results: which is closer to the wider reference
 
     def line(self) -> str:
         status = "ok  " if self.ok else "DIFF"
@@ -259,7 +260,7 @@ def compare(
         program = getattr(entry.run, "program", None)
         if program is not None:
             report.phases.update(program.timings)
-    reference = _float64_reference(fn, args, kwargs)
+    reference = _wider_reference(fn, args, kwargs, double=False)
 
     expected_leaves, _ = flatten(expected, "out")
     actual_leaves, _ = flatten(actual, "out")
@@ -274,11 +275,16 @@ def compare(
                 ok=False,
             )
         )
+    pairs = list(zip(expected_leaves, actual_leaves))
+    agreements = [agreement(path, e, a, ulps) for (path, e), (_, a) in pairs]
+    if reference is None and not all(o.ok for o in agreements):
+        # float64 results that differ: which one is closer to long double's answer?
+        reference = _wider_reference(fn, args, kwargs, double=True)
     reference_leaves = flatten(reference, "out")[0] if reference is not None else []
-    for i, ((path, e), (_, a)) in enumerate(zip(expected_leaves, actual_leaves)):
-        report.outputs.append(agreement(path, e, a, ulps))
+    for i, (((_, e), (_, a)), outcome) in enumerate(zip(pairs, agreements)):
+        report.outputs.append(outcome)
         if len(reference_leaves) == len(expected_leaves):
-            _judge_by_reference(report.outputs[-1], e, a, reference_leaves[i][1])
+            _judge_by_reference(outcome, e, a, reference_leaves[i][1])
     binder = ArgumentBinder(fn, settings.get("static_argnames", ()))
     for (path, e), (_, a) in zip(
         binder.bind(eager_args, eager_kwargs).leaves, binder.bind(run_args, run_kwargs).leaves
@@ -300,42 +306,52 @@ def compare(
     return report
 
 
-def _widened(value: Any) -> Any:
-    """``value`` with float16/float32 (complex64) arrays and scalars made float64 (complex128)."""
+_LONG_DOUBLE_IS_WIDER = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant
+
+
+def _widened(value: Any, double: bool) -> Any:
+    """``value`` with float16/float32 (complex64) arrays and scalars made float64 (complex128),
+    and with ``double`` float64 (complex128) ones made long double."""
     leaves, spec = flatten(value)
-    return unflatten(spec, [_widened_leaf(leaf) for _, leaf in leaves])
+    return unflatten(spec, [_widened_leaf(leaf, double) for _, leaf in leaves])
 
 
-def _widened_leaf(value: Any) -> Any:
-    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "fc":
-        wide = np.complex128 if value.dtype.kind == "c" else np.float64
-        return value.astype(wide) if isinstance(value, np.ndarray) else wide(value)
-    return value
+def _widened_leaf(value: Any, double: bool) -> Any:
+    if not isinstance(value, (np.ndarray, np.generic)) or value.dtype.kind not in "fc":
+        return value
+    complex_ = value.dtype.kind == "c"
+    if value.dtype.itemsize < 8 * (1 + complex_):
+        wide = np.complex128 if complex_ else np.float64
+    elif double and value.dtype.itemsize == 8 * (1 + complex_):
+        wide = np.clongdouble if complex_ else np.longdouble
+    else:
+        return value
+    return value.astype(wide) if isinstance(value, np.ndarray) else wide(value)
 
 
-def _float64_reference(fn: Callable, args: tuple, kwargs: dict) -> Any:
-    """Eager NumPy on float64 copies of the narrower float inputs, or None if there are none."""
+def _wider_reference(fn: Callable, args: tuple, kwargs: dict, double: bool) -> Any:
+    """Eager NumPy on copies of the float inputs one precision up (float16/float32 in float64;
+    with ``double``, float64 in long double where the platform's is wider), or None when there
+    is nothing to widen or the function refuses the wider types."""
     leaves = flatten((args, kwargs))[0]
-    narrow = any(
-        isinstance(v, (np.ndarray, np.generic))
-        and v.dtype.kind in "fc"
-        and v.dtype.itemsize < 8 * (1 + (v.dtype.kind == "c"))
-        for _, v in leaves
-    )
-    if not narrow:
+    widened = [_widened_leaf(v, double) for _, v in leaves]
+    if double and not _LONG_DOUBLE_IS_WIDER:
+        return None
+    if all(w is v for w, (_, v) in zip(widened, leaves)):
         return None
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
-            return fn(*_widened(copy_inputs(args)), **_widened(copy_inputs(kwargs)))
+            return fn(*_widened(copy_inputs(args), double), **_widened(copy_inputs(kwargs), double))
         except Exception:  # the function may insist on its dtypes; then there is no reference
             return None
 
 
 def _judge_by_reference(report: Agreement, expected: Any, actual: Any, reference: Any) -> None:
-    """Note which of eager and compiled is closer to the float64 reference; a compiled float
+    """Note which of eager and compiled is closer to the wider reference; a compiled float
     result at least as close as eager's agrees even when the two differ by more than ``ulps``
-    (a float32 sum NumPy accumulates in float32 and gcompile in float64, say)."""
+    (a float32 sum NumPy accumulates in float32 and gcompile in float64, say, or an
+    ill-conditioned float64 formula where both are hundreds of ulp from the true value)."""
     e, a, r = np.asarray(expected), np.asarray(actual), np.asarray(reference)
     if e.dtype.kind not in "fc" or e.shape != r.shape or e.shape != a.shape or not e.size:
         return
@@ -348,7 +364,7 @@ def _judge_by_reference(report: Agreement, expected: Any, actual: Any, reference
         else "equally close"
     )
     report.closer = (
-        f"vs eager NumPy in float64: {verdict} (max abs error eager {eager_error:.3g}, "
+        f"vs eager NumPy in {r.dtype}: {verdict} (max abs error eager {eager_error:.3g}, "
         f"compiled {compiled_error:.3g})"
     )
     if not report.ok and (e.dtype, e.shape) == (a.dtype, a.shape) and compiled_error <= eager_error:

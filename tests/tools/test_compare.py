@@ -84,10 +84,10 @@ def test_a_disagreement_is_located_in_a_kernel_and_a_pass(monkeypatch):
 
     original = templates.ufunc_expression
 
-    def divide_multiplies(name, args, loop, *rest):
+    def divide_multiplies(name, args, loop, **options):
         if name == "divide":
             return f"({args[0]} * {args[1]})"
-        return original(name, args, loop, *rest)
+        return original(name, args, loop, **options)
 
     monkeypatch.setattr(codegen.tpl, "ufunc_expression", divide_multiplies)
     x = np.random.default_rng(4).random((8, 16))
