@@ -59,6 +59,10 @@ from . import mathlib
 from . import templates as tpl
 
 BLOCK = 128  # elements per block of a blocked or split loop
+# Each inlined expansion costs Numba about EXPANSION_COST s to compile (twice that for sin, cos
+# and tan); past COMPILE_BUDGET s per kernel, functions with a libm twin call libm instead.
+EXPANSION_COST = 0.25
+COMPILE_BUDGET = 2.5
 SAFE_FASTMATH = ("afn", "arcp", "contract", "nsz")  # the LLVM flags the expansions tolerate
 CHUNKS = 16  # parallel chunks of a reduction over all axes (fixed: results must not vary)
 BLOCK_BITS = 7  # blocked summation: 2**7 blocks per partial total
@@ -198,6 +202,7 @@ class _Generator:
         self.fixup = False  # emitting the exact recomputation of a flagged block
         self.in_row_values = False
         self.range_checks: list = []
+        self.compile_cost = 0.0  # estimated seconds Numba spends on the inlined expansions
 
     # -- names and parameters --------------------------------------------------------------------
     def name(self, node: Node) -> str:
@@ -445,8 +450,7 @@ class _Generator:
         """A ufunc's expression: its ``mathlib`` expansion in a vector loop, else the scalar one.
 
         A range-limited expansion (sin, cos, tan) is used only in a loop that flags arguments
-        beyond its range (``range_checks``); the exact recomputation of a flagged block takes
-        libm's function for those arguments.
+        beyond its range (``range_checks``); a flagged block is recomputed exactly with libm.
         """
         name = node.target.name
         power = tpl.power_expression(name, node.args, args, loop)
@@ -458,21 +462,36 @@ class _Generator:
         # (SciPy's functions have no libm twin: their expansion serves every loop)
         libm = name in tpl.LIBM_FUNCTIONS
         vector = self.vector_loop or (template is not None and not libm)
-        if template is None or not vector or (limit is not None and not self.flagging):
+        cost = EXPANSION_COST * (2 if limit is not None else 1)
+        over_budget = libm and template is not None and self.compile_cost + cost > COMPILE_BUDGET
+        if (
+            template is None
+            or not vector
+            or (limit is not None and not self.flagging)
+            or (over_budget and not self.fixup)
+        ):
             if floating and (template is not None or libm):
-                self.code.math.setdefault(name, self.libm_reason(template))
+                reason = self.libm_reason(template)
+                if template is not None and vector and over_budget:
+                    reason = (
+                        "libm call per element: the kernel already inlines expansions worth "
+                        f"{self.compile_cost:.1f} s of compile time (budget {COMPILE_BUDGET:g} s)"
+                    )
+                self.code.math.setdefault(name, reason)
             return tpl.ufunc_expression(name, args, loop)
         fast = tpl.ufunc_expression(name, args, loop, vector=True)
         self.code.expansions = True
+        if not self.fixup:
+            self.compile_cost += cost
         loop_kind = "a vector loop" if self.vector_loop else "a scalar loop"
         how = f"inlined expansion _m.{template.function(loop[0])} in {loop_kind}"
         if limit is None:
             self.code.math[name] = how
             return fast
         bound = tpl.literal(limit, loop[0])
-        self.code.math[name] = f"{how}; blocks with |x| > {limit:g} are recomputed with libm"
-        if self.fixup:
-            return f"({fast} if abs({args[0]}) <= {bound} else {tpl.ufunc_expression(name, args, loop)})"
+        self.code.math[name] = f"{how}; a block with an |x| > {limit:g} is recomputed with libm"
+        if self.fixup:  # libm alone: a second inlined expansion would double the compile time
+            return tpl.ufunc_expression(name, args, loop)
         self.range_checks.append(f"(abs({args[0]}) > {bound})")
         return fast
 
