@@ -464,11 +464,13 @@ class _Generator:
         vector = self.vector_loop or (template is not None and not libm)
         cost = EXPANSION_COST * (2 if limit is not None else 1)
         over_budget = libm and template is not None and self.compile_cost + cost > COMPILE_BUDGET
+        # (the exact recomputation of a flagged block calls libm wherever it can: it runs
+        # rarely, and a second inlined expansion would double the compile time)
         if (
             template is None
             or not vector
             or (limit is not None and not self.flagging)
-            or (over_budget and not self.fixup)
+            or (libm and (over_budget or self.fixup))
         ):
             if floating and (template is not None or libm):
                 reason = self.libm_reason(template)
@@ -481,8 +483,7 @@ class _Generator:
             return tpl.ufunc_expression(name, args, loop)
         fast = tpl.ufunc_expression(name, args, loop, vector=True)
         self.code.expansions = True
-        if not self.fixup:
-            self.compile_cost += cost
+        self.compile_cost += cost
         loop_kind = "a vector loop" if self.vector_loop else "a scalar loop"
         how = f"inlined expansion _m.{template.function(loop[0])} in {loop_kind}"
         if limit is None:
@@ -490,8 +491,6 @@ class _Generator:
             return fast
         bound = tpl.literal(limit, loop[0])
         self.code.math[name] = f"{how}; a block with an |x| > {limit:g} is recomputed with libm"
-        if self.fixup:  # libm alone: a second inlined expansion would double the compile time
-            return tpl.ufunc_expression(name, args, loop)
         self.range_checks.append(f"(abs({args[0]}) > {bound})")
         return fast
 
@@ -535,6 +534,7 @@ class _Generator:
             final = f"{tpl.type_name(out)}(acc_{name})"
             return dict(
                 acc=acc,
+                lane="sum",
                 init=tpl.literal(0, acc),
                 update="{a} += {v}",
                 combine="{a} += {p}",
@@ -769,7 +769,7 @@ class _Generator:
         """
         outputs = {node: i for i, node in enumerate(self.outputs)}
         self.row_values(-1, lines, indent)
-        for node in self.stashed:
+        for node in [n for n in self.members if n in self.stashed]:  # (a set: its order varies)
             lines.append(
                 f"{indent}buf_{self.name(node)} = np.empty(rowlen, {tpl.type_name(node.meta.dtype)})"
             )

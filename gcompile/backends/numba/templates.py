@@ -255,12 +255,13 @@ def ufunc_expression(name: str, args: list, loop: list, vector: bool = False) ->
     return None
 
 
-_POWER_BOUNDS = {2: 0.5, 3: 1.5, 4: 2.0, -1: 0.5, -2: 1.5, -3: 2.5, -4: 3.5}  # ulp, tested
+_POWER_BOUNDS = {2: 0.5, 3: 1.5, 4: 2.0, -1: 0.5, -2: 2.0, -3: 3.0, -4: 4.0}  # ulp, tested
 
 
 def power_expression(name: str, operands: tuple, args: list, loop: list) -> str | None:
-    """``x ** n`` for a literal float exponent n: multiplications for integral |n| <= 4 (and a
-    reciprocal for negative n), ``sqrt`` for 0.5 as NumPy's own fast path; None otherwise.
+    """``x ** n`` for a literal float exponent n: multiplications for integral |n| <= 4 (of the
+    reciprocal for negative n), ``sqrt`` for ``power(x, 0.5)`` as NumPy's own fast path; None
+    otherwise.
 
     The products round once per multiplication, so they may differ from ``pow`` in the last
     bits: the error bounds in ulp are ``_POWER_BOUNDS`` (``pow`` itself is within 0.5-0.7).
@@ -272,7 +273,7 @@ def power_expression(name: str, operands: tuple, args: list, loop: list) -> str 
         return None
     exponent = float(exponent)
     x, t = args[0], loop[0]
-    if exponent == 0.5:
+    if exponent == 0.5 and name == "power":  # (float_power calls pow: sqrt differs at -0, -inf)
         return f"math.sqrt({x})"
     if exponent == 0:
         return literal(1, t)
@@ -281,9 +282,24 @@ def power_expression(name: str, operands: tuple, args: list, loop: list) -> str 
     if not exponent.is_integer() or abs(exponent) > 4:
         return None
     n = abs(int(exponent))
-    product = {2: f"({x} * {x})", 3: f"({x} * {x} * {x})", 4: f"(({x} * {x}) * ({x} * {x}))"}
-    value = product.get(n, x)
-    return value if exponent > 0 else f"({literal(1, t)} / {value})"
+
+    def power(base: str) -> str:
+        return {
+            1: base,
+            2: f"({base} * {base})",
+            3: f"({base} * {base} * {base})",
+            4: f"(({base} * {base}) * ({base} * {base}))",
+        }[n]
+
+    if exponent > 0:
+        return power(x)
+    # 1 / x**n, unless x**n is out of the normal range (its overflow would flush a subnormal
+    # result to 0, its subnormal loses bits): then the power of the reciprocal
+    one, tiny = literal(1, t), literal(np.finfo(t).tiny, t)
+    direct, reciprocal = f"({one} / {power(x)})", power(f"({one} / {x})")
+    if n == 1:
+        return direct
+    return f"({direct} if {tiny} <= abs({power(x)}) < np.inf else {reciprocal})"
 
 
 def _reciprocal_of_zero(dtype: np.dtype) -> int:
