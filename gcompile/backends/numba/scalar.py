@@ -224,7 +224,7 @@ def block_buffer(typingctx, like, size):
     return types.CPointer(like)(like, size), codegen
 
 
-@_inline
+@_jit
 def lane_sum(buf, m, zero):
     """Sum of ``buf[:m]`` by eight partial sums, combined pairwise (``zero`` gives the type)."""
     r0 = r1 = r2 = r3 = r4 = r5 = r6 = r7 = zero
@@ -270,15 +270,15 @@ def _lane_fold(combine):
             j += 1
         return r0
 
-    return _inline(fold)
+    return _jit(fold)
 
 
-@_inline
+@_jit
 def _or(a, b):
     return a | b
 
 
-@_inline
+@_jit
 def _and(a, b):
     return a & b
 
@@ -355,7 +355,7 @@ _vector_max = _vector_fold("max")
 _vector_min = _vector_fold("min")
 
 
-@_inline
+@_jit
 def float_lane_sum(buf, m, zero):
     """``lane_sum`` of a float buffer: eight vector lanes, then the remaining m % 8 in order."""
     whole = m & ~7
@@ -365,7 +365,7 @@ def float_lane_sum(buf, m, zero):
     return total
 
 
-@_inline
+@_jit
 def float_lane_max(buf, m):
     """``lane_max`` of a float buffer (m >= 1), eight vector lanes at a time."""
     whole = m & ~7
@@ -375,7 +375,7 @@ def float_lane_max(buf, m):
     return result
 
 
-@_inline
+@_jit
 def float_lane_min(buf, m):
     """``lane_min`` of a float buffer (m >= 1), eight vector lanes at a time."""
     whole = m & ~7
