@@ -16,6 +16,8 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from gcompile.backends.numba import mathlib
+
 N_INPUTS = 1_000_000
 
 
@@ -149,3 +151,19 @@ def check_template(
     bad = [tuple(v[i] for v in special_operands) + (got[i], want[i]) for i in np.flatnonzero(~ok)]
     assert not bad, f"special values differ from NumPy (inputs, got, NumPy): {bad[:8]}"
     return float(errors[worst])
+
+
+def expansion(ufunc: str, dtype):
+    """The mathlib expansion of ``ufunc`` for ``dtype``."""
+    return getattr(mathlib, mathlib.TEMPLATES[ufunc].function(dtype))
+
+
+def bound(ufunc: str, dtype) -> float:
+    """The documented worst error of ``ufunc``'s expansion for ``dtype``, in ulp."""
+    return mathlib.TEMPLATES[ufunc].ulps[np.dtype(dtype) == np.float64]
+
+
+def with_neighbours(values, dtype) -> np.ndarray:
+    """``values`` in ``dtype`` and the floats just below and above each."""
+    points = np.asarray(values, dtype)
+    return np.concatenate([points, np.nextafter(points, -np.inf), np.nextafter(points, np.inf)])

@@ -8,25 +8,10 @@ import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
-from gcompile.backends.numba.mathlib import atan
-from tests.mathlib.sweep import check_template, elementwise_loop
+from tests.mathlib.sweep import bound, check_template, elementwise_loop, expansion, with_neighbours
 
-TEMPLATES = {template.ufunc: template for template in atan.TEMPLATES}
 DTYPES = [np.float32, np.float64]
 VECTOR_FMA = re.compile(r"\bvfn?m(?:add|sub)\w*p[sd]\s+[^\n]*%[yz]mm")
-
-
-def bound(ufunc, dtype):
-    return TEMPLATES[ufunc].ulps[np.dtype(dtype) == np.float64]
-
-
-def expansion(ufunc, dtype):
-    return getattr(atan, TEMPLATES[ufunc].function(dtype))
-
-
-def with_neighbours(values, dtype):
-    points = np.asarray(values, dtype)
-    return np.concatenate([points, np.nextafter(points, -np.inf), np.nextafter(points, np.inf)])
 
 
 def signed_decades(rng, n, low, high):

@@ -9,7 +9,16 @@ import numpy as np
 import pytest
 
 from gcompile.backends.numba.mathlib import exp
-from tests.mathlib.sweep import apply, check_template, elementwise_loop, special_values, wider
+from tests.mathlib.sweep import (
+    apply,
+    bound,
+    check_template,
+    elementwise_loop,
+    expansion,
+    special_values,
+    wider,
+    with_neighbours,
+)
 
 TEMPLATES = {template.ufunc: template for template in exp.TEMPLATES}
 DTYPES = [np.float32, np.float64]
@@ -35,19 +44,6 @@ def correctly_rounded(ufunc):
         return ufunc(wider(x)).astype(x.dtype)
 
     return rounded
-
-
-def bound(ufunc, dtype):
-    return TEMPLATES[ufunc].ulps[np.dtype(dtype) == np.float64]
-
-
-def expansion(ufunc, dtype):
-    return getattr(exp, TEMPLATES[ufunc].function(dtype))
-
-
-def with_neighbours(values, dtype):
-    points = np.asarray(values, dtype)
-    return np.concatenate([points, np.nextafter(points, -np.inf), np.nextafter(points, np.inf)])
 
 
 def exp_domain(low, high, dtype):

@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from gcompile.backends.numba.mathlib import hyperbolic
-from tests.mathlib.sweep import apply, check_template, elementwise_loop, special_values, wider
+from tests.mathlib.sweep import (
+    apply,
+    bound,
+    check_template,
+    elementwise_loop,
+    expansion,
+    special_values,
+    wider,
+)
 
 TEMPLATES = {template.ufunc: template for template in hyperbolic.TEMPLATES}
 DTYPES = [np.float32, np.float64]
@@ -34,14 +42,6 @@ def correctly_rounded(ufunc):
         return ufunc(wider(x)).astype(x.dtype)
 
     return rounded
-
-
-def bound(ufunc, dtype):
-    return TEMPLATES[ufunc].ulps[np.dtype(dtype) == np.float64]
-
-
-def expansion(ufunc, dtype):
-    return getattr(hyperbolic, TEMPLATES[ufunc].function(dtype))
 
 
 def with_neighbours(values, dtype):

@@ -8,10 +8,16 @@ import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
-from gcompile.backends.numba.mathlib import log
-from tests.mathlib.sweep import apply, check_template, elementwise_loop, wider
+from tests.mathlib.sweep import (
+    apply,
+    bound,
+    check_template,
+    elementwise_loop,
+    expansion,
+    wider,
+    with_neighbours,
+)
 
-TEMPLATES = {template.ufunc: template for template in log.TEMPLATES}
 DTYPES = [np.float32, np.float64]
 VECTOR_FMA = re.compile(r"\bvfn?m(?:add|sub)\w*p[sd]\s+[^\n]*%[yz]mm")
 LN2 = float(np.log(2.0))
@@ -22,23 +28,10 @@ LN2 = float(np.log(2.0))
 NUMPY_DISTANCE = 4.0
 
 
-def bound(ufunc, dtype):
-    return TEMPLATES[ufunc].ulps[np.dtype(dtype) == np.float64]
-
-
-def expansion(ufunc, dtype):
-    return getattr(log, TEMPLATES[ufunc].function(dtype))
-
-
 def decades(dtype):
     """log10 of the smallest subnormal and of the largest finite value of ``dtype``."""
     info = np.finfo(dtype)
     return float(np.log10(info.smallest_subnormal)), float(np.log10(info.max))
-
-
-def with_neighbours(values, dtype):
-    points = np.asarray(values, dtype)
-    return np.concatenate([points, np.nextafter(points, -np.inf), np.nextafter(points, np.inf)])
 
 
 def positive(dtype):

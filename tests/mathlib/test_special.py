@@ -8,26 +8,11 @@ import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
-from gcompile.backends.numba.mathlib import special
-from tests.mathlib.sweep import check_template, elementwise_loop
+from tests.mathlib.sweep import bound, check_template, elementwise_loop, expansion, with_neighbours
 
-TEMPLATES = {template.ufunc: template for template in special.TEMPLATES}
 DTYPES = [np.float32, np.float64]
 VECTOR_FMA = re.compile(r"\bvfn?m(?:add|sub)\w*p[sd]\s+[^\n]*%[yz]mm")
 TWO_OVER_SQRT_PI = np.longdouble("1.1283791670955125738961589031215452")
-
-
-def bound(ufunc, dtype):
-    return TEMPLATES[ufunc].ulps[np.dtype(dtype) == np.float64]
-
-
-def expansion(ufunc, dtype):
-    return getattr(special, TEMPLATES[ufunc].function(dtype))
-
-
-def with_neighbours(values, dtype):
-    points = np.asarray(values, dtype)
-    return np.concatenate([points, np.nextafter(points, -np.inf), np.nextafter(points, np.inf)])
 
 
 def _erf_taylor_coefficients(count):

@@ -13,7 +13,15 @@ import pytest
 from numba import njit
 
 from gcompile.backends.numba.mathlib import trig
-from tests.mathlib.sweep import apply, check_template, elementwise_loop, ulp_error, wider
+from tests.mathlib.sweep import (
+    apply,
+    bound,
+    check_template,
+    elementwise_loop,
+    expansion,
+    ulp_error,
+    wider,
+)
 
 TEMPLATES = {template.ufunc: template for template in trig.TEMPLATES}
 DTYPES = [np.float32, np.float64]
@@ -29,16 +37,8 @@ PI = Fraction(
 )
 
 
-def bound(ufunc, dtype):
-    return TEMPLATES[ufunc].ulps[np.dtype(dtype) == np.float64]
-
-
 def limit(ufunc, dtype):
     return TEMPLATES[ufunc].limit(dtype)
-
-
-def expansion(ufunc, dtype):
-    return getattr(trig, TEMPLATES[ufunc].function(dtype))
 
 
 @lru_cache(maxsize=None)

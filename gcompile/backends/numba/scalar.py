@@ -365,21 +365,19 @@ def float_lane_sum(buf, m, zero):
     return total
 
 
-@_jit
-def float_lane_max(buf, m):
-    """``lane_max`` of a float buffer (m >= 1), eight vector lanes at a time."""
-    whole = m & ~7
-    result = _vector_max(buf, whole, buf[0]) if whole else buf[0]
-    for j in range(whole, m):
-        result = maximum(result, buf[j])
-    return result
+def _float_lane_fold(vector_fold, combine):
+    """A reduction of a float buffer (m >= 1) by ``vector_fold``'s eight vector lanes, then
+    ``combine`` over the remaining m % 8 in order."""
+
+    def fold(buf, m):
+        whole = m & ~7
+        result = vector_fold(buf, whole, buf[0]) if whole else buf[0]
+        for j in range(whole, m):
+            result = combine(result, buf[j])
+        return result
+
+    return _jit(fold)
 
 
-@_jit
-def float_lane_min(buf, m):
-    """``lane_min`` of a float buffer (m >= 1), eight vector lanes at a time."""
-    whole = m & ~7
-    result = _vector_min(buf, whole, buf[0]) if whole else buf[0]
-    for j in range(whole, m):
-        result = minimum(result, buf[j])
-    return result
+float_lane_max = _float_lane_fold(_vector_max, maximum)
+float_lane_min = _float_lane_fold(_vector_min, minimum)

@@ -4,13 +4,15 @@ Numba widens ``int32`` arithmetic to ``int64`` and turns ``a if c else b`` into 
 LLVM must first if-convert; a float32 template written with them loses half its vector lanes or
 its vectorisation. These intrinsics emit the single LLVM instruction instead, typed by their
 operands: ``fma`` (one rounding, ``llvm.fma``), bit casts between a float and the integer of its
-width, integer arithmetic that stays at that width, float <-> integer conversion, and ``select``.
+width, integer arithmetic that stays at that width, float <-> integer conversion, and ``select``;
+and ``horner``, the polynomial evaluation the templates share.
 All are pure, so they vectorise. Integer operands of one call must have the same type.
 """
 
 from __future__ import annotations
 
 from llvmlite import ir
+from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
@@ -127,3 +129,12 @@ def select(typingctx, condition, a, b):
         return builder.select(args[0], args[1], args[2])
 
     return a(condition, a, b), codegen
+
+
+@njit(inline="always", error_model="numpy", cache=True, nogil=True)
+def horner(z, coefficients):
+    """The polynomial with ``coefficients`` (highest degree first) at ``z``, one fma per term."""
+    p = coefficients[0]
+    for i in range(1, len(coefficients)):
+        p = fma(p, z, coefficients[i])
+    return p

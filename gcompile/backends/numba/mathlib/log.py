@@ -55,7 +55,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .bits import as_float, as_int, fma, iadd, iand, ishr, isub, select, to_float
+from .bits import as_float, as_int, fma, horner, iadd, iand, ishr, isub, select, to_float
 from .exp import exp_f32, exp_f64
 from .template import MathTemplate
 
@@ -162,14 +162,6 @@ _F32 = _Constants(
 
 
 @_inline
-def _horner(z, coefficients):
-    p = coefficients[0]
-    for i in range(1, len(coefficients)):
-        p = fma(p, z, coefficients[i])
-    return p
-
-
-@_inline
 def _reduce(x, c):
     """``(k, f)``, ``x = 2**k * (1 + f)`` with ``1 + f`` in [sqrt(2)/2, sqrt(2)) (finite x > 0)."""
     subnormal = x < c.tiny
@@ -184,7 +176,7 @@ def _reduce(x, c):
 def _atanh_tail(s, c):
     """``2 atanh(s) - 2s = s R(s**2)`` for ``|s| <= 3 - 2 sqrt(2)``."""
     z = s * s
-    return s * (z * _horner(z, c.poly))
+    return s * (z * horner(z, c.poly))
 
 
 @_inline
@@ -193,7 +185,7 @@ def _log1p_reduced(f, c):
     s = f / (c.two + f)
     half_f2 = c.half * f * f
     # log(1 + f) = f - f**2/2 + s (f**2/2 + R(s**2))
-    return f, fma(s, half_f2 + (s * s) * _horner(s * s, c.poly), -half_f2)
+    return f, fma(s, half_f2 + (s * s) * horner(s * s, c.poly), -half_f2)
 
 
 @_inline

@@ -53,7 +53,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .bits import as_float, as_int, fma, iadd, iand, ishl, ishr, ixor, select
+from .bits import as_float, as_int, fma, horner, iadd, iand, ishl, ishr, ixor, select
 from .template import MathTemplate
 
 _inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
@@ -133,14 +133,6 @@ _F32 = _Constants(
 
 
 @_inline
-def _horner(z, coefficients):
-    p = coefficients[0]
-    for i in range(1, len(coefficients)):
-        p = fma(p, z, coefficients[i])
-    return p
-
-
-@_inline
 def _reduce(x, c):
     """``(bits, rh, rl)``: ``x = n pi/2 + rh + rl`` with ``n mod 4`` in the low bits of ``bits``."""
     shifted = fma(x, c.two_over_pi, c.shifter)
@@ -166,7 +158,7 @@ def _sin_cos_parts(x, c):
     hz = c.half * z
     cube = rh * z
     cube_error = fma(rh, z, -cube) + rh * z_error  # rh**3 = cube + cube_error
-    sin_poly = _horner(z, c.sin_poly)
+    sin_poly = horner(z, c.sin_poly)
     # sin(rh + rl) = rh + rh**3 S + rl (1 - rh**2/2)
     sin_tail = fma(cube, sin_poly, fma(cube_error, sin_poly, fma(-hz, rl, rl)))
     sin_hi = rh + sin_tail
@@ -174,7 +166,7 @@ def _sin_cos_parts(x, c):
     # cos(rh + rl) = 1 - (hz + hz_error) + rh**4 C, with hz_error = z_error/2 + rh rl
     hz_error = fma(c.half, z_error, rh * rl)
     w = c.one - hz
-    cos_tail = fma(z * z, _horner(z, c.cos_poly), ((c.one - w) - hz) - hz_error)
+    cos_tail = fma(z * z, horner(z, c.cos_poly), ((c.one - w) - hz) - hz_error)
     cos_hi = w + cos_tail
     cos_lo = (w - cos_hi) + cos_tail
     return bits, sin_hi, sin_lo, cos_hi, cos_lo
