@@ -206,3 +206,18 @@ def test_explain_says_how_each_math_function_is_computed():
     how = {function: reason for _, function, reason in report.math}
     assert how["arcsinh"].startswith("libm call per element: gcompile has no vectorisable")
     assert "argmax" in how["cos"]  # the loop also finds the argmax: not vectorisable
+
+
+def test_a_kernel_past_its_compile_budget_calls_libm_and_says_why():
+    x = np.linspace(0.1, 3.0, 50)
+
+    def many_sines(a):
+        for _ in range(8):  # each sin expansion costs ~0.5 s of compile: past the 2.5 s budget
+            a = np.sin(a) + a
+        return a
+
+    report = gcompile.explain(many_sines, x)
+    assert_same_value(many_sines(x), _compiled(many_sines)(x), NUMBA_ULPS, scale=np.float64)
+    assert "_m.sin_f64(" in report.code and "math.sin(" in report.code
+    how = {function: reason for _, function, reason in report.math}["sin"]
+    assert how.startswith("inlined expansion") and "further calls: libm" in how and "budget" in how

@@ -474,11 +474,14 @@ class _Generator:
         ):
             if floating and (template is not None or libm):
                 reason = self.libm_reason(template)
-                if template is not None and vector and over_budget:
+                if template is not None and vector and over_budget and not self.fixup:
                     reason = (
                         "libm call per element: the kernel already inlines expansions worth "
                         f"{self.compile_cost:.1f} s of compile time (budget {COMPILE_BUDGET:g} s)"
                     )
+                    earlier = self.code.math.get(name, "")
+                    if earlier.startswith("inlined") and "budget" not in earlier:
+                        self.code.math[name] = f"{earlier}; further calls: {reason}"
                 self.code.math.setdefault(name, reason)
             return tpl.ufunc_expression(name, args, loop)
         fast = tpl.ufunc_expression(name, args, loop, vector=True)
