@@ -69,18 +69,106 @@ def test_compare_exit_code_1_on_disagreement(tmp_path, capsys):
     [
         (["dump", "no_colon"], "expected FILE.py:FUNCTION"),
         (["dump", "missing.py:f"], "no such file"),
-        (["dump", f"{EXAMPLE}:nope"], "has no function 'nope'"),
+        (["dump", f"{EXAMPLE}:nope"], "has no function 'nope' (functions in it: norm_cdf, "),
+        (["dump", EXAMPLE], "name the function: "),
+        (
+            ["compare", f"{EXAMPLE}:norm_cdf"],
+            "black_scholes.py:norm_cdf(z) takes 1 argument, but example_inputs() gives 5 "
+            "(for black_scholes?)",
+        ),
     ],
 )
 def test_usage_errors_exit_2(argv, message, capsys):
     assert cli.main(argv) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
 
 
-def test_missing_example_inputs_is_explained(tmp_path, capsys):
-    target = write_module(tmp_path, "def f(x):\n    return x\n")
-    assert cli.main(["dump", f"{target}:f"]) == 2
-    assert "defines neither example_inputs_f() nor example_inputs()" in capsys.readouterr().err
+MISTAKES = (
+    "CONST = 3\n"
+    "def add(x, y):\n    return x + y\n\n"
+    "def example_inputs_add():\n    return np.ones(3), np.ones(4)\n\n"
+    "def scaled(x, *, scale):\n    return x * scale\n\n"
+    "def example_inputs_scaled():\n    return (np.ones(3),)\n\n"
+    "def broken(x):\n    return x\n\n"
+    "def example_inputs_broken():\n    raise ValueError('no data')\n"
+)
+
+
+@pytest.mark.parametrize(
+    "command, function, message",
+    [
+        ("dump", "CONST", "module.py:CONST is not a function (its type is int)"),
+        (
+            "explain",
+            "scaled",
+            "module.py:scaled(x, *, scale) does not accept the 1 argument example_inputs_scaled() "
+            "gives (missing a required argument: 'scale')",
+        ),
+        ("compare", "broken", "module.py: example_inputs_broken() raised ValueError: no data"),
+        (
+            "explain",
+            "add",
+            "module.py:add raises ValueError: operands could not be broadcast together with "
+            "shapes (3,) (4,) on its example inputs (at ",
+        ),
+        (
+            "compare",
+            "add",
+            "module.py:add raises ValueError: operands could not be broadcast together with "
+            "shapes (3,) (4,) on its example inputs (at ",
+        ),
+    ],
+)
+def test_mistakes_in_the_file_exit_2_naming_them(tmp_path, capsys, command, function, message):
+    target = write_module(tmp_path, MISTAKES)
+    assert cli.main([command, f"{target}:{function}"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_a_file_that_fails_to_import_exits_2(tmp_path, capsys):
+    target = write_module(tmp_path, "raise RuntimeError('needs data.csv\\nsecond line')\n")
+    assert cli.main(["explain", f"{target}:f"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"gcompile: {target} failed to import: RuntimeError: needs data.csv\n"
+
+
+def test_an_unwritable_output_exits_2(tmp_path, capsys):
+    target = write_module(tmp_path, SOFTMAX)
+    out = tmp_path / "module.py" / "graph.txt"  # a file is not a directory
+    assert cli.main(["dump", f"{target}:softmax", "-o", str(out)]) == 2
+    assert f"cannot write {out}" in capsys.readouterr().err
+
+
+def test_repeat_must_be_positive(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["compare", f"{EXAMPLE}:black_scholes", "--repeat", "0"])
+    assert exit_.value.code == 2 and "must be at least 1" in capsys.readouterr().err
+
+
+def test_an_internal_error_is_called_a_bug(tmp_path, capsys, monkeypatch):
+    target = write_module(
+        tmp_path, "def f(x):\n    return x + 1\n\ndef example_inputs():\n    return (np.ones(3),)\n"
+    )
+
+    def failing_trace(*args, **kwargs):
+        raise KeyError("lost node")
+
+    monkeypatch.setattr(cli, "trace", failing_trace)
+    assert cli.main(["dump", f"{target}:f"]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "internal error (KeyError: 'lost node'): this is a bug" in err
+
+
+def test_the_console_script_prints_no_traceback_for_a_usage_error():
+    result = subprocess.run(
+        [sys.executable, "-m", "gcompile.cli", "compare", f"{EXAMPLE}:norm_cdf"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "takes 1 argument, but example_inputs() gives 5" in result.stderr
 
 
 def test_console_script_help():
