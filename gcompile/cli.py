@@ -287,7 +287,9 @@ def build_parser() -> argparse.ArgumentParser:
         "compare", help="compare eager and compiled runs (agreement and time)"
     )
     comp.add_argument("target", help="path/to/file.py:function")
-    comp.add_argument("--repeat", type=_positive, default=10, help="runs per variant for the medians")
+    comp.add_argument(
+        "--repeat", type=_positive, default=10, help="runs per variant for the medians"
+    )
     comp.set_defaults(run=_compare)
     return parser
 

@@ -1,8 +1,10 @@
 """compare(fn, *args): eager NumPy against the compiled function, on copies of the same inputs.
 
 The report answers "is the compiled result right?" and "is it faster?": per
-output (and per mutated argument) the dtype and shape agreement, the largest
-absolute and relative error and the largest distance in ulp, and for float
+output (and per mutated argument) the dtype and shape agreement, the figure that
+decided the verdict (first; with, in words, why a large relative error at a value
+tiny beside the output's largest was accepted), the largest absolute and relative
+error and the largest distance in ulp, and for float
 results computed from narrower floats, which of the two is closer to eager NumPy
 run in float64 (for float64 results that disagree, in long double); the first
 call's time with each compile phase, the steady-state
@@ -70,7 +72,11 @@ def ulp_distance(expected: Any, actual: Any) -> np.ndarray:
 
 @dataclass
 class Agreement:
-    """How one output (or mutated argument) of the compiled run compares with eager's."""
+    """How one output (or mutated argument) of the compiled run compares with eager's.
+
+    ``verdict`` is the figure that decided ``ok`` (shown first in the report); ``note`` says
+    in words why a large relative or ulp error was accepted, when one was.
+    """
 
     path: str
     eager_dtype: str
@@ -83,17 +89,28 @@ class Agreement:
     max_scaled_ulp: float = 0.0  # the distance in ulp of the largest eager value
     ok: bool = True
     closer: str = ""  # for float results: which is closer to the wider reference
+    verdict: str = ""
+    decided_by: str = ""  # the figure in ``verdict``, not repeated after it
+    note: str = ""
 
     def line(self) -> str:
         status = "ok  " if self.ok else "DIFF"
         kind = f"{self.eager_dtype}{list(self.eager_shape)}"
         if (self.eager_dtype, self.eager_shape) != (self.compiled_dtype, self.compiled_shape):
             kind += f" vs compiled {self.compiled_dtype}{list(self.compiled_shape)}"
-        text = (
-            f"  {status} {self.path:<16} {kind:<24} max abs {self.max_abs:.3g}  max rel {self.max_rel:.3g}  "
-            f"max ulp {self.max_ulp:.3g} ({self.max_scaled_ulp:.3g} at the result's scale)"
-        )
-        return text + (f"\n       {self.closer}" if self.closer else "")
+        text = f"  {status} {self.path:<16} {kind:<24} {self.verdict}"
+        if self.max_abs and self.eager_dtype[:1] in ("f", "c"):
+            others = {
+                "max abs": self.max_abs,
+                "max rel": self.max_rel,
+                "max ulp": self.max_ulp,
+                "at the result's scale": self.max_scaled_ulp,
+            }
+            others.pop(self.decided_by, None)
+            text += "; " + ", ".join(f"{name} {value:.3g}" for name, value in others.items())
+        elif self.max_abs and self.ok:
+            text += f"; max abs {self.max_abs:.3g}, max rel {self.max_rel:.3g}"
+        return text + "".join(f"\n       {extra}" for extra in (self.note, self.closer) if extra)
 
 
 @dataclass
@@ -175,9 +192,16 @@ def agreement(path: str, expected: Any, actual: Any, ulps: float) -> Agreement:
     report = Agreement(path, str(e.dtype), str(a.dtype), e.shape, a.shape)
     if e.dtype != a.dtype or e.shape != a.shape or type(expected) is not type(actual):
         report.ok = False
+        what = "type" if (e.dtype, e.shape) == (a.dtype, a.shape) else "dtype or shape"
+        report.verdict = f"{what} differs" + (
+            f" ({type(expected).__name__} vs compiled {type(actual).__name__})"
+            if what == "type"
+            else ""
+        )
         return report
     if e.size == 0 or e.dtype.kind not in "biufc":
         report.ok = bool(np.array_equal(e, a))
+        report.verdict = "equal" if report.ok else "not equal"
         return report
     with np.errstate(all="ignore"):
         wide = np.complex128 if e.dtype.kind == "c" else np.float64
@@ -188,21 +212,56 @@ def agreement(path: str, expected: Any, actual: Any, ulps: float) -> Agreement:
         rel = np.where(diff == 0, 0.0, diff / np.where(scale == 0, 1.0, scale))
         report.max_rel = float(np.max(rel))
     if e.dtype.kind in "fc":
-        # A float agrees when it is within ``ulps`` of eager's value, or within ``ulps`` at the
-        # magnitude of the whole result: where a program cancels (a put price of 1e-13 from
-        # terms of 100), a last-bit difference in its inputs is many ulps of the tiny result.
-        distance = ulp_distance(e, a)
-        finite = np.isfinite(e) & np.isfinite(a)
-        magnitude = float(np.max(np.abs(e[finite]), initial=0.0))
-        unit = float(np.spacing(np.finfo(e.dtype).dtype.type(magnitude)))
-        with np.errstate(all="ignore"):
-            scaled = np.where(finite, diff / unit, np.inf)
-        report.max_ulp = float(np.max(distance))
-        report.max_scaled_ulp = float(np.max(np.where(distance == 0, 0.0, scaled)))
-        report.ok = float(np.max(np.minimum(distance, scaled))) <= ulps
+        _judge_float(report, e, a, diff, ulps)
     else:
         report.ok = report.max_abs == 0
+        report.verdict = "equal" if report.ok else f"max abs {report.max_abs:.3g} (must be 0)"
     return report
+
+
+def _judge_float(report: Agreement, e: np.ndarray, a: np.ndarray, diff: np.ndarray, ulps: float):
+    """A float agrees when each element is within ``ulps`` of eager's value, or within ``ulps``
+    at the magnitude of the whole result: where a program cancels (a put price of 1e-13 from
+    terms of 100), a last-bit difference in its inputs is many ulps of the tiny result."""
+    distance = ulp_distance(e, a)
+    finite = np.isfinite(e) & np.isfinite(a)
+    magnitude = float(np.max(np.abs(e[finite]), initial=0.0))
+    unit = float(np.spacing(np.finfo(e.dtype).dtype.type(magnitude)))
+    with np.errstate(all="ignore"):
+        scaled = np.where(finite, diff / unit, np.inf)
+    report.max_ulp = float(np.max(distance))
+    report.max_scaled_ulp = float(np.max(np.where(distance == 0, 0.0, scaled)))
+    decisive = float(np.max(np.minimum(distance, scaled)))
+    report.ok = decisive <= ulps
+    if report.max_abs == 0:
+        report.verdict = "equal"
+    elif report.max_ulp <= ulps:
+        report.verdict, report.decided_by = f"max ulp {decisive:.3g} (limit {ulps:g})", "max ulp"
+    elif not report.ok:
+        report.verdict = (
+            f"{decisive:.3g} ulp (limit {ulps:g}, per element and at the result's scale)"
+        )
+    else:
+        report.verdict = f"{decisive:.3g} ulp at the result's scale (limit {ulps:g})"
+        report.decided_by = "at the result's scale"
+        report.note = _tiny_value_note(e, a, diff, magnitude, unit, report)
+
+
+def _tiny_value_note(e, a, diff, largest: float, unit: float, report: Agreement) -> str:
+    """Why a large relative (and ulp) error was accepted: where it is, and the scale it was
+    measured at (``unit``: one ulp of ``largest``, the output's largest finite magnitude)."""
+    with np.errstate(all="ignore"):
+        rel = np.where(diff == 0, 0.0, diff / np.where(e == 0, 1.0, np.abs(e)))
+    where = np.unravel_index(int(np.nanargmax(rel)), e.shape)
+    index = f"[{', '.join(map(str, where))}]" if e.ndim else ""
+    return (
+        f"max rel {report.max_rel:.3g} is where the value is tiny beside the output's largest "
+        f"({largest:.3g}): {report.path}{index} is {e[where]:.3g} eager, {a[where]:.3g} compiled. "
+        f"A value that small is what is left when terms of the output's size cancel, and it keeps "
+        f"their rounding error, so the difference is measured in ulp of {largest:.3g}: "
+        f"{diff[where] / unit:.2g} there, {report.max_scaled_ulp:.3g} at most (|diff| <= "
+        f"{report.max_abs:.3g})"
+    )
 
 
 def _time_once(fn: Callable, args: tuple, kwargs: dict) -> float:
@@ -370,6 +429,7 @@ def _judge_by_reference(report: Agreement, expected: Any, actual: Any, reference
     if not report.ok and (e.dtype, e.shape) == (a.dtype, a.shape) and compiled_error <= eager_error:
         report.ok = True
         report.closer += "; accepted: the compiled result is the more accurate one"
+        report.verdict = f"closer to {r.dtype} NumPy than eager is; from eager {report.verdict}"
 
 
 def _max_error(value: np.ndarray, reference: np.ndarray) -> float:

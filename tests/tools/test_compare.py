@@ -115,3 +115,33 @@ def test_a_more_accurate_compiled_result_agrees():
     assert (
         out.ok and "compiled is closer" in out.closer and "accepted" in out.closer
     )  # ... but closer
+    assert out.verdict.startswith("closer to float64 NumPy than eager is; from eager ")
+    assert out.verdict.endswith(" ulp (limit 8, per element and at the result's scale)")
+
+
+def test_the_figure_that_decided_comes_first_and_a_tiny_value_is_explained():
+    """A put price of ~0 left after terms of ~100 cancel: relative error 1, ulp inf, yet ok."""
+    unit = np.spacing(100.0)
+    eager, compiled = np.array([100.0, -2 * unit, 50.0]), np.array([100.0, 0.0, 50.0])
+    out = agreement("put", eager, compiled, ulps=8)
+    assert out.ok and out.max_rel == 1 and out.max_ulp > 1e15
+    assert out.verdict == "2 ulp at the result's scale (limit 8)"
+    line = out.line()
+    assert line.index("2 ulp at the result's scale") < line.index("max rel 1") < line.index("\n")
+    assert out.note.startswith(
+        "max rel 1 is where the value is tiny beside the output's largest (100): put[1] is "
+        "-2.84e-14 eager, 0 compiled."
+    )
+    assert "measured in ulp of 100: 2 there, 2 at most" in out.note and out.note in line
+
+
+def test_verdicts_per_element_failing_and_integer():
+    one = np.array([1.0, 2.0])
+    close = agreement("y", one, np.nextafter(one, 3.0), ulps=8)
+    assert close.ok and close.verdict == "max ulp 1 (limit 8)" and not close.note
+    far = agreement("y", one, one + 1e-9, ulps=8)
+    assert not far.ok
+    assert far.line().split("y", 1)[1].split()[1:4] == ["2.25e+06", "ulp", "(limit"]
+    assert agreement("y", one, one.copy(), ulps=8).verdict == "equal"
+    ints = agreement("n", np.arange(3), np.arange(3) + [0, 0, 3], ulps=0)
+    assert not ints.ok and ints.verdict == "max abs 3 (must be 0)"
