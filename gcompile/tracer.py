@@ -209,9 +209,12 @@ class TracedArray:
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         self._tracer.refuse(
-            "converting a traced value to a concrete NumPy array (np.asarray inside a library that NumPy "
-            "does not dispatch, or writing a traced value into an array that is not an argument)",
-            hint="create the destination inside the function (np.zeros, np.empty_like) or pass it as an argument",
+            "converting a traced value to a concrete NumPy array (a NumPy function given a Python "
+            "list or tuple of traced values made in the function, np.asarray inside a library "
+            "that NumPy does not dispatch, or writing a traced value into an array that is not an "
+            "argument)",
+            hint="build an array from traced values with np.stack([...]); create a destination "
+            "inside the function (np.zeros, np.empty_like) or pass it as an argument",
         )
 
     def __contains__(self, item: Any) -> bool:
@@ -470,18 +473,37 @@ class Tracer:
             return value._node
         if value is None or isinstance(value, (bool, int, float, complex, np.generic)):
             return value
-        if isinstance(value, (list, tuple)) and any(
-            isinstance(v, TracedArray) for v in _leaves(value)
-        ):
-            self.refuse(
-                "a Python list or tuple of traced values used as an array",
-                hint="build the array with np.stack([...]) or np.concatenate([...])",
-            )
+        if isinstance(value, (list, tuple)) and _holds_traced(value):
+            return self.operand(self.sequence_as_array(value))
         array = np.asarray(value)
         reason = unsupported_dtype_reason(array.dtype)
         if reason:
             self.refuse(f"a constant array of {reason}")
         return self._constant(value if isinstance(value, np.ndarray) else array)
+
+    def sequence_as_array(self, value: list | tuple) -> TracedArray:
+        """``np.asarray(value)`` for a (nested) list or tuple holding traced values: NumPy's
+        dtype (its elements' dtypes promoted, a Python float as float64, not weak) and shape."""
+        leaves = _leaves(value)
+        numbers = (TracedArray, bool, int, float, complex, np.generic, np.ndarray)
+        for leaf in leaves:
+            if not isinstance(leaf, numbers):
+                self.refuse(
+                    f"a Python list or tuple holding traced values and a {type(leaf).__name__}",
+                    hint="NumPy would convert it to an array of that type; keep such values apart",
+                )
+        dtype = np.result_type(*(np.asarray(v).dtype if _concrete(v) else v.dtype for v in leaves))
+        reason = unsupported_dtype_reason(dtype)
+        if reason:
+            self.refuse(f"a Python list or tuple that NumPy converts to an array of {reason}")
+        return self._stacked(value, dtype)
+
+    def _stacked(self, value: Any, dtype: np.dtype) -> Any:
+        if not _holds_traced(value):
+            return np.asarray(value, dtype)
+        if isinstance(value, TracedArray):
+            return value.astype(dtype)
+        return np.stack([self._stacked(v, dtype) for v in value])
 
     def _constant(self, array: np.ndarray) -> Node:
         key = id(array)
@@ -756,6 +778,68 @@ def _leaves(value: Any) -> list:
     return [value]
 
 
+def _holds_traced(value: Any) -> bool:
+    return any(isinstance(v, TracedArray) for v in _leaves(value))
+
+
+def _concrete(value: Any) -> bool:
+    return not isinstance(value, TracedArray)
+
+
+class _ConvertedByNumPy:
+    """A list or tuple argument holding traced values. Python operations on it are list
+    operations (``a * 2`` repeats it); a NumPy function or ufunc given it converts it as
+    ``np.asarray`` would, as eager NumPy does."""
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        inputs = self._as_array_in(inputs[: ufunc.nin]) + inputs[ufunc.nin :]
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
+        args, kwargs = self._as_array_in((args, kwargs))
+        return func(*args, **kwargs)
+
+    def _as_array_in(self, value: Any) -> Any:
+        """``value`` with this sequence, wherever it occurs in it (not as ``out=``), replaced
+        by its array."""
+        array = current_tracer().sequence_as_array(self)
+        found = []
+
+        def swap(v: Any, key: Any = None) -> Any:
+            if v is self and key != "out":
+                found.append(v)
+                return array
+            if isinstance(v, dict):
+                return {k: swap(x, k) for k, x in v.items()}
+            if type(v) in (list, tuple):
+                return type(v)(swap(x) for x in v)
+            return v
+
+        swapped = swap(value)
+        if not found:  # only given as out=, which NumPy requires to be an array
+            raise TypeError("return arrays must be of ArrayType")
+        return swapped
+
+
+class TracedList(_ConvertedByNumPy, list):
+    """A list argument holding traced values (see ``_ConvertedByNumPy``)."""
+
+
+class TracedTuple(_ConvertedByNumPy, tuple):
+    """A tuple argument holding traced values (see ``_ConvertedByNumPy``)."""
+
+
+def convertible_sequences(value: Any) -> Any:
+    """``value`` (an argument) with its lists and tuples that hold traced values, at any
+    depth, made TracedList and TracedTuple, so NumPy functions given them convert them."""
+    if isinstance(value, dict):
+        return {k: convertible_sequences(v) for k, v in value.items()}
+    if type(value) in (list, tuple) and _holds_traced(value):
+        items = [convertible_sequences(v) for v in value]
+        return TracedList(items) if isinstance(value, list) else TracedTuple(items)
+    return value
+
+
 def _normalize_param(key: str, value: Any) -> Any:
     if key == "dtype" and value is not None:
         return np.dtype(value)
@@ -861,13 +945,13 @@ def _conversion_patch(func: Callable, decomposition: ops.Decomposition) -> Calla
         first = args[0] if args else next(iter(kwargs.values()), None)
         if isinstance(first, TracedArray):
             return tracer._decompose(func, decomposition, args, kwargs)
-        if isinstance(first, (list, tuple)) and any(
-            isinstance(v, TracedArray) for v in _leaves(first)
-        ):
-            tracer.refuse(
-                f"{_numpy_name(func)} of a Python list containing traced values",
-                hint="use np.stack([...]) to build an array from traced values",
-            )
+        if isinstance(first, (list, tuple)) and _holds_traced(first):
+            array = tracer.sequence_as_array(first)
+            if args:
+                args = (array, *args[1:])
+            else:
+                kwargs = {**kwargs, next(iter(kwargs)): array}
+            return tracer._decompose(func, decomposition, args, kwargs)
         return func(*args, **kwargs)
 
     return patched
@@ -935,6 +1019,8 @@ def trace(fn: Callable, name: str, leaves: list, is_input: list[bool], rebuild: 
     ]
     with tracing(tracer):
         args, kwargs = rebuild(values)
+        args = tuple(convertible_sequences(v) for v in args)
+        kwargs = {k: convertible_sequences(v) for k, v in kwargs.items()}
         result = fn(*args, **kwargs)
         out_leaves, out_spec = flatten(result)
         code = getattr(fn, "__code__", None)

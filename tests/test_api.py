@@ -163,6 +163,56 @@ def test_numpy_and_python_scalar_arguments():
     assert out32.dtype == np.complex64
 
 
+X32 = np.arange(3, dtype=np.float32)
+F32 = [np.float32(1.5), np.float32(-2.0)]
+PAIR = (np.ones(2), np.arange(2.0))
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (lambda a: np.sin(a), ([0.5, 1.0, 2.0],)),
+        (lambda a: np.sum(a, axis=0), ([[1.0, 2.0], [3.0, 4.0]],)),
+        (lambda a: np.asarray(a), (F32,)),  # float32 stays float32
+        (lambda a: np.asarray(a), ([np.float32(1.5), 2],)),  # float32 and int: float64
+        (lambda a: np.asarray(a), ([True, 2.5, 1j],)),
+        (lambda a: np.array(a, dtype=np.float32), ([0.1, 0.2],)),
+        (lambda a, x: x + a, ([1.0, 2.0, 3.0], X32)),  # a list of floats is float64, not weak
+        (lambda a, x: a * x, (F32 + [np.float32(3)], X32)),
+        (lambda a: a * 2, ([1.0, 2.0],)),  # Python list repetition, not arithmetic
+        (lambda a: a + [3.0], ([1.0, 2.0],)),
+        (lambda a: len(a) * a[0] + sum(a), ([1.0, 2.0],)),
+        (lambda a: np.concatenate([a, a]), ([1.0, 2.0],)),
+        (lambda a: np.maximum(a, np.float32(0.5)), ([[1.0, 0.0], [0.25, 3.0]],)),
+        (lambda p: np.exp(p["w"]) * p["b"], ({"w": [1.0, 2.0], "b": 0.5},)),
+        (lambda a, b: np.dot(a, b), ([1.0, 2.0], (3.0, 4.0))),
+        (lambda t: np.sum(t), (PAIR,)),  # a tuple of arrays is stacked by NumPy
+        (lambda t: np.mean(t, axis=0) + t[0], (PAIR,)),
+        (lambda t: np.stack(t, axis=1), (PAIR,)),
+        (lambda x: np.array([x[0], x[1] * 2]) + x[:2], (X32,)),  # a list made in the function
+    ],
+)
+def test_list_and_tuple_arguments_are_converted_as_numpy_converts_them(fn, args):
+    expected = fn(*args)
+    actual = gcompile.compile(fn, backend="interpreter", fullgraph=True)(*args)
+    assert_same_value(expected, actual)
+
+
+def test_a_list_of_floats_is_an_input_and_its_length_is_guarded():
+    fn = gcompile.compile(lambda a: np.sin(a), fullgraph=True)
+    np.testing.assert_array_equal(fn([0.5, 1.0]), np.sin([0.5, 1.0]))
+    np.testing.assert_array_equal(fn([2.0, 3.0]), np.sin([2.0, 3.0]))
+    assert fn.stats["traces"] == 1
+    assert_same_value(np.sin([2.0, 3.0, 4.0]), fn([2.0, 3.0, 4.0]))
+    assert fn.stats["traces"] == 2
+
+
+def test_explain_shows_a_list_argument_converted():
+    text = str(gcompile.explain(lambda a: np.sin(a), [0.5, 1.0]))
+    assert "(a_0: float, a_1: float)" in text and "stack(%astype_1, %astype_2)" in text
+    assert "the whole function compiled" in text
+
+
 def test_disable_runs_eagerly(monkeypatch):
     monkeypatch.setenv("GCOMPILE_DISABLE", "1")
     fn = gcompile.compile(scale_shift)

@@ -108,8 +108,8 @@ def write_into_global(x):
     return x
 
 
-def list_of_traced_as_array(x):
-    return np.array([x[0], x[1]])
+def ufunc_of_a_list_made_of_traced_values(x):
+    return np.sin([x[0], x[1]])
 
 
 def slice_bound_from_data(x):
@@ -150,7 +150,11 @@ REFUSALS = [
         "converting a traced value to a concrete NumPy array",
         "GLOBAL_BUFFER[...] = x",
     ),
-    (list_of_traced_as_array, "Python list containing traced values", "np.array([x[0], x[1]])"),
+    (
+        ufunc_of_a_list_made_of_traced_values,
+        "a NumPy function given a Python list or tuple of traced values made in the function",
+        "np.sin([x[0], x[1]])",
+    ),
     (slice_bound_from_data, "a slice bound computed from data", "x[: x[0]]"),
     (returns_object, "returning a value of type set", "def returns_object"),
     (ndarray_method_not_in_table, "the ndarray attribute or method .sort", "x.sort()"),
