@@ -74,7 +74,15 @@ def load_target(spec: str) -> tuple[Callable, tuple]:
         args = maker()
     except Exception as error:
         raise UsageError(f"{path}: {maker_name}() raised {_one_line(error)}") from None
+    if args is None:
+        raise UsageError(f"{path}: {maker_name}() returned None: return the argument tuple")
+    returned = args
     args = args if isinstance(args, tuple) else (args,)
+    if isinstance(returned, list) and not _binds(fn, args) and _binds(fn, tuple(returned)):
+        raise UsageError(
+            f"{path}: {maker_name}() returned a list, which is one argument: return a tuple "
+            f"for the {len(returned)} arguments of {name}"
+        )
     _check_arity(module, f"{path}:{name}", fn, args, f"{maker_name}()")
     return fn, args
 

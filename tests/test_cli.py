@@ -91,7 +91,11 @@ MISTAKES = (
     "def scaled(x, *, scale):\n    return x * scale\n\n"
     "def example_inputs_scaled():\n    return (np.ones(3),)\n\n"
     "def broken(x):\n    return x\n\n"
-    "def example_inputs_broken():\n    raise ValueError('no data')\n"
+    "def example_inputs_broken():\n    raise ValueError('no data')\n\n"
+    "def listed(x, y):\n    return x + y\n\n"
+    "def example_inputs_listed():\n    return [np.ones(3), np.ones(3)]\n\n"
+    "def nothing(x):\n    return x\n\n"
+    "def example_inputs_nothing():\n    pass\n"
 )
 
 
@@ -106,6 +110,13 @@ MISTAKES = (
             "gives (missing a required argument: 'scale')",
         ),
         ("compare", "broken", "module.py: example_inputs_broken() raised ValueError: no data"),
+        (
+            "dump",
+            "listed",
+            "module.py: example_inputs_listed() returned a list, which is one argument: return a "
+            "tuple for the 2 arguments of listed",
+        ),
+        ("dump", "nothing", "example_inputs_nothing() returned None: return the argument tuple"),
         (
             "explain",
             "add",
