@@ -1021,13 +1021,48 @@ def trace(fn: Callable, name: str, leaves: list, is_input: list[bool], rebuild: 
         args, kwargs = rebuild(values)
         args = tuple(convertible_sequences(v) for v in args)
         kwargs = {k: convertible_sequences(v) for k, v in kwargs.items()}
+        before = _container_snapshot(fn, args, kwargs)
         result = fn(*args, **kwargs)
+        _refuse_changed_containers(before, fn)
         out_leaves, out_spec = flatten(result)
         code = getattr(fn, "__code__", None)
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
         outputs = [tracer_output(tracer, value, where) for _, value in out_leaves]
     tracer.graph.output(tuple(outputs), out_spec)
     return tracer.graph
+
+
+def _container_snapshot(fn: Callable, args: tuple, kwargs: dict) -> list:
+    """Per list or dict argument: its name, itself, its structure and its leaves' identities."""
+    try:
+        named = list(inspect.signature(fn).bind(*args, **kwargs).arguments.items())
+    except (TypeError, ValueError):
+        named = [(f"#{i}", v) for i, v in enumerate(args)] + list(kwargs.items())
+    snapshot = []
+    for name, value in named:
+        label = f"argument '{name}'"
+        if isinstance(value, (list, dict)) or (
+            isinstance(value, tuple) and any(isinstance(v, (list, dict)) for v in value)
+        ):
+            leaves, spec = flatten(value)
+            snapshot.append((label, value, spec, [id(leaf) for _, leaf in leaves]))
+    return snapshot
+
+
+def _refuse_changed_containers(snapshot: list, fn: Callable) -> None:
+    """Refuse a function that changed a list or dict it was given (``d['w'] = ...``,
+    ``a.append(...)``): eager NumPy leaves that change in the caller's container, a compiled
+    call would not replay it."""
+    for label, value, spec, ids in snapshot:
+        leaves, now = flatten(value)
+        if now != spec or [id(leaf) for _, leaf in leaves] != ids:
+            code = getattr(fn, "__code__", None)
+            raise UnsupportedError(
+                f"changing the list or dict passed as {label} (an item set, added or removed): "
+                "a compiled call cannot repeat changes to a Python container",
+                f"{code.co_filename}:{code.co_firstlineno}" if code else None,
+                hint="update arrays in place (d['w'][...] = new) or return the new values",
+            )
 
 
 def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> Any:

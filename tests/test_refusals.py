@@ -285,3 +285,35 @@ def test_round_of_a_scalar_needs_its_value():
     with pytest.raises(UnsupportedError, match="round\\(\\) of a traced scalar") as info:
         gcompile.trace(f, np.ones(3))
     assert info.value.source == line_of(f, "round(x.sum())")
+
+
+def rebinds_dict_item(params, x):
+    params["w"] = params["w"] * 2 + x
+    return x + 1
+
+
+def appends_to_list(values, x):
+    values.append(x.sum())
+    return x * values[0]
+
+
+@pytest.mark.parametrize(
+    "fn, make, name",
+    [
+        (rebinds_dict_item, lambda: {"w": np.ones(3)}, "params"),
+        (appends_to_list, lambda: [2.0], "values"),
+    ],
+)
+def test_changing_a_container_argument_is_refused_and_eager_keeps_the_change(fn, make, name):
+    """Eager NumPy changes the caller's dict or list; a compiled call could not, so it refuses."""
+    with pytest.raises(UnsupportedError, match=f"changing the list or dict passed as argument '{name}'"):
+        gcompile.trace(fn, make(), np.arange(3.0))
+    compiled = gcompile.compile(fn, backend="interpreter")
+    expected, got = make(), make()
+    fn(expected, np.arange(3.0))
+    with pytest.warns(gcompile.GcompileWarning, match="changing the list or dict"):
+        compiled(got, np.arange(3.0))
+    assert len(got) == len(expected)
+    for a, b in zip(expected.values() if isinstance(expected, dict) else expected,
+                    got.values() if isinstance(got, dict) else got):
+        np.testing.assert_array_equal(a, b)
