@@ -152,6 +152,31 @@ class TracedArray:
     def T(self) -> "TracedArray":
         return np.transpose(self)
 
+    @property
+    def real(self) -> "TracedArray":
+        """The real part: the array itself unless it is complex (as NumPy's ``.real``)."""
+        if self.dtype.kind != "c":
+            return self
+        return self._tracer.complex_part(ops.REAL, self)
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        if self.dtype.kind != "c":  # NumPy: the real part of a real array is the array
+            self._tracer.write(self, value, (Ellipsis,))
+            return
+        self._tracer.refuse_part_write("real")
+
+    @property
+    def imag(self) -> "TracedArray":
+        """The imaginary part (read-only zeros for a real array, as NumPy's ``.imag``)."""
+        return self._tracer.complex_part(ops.IMAG, self)
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        if self.dtype.kind != "c":
+            raise TypeError("array does not have imaginary part to set")
+        self._tracer.refuse_part_write("imag")
+
     def __repr__(self) -> str:
         return f"TracedArray(%{self._node.name}: {self._node.meta.short()})"
 
@@ -442,6 +467,10 @@ class Tracer:
         self.graph = Graph(name)
         self._constants: dict[int, tuple[Any, Node]] = {}
         self.argument_of: dict[Node, str] = {}
+        # ``real``/``imag`` nodes of complex arrays: NumPy's parts are views, ours are copies, so
+        # a part whose complex array is written afterwards (``stale``) no longer matches NumPy's.
+        self._parts: set[Node] = set()
+        self._stale_parts: set[Node] = set()
 
     # -- refusals -----------------------------------------------------------------------------------
     def refuse(self, construct: str, hint: str = "", detail: str = "") -> None:
@@ -451,6 +480,33 @@ class Tracer:
         if text:
             detail = (detail + "; " if detail else "") + f"in `{text}`"
         raise UnsupportedError(construct, source, hint, detail)
+
+    # -- complex parts ----------------------------------------------------------------------------------
+    def complex_part(self, op: ops.OpDef, array: TracedArray) -> TracedArray:
+        """Record ``array.real`` or ``array.imag`` (``op``: ``ops.REAL`` or ``ops.IMAG``)."""
+        part = self.call(op, array)
+        if array.dtype.kind == "c":
+            self._parts.add(part._node)
+        return part
+
+    def refuse_part_write(self, part: str) -> None:
+        """Refuse a write into the ``part`` ("real" or "imag") of a complex array."""
+        self.refuse(
+            f"writing into the .{part} part of a complex array (z.{part}[...] = v, z.{part} += v, "
+            f"z.{part} = v)",
+            hint="NumPy's .real/.imag are views into the complex array, gcompile's are copies: "
+            "compute the new part and build a new complex array from the two parts",
+        )
+
+    def _check_part_read(self, node: Node) -> None:
+        owner = root(node)
+        if owner in self._stale_parts:
+            self.refuse(
+                f"reading z.{owner.target.name} (taken at {owner.source}) after a write into the "
+                "complex array z",
+                hint=f"NumPy's .{owner.target.name} is a view that sees the later write, "
+                f"gcompile's is a copy: take z.{owner.target.name} after writing z",
+            )
 
     # -- inputs ----------------------------------------------------------------------------------------
     def input(self, name: str, value: Any) -> TracedArray:
@@ -467,6 +523,8 @@ class Tracer:
                     "mixing values from two different traces (a nested compiled call?)",
                     user_source(),
                 )
+            if self._stale_parts:
+                self._check_part_read(value._node)
             return value._node
         if value is None or isinstance(value, (bool, int, float, complex, np.generic)):
             return value
@@ -692,7 +750,16 @@ class Tracer:
                 f"assignment destination is read-only: the function writes into {whose}, "
                 f"which is not writeable\n  at {source}"
             )
+        owner = self.memory_owner(target._node)
+        if owner in self._parts:
+            self.refuse_part_write(owner.target.name)
         self.call(ops.SETITEM, target, value, index=index)
+        self._stale_parts.update(p for p in self._parts if self.memory_owner(p.args[0]) is owner)
+
+    @staticmethod
+    def memory_owner(node: Node) -> Node:
+        """The node owning ``node``'s memory (following view ops back)."""
+        return root(node)
 
     def root_argument(self, node: Node) -> str | None:
         """The read-only argument whose memory ``node`` views (following view ops back), if any."""

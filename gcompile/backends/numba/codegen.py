@@ -435,6 +435,10 @@ class _Generator:
             expr = self.typed(*operands[0], out)
         elif op is ops.COPY:
             expr = self.typed(*operands[0], out)
+        elif op in (ops.REAL, ops.IMAG):
+            expr, kind = operands[0]
+            source = np.dtype(kind)  # np.dtype(complex) is complex128, and so on
+            expr = tpl.part_expression(op.name, self.typed(expr, kind, source), source, out)
         elif op is ops.ROUND:
             expr = tpl.round_expression(
                 self.typed(*operands[0], out), out, int(node.kwargs.get("decimals", 0))
