@@ -698,15 +698,17 @@ def _part(numpy_part: Callable) -> Callable:
 
 
 def _part_infer(numpy_part: Callable) -> Callable:
-    """Elementwise shape and dtype; the imaginary part of a real array is read-only zeros."""
+    """Elementwise shape and dtype. NumPy's part of a complex array is a strided view (layout
+    ``"A"``: no contiguity promised), the imaginary part of a real array read-only zeros."""
     elementwise = _elementwise_infer(numpy_part)
 
     def infer(x: Any) -> TensorMeta:
         meta = elementwise(x)
-        real_input = isinstance(x, TensorMeta) and x.dtype.kind != "c"
-        if numpy_part is np.imag and real_input and not meta.scalar:
-            return replace(meta, writeable=False)
-        return meta
+        if not isinstance(x, TensorMeta) or meta.scalar:
+            return meta
+        if x.dtype.kind == "c":
+            return replace(meta, layout="A") if meta.ndim > 0 else meta
+        return replace(meta, writeable=False) if numpy_part is np.imag else meta
 
     return infer
 
