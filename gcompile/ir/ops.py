@@ -706,16 +706,17 @@ def _part_infer(numpy_part: Callable) -> Callable:
         meta = elementwise(x)
         if not isinstance(x, TensorMeta) or meta.scalar:
             return meta
-        if x.dtype.kind == "c":
-            return replace(meta, layout="A") if meta.ndim > 0 else meta
+        if x.dtype.kind == "c":  # (a view: as writeable as the complex array)
+            return replace(meta, layout="A" if meta.ndim > 0 else "C", writeable=x.writeable)
         return replace(meta, writeable=False) if numpy_part is np.imag else meta
 
     return infer
 
 
 # ``.real``/``.imag`` and ``np.real``/``np.imag`` (the tracer returns a real array itself for
-# ``.real``). In NumPy they are views into the complex array; here they are values, so the tracer
-# refuses writes through them and reads of them after their array was written.
+# ``.real``). In NumPy they are views into the complex array; here they are values: the tracer
+# turns a write through a part into a write of the complex array (``complex`` below), and takes a
+# part again when it is read after its array was written.
 REAL = _add(
     OpDef(
         "real",
@@ -735,6 +736,35 @@ IMAG = _add(
     )
 )
 
+
+
+def _complex(real: Any, imag: Any, dtype: Any) -> np.ndarray:
+    """A complex array of ``dtype`` from its parts, each cast as ``z.real[...] = part`` casts it
+    (a complex part gives its real part, as NumPy does with a ComplexWarning)."""
+    out = np.empty(np.broadcast_shapes(np.shape(real), np.shape(imag)), dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        out.real = real
+        out.imag = imag
+    return out
+
+
+def _complex_infer(real: Any, imag: Any, dtype: Any) -> TensorMeta:
+    shapes = (x.shape if isinstance(x, TensorMeta) else np.shape(x) for x in (real, imag))
+    return TensorMeta(broadcast_shapes(*shapes), np.dtype(dtype))
+
+
+COMPLEX = _add(
+    OpDef(
+        "complex",
+        "elementwise",
+        _complex,
+        _complex_infer,
+        params=("dtype",),
+        doc="a complex array from its real and imaginary parts: what a write into z.real or "
+        "z.imag stores into z (made by the tracer)",
+    )
+)
 
 # -- reductions -----------------------------------------------------------------------------------
 _RED = ("axis", "dtype", "keepdims")

@@ -165,6 +165,33 @@ def _setitem_view_chain(x):
     return x
 
 
+def _set_real_region(z, x):
+    z.real[1:] = x
+    return z
+
+
+def _zero_imag_row(z):
+    z.imag[0] = 0
+    return z
+
+
+def _shift_real(z):
+    z.real += 1
+    return z
+
+
+def _write_through_part(z):
+    part = z.imag.T  # a view of the part: the write reaches z
+    part[0] = -1
+    return z, part
+
+
+def _part_sees_later_write(z):
+    before = z.real
+    z *= 2
+    return before, z
+
+
 def _copy_is_independent(x):
     y = x.copy()
     y[0] = 0
@@ -268,6 +295,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda z: z.real, (), dtypes=BOTH_COMPLEX),
         case(lambda z: z.real, scalar(), dtypes=BOTH_COMPLEX),
         case(lambda z: z.real, (0, 3), dtypes=BOTH_COMPLEX),
+        case(_part_sees_later_write, (3,), dtypes=BOTH_COMPLEX),
     ],
     "imag": [
         case(lambda z: z.imag, of((2, 3), np.complex128), specials=True),
@@ -281,6 +309,16 @@ CASES: dict[Any, list[Case]] = {
         case(lambda z: z.imag, (0, 3), dtypes=BOTH_COMPLEX),
         case(lambda x: x.imag, (2, 3), dtypes=BOOL + REAL),
         case(lambda x: x.imag, scalar(), dtypes=REAL),
+    ],
+    "complex": [  # writes into a part of a complex array
+        case(_set_real_region, of((3, 4), np.complex64), of((4,), np.float64)),
+        case(_zero_imag_row, of((3, 4), np.complex128), specials=True),
+        case(_set_real_region, F((3, 4)), (4,), dtypes=BOTH_COMPLEX),  # a complex value: its real part
+        case(_shift_real, strided((3, 2)), dtypes=BOTH_COMPLEX),
+        case(_zero_imag_row, reversed_((4, 2)), dtypes=BOTH_COMPLEX),
+        case(_shift_real, (), dtypes=BOTH_COMPLEX),
+        case(_shift_real, (0, 2), dtypes=BOTH_COMPLEX),
+        case(_write_through_part, (2, 3), dtypes=BOTH_COMPLEX),
     ],
     "absolute": [case(lambda z: np.abs(z), of((3, 4), np.complex64), specials=True)],
     "conjugate": [
@@ -748,6 +786,11 @@ def _write_imag_of_real(x):
     return x
 
 
+def _write_python_complex_into_part(z):
+    z.real[0] = 1j
+    return z
+
+
 ERROR_CASES: dict[Any, list[Case]] = {
     "where": [case(lambda c, x: np.where(c, x, 0), of((3,), np.bool_), of((4,), np.float64))],
     "clip": [case(lambda x: x.clip(np.zeros(4), 1), of((3,), np.float64))],
@@ -841,6 +884,10 @@ ERROR_CASES: dict[Any, list[Case]] = {
     "imag": [
         case(_set_imag_of_real, of((3,), np.float64)),  # TypeError: no imaginary part to set
         case(_write_imag_of_real, of((3,), np.float64)),  # ValueError: read-only zeros
+    ],
+    "complex": [
+        case(_set_real_region, of((3, 4), np.complex128), of((2,), np.float64)),  # shapes
+        case(_write_python_complex_into_part, of((3,), np.complex128)),  # TypeError
     ],
     "add": [
         # augmented assignment: the result must cast to the target and fit its shape
