@@ -502,10 +502,7 @@ class Tracer:
         self.write(self.complex_part(op, array), value, (Ellipsis,))
 
     def _part_chain(self, node: Node) -> tuple[Node, list[Node]] | None:
-        """``(part, views)`` when ``node`` is a complex part or a view of one, else None.
-
-        Refuses when a view between them is a reshape that NumPy may or may not copy.
-        """
+        """``(part, views)`` when ``node`` is a complex part or a view of one, else None."""
         views = []
         while node not in self._parts:
             parent = view_parent(node)
@@ -513,16 +510,21 @@ class Tracer:
                 return None  # not a view (or a reshape known to copy)
             views.append(node)
             node = parent
+        return node, views[::-1]
+
+    @staticmethod
+    def _refuse_unknown_copy(part: Node, views: list[Node]) -> None:
+        """Refuse a reshape of a part that NumPy may or may not copy, when it matters: the part's
+        array is written (through it, or before it is read)."""
         for view in views:
             if may_copy(view):
                 raise UnsupportedError(
-                    f"a reshape or ravel of z.{node.target.name} (NumPy may or may not copy it) in "
+                    f"a reshape or ravel of z.{part.target.name} (NumPy may or may not copy it) in "
                     "a function that also writes the complex array or its part",
                     view.source,
-                    hint=f"copy the part explicitly (z.{node.target.name}.copy()) before reshaping",
+                    hint=f"copy the part explicitly (z.{part.target.name}.copy()) before reshaping",
                     detail=f"in `{source_text(view.source)}`",
                 )
-        return node, views[::-1]
 
     def _retaken_part(self, node: Node) -> Node:
         """``node``, or, if it reads a part whose complex array was written since it was taken,
@@ -531,6 +533,7 @@ class Tracer:
         if chain is None or chain[0] not in self._stale_parts:
             return node
         part, views = chain
+        self._refuse_unknown_copy(part, views)
         value = self.complex_part(part.target, TracedArray(self, part.args[0]))
         for view in views:
             value = self.call(view.target, value, *view.args[1:], **view.kwargs)
@@ -539,6 +542,7 @@ class Tracer:
     def _write_part(self, part: Node, views: list[Node], value: Any, index: tuple) -> None:
         """``target[index] = value`` for ``target`` a view (``views``) of complex part ``part``:
         the complex array is written, its other part kept."""
+        self._refuse_unknown_copy(part, views)
         target = views[-1] if views else part
         operand = self.operand(value)
         ops.SETITEM.infer(target.meta, getattr(operand, "meta", operand), index)  # NumPy's errors
@@ -786,7 +790,9 @@ class Tracer:
         if not target.meta.writeable:
             argument = self.root_argument(target._node)
             whose = (
-                f"argument '{argument}'" if argument else "a read-only view (such as np.broadcast_to's)"
+                f"argument '{argument}'"
+                if argument
+                else "a read-only view (such as np.broadcast_to's)"
             )
             source = user_source()
             raise ValueError(

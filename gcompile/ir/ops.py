@@ -687,6 +687,7 @@ COPY = _add(
     )
 )
 
+
 def _part(numpy_part: Callable) -> Callable:
     """``np.real``/``np.imag`` as a new array: NumPy returns a view, a graph value owns its memory."""
 
@@ -735,7 +736,6 @@ IMAG = _add(
         doc="the imaginary part; zeros of the input's dtype for a real input",
     )
 )
-
 
 
 def _complex(real: Any, imag: Any, dtype: Any) -> np.ndarray:

@@ -313,7 +313,8 @@ CASES: dict[Any, list[Case]] = {
     "complex": [  # writes into a part of a complex array
         case(_set_real_region, of((3, 4), np.complex64), of((4,), np.float64)),
         case(_zero_imag_row, of((3, 4), np.complex128), specials=True),
-        case(_set_real_region, F((3, 4)), (4,), dtypes=BOTH_COMPLEX),  # a complex value: its real part
+        # (a complex value: its real part is written)
+        case(_set_real_region, F((3, 4)), (4,), dtypes=BOTH_COMPLEX),
         case(_shift_real, strided((3, 2)), dtypes=BOTH_COMPLEX),
         case(_zero_imag_row, reversed_((4, 2)), dtypes=BOTH_COMPLEX),
         case(_shift_real, (), dtypes=BOTH_COMPLEX),

@@ -319,7 +319,6 @@ def round_expression(a: str, dtype: np.dtype, decimals: int) -> str | None:
     return f"np.rint({a})" if decimals == 0 else f"_s.round_decimals({a}, {decimals})"
 
 
-
 def part_expression(name: str, a: str, source: np.dtype, dtype: np.dtype) -> str:
     """``a.real`` or ``a.imag`` (``name``) of operand ``a`` of dtype ``source``, in ``dtype``.
 
