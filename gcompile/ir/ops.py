@@ -23,7 +23,7 @@ from __future__ import annotations
 import operator
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -687,6 +687,85 @@ COPY = _add(
     )
 )
 
+
+def _part(numpy_part: Callable) -> Callable:
+    """``np.real``/``np.imag`` as a new array: NumPy returns a view, a graph value owns its memory."""
+
+    def part(x: Any) -> Any:
+        out = numpy_part(x)
+        return np.array(out, order="K") if isinstance(out, np.ndarray) else out
+
+    return part
+
+
+def _part_infer(numpy_part: Callable) -> Callable:
+    """Elementwise shape and dtype. NumPy's part of a complex array is a strided view (layout
+    ``"A"``: no contiguity promised), the imaginary part of a real array read-only zeros."""
+    elementwise = _elementwise_infer(numpy_part)
+
+    def infer(x: Any) -> TensorMeta:
+        meta = elementwise(x)
+        if not isinstance(x, TensorMeta) or meta.scalar:
+            return meta
+        if x.dtype.kind == "c":  # (a view: as writeable as the complex array)
+            return replace(meta, layout="A" if meta.ndim > 0 else "C", writeable=x.writeable)
+        return replace(meta, writeable=False) if numpy_part is np.imag else meta
+
+    return infer
+
+
+# ``.real``/``.imag`` and ``np.real``/``np.imag`` (the tracer returns a real array itself for
+# ``.real``). In NumPy they are views into the complex array; here they are values: the tracer
+# turns a write through a part into a write of the complex array (``complex`` below), and takes a
+# part again when it is read after its array was written.
+REAL = _add(
+    OpDef(
+        "real",
+        "elementwise",
+        _part(np.real),
+        _part_infer(np.real),
+        doc="the real part (float32 of complex64, float64 of complex128)",
+    )
+)
+IMAG = _add(
+    OpDef(
+        "imag",
+        "elementwise",
+        _part(np.imag),
+        _part_infer(np.imag),
+        doc="the imaginary part; zeros of the input's dtype for a real input",
+    )
+)
+
+
+def _complex(real: Any, imag: Any, dtype: Any) -> np.ndarray:
+    """A complex array of ``dtype`` from its parts, each cast as ``z.real[...] = part`` casts it
+    (a complex part gives its real part, as NumPy does with a ComplexWarning)."""
+    out = np.empty(np.broadcast_shapes(np.shape(real), np.shape(imag)), dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        out.real = real
+        out.imag = imag
+    return out
+
+
+def _complex_infer(real: Any, imag: Any, dtype: Any) -> TensorMeta:
+    shapes = (x.shape if isinstance(x, TensorMeta) else np.shape(x) for x in (real, imag))
+    return TensorMeta(broadcast_shapes(*shapes), np.dtype(dtype))
+
+
+COMPLEX = _add(
+    OpDef(
+        "complex",
+        "elementwise",
+        _complex,
+        _complex_infer,
+        params=("dtype",),
+        doc="a complex array from its real and imaginary parts: what a write into z.real or "
+        "z.imag stores into z (made by the tracer)",
+    )
+)
+
 # -- reductions -----------------------------------------------------------------------------------
 _RED = ("axis", "dtype", "keepdims")
 SUM = _add(
@@ -1317,6 +1396,21 @@ def _flip(rec, m, axis=None):
     return m[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(m.ndim))]
 
 
+def _real(rec, val):
+    return val.real  # the traced array's property: the array itself unless it is complex
+
+
+def _imag(rec, val):
+    return val.imag
+
+
+def _angle(rec, z, deg=False):
+    """NumPy's own definition: ``arctan2(z.imag, z.real)`` (``arctan2(0, z)`` of a real ``z``)."""
+    angle = np.arctan2(z.imag, z.real) if z.dtype.kind == "c" else np.arctan2(0, z)
+    # (NumPy multiplies in place: the same rounding, and the same dtype for a float32 angle)
+    return angle * (180 / np.pi) if deg else angle
+
+
 DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.divmod: Decomposition(_divmod),
     np.clip: Decomposition(_clip),
@@ -1332,4 +1426,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.copyto: Decomposition(_copyto),
     np.diff: Decomposition(_diff),
     np.flip: Decomposition(_flip),
+    np.real: Decomposition(_real),
+    np.imag: Decomposition(_imag),
+    np.angle: Decomposition(_angle),
 }

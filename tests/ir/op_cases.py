@@ -23,6 +23,7 @@ BOOL = (np.bool_,)
 INTS = (np.int8, np.int32, np.int64, np.uint8, np.uint32)
 FLOATS = (np.float32, np.float64)
 COMPLEX = (np.complex128,)
+BOTH_COMPLEX = (np.complex64, np.complex128)
 REAL = INTS + FLOATS
 NUMERIC = REAL + COMPLEX
 ALL = BOOL + NUMERIC
@@ -164,6 +165,33 @@ def _setitem_view_chain(x):
     return x
 
 
+def _set_real_region(z, x):
+    z.real[1:] = x
+    return z
+
+
+def _zero_imag_row(z):
+    z.imag[0] = 0
+    return z
+
+
+def _shift_real(z):
+    z.real += 1
+    return z
+
+
+def _write_through_part(z):
+    part = z.imag.T  # a view of the part: the write reaches z
+    part[0] = -1
+    return z, part
+
+
+def _part_sees_later_write(z):
+    before = z.real
+    z *= 2
+    return before, z
+
+
 def _copy_is_independent(x):
     y = x.copy()
     y[0] = 0
@@ -255,6 +283,48 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: x.astype(np.int64), scalar(), dtypes=REAL),
         case(lambda x: x.astype(np.float32), (), dtypes=REAL),
         case(lambda x: np.abs(x).astype(np.uint8), (3,), dtypes=REAL),
+    ],
+    # -- complex parts (np.abs and np.conj are ufuncs: complex128 is in the sweep, complex64 here)
+    "real": [
+        case(lambda z: z.real, of((2, 3), np.complex64)),
+        case(lambda z: z.real * 2, of((3, 4), np.complex128), specials=True),
+        case(lambda z, x: z.real + x, of((3, 1), np.complex64), of((1, 4), np.float32)),
+        case(lambda z: z.real, F((3, 4)), dtypes=BOTH_COMPLEX, specials=True),
+        case(lambda z: z.real, strided((3, 2)), dtypes=BOTH_COMPLEX),
+        case(lambda z: z.real, reversed_((5,)), dtypes=BOTH_COMPLEX),
+        case(lambda z: z.real, (), dtypes=BOTH_COMPLEX),
+        case(lambda z: z.real, scalar(), dtypes=BOTH_COMPLEX),
+        case(lambda z: z.real, (0, 3), dtypes=BOTH_COMPLEX),
+        case(_part_sees_later_write, (3,), dtypes=BOTH_COMPLEX),
+    ],
+    "imag": [
+        case(lambda z: z.imag, of((2, 3), np.complex128), specials=True),
+        case(lambda z: z.imag - z.real, of((3, 4), np.complex64)),
+        case(lambda x: x.imag + x, of((2, 3), np.int32)),  # zeros of a real array
+        case(lambda z: z.imag, F((3, 4)), dtypes=BOTH_COMPLEX),
+        case(lambda z: z.imag, strided((3, 2)), dtypes=BOTH_COMPLEX),
+        case(lambda z: z.imag, reversed_((5,)), dtypes=BOTH_COMPLEX),
+        case(lambda z: z.imag, (), dtypes=BOTH_COMPLEX),
+        case(lambda z: z.imag, scalar(), dtypes=BOTH_COMPLEX),
+        case(lambda z: z.imag, (0, 3), dtypes=BOTH_COMPLEX),
+        case(lambda x: x.imag, (2, 3), dtypes=BOOL + REAL),
+        case(lambda x: x.imag, scalar(), dtypes=REAL),
+    ],
+    "complex": [  # writes into a part of a complex array
+        case(_set_real_region, of((3, 4), np.complex64), of((4,), np.float64)),
+        case(_zero_imag_row, of((3, 4), np.complex128), specials=True),
+        # (a complex value: its real part is written)
+        case(_set_real_region, F((3, 4)), (4,), dtypes=BOTH_COMPLEX),
+        case(_shift_real, strided((3, 2)), dtypes=BOTH_COMPLEX),
+        case(_zero_imag_row, reversed_((4, 2)), dtypes=BOTH_COMPLEX),
+        case(_shift_real, (), dtypes=BOTH_COMPLEX),
+        case(_shift_real, (0, 2), dtypes=BOTH_COMPLEX),
+        case(_write_through_part, (2, 3), dtypes=BOTH_COMPLEX),
+    ],
+    "absolute": [case(lambda z: np.abs(z), of((3, 4), np.complex64), specials=True)],
+    "conjugate": [
+        case(lambda z: z.conj() * z, of((3, 4), np.complex64), specials=True),
+        case(lambda x: np.conj(x), (3,), dtypes=REAL),
     ],
     "copy": [
         case(lambda x: np.copy(x), (2, 3)),
@@ -669,6 +739,20 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.flip(x, -1), reversed_((3, 4))),
         case(lambda x: np.flip(x), ()),
     ],
+    np.real: [
+        case(lambda x: np.real(x), (2, 3), dtypes=ALL + BOTH_COMPLEX[:1]),
+        case(lambda x: np.real(x) * 2, scalar(), dtypes=NUMERIC),
+    ],
+    np.imag: [
+        case(lambda x: np.imag(x), (2, 3), dtypes=ALL + BOTH_COMPLEX[:1]),
+        case(lambda z: np.imag(z), reversed_((4,)), dtypes=BOTH_COMPLEX),
+    ],
+    np.angle: [
+        case(lambda z: np.angle(z), (2, 3), dtypes=NUMERIC + BOTH_COMPLEX[:1], specials=True),
+        case(lambda z: np.angle(z, deg=True), of((3, 4), np.complex64), specials=True),
+        case(lambda z: np.angle(z, True), (), dtypes=BOTH_COMPLEX + FLOATS),
+        case(lambda z: np.angle(z), scalar(), dtypes=(np.complex64, np.int32, np.float32)),
+    ],
 }
 
 
@@ -691,6 +775,21 @@ def _write_complex(x):
 def _iadd(a, b):
     a += b
     return a
+
+
+def _set_imag_of_real(x):
+    x.imag = 1
+    return x
+
+
+def _write_imag_of_real(x):
+    x.imag[...] = 1
+    return x
+
+
+def _write_python_complex_into_part(z):
+    z.real[0] = 1j
+    return z
 
 
 ERROR_CASES: dict[Any, list[Case]] = {
@@ -783,6 +882,14 @@ ERROR_CASES: dict[Any, list[Case]] = {
     ],
     np.diff: [case(lambda x: np.diff(x), of((), np.float64))],
     np.flip: [case(lambda x: np.flip(x, 2), of((2, 3), np.float64))],
+    "imag": [
+        case(_set_imag_of_real, of((3,), np.float64)),  # TypeError: no imaginary part to set
+        case(_write_imag_of_real, of((3,), np.float64)),  # ValueError: read-only zeros
+    ],
+    "complex": [
+        case(_set_real_region, of((3, 4), np.complex128), of((2,), np.float64)),  # shapes
+        case(_write_python_complex_into_part, of((3,), np.complex128)),  # TypeError
+    ],
     "add": [
         # augmented assignment: the result must cast to the target and fit its shape
         case(_iadd, of((3,), np.int64), of((3,), np.float64)),

@@ -435,6 +435,14 @@ class _Generator:
             expr = self.typed(*operands[0], out)
         elif op is ops.COPY:
             expr = self.typed(*operands[0], out)
+        elif op in (ops.REAL, ops.IMAG):
+            expr, kind = operands[0]
+            source = np.dtype(kind)  # np.dtype(complex) is complex128, and so on
+            expr = tpl.part_expression(op.name, self.typed(expr, kind, source), source, out)
+        elif op is ops.COMPLEX:
+            part = np.finfo(out).dtype  # float32 of complex64, float64 of complex128
+            real, imag = (self.typed(e, k, part) for e, k in operands)
+            expr = f"complex({real}, {imag})"
         elif op is ops.ROUND:
             expr = tpl.round_expression(
                 self.typed(*operands[0], out), out, int(node.kwargs.get("decimals", 0))

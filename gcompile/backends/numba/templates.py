@@ -317,3 +317,12 @@ def round_expression(a: str, dtype: np.dtype, decimals: int) -> str | None:
     if dtype.kind != "f":
         return None
     return f"np.rint({a})" if decimals == 0 else f"_s.round_decimals({a}, {decimals})"
+
+
+def part_expression(name: str, a: str, source: np.dtype, dtype: np.dtype) -> str:
+    """``a.real`` or ``a.imag`` (``name``) of operand ``a`` of dtype ``source``, in ``dtype``.
+
+    Of a real operand, the real part is the operand and the imaginary part is zero."""
+    if np.dtype(source).kind != "c":
+        return a if name == "real" else literal(0, dtype)
+    return f"({a}).{name}"
