@@ -15,7 +15,7 @@ examples/ where it lives there), and each compiler runs that source:
 - JAX: ``jax.jit`` of the source with its module's ``np`` bound to ``jax.numpy``
   (bench/math.py's ``in_namespace``), x64 on, inputs copied to the device before timing. JAX
   arrays are immutable: the in-place stencil runs as its functional variant
-  ``stencil_in_place_jax`` (``.at[].add``), jitted with its input buffer donated.
+  ``stencil_in_place_jax`` (``.at[].set``), jitted with its input buffer donated.
 - torch.compile: ``torch.compile(fn, fullgraph=True)`` (the default inductor backend) called
   on the NumPy arrays themselves. TorchDynamo traces NumPy calls into torch operations on tensors
   viewing the arrays' memory (``torch._numpy``): no shim, and in-place updates land in the
@@ -65,34 +65,46 @@ from bench.math import (  # noqa: E402
     logsumexp,
     max_rel_error,
 )
-from bench.run import _ms, interleaved, layernorm, softmax, stencil, sum_axpy, write_section  # noqa: E402
+from bench.run import (  # noqa: E402
+    _ms,
+    interleaved,
+    layernorm,
+    softmax,
+    sum_axpy,
+    write_section,
+)
 from examples import black_scholes as black_scholes_example  # noqa: E402
 from examples import haversine as haversine_example  # noqa: E402
 
 ROOT = Path(_HERE)
 COMPILERS = ("jax", "torch", "numba", "gcompile")
-HEADINGS = {"jax": "JAX jit", "torch": "torch.compile", "numba": "numba.njit", "gcompile": "gcompile"}
+HEADINGS = {
+    "jax": "JAX jit",
+    "torch": "torch.compile",
+    "numba": "numba.njit",
+    "gcompile": "gcompile",
+}
 
-# -- kernels not found elsewhere in the repository --------------------------------------------------
+# -- kernels not found elsewhere in the repository -------------------------------------------------
 
 
 def stencil_in_place(u):
-    """A Jacobi sweep of the 5-point stencil (bench/run.py's ``stencil``) on ``u``'s interior."""
-    u[1:-1, 1:-1] += stencil(u)
+    """The 5-point stencil written into the interior of ``u``."""
+    u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
 
 
 def stencil_in_place_jax(u):
-    """JAX VARIANT of ``stencil_in_place``: JAX arrays are immutable, so ``.at[].add`` returns
+    """JAX VARIANT of ``stencil_in_place``: JAX arrays are immutable, so ``.at[].set`` returns
     the updated array (jitted with ``u`` donated, so XLA may write into its buffer)."""
-    return u.at[1:-1, 1:-1].add(stencil(u))
+    return u.at[1:-1, 1:-1].set(0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]))
 
 
-def relu_affine(x, w, b):
+def relu_linear(x, w, b):
     """A dense layer with ReLU: the matmul-epilogue kernel of issue 12."""
     return np.maximum(x @ w + b, 0.0)
 
 
-# -- the table's rows ---------------------------------------------------------------------------------
+# -- the table's rows ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -132,7 +144,9 @@ KERNELS = [
         black_scholes_example.black_scholes,
         lambda r: black_scholes_example.example_inputs(4 * 10**6),
     ),
-    Kernel("softmax rows f32 4096x4096", softmax, lambda r: (_logits(r, (4096, 4096), np.float32),)),
+    Kernel(
+        "softmax rows f32 4096x4096", softmax, lambda r: (_logits(r, (4096, 4096), np.float32),)
+    ),
     Kernel("layernorm rows f32 4096x4096", layernorm, lambda r: _layernorm_inputs(r, 4096, 4096)),
     Kernel(
         "logsumexp rows f64 4096x4096", logsumexp, lambda r: (_logits(r, (4096, 4096), np.float64),)
@@ -142,7 +156,11 @@ KERNELS = [
         haversine_example.haversine,
         lambda r: haversine_example.example_inputs(10**7),
     ),
-    Kernel("gelu (tanh) f32 1.6e7", gelu_tanh, lambda r: (r.uniform(-6, 6, 16 * 10**6).astype(np.float32),)),
+    Kernel(
+        "gelu (tanh) f32 1.6e7",
+        gelu_tanh,
+        lambda r: (r.uniform(-6, 6, 16 * 10**6).astype(np.float32),),
+    ),
     Kernel("sum(a*b+c) f64 1e7", sum_axpy, lambda r: tuple(r.random(10**7) for _ in range(3))),
     Kernel(
         "5-pt stencil in place f64 4000x4000",
@@ -152,12 +170,14 @@ KERNELS = [
         jax_fn=stencil_in_place_jax,
     ),
     Kernel(
-        "relu(x@W+b) f32 2048x1024 @ 1024x1024", relu_affine, lambda r: _dense_inputs(r, 2048, 1024, 1024)
+        "relu(x@W+b) f32 2048x1024 @ 1024x1024",
+        relu_linear,
+        lambda r: _dense_inputs(r, 2048, 1024, 1024),
     ),
 ]
 
 
-# -- the compilers: each builds, from a kernel and its NumPy inputs, a call on those inputs ---------
+# -- the compilers: each builds, from a kernel and its NumPy inputs, a call on those inputs --------
 
 
 def njit_source(fn: Callable, parallel: bool) -> Callable:
@@ -181,15 +201,18 @@ def load_torch():
 
 
 def build_gcompile(kernel: Kernel, args: tuple, _modules) -> Callable:
+    """gcompile's call: refusals raise (``fullgraph=True``) rather than run eagerly."""
     return gcompile.compile(kernel.fn, fullgraph=True)
 
 
 def build_numba(kernel: Kernel, args: tuple, _modules) -> Callable:
+    """``numba.njit(parallel=True)`` of the source (see ``njit_source``)."""
     return njit_source(kernel.fn, parallel=True)
 
 
 def build_torch(kernel: Kernel, args: tuple, torch) -> Callable:
-    # Called on NumPy arrays, Dynamo traces the NumPy calls itself (see the module docstring).
+    """``torch.compile`` of the source, to be called on the NumPy arrays: Dynamo traces the
+    NumPy calls itself (see the module docstring); a graph break raises."""
     return torch.compile(kernel.fn, fullgraph=True)
 
 
@@ -211,10 +234,15 @@ def build_jax(kernel: Kernel, args: tuple, jax_modules) -> Callable:
     return lambda *_: jax.block_until_ready(jitted(*device))
 
 
-BUILDERS = {"jax": build_jax, "torch": build_torch, "numba": build_numba, "gcompile": build_gcompile}
+BUILDERS = {
+    "jax": build_jax,
+    "torch": build_torch,
+    "numba": build_numba,
+    "gcompile": build_gcompile,
+}
 
 
-# -- measurement --------------------------------------------------------------------------------------
+# -- measurement -----------------------------------------------------------------------------------
 
 
 @dataclass
@@ -238,8 +266,11 @@ def _result(kernel: Kernel, returned, args: tuple):
 
 
 def _first_line(error: Exception) -> str:
-    text = str(error).strip().split("\n")[0]
-    return f"{type(error).__name__}: {text[:90]}" if text else type(error).__name__
+    """The error's type and the first line of its message that says what went wrong (Numba's
+    messages open with the pipeline stage that failed)."""
+    lines = [line.strip() for line in str(error).split("\n")]
+    telling = [line for line in lines if line and not line.startswith("Failed in")]
+    return f"{type(error).__name__}: {telling[0][:100]}" if telling else type(error).__name__
 
 
 def agreement(actual, expected) -> str:
@@ -302,7 +333,7 @@ def _start_up(x):
 START_UP = Kernel("start-up", _start_up, lambda r: (r.random(1000),))
 
 
-# -- report ------------------------------------------------------------------------------------------
+# -- report ----------------------------------------------------------------------------------------
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -328,35 +359,42 @@ def issue_checks(rows: list[Row]) -> list[str]:
     lines = []
     for row in rows:
         t = row.times
-        if row.kernel.fn is relu_affine and "gcompile" in t:
+        if row.kernel.fn is relu_linear and "gcompile" in t:
             ratio = t["numpy"] / t["gcompile"]
-            lines.append(f"- matmul epilogue: gcompile at {ratio:.2f}x NumPy (goal >= 0.95x): "
-                         + ("met" if ratio >= 0.95 else "**not met**"))
+            lines.append(
+                f"- matmul epilogue: gcompile at {ratio:.2f}x NumPy (goal >= 0.95x): "
+                + ("met" if ratio >= 0.95 else "**not met**")
+            )
         if row.kernel.fn is logsumexp and "gcompile" in t and "jax" in t:
             ratio = t["jax"] / t["gcompile"]
-            lines.append(f"- logsumexp: gcompile at {ratio:.2f}x JAX's speed (goal >= 1x): "
-                         + ("met" if ratio >= 1.0 else "**not met**"))
+            lines.append(
+                f"- logsumexp: gcompile at {ratio:.2f}x JAX's speed (goal >= 1x): "
+                + ("met" if ratio >= 1.0 else "**not met**")
+            )
     return lines
 
 
 def _versions(modules: dict) -> str:
     jax_modules, torch = modules["jax"], modules["torch"]
-    return ", ".join([
-        f"numpy {np.__version__}",
-        f"numba {numba.__version__}",
-        f"jax {jax_modules[0].__version__}" if jax_modules else "jax not installed",
-        f"torch {torch.__version__}" if torch else "torch not installed",
-    ])
+    return ", ".join(
+        [
+            f"numpy {np.__version__}",
+            f"numba {numba.__version__}",
+            f"jax {jax_modules[0].__version__}" if jax_modules else "jax not installed",
+            f"torch {torch.__version__}" if torch else "torch not installed",
+        ]
+    )
 
 
 def _threads(modules: dict) -> str:
     torch = modules["torch"]
+    blas_threads = os.environ.get("OPENBLAS_NUM_THREADS", "unset")
     return (
         f"Threads ({os.cpu_count()} cores): NumPy's ufuncs run on 1 thread, its matmul on "
-        f"OpenBLAS's threads (OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"
+        f"OpenBLAS's threads (OPENBLAS_NUM_THREADS={blas_threads}"
         f": all cores when unset); gcompile and numba.njit(parallel=True) on "
         f"{numba.get_num_threads()} Numba threads; torch.compile's C++/OpenMP kernels on "
-        + (f"{torch.get_num_threads()} threads" if torch else "-")
+        + (f"{torch.get_num_threads()} threads" if torch else "- (not installed)")
         + "; JAX on XLA's CPU runtime (its own thread pool over all cores; XLA decides which "
         "fusions run in parallel)."
     )
@@ -365,10 +403,14 @@ def _threads(modules: dict) -> str:
 def report(rows: list[Row], start_up: dict, modules: dict, quick: bool, pressure: str) -> str:
     """The markdown section of bench/results.md."""
     names = [HEADINGS[c] for c in COMPILERS]
-    speedups = [[r.kernel.name, _ms(r.times["numpy"])] + [_speedup(r, c) for c in COMPILERS] for r in rows]
+    speedups = [
+        [r.kernel.name, _ms(r.times["numpy"])] + [_speedup(r, c) for c in COMPILERS] for r in rows
+    ]
     firsts = [[r.kernel.name] + [_first_call(r.outcomes[c]) for c in COMPILERS] for r in rows]
-    firsts.append(["(start-up: the first compile in the process, `np.exp(x)*2+1` on 1000 f64)"]
-                  + [_first_call(start_up[c]) for c in COMPILERS])
+    firsts.append(
+        ["(start-up: the first compile in the process, `np.exp(x)*2+1` on 1000 f64)"]
+        + [_first_call(start_up[c]) for c in COMPILERS]
+    )
     agreements = [[r.kernel.name] + [r.outcomes[c].agreement for c in COMPILERS] for r in rows]
     lines = [
         "## Side by side (issue 12): `bench/peers.py`",
@@ -379,7 +421,7 @@ def report(rows: list[Row], start_up: dict, modules: dict, quick: bool, pressure
         + _threads(modules),
         "",
         "Each kernel is one NumPy source run by every compiler: JAX with `np` bound to "
-        "`jax.numpy`, jitted (x64 on; the in-place stencil as its functional `.at[].add` "
+        "`jax.numpy`, jitted (x64 on; the in-place stencil as its functional `.at[].set` "
         "variant, input donated); `torch.compile(fn, fullgraph=True)` (inductor) on the NumPy "
         "arrays themselves, Dynamo tracing the NumPy calls, no shim; `numba.njit(parallel=True)` "
         "with the functions it calls jitted too; gcompile `fullgraph=True`. Speed-up = NumPy "
@@ -422,7 +464,10 @@ def main() -> None:
     warnings.simplefilter("ignore")  # RuntimeWarning, GcompileWarning, JAX's donation notes
     with tempfile.TemporaryDirectory(prefix="peers-cache-") as cache_dir:
         modules = load_compilers(cache_dir)
-        start_up = {c: prepare(START_UP, c, modules[c], _start_up(*START_UP.make(np.random.default_rng(0)))) for c in COMPILERS}
+        start_up = {
+            c: prepare(START_UP, c, modules[c], _start_up(*START_UP.make(np.random.default_rng(0))))
+            for c in COMPILERS
+        }
         rows = []
         for kernel in (k for k in KERNELS if args.only in k.name):
             rows.append(measure(kernel, modules, rounds.program))
