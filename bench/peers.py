@@ -284,11 +284,12 @@ def agreement(actual, expected) -> str:
     return text + (f" (dtype {actual_dtype})" if actual_dtype != expected_dtype else "")
 
 
-def prepare(kernel: Kernel, compiler: str, modules, expected) -> Outcome:
-    """Build ``compiler``'s call for ``kernel``, time its first call, check its result."""
+def prepare(kernel: Kernel, compiler: str, modules, args: tuple, expected) -> Outcome:
+    """Build ``compiler``'s call for ``kernel``, time its first call on copies of ``args``,
+    check its result against NumPy's ``expected``."""
     if modules is None:
         return Outcome(None, None, "not installed")
-    args = _fresh(kernel.make(np.random.default_rng(0)))
+    args = _fresh(args)
     try:
         call = BUILDERS[compiler](kernel, args, modules)
         start = time.perf_counter()
@@ -314,7 +315,7 @@ def measure(kernel: Kernel, modules: dict, rounds: int) -> Row:
     args = kernel.make(np.random.default_rng(0))
     expected_args = _fresh(args)
     expected = _result(kernel, kernel.fn(*expected_args), expected_args)
-    outcomes = {c: prepare(kernel, c, modules[c], expected) for c in COMPILERS}
+    outcomes = {c: prepare(kernel, c, modules[c], args, expected) for c in COMPILERS}
     del expected, expected_args
     variants = {"numpy": kernel.fn}
     variants.update({c: o.call for c, o in outcomes.items() if o.call is not None})
@@ -331,6 +332,13 @@ def _start_up(x):
 
 
 START_UP = Kernel("start-up", _start_up, lambda r: (r.random(1000),))
+
+
+def warm_up(modules: dict) -> dict:
+    """Each compiler's first compile in the process (imports, code generators starting), on a
+    tiny kernel, so that the first calls of the kernels after it are their own."""
+    args = START_UP.make(np.random.default_rng(0))
+    return {c: prepare(START_UP, c, modules[c], args, _start_up(*args)) for c in COMPILERS}
 
 
 # -- report ----------------------------------------------------------------------------------------
@@ -464,10 +472,7 @@ def main() -> None:
     warnings.simplefilter("ignore")  # RuntimeWarning, GcompileWarning, JAX's donation notes
     with tempfile.TemporaryDirectory(prefix="peers-cache-") as cache_dir:
         modules = load_compilers(cache_dir)
-        start_up = {
-            c: prepare(START_UP, c, modules[c], _start_up(*START_UP.make(np.random.default_rng(0))))
-            for c in COMPILERS
-        }
+        start_up = warm_up(modules)
         rows = []
         for kernel in (k for k in KERNELS if args.only in k.name):
             rows.append(measure(kernel, modules, rounds.program))
