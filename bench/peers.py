@@ -265,12 +265,17 @@ def _result(kernel: Kernel, returned, args: tuple):
     return args[0] if kernel.in_place and returned is None else returned
 
 
-def _first_line(error: Exception) -> str:
-    """The error's type and the first line of its message that says what went wrong (Numba's
-    messages open with the pipeline stage that failed)."""
+def _why(error: Exception) -> str:
+    """The error's type, what went wrong and, for Numba, the source line: Numba's messages open
+    with the pipeline stage that failed, name the cause on a nested ``TypingError:`` line, and
+    point at the source line with a ``^`` below it."""
     lines = [line.strip() for line in str(error).split("\n")]
-    telling = [line for line in lines if line and not line.startswith("Failed in")]
-    return f"{type(error).__name__}: {telling[0][:100]}" if telling else type(error).__name__
+    nested = [line.removeprefix("TypingError: ") for line in lines if line.startswith("Typing")]
+    telling = nested or [line for line in lines if line and not line.startswith("Failed in")]
+    what = f": {telling[0][:100]}" if telling else ""
+    pointers = [i for i, line in enumerate(lines) if line == "^" and i > 0]
+    where = f", at `{lines[pointers[-1] - 1]}`" if pointers else ""
+    return f"{type(error).__name__}{what}{where}"
 
 
 def agreement(actual, expected) -> str:
@@ -297,7 +302,7 @@ def prepare(kernel: Kernel, compiler: str, modules, args: tuple, expected) -> Ou
         first_call = time.perf_counter() - start
         text = agreement(_result(kernel, returned, args), expected)
     except Exception as error:  # each compiler's own refusal, typing or lowering error
-        return Outcome(None, None, f"fails ({_first_line(error)})")
+        return Outcome(None, None, f"fails ({_why(error)})")
     return Outcome(call, first_call, text)
 
 
