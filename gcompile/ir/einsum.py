@@ -37,7 +37,7 @@ class MatmulPlan:
 
 
 def _split(subscripts: str, ndims: tuple) -> tuple | str:
-    """``(terms, output)`` with ``...`` as the letter ``'.'``, or the reason they are not handled."""
+    """``(a, b, output)`` terms with ``...`` written ``'.'``, or why they are not handled."""
     text = subscripts.replace(" ", "")
     inputs, arrow, output = text.partition("->")
     terms = inputs.split(",")
@@ -76,7 +76,7 @@ def matmul_plan(subscripts: str, a_shape: tuple, b_shape: tuple) -> MatmulPlan |
     rows, columns = la - lb, lb - la
     batch = [c for c in lo if c in la and c in lb]
     if len(contracted) != 1 or not (rows | columns) <= set(lo) or set(lo) - (la | lb):
-        return f"einsum {subscripts!r} is not a matrix product (one label summed over, the others kept)"
+        return f"einsum {subscripts!r} is not a matrix product (one label summed, the others kept)"
     if len(rows) > 1 or len(columns) > 1 or list(lo) != batch + sorted(rows) + sorted(columns):
         return f"einsum {subscripts!r} is not a matrix product in matmul's output order"
     (k,) = contracted

@@ -1319,8 +1319,9 @@ def _flip(rec, m, axis=None):
 
 
 def _einsum(rec, operands=(), optimize=False, **kwargs):
-    """``np.einsum`` that is a matrix product, as ``matmul`` of transposed operands (ir/einsum.py)."""
-    if any(kwargs.get(k, d) != d for k, d in (("dtype", None), ("order", "K"), ("casting", "safe"))):
+    """``np.einsum`` that is a matrix product: ``matmul`` of transposed operands (ir/einsum.py)."""
+    defaults = (("dtype", None), ("order", "K"), ("casting", "safe"))
+    if any(kwargs.get(key, default) != default for key, default in defaults):
         rec.refuse("np.einsum(..., dtype=/order=/casting=...)", hint="cast the operands first")
     if len(operands) != 3 or not isinstance(operands[0], str):
         rec.refuse("np.einsum other than einsum('subscripts', a, b)", hint="write it with @")

@@ -37,7 +37,7 @@ def small_integers(shape, dtype=np.float64, seed=0):
     return np.random.default_rng(seed).integers(-3, 4, shape).astype(dtype)
 
 
-# -- every form of matmul and dot, against NumPy ------------------------------------------------------
+# -- every form of matmul and dot, against NumPy ---------------------------------------------------
 
 PRODUCTS = {
     "matrix": (lambda a, b: a @ b, (5, 4), (4, 3)),
@@ -129,7 +129,8 @@ def test_epilogue_that_changes_dtype_or_reads_the_product_transposed():
 
 def test_the_product_is_one_numpy_call_into_the_buffer_the_epilogue_updates():
     fn = compiled(dense_relu, parallel_threshold=1)
-    x, w, b = uniform((64, 48), np.float32), uniform((48, 32), np.float32, 1), uniform(32, np.float32)
+    x, w = uniform((64, 48), np.float32), uniform((48, 32), np.float32, seed=1)
+    b = uniform(32, np.float32, seed=2)
     np.testing.assert_array_equal(fn(x, w, b), dense_relu(x, w, b))
     host = program(fn).source
     assert re.findall(r"np\.(?:matmul|dot)\(.*\)", host) == [
