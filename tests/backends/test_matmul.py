@@ -194,6 +194,15 @@ def test_einsum_keeps_numpys_memory_order():
     assert result.flags.f_contiguous and not result.flags.c_contiguous
 
 
+def einsum_into(a, b, out):
+    np.einsum("ij,jk->ik", a, b, out=out, optimize=True)
+    return out
+
+
+def test_einsum_into_an_argument_with_optimize():
+    check(einsum_into, small_integers((5, 4)), small_integers((4, 3), seed=1), np.zeros((5, 3)))
+
+
 def test_einsum_with_an_epilogue_is_a_product_and_one_kernel():
     x, w = small_integers((32, 16), np.float32), small_integers((16, 8), np.float32, 1)
     b = small_integers(8, np.float32, 2)
