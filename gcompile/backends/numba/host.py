@@ -6,14 +6,19 @@ runs matrix products through NumPy's own call (``np.matmul``/``np.dot``, so the
 same multi-threaded BLAS as eager NumPy) writing into a pooled buffer, runs every
 other node (copies, concatenations, write-backs into the caller's arrays) with the
 op's NumPy implementation exactly as the interpreter does, releases each value
-after its last use, and returns the outputs.
+after its last use, and returns the outputs. A call costs one guard check (in
+``api``) and one pass through this function. Its source is kept (``fn.code``).
+
+A kernel the code generator has no template for runs its sub-graph in the
+interpreter; the host records why (``notes``) and the backend warns.
 
 An ``epilogue`` kernel (the pointwise ops after a matrix product) makes one serial
 pass over the result, in place in the product's buffer when nothing else reads the
-product and the result has its dtype (``FusedKernel.inplace_input``). Not ``prange``: OpenBLAS's worker
-threads busy-wait for about 0.1 s after each call (measured: 100 ms of CPU time
-in a 0.2 s sleep after a 2048x1024 @ 1024x1024 product), so a parallel loop right
-after it finds no free core, and its barrier waits for the scheduler. Measured
+product and the result has its dtype (``FusedKernel.inplace_input``). Not
+``prange``: OpenBLAS's worker threads busy-wait for about 0.1 s after each call
+(measured: 100 ms of CPU time in a 0.2 s sleep after a 2048x1024 @ 1024x1024
+product), so a parallel loop right after it finds no free core, and its barrier
+waits for the scheduler. Measured
 right after such a product (2 shared cores, ``OMP_WAIT_POLICY=PASSIVE`` as set on
 import, Numba's ``omp`` layer): a bias+ReLU pass over the 2048x1024 float32 result
 took 3-7 ms median in parallel (up to 28 ms with spinning OpenMP threads), 0.5 ms
