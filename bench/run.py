@@ -65,6 +65,10 @@ def stencil(u):
     return 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]) - u[1:-1, 1:-1]
 
 
+def dense_relu(x, w, b):
+    return np.maximum(x @ w + b, 0)
+
+
 def ten_ops(a, b):
     """The compile-time case: ten elementwise ops."""
     c = a * b + 1.0
@@ -129,6 +133,12 @@ def cases(scale: float) -> list[Case]:
             stencil,
             lambda r: (_f64(r, grid, grid),),
             ">= 3x eager",
+        ),
+        Case(
+            f"`relu(x @ W + b)`, f32 {side}x{side // 2} @ {side // 2}x{side // 2}",
+            dense_relu,
+            lambda r: (_f32(r, side, side // 2), _f32(r, side // 2, side // 2), _f32(r, side // 2)),
+            ">= 0.95x eager",
         ),
     ]
 

@@ -28,6 +28,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from .einsum import MatmulPlan, eager_result, matmul_plan
 from .meta import (
     TensorMeta,
     broadcast_shapes,
@@ -1411,7 +1412,47 @@ def _angle(rec, z, deg=False):
     return angle * (180 / np.pi) if deg else angle
 
 
+def _einsum(rec, operands=(), optimize=False, **kwargs):
+    """``np.einsum`` that is a matrix product: ``matmul`` of transposed operands (ir/einsum.py)."""
+    defaults = (("dtype", None), ("order", "K"), ("casting", "safe"))
+    if any(kwargs.get(key, default) != default for key, default in defaults):
+        rec.refuse("np.einsum(..., dtype=/order=/casting=...)", hint="cast the operands first")
+    if len(operands) != 3 or not isinstance(operands[0], str):
+        rec.refuse("np.einsum other than einsum('subscripts', a, b)", hint="write it with @")
+    subscripts, a, b = operands
+    if not all(hasattr(x, "shape") and hasattr(x, "dtype") for x in (a, b)):
+        rec.refuse("np.einsum of a Python scalar", hint="multiply by the scalar instead")
+    plan = matmul_plan(subscripts, tuple(a.shape), tuple(b.shape))
+    if not isinstance(plan, MatmulPlan):
+        rec.refuse(
+            plan or f"np.einsum({subscripts!r}) on operands of shapes {a.shape} and {b.shape}",
+            hint="write the product with @ or np.matmul, the rest with NumPy operations",
+        )
+    eager = eager_result(subscripts, (a, b))
+    if isinstance(eager, str):
+        rec.refuse(eager, hint="write the product with @ or np.matmul")
+    probes = [np.ones((1,) * x.ndim, x.dtype) for x in (a, b)]
+    if eager[0] != _quiet(np.matmul, *probes).dtype:
+        rec.refuse(f"np.einsum on {a.dtype} and {b.dtype}: its dtype is not matmul's")
+    left = a if plan.a_axes == tuple(range(a.ndim)) else np.transpose(a, plan.a_axes)
+    right = b if plan.b_axes == tuple(range(b.ndim)) else np.transpose(b, plan.b_axes)
+    if eager[1] == "F":  # (a @ b) laid out as the transpose of b.T @ a.T
+        if left.ndim != 2 or right.ndim != 2:
+            rec.refuse("np.einsum with batch axes whose result NumPy lays out in F order")
+        return np.matmul(right.T, left.T).T
+    result = np.matmul(
+        left[..., None, :] if plan.a_row_added else left,
+        right[..., None] if plan.b_column_added else right,
+    )
+    if plan.b_column_added:
+        result = result[..., 0]
+    if plan.a_row_added:
+        result = result[..., 0] if plan.b_column_added else result[..., 0, :]
+    return result
+
+
 DECOMPOSITIONS: dict[Callable, Decomposition] = {
+    np.einsum: Decomposition(_einsum),
     np.divmod: Decomposition(_divmod),
     np.clip: Decomposition(_clip),
     np.zeros_like: Decomposition(_like(ZEROS)),

@@ -732,6 +732,17 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.diff(x, axis=-2), strided((3, 2, 2))),
         case(lambda x: np.diff(x, n=0), (3,)),
     ],
+    # np.einsum sums in its own order and BLAS with FMA: exact dtypes only here (integer-valued
+    # floats in tests/backends/test_matmul.py).
+    np.einsum: [
+        case(lambda a, b: np.einsum("ij,jk->ik", a, b), (2, 3), (3, 4), dtypes=BOOL + INTS),
+        case(lambda a, b: np.einsum("bij,bjk->bik", a, b), (2, 2, 3), (2, 3, 4), dtypes=INTS),
+        case(lambda a, b: np.einsum("ij,kj", a, b), F((2, 3)), (4, 3), dtypes=INTS),
+        case(lambda a, b: np.einsum("ji,jk->ik", a, b), F((3, 2)), F((3, 4)), dtypes=INTS),
+        case(lambda a, b: np.einsum("...j,...jk->...k", a, b), (2, 3), (3, 2), dtypes=INTS),
+        case(lambda a, b: np.einsum("i,i->", a, b), (3,), (3,), dtypes=INTS),
+        case(lambda a, b: np.einsum("ij,jk->ik", a, b), of((2, 3), np.int8), (3, 2), dtypes=INTS),
+    ],
     np.flip: [
         case(lambda x: np.flip(x, 0), (3, 4)),
         case(lambda x: np.flip(x), (2, 3, 2)),

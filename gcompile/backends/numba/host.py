@@ -2,14 +2,27 @@
 
 It unpacks the inputs, allocates each kernel's outputs and calls the compiled
 kernel with the flat views, scalars and trace-time integers the kernel asks for,
-runs every other node (library calls such as ``matmul``/``dot`` through BLAS,
-copies, concatenations, write-backs into the caller's arrays) with the op's NumPy
-implementation exactly as the interpreter does, releases each value after its
-last use, and returns the outputs. A call costs one guard check (in ``api``) and
-one pass through this function. Its source is kept (``fn.code``).
+runs matrix products through NumPy's own call (``np.matmul``/``np.dot``, so the
+same multi-threaded BLAS as eager NumPy) writing into a pooled buffer, runs every
+other node (copies, concatenations, write-backs into the caller's arrays) with the
+op's NumPy implementation exactly as the interpreter does, releases each value
+after its last use, and returns the outputs. A call costs one guard check (in
+``api``) and one pass through this function. Its source is kept (``fn.code``).
 
 A kernel the code generator has no template for runs its sub-graph in the
 interpreter; the host records why (``notes``) and the backend warns.
+
+An ``epilogue`` kernel (the pointwise ops after a matrix product) makes one serial
+pass over the result, in place in the product's buffer when nothing else reads the
+product and the result has its dtype (``FusedKernel.inplace_input``). Not
+``prange``: OpenBLAS's worker threads busy-wait for about 0.1 s after each call
+(measured: 100 ms of CPU time in a 0.2 s sleep after a 2048x1024 @ 1024x1024
+product), so a parallel loop right after it finds no free core, and its barrier
+waits for the scheduler. Measured
+right after such a product (2 shared cores, ``OMP_WAIT_POLICY=PASSIVE`` as set on
+import, Numba's ``omp`` layer): a bias+ReLU pass over the 2048x1024 float32 result
+took 3-7 ms median in parallel (up to 28 ms with spinning OpenMP threads), 0.5 ms
+serially; a GELU pass was no faster in parallel (19 ms) than serially (14-18 ms).
 """
 
 from __future__ import annotations
@@ -146,12 +159,38 @@ class _HostWriter:
         self.program.notes.append(f"kernel {node.name} runs in the interpreter: {reason}")
         self.emit(node, f"{name}({', '.join(_variable(v) for v in node.args)})")
 
+    def product(self, node: Node) -> None:
+        """A ``matmul``/``dot`` node: NumPy's own call, writing into a buffer from the pool.
+
+        A fresh result per call would pay a page fault per 4 KiB written (see ``BufferPool``).
+        """
+        meta = node.meta
+        result = _variable(node)
+        operands = ", ".join(_variable(v) for v in node.args)
+        dtype = node.kwargs.get("dtype")
+        extra = f", dtype={self.dtype_name(np.dtype(dtype))}" if dtype is not None else ""
+        function = "np.matmul" if node.target is ops.MATMUL else "np.dot"
+        self.lines.append(f"    # {format_node(node)}")
+        self.lines.append(
+            f"    {result} = _empty({tuple(meta.shape)!r}, {self.dtype_name(meta.dtype)}, 'C')"
+        )
+        self.lines.append(f"    {function}({operands}, out={result}{extra})")
+
+    def dtype_name(self, dtype: np.dtype) -> str:
+        """The host function's global holding ``dtype``."""
+        name = f"_{dtype.name}"
+        self.globals.setdefault(name, dtype)
+        return name
+
     def kernel(self, node: Node) -> None:
         kernel: FusedKernel = node.target
         start = time.perf_counter()
+        options = self.options
+        if kernel.style == "epilogue":
+            options = {**options, "parallel": False}  # runs after BLAS (module docstring)
         try:
-            code = codegen.generate(kernel, self.options)
-            code.readable = codegen.generate(kernel, {**self.options, "readable": True}).source
+            code = codegen.generate(kernel, options)
+            code.readable = codegen.generate(kernel, {**options, "readable": True}).source
         except codegen.NoTemplate as missing:
             self.interpreted(node, str(missing))
             return
@@ -181,8 +220,8 @@ class _HostWriter:
             else:
                 shape = tuple(meta.shape) if meta.ndim else (1,)
                 order = code.orders[position]
-                self.globals.setdefault(f"_{meta.dtype.name}", meta.dtype)
-                self.lines.append(f"    {out} = _empty({shape!r}, _{meta.dtype.name}, {order!r})")
+                dtype = self.dtype_name(meta.dtype)
+                self.lines.append(f"    {out} = _empty({shape!r}, {dtype}, {order!r})")
             outputs.append(out)
         arguments = []
         for argument in code.arguments:
@@ -229,6 +268,8 @@ class _HostWriter:
                     self.kernel(node)
                 elif node.target is ops.KERNEL_OUTPUT:
                     self.emit(node, f"{_variable(node.args[0])}[{node.kwargs['item']}]")
+                elif _product_into_buffer(node):
+                    self.product(node)
                 else:
                     self.generic(node)
             dead = [_variable(v) for v in last_use.get(node, ())]
@@ -267,6 +308,22 @@ def _numba_message(error: Exception) -> str:
         if line and not line.startswith(("Failed in ", "During:", "File ", "^", "raised from"))
     ]
     return " / ".join(useful[:3]) or type(error).__name__
+
+
+def _product_into_buffer(node: Node) -> bool:
+    """Whether ``node`` is a matrix product NumPy can write into a given C-ordered buffer.
+
+    ``np.matmul`` and ``np.dot`` take ``out=`` of the result's dtype for array operands (not for
+    a Python scalar operand, which ``dot`` multiplies) and an array result (not a 0-d scalar).
+    """
+    if node.target not in (ops.MATMUL, ops.DOT) or set(node.kwargs) - {"dtype"}:
+        return False
+    meta = node.meta
+    if meta.scalar or meta.ndim == 0:
+        return False
+    return all(
+        isinstance(v, Node) and not v.meta.scalar and v.meta.ndim > 0 for v in node.args
+    )
 
 
 def _last_uses(graph: Graph) -> dict:
