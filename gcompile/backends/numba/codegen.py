@@ -55,7 +55,7 @@ from ...ir.graph import Node
 from ...ir.kernel import FusedKernel
 from ...ir.meta import normalize_axes
 from ...ir.printer import format_node
-from . import mathlib
+from . import mathlib, online
 from . import templates as tpl
 
 BLOCK = 128  # elements per block of a blocked or split loop
@@ -69,7 +69,7 @@ BLOCK_BITS = 7  # blocked summation: 2**7 blocks per partial total
 
 _RESERVED = {"np", "math", "cmath", "_s", "prange", "range", "kernel", "abs", "bool", "min", "max"}
 _GENERATED = re.compile(
-    r"^(i|n|o|s|b|e|lo|hi|c)\d*$|^(acc|mid|blk|cnt|buf|part|best|at|rowlen|lane|bad|dev|mean)_?"
+    r"^(i|n|o|s|b|e|lo|hi|c)\d*$|^(acc|mid|blk|cnt|buf|part|best|at|rowlen|lane|bad|dev|mean|ref|top|shrink)_?"
 )
 
 
@@ -202,6 +202,7 @@ class _Generator:
         self.fixup = False  # emitting the exact recomputation of a flagged block
         self.in_row_values = False
         self.range_checks: list = []
+        self.before_reference = False  # emitting the online loop's block before its first max
         self.compile_cost = 0.0  # estimated seconds Numba spends on the inlined expansions
 
     # -- names and parameters --------------------------------------------------------------------
@@ -248,8 +249,9 @@ class _Generator:
         self.loop_of: dict[Node, int] = {}
         self.after_of: dict[Node, int] = {}
         self.var_pass: dict[Node, int] = {}
+        self.online = online.find_pair(self)  # max and sum(exp(x - max)) in one loop
         for node in self.members:
-            if node.kind == "view":
+            if node.kind == "view" or self.online and self.online.place(node, self.after_of):
                 continue
             inputs = [self.alias_root(v) for v in node.all_input_nodes]
             levels_full = [self.loop_of[v] for v in inputs if v in self.loop_of]
@@ -809,6 +811,8 @@ class _Generator:
                     lines.append(
                         f"{indent}lane_{acc} = carray(_s.block_buffer({zero}, {BLOCK}), {BLOCK})"
                     )
+            pair = self.online if self.online and self.online.in_phase(accumulating) else None
+            lines += pair.setup_lines(self, indent) if pair else []
             self.used_counter = False
             inner, body_indent = [], indent
             blocked = [
@@ -856,6 +860,12 @@ class _Generator:
             if counting:
                 body.append(f"{body_indent}cnt += 1")
                 lines.append(f"{indent}cnt = {'0' if chunk is None else f'lo * {chunk}'}")
+            if pair:  # the block's loop again, without the exps: for blocks before any max
+                self.before_reference = True
+                plain = self.phase_body(fulls, accumulating, setups, body_indent, lane)
+                self.before_reference = False
+                plain += [f"{body_indent}cnt += 1"] if counting else []
+                body = pair.unswitch(self, inner.pop(), body, plain, block_indent)
             if self.flagging and self.range_checks:
                 body.append(f"{body_indent}bad = bad | {' | '.join(self.range_checks)}")
                 if counting:
@@ -870,6 +880,8 @@ class _Generator:
                 body += redo + ([f"{body_indent}    cnt += 1"] if counting else [])
             if split:
                 for r, acc in accumulating:
+                    if pair and r in (pair.top, pair.total):
+                        continue
                     setup = setups[r]
                     lane_type = self.lane_dtype(r, acc, setup)
                     value = self.lane_reduction(
@@ -879,6 +891,8 @@ class _Generator:
                         body.append(f"{block_indent}blk_{acc} = {value}")
                     else:
                         body.append(block_indent + setup["combine"].format(a=f"acc_{acc}", p=value))
+                if pair:
+                    body += pair.block_lines(self, setups, block_indent, f"e{last} - b{last}")
             if blocked and block_indent is not None:
                 # after each block: its sum into the block sums, every 2**BLOCK_BITS blocks those
                 # into the total, so no partial sum collects more than 2**BLOCK_BITS terms
@@ -905,6 +919,8 @@ class _Generator:
                 if acc != name:  # the mean pass of var/std
                     lines.append(f"{indent}mean_{name} = {setup['mean']}")
                     continue
+                if pair and r is pair.total:
+                    lines += pair.settle_lines(self, indent)
                 lines.append(f"{indent}{name} = {setup['final']}")
                 if r in outputs:
                     self.store_row(r, outputs[r], name, lines, indent)
@@ -929,7 +945,10 @@ class _Generator:
                 if node in outputs:
                     self.store_full(node, outputs[node], body, indent)
             for r, acc in accumulating:
-                if r is node:
+                if r is node and self.online and r is self.online.total:
+                    if not self.before_reference:
+                        body += self.online.element_lines(self, indent, lane, setups[r])
+                elif r is node:
                     into = f"lane_{acc}[{lane}]" if lane else None
                     self.emit_update(node, setups[node], body, indent, acc, into)
         return body
