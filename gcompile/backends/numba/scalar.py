@@ -389,17 +389,18 @@ float_lane_min = _float_lane_fold(_vector_min, minimum)
 # row's sum scaled from the last reference to the row's max.
 
 
-def _shifted_exp(exp, name: str):
-    def shifted(values, out, count, ref):
-        for j in range(count):
-            out[j] = exp(values[j] - ref)
-
-    shifted.__doc__ = f"``out[:count] = {name}(values[:count] - ref)`` (a vector loop)."
-    return _jit(shifted)
+@_jit
+def shifted_exp_f32(values, out, count, ref):
+    """``out[:count] = exp(values[:count] - ref)`` in float32 (a vector loop)."""
+    for j in range(count):
+        out[j] = mathlib.exp_f32(values[j] - ref)
 
 
-shifted_exp_f32 = _shifted_exp(mathlib.exp_f32, "exp_f32")
-shifted_exp_f64 = _shifted_exp(mathlib.exp_f64, "exp_f64")
+@_jit
+def shifted_exp_f64(values, out, count, ref):
+    """``out[:count] = exp(values[:count] - ref)`` in float64 (a vector loop)."""
+    for j in range(count):
+        out[j] = mathlib.exp_f64(values[j] - ref)
 
 
 @_jit
