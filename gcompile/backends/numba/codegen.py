@@ -202,7 +202,6 @@ class _Generator:
         self.fixup = False  # emitting the exact recomputation of a flagged block
         self.in_row_values = False
         self.range_checks: list = []
-        self.before_reference = False  # emitting the online loop's block before its first max
         self.compile_cost = 0.0  # estimated seconds Numba spends on the inlined expansions
 
     # -- names and parameters --------------------------------------------------------------------
@@ -861,9 +860,7 @@ class _Generator:
                 body.append(f"{body_indent}cnt += 1")
                 lines.append(f"{indent}cnt = {'0' if chunk is None else f'lo * {chunk}'}")
             if pair:  # the block's loop again, without the exps: for blocks before any max
-                self.before_reference = True
-                plain = self.phase_body(fulls, accumulating, setups, body_indent, lane)
-                self.before_reference = False
+                plain = self.phase_body(fulls, accumulating, setups, body_indent, lane, False)
                 plain += [f"{body_indent}cnt += 1"] if counting else []
                 body = pair.unswitch(self, inner.pop(), body, plain, block_indent)
             if self.flagging and self.range_checks:
@@ -927,13 +924,20 @@ class _Generator:
             self.row_values(phase, lines, indent)
 
     def phase_body(
-        self, fulls: list, accumulating: list, setups: dict, indent: str, lane: str | None
+        self,
+        fulls: list,
+        accumulating: list,
+        setups: dict,
+        indent: str,
+        lane: str | None,
+        online_exps: bool = True,
     ) -> list:
         """One element of a phase loop: its values, stores and reduction updates.
 
         ``lane``: the index into the block buffers when the loop is split (reduction operands
         are stored there, not accumulated). Range checks of the fast paths collect in
-        ``range_checks``.
+        ``range_checks``. ``online_exps``: whether the online loop's exps are taken (not
+        before the first block's max).
         """
         outputs = {node: i for i, node in enumerate(self.outputs)}
         self.loads = {}
@@ -946,7 +950,7 @@ class _Generator:
                     self.store_full(node, outputs[node], body, indent)
             for r, acc in accumulating:
                 if r is node and self.online and r is self.online.total:
-                    if not self.before_reference:
+                    if online_exps:
                         body += self.online.element_lines(self, indent, lane, setups[r])
                 elif r is node:
                     into = f"lane_{acc}[{lane}]" if lane else None
