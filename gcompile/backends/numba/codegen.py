@@ -20,7 +20,8 @@ Fortran order when the output is F). A reduction or row kernel runs, per kept
 index, one or more *phases* over the reduced axes: a reduction computed in phase
 ``p`` is usable from phase ``p + 1`` on (softmax: max, then sum of exp, then
 divide). A value computed in one phase and read in a later one is kept in a
-per-row buffer (``buf_*``), not recomputed.
+per-row buffer (``buf_*``), not recomputed. A max and the sum of ``exp(x - max)``
+over the same rows share one phase (``online``: logsumexp, log-softmax).
 
 Numerics. Operands are cast to the dtypes of NumPy's loop (``templates``);
 every result is cast to its node's dtype, so integers wrap as NumPy's do.
