@@ -20,7 +20,8 @@ Fortran order when the output is F). A reduction or row kernel runs, per kept
 index, one or more *phases* over the reduced axes: a reduction computed in phase
 ``p`` is usable from phase ``p + 1`` on (softmax: max, then sum of exp, then
 divide). A value computed in one phase and read in a later one is kept in a
-per-row buffer (``buf_*``), not recomputed.
+per-row buffer (``buf_*``), not recomputed. A max and the sum of ``exp(x - max)``
+over the same rows share one phase (``online``: logsumexp, log-softmax).
 
 Numerics. Operands are cast to the dtypes of NumPy's loop (``templates``);
 every result is cast to its node's dtype, so integers wrap as NumPy's do.
@@ -55,7 +56,7 @@ from ...ir.graph import Node
 from ...ir.kernel import FusedKernel
 from ...ir.meta import normalize_axes
 from ...ir.printer import format_node
-from . import mathlib
+from . import mathlib, online
 from . import templates as tpl
 
 BLOCK = 128  # elements per block of a blocked or split loop
@@ -69,7 +70,7 @@ BLOCK_BITS = 7  # blocked summation: 2**7 blocks per partial total
 
 _RESERVED = {"np", "math", "cmath", "_s", "prange", "range", "kernel", "abs", "bool", "min", "max"}
 _GENERATED = re.compile(
-    r"^(i|n|o|s|b|e|lo|hi|c)\d*$|^(acc|mid|blk|cnt|buf|part|best|at|rowlen|lane|bad|dev|mean)_?"
+    r"^(i|n|o|s|b|e|lo|hi|c)\d*$|^(acc|mid|blk|cnt|buf|part|best|at|rowlen|lane|bad|dev|mean|ref|top|shrink)_?"
 )
 
 
@@ -248,8 +249,9 @@ class _Generator:
         self.loop_of: dict[Node, int] = {}
         self.after_of: dict[Node, int] = {}
         self.var_pass: dict[Node, int] = {}
+        self.online = online.find_pair(self)  # max and sum(exp(x - max)) in one loop
         for node in self.members:
-            if node.kind == "view":
+            if node.kind == "view" or self.online and self.online.place(node, self.after_of):
                 continue
             inputs = [self.alias_root(v) for v in node.all_input_nodes]
             levels_full = [self.loop_of[v] for v in inputs if v in self.loop_of]
@@ -817,6 +819,8 @@ class _Generator:
                     lines.append(
                         f"{indent}lane_{acc} = carray(_s.block_buffer({zero}, {BLOCK}), {BLOCK})"
                     )
+            pair = self.online if self.online and self.online.in_phase(accumulating) else None
+            lines += pair.setup_lines(self, indent) if pair else []
             self.used_counter = False
             inner, body_indent = [], indent
             blocked = [
@@ -864,6 +868,10 @@ class _Generator:
             if counting:
                 body.append(f"{body_indent}cnt += 1")
                 lines.append(f"{indent}cnt = {'0' if chunk is None else f'lo * {chunk}'}")
+            if pair:  # the block's loop again, without the exps: for blocks before any max
+                plain = self.phase_body(fulls, accumulating, setups, body_indent, lane, False)
+                plain += [f"{body_indent}cnt += 1"] if counting else []
+                body = pair.unswitch(self, inner.pop(), body, plain, block_indent)
             if self.flagging and self.range_checks:
                 body.append(f"{body_indent}bad = bad | {' | '.join(self.range_checks)}")
                 if counting:
@@ -878,6 +886,8 @@ class _Generator:
                 body += redo + ([f"{body_indent}    cnt += 1"] if counting else [])
             if split:
                 for r, acc in accumulating:
+                    if pair and r in (pair.top, pair.total):
+                        continue
                     setup = setups[r]
                     lane_type = self.lane_dtype(r, acc, setup)
                     value = self.lane_reduction(
@@ -887,6 +897,8 @@ class _Generator:
                         body.append(f"{block_indent}blk_{acc} = {value}")
                     else:
                         body.append(block_indent + setup["combine"].format(a=f"acc_{acc}", p=value))
+                if pair:
+                    body += pair.block_lines(self, setups, block_indent, f"e{last} - b{last}")
             if blocked and block_indent is not None:
                 # after each block: its sum into the block sums, every 2**BLOCK_BITS blocks those
                 # into the total, so no partial sum collects more than 2**BLOCK_BITS terms
@@ -913,19 +925,28 @@ class _Generator:
                 if acc != name:  # the mean pass of var/std
                     lines.append(f"{indent}mean_{name} = {setup['mean']}")
                     continue
+                if pair and r is pair.total:
+                    lines += pair.settle_lines(self, indent)
                 lines.append(f"{indent}{name} = {setup['final']}")
                 if r in outputs:
                     self.store_row(r, outputs[r], name, lines, indent)
             self.row_values(phase, lines, indent)
 
     def phase_body(
-        self, fulls: list, accumulating: list, setups: dict, indent: str, lane: str | None
+        self,
+        fulls: list,
+        accumulating: list,
+        setups: dict,
+        indent: str,
+        lane: str | None,
+        online_exps: bool = True,
     ) -> list:
         """One element of a phase loop: its values, stores and reduction updates.
 
         ``lane``: the index into the block buffers when the loop is split (reduction operands
         are stored there, not accumulated). Range checks of the fast paths collect in
-        ``range_checks``.
+        ``range_checks``. ``online_exps``: whether the online loop's exps are taken (not
+        before the first block's max).
         """
         outputs = {node: i for i, node in enumerate(self.outputs)}
         self.loads = {}
@@ -937,7 +958,10 @@ class _Generator:
                 if node in outputs:
                     self.store_full(node, outputs[node], body, indent)
             for r, acc in accumulating:
-                if r is node:
+                if r is node and self.online and r is self.online.total:
+                    if online_exps:
+                        body += self.online.element_lines(self, indent, lane, setups[r])
+                elif r is node:
                     into = f"lane_{acc}[{lane}]" if lane else None
                     self.emit_update(node, setups[node], body, indent, acc, into)
         return body

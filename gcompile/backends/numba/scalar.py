@@ -9,7 +9,7 @@ them into the loop. Results may come back wider than the loop dtype (Numba
 promotes small integers); the generated code casts every result to the node's dtype.
 
 The end of the module holds what split loops use: a stack buffer for one block of values and
-the eight-lane reductions of such a block.
+the eight-lane reductions of such a block; then what the online-max loop of ``online`` calls.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from llvmlite import ir
 from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+
+from . import mathlib
 
 _jit = njit(error_model="numpy", cache=True, nogil=True)
 _inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
@@ -381,3 +383,32 @@ def _float_lane_fold(vector_fold, combine):
 
 float_lane_max = _float_lane_fold(_vector_max, maximum)
 float_lane_min = _float_lane_fold(_vector_min, minimum)
+
+
+# -- the online-max loop (``online``): a block's exps against a new reference max, and the
+# row's sum scaled from the last reference to the row's max.
+
+
+@_jit
+def shifted_exp_f32(values, out, count, ref):
+    """``out[:count] = exp(values[:count] - ref)`` in float32 (a vector loop)."""
+    for j in range(count):
+        out[j] = mathlib.exp_f32(values[j] - ref)
+
+
+@_jit
+def shifted_exp_f64(values, out, count, ref):
+    """``out[:count] = exp(values[:count] - ref)`` in float64 (a vector loop)."""
+    for j in range(count):
+        out[j] = mathlib.exp_f64(values[j] - ref)
+
+
+@_jit
+def rescaled_total(total, ref, top):
+    """``total * exp(ref - top)``: a sum of ``exp(x - ref)`` as the sum of ``exp(x - top)``; NaN
+    when ``top`` (the row's max) is not finite, as NumPy's ``x - top`` then has a NaN."""
+    if not (-np.inf < top < np.inf):
+        return np.nan
+    if ref == top:
+        return total
+    return total * math.exp(np.float64(ref) - np.float64(top))
