@@ -15,6 +15,7 @@ from gcompile.backends import interpreter
 from gcompile.guards import ArgumentBinder
 from gcompile.ir.pytree import flatten, unflatten
 from gcompile.tools.compare import copy_inputs, ulp_distance
+from tests import error_bounds
 
 BACKENDS = ("interpreter", "numba")
 # Numba calls libm where NumPy has its own SIMD loops (exp, sin, ...), and sums in a different
@@ -36,7 +37,12 @@ def copy_args(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
 
 
 def assert_same_value(
-    expected: Any, actual: Any, ulps: float = 0, where: str = "result", scale: Any = None
+    expected: Any,
+    actual: Any,
+    ulps: float = 0,
+    where: str = "result",
+    scale: Any = None,
+    bound: Any = None,
 ) -> None:
     """Same type, dtype, shape; equal values (NaN == NaN), floats within ``ulps``.
 
@@ -44,6 +50,10 @@ def assert_same_value(
     that dtype at the magnitude of the whole result: where a program cancels (``x - mean``,
     a put price of 1e-13 from terms of 1), a last-bit difference in an input of the
     subtraction is many ulps of the tiny difference, and no order of evaluation avoids it.
+
+    ``bound`` (shaped like ``expected``, see ``error_bounds``): how far any valid evaluation of
+    each element may be from the exact value; a float element may instead be within twice
+    that of ``expected`` (both are such evaluations). ``nan`` where no bound is known.
     """
     if isinstance(expected, (tuple, list)):
         assert type(actual) is type(expected), (
@@ -51,12 +61,14 @@ def assert_same_value(
         )
         assert len(actual) == len(expected), f"{where}: {len(actual)} != {len(expected)} items"
         for i, (e, a) in enumerate(zip(expected, actual)):
-            assert_same_value(e, a, ulps, f"{where}[{i}]", scale)
+            assert_same_value(e, a, ulps, f"{where}[{i}]", scale, _part(bound, i))
         return
     if isinstance(expected, dict):
         assert isinstance(actual, dict) and list(actual) == list(expected), f"{where}: keys differ"
         for k in expected:
-            assert_same_value(expected[k], actual[k], ulps, f"{where}[{k!r}]", scale)
+            assert_same_value(
+                expected[k], actual[k], ulps, f"{where}[{k!r}]", scale, _part(bound, k)
+            )
         return
     assert type(actual) is type(expected), (
         f"{where}: type {type(actual).__name__} != {type(expected).__name__}"
@@ -83,6 +95,11 @@ def assert_same_value(
             with np.errstate(all="ignore"):
                 scaled = np.abs(a.astype(np.complex128) - e.astype(np.complex128)) / unit
             distance = np.where(both, np.minimum(distance, scaled), distance)
+        if bound is not None:
+            with np.errstate(all="ignore"):
+                gap = np.abs(a.astype(np.complex128) - e.astype(np.complex128))
+                within = gap <= 2 * np.asarray(bound, np.float64)  # False where no bound (nan)
+            distance = np.where(within, 0.0, distance)
         worst = float(np.max(distance))
         assert worst <= ulps, (
             f"{where}: {worst} ulp apart (allowed {ulps})\nexpected {e}\nactual   {a}"
@@ -107,15 +124,22 @@ def check(
         expected = fn(*eager_args, **eager_kwargs)
         graph = gcompile.trace(fn, *args, **kwargs)
         graph.verify()
+        bounds = error_bounds.bounds(fn, args, kwargs) if "numba" in backends else None
         for backend in backends:
             run_args, run_kwargs = copy_args(args, kwargs)
             compiled = gcompile.compile(fn, backend=backend, fullgraph=True)
             actual = call_compiled(compiled, *run_args, **run_kwargs)
             tolerance = max(ulps, NUMBA_ULPS) if backend == "numba" else ulps
             scale = narrowest_float(args, kwargs, expected) if backend == "numba" else None
-            assert_same_value(expected, actual, tolerance, f"{backend} result", scale)
+            bound = bounds if backend == "numba" else (None, None, None)
+            assert_same_value(expected, actual, tolerance, f"{backend} result", scale, bound[0])
             assert_same_value(
-                eager_args, run_args, tolerance, f"{backend} arguments after the call", scale
+                eager_args,
+                run_args,
+                tolerance,
+                f"{backend} arguments after the call",
+                scale,
+                bound[1],
             )
             assert_same_value(
                 eager_kwargs,
@@ -123,8 +147,16 @@ def check(
                 tolerance,
                 f"{backend} keyword arguments after the call",
                 scale,
+                bound[2],
             )
         return expected
+
+
+def _part(bound: Any, key: Any) -> Any:
+    """Item ``key`` of a structure of bounds (None when there is no bound)."""
+    if isinstance(bound, (tuple, list, dict)):
+        return bound[key]
+    return None
 
 
 def narrowest_float(*values: Any) -> np.dtype:
