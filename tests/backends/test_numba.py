@@ -300,18 +300,59 @@ def test_parallel_kernels_match_serial_ones(fn):
     )
 
 
-def test_parallel_reductions_do_not_depend_on_the_thread_count():
-    x = np.random.default_rng(4).random(1_000_003)
-    fn = compiled(lambda a: np.sum(a * a), parallel_threshold=1)
+def bits_of_calls(fn, *args, calls: int = 5) -> set:
+    """The distinct results (as bytes) of ``fn(*args)`` called ``calls`` times on one thread and
+    on all, each under Numba's default schedule and two fixed chunk sizes of its ``prange`` loops
+    (which decide how the iterations are dealt to the threads, by arrival)."""
     threads = numba.get_num_threads()
+    seen = set()
     try:
-        numba.set_num_threads(1)
-        one = fn(x)
-        numba.set_num_threads(threads)
-        many = fn(x)
+        for count in sorted({1, threads}):
+            numba.set_num_threads(count)
+            for chunk_size in (0, 1, 3):
+                previous = numba.set_parallel_chunksize(chunk_size)
+                try:
+                    seen.update(np.asarray(fn(*args)).tobytes() for _ in range(calls))
+                finally:
+                    numba.set_parallel_chunksize(previous)
     finally:
         numba.set_num_threads(threads)
-    assert one == many  # bit for bit: fixed chunks, combined in order
+    return seen
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a: np.sum(a * 2.0),  # over all axes: fixed chunks, combined in chunk order
+        lambda a: np.argmax(a),  # the same for an index (ties: the first)
+        softmax,  # per row (prange over rows), two phases
+        lambda a: np.sum(a * 2.0, axis=0),  # per column, the rows summed inside each
+    ],
+    ids=["total", "argmax", "rows", "columns"],
+)
+def test_parallel_reductions_give_the_same_bits_on_every_call_and_thread_count(fn):
+    x = np.random.default_rng(3).random((300, 70))  # the kernels of the test above
+    compiled_fn = compiled(fn, parallel_threshold=1)
+    assert len(bits_of_calls(compiled_fn, x)) == 1
+    assert all(code.parallel for code, _ in program(compiled_fn).kernels)
+
+
+def test_a_long_total_in_float32_gives_the_same_bits_on_every_call_and_thread_count():
+    x = np.random.default_rng(4).random(1_000_003).astype(np.float32)  # many blocks per chunk
+    assert len(bits_of_calls(compiled(lambda a: np.sum(a * a), parallel_threshold=1), x)) == 1
+
+
+@pytest.mark.skipif(numba.get_num_threads() < 2, reason="needs two threads to differ")
+def test_bits_of_calls_sees_a_reduction_combined_in_thread_order():
+    @numba.njit(parallel=True)
+    def thread_sum(a):
+        total = 0.0
+        for i in numba.prange(a.shape[0]):
+            total += a[i]  # Numba's reduction variable: one partial sum per thread
+        return total
+
+    x = np.random.default_rng(4).random(100_003)
+    assert len(bits_of_calls(thread_sum, x)) > 1
 
 
 def test_the_parallel_threshold_is_configurable(monkeypatch):
