@@ -5,7 +5,8 @@ every value, a bound on how far any implementation that rounds correctly (arithm
 order and computes library functions within ``FUNCTION_ULPS`` can be from the exact result. Bounds
 are first-order running error bounds (Higham, *Accuracy and Stability of Numerical Algorithms*,
 chapters 3-4): a sum of ``n`` terms adds ``(n - 1) u sum|x_i|``, which holds for every order of
-summation; a product adds ``|b| e_a + |a| e_b``; a function adds its slope times its argument's bound.
+summation; a product adds ``|b| e_a + |a| e_b``; a function adds its slope times its argument's
+bound.
 
 Only where a program cancels is the bound returned: a sum, difference or dot product at least
 ``CANCELLATION`` times smaller than the sum of its terms' magnitudes (``sum(p - y)`` of terms 100
@@ -67,7 +68,8 @@ def bounds(fn: Callable, args: tuple, kwargs: dict) -> tuple[Any, tuple, dict]:
 
     outputs = [where_cancelled(v) for v in graph.output_node.args[0]]
     after = iter(where_cancelled(p) for p in graph.placeholders)
-    after_args, after_kwargs = call.rebuild([next(after) if flag else None for flag in call.is_input])
+    leaves = [next(after) if flag else None for flag in call.is_input]
+    after_args, after_kwargs = call.rebuild(leaves)
     return unflatten(graph.out_spec, outputs), after_args, after_kwargs
 
 
@@ -92,7 +94,8 @@ def _node_bound(node: Node, values: dict, errors: dict) -> Any:
 
 
 def _rule(op, node: Node, r: Any, x: list, e: list) -> Any:
-    """The bound of a float result ``r`` of ``op`` on values ``x`` with bounds ``e`` (None: no rule)."""
+    """The bound of a float result ``r`` of ``op`` on values ``x`` with bounds ``e`` (None: no
+    rule)."""
     name, u = op.name, _unit(r)
     r_abs = np.abs(r)
     function = FUNCTION_ULPS * 2 * u * r_abs

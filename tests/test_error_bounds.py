@@ -1,4 +1,4 @@
-"""The tolerance of ``check`` where a program cancels: derived from the terms, not a fixed ulp count."""
+"""The tolerance of ``check`` where a program cancels: derived from the terms, not fixed ulps."""
 
 from __future__ import annotations
 
