@@ -188,6 +188,7 @@ def ulps_between(a, b) -> float:
     return float(abs(a - b) / np.spacing(np.abs(np.asarray(a, dtype=np.asarray(b).dtype))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_long_sums_agree_with_numpy_pairwise_summation(dtype):
     n = 10**7

@@ -28,6 +28,7 @@ import functools
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -357,6 +358,7 @@ def test_random_fusions_are_explained_and_legal(program, seed, options):
     assert misread_reductions(graph) == []
 
 
+@pytest.mark.slow
 @examples(30)
 @given(programs(), st.integers(0, 2**16))
 @quietly
