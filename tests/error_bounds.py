@@ -36,11 +36,12 @@ LIPSCHITZ = ("maximum", "minimum", "fmax", "fmin", "clip")  # |f(x) - f(y)| <= m
 SLOPE_ONE = ("sin", "cos", "tanh", "arctan")  # |f'| <= 1 everywhere
 
 
-def bounds(fn: Callable, args: tuple, kwargs: dict) -> tuple[Any, tuple, dict]:
+def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
     """``(result bound, argument bounds after the call, keyword argument bounds)``, shaped like
     ``fn``'s result and arguments: a float64 array (or scalar) per float leaf, ``nan`` where
-    no bound is known."""
-    graph = trace(fn, *args, **kwargs)
+    no bound is known. ``graph``: ``fn``'s traced graph for these arguments, if the caller
+    has it."""
+    graph = graph if graph is not None else trace(fn, *args, **kwargs)
     call = ArgumentBinder(fn).bind(copy_inputs(args), copy_inputs(kwargs))
     values: dict = {}
     errors: dict = {}
@@ -114,7 +115,7 @@ def _rule(op, node: Node, r: Any, x: list, e: list) -> Any:
     if name == "square":
         return 2 * np.abs(x[0]) * e[0] + e[0] ** 2 + u * r_abs
     if name == "sqrt":
-        return np.minimum(e[0] / r_abs, np.sqrt(e[0])) + u * r_abs
+        return np.fmin(e[0] / r_abs, np.sqrt(e[0])) + u * r_abs  # (fmin: 0/0 at sqrt(0))
     if name == "exp":
         return r_abs * np.expm1(e[0]) + function
     if name == "expm1":

@@ -129,7 +129,7 @@ def check(
         expected = fn(*eager_args, **eager_kwargs)
         graph = gcompile.trace(fn, *args, **kwargs)
         graph.verify()
-        bounds = error_bounds.bounds(fn, args, kwargs) if "numba" in backends else None
+        bounds = error_bounds.bounds(fn, args, kwargs, graph) if "numba" in backends else None
         for backend in backends:
             run_args, run_kwargs = copy_args(args, kwargs)
             compiled = gcompile.compile(fn, backend=backend, fullgraph=True)
