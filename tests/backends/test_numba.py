@@ -188,6 +188,7 @@ def ulps_between(a, b) -> float:
     return float(abs(a - b) / np.spacing(np.abs(np.asarray(a, dtype=np.asarray(b).dtype))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_long_sums_agree_with_numpy_pairwise_summation(dtype):
     n = 10**7
@@ -214,17 +215,13 @@ def test_row_sums_and_means_agree_with_numpy():
 def test_integer_overflow_wraps_like_numpy(dtype):
     info = np.iinfo(dtype)
     x = np.array([info.max, info.min, info.max - 1, 3], dtype)
-    check(lambda a: a + a * 3 - 1, x)
-    check(lambda a: a * a, x)
-    check(lambda a: np.sum(a * 2), x)
+    check(lambda a: (a + a * 3 - 1, a * a, np.sum(a * 2)), x)  # one compile, not three
 
 
 def test_float_division_by_zero_gives_inf_and_nan():
     a = np.array([1.0, -1.0, 0.0, np.nan])
     with quiet():
-        check(lambda x, y: x / y, a, np.zeros(4))
-        check(lambda x, y: x // y, a, np.zeros(4))
-        check(lambda x, y: x % y, a, np.zeros(4))
+        check(lambda x, y: (x / y, x // y, x % y), a, np.zeros(4))
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint32])
@@ -300,18 +297,62 @@ def test_parallel_kernels_match_serial_ones(fn):
     )
 
 
-def test_parallel_reductions_do_not_depend_on_the_thread_count():
-    x = np.random.default_rng(4).random(1_000_003)
-    fn = compiled(lambda a: np.sum(a * a), parallel_threshold=1)
+def bits_of_calls(fn, *args, calls: int = 5) -> set:
+    """The distinct results (as bytes) of ``fn(*args)`` called ``calls`` times on one thread and
+    on all, each under Numba's default schedule and two fixed chunk sizes of its ``prange`` loops
+    (which decide how the iterations are dealt to the threads, by arrival)."""
     threads = numba.get_num_threads()
+    seen = set()
     try:
-        numba.set_num_threads(1)
-        one = fn(x)
-        numba.set_num_threads(threads)
-        many = fn(x)
+        for count in sorted({1, threads}):
+            numba.set_num_threads(count)
+            for chunk_size in (0, 1, 3):
+                previous = numba.set_parallel_chunksize(chunk_size)
+                try:
+                    seen.update(np.asarray(fn(*args)).tobytes() for _ in range(calls))
+                finally:
+                    numba.set_parallel_chunksize(previous)
     finally:
         numba.set_num_threads(threads)
-    assert one == many  # bit for bit: fixed chunks, combined in order
+    return seen
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a: np.sum(a * 2.0),  # over all axes: fixed chunks, combined in chunk order
+        lambda a: np.argmax(a),  # the same for an index (ties: the first)
+        softmax,  # per row (prange over rows), two phases
+        lambda a: np.sum(a * 2.0, axis=0),  # per column, the rows summed inside each
+    ],
+    ids=["total", "argmax", "rows", "columns"],
+)
+def test_parallel_reductions_give_the_same_bits_on_every_call_and_thread_count(fn):
+    x = np.random.default_rng(3).random((300, 70))  # the kernels of the test above
+    compiled_fn = compiled(fn, parallel_threshold=1)
+    assert len(bits_of_calls(compiled_fn, x)) == 1
+    assert all(code.parallel for code, _ in program(compiled_fn).kernels)
+
+
+def test_a_long_total_gives_the_same_bits_on_every_call_and_thread_count():
+    # the kernel of test_values_computed_after_a_parallel_total_reduction_are_stored: 146 blocks
+    # of 128 per chunk, so block sums collect into the chunk's total too
+    y = np.random.default_rng(8).random(300_000)
+    fn = compiled(lambda a: np.sqrt((a * a).sum(keepdims=True)) * 2, parallel_threshold=1)
+    assert len(bits_of_calls(fn, y)) == 1
+
+
+@pytest.mark.skipif(numba.get_num_threads() < 2, reason="needs two threads to differ")
+def test_bits_of_calls_sees_a_reduction_combined_in_thread_order():
+    @numba.njit(parallel=True)
+    def thread_sum(a):
+        total = 0.0
+        for i in numba.prange(a.shape[0]):
+            total += a[i]  # Numba's reduction variable: one partial sum per thread
+        return total
+
+    x = np.random.default_rng(4).random(100_003)
+    assert len(bits_of_calls(thread_sum, x)) > 1
 
 
 def test_the_parallel_threshold_is_configurable(monkeypatch):
@@ -400,21 +441,16 @@ def test_returned_buffers_are_reused_only_when_nobody_holds_them():
 
 
 def test_parallel_arg_reductions_over_all_axes():
-    x = -np.random.default_rng(6).random(300_000) - 1.0  # all negative: no chunk may invent a 0
-    x[123_456] = -0.5
+    grid = -np.random.default_rng(6).random((600, 500)) - 1.0  # all negative: no chunk may invent a 0
+    grid[246, 456] = -0.5  # flat index 123_456
 
-    def arg_max(a):
-        return np.argmax(a)
+    def arg_max_and_min(a):
+        return np.argmax(a), np.argmin(a * -1.0)
 
-    def arg_min(a):
-        return np.argmin(a * -1.0)
-
-    for fn, expected in ((arg_max, 123_456), (arg_min, 123_456)):
-        compiled_fn = compiled(fn, parallel_threshold=1)
-        assert compiled_fn(x) == expected
-        assert all(code.parallel for code, _ in program(compiled_fn).kernels)
-    grid = -np.random.default_rng(7).random((600, 500)) - 1.0
-    check(lambda a: (np.argmax(a), np.argmin(-a)), grid)
+    assert check(arg_max_and_min, grid) == (123_456, 123_456)  # 300_000 elements: parallel
+    compiled_fn = compiled(arg_max_and_min, parallel_threshold=1)  # the same kernel, shared
+    assert compiled_fn(grid) == (123_456, 123_456)
+    assert all(code.parallel for code, _ in program(compiled_fn).kernels)
 
 
 def test_values_computed_after_a_parallel_total_reduction_are_stored():

@@ -18,6 +18,7 @@ def signed_decades(rng, n, low, high):
     return rng.choice([-1.0, 1.0], n) * 10.0 ** rng.uniform(low, high, n)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_arctan_sweep(dtype):
     decade = float(np.log10(np.finfo(dtype).max))
@@ -58,6 +59,7 @@ def arctan2_operands(dtype):
     return second
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_arctan2_sweep(dtype):
     def domain(rng, n):
@@ -93,6 +95,7 @@ def test_arctan2_loop_vectorises(dtype):
         assert "cvtss2sd" not in asm and "cvtps2pd" not in asm, "float32 arctan2 widened to float64"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("ufunc", ["arcsin", "arccos"])
 def test_arcsin_arccos_sweep(ufunc, dtype):

@@ -77,6 +77,7 @@ def sweep(ufunc, dtype, domain, extra):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_exp_sweep(dtype):
     extra = with_neighbours(
@@ -87,6 +88,7 @@ def test_exp_sweep(dtype):
     assert worst <= bound("exp", dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_exp2_sweep(dtype):
     info = np.finfo(dtype)
@@ -100,6 +102,7 @@ def test_exp2_sweep(dtype):
     assert worst <= bound("exp2", dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_expm1_sweep(dtype):
     # -1 is reached (rounded) near -37.4 / -17.3; tiny arguments return themselves

@@ -81,6 +81,7 @@ def sweep(ufunc, dtype, domain, extra):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_tanh_sweep(dtype):
     small = float(hyperbolic.TANH_SMALL_F64)  # the branch boundary, 0.55 in both dtypes
@@ -89,6 +90,7 @@ def test_tanh_sweep(dtype):
     assert worst <= bound("tanh", dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_sinh_sweep(dtype):
     small = float(hyperbolic.SINH_SMALL_F64)
@@ -97,6 +99,7 @@ def test_sinh_sweep(dtype):
     assert worst <= bound("sinh", dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_cosh_sweep(dtype):
     extra = with_neighbours([OVERFLOW[dtype], 1e-30], dtype)

@@ -45,6 +45,7 @@ def positive(dtype):
     return draw
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("ufunc", ["log", "log2", "log10"])
 def test_log_sweep(ufunc, dtype):
@@ -69,6 +70,7 @@ def test_log2_of_powers_of_two_is_exact(dtype):
     np.testing.assert_array_equal(apply(expansion("log2", dtype), powers), exponents.astype(dtype))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_log1p_sweep(dtype):
     low, high = decades(dtype)
@@ -98,6 +100,7 @@ def logit_reference(x):
     return np.where(abs(centred) < 0.5, 2 * np.arctanh(centred), np.log(x) - np.log1p(-x))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_logit_sweep(dtype):
     special = pytest.importorskip("scipy.special")
@@ -150,6 +153,7 @@ def logaddexp_operands(dtype):
     return second
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_logaddexp_sweep(dtype):
     low, high = decades(dtype)

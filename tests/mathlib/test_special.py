@@ -54,6 +54,7 @@ def erf_reference(x):
     return np.copysign(result, x)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_erf_sweep(dtype):
     scipy_special = pytest.importorskip("scipy.special")
@@ -86,6 +87,7 @@ def expit_reference(x):
     return 1 / (1 + np.exp(-x))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_expit_sweep(dtype):
     scipy_special = pytest.importorskip("scipy.special")

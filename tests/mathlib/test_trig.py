@@ -129,6 +129,7 @@ def hard_points(dtype, largest):
     return np.concatenate([points, -points])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("ufunc", UFUNCS)
 def test_sweep(ufunc, dtype):
@@ -146,6 +147,7 @@ def test_sweep(ufunc, dtype):
     assert worst <= bound(ufunc, dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("ufunc", UFUNCS)
 def test_fast_path_up_to_the_range_limit(ufunc, dtype):
