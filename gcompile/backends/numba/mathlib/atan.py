@@ -50,7 +50,7 @@ from numba import njit
 from .bits import as_float, as_int, fma, iand, ior, select
 from .template import MathTemplate
 
-_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
+_inline = njit(inline="always", error_model="numpy", nogil=True)
 
 # float64 -------------------------------------------------------------------------------------
 

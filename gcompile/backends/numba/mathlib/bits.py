@@ -131,7 +131,7 @@ def select(typingctx, condition, a, b):
     return a(condition, a, b), codegen
 
 
-@njit(inline="always", error_model="numpy", cache=True, nogil=True)
+@njit(inline="always", error_model="numpy", nogil=True)
 def horner(z, coefficients):
     """The polynomial with ``coefficients`` (highest degree first) at ``z``, one fma per term."""
     p = coefficients[0]

@@ -56,7 +56,7 @@ from .exp import (
 )
 from .template import MathTemplate
 
-_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
+_inline = njit(inline="always", error_model="numpy", nogil=True)
 
 F64_SIGN = np.int64(-(2**63))  # the sign bit
 F32_SIGN = np.int32(-(2**31))

@@ -53,7 +53,7 @@ from .bits import as_float, as_int, fma, iand, ior, select
 from .exp import exp_f32, exp_f64
 from .template import MathTemplate
 
-_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
+_inline = njit(inline="always", error_model="numpy", nogil=True)
 
 # erf float64 ---------------------------------------------------------------------------------
 

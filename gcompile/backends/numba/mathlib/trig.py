@@ -56,7 +56,7 @@ from numba import njit
 from .bits import as_float, as_int, fma, horner, iadd, iand, ishl, ishr, ixor, select
 from .template import MathTemplate
 
-_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
+_inline = njit(inline="always", error_model="numpy", nogil=True)
 
 LIMIT_F64 = 2.0**45
 LIMIT_F32 = 2.0**22
