@@ -1,26 +1,59 @@
-"""The mathlib package as a whole: what importing it sets up."""
+"""The mathlib package as a whole: how its functions reach a kernel's loop, and what that costs."""
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
+from numba.core import types
 from numba.core.caching import NullCache
 from numba.core.registry import CPUDispatcher
 
+import gcompile
+from gcompile.backends.numba import cache
 from gcompile.backends.numba.mathlib import atan, bits, exp, hyperbolic, log, special, trig
+from tests.support import NUMBA_ULPS, assert_same_value
 
 
-def _inlined_functions() -> list:
+def _functions(option: str) -> list:
+    """(name, dispatcher) of every family function compiled with the Numba ``option``."""
     found = []
     for module in (atan, bits, exp, hyperbolic, log, special, trig):
         for name, value in vars(module).items():
-            if isinstance(value, CPUDispatcher) and value.targetoptions.get("inline") == "always":
+            if isinstance(value, CPUDispatcher) and value.targetoptions.get(option):
                 found.append((f"{module.__name__}.{name}", value))
     return found
 
 
-def test_functions_inlined_into_kernels_set_up_no_disk_cache():
-    # Inlined at the Numba IR level, they are never compiled alone: a disk cache would only
-    # cost a probe of the cache directory per function each time the package is imported.
-    functions = _inlined_functions()
-    assert len(functions) > 50  # every family module's expansions and helpers were found
+def test_functions_inlined_by_numba_set_up_no_disk_cache():
+    # Never compiled alone: a disk cache would only probe the cache directory per function at
+    # every import of the package.
+    functions = _functions("inline")
+    assert len(functions) > 15  # the exp family and horner
     cached = [name for name, fn in functions if not isinstance(fn._cache, NullCache)]
     assert cached == []
+
+
+def test_functions_inlined_by_llvm_are_cached_compiled_once_and_leave_no_call():
+    functions = dict(_functions("forceinline"))
+    assert "gcompile.backends.numba.mathlib.trig.sin_f64" in functions
+    uncached = [name for name, fn in functions.items() if isinstance(fn._cache, NullCache)]
+    assert uncached == []
+
+    def two_sines(a):
+        return np.sin(a) * np.sin(a + 1.0)
+
+    x = np.linspace(-3.0, 3.0, 300)
+    fn = gcompile.compile(two_sines, fullgraph=True, options={"parallel": False})
+    assert_same_value(two_sines(x), fn(x), NUMBA_ULPS, scale=np.float64)
+    assert "_m.sin_f64(" in fn.code
+    (code, _), *_ = fn.entries[-1].run.program.kernels
+    text = cache.module_text(code.source, code.parallel, code.fastmath_flags)
+    namespace: dict = {}
+    exec(compile(text.replace("cache=True", "cache=False"), "<kernel>", "exec"), namespace)
+    kernel = namespace["kernel"]
+    kernel.compile(code.signature())
+    # sin_f64 was compiled on its own (once, for both calls), then inlined by LLVM
+    assert (types.float64,) in trig.sin_f64.signatures
+    llvm = "\n".join(kernel.inspect_llvm().values())
+    assert re.search(r"call [^\n]*sin_f64", llvm) is None
