@@ -4,18 +4,23 @@
     python bench/compile_time.py --rounds 1 --kernels exp_sin softmax
     python bench/compile_time.py --baseline /tmp/old-checkout   # before/after, interleaved
 
-Each measurement is a new Python process (one at a time): ``cold`` with a new, empty
-``GCOMPILE_CACHE_DIR``, ``warm`` with the same directory again. The process times
+Each measurement is a new Python process (one at a time), in three states: ``first`` with an
+empty ``GCOMPILE_CACHE_DIR`` and an empty ``NUMBA_CACHE_DIR`` (nothing compiled before on the
+machine: gcompile's helpers too), ``cold`` with a new, empty ``GCOMPILE_CACHE_DIR`` (the
+helpers in Numba's cache, as after any earlier use), ``warm`` with that directory again. The
+bytecode of the Python sources is cached (``PYTHONPYCACHEPREFIX``), as for an installed
+package. The process times
 ``import numba`` and then ``import gcompile`` (reported apart from the call), builds the inputs,
 and times the first call of ``gcompile.compile(kernel, fullgraph=True)``; the phases are the ones
 ``explain()`` shows (``CacheEntry.timings`` and the host program's ``timings``), and the time
 inside Numba is split with Numba's compiler events (``numba.core.event``: ``numba:run_pass``
 and ``numba:llvm_lock``) into typing, IR inlining, parfor passes, lowering and LLVM, each
 counted exclusive of the events nested in it (a callee compiled while typing its caller is
-the callee's). ``target init`` is Numba's one-time set-up of its CPU target in a process
-(``CPUContext.load_additional_registries``, which imports ``numba.np.arraymath`` and, through
-its BLAS check, ``scipy.linalg``); it is paid by the first compile or cache load in any
-process that uses Numba. Medians over the rounds are reported.
+the callee's). ``target init`` is Numba's set-up of its typing and target contexts
+(``refresh``; the first one in a process imports ``numba.np.arraymath``, whose BLAS check
+imports ``scipy.linalg``); it is paid by the first compile or cache load in any process that
+uses Numba. Medians over the rounds are reported, wall-clock and CPU time (``process_time``,
+which a loaded machine stretches much less).
 
 With ``--baseline DIR`` the same processes also run against another checkout (its ``gcompile``,
 ``bench`` and ``examples`` on ``PYTHONPATH``), alternating with this one round by round.
@@ -237,11 +242,18 @@ def _child(name: str) -> dict:
 _PYCACHE = Path(tempfile.gettempdir()) / f"gcompile-bench-pycache-{os.getuid()}"
 
 
-def run_once(name: str, cache: str, root: Path) -> dict:
-    """One fresh process measuring ``name`` with the kernel cache ``cache`` and ``root``'s code."""
+def run_once(name: str, cache: str, root: Path, numba_cache: str | None = None) -> dict:
+    """One fresh process measuring ``name`` with the kernel cache ``cache`` and ``root``'s code.
+
+    ``numba_cache``: a ``NUMBA_CACHE_DIR`` for everything Numba caches (gcompile's helpers too);
+    by default Numba keeps a helper's machine code beside its module, as for a user.
+    """
     env = {**os.environ, "GCOMPILE_CACHE_DIR": cache, "PYTHONPATH": str(root)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("NUMBA_CACHE_DIR", None)
     env["PYTHONPYCACHEPREFIX"] = str(_PYCACHE)
+    if numba_cache is not None:
+        env["NUMBA_CACHE_DIR"] = numba_cache
     out = subprocess.run(
         [sys.executable, __file__, "--child", name, "--root", str(root)],
         env=env,
@@ -292,22 +304,38 @@ def summarise(runs: list[dict]) -> dict:
     return {k: median([g.get(k, 0.0) for g in grouped]) for k in keys}
 
 
+STATES = ("first", "cold", "warm")
+
+
 def measure(names: list[str], rounds: int, roots: dict[str, Path]) -> dict:
-    """``{(label, kernel, 'cold' or 'warm'): summary}``; each case a new process, one at a time."""
+    """``{(label, kernel, state): summary}``; each case a new process, one at a time.
+
+    ``first``: empty kernel cache and empty Numba cache (the first kernel ever on a machine);
+    ``cold``: empty kernel cache, gcompile's helpers in Numba's cache (every later new kernel);
+    ``warm``: a new process with the kernel cache ``cold`` filled.
+    """
+    for root in roots.values():  # unmeasured: bytecode written, each kernel's helpers cached
+        for name in names:
+            with tempfile.TemporaryDirectory(prefix="gc-compile-time-") as cache:
+                run_once(name, cache, root)
     raw: dict = {}
-    for root in roots.values():  # once unmeasured: bytecode written, files in the page cache
-        with tempfile.TemporaryDirectory(prefix="gc-compile-time-") as cache:
-            run_once(names[0], cache, root)
     for round_ in range(rounds):
         for name in names:
-            for label, root in (list(roots.items())[:: 1 if round_ % 2 == 0 else -1]):
-                with tempfile.TemporaryDirectory(prefix="gc-compile-time-") as cache:
-                    for state in ("cold", "warm"):
-                        result = run_once(name, cache, root)
+            for label, root in list(roots.items())[:: 1 if round_ % 2 == 0 else -1]:
+                with tempfile.TemporaryDirectory(prefix="gc-compile-time-") as scratch:
+                    caches = {
+                        "first": (f"{scratch}/first", f"{scratch}/numba"),
+                        "cold": (f"{scratch}/kernels", None),
+                        "warm": (f"{scratch}/kernels", None),
+                    }
+                    for state in STATES:
+                        kernels, numba_cache = caches[state]
+                        result = run_once(name, kernels, root, numba_cache)
                         raw.setdefault((label, name, state), []).append(result)
                         print(
                             f"round {round_ + 1} {label:8} {name:22} {state}: first call "
-                            f"{result['first call'] * 1e3:7.0f} ms (compiles "
+                            f"{result['first call'] * 1e3:7.0f} ms, CPU "
+                            f"{result['first call cpu'] * 1e3:5.0f} ms (compiles "
                             f"{result['kernel compiles']}, disk {result['disk hits']})",
                             flush=True,
                         )
@@ -332,7 +360,7 @@ def phase_table(summaries: dict, label: str, names: list[str]) -> list[str]:
         "|---" * (10 + len(_NUMBA_COLUMNS)) + "|",
     ]
     for name in names:
-        for state in ("cold", "warm"):
+        for state in STATES:
             s = summaries.get((label, name, state))
             if s is None:
                 continue
@@ -357,12 +385,14 @@ def phase_table(summaries: dict, label: str, names: list[str]) -> list[str]:
 def comparison_table(summaries: dict, names: list[str]) -> list[str]:
     """Before/after first calls per kernel (ms), when a baseline ran."""
     lines = [
-        "| kernel | cold before | cold after | warm before | warm after |",
-        "|---|---|---|---|---|",
+        "| kernel | "
+        + " | ".join(f"{state} {label}" for state in STATES for label in ("before", "after"))
+        + " |",
+        "|---" * (1 + 2 * len(STATES)) + "|",
     ]
     for name in names:
         cells = [name]
-        for state in ("cold", "warm"):
+        for state in STATES:
             for label in ("before", "after"):
                 s = summaries.get((label, name, state))
                 cells.append(f"{_ms(s['first call'])} ({_ms(s['first call cpu'])})" if s else "n/a")
@@ -370,22 +400,32 @@ def comparison_table(summaries: dict, names: list[str]) -> list[str]:
     return lines
 
 
+def _cpu_pressure() -> str:
+    from bench.math import cpu_pressure
+
+    return cpu_pressure()
+
+
 def report(summaries: dict, names: list[str], rounds: int, baseline: bool) -> str:
     """The markdown section of bench/results.md."""
-    after = [summaries[("after", n, s)] for n in names for s in ("cold", "warm")]
+    after = [summaries[("after", n, s)] for n in names for s in STATES]
     imports = [(s["import numba"], s["import gcompile"]) for s in after]
     lines = [
         "## Compile time of the peer kernels (issue 12): `bench/compile_time.py`",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M')} on {os.cpu_count()} cores; medians of {rounds} "
-        "rounds, each measurement a new process run alone. `cold`: an empty `GCOMPILE_CACHE_DIR`; "
-        "`warm`: a new process with the same directory. `first call` is the first call of "
+        "rounds, each measurement a new process run alone; CPU pressure (tasks waiting for a "
+        f"core, last minute) at the end: {_cpu_pressure()}. `first`: empty `GCOMPILE_CACHE_DIR` "
+        "and `NUMBA_CACHE_DIR` (the first kernel on a machine); `cold`: an empty "
+        "`GCOMPILE_CACHE_DIR`, gcompile's helpers in Numba's cache (every later new kernel); "
+        "`warm`: a new process with the `cold` directory. `first call` is the first call of "
         "`gcompile.compile(fn, fullgraph=True)` after `import gcompile` and after the inputs are "
         "built, so it includes running the kernel once (at these sizes, 10^6 elements or "
         "1024x1024, a few ms; the second call is in the raw output). Imports are apart: "
         f"`import numba` {_ms(statistics.median(i[0] for i in imports))} ms, then `import "
         f"gcompile` {_ms(statistics.median(i[1] for i in imports))} ms (medians over all "
-        "processes). Targets: <= 1500 ms cold, <= 300 ms warm. Milliseconds.",
+        "processes). Targets: <= 1500 ms cold, <= 300 ms warm. Milliseconds, wall-clock "
+        "(CPU in brackets).",
         "",
     ]
     if baseline:
@@ -395,8 +435,8 @@ def report(summaries: dict, names: list[str], rounds: int, baseline: bool) -> st
         "",
         "`Numba` is the kernel loads/compiles (`cache.load`); its split comes from Numba's "
         "compiler events, each exclusive of the events nested in it: `target init` = Numba "
-        "setting up its CPU target once per process (it imports `numba.np.arraymath`, whose BLAS "
-        "check imports `scipy.linalg`), `typing` = type inference, `IR inlining` = Numba-IR "
+        "refreshing its typing and target contexts (the first time in a process it imports "
+        "`numba.np.arraymath`, whose BLAS check imports `scipy.linalg`), `typing` = type inference, `IR inlining` = Numba-IR "
         "inlining passes, `lowering` = Numba IR to LLVM IR, `llvm` = time holding the LLVM lock "
         "(optimisation, machine code, cache load of object code). `host, guards, run` = the "
         "rest of the first call: the guard check, generating the host function and running it.",
@@ -416,6 +456,7 @@ def main() -> None:
     parser.add_argument("--output", default=str(ROOT / "bench" / "results.md"))
     parser.add_argument("--json", help="also write the medians here")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
     roots = {"after": ROOT}
     if args.baseline:
         roots = {"before": Path(args.baseline).resolve(), "after": ROOT}
@@ -425,7 +466,6 @@ def main() -> None:
             json.dumps({" / ".join(k): v for k, v in summaries.items()}, indent=1)
         )
     text = report(summaries, args.kernels, args.rounds, args.baseline is not None)
-    sys.path.insert(0, str(ROOT))
     from bench.run import write_section
 
     write_section(Path(args.output), "compile", text)
