@@ -46,10 +46,10 @@ import math
 
 import numpy as np
 
-from .bits import as_float, as_int, fma, iand, inline_in_llvm, ior, select
+from .bits import as_float, as_int, fma, iand, inline_in_numba_ir, ior, select
 from .template import MathTemplate
 
-_inline = inline_in_llvm
+_inline = inline_in_numba_ir
 
 # float64 -------------------------------------------------------------------------------------
 

@@ -8,8 +8,9 @@ width, integer arithmetic that stays at that width, float <-> integer conversion
 and ``horner``, the polynomial evaluation the templates share.
 All are pure, so they vectorise. Integer operands of one call must have the same type.
 
-Also the two ways the family modules' functions reach a kernel's loop (see the package
-docstring for which family uses which): ``inline_in_numba_ir`` and ``inline_in_llvm``.
+Also the two ways a math function reaches a kernel's loop, ``inline_in_numba_ir`` (every
+function of the family modules) and ``inline_in_llvm`` (what the package exports to kernels for
+all families but ``exp``; see the package docstring).
 """
 
 from __future__ import annotations

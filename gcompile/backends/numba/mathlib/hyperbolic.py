@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bits import as_float, as_int, fma, iadd, iand, inline_in_llvm, ior, isub, select
+from .bits import as_float, as_int, fma, iadd, iand, inline_in_numba_ir, ior, isub, select
 from .exp import (
     exp_f32,
     exp_f64,
@@ -55,7 +55,7 @@ from .exp import (
 )
 from .template import MathTemplate
 
-_inline = inline_in_llvm
+_inline = inline_in_numba_ir
 
 F64_SIGN = np.int64(-(2**63))  # the sign bit
 F32_SIGN = np.int32(-(2**31))

@@ -61,7 +61,7 @@ from .bits import (
     horner,
     iadd,
     iand,
-    inline_in_llvm,
+    inline_in_numba_ir,
     ishr,
     isub,
     select,
@@ -70,7 +70,7 @@ from .bits import (
 from .exp import exp_f32, exp_f64
 from .template import MathTemplate
 
-_inline = inline_in_llvm
+_inline = inline_in_numba_ir
 
 
 class _Constants(NamedTuple):

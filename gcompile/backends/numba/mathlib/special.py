@@ -48,11 +48,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bits import as_float, as_int, fma, iand, inline_in_llvm, ior, select
+from .bits import as_float, as_int, fma, iand, inline_in_numba_ir, ior, select
 from .exp import exp_f32, exp_f64
 from .template import MathTemplate
 
-_inline = inline_in_llvm
+_inline = inline_in_numba_ir
 
 # erf float64 ---------------------------------------------------------------------------------
 

@@ -59,7 +59,7 @@ from .bits import (
     horner,
     iadd,
     iand,
-    inline_in_llvm,
+    inline_in_numba_ir,
     ishl,
     ishr,
     ixor,
@@ -67,7 +67,7 @@ from .bits import (
 )
 from .template import MathTemplate
 
-_inline = inline_in_llvm
+_inline = inline_in_numba_ir
 
 LIMIT_F64 = 2.0**45
 LIMIT_F32 = 2.0**22
