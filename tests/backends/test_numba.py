@@ -145,6 +145,63 @@ def test_a_second_process_loads_the_machine_code_from_disk(tmp_path):
     assert first_line.startswith("# gcompile kernel module, sha256")
 
 
+_FOLD_PROCESS = textwrap.dedent(
+    """
+    import numpy as np
+    from gcompile.backends.numba import scalar
+    scalar.float_lane_max(np.arange(20.0), 20)
+    print(sum(scalar.float_lane_max.stats.cache_hits.values()))
+    """
+)
+
+
+def test_block_folds_load_from_numbas_disk_cache_or_keep_none(tmp_path):
+    # A closure's cache key changed in every process: it never loaded, and its cache grew.
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    hits = [
+        subprocess.run(
+            [sys.executable, "-c", _FOLD_PROCESS],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    assert hits == [["0"], ["1"]]  # compiled, then loaded
+    from numba.core.caching import NullCache
+
+    from gcompile.backends.numba import scalar
+
+    assert isinstance(scalar.lane_max._cache, NullCache)  # made by a factory: not cached
+
+
+def test_a_blocked_loop_compiles_no_numba_overload_for_its_block_end(tmp_path, monkeypatch):
+    # ``min(b + 128, n)`` made Numba compile its overload of ``min`` for every kernel (twice in a
+    # parallel one, ~25 ms each): the block end is a conditional expression instead.
+    monkeypatch.setenv("GCOMPILE_CACHE_DIR", str(tmp_path))
+    compiled = []
+
+    class Recorder(numba.core.event.Listener):
+        def on_start(self, event):
+            compiled.append(event.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, event):
+            pass
+
+    def sum_of_squares_plus(a):
+        return np.sum(a * a + 0.6180339887)
+
+    fn = gcompile.compile(sum_of_squares_plus, fullgraph=True)
+    x = np.linspace(0.0, 1.0, 1000)
+    with numba.core.event.install_listener("numba:compile", Recorder()):
+        result = fn(x)
+    assert np.isclose(result, sum_of_squares_plus(x), rtol=1e-12, atol=0)
+    assert "kernel" in compiled  # compiled here, not loaded: the check below can fail
+    assert "b0 + 128" in fn.code  # a blocked loop
+    assert [name for name in compiled if name.startswith("ol_min")] == []
+
+
 def test_a_tampered_cache_entry_is_rewritten_not_imported(tmp_path, monkeypatch):
     monkeypatch.setenv("GCOMPILE_CACHE_DIR", str(tmp_path))
     text = cache.module_text("def kernel(out0):\n    out0[0] = 1.0\n", False, False)

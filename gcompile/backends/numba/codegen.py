@@ -846,7 +846,11 @@ class _Generator:
                             f"{body_indent}for b{axis} in range({start}, {stop}, {BLOCK}):"
                         )
                         block_indent = body_indent + "    "
-                    inner.append(f"{block_indent}e{axis} = min(b{axis} + {BLOCK}, {stop})")
+                    # not min(): Numba compiles its overload of min per kernel (twice if parallel)
+                    inner.append(
+                        f"{block_indent}e{axis} = {stop} if b{axis} + {BLOCK} > {stop} "
+                        f"else b{axis} + {BLOCK}"
+                    )
                     if not split:
                         inner += [f"{block_indent}blk_{acc} = {zero}" for acc, zero in blocked]
                     if self.flagging:

@@ -272,7 +272,8 @@ def _lane_fold(combine):
             j += 1
         return r0
 
-    return _jit(fold)
+    # no disk cache: a closure's cache key differs in every process (see float_lane_max)
+    return njit(error_model="numpy", nogil=True)(fold)
 
 
 @_jit
@@ -367,22 +368,30 @@ def float_lane_sum(buf, m, zero):
     return total
 
 
-def _float_lane_fold(vector_fold, combine):
-    """A reduction of a float buffer (m >= 1) by ``vector_fold``'s eight vector lanes, then
-    ``combine`` over the remaining m % 8 in order."""
-
-    def fold(buf, m):
-        whole = m & ~7
-        result = vector_fold(buf, whole, buf[0]) if whole else buf[0]
-        for j in range(whole, m):
-            result = combine(result, buf[j])
-        return result
-
-    return _jit(fold)
+# The two folds below are written out, not made by a factory: Numba keys a closure's disk cache
+# on the pickled objects it captures, which differ in every process, so a closure never loads
+# from the cache (it was compiled again in every process, ~70 ms, its cache one entry longer).
 
 
-float_lane_max = _float_lane_fold(_vector_max, maximum)
-float_lane_min = _float_lane_fold(_vector_min, minimum)
+@_jit
+def float_lane_max(buf, m):
+    """The largest of a float buffer's ``buf[:m]`` (m >= 1) by eight vector lanes, then
+    ``maximum`` over the remaining m % 8 in order."""
+    whole = m & ~7
+    result = _vector_max(buf, whole, buf[0]) if whole else buf[0]
+    for j in range(whole, m):
+        result = maximum(result, buf[j])
+    return result
+
+
+@_jit
+def float_lane_min(buf, m):
+    """``float_lane_max`` for the smallest (``minimum``)."""
+    whole = m & ~7
+    result = _vector_min(buf, whole, buf[0]) if whole else buf[0]
+    for j in range(whole, m):
+        result = minimum(result, buf[j])
+    return result
 
 
 # -- the online-max loop (``online``): a block's exps against a new reference max, and the

@@ -45,12 +45,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from .bits import as_float, as_int, fma, iand, ior, select
+from .bits import as_float, as_int, fma, iand, inline_in_numba_ir, ior, select
 from .template import MathTemplate
 
-_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
+_inline = inline_in_numba_ir
 
 # float64 -------------------------------------------------------------------------------------
 

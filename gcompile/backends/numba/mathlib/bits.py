@@ -7,6 +7,10 @@ operands: ``fma`` (one rounding, ``llvm.fma``), bit casts between a float and th
 width, integer arithmetic that stays at that width, float <-> integer conversion, and ``select``;
 and ``horner``, the polynomial evaluation the templates share.
 All are pure, so they vectorise. Integer operands of one call must have the same type.
+
+Also the two ways a math function reaches a kernel's loop, ``inline_in_numba_ir`` (every
+function of the family modules) and ``inline_in_llvm`` (what the package exports to kernels for
+all families but ``exp``; see the package docstring).
 """
 
 from __future__ import annotations
@@ -15,6 +19,14 @@ from llvmlite import ir
 from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+
+# Numba copies the function's IR into each caller and types it there: no call is left, but every
+# call site is typed and lowered again. Never compiled alone, so no disk cache (``cache=True``
+# would only probe the cache directory once per function at import).
+inline_in_numba_ir = njit(inline="always", error_model="numpy", nogil=True)
+# Compiled once per signature (and kept in Numba's disk cache); its LLVM function carries
+# ``alwaysinline``, so LLVM inlines it into each caller before vectorising the caller's loops.
+inline_in_llvm = njit(forceinline=True, error_model="numpy", cache=True, nogil=True)
 
 _INT_OF_FLOAT = {types.float32: types.int32, types.float64: types.int64}
 _FLOAT_OF_INT = {
@@ -131,7 +143,7 @@ def select(typingctx, condition, a, b):
     return a(condition, a, b), codegen
 
 
-@njit(inline="always", error_model="numpy", cache=True, nogil=True)
+@inline_in_numba_ir
 def horner(z, coefficients):
     """The polynomial with ``coefficients`` (highest degree first) at ``z``, one fma per term."""
     p = coefficients[0]

@@ -49,12 +49,11 @@ special-value check compares with).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from .bits import as_float, as_int, fma, iadd, ishl, ishr, isub, select
+from .bits import as_float, as_int, fma, iadd, inline_in_numba_ir, ishl, ishr, isub, select
 from .template import MathTemplate
 
-_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
+_inline = inline_in_numba_ir
 
 # float64 constants
 F64_SHIFT = 6755399441055744.0  # 1.5 * 2**52: x + SHIFT - SHIFT rounds x to an integer

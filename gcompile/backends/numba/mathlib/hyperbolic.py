@@ -41,9 +41,8 @@ NaN, sinh and tanh keep the sign of zero.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from .bits import as_float, as_int, fma, iadd, iand, ior, isub, select
+from .bits import as_float, as_int, fma, iadd, iand, inline_in_numba_ir, ior, isub, select
 from .exp import (
     exp_f32,
     exp_f64,
@@ -56,7 +55,7 @@ from .exp import (
 )
 from .template import MathTemplate
 
-_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
+_inline = inline_in_numba_ir
 
 F64_SIGN = np.int64(-(2**63))  # the sign bit
 F32_SIGN = np.int32(-(2**31))

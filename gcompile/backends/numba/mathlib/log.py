@@ -53,13 +53,24 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from .bits import as_float, as_int, fma, horner, iadd, iand, ishr, isub, select, to_float
+from .bits import (
+    as_float,
+    as_int,
+    fma,
+    horner,
+    iadd,
+    iand,
+    inline_in_numba_ir,
+    ishr,
+    isub,
+    select,
+    to_float,
+)
 from .exp import exp_f32, exp_f64
 from .template import MathTemplate
 
-_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
+_inline = inline_in_numba_ir
 
 
 class _Constants(NamedTuple):

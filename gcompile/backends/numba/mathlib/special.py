@@ -47,13 +47,12 @@ float32 against float64. Special values are SciPy's, apart from the underflow ab
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from .bits import as_float, as_int, fma, iand, ior, select
+from .bits import as_float, as_int, fma, iand, inline_in_numba_ir, ior, select
 from .exp import exp_f32, exp_f64
 from .template import MathTemplate
 
-_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
+_inline = inline_in_numba_ir
 
 # erf float64 ---------------------------------------------------------------------------------
 

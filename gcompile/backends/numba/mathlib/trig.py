@@ -51,12 +51,23 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from .bits import as_float, as_int, fma, horner, iadd, iand, ishl, ishr, ixor, select
+from .bits import (
+    as_float,
+    as_int,
+    fma,
+    horner,
+    iadd,
+    iand,
+    inline_in_numba_ir,
+    ishl,
+    ishr,
+    ixor,
+    select,
+)
 from .template import MathTemplate
 
-_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
+_inline = inline_in_numba_ir
 
 LIMIT_F64 = 2.0**45
 LIMIT_F32 = 2.0**22
