@@ -60,8 +60,10 @@ from . import mathlib, online
 from . import templates as tpl
 
 BLOCK = 128  # elements per block of a blocked or split loop
-# Each inlined expansion costs Numba about EXPANSION_COST s to compile (twice that for sin, cos
+# Each expansion call site is charged EXPANSION_COST s of compile time (twice that for sin, cos
 # and tan); past COMPILE_BUDGET s per kernel, functions with a libm twin call libm instead.
+# (exp is inlined by Numba at every call site; the other families are compiled once and inlined
+# by LLVM, so for them the charge overestimates repeated calls: the budget stays conservative.)
 EXPANSION_COST = 0.25
 COMPILE_BUDGET = 2.5
 SAFE_FASTMATH = ("afn", "arcp", "contract", "nsz")  # the LLVM flags the expansions tolerate

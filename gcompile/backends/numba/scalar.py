@@ -25,7 +25,6 @@ from numba.extending import intrinsic
 from . import mathlib
 
 _jit = njit(error_model="numpy", cache=True, nogil=True)
-_inline = njit(inline="always", error_model="numpy", cache=True, nogil=True)
 
 
 @_jit
