@@ -33,10 +33,7 @@ from __future__ import annotations
 import os
 import sys
 
-# ``python bench/compile_time.py`` puts bench/ first on sys.path, where bench/math.py would
-# shadow the standard library's ``math``: take bench/ off (the root goes on in ``_child``/``main``).
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+_HERE = os.path.dirname(os.path.abspath(__file__))  # (the root goes on in ``_child``/``main``)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -70,7 +67,7 @@ def _rows(rng, dtype):
 
 KERNELS = {
     # name: (module, function, inputs from a Generator)
-    "exp_sin f64": ("bench.math", "exp_sin", lambda r: (r.uniform(-10, 10, 10**6),)),
+    "exp_sin f64": ("bench.vector_math", "exp_sin", lambda r: (r.uniform(-10, 10, 10**6),)),
     "black_scholes f64": (
         "examples.black_scholes",
         "black_scholes",
@@ -82,14 +79,14 @@ KERNELS = {
         "layernorm",
         lambda r: (_rows(r, np.float32), *(r.random((2, 1024), dtype=np.float32))),
     ),
-    "logsumexp f64 rows": ("bench.math", "logsumexp", lambda r: (_rows(r, np.float64),)),
+    "logsumexp f64 rows": ("bench.vector_math", "logsumexp", lambda r: (_rows(r, np.float64),)),
     "haversine f64": (
         "examples.haversine",
         "haversine",
         lambda r: sys.modules["examples.haversine"].example_inputs(10**6),
     ),
     "gelu_tanh f32": (
-        "bench.math",
+        "bench.vector_math",
         "gelu_tanh",
         lambda r: (r.uniform(-6, 6, 10**6).astype(np.float32),),
     ),
@@ -401,7 +398,7 @@ def comparison_table(summaries: dict, names: list[str]) -> list[str]:
 
 
 def _cpu_pressure() -> str:
-    from bench.math import cpu_pressure
+    from bench.vector_math import cpu_pressure
 
     return cpu_pressure()
 

@@ -5,15 +5,15 @@
     python -m bench.peers --quick --only softmax   # the same, from the repository root, one kernel
 
 The report replaces the section between ``<!-- peers:start -->`` and ``<!-- peers:end -->`` of
-bench/results.md (``bench/run.py`` and ``bench/math.py`` own their sections), and is printed.
+bench/results.md (``bench/run.py`` and ``bench/vector_math.py`` own their sections), and is printed.
 
-Every kernel is written once, as plain NumPy source (taken from bench/run.py, bench/math.py and
+Every kernel is written once, as plain NumPy source (taken from bench/run.py, bench/vector_math.py and
 examples/ where it lives there), and each compiler runs that source:
 
 - gcompile: ``gcompile.compile(fn, fullgraph=True)``, its kernel cache in a fresh empty
   directory (``GCOMPILE_CACHE_DIR``), so first calls are cold.
 - JAX: ``jax.jit`` of the source with its module's ``np`` bound to ``jax.numpy``
-  (bench/math.py's ``in_namespace``), x64 on, inputs copied to the device before timing. JAX
+  (bench/vector_math.py's ``in_namespace``), x64 on, inputs copied to the device before timing. JAX
   arrays are immutable: the in-place stencil runs as its functional variant
   ``stencil_in_place_jax`` (``.at[].set``), jitted with its input buffer donated.
 - torch.compile: ``torch.compile(fn, fullgraph=True)`` (the default inductor backend) called
@@ -34,11 +34,8 @@ from __future__ import annotations
 import os
 import sys
 
-# ``python bench/peers.py`` puts bench/ first on sys.path, where bench/math.py would shadow the
-# standard library's ``math`` (see bench/math.py): take bench/ off, put the repository root on.
 _HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-sys.path.insert(0, os.path.dirname(_HERE))
+sys.path.insert(0, os.path.dirname(_HERE))  # the repository root, for ``bench.*``
 
 import argparse  # noqa: E402
 import tempfile  # noqa: E402
@@ -53,7 +50,7 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 import gcompile  # noqa: E402
-from bench.math import (  # noqa: E402
+from bench.vector_math import (  # noqa: E402
     FULL,
     QUICK,
     Rounds,

@@ -27,7 +27,7 @@ def logsumexp(x):
     return m + np.log(np.sum(np.exp(x - m), axis=-1, keepdims=True))
 
 
-def logsumexp_rows(x):  # as bench/math.py writes it: the max without keepdims, re-broadcast
+def logsumexp_rows(x):  # as bench/vector_math.py writes it: the max without keepdims, re-broadcast
     m = x.max(axis=1, keepdims=True)
     return np.log(np.sum(np.exp(x - m), axis=1)) + m[:, 0]
 

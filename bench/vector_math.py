@@ -1,8 +1,8 @@
 """Vectorised math benchmarks (issue 6): gcompile's inlined expansions against NumPy, SciPy, JAX.
 
-    python bench/math.py            # full run (under ~10 minutes)
-    python bench/math.py --quick    # fewer rounds (about 2 minutes)
-    python -m bench.math --quick    # the same, from the repository root
+    python bench/vector_math.py            # full run (under ~10 minutes)
+    python bench/vector_math.py --quick    # fewer rounds (about 2 minutes)
+    python -m bench.vector_math --quick    # the same, from the repository root
 
 The report replaces the section between ``<!-- math:start -->`` and ``<!-- math:end -->`` of
 bench/results.md (``bench/run.py`` owns the ``run`` section), and is printed.
@@ -25,12 +25,8 @@ from __future__ import annotations
 import os
 import sys
 
-# ``python bench/math.py`` puts bench/ first on sys.path, where this file would shadow the
-# standard library's ``math`` for every module imported after it: take bench/ off, put the
-# repository root on.
 _HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-sys.path.insert(0, os.path.dirname(_HERE))
+sys.path.insert(0, os.path.dirname(_HERE))  # the repository root, for ``bench.run``
 
 import argparse  # noqa: E402
 import importlib  # noqa: E402
@@ -465,7 +461,7 @@ def _versions(jax_modules) -> str:
 def report(functions, notes, programs, bw: float, jax_modules, quick: bool, pressure: str) -> str:
     """The markdown section of bench/results.md."""
     lines = [
-        "## Vectorised math (issue 6): `bench/math.py`",
+        "## Vectorised math (issue 6): `bench/vector_math.py`",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M')} on {os.cpu_count()} cores, "
         f"{_versions(jax_modules)}" + (" (--quick: fewer rounds)" if quick else "") + ". "
