@@ -594,8 +594,16 @@ def _outline(graph: Graph, group: _Group) -> Node:
     meta = outputs[0].meta if len(outputs) == 1 else TupleMeta(tuple(o.meta for o in outputs))
     inplace = None
     if group.style == "epilogue":
+        # The result may overwrite a product that only a member reads, element for element: a
+        # product read through a view (``q[:, :1]`` broadcast along a row) is still needed
+        # after the loop has written over the elements it reads.
         for i, value in enumerate(inputs):
-            if value.kind == "matmul" and len(value.users) == 1 and value.meta == outputs[-1].meta:
+            if (
+                value.kind == "matmul"
+                and len(value.users) == 1
+                and next(iter(value.users)) in inside
+                and value.meta == outputs[-1].meta
+            ):
                 inplace = i
     members = tuple(n.target.name for n in group.nodes)
     kernel = FusedKernel("fused", group.style, group.space, sub, meta, members, inplace)

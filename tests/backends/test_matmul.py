@@ -124,6 +124,21 @@ def test_epilogue_that_changes_dtype_or_reads_the_product_transposed():
     check(lambda x, w, v: (v @ w) + (x @ w).T, x, w, uniform((16, 16), seed=2))
 
 
+def reads_a_product_through_a_broadcast_view(a, b):
+    p = a @ b
+    q = b @ a
+    return (p + 1) + q[:, :1]
+
+
+def test_an_epilogue_never_overwrites_a_product_it_reads_through_a_view():
+    """``q[:, :1]`` is read for every column of a row: writing the result into ``q``'s buffer
+    would overwrite ``q[i, 0]`` before the row's other columns read it."""
+    a, b = uniform((16, 16)), uniform((16, 16), seed=1)
+    fn = compiled(reads_a_product_through_a_broadcast_view)
+    np.testing.assert_array_equal(fn(a, b), reads_a_product_through_a_broadcast_view(a, b))
+    assert "= v_matmul_2" not in program(fn).source
+
+
 # -- what the host runs --------------------------------------------------------------------------
 
 
