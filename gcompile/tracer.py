@@ -32,7 +32,7 @@ from .ir import ops
 from .ir.alias import alias_parent, may_copy, root, view_parent
 from .ir.graph import Graph, Node
 from .ir.meta import TensorMeta, meta_of, unsupported_dtype_reason
-from .ir.pytree import flatten
+from .ir.pytree import TreeSpec, flatten
 
 _GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
@@ -1153,13 +1153,15 @@ def _container_snapshot(fn: Callable, args: tuple, kwargs: dict) -> list:
         named = [(f"#{i}", v) for i, v in enumerate(args)] + list(kwargs.items())
     snapshot = []
     for name, value in named:
-        label = f"argument '{name}'"
-        if isinstance(value, (list, dict)) or (
-            isinstance(value, tuple) and any(isinstance(v, (list, dict)) for v in value)
-        ):
-            leaves, spec = flatten(value)
-            snapshot.append((label, value, spec, [id(leaf) for _, leaf in leaves]))
+        leaves, spec = flatten(value)
+        if _holds_mutable(spec):
+            snapshot.append((f"argument '{name}'", value, spec, [id(leaf) for _, leaf in leaves]))
     return snapshot
+
+
+def _holds_mutable(spec: TreeSpec) -> bool:
+    """Whether a flattened value has a list or dict at any depth."""
+    return spec.kind in ("list", "dict") or any(_holds_mutable(c) for c in spec.children)
 
 
 def _refuse_changed_containers(snapshot: list, fn: Callable) -> None:

@@ -297,6 +297,23 @@ def appends_to_list(values, x):
     return x * values[0]
 
 
+def appends_to_a_nested_list(x, nested):
+    nested[0][0].append(1.0)
+    return x * 1
+
+
+def appends_through_star_args(*args):
+    args[1][0].append(1.0)
+    return args[0] * 1
+
+
+def test_changing_a_list_nested_in_tuples_or_star_args_is_refused():
+    with pytest.raises(UnsupportedError, match="passed as argument 'nested'"):
+        gcompile.trace(appends_to_a_nested_list, np.ones(2), (([],),))
+    with pytest.raises(UnsupportedError, match="passed as argument 'args'"):
+        gcompile.trace(appends_through_star_args, np.ones(2), ([],))
+
+
 @pytest.mark.parametrize(
     "fn, make, name",
     [
