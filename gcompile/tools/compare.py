@@ -236,7 +236,8 @@ def _judge_float(report: Agreement, e: np.ndarray, a: np.ndarray, diff: np.ndarr
     if report.max_abs == 0:
         report.verdict = "equal"
     elif report.max_ulp <= ulps:
-        report.verdict, report.decided_by = f"max ulp {decisive:.3g} (limit {ulps:g})", "max ulp"
+        report.verdict = f"max ulp {report.max_ulp:.3g} (limit {ulps:g})"
+        report.decided_by = "max ulp"
     elif not report.ok:
         report.verdict = (
             f"{decisive:.3g} ulp (limit {ulps:g}, per element and at the result's scale)"

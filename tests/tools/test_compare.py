@@ -145,3 +145,13 @@ def test_verdicts_per_element_failing_and_integer():
     assert agreement("y", one, one.copy(), ulps=8).verdict == "equal"
     ints = agreement("n", np.arange(3), np.arange(3) + [0, 0, 3], ulps=0)
     assert not ints.ok and ints.verdict == "max abs 3 (must be 0)"
+
+
+def test_the_max_ulp_verdict_shows_the_largest_per_element_distance():
+    """A tiny element 3 ulp off beside a large one: the verdict's figure is that 3, not the
+    (smaller) distance at the result's scale."""
+    eager = np.array([1000.0, 1e-3])
+    compiled = eager.copy()
+    compiled[1] = eager[1] + 3 * np.spacing(eager[1])
+    out = agreement("y", eager, compiled, ulps=8)
+    assert out.ok and out.max_ulp == 3 and out.verdict == "max ulp 3 (limit 8)"
