@@ -330,7 +330,7 @@ def _unexpected(options: argparse.Namespace, error: Exception) -> int:
             warnings.simplefilter("ignore")
             fn(*args)
     except Exception as eager_error:
-        frame = traceback.extract_tb(eager_error.__traceback__)[-1]
+        frame = _users_frame(eager_error, fn)
         print(
             f"gcompile: {options.target} raises {_one_line(eager_error)} on its example inputs "
             f"(at {frame.filename}:{frame.lineno}), when run with plain NumPy too",
@@ -344,6 +344,15 @@ def _unexpected(options: argparse.Namespace, error: Exception) -> int:
         file=sys.stderr,
     )
     return 3
+
+
+def _users_frame(error: Exception, fn) -> traceback.FrameSummary:
+    """The innermost frame of ``error``'s traceback in the file defining ``fn`` (where the
+    user's code called what raised, e.g. a NumPy function), else the innermost frame."""
+    frames = traceback.extract_tb(error.__traceback__)
+    code = getattr(fn, "__code__", None)
+    mine = [f for f in frames if code is not None and f.filename == code.co_filename]
+    return (mine or frames)[-1]
 
 
 if __name__ == "__main__":

@@ -245,3 +245,16 @@ def test_each_subcommand_has_help(command):
         [sys.executable, "-m", "gcompile.cli", command, "--help"], capture_output=True, text=True
     )
     assert result.returncode == 0 and "path/to/file.py:function" in result.stdout
+
+
+def test_a_numpy_error_on_the_example_inputs_names_the_users_line(tmp_path, capsys):
+    """NumPy functions written in Python raise from NumPy's own files: the message points at
+    the line of the user's file that called them."""
+    target = write_module(
+        tmp_path,
+        "def moved(x):\n    return np.moveaxis(x, 5, 0)\n\n"
+        "def example_inputs_moved():\n    return (np.ones((2, 3)),)\n",
+    )
+    assert cli.main(["dump", f"{target}:moved"]) == 2
+    err = capsys.readouterr().err
+    assert f"(at {tmp_path / 'module.py'}:3)" in err and "Traceback" not in err  # moveaxis's line
