@@ -811,11 +811,12 @@ class Tracer:
         """Record ``target[index] = value``; the caller's memory is written as in eager mode."""
         if not target.meta.writeable:
             argument = self.root_argument(target._node)
-            whose = (
-                f"argument '{argument}'"
-                if argument
-                else "a read-only view (such as np.broadcast_to's)"
-            )
+            if argument:
+                whose = f"argument '{argument}'"
+            elif root(target._node).target is ops.IMAG:
+                whose = "the imaginary part of a real array (NumPy's read-only zeros)"
+            else:
+                whose = "a read-only view (such as np.broadcast_to's)"
             source = user_source()
             raise ValueError(
                 f"assignment destination is read-only: the function writes into {whose}, "

@@ -116,6 +116,17 @@ def test_real_part_of_a_real_array_is_the_array():
     check(f, np.zeros(4))
 
 
+def test_writing_the_imaginary_part_of_a_real_array_says_so():
+    def f(x):
+        x.imag[0] = 1.0  # NumPy: ValueError, the imaginary part of a real array is read-only
+        return x
+
+    with pytest.raises(ValueError, match="the imaginary part of a real array"):
+        gcompile.trace(f, np.zeros(3))
+    with pytest.raises(ValueError):
+        f(np.zeros(3))
+
+
 def test_part_taken_after_the_write_is_compiled():
     def f(z):
         before = np.abs(z.real)  # a value computed from the part: not a view
@@ -259,6 +270,13 @@ def test_reshape_of_a_part_that_is_not_written_compiles():
 
 
 def test_no_interpreter_fallback_for_parts():
+    """The parts compile into a Numba kernel: no warning, no kernel left to the interpreter."""
+    z = spectrum(8, np.complex64)
+    fn = gcompile.compile(magnitude_and_phase)
     with warnings.catch_warnings():
         warnings.simplefilter("error", gcompile.GcompileWarning)
-        gcompile.compile(magnitude_and_phase)(spectrum(8, np.complex64))
+        got = fn(z)
+    for a, b in zip(got, magnitude_and_phase(z)):
+        assert a.dtype == b.dtype and a.shape == b.shape
+    program = fn.entries[-1].run.program
+    assert program.kernels and not program.notes  # notes: kernels run in the interpreter
