@@ -1,0 +1,491 @@
+"""Symbolic integers for sizes: affine sums over named symbols with min, max and floor division.
+
+A symbolic size is a plain ``int`` or an ``Expr``. Every ``Expr`` is immutable, hashable and kept in
+one canonical form, so equal expressions compare and hash equal (they can sit in cache keys):
+
+- ``Symbol(name, lo=0, hi=math.inf)``: a named integer known to lie in the constant interval
+  ``[lo, hi]`` (``lo`` may be ``-math.inf``, ``hi`` may be ``math.inf``). Symbols are equal when
+  name and interval are equal; ``SymbolTable`` hands out ``s0, s1, ...`` for one graph.
+- ``Sum(const, terms)``: ``const + sum(coef * term)`` with ``terms`` a tuple of ``(term, coef)``
+  sorted canonically, every ``coef`` a non-zero int, every term a ``Symbol``, ``Min``, ``Max`` or
+  ``FloorDiv`` (never a ``Sum``). A sum of one term with coefficient 1 and no constant *is* that term.
+- ``Min(args)`` / ``Max(args)``: flattened, deduplicated, sorted, constants merged, and every
+  argument that is provably not the result dropped (``min(s, s+1) == s``).
+- ``FloorDiv(num, den)``: ``num // den`` with ``den >= 2``; the multiples of ``den`` in the
+  coefficients of ``num`` are pulled out (``(3*s+7)//3 == s+2``, ``(4*s-2)//3 == s+(s-2)//3``), the
+  constant stays in (``(s-2)//3``; so ``(s+1)//3-1`` is equal in value but not in form), a division
+  whose value the bounds pin down folds (``d//3 == 0`` for ``d`` in ``[0, 2]``), nested divisions merge.
+
+Min and max absorb the affine rest of a sum that holds exactly one of them
+(``n - min(1, n) == max(n-1, 0)``), and floor division and scaling distribute over them
+(they are monotone), so min/max terms stay inside a sum only when it holds two or more of them;
+there a ``max(a, b)`` term is stored as ``-min(-a, -b)`` so that equal terms cancel (it still
+prints as ``max(a,b)``).
+A result that is constant is returned as a plain ``int``.
+
+Arithmetic: ``+``, ``-``, unary ``-`` and ``*`` by an int mix freely with Python ints;
+``expr * expr`` raises ``TypeError`` (not affine). ``expr // d`` needs an int ``d``: ``d == 0``
+raises ``ZeroDivisionError``, a negative ``d`` uses ``e // d == (-e) // (-d)`` (Python's floor
+semantics). ``sym_min`` / ``sym_max`` build min and max. ``bool(expr)`` raises: ask ``prove_*``.
+
+Reasoning: ``bounds(e) -> (lo, hi)`` by interval arithmetic over the symbol intervals (``lo`` may
+be ``-math.inf``, ``hi`` ``math.inf``), sharpened for min/max terms by substitution (``min(a,b) <= a``
+so ``s - min(s, t) >= 0`` is proved). ``prove_nonnegative(e)`` answers ``True`` (``e >= 0`` for
+every value of the symbols), ``False`` (``e < 0`` for every value) or ``None`` (unknown);
+``prove_le``, ``prove_lt`` and ``prove_eq`` are built on it.
+
+Limits: intervals are constant per symbol, so ``i <= n-1`` for a loop index ``i`` over
+``range(n)`` cannot be proved yet (a later step may let a symbol's interval hold expressions).
+``None`` means "could not prove", never "maybe false".
+
+Output: ``str(e)`` is compact (``2*s0+s1-1``, ``max(s0-1,0)``, ``(s0-2)//3``) for printed shapes;
+``to_source(e, names)`` is valid Python (``max(n0 - 1, 0)``) for code generation;
+``substitute`` and ``evaluate`` replace symbols by expressions or ints.
+
+Example::
+
+    >>> n = Symbol("n")
+    >>> slice_length(n, 1, -1, None)
+    max(n-2,0)
+    >>> prove_le(sym_min(n, 4), 4)
+    True
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+INF = math.inf
+
+
+class _Arith:
+    """Operators shared by every expression node; results are canonical (see the module docstring)."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return _add(self, other) if _is_value(other) else NotImplemented
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return _add(self, _scale(other, -1)) if _is_value(other) else NotImplemented
+
+    def __rsub__(self, other):
+        return _add(other, _scale(self, -1)) if _is_value(other) else NotImplemented
+
+    def __neg__(self):
+        return _scale(self, -1)
+
+    def __mul__(self, other):
+        if isinstance(other, _Arith):
+            raise TypeError(f"cannot multiply symbolic sizes {self} and {other}: the result is not affine")
+        return _scale(self, other) if _is_value(other) else NotImplemented
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other):
+        if isinstance(other, _Arith):
+            raise TypeError(f"cannot floor-divide {self} by the symbolic size {other}: only by an int")
+        return _floordiv(self, other) if _is_value(other) else NotImplemented
+
+    def __rfloordiv__(self, other):
+        raise TypeError(f"cannot floor-divide {other} by the symbolic size {self}: only by an int")
+
+    def __bool__(self):
+        raise TypeError(f"the truth value of the symbolic size {self} is unknown; use prove_nonnegative()")
+
+    def __str__(self):
+        return _render(self, lambda sym: sym.name, compact=True)
+
+    def __repr__(self):
+        return str(self)
+
+
+@dataclass(frozen=True, repr=False)
+class Symbol(_Arith):
+    """A named integer known to lie in ``[lo, hi]`` (``lo`` may be ``-inf``, ``hi`` may be ``inf``)."""
+
+    name: str
+    lo: int | float = 0
+    hi: int | float = INF
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ValueError(f"Symbol name must be an identifier, got {self.name!r}")
+        if not (_is_int(self.lo) or self.lo == -INF) or not (_is_int(self.hi) or self.hi == INF):
+            raise TypeError(f"Symbol {self.name}: lo must be an int or -inf and hi an int or inf, "
+                            f"got [{self.lo!r}, {self.hi!r}]")
+        if self.lo > self.hi:
+            raise ValueError(f"Symbol {self.name}: empty interval [{self.lo}, {self.hi}]")
+
+
+@dataclass(frozen=True, repr=False)
+class Sum(_Arith):
+    """``const + sum(coef * term for term, coef in terms)``; build it with operators, not directly."""
+
+    const: int
+    terms: tuple
+
+
+@dataclass(frozen=True, repr=False)
+class Min(_Arith):
+    """The least of ``args`` (two or more); build it with ``sym_min``."""
+
+    args: tuple
+
+
+@dataclass(frozen=True, repr=False)
+class Max(_Arith):
+    """The greatest of ``args`` (two or more); build it with ``sym_max``."""
+
+    args: tuple
+
+
+@dataclass(frozen=True, repr=False)
+class FloorDiv(_Arith):
+    """``num // den`` with ``den >= 2``; build it with ``//``."""
+
+    num: _Arith
+    den: int
+
+
+Expr = Symbol | Sum | Min | Max | FloorDiv
+_DUAL = {Min: Max, Max: Min}
+
+
+class SymbolTable:
+    """Hands out fresh symbols ``s0, s1, ...`` (one table per graph)."""
+
+    def __init__(self, prefix: str = "s"):
+        self.prefix = prefix
+        self.symbols: list[Symbol] = []
+
+    def new(self, lo: int | float = 0, hi: int | float = INF) -> Symbol:
+        """A new symbol named ``<prefix><count>`` with interval ``[lo, hi]`` (sizes: ``[0, inf)``)."""
+        sym = Symbol(f"{self.prefix}{len(self.symbols)}", lo, hi)
+        self.symbols.append(sym)
+        return sym
+
+
+# ---- construction -------------------------------------------------------------------------------
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_value(value) -> bool:
+    return _is_int(value) or isinstance(value, _Arith)
+
+
+def _check(value, what: str = "value"):
+    if not _is_value(value):
+        raise TypeError(f"{what} must be an int or a symbolic expression, got {value!r}")
+    return value
+
+
+def _linear(value) -> tuple[int, dict]:
+    """``value`` as ``(const, {term: coef})``."""
+    if _is_int(value):
+        return value, {}
+    if isinstance(value, Sum):
+        return value.const, dict(value.terms)
+    if isinstance(value, Max):  # one spelling per term in a sum, so max(a,b) - max(a,b) cancels
+        return 0, {Min(tuple(sorted((_scale(arg, -1) for arg in value.args), key=_key))): -1}
+    return 0, {value: 1}
+
+
+def _make(const: int, coefs: dict):
+    """The canonical value of ``const + sum(coef * term)``."""
+    coefs = {term: coef for term, coef in coefs.items() if coef}
+    if not coefs:
+        return const
+    minmax = [term for term in coefs if isinstance(term, (Min, Max))]
+    if len(minmax) == 1:
+        # rest + c*min(args) == min(rest + c*arg) for c > 0, max(...) for c < 0
+        (term,) = minmax
+        coef = coefs.pop(term)
+        rest = _make(const, coefs)
+        kind = type(term) if coef > 0 else _DUAL[type(term)]
+        return _minmax(kind, [_add(rest, _scale(arg, coef)) for arg in term.args])
+    if const == 0 and len(coefs) == 1 and next(iter(coefs.values())) == 1:
+        return next(iter(coefs))
+    return Sum(const, tuple(sorted(coefs.items(), key=lambda item: _key(item[0]))))
+
+
+def _add(a, b):
+    const_a, coefs_a = _linear(a)
+    const_b, coefs_b = _linear(b)
+    for term, coef in coefs_b.items():
+        coefs_a[term] = coefs_a.get(term, 0) + coef
+    return _make(const_a + const_b, coefs_a)
+
+
+def _scale(value, factor: int):
+    if not _is_int(factor):
+        raise TypeError(f"a symbolic size can only be multiplied by an int, got {factor!r}")
+    const, coefs = _linear(value)
+    return _make(const * factor, {term: coef * factor for term, coef in coefs.items()})
+
+
+def _floordiv(value, den: int):
+    if not _is_int(den):
+        raise TypeError(f"a symbolic size can only be floor-divided by an int, got {den!r}")
+    if den == 0:
+        raise ZeroDivisionError(f"symbolic floor division of {value} by zero")
+    if den < 0:
+        return _floordiv(_scale(value, -1), -den)
+    if den == 1:
+        return value
+    if _is_int(value):
+        return value // den
+    if isinstance(value, (Min, Max)):
+        return _minmax(type(value), [_floordiv(arg, den) for arg in value.args])
+    if isinstance(value, FloorDiv):
+        return _floordiv(value.num, value.den * den)
+    const, coefs = _linear(value)
+    # the constant stays in the numerator ((s-2)//3 reads better than (s+1)//3-1) unless nothing else does
+    quotient = _make(0, {term: coef // den for term, coef in coefs.items()})
+    rest = _make(const, {term: coef % den for term, coef in coefs.items()})
+    if _is_int(rest) or isinstance(rest, (Min, Max)):
+        return _add(quotient, _floordiv(rest, den))
+    lo, hi = bounds(rest)
+    if lo != -INF and hi != INF and lo // den == hi // den:
+        return _add(quotient, lo // den)
+    return _add(quotient, FloorDiv(rest, den))
+
+
+def _minmax(kind, args):
+    """Canonical ``kind(*args)`` for ``kind`` in (Min, Max)."""
+    flat = []
+    for arg in args:
+        flat.extend(arg.args if isinstance(arg, kind) else [_check(arg, f"{kind.__name__.lower()} argument")])
+    keeps_first = prove_le if kind is Min else (lambda a, b: prove_le(b, a))
+    kept = []
+    for arg in flat:
+        if any(keeps_first(other, arg) for other in kept):
+            continue  # an argument already kept is always at least as good
+        kept = [other for other in kept if not keeps_first(arg, other)] + [arg]
+    if len(kept) == 1:
+        return kept[0]
+    return kind(tuple(sorted(kept, key=_key)))
+
+
+def sym_min(*args):
+    """``min(*args)`` of ints and expressions, simplified (an int when it is constant)."""
+    if not args:
+        raise TypeError("sym_min needs at least one argument")
+    return _minmax(Min, list(args))
+
+
+def sym_max(*args):
+    """``max(*args)`` of ints and expressions, simplified (an int when it is constant)."""
+    if not args:
+        raise TypeError("sym_max needs at least one argument")
+    return _minmax(Max, list(args))
+
+
+_NAME_NUMBER = re.compile(r"(.*?)(\d*)$")
+
+
+def _key(value) -> tuple:
+    """Total order of canonical values: symbols (natural name order), sums, min, max, div, ints."""
+    if _is_int(value):
+        return (9, value)
+    if isinstance(value, Symbol):
+        prefix, number = _NAME_NUMBER.match(value.name).groups()
+        return (0, prefix, int(number) if number else -1, value.name, value.lo, value.hi)
+    if isinstance(value, Sum):
+        return (1, tuple((_key(term), coef) for term, coef in value.terms), value.const)
+    if isinstance(value, FloorDiv):
+        return (4, _key(value.num), value.den)
+    return (2 if isinstance(value, Min) else 3, tuple(_key(arg) for arg in value.args))
+
+
+# ---- bounds and proofs --------------------------------------------------------------------------
+
+
+def _floor_div_bound(bound, den: int):
+    return bound if bound in (INF, -INF) else bound // den
+
+
+def _bound(value, upper: bool):
+    """The least (``upper=False``) or greatest value ``value`` can take, as far as intervals tell."""
+    if _is_int(value):
+        return value
+    if isinstance(value, Symbol):
+        return value.hi if upper else value.lo
+    if isinstance(value, (Min, Max)):
+        pick = min if isinstance(value, Min) else max
+        return pick(_bound(arg, upper) for arg in value.args)
+    if isinstance(value, FloorDiv):
+        return _floor_div_bound(_bound(value.num, upper), value.den)
+    naive = value.const + sum(coef * _bound(term, upper != (coef < 0)) for term, coef in value.terms)
+    return _refine(value, naive, upper)
+
+
+def _refine(value: Sum, naive, upper: bool):
+    """Sharpen a bound of a sum holding a min/max term: ``min(a, b) <= a`` and ``max(a, b) >= a``.
+
+    For a lower bound, a term ``c*min(...)`` with ``c < 0`` (or ``c*max(...)`` with ``c > 0``) is at
+    least ``c*arg`` for each argument, so the sum is at least the sum with that argument put in.
+    """
+    for term, coef in value.terms:
+        towards_arg = (isinstance(term, Max) == (coef > 0)) != upper
+        if isinstance(term, (Min, Max)) and towards_arg:
+            const, coefs = _linear(value)
+            del coefs[term]
+            rest = _make(const, coefs)
+            candidates = [_bound(_add(rest, _scale(arg, coef)), upper) for arg in term.args]
+            return min(naive, *candidates) if upper else max(naive, *candidates)
+    return naive
+
+
+def bounds(value) -> tuple[int | float, int | float]:
+    """``(lo, hi)`` with ``lo <= value <= hi`` for every value of the symbols in their intervals."""
+    _check(value)
+    return _bound(value, upper=False), _bound(value, upper=True)
+
+
+def prove_nonnegative(value) -> bool | None:
+    """``True`` if ``value >= 0`` always, ``False`` if ``value < 0`` always, else ``None`` (unknown)."""
+    lo, hi = bounds(value)
+    if lo >= 0:
+        return True
+    if hi < 0:
+        return False
+    return None
+
+
+def prove_le(a, b) -> bool | None:
+    """``True`` if ``a <= b`` always, ``False`` if ``a > b`` always, else ``None``."""
+    return prove_nonnegative(_check(b) - _check(a))
+
+
+def prove_lt(a, b) -> bool | None:
+    """``True`` if ``a < b`` always, ``False`` if ``a >= b`` always, else ``None``."""
+    return prove_nonnegative(_check(b) - _check(a) - 1)
+
+
+def prove_eq(a, b) -> bool | None:
+    """``True`` if ``a == b`` always, ``False`` if ``a != b`` always, else ``None``."""
+    lo, hi = bounds(_check(a) - _check(b))
+    if lo == hi == 0:
+        return True
+    if lo > 0 or hi < 0:
+        return False
+    return None
+
+
+# ---- substitution and output --------------------------------------------------------------------
+
+
+def free_symbols(value) -> frozenset:
+    """The symbols ``value`` depends on."""
+    if _is_int(_check(value)):
+        return frozenset()
+    if isinstance(value, Symbol):
+        return frozenset([value])
+    if isinstance(value, FloorDiv):
+        return free_symbols(value.num)
+    parts = value.args if isinstance(value, (Min, Max)) else [term for term, _ in value.terms]
+    return frozenset().union(*(free_symbols(part) for part in parts))
+
+
+def substitute(value, mapping: dict):
+    """``value`` with each symbol in ``mapping`` replaced by its int or expression, simplified."""
+    if _is_int(_check(value)):
+        return value
+    if isinstance(value, Symbol):
+        return _check(mapping.get(value, value), f"value for symbol {value.name}")
+    if isinstance(value, FloorDiv):
+        return _floordiv(substitute(value.num, mapping), value.den)
+    if isinstance(value, (Min, Max)):
+        return _minmax(type(value), [substitute(arg, mapping) for arg in value.args])
+    result = value.const
+    for term, coef in value.terms:
+        result = _add(result, _scale(substitute(term, mapping), coef))
+    return result
+
+
+def evaluate(value, values: dict) -> int:
+    """The int ``value`` takes when each symbol has the int given in ``values``."""
+    result = substitute(value, values)
+    if not _is_int(result):
+        missing = sorted(sym.name for sym in free_symbols(result))
+        raise ValueError(f"cannot evaluate {value}: no int value for symbol(s) {', '.join(missing)}")
+    return result
+
+
+def to_source(value, names: dict | None = None) -> str:
+    """Python source computing ``value``, naming each symbol ``names[symbol]`` (default: its name)."""
+    names = names or {}
+    return _render(_check(value), lambda sym: names.get(sym, sym.name), compact=False)
+
+
+def _render(value, name_of, compact: bool) -> str:
+    """Text of ``value``: compact (``2*s0-1``) or spaced Python source (``2 * s0 - 1``)."""
+    if _is_int(value):
+        return str(value)
+    if isinstance(value, Symbol):
+        return name_of(value)
+    if isinstance(value, (Min, Max)):
+        args = ("," if compact else ", ").join(_render(arg, name_of, compact) for arg in value.args)
+        return f"{type(value).__name__.lower()}({args})"
+    if isinstance(value, FloorDiv):
+        num = _render(value.num, name_of, compact)
+        num = f"({num})" if isinstance(value.num, Sum) else num
+        return f"{num}//{value.den}" if compact else f"{num} // {value.den}"
+    return _render_sum(value, name_of, compact)
+
+
+def _render_sum(value: Sum, name_of, compact: bool) -> str:
+    pad = "" if compact else " "
+    pieces = []
+    for index, (term, coef) in enumerate(value.terms):
+        if isinstance(term, Min) and coef < 0:  # print -min(-a,-b) as the max(a,b) it stands for
+            term, coef = Max(tuple(_scale(arg, -1) for arg in term.args)), -coef
+        text = _render(term, name_of, compact)
+        if isinstance(term, FloorDiv) and (abs(coef) != 1 or (coef < 0 and index == 0)):
+            text = f"({text})"  # 2*s//3 and -s//3 would divide the scaled or negated numerator
+        magnitude = abs(coef) if index else coef
+        text = text if magnitude == 1 else "-" + text if magnitude == -1 else f"{magnitude}{pad}*{pad}{text}"
+        pieces.append(text if index == 0 else f"{pad}{'+' if coef > 0 else '-'}{pad}{text}")
+    if value.const:
+        pieces.append(f"{pad}{'+' if value.const > 0 else '-'}{pad}{abs(value.const)}")
+    return "".join(pieces)
+
+
+# ---- shape rules ---------------------------------------------------------------------------------
+
+
+def _clamp_index(index: int | None, n, default, lowest: int, highest):
+    """Python's ``slice.indices`` clamping of one bound: negative counts from ``n``."""
+    if index is None:
+        return default
+    if index < 0:
+        return sym_max(n + index, lowest)
+    return sym_min(index, highest)
+
+
+def slice_length(n, start: int | None, stop: int | None, step: int | None):
+    """``len(range(*slice(start, stop, step).indices(n)))`` for a size ``n`` (int or expression)."""
+    _check(n, "slice_length size")
+    for name, bound in (("start", start), ("stop", stop), ("step", step)):
+        if bound is not None and not _is_int(bound):
+            raise TypeError(f"slice_length {name} must be an int or None, got {bound!r}")
+    step = 1 if step is None else step
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    # The bound a range starts from needs no clamp at n when it is >= 0: past n the count is 0
+    # either way, which keeps min() out of the result (a[1:-1] has length max(n-2,0)).
+    if step > 0:
+        first = start if start is not None and start >= 0 else _clamp_index(start, n, 0, 0, n)
+        end = _clamp_index(stop, n, n, 0, n)
+        return sym_max((end - first + step - 1) // step, 0)
+    first = _clamp_index(start, n, n - 1, -1, n - 1)
+    end = stop if stop is not None and stop >= 0 else _clamp_index(stop, n, -1, -1, n - 1)
+    return sym_max((first - end - step - 1) // -step, 0)

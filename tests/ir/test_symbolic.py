@@ -1,0 +1,287 @@
+"""Symbolic sizes: canonical form, printing, bounds, proofs and NumPy's slice length."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gcompile.ir.symbolic import (
+    FloorDiv,
+    Max,
+    Min,
+    Symbol,
+    SymbolTable,
+    bounds,
+    evaluate,
+    free_symbols,
+    prove_eq,
+    prove_le,
+    prove_lt,
+    prove_nonnegative,
+    slice_length,
+    substitute,
+    sym_max,
+    sym_min,
+    to_source,
+)
+
+s0, s1 = Symbol("s0"), Symbol("s1")
+n = Symbol("n")
+
+
+@pytest.mark.parametrize(
+    "expr, compact, source",
+    [
+        (s0 - 1, "s0-1", "s0 - 1"),
+        (2 * s0 + s1, "2*s0+s1", "2 * s0 + s1"),
+        (s1 - 3 * s0 + 4, "-3*s0+s1+4", "-3 * s0 + s1 + 4"),
+        (sym_max(s0 - 1, 0), "max(s0-1,0)", "max(s0 - 1, 0)"),
+        (sym_min(s1, s0, 7), "min(s0,s1,7)", "min(s0, s1, 7)"),
+        ((s0 - 2) // 3, "(s0-2)//3", "(s0 - 2) // 3"),
+        (s0 // 3, "s0//3", "s0 // 3"),
+        (2 * (s0 // 3) + 1, "2*(s0//3)+1", "2 * (s0 // 3) + 1"),
+        (-(s0 // 3), "-(s0//3)", "-(s0 // 3)"),
+        (s1 - s0 // 3, "s1-s0//3", "s1 - s0 // 3"),
+    ],
+)
+def test_golden_printing(expr, compact, source):
+    assert str(expr) == compact
+    assert repr(expr) == compact
+    assert to_source(expr) == source
+
+
+def test_to_source_uses_the_given_names():
+    expr = sym_max(s0 - 1, 0) + sym_min(s1, 3)
+    assert to_source(expr, {s0: "n0", s1: "n1"}) == "min(n1, 3) + max(n0 - 1, 0)"
+
+
+def test_symbol_table_hands_out_fresh_names_in_natural_order():
+    table = SymbolTable()
+    symbols = [table.new() for _ in range(12)]
+    assert [sym.name for sym in symbols[:2]] == ["s0", "s1"]
+    assert table.symbols == symbols
+    assert str(symbols[10] + symbols[2]) == "s2+s10"
+    assert table.new(1, 5) == Symbol("s12", 1, 5)
+
+
+def test_canonical_form_makes_equal_expressions_equal():
+    assert s0 + 1 - 1 == s0
+    assert s0 + s1 == s1 + s0
+    assert hash(2 * s0 + s1 - 1) == hash(s1 - 1 + s0 + s0)
+    assert sym_min(s0, s1) == sym_min(s1, s0) == sym_min(s0, sym_min(s1, s0))
+    assert {s0 - 1: "a"}[s0 + 2 - 3] == "a"
+    assert s0 + 1 != s0 + 2
+
+
+def test_constants_fold_to_plain_ints():
+    for value in (s0 - s0, (s0 + 3) - s0, 0 * s0, (2 * s0 + 7) - 2 * s0 - 7, (s0 // 4) * 0):
+        assert type(value) is int
+    assert s0 - s0 == 0
+    assert sym_min(3, 5) == 3 and sym_max(3, 5) == 5
+
+
+def test_floor_division_simplifies():
+    assert (3 * s0 + 6) // 3 == s0 + 2
+    assert (3 * s0 + 7) // 3 == s0 + 2
+    assert s0 // 1 == s0
+    assert (s0 // 2) // 3 == s0 // 6
+    assert s0 // -2 == (-s0) // 2
+    assert isinstance(s0 // 3, FloorDiv)
+    assert Symbol("d", 0, 2) // 3 == 0
+    assert sym_max(s0 - 1, 0) // 2 == sym_max((s0 - 1) // 2, 0)
+
+
+def test_min_and_max_drop_arguments_that_cannot_win():
+    assert sym_min(s0, s0 + 1) == s0
+    assert sym_max(s0, s0 + 1, -4) == s0 + 1
+    assert sym_max(s0, 0) == s0  # sizes are >= 0
+    assert sym_min(s0, -1) == -1
+    assert isinstance(sym_min(s0, 3), Min)
+    assert isinstance(sym_max(s0, s1), Max)
+
+
+def test_min_and_max_absorb_the_affine_rest():
+    assert n - sym_min(1, n) == sym_max(n - 1, 0)
+    assert -sym_min(s0, s1) == sym_max(-s0, -s1)
+    assert 2 * sym_max(s0, 3) + 1 == sym_max(2 * s0 + 1, 7)
+
+
+def test_errors_are_clear():
+    with pytest.raises(TypeError, match="not affine"):
+        s0 * s1
+    with pytest.raises(ZeroDivisionError):
+        s0 // 0
+    with pytest.raises(TypeError, match="only by an int"):
+        s0 // s1
+    with pytest.raises(TypeError, match="only by an int"):
+        6 // s0
+    with pytest.raises(TypeError, match="truth value"):
+        bool(s0 + 1)
+    with pytest.raises(ValueError, match="empty interval"):
+        Symbol("x", 3, 2)
+    with pytest.raises(TypeError, match="lo must be an int"):
+        Symbol("x", 0.5)
+    with pytest.raises(ValueError, match="identifier"):
+        Symbol("a b")
+    with pytest.raises(ValueError, match="no int value for symbol.*s1"):
+        evaluate(s0 + s1, {s0: 3})
+    with pytest.raises(TypeError, match="value for symbol s0"):
+        substitute(s0, {s0: 1.5})
+    with pytest.raises(TypeError):
+        s0 + 1.5
+
+
+def test_bounds_by_interval_arithmetic():
+    i = Symbol("i", 0, 9)
+    k = Symbol("k", -3, 4)
+    assert bounds(2 * i - k + 1) == (-3, 22)
+    assert bounds(s0 - 1) == (-1, math.inf)
+    assert bounds(-s0) == (-math.inf, 0)
+    assert bounds(sym_min(i, k)) == (-3, 4)
+    assert bounds(sym_max(i, k) // 2) == (0, 4)
+    assert bounds(7) == (7, 7)
+
+
+def test_prove_answers_true_false_or_unknown():
+    i = Symbol("i", 0, 9)
+    assert prove_nonnegative(s0) is True
+    assert prove_nonnegative(-s0 - 1) is False
+    assert prove_nonnegative(s0 - 1) is None
+    assert prove_lt(i, 10) is True and prove_lt(i, 9) is None and prove_lt(i, 0) is False
+    assert prove_le(sym_min(s0, 4), 4) is True
+    assert prove_eq(s0 + 1, s0) is False
+    assert prove_eq((2 * s0) // 2, s0) is True
+    assert prove_eq(s0, s1) is None
+
+
+def test_prove_sees_through_min_and_max_terms():
+    # two min/max terms stay inside the sum; min(a, b) <= a still decides these
+    expr = s0 - sym_min(s0, s1) + sym_max(s1, 2) - sym_max(s1, 2)
+    assert prove_nonnegative(s0 - sym_min(s0, s1)) is True
+    assert prove_nonnegative(expr) is True
+    both = sym_max(s0, s1) - sym_min(s0, s1)
+    assert prove_nonnegative(both) is True
+    assert prove_nonnegative(sym_min(s0, s1) - sym_max(s0, s1) - 1) is False
+
+
+def test_loop_index_bounds_against_a_constant_trip_count():
+    # intervals are constant per symbol: i in range(0, 8) is Symbol("i", 0, 7)
+    i = Symbol("i", 0, 7)
+    assert prove_lt(i, 8) is True
+    assert prove_lt(i + 1, 8) is None
+    assert prove_le(0, i - 1) is None
+
+
+def test_substitute_and_free_symbols():
+    expr = sym_max(s0 - s1, 0) + s0 // 2
+    assert free_symbols(expr) == {s0, s1}
+    assert substitute(expr, {s1: s0}) == s0 // 2
+    assert substitute(expr, {s0: 2 * n}) == sym_max(2 * n - s1, 0) + n
+    assert evaluate(expr, {s0: 7, s1: 3}) == 4 + 3
+
+
+SLICE_BOUNDS = [None, -13, -5, -3, -1, 0, 1, 2, 3, 5, 13]
+SLICE_STEPS = [None, -4, -3, -2, -1, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("step", SLICE_STEPS)
+def test_slice_length_matches_python_on_every_small_case(step):
+    for start in SLICE_BOUNDS:
+        for stop in SLICE_BOUNDS:
+            length = slice_length(n, start, stop, step)
+            for size in range(0, 16):
+                expected = len(range(*slice(start, stop, step).indices(size)))
+                assert evaluate(length, {n: size}) == expected, (start, stop, step, size, length)
+                assert slice_length(size, start, stop, step) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    size=st.integers(0, 50),
+    start=st.none() | st.integers(-60, 60),
+    stop=st.none() | st.integers(-60, 60),
+    step=st.none() | st.integers(-7, 7).filter(bool),
+)
+def test_slice_length_matches_python(size, start, stop, step):
+    length = slice_length(n, start, stop, step)
+    expected = len(range(*slice(start, stop, step).indices(size)))
+    assert evaluate(length, {n: size}) == expected
+    assert eval(to_source(length, {n: "size"}), {"size": size}) == expected
+    low, high = bounds(length)
+    assert low >= 0 and low <= expected <= high
+
+
+@pytest.mark.parametrize(
+    "start, stop, step, text",
+    [(1, -1, None, "max(n-2,0)"), (1, None, None, "max(n-1,0)"), (None, None, -1, "n"),
+     (None, None, 2, "(n+1)//2"), (None, 5, None, "min(n,5)"), (2, None, 3, "n//3")],
+)
+def test_slice_length_prints_simply(start, stop, step, text):
+    assert str(slice_length(n, start, stop, step)) == text
+
+
+def test_slice_length_rejects_bad_input():
+    with pytest.raises(ValueError, match="step cannot be zero"):
+        slice_length(n, None, None, 0)
+    with pytest.raises(TypeError, match="start must be an int or None"):
+        slice_length(n, 1.0, None, None)
+
+
+# ---- properties over random expressions -----------------------------------------------------------
+
+SYMBOLS = [Symbol("a"), Symbol("b", -5, 5), Symbol("c", 2, 9), Symbol("d", -math.inf, 3)]
+
+
+def symbol_values():
+    """A value for each symbol inside its interval (unbounded ends sampled near the bounded one)."""
+    ranges = {"a": (0, 40), "b": (-5, 5), "c": (2, 9), "d": (-40, 3)}
+    return st.fixed_dictionaries({sym: st.integers(*ranges[sym.name]) for sym in SYMBOLS})
+
+
+def extend(children):
+    return st.one_of(
+        st.tuples(st.sampled_from(["+", "-", "min", "max"]), children, children),
+        st.tuples(st.just("*"), children, st.integers(-3, 3)),
+        st.tuples(st.just("//"), children, st.integers(-4, 4).filter(bool)),
+    )
+
+
+TREES = st.recursive(st.integers(-10, 10) | st.sampled_from(SYMBOLS), extend, max_leaves=8)
+
+
+def build(tree, env: dict, smallest, largest):
+    """The tree's value with symbols read from ``env``, min/max from ``smallest``/``largest``."""
+    if not isinstance(tree, tuple):
+        return env.get(tree, tree) if isinstance(tree, Symbol) else tree
+    op, left, right = tree
+    a = build(left, env, smallest, largest)
+    if op in ("*", "//"):
+        return a * right if op == "*" else a // right
+    b = build(right, env, smallest, largest)
+    return {"+": lambda: a + b, "-": lambda: a - b, "min": lambda: smallest(a, b), "max": lambda: largest(a, b)}[op]()
+
+
+@settings(max_examples=400, deadline=None)
+@given(tree=TREES, values=symbol_values())
+def test_random_expressions_evaluate_bound_print_and_prove_correctly(tree, values):
+    expr = build(tree, {}, sym_min, sym_max)
+    expected = build(tree, values, min, max)  # plain Python ints: the reference
+    assert evaluate(expr, values) == expected
+    names = {sym: f"v_{sym.name}" for sym in SYMBOLS}
+    assert eval(to_source(expr, names), {names[sym]: value for sym, value in values.items()}) == expected
+    low, high = bounds(expr)
+    assert low <= expected <= high
+    verdict = prove_nonnegative(expr)
+    assert verdict is None or verdict == (expected >= 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tree=TREES)
+def test_rebuilding_a_random_expression_gives_an_equal_one(tree):
+    first = build(tree, {}, sym_min, sym_max)
+    second = build(tree, {}, sym_min, sym_max)
+    assert first == second and hash(first) == hash(second) and str(first) == str(second)
+    assert substitute(first, {}) == first
