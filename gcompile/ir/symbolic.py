@@ -8,13 +8,15 @@ one canonical form, so equal expressions compare and hash equal (they can sit in
   name and interval are equal; ``SymbolTable`` hands out ``s0, s1, ...`` for one graph.
 - ``Sum(const, terms)``: ``const + sum(coef * term)`` with ``terms`` a tuple of ``(term, coef)``
   sorted canonically, every ``coef`` a non-zero int, every term a ``Symbol``, ``Min``, ``Max`` or
-  ``FloorDiv`` (never a ``Sum``). A sum of one term with coefficient 1 and no constant *is* that term.
+  ``FloorDiv`` (never a ``Sum``). A sum of one term with coefficient 1 and no constant *is*
+  that term.
 - ``Min(args)`` / ``Max(args)``: flattened, deduplicated, sorted, constants merged, and every
   argument that is provably not the result dropped (``min(s, s+1) == s``).
 - ``FloorDiv(num, den)``: ``num // den`` with ``den >= 2``; the multiples of ``den`` in the
   coefficients of ``num`` are pulled out (``(3*s+7)//3 == s+2``, ``(4*s-2)//3 == s+(s-2)//3``), the
   constant stays in (``(s-2)//3``; so ``(s+1)//3-1`` is equal in value but not in form), a division
-  whose value the bounds pin down folds (``d//3 == 0`` for ``d`` in ``[0, 2]``), nested divisions merge.
+  whose value the bounds pin down folds (``d//3 == 0`` for ``d`` in ``[0, 2]``), nested
+  divisions merge.
 
 Min and max absorb the affine rest of a sum that holds exactly one of them
 (``n - min(1, n) == max(n-1, 0)``), and floor division and scaling distribute over them
@@ -28,15 +30,18 @@ Arithmetic: ``+``, ``-``, unary ``-`` and ``*`` by an int mix freely with Python
 raises ``ZeroDivisionError``, a negative ``d`` uses ``e // d == (-e) // (-d)`` (Python's floor
 semantics). ``sym_min`` / ``sym_max`` build min and max. ``bool(expr)`` raises: ask ``prove_*``.
 
-Reasoning: ``bounds(e) -> (lo, hi)`` by interval arithmetic over the symbol intervals (``lo`` may
-be ``-math.inf``, ``hi`` ``math.inf``), sharpened for min/max terms by substitution (``min(a,b) <= a``
-so ``s - min(s, t) >= 0`` is proved). ``prove_nonnegative(e)`` answers ``True`` (``e >= 0`` for
-every value of the symbols), ``False`` (``e < 0`` for every value) or ``None`` (unknown);
-``prove_le``, ``prove_lt`` and ``prove_eq`` are built on it.
+Reasoning: ``bounds(e) -> (lo, hi)`` by interval arithmetic over the symbol intervals (``lo``
+may be ``-math.inf``, ``hi`` ``math.inf``), sharpened for min/max terms by substitution
+(``min(a,b) <= a``, so ``s - min(s, t) >= 0`` is proved). ``prove_nonnegative(e)`` answers
+``True`` (``e >= 0`` for every value of the symbols), ``False`` (``e < 0`` for every value) or
+``None`` (unknown); ``prove_le``, ``prove_lt`` and ``prove_eq`` are built on it.
 
 Limits: intervals are constant per symbol, so ``i <= n-1`` for a loop index ``i`` over
 ``range(n)`` cannot be proved yet (a later step may let a symbol's interval hold expressions).
-``None`` means "could not prove", never "maybe false".
+Intervals ignore correlations other than the min/max substitution (``s//2 - s//3`` gets a loose
+bound), and ``(s+1)//3 - 1`` vs ``(s-2)//3`` is not proved equal. ``None`` means "could not
+prove", never "maybe false". The substitution tries every argument of each min/max term, so its
+cost grows with the product of their argument counts: fine for shapes, not for huge sums.
 
 Output: ``str(e)`` is compact (``2*s0+s1-1``, ``max(s0-1,0)``, ``(s0-2)//3``) for printed shapes;
 ``to_source(e, names)`` is valid Python (``max(n0 - 1, 0)``) for code generation;
@@ -61,7 +66,7 @@ INF = math.inf
 
 
 class _Arith:
-    """Operators shared by every expression node; results are canonical (see the module docstring)."""
+    """Operators shared by every expression node; results are canonical (see the module doc)."""
 
     __slots__ = ()
 
@@ -81,21 +86,27 @@ class _Arith:
 
     def __mul__(self, other):
         if isinstance(other, _Arith):
-            raise TypeError(f"cannot multiply symbolic sizes {self} and {other}: the result is not affine")
+            raise TypeError(
+                f"cannot multiply symbolic sizes {self} and {other}: the result is not affine"
+            )
         return _scale(self, other) if _is_value(other) else NotImplemented
 
     __rmul__ = __mul__
 
     def __floordiv__(self, other):
         if isinstance(other, _Arith):
-            raise TypeError(f"cannot floor-divide {self} by the symbolic size {other}: only by an int")
+            raise TypeError(
+                f"cannot floor-divide {self} by the symbolic size {other}: only by an int"
+            )
         return _floordiv(self, other) if _is_value(other) else NotImplemented
 
     def __rfloordiv__(self, other):
         raise TypeError(f"cannot floor-divide {other} by the symbolic size {self}: only by an int")
 
     def __bool__(self):
-        raise TypeError(f"the truth value of the symbolic size {self} is unknown; use prove_nonnegative()")
+        raise TypeError(
+            f"the truth value of the symbolic size {self} is unknown; use prove_nonnegative()"
+        )
 
     def __str__(self):
         return _render(self, lambda sym: sym.name, compact=True)
@@ -106,7 +117,7 @@ class _Arith:
 
 @dataclass(frozen=True, repr=False)
 class Symbol(_Arith):
-    """A named integer known to lie in ``[lo, hi]`` (``lo`` may be ``-inf``, ``hi`` may be ``inf``)."""
+    """A named integer known to lie in ``[lo, hi]`` (``lo`` may be ``-inf``, ``hi`` ``inf``)."""
 
     name: str
     lo: int | float = 0
@@ -124,7 +135,7 @@ class Symbol(_Arith):
 
 @dataclass(frozen=True, repr=False)
 class Sum(_Arith):
-    """``const + sum(coef * term for term, coef in terms)``; build it with operators, not directly."""
+    """``const + sum(coef * term for term, coef in terms)``; build it with operators."""
 
     const: int
     terms: tuple
@@ -164,7 +175,7 @@ class SymbolTable:
         self.symbols: list[Symbol] = []
 
     def new(self, lo: int | float = 0, hi: int | float = INF) -> Symbol:
-        """A new symbol named ``<prefix><count>`` with interval ``[lo, hi]`` (sizes: ``[0, inf)``)."""
+        """A new symbol ``<prefix><count>`` with interval ``[lo, hi]`` (sizes: ``[0, inf)``)."""
         sym = Symbol(f"{self.prefix}{len(self.symbols)}", lo, hi)
         self.symbols.append(sym)
         return sym
@@ -247,7 +258,7 @@ def _floordiv(value, den: int):
     if isinstance(value, FloorDiv):
         return _floordiv(value.num, value.den * den)
     const, coefs = _linear(value)
-    # the constant stays in the numerator ((s-2)//3 reads better than (s+1)//3-1) unless nothing else does
+    # the constant stays in the numerator: (s-2)//3 reads better than (s+1)//3-1
     quotient = _make(0, {term: coef // den for term, coef in coefs.items()})
     rest = _make(const, {term: coef % den for term, coef in coefs.items()})
     if _is_int(rest) or isinstance(rest, (Min, Max)):
@@ -262,7 +273,8 @@ def _minmax(kind, args):
     """Canonical ``kind(*args)`` for ``kind`` in (Min, Max)."""
     flat = []
     for arg in args:
-        flat.extend(arg.args if isinstance(arg, kind) else [_check(arg, f"{kind.__name__.lower()} argument")])
+        what = f"{kind.__name__.lower()} argument"
+        flat.extend(arg.args if isinstance(arg, kind) else [_check(arg, what)])
     keeps_first = prove_le if kind is Min else (lambda a, b: prove_le(b, a))
     kept = []
     for arg in flat:
@@ -313,7 +325,7 @@ def _floor_div_bound(bound, den: int):
 
 
 def _bound(value, upper: bool):
-    """The least (``upper=False``) or greatest value ``value`` can take, as far as intervals tell."""
+    """The least (``upper=False``) or greatest value of ``value``, as far as intervals tell."""
     if _is_int(value):
         return value
     if isinstance(value, Symbol):
@@ -323,7 +335,8 @@ def _bound(value, upper: bool):
         return pick(_bound(arg, upper) for arg in value.args)
     if isinstance(value, FloorDiv):
         return _floor_div_bound(_bound(value.num, upper), value.den)
-    naive = value.const + sum(coef * _bound(term, upper != (coef < 0)) for term, coef in value.terms)
+    ends = (coef * _bound(term, upper != (coef < 0)) for term, coef in value.terms)
+    naive = value.const + sum(ends)
     return _refine(value, naive, upper)
 
 
@@ -351,7 +364,7 @@ def bounds(value) -> tuple[int | float, int | float]:
 
 
 def prove_nonnegative(value) -> bool | None:
-    """``True`` if ``value >= 0`` always, ``False`` if ``value < 0`` always, else ``None`` (unknown)."""
+    """``True`` if ``value >= 0`` always, ``False`` if ``value < 0`` always, else ``None``."""
     lo, hi = bounds(value)
     if lo >= 0:
         return True
@@ -416,12 +429,14 @@ def evaluate(value, values: dict) -> int:
     result = substitute(value, values)
     if not _is_int(result):
         missing = sorted(sym.name for sym in free_symbols(result))
-        raise ValueError(f"cannot evaluate {value}: no int value for symbol(s) {', '.join(missing)}")
+        raise ValueError(
+            f"cannot evaluate {value}: no int value for symbol(s) {', '.join(missing)}"
+        )
     return result
 
 
 def to_source(value, names: dict | None = None) -> str:
-    """Python source computing ``value``, naming each symbol ``names[symbol]`` (default: its name)."""
+    """Python source computing ``value``; symbol ``sym`` is named ``names.get(sym, sym.name)``."""
     names = names or {}
     return _render(_check(value), lambda sym: names.get(sym, sym.name), compact=False)
 
@@ -452,7 +467,10 @@ def _render_sum(value: Sum, name_of, compact: bool) -> str:
         if isinstance(term, FloorDiv) and (abs(coef) != 1 or (coef < 0 and index == 0)):
             text = f"({text})"  # 2*s//3 and -s//3 would divide the scaled or negated numerator
         magnitude = abs(coef) if index else coef
-        text = text if magnitude == 1 else "-" + text if magnitude == -1 else f"{magnitude}{pad}*{pad}{text}"
+        if magnitude == -1:
+            text = "-" + text
+        elif magnitude != 1:
+            text = f"{magnitude}{pad}*{pad}{text}"
         pieces.append(text if index == 0 else f"{pad}{'+' if coef > 0 else '-'}{pad}{text}")
     if value.const:
         pieces.append(f"{pad}{'+' if value.const > 0 else '-'}{pad}{abs(value.const)}")

@@ -230,7 +230,7 @@ def test_slice_length_rejects_bad_input():
         slice_length(n, 1.0, None, None)
 
 
-# ---- properties over random expressions -----------------------------------------------------------
+# ---- properties over random expressions ----------------------------------------------------
 
 SYMBOLS = [Symbol("a"), Symbol("b", -5, 5), Symbol("c", 2, 9), Symbol("d", -math.inf, 3)]
 
@@ -261,7 +261,9 @@ def build(tree, env: dict, smallest, largest):
     if op in ("*", "//"):
         return a * right if op == "*" else a // right
     b = build(right, env, smallest, largest)
-    return {"+": lambda: a + b, "-": lambda: a - b, "min": lambda: smallest(a, b), "max": lambda: largest(a, b)}[op]()
+    combine = {"+": lambda: a + b, "-": lambda: a - b,
+               "min": lambda: smallest(a, b), "max": lambda: largest(a, b)}
+    return combine[op]()
 
 
 @settings(max_examples=400, deadline=None)
@@ -271,7 +273,8 @@ def test_random_expressions_evaluate_bound_print_and_prove_correctly(tree, value
     expected = build(tree, values, min, max)  # plain Python ints: the reference
     assert evaluate(expr, values) == expected
     names = {sym: f"v_{sym.name}" for sym in SYMBOLS}
-    assert eval(to_source(expr, names), {names[sym]: value for sym, value in values.items()}) == expected
+    scope = {names[sym]: value for sym, value in values.items()}
+    assert eval(to_source(expr, names), scope) == expected
     low, high = bounds(expr)
     assert low <= expected <= high
     verdict = prove_nonnegative(expr)
