@@ -3,9 +3,10 @@
 A symbolic size is a plain ``int`` or an ``Expr``. Every ``Expr`` is immutable, hashable and kept in
 one canonical form, so equal expressions compare and hash equal (they can sit in cache keys):
 
-- ``Symbol(name, lo=0, hi=math.inf)``: a named integer known to lie in the constant interval
-  ``[lo, hi]`` (``lo`` may be ``-math.inf``, ``hi`` may be ``math.inf``). Symbols are equal when
-  name and interval are equal; ``SymbolTable`` hands out ``s0, s1, ...`` for one graph.
+- ``Symbol(name, lo=0, hi=math.inf)``: a named integer known to lie in ``[lo, hi]``; each end is
+  an int, an infinity (``-math.inf`` / ``math.inf``) or an expression over older symbols (a loop
+  index of ``range(n)`` is ``Symbol("i", 0, n - 1)``). Symbols are equal when name and interval
+  are equal; ``SymbolTable`` hands out ``s0, s1, ...`` for one graph.
 - ``Sum(const, terms)``: ``const + sum(coef * term)`` with ``terms`` a tuple of ``(term, coef)``
   sorted canonically, every ``coef`` a non-zero int, every term a ``Symbol``, ``Min``, ``Max`` or
   ``FloorDiv`` (never a ``Sum``). A sum of one term with coefficient 1 and no constant *is*
@@ -31,17 +32,18 @@ raises ``ZeroDivisionError``, a negative ``d`` uses ``e // d == (-e) // (-d)`` (
 semantics). ``sym_min`` / ``sym_max`` build min and max. ``bool(expr)`` raises: ask ``prove_*``.
 
 Reasoning: ``bounds(e) -> (lo, hi)`` by interval arithmetic over the symbol intervals (``lo``
-may be ``-math.inf``, ``hi`` ``math.inf``), sharpened for min/max terms by substitution
-(``min(a,b) <= a``, so ``s - min(s, t) >= 0`` is proved). ``prove_nonnegative(e)`` answers
+may be ``-math.inf``, ``hi`` ``math.inf``), sharpened by substitution: a min/max term by each
+argument (``min(a,b) <= a``, so ``s - min(s, t) >= 0`` is proved) and a symbol by its symbolic
+interval end (``n - i - 1 >= 0`` for ``i`` in ``[0, n-1]``). ``prove_nonnegative(e)`` answers
 ``True`` (``e >= 0`` for every value of the symbols), ``False`` (``e < 0`` for every value) or
 ``None`` (unknown); ``prove_le``, ``prove_lt`` and ``prove_eq`` are built on it.
 
-Limits: intervals are constant per symbol, so ``i <= n-1`` for a loop index ``i`` over
-``range(n)`` cannot be proved yet (a later step may let a symbol's interval hold expressions).
-Intervals ignore correlations other than the min/max substitution (``s//2 - s//3`` gets a loose
-bound), and ``(s+1)//3 - 1`` vs ``(s-2)//3`` is not proved equal. ``None`` means "could not
-prove", never "maybe false". The substitution tries every argument of each min/max term, so its
-cost grows with the product of their argument counts: fine for shapes, not for huge sums.
+Limits: substitution only replaces terms of a sum, at most ``_REFINE_DEPTH`` in a row, never
+inside a floor division (``i//2 < n`` is not proved for ``i`` in ``[0, n-1]``); other correlations
+are lost (``s//2 - s//3`` gets a loose bound), and ``(s+1)//3 - 1`` vs ``(s-2)//3`` is not proved
+equal. ``None`` means "could not prove", never "maybe false". The search tries every stand-in of
+every term, so its cost grows quickly with the number of min/max terms and symbolic ends: fine for
+shapes and loop bounds, not for huge sums.
 
 Output: ``str(e)`` is compact (``2*s0+s1-1``, ``max(s0-1,0)``, ``(s0-2)//3``) for printed shapes;
 ``to_source(e, names)`` is valid Python (``max(n0 - 1, 0)``) for code generation;
@@ -120,16 +122,19 @@ class Symbol(_Arith):
     """A named integer known to lie in ``[lo, hi]`` (``lo`` may be ``-inf``, ``hi`` ``inf``)."""
 
     name: str
-    lo: int | float = 0
-    hi: int | float = INF
+    lo: int | float | _Arith = 0
+    hi: int | float | _Arith = INF
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ValueError(f"Symbol name must be an identifier, got {self.name!r}")
-        if not (_is_int(self.lo) or self.lo == -INF) or not (_is_int(self.hi) or self.hi == INF):
-            raise TypeError(f"Symbol {self.name}: lo must be an int or -inf and hi an int or inf, "
-                            f"got [{self.lo!r}, {self.hi!r}]")
-        if self.lo > self.hi:
+        for end, infinite in ((self.lo, -INF), (self.hi, INF)):
+            if not (_is_value(end) or end == infinite):
+                raise TypeError(f"Symbol {self.name}: each end must be an int, an expression or "
+                                f"{infinite}, got [{self.lo!r}, {self.hi!r}]")
+            if isinstance(end, _Arith) and self.name in _names_below(end):
+                raise ValueError(f"Symbol {self.name}: its interval cannot refer to itself")
+        if INF not in (-self.lo, self.hi) and prove_le(self.lo, self.hi) is False:
             raise ValueError(f"Symbol {self.name}: empty interval [{self.lo}, {self.hi}]")
 
 
@@ -174,7 +179,7 @@ class SymbolTable:
         self.prefix = prefix
         self.symbols: list[Symbol] = []
 
-    def new(self, lo: int | float = 0, hi: int | float = INF) -> Symbol:
+    def new(self, lo: int | float | Expr = 0, hi: int | float | Expr = INF) -> Symbol:
         """A new symbol ``<prefix><count>`` with interval ``[lo, hi]`` (sizes: ``[0, inf)``)."""
         sym = Symbol(f"{self.prefix}{len(self.symbols)}", lo, hi)
         self.symbols.append(sym)
@@ -261,7 +266,7 @@ def _floordiv(value, den: int):
     # the constant stays in the numerator: (s-2)//3 reads better than (s+1)//3-1
     quotient = _make(0, {term: coef // den for term, coef in coefs.items()})
     rest = _make(const, {term: coef % den for term, coef in coefs.items()})
-    if _is_int(rest) or isinstance(rest, (Min, Max)):
+    if _is_int(rest) or isinstance(rest, (Min, Max, FloorDiv)):
         return _add(quotient, _floordiv(rest, den))
     lo, hi = bounds(rest)
     if lo != -INF and hi != INF and lo // den == hi // den:
@@ -309,7 +314,9 @@ def _key(value) -> tuple:
         return (9, value)
     if isinstance(value, Symbol):
         prefix, number = _NAME_NUMBER.match(value.name).groups()
-        return (0, prefix, int(number) if number else -1, value.name, value.lo, value.hi)
+        ends = tuple((1, _key(end)) if isinstance(end, _Arith) else (0, end)
+                     for end in (value.lo, value.hi))
+        return (0, prefix, int(number) if number else -1, value.name, ends)
     if isinstance(value, Sum):
         return (1, tuple((_key(term), coef) for term, coef in value.terms), value.const)
     if isinstance(value, FloorDiv):
@@ -320,41 +327,56 @@ def _key(value) -> tuple:
 # ---- bounds and proofs --------------------------------------------------------------------------
 
 
+_REFINE_DEPTH = 4  # terms replaced in a row while sharpening a bound; keeps the search small
+
+
 def _floor_div_bound(bound, den: int):
     return bound if bound in (INF, -INF) else bound // den
 
 
-def _bound(value, upper: bool):
-    """The least (``upper=False``) or greatest value of ``value``, as far as intervals tell."""
+def _bound(value, upper: bool, depth: int = _REFINE_DEPTH):
+    """The least (``upper=False``) or greatest value of ``value``, as far as intervals tell;
+    ``depth`` limits how many terms ``_refine`` replaces in a row."""
     if _is_int(value):
         return value
     if isinstance(value, Symbol):
-        return value.hi if upper else value.lo
+        end = value.hi if upper else value.lo
+        return _bound(end, upper, depth) if isinstance(end, _Arith) else end
     if isinstance(value, (Min, Max)):
         pick = min if isinstance(value, Min) else max
-        return pick(_bound(arg, upper) for arg in value.args)
+        return pick(_bound(arg, upper, depth) for arg in value.args)
     if isinstance(value, FloorDiv):
-        return _floor_div_bound(_bound(value.num, upper), value.den)
-    ends = (coef * _bound(term, upper != (coef < 0)) for term, coef in value.terms)
+        return _floor_div_bound(_bound(value.num, upper, depth), value.den)
+    ends = (coef * _bound(term, upper != (coef < 0), depth) for term, coef in value.terms)
     naive = value.const + sum(ends)
-    return _refine(value, naive, upper)
+    return _refine(value, naive, upper, depth) if depth else naive
 
 
-def _refine(value: Sum, naive, upper: bool):
-    """Sharpen a bound of a sum holding a min/max term: ``min(a, b) <= a`` and ``max(a, b) >= a``.
+def _stand_ins(term, coef: int, upper: bool) -> list:
+    """Values ``r`` with ``coef*term >= coef*r`` (``<=`` when ``upper``): min/max arguments and
+    symbolic interval ends (``min(a, b) <= a``; ``i <= n-1`` for ``Symbol("i", 0, n - 1)``)."""
+    if isinstance(term, (Min, Max)):
+        return list(term.args) if (isinstance(term, Max) == (coef > 0)) != upper else []
+    if isinstance(term, Symbol):
+        end = term.lo if (coef > 0) != upper else term.hi
+        return [end] if isinstance(end, _Arith) else []
+    return []
 
-    For a lower bound, a term ``c*min(...)`` with ``c < 0`` (or ``c*max(...)`` with ``c > 0``) is at
-    least ``c*arg`` for each argument, so the sum is at least the sum with that argument put in.
+
+def _refine(value: Sum, naive, upper: bool, depth: int):
+    """Sharpen a bound of a sum by putting a stand-in (see ``_stand_ins``) for one of its terms.
+
+    For a lower bound, if ``coef*term >= coef*r`` then the sum is at least the sum with ``r`` in
+    place of ``term``; every stand-in of every term gives such a bound and the best one wins.
     """
+    candidates = [naive]
     for term, coef in value.terms:
-        towards_arg = (isinstance(term, Max) == (coef > 0)) != upper
-        if isinstance(term, (Min, Max)) and towards_arg:
-            const, coefs = _linear(value)
-            del coefs[term]
-            rest = _make(const, coefs)
-            candidates = [_bound(_add(rest, _scale(arg, coef)), upper) for arg in term.args]
-            return min(naive, *candidates) if upper else max(naive, *candidates)
-    return naive
+        const, coefs = _linear(value)
+        del coefs[term]
+        rest = _make(const, coefs)
+        for other in _stand_ins(term, coef, upper):
+            candidates.append(_bound(_add(rest, _scale(other, coef)), upper, depth - 1))
+    return min(candidates) if upper else max(candidates)
 
 
 def bounds(value) -> tuple[int | float, int | float]:
@@ -394,6 +416,15 @@ def prove_eq(a, b) -> bool | None:
 
 
 # ---- substitution and output --------------------------------------------------------------------
+
+
+def _names_below(value) -> set:
+    """Names of the symbols ``value`` depends on, through their interval ends too."""
+    names = set()
+    for sym in free_symbols(value):
+        names.add(sym.name)
+        names.update(*(_names_below(end) for end in (sym.lo, sym.hi) if isinstance(end, _Arith)))
+    return names
 
 
 def free_symbols(value) -> frozenset:

@@ -88,6 +88,7 @@ def test_floor_division_simplifies():
     assert (3 * s0 + 7) // 3 == s0 + 2
     assert s0 // 1 == s0
     assert (s0 // 2) // 3 == s0 // 6
+    assert (s0 // 2) // -2 == -(s0 // 2) + s0 // 4  # the nested division in the rest merges too
     assert s0 // -2 == (-s0) // 2
     assert isinstance(s0 // 3, FloorDiv)
     assert Symbol("d", 0, 2) // 3 == 0
@@ -122,7 +123,7 @@ def test_errors_are_clear():
         bool(s0 + 1)
     with pytest.raises(ValueError, match="empty interval"):
         Symbol("x", 3, 2)
-    with pytest.raises(TypeError, match="lo must be an int"):
+    with pytest.raises(TypeError, match="each end must be an int"):
         Symbol("x", 0.5)
     with pytest.raises(ValueError, match="identifier"):
         Symbol("a b")
@@ -168,11 +169,30 @@ def test_prove_sees_through_min_and_max_terms():
 
 
 def test_loop_index_bounds_against_a_constant_trip_count():
-    # intervals are constant per symbol: i in range(0, 8) is Symbol("i", 0, 7)
-    i = Symbol("i", 0, 7)
+    i = Symbol("i", 0, 7)  # for i in range(0, 8)
     assert prove_lt(i, 8) is True
     assert prove_lt(i + 1, 8) is None
     assert prove_le(0, i - 1) is None
+
+
+def test_loop_index_bounds_against_a_symbolic_trip_count():
+    i = Symbol("i", 0, n - 1)  # for i in range(n)
+    j = Symbol("j", i + 1, n - 1)  # for j in range(i + 1, n)
+    assert bounds(i) == (0, math.inf)
+    assert prove_lt(i, n) is True and prove_le(0, n - 1 - i) is True
+    assert prove_lt(j, n) is True and prove_lt(i, j) is True
+    assert prove_lt(2 * i + 1, 2 * n) is True
+    assert prove_lt(i, n - 1) is None
+    assert prove_lt(n, i) is False
+    assert sym_min(i, n) == i and sym_max(i + 1, n) == n
+    assert i != Symbol("i", 0, n - 2) and hash(i) == hash(Symbol("i", 0, n - 1))
+
+
+def test_symbolic_interval_ends_are_checked():
+    with pytest.raises(ValueError, match="cannot refer to itself"):
+        Symbol("i", 0, Symbol("i") - 1)
+    with pytest.raises(ValueError, match="empty interval"):
+        Symbol("k", n + 1, n)
 
 
 def test_substitute_and_free_symbols():
@@ -232,13 +252,19 @@ def test_slice_length_rejects_bad_input():
 
 # ---- properties over random expressions ----------------------------------------------------
 
-SYMBOLS = [Symbol("a"), Symbol("b", -5, 5), Symbol("c", 2, 9), Symbol("d", -math.inf, 3)]
+A, B, C = Symbol("a"), Symbol("b", -5, 5), Symbol("c", 2, 9)
+# i in range(c), k in range(b, a + b + c): interval ends that are expressions of other symbols
+SYMBOLS = [A, B, C, Symbol("d", -math.inf, 3), Symbol("i", 0, C - 1), Symbol("k", B, A + B + C - 1)]
 
 
-def symbol_values():
-    """A value for each symbol inside its interval (unbounded ends sampled near the bounded one)."""
-    ranges = {"a": (0, 40), "b": (-5, 5), "c": (2, 9), "d": (-40, 3)}
-    return st.fixed_dictionaries({sym: st.integers(*ranges[sym.name]) for sym in SYMBOLS})
+@st.composite
+def symbol_values(draw):
+    """A value for each symbol inside its interval (unbounded ends sampled near the other end)."""
+    values = {A: draw(st.integers(0, 40)), B: draw(st.integers(-5, 5)), C: draw(st.integers(2, 9))}
+    values[SYMBOLS[3]] = draw(st.integers(-40, 3))
+    values[SYMBOLS[4]] = draw(st.integers(0, values[C] - 1))
+    values[SYMBOLS[5]] = draw(st.integers(values[B], values[A] + values[B] + values[C] - 1))
+    return values
 
 
 def extend(children):
