@@ -280,12 +280,12 @@ def _minmax(kind, args):
     for arg in args:
         what = f"{kind.__name__.lower()} argument"
         flat.extend(arg.args if isinstance(arg, kind) else [_check(arg, what)])
-    keeps_first = prove_le if kind is Min else (lambda a, b: prove_le(b, a))
+    never_worse = prove_le if kind is Min else (lambda a, b: prove_le(b, a))
     kept = []
-    for arg in flat:
-        if any(keeps_first(other, arg) for other in kept):
-            continue  # an argument already kept is always at least as good
-        kept = [other for other in kept if not keeps_first(arg, other)] + [arg]
+    for arg in sorted(flat, key=_key):  # sorted first: of two provably equal args, keep the same
+        if any(never_worse(other, arg) for other in kept):
+            continue
+        kept = [other for other in kept if not never_worse(arg, other)] + [arg]
     if len(kept) == 1:
         return kept[0]
     return kind(tuple(sorted(kept, key=_key)))

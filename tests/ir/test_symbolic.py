@@ -101,6 +101,8 @@ def test_min_and_max_drop_arguments_that_cannot_win():
     assert sym_max(s0, 0) == s0  # sizes are >= 0
     assert sym_min(s0, -1) == -1
     assert isinstance(sym_min(s0, 3), Min)
+    pinned = Symbol("p", 3, 3)  # provably equal to 3: the same argument survives in any order
+    assert sym_min(pinned, 3) == sym_min(3, pinned) == pinned
     assert isinstance(sym_max(s0, s1), Max)
 
 
