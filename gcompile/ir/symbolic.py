@@ -60,6 +60,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -327,13 +328,14 @@ def _key(value) -> tuple:
 # ---- bounds and proofs --------------------------------------------------------------------------
 
 
-_REFINE_DEPTH = 4  # terms replaced in a row while sharpening a bound; keeps the search small
+_REFINE_DEPTH = 3  # terms replaced in a row while sharpening a bound; keeps the search small
 
 
 def _floor_div_bound(bound, den: int):
     return bound if bound in (INF, -INF) else bound // den
 
 
+@functools.lru_cache(maxsize=1 << 14)  # values are immutable; the search meets a sum many times
 def _bound(value, upper: bool, depth: int = _REFINE_DEPTH):
     """The least (``upper=False``) or greatest value of ``value``, as far as intervals tell;
     ``depth`` limits how many terms ``_refine`` replaces in a row."""
