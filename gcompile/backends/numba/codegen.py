@@ -782,7 +782,6 @@ class _Generator:
         ``innermost``: the axis a pointwise kernel left for this loop (it runs in blocks), as a
         ``prange`` over the blocks when ``parallel_blocks``.
         """
-        outputs = {node: i for i, node in enumerate(self.outputs)}
         self.row_values(-1, lines, indent)
         for node in [n for n in self.members if n in self.stashed]:  # (a set: its order varies)
             lines.append(
@@ -807,62 +806,18 @@ class _Generator:
             )
             self.vector_loop = not accumulating or split
             self.flagging = self.vector_loop and bool(reduced) and self.range_limited(fulls)
-            for r, acc in accumulating:
-                setup = setups[r]
-                if setup.get("arg"):  # at = -1: no element seen yet
-                    lines.append(f"{indent}best_{acc} = {tpl.literal(0, setup['acc'])}")
-                    lines.append(f"{indent}at_{acc} = -1")
-                    continue
-                lines.append(f"{indent}acc_{acc} = {setup['init']}")
-                if setup.get("blocked"):
-                    lines.append(f"{indent}mid_{acc} = {setup['init']}")
-                if split:
-                    zero = tpl.literal(0, self.lane_dtype(r, acc, setup))
-                    lines.append(
-                        f"{indent}lane_{acc} = carray(_s.block_buffer({zero}, {BLOCK}), {BLOCK})"
-                    )
+            lines += self.accumulator_setup(accumulating, setups, split, indent)
             pair = self.online if self.online and self.online.in_phase(accumulating) else None
             lines += pair.setup_lines(self, indent) if pair else []
             self.used_counter = False
-            inner, body_indent = [], indent
             blocked = [
                 (acc, setups[r]["init"]) for r, acc in accumulating if setups[r].get("blocked")
             ]
             in_blocks = bool(reduced) and bool(blocked or split or self.flagging)
-            block_indent, last = None, reduced[-1] if reduced else None
-            for depth, axis in enumerate(reduced):
-                start, stop = (
-                    ("lo", "hi") if chunk is not None and depth == 0 else ("0", f"n{axis}")
-                )
-                if in_blocks and axis == last:
-                    # the innermost loop in blocks: a block's sum starts from zero; a block whose
-                    # arguments left a fast path's range is recomputed
-                    if parallel_blocks:
-                        inner.append(
-                            f"{body_indent}for c{axis} in prange(({stop} + {BLOCK - 1}) // {BLOCK}):"
-                        )
-                        block_indent = body_indent + "    "
-                        inner.append(f"{block_indent}b{axis} = c{axis} * {BLOCK}")
-                    else:
-                        inner.append(
-                            f"{body_indent}for b{axis} in range({start}, {stop}, {BLOCK}):"
-                        )
-                        block_indent = body_indent + "    "
-                    # not min(): Numba compiles its overload of min per kernel (twice if parallel)
-                    inner.append(
-                        f"{block_indent}e{axis} = {stop} if b{axis} + {BLOCK} > {stop} "
-                        f"else b{axis} + {BLOCK}"
-                    )
-                    if not split:
-                        inner += [f"{block_indent}blk_{acc} = {zero}" for acc, zero in blocked]
-                    if self.flagging:
-                        inner.append(f"{block_indent}bad = False")
-                    block_setup = len(inner)
-                    start, stop = f"b{axis}", f"e{axis}"
-                    body_indent = block_indent
-                bounds = f"{start}, {stop}" if start != "0" else stop
-                inner.append(f"{body_indent}for i{axis} in range({bounds}):")
-                body_indent += "    "
+            last = reduced[-1] if reduced else None
+            inner, body_indent, block_indent, block_setup = self.phase_loops(
+                reduced, indent, chunk, parallel_blocks, blocked if in_blocks else None, split
+            )
             saved = self.loads
             lane = f"np.uint64(i{last} - b{last})" if split else None
             body = self.phase_body(fulls, accumulating, setups, body_indent, lane)
@@ -891,31 +846,9 @@ class _Generator:
                 self.fixup = False
                 body += redo + ([f"{body_indent}    cnt += 1"] if counting else [])
             if split:
-                for r, acc in accumulating:
-                    if pair and r in (pair.top, pair.total):
-                        continue
-                    setup = setups[r]
-                    lane_type = self.lane_dtype(r, acc, setup)
-                    value = self.lane_reduction(
-                        setup, lane_type, f"lane_{acc}", f"e{last} - b{last}"
-                    )
-                    if setup.get("blocked"):
-                        body.append(f"{block_indent}blk_{acc} = {value}")
-                    else:
-                        body.append(block_indent + setup["combine"].format(a=f"acc_{acc}", p=value))
-                if pair:
-                    body += pair.block_lines(self, setups, block_indent, f"e{last} - b{last}")
+                body += self.block_reductions(accumulating, setups, pair, block_indent, last)
             if blocked and block_indent is not None:
-                # after each block: its sum into the block sums, every 2**BLOCK_BITS blocks those
-                # into the total, so no partial sum collects more than 2**BLOCK_BITS terms
-                mask = (1 << BLOCK_BITS) - 1
-                body.append(f"{block_indent}blocks += 1")
-                for acc, _ in blocked:
-                    body.append(f"{block_indent}mid_{acc} += blk_{acc}")
-                body.append(f"{block_indent}if blocks & {mask} == 0:")
-                for acc, zero in blocked:
-                    body.append(f"{block_indent}    acc_{acc} += mid_{acc}")
-                    body.append(f"{block_indent}    mid_{acc} = {zero}")
+                body += _block_sum_lines(blocked, block_indent)
                 lines.append(f"{indent}blocks = 0")
             if not reduced and not body:
                 body.append(f"{body_indent}pass")
@@ -924,19 +857,104 @@ class _Generator:
             self.flagging = False
             if chunk is not None:
                 return
-            for r, acc in accumulating:
-                name, setup = self.name(r), setups[r]
-                if setup.get("blocked"):
-                    lines.append(f"{indent}acc_{acc} += mid_{acc}")
-                if acc != name:  # the mean pass of var/std
-                    lines.append(f"{indent}mean_{name} = {setup['mean']}")
-                    continue
-                if pair and r is pair.total:
-                    lines += pair.settle_lines(self, indent)
-                lines.append(f"{indent}{name} = {setup['final']}")
-                if r in outputs:
-                    self.store_row(r, outputs[r], name, lines, indent)
+            self.phase_results(accumulating, setups, pair, lines, indent)
             self.row_values(phase, lines, indent)
+
+    def phase_loops(
+        self,
+        reduced: list,
+        indent: str,
+        chunk,
+        parallel_blocks: bool,
+        blocked: list | None,
+        split: bool,
+    ) -> tuple:
+        """A phase's loop headers over the reduced axes: ``(lines, body indent, block indent,
+        index in lines where a block's set-up ends)``. With ``blocked`` not None the innermost
+        loop runs in blocks of BLOCK: a block's sum starts from zero, and a block whose
+        arguments left a fast path's range is recomputed."""
+        inner, body_indent, block_indent, block_setup = [], indent, None, None
+        for depth, axis in enumerate(reduced):
+            start, stop = ("lo", "hi") if chunk is not None and depth == 0 else ("0", f"n{axis}")
+            if blocked is not None and axis == reduced[-1]:
+                block_indent = body_indent + "    "
+                if parallel_blocks:
+                    blocks = f"({stop} + {BLOCK - 1}) // {BLOCK}"
+                    inner.append(f"{body_indent}for c{axis} in prange({blocks}):")
+                    inner.append(f"{block_indent}b{axis} = c{axis} * {BLOCK}")
+                else:
+                    inner.append(f"{body_indent}for b{axis} in range({start}, {stop}, {BLOCK}):")
+                # not min(): Numba compiles its overload of min per kernel (twice if parallel)
+                inner.append(
+                    f"{block_indent}e{axis} = {stop} if b{axis} + {BLOCK} > {stop} "
+                    f"else b{axis} + {BLOCK}"
+                )
+                if not split:
+                    inner += [f"{block_indent}blk_{acc} = {zero}" for acc, zero in blocked]
+                if self.flagging:
+                    inner.append(f"{block_indent}bad = False")
+                block_setup = len(inner)
+                start, stop = f"b{axis}", f"e{axis}"
+                body_indent = block_indent
+            bounds = f"{start}, {stop}" if start != "0" else stop
+            inner.append(f"{body_indent}for i{axis} in range({bounds}):")
+            body_indent += "    "
+        return inner, body_indent, block_indent, block_setup
+
+    def accumulator_setup(self, accumulating: list, setups: dict, split: bool, indent: str) -> list:
+        """Before a phase loop: each accumulator's start value, and its block buffer if split."""
+        lines = []
+        for r, acc in accumulating:
+            setup = setups[r]
+            if setup.get("arg"):  # at = -1: no element seen yet
+                lines.append(f"{indent}best_{acc} = {tpl.literal(0, setup['acc'])}")
+                lines.append(f"{indent}at_{acc} = -1")
+                continue
+            lines.append(f"{indent}acc_{acc} = {setup['init']}")
+            if setup.get("blocked"):
+                lines.append(f"{indent}mid_{acc} = {setup['init']}")
+            if split:
+                zero = tpl.literal(0, self.lane_dtype(r, acc, setup))
+                lines.append(
+                    f"{indent}lane_{acc} = carray(_s.block_buffer({zero}, {BLOCK}), {BLOCK})"
+                )
+        return lines
+
+    def block_reductions(
+        self, accumulating: list, setups: dict, pair, block_indent: str, last: int
+    ) -> list:
+        """After a split loop's block: each block buffer reduced by lanes into its accumulator
+        (the online pair's max and sum by the pair's own lines)."""
+        lines = []
+        for r, acc in accumulating:
+            if pair and r in (pair.top, pair.total):
+                continue
+            setup = setups[r]
+            lane_type = self.lane_dtype(r, acc, setup)
+            value = self.lane_reduction(setup, lane_type, f"lane_{acc}", f"e{last} - b{last}")
+            if setup.get("blocked"):
+                lines.append(f"{block_indent}blk_{acc} = {value}")
+            else:
+                lines.append(block_indent + setup["combine"].format(a=f"acc_{acc}", p=value))
+        if pair:
+            lines += pair.block_lines(self, setups, block_indent, f"e{last} - b{last}")
+        return lines
+
+    def phase_results(self, accumulating: list, setups: dict, pair, lines: list, indent: str):
+        """After a phase loop: each reduction's final value, stored when it is an output."""
+        outputs = {node: i for i, node in enumerate(self.outputs)}
+        for r, acc in accumulating:
+            name, setup = self.name(r), setups[r]
+            if setup.get("blocked"):
+                lines.append(f"{indent}acc_{acc} += mid_{acc}")
+            if acc != name:  # the mean pass of var/std
+                lines.append(f"{indent}mean_{name} = {setup['mean']}")
+                continue
+            if pair and r is pair.total:
+                lines += pair.settle_lines(self, indent)
+            lines.append(f"{indent}{name} = {setup['final']}")
+            if r in outputs:
+                self.store_row(r, outputs[r], name, lines, indent)
 
     def phase_body(
         self,
@@ -1080,3 +1098,16 @@ class _Generator:
 def generate(kernel: FusedKernel, options: dict) -> KernelCode:
     """The generated function of ``kernel`` (``NoTemplate`` when an op has no template)."""
     return _Generator(kernel, options).generate()
+
+
+def _block_sum_lines(blocked: list, block_indent: str) -> list:
+    """After each block: its sum into the block sums, every 2**BLOCK_BITS blocks those into the
+    total, so no partial sum collects more than 2**BLOCK_BITS terms."""
+    mask = (1 << BLOCK_BITS) - 1
+    lines = [f"{block_indent}blocks += 1"]
+    lines += [f"{block_indent}mid_{acc} += blk_{acc}" for acc, _ in blocked]
+    lines.append(f"{block_indent}if blocks & {mask} == 0:")
+    for acc, zero in blocked:
+        lines.append(f"{block_indent}    acc_{acc} += mid_{acc}")
+        lines.append(f"{block_indent}    mid_{acc} = {zero}")
+    return lines
