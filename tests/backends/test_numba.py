@@ -124,18 +124,19 @@ _SECOND_PROCESS = textwrap.dedent(
 )
 
 
-def test_a_second_process_loads_the_machine_code_from_disk(tmp_path):
-    env = {**os.environ, "GCOMPILE_CACHE_DIR": str(tmp_path / "kernels"), "PYTHONPATH": str(ROOT)}
-    runs = [
+def outputs_of_two_processes(script: str, **environment: str) -> list:
+    """The printed words of ``script`` run twice, each in a new Python process."""
+    env = {**os.environ, **environment, "PYTHONPATH": str(ROOT)}
+    return [
         subprocess.run(
-            [sys.executable, "-c", _SECOND_PROCESS],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
         ).stdout.split()
         for _ in range(2)
     ]
+
+
+def test_a_second_process_loads_the_machine_code_from_disk(tmp_path):
+    runs = outputs_of_two_processes(_SECOND_PROCESS, GCOMPILE_CACHE_DIR=str(tmp_path / "kernels"))
     assert runs[0] == ["1", "0"]  # compiled
     assert runs[1] == ["0", "1"]  # loaded, not compiled
     directory = tmp_path / "kernels"
@@ -157,17 +158,7 @@ _FOLD_PROCESS = textwrap.dedent(
 
 def test_block_folds_load_from_numbas_disk_cache_or_keep_none(tmp_path):
     # A closure's cache key changed in every process: it never loaded, and its cache grew.
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    hits = [
-        subprocess.run(
-            [sys.executable, "-c", _FOLD_PROCESS],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
-        for _ in range(2)
-    ]
+    hits = outputs_of_two_processes(_FOLD_PROCESS, NUMBA_CACHE_DIR=str(tmp_path))
     assert hits == [["0"], ["1"]]  # compiled, then loaded
     from numba.core.caching import NullCache
 
