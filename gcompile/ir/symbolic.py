@@ -1,4 +1,4 @@
-"""Symbolic integers for sizes: affine sums over named symbols with min, max and floor division.
+"""Symbolic integers for sizes: polynomials over named symbols with min, max and floor division.
 
 A symbolic size is a plain ``int`` or an ``Expr``. Every ``Expr`` is immutable, hashable and kept in
 one canonical form, so equal expressions compare and hash equal (they can sit in cache keys):
@@ -8,9 +8,13 @@ one canonical form, so equal expressions compare and hash equal (they can sit in
   index of ``range(n)`` is ``Symbol("i", 0, n - 1)``). Symbols are equal when name and interval
   are equal; ``SymbolTable`` hands out ``s0, s1, ...`` for one graph.
 - ``Sum(const, terms)``: ``const + sum(coef * term)`` with ``terms`` a tuple of ``(term, coef)``
-  sorted canonically, every ``coef`` a non-zero int, every term a ``Symbol``, ``Min``, ``Max`` or
-  ``FloorDiv`` (never a ``Sum``). A sum of one term with coefficient 1 and no constant *is*
-  that term.
+  sorted canonically (products first, higher degree first), every ``coef`` a non-zero int, every
+  term an atom (a ``Symbol``, ``Min``, ``Max`` or ``FloorDiv``) or a ``Prod`` (never a ``Sum``).
+  A sum of one term with coefficient 1 and no constant *is* that term.
+- ``Prod(factors)``: a monomial, the product of two or more atoms sorted canonically, a repeated
+  atom being a power (``s0*s0``, printed ``s0**2``); its coefficient sits in the sum holding it.
+  Products distribute over sums, so every value is a polynomial over atoms with int
+  coefficients: ``(s0+1)*(s1-2) == s0*s1-2*s0+s1-2``, ``s0*s1 - s1*s0 == 0``.
 - ``Min(args)`` / ``Max(args)``: flattened, deduplicated, sorted, constants merged, and every
   argument that is provably not the result dropped (``min(s, s+1) == s``).
 - ``FloorDiv(num, den)``: ``num // den`` with ``den >= 2``; the multiples of ``den`` in the
@@ -23,31 +27,41 @@ Min and max absorb the affine rest of a sum that holds exactly one of them
 (``n - min(1, n) == max(n-1, 0)``), and floor division and scaling distribute over them
 (they are monotone), so min/max terms stay inside a sum only when it holds two or more of them;
 there a ``max(a, b)`` term is stored as ``-min(-a, -b)`` so that equal terms cancel (it still
-prints as ``max(a,b)``).
+prints as ``max(a,b)``). Products see such a sum as the sum of its terms, not as an atom.
+A min or max factor of a product stays an atom of it: a product is never distributed into a min
+or max (the sign of the other factors is often unknown, and a form that depended on the bounds
+would not be canonical). A max factor is stored as ``-min(-a, -b)`` too, and a min factor is
+reduced to a core so that equal products meet: the terms all its arguments share, a constant
+and a positive common factor are taken out of it (``(s1 + min(s0,3)) * s2 == s1*s2 +
+s2*min(s0,3)``, and ``s1*max(s0,1)`` is ``s1*max(s0-1,0)+s1``).
 A result that is constant is returned as a plain ``int``.
 
-Arithmetic: ``+``, ``-``, unary ``-`` and ``*`` by an int mix freely with Python ints;
-``expr * expr`` raises ``TypeError`` (not affine). ``expr // d`` needs an int ``d``: ``d == 0``
-raises ``ZeroDivisionError``, a negative ``d`` uses ``e // d == (-e) // (-d)`` (Python's floor
-semantics). ``sym_min`` / ``sym_max`` build min and max. ``bool(expr)`` raises: ask ``prove_*``.
+Arithmetic: ``+``, ``-``, unary ``-`` and ``*`` mix freely with Python ints and expressions.
+``expr // d`` needs an int ``d``: ``d == 0`` raises ``ZeroDivisionError``, a negative ``d`` uses
+``e // d == (-e) // (-d)`` (Python's floor semantics). ``sym_min`` / ``sym_max`` build min and
+max. ``bool(expr)`` raises: ask ``prove_*``.
 
 Reasoning: ``bounds(e) -> (lo, hi)`` by interval arithmetic over the symbol intervals (``lo``
 may be ``-math.inf``, ``hi`` ``math.inf``), sharpened by substitution: a min/max term by each
 argument (``min(a,b) <= a``, so ``s - min(s, t) >= 0`` is proved) and a symbol by its symbolic
-interval end (``n - i - 1 >= 0`` for ``i`` in ``[0, n-1]``). ``prove_nonnegative(e)`` answers
-``True`` (``e >= 0`` for every value of the symbols), ``False`` (``e < 0`` for every value) or
-``None`` (unknown); ``prove_le``, ``prove_lt`` and ``prove_eq`` are built on it.
+interval end (``n - i - 1 >= 0`` for ``i`` in ``[0, n-1]``); a product's bounds multiply the
+intervals of its factors (a repeated factor as a power: ``k*k >= 0``), never producing nan.
+``prove_nonnegative(e)`` answers ``True`` (``e >= 0`` for every value of the symbols), ``False``
+(``e < 0`` for every value) or ``None`` (unknown); ``prove_le``, ``prove_lt`` and ``prove_eq`` are
+built on it.
 
 Limits: substitution only replaces terms of a sum, at most ``_REFINE_DEPTH`` in a row, never
 inside a floor division (``i//2 < n`` is not proved for ``i`` in ``[0, n-1]``); other correlations
-are lost (``s//2 - s//3`` gets a loose bound), and ``(s+1)//3 - 1`` vs ``(s-2)//3`` is not proved
-equal. ``None`` means "could not prove", never "maybe false". The search tries every stand-in of
-every term, so its cost grows quickly with the number of min/max terms and symbolic ends: fine for
-shapes and loop bounds, not for huge sums.
+are lost (``s//2 - s//3`` gets a loose bound, so does ``s0*s1 - s0``), and ``(s+1)//3 - 1`` vs
+``(s-2)//3`` is not proved equal. Forms are canonical for sums holding at most one min/max term;
+with two or more, equal values may differ in form (``min(s0+s1,s1+3)+min(s2,4)`` vs
+``s1+min(s0,3)+min(s2,4)``). ``None`` means "could not prove", never "maybe false". The search
+tries every stand-in of every term, so its cost grows quickly with the number of min/max terms
+and symbolic ends: fine for shapes and loop bounds, not for huge sums.
 
-Output: ``str(e)`` is compact (``2*s0+s1-1``, ``max(s0-1,0)``, ``(s0-2)//3``) for printed shapes;
-``to_source(e, names)`` is valid Python (``max(n0 - 1, 0)``) for code generation;
-``substitute`` and ``evaluate`` replace symbols by expressions or ints.
+Output: ``str(e)`` is compact (``2*s0+s1-1``, ``max(s0-1,0)``, ``(s0-2)//3``, ``s0**2*s1``) for
+printed shapes; ``to_source(e, names)`` is valid Python (``max(n0 - 1, 0)``, ``s0 * s1``) for code
+generation; ``substitute`` and ``evaluate`` replace symbols by expressions or ints.
 
 Example::
 
@@ -61,6 +75,7 @@ Example::
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -88,11 +103,7 @@ class _Arith:
         return _scale(self, -1)
 
     def __mul__(self, other):
-        if isinstance(other, _Arith):
-            raise TypeError(
-                f"cannot multiply symbolic sizes {self} and {other}: the result is not affine"
-            )
-        return _scale(self, other) if _is_value(other) else NotImplemented
+        return _mul(self, other) if _is_value(other) else NotImplemented
 
     __rmul__ = __mul__
 
@@ -169,7 +180,15 @@ class FloorDiv(_Arith):
     den: int
 
 
-Expr = Symbol | Sum | Min | Max | FloorDiv
+@dataclass(frozen=True, repr=False)
+class Prod(_Arith):
+    """The product of ``factors``: two or more atoms (``Symbol``, ``Min``, ``FloorDiv``) sorted by
+    ``_key``, a repeated factor being a power; build it with ``*``."""
+
+    factors: tuple
+
+
+Expr = Symbol | Sum | Min | Max | FloorDiv | Prod
 _DUAL = {Min: Max, Max: Min}
 
 
@@ -309,10 +328,14 @@ def sym_max(*args):
 _NAME_NUMBER = re.compile(r"(.*?)(\d*)$")
 
 
+@functools.lru_cache(maxsize=1 << 14)  # sorting products and sums asks again and again
 def _key(value) -> tuple:
-    """Total order of canonical values: symbols (natural name order), sums, min, max, div, ints."""
+    """Total order of canonical values: products (higher degree first), symbols (natural name
+    order), sums, min, max, div, ints."""
     if _is_int(value):
         return (9, value)
+    if isinstance(value, Prod):
+        return (-1, -len(value.factors), tuple(_key(factor) for factor in value.factors))
     if isinstance(value, Symbol):
         prefix, number = _NAME_NUMBER.match(value.name).groups()
         ends = tuple((1, _key(end)) if isinstance(end, _Arith) else (0, end)
@@ -324,6 +347,102 @@ def _key(value) -> tuple:
         return (4, _key(value.num), value.den)
     return (2 if isinstance(value, Min) else 3, tuple(_key(arg) for arg in value.args))
 
+
+# ---- polynomials --------------------------------------------------------------------------------
+# A polynomial is a dict {monomial: coef}: a monomial is a tuple of atoms sorted by _key, () for
+# the constant; its atoms are symbols, floor divisions and min cores (see _min_poly).
+
+
+def _mul(a, b):
+    """The canonical value of ``a * b``: an int scales, two expressions multiply as polynomials."""
+    if _is_int(a) or _is_int(b):
+        return _scale(b, a) if _is_int(a) else _scale(a, b)
+    product = {}
+    for mono_a, coef_a in _poly(a).items():
+        for mono_b, coef_b in _poly(b).items():
+            mono = _mono_mul(mono_a, mono_b)
+            product[mono] = product.get(mono, 0) + coef_a * coef_b
+    return _from_poly(product)
+
+
+def _mono_mul(a: tuple, b: tuple) -> tuple:
+    return tuple(sorted(a + b, key=_key))
+
+
+def _monomial(mono: tuple):
+    """The term of a non-constant monomial: its atom, or the ``Prod`` of two or more."""
+    return mono[0] if len(mono) == 1 else Prod(mono)
+
+
+def _from_poly(poly: dict):
+    """The canonical value of a polynomial."""
+    coefs = {_monomial(mono): coef for mono, coef in poly.items() if mono}
+    return _make(poly.get((), 0), coefs)
+
+
+def _poly(value) -> dict:
+    """``value`` as a polynomial; a min/max term is split by ``_min_poly``."""
+    const, coefs = _linear(value)
+    poly = {(): const}
+    for term, coef in coefs.items():
+        if isinstance(term, Prod):
+            parts = {term.factors: 1}
+        else:
+            parts = _min_poly(term) if isinstance(term, Min) else {(term,): 1}
+        for mono, part in parts.items():
+            poly[mono] = poly.get(mono, 0) + coef * part
+    return {mono: coef for mono, coef in poly.items() if coef}
+
+
+def _min_poly(term: Min) -> dict:
+    """``min(args)`` as the polynomial ``common + shift + scale * core``.
+
+    ``common`` holds the terms every argument has, ``scale`` is the gcd of what is left and
+    ``shift`` a constant chosen by ``_core_shift``, so ``core`` is one min per family of mins
+    that differ by a constant, a common sum or a positive factor: ``min(s1+s0, s1+3) -> s1 +
+    min(s0, 3)``, ``max(s0, 1) == -min(-s0, -1) -> 1 - min(1-s0, 0)``. A sum that was absorbed
+    into a min then multiplies out like the sum: ``(s1 + min(s0, 3)) * s2 == s1*s2 +
+    s2*min(s0, 3)``.
+    """
+    linears = [_linear(arg) for arg in term.args]
+    first = linears[0][1]
+    common = {t: c for t, c in first.items() if all(co.get(t) == c for _, co in linears[1:])}
+    rests = [_make(const, {t: c for t, c in coefs.items() if t not in common})
+             for const, coefs in linears]
+    shift = _core_shift(rests)
+    rests = [_linear(_add(rest, -shift)) for rest in rests]
+    scale = math.gcd(*(number for const, coefs in rests for number in (const, *coefs.values())))
+    core = _minmax(Min, [_make(const // scale, {t: c // scale for t, c in coefs.items()})
+                         for const, coefs in rests])
+    poly = _poly(_make(shift, common))
+    # a core is its own core; a core that lost a dominated argument is split again
+    for mono, coef in ({(core,): 1} if core == term else _poly(core)).items():
+        poly[mono] = poly.get(mono, 0) + scale * coef
+    return poly
+
+
+def _core_shift(args: list) -> int:
+    """The constant to take out of ``min(args)`` so that it reads simply: a min that prints as a
+    max (see ``_max_like``) keeps an int argument 0 (``max(s0-1,0)``), any other the least
+    constant of a non-int argument 0 (``min(s0,3)``). Adding a constant to every argument adds
+    it to the answer, so the core does not depend on how the min was built."""
+    ints = [arg for arg in args if _is_int(arg)]
+    others = [arg for arg in args if not _is_int(arg)]
+    if ints and all(map(_leads_negative, others)):
+        return ints[0]
+    return min(_linear(arg)[0] for arg in others)
+
+
+def _leads_negative(value) -> bool:
+    """Whether the first term of ``value`` in ``_key`` order has a negative coefficient."""
+    _, coefs = _linear(value)
+    return bool(coefs) and coefs[min(coefs, key=_key)] < 0
+
+
+def _max_like(value: Min) -> bool:
+    """Whether ``min(args)`` reads better as ``-max(-args)``: its non-int arguments all lead
+    with a negative coefficient (``min(1-s0, 0) == -max(s0-1, 0)``)."""
+    return all(_leads_negative(arg) for arg in value.args if not _is_int(arg))
 
 # ---- bounds and proofs --------------------------------------------------------------------------
 
@@ -349,9 +468,36 @@ def _bound(value, upper: bool, depth: int = _REFINE_DEPTH):
         return pick(_bound(arg, upper, depth) for arg in value.args)
     if isinstance(value, FloorDiv):
         return _floor_div_bound(_bound(value.num, upper, depth), value.den)
+    if isinstance(value, Prod):
+        return _product_interval(value, depth)[upper]
     ends = (coef * _bound(term, upper != (coef < 0), depth) for term, coef in value.terms)
     naive = value.const + sum(ends)
     return _refine(value, naive, upper, depth) if depth else naive
+
+
+def _product_interval(value: Prod, depth: int) -> tuple:
+    """``(lo, hi)`` of a product by interval multiplication, a repeated factor as a power
+    (``s*s >= 0`` whatever the sign of ``s``)."""
+    interval = (1, 1)
+    for factor, copies in itertools.groupby(value.factors):
+        ends = _bound(factor, False, depth), _bound(factor, True, depth)
+        interval = _interval_mul(interval, _interval_pow(ends, len(list(copies))))
+    return interval
+
+
+def _interval_mul(a: tuple, b: tuple) -> tuple:
+    # 0 * inf is 0 here: the values are finite, so a zero end times an unbounded one stays 0
+    corners = [0 if 0 in (x, y) else x * y for x in a for y in b]
+    return min(corners), max(corners)
+
+
+def _interval_pow(ends: tuple, power: int) -> tuple:
+    lo, hi = ends
+    if power % 2 or lo >= 0:
+        return lo**power, hi**power
+    if hi <= 0:
+        return hi**power, lo**power
+    return 0, max(lo**power, hi**power)
 
 
 def _stand_ins(term, coef: int, upper: bool) -> list:
@@ -437,7 +583,10 @@ def free_symbols(value) -> frozenset:
         return frozenset([value])
     if isinstance(value, FloorDiv):
         return free_symbols(value.num)
-    parts = value.args if isinstance(value, (Min, Max)) else [term for term, _ in value.terms]
+    if isinstance(value, Prod):
+        parts = value.factors
+    else:
+        parts = value.args if isinstance(value, (Min, Max)) else [term for term, _ in value.terms]
     return frozenset().union(*(free_symbols(part) for part in parts))
 
 
@@ -451,6 +600,8 @@ def substitute(value, mapping: dict):
         return _floordiv(substitute(value.num, mapping), value.den)
     if isinstance(value, (Min, Max)):
         return _minmax(type(value), [substitute(arg, mapping) for arg in value.args])
+    if isinstance(value, Prod):
+        return functools.reduce(_mul, (substitute(factor, mapping) for factor in value.factors))
     result = value.const
     for term, coef in value.terms:
         result = _add(result, _scale(substitute(term, mapping), coef))
@@ -485,29 +636,57 @@ def _render(value, name_of, compact: bool) -> str:
         return f"{type(value).__name__.lower()}({args})"
     if isinstance(value, FloorDiv):
         num = _render(value.num, name_of, compact)
-        num = f"({num})" if isinstance(value.num, Sum) else num
+        num = f"({num})" if isinstance(value.num, (Sum, Prod)) else num
         return f"{num}//{value.den}" if compact else f"{num} // {value.den}"
-    return _render_sum(value, name_of, compact)
+    if isinstance(value, Prod):
+        return _render_terms(0, ((value, 1),), name_of, compact)
+    return _render_terms(value.const, value.terms, name_of, compact)
 
 
-def _render_sum(value: Sum, name_of, compact: bool) -> str:
+def _render_terms(const: int, terms: tuple, name_of, compact: bool) -> str:
+    """Text of ``const + sum(coef * term for term, coef in terms)``."""
     pad = "" if compact else " "
     pieces = []
-    for index, (term, coef) in enumerate(value.terms):
-        if isinstance(term, Min) and coef < 0:  # print -min(-a,-b) as the max(a,b) it stands for
-            term, coef = Max(tuple(_scale(arg, -1) for arg in term.args)), -coef
-        text = _render(term, name_of, compact)
-        if isinstance(term, FloorDiv) and (abs(coef) != 1 or (coef < 0 and index == 0)):
-            text = f"({text})"  # 2*s//3 and -s//3 would divide the scaled or negated numerator
+    for index, (term, coef) in enumerate(terms):
+        if isinstance(term, Prod):
+            text, sign = _render_product(term, name_of, compact)
+            coef *= sign
+        else:
+            if isinstance(term, Min) and coef < 0:  # print -min(-a,-b) as the max(a,b) it is
+                term, coef = _negated_dual(term), -coef
+            text = _render(term, name_of, compact)
+            if isinstance(term, FloorDiv) and (abs(coef) != 1 or (coef < 0 and index == 0)):
+                text = f"({text})"  # 2*s//3 and -s//3 would divide the scaled or negated numerator
         magnitude = abs(coef) if index else coef
         if magnitude == -1:
             text = "-" + text
         elif magnitude != 1:
             text = f"{magnitude}{pad}*{pad}{text}"
         pieces.append(text if index == 0 else f"{pad}{'+' if coef > 0 else '-'}{pad}{text}")
-    if value.const:
-        pieces.append(f"{pad}{'+' if value.const > 0 else '-'}{pad}{abs(value.const)}")
+    if const:
+        pieces.append(f"{pad}{'+' if const > 0 else '-'}{pad}{abs(const)}")
     return "".join(pieces)
+
+
+def _render_product(value: Prod, name_of, compact: bool) -> tuple[str, int]:
+    """Text of a product (``s0**2*(s1//2)``) and the sign it takes: a min factor that is
+    ``_max_like`` prints as the max it stands for (``min(1-s0,0) == -max(s0-1,0)``)."""
+    pad = "" if compact else " "
+    sign, pieces = 1, []
+    for factor, copies in itertools.groupby(value.factors):
+        power = len(list(copies))
+        if isinstance(factor, Min) and _max_like(factor):
+            factor, sign = _negated_dual(factor), sign * (-1) ** power
+        text = _render(factor, name_of, compact)
+        text = f"({text})" if isinstance(factor, FloorDiv) else text
+        pieces.append(text if power == 1 else f"{text}{pad}**{pad}{power}")
+    return f"{pad}*{pad}".join(pieces), sign
+
+
+def _negated_dual(value: Min) -> Max:
+    """``max(-a, -b)`` for ``min(a, b)``, for printing only (it is ``-min(a, b)``)."""
+    return Max(tuple(_scale(arg, -1) for arg in value.args))
+
 
 
 # ---- shape rules ---------------------------------------------------------------------------------
