@@ -36,10 +36,13 @@ and a positive common factor are taken out of it (``(s1 + min(s0,3)) * s2 == s1*
 s2*min(s0,3)``, and ``s1*max(s0,1)`` is ``s1*max(s0-1,0)+s1``).
 A result that is constant is returned as a plain ``int``.
 
-Arithmetic: ``+``, ``-``, unary ``-`` and ``*`` mix freely with Python ints and expressions.
-``expr // d`` needs an int ``d``: ``d == 0`` raises ``ZeroDivisionError``, a negative ``d`` uses
-``e // d == (-e) // (-d)`` (Python's floor semantics). ``sym_min`` / ``sym_max`` build min and
-max. ``bool(expr)`` raises: ask ``prove_*``.
+Arithmetic: ``+``, ``-``, unary ``-`` and ``*`` mix freely with Python ints and expressions;
+``expr ** k`` needs an int ``k >= 0``. ``expr // d`` and ``expr % d`` need an int ``d`` (a
+divisor or modulus that is an expression raises ``TypeError``): ``d == 0`` raises
+``ZeroDivisionError``, a negative ``d`` uses ``e // d == (-e) // (-d)`` (Python's floor
+semantics), and ``e % d`` *is* ``e - d*(e//d)`` (Python's sign, no node of its own:
+``s0 % 3`` prints ``s0-3*(s0//3)``). ``sym_min`` / ``sym_max`` build min and max.
+``bool(expr)`` raises: ask ``prove_*``.
 
 Reasoning: ``bounds(e) -> (lo, hi)`` by interval arithmetic over the symbol intervals (``lo``
 may be ``-math.inf``, ``hi`` ``math.inf``), sharpened by substitution: a min/max term by each
@@ -116,6 +119,24 @@ class _Arith:
 
     def __rfloordiv__(self, other):
         raise TypeError(f"cannot floor-divide {other} by the symbolic size {self}: only by an int")
+
+    def __mod__(self, other):
+        if isinstance(other, _Arith):
+            raise TypeError(f"cannot take {self} modulo the symbolic size {other}: only an int")
+        return _mod(self, other) if _is_value(other) else NotImplemented
+
+    def __rmod__(self, other):
+        raise TypeError(f"cannot take {other} modulo the symbolic size {self}: only an int")
+
+    def __pow__(self, exponent, modulo=None):
+        if modulo is not None or not _is_int(exponent) or exponent < 0:
+            raise TypeError(
+                f"a symbolic size can only be raised to an int power >= 0, got {exponent!r}"
+            )
+        return functools.reduce(_mul, [self] * exponent, 1)
+
+    def __rpow__(self, other):
+        raise TypeError(f"cannot raise {other} to the symbolic power {self}")
 
     def __bool__(self):
         raise TypeError(
@@ -292,6 +313,11 @@ def _floordiv(value, den: int):
     if lo != -INF and hi != INF and lo // den == hi // den:
         return _add(quotient, lo // den)
     return _add(quotient, FloorDiv(rest, den))
+
+
+def _mod(value, den: int):
+    """``value % den`` as ``value - den * (value // den)``: Python's sign (that of ``den``)."""
+    return _add(value, _scale(_floordiv(value, den), -den))
 
 
 def _minmax(kind, args):

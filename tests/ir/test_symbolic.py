@@ -137,6 +137,22 @@ def test_floor_division_simplifies():
     assert sym_max(s0 - 1, 0) // 2 == sym_max((s0 - 1) // 2, 0)
 
 
+def test_mod_and_pow_follow_python_on_ints():
+    x = Symbol("x", -math.inf, math.inf)
+    for d in (-5, -3, -2, -1, 1, 2, 3, 7):
+        for expr, reference in ((x, lambda v: v), (2 * x + 1, lambda v: 2 * v + 1),
+                                (x * x - 3, lambda v: v * v - 3)):
+            for v in range(-12, 13):
+                assert evaluate(expr % d, {x: v}) == reference(v) % d, (expr, d, v)
+    for k in range(5):
+        for v in range(-4, 5):
+            assert evaluate((x - 2) ** k, {x: v}) == (v - 2) ** k
+    assert x**0 == 1 and x**1 == x and x**3 == x * x * x
+    assert (s0 + 1) ** 2 == s0 * s0 + 2 * s0 + 1
+    assert s0 % 1 == 0 and (2 * s0 + 1) % 2 == 1 and (6 * s0 + 4) % -3 == -2
+    assert s0 % 3 == s0 - 3 * (s0 // 3) and str(s0 % 3) == "s0-3*(s0//3)"
+
+
 def test_min_and_max_drop_arguments_that_cannot_win():
     assert sym_min(s0, s0 + 1) == s0
     assert sym_max(s0, s0 + 1, -4) == s0 + 1
@@ -157,6 +173,19 @@ def test_min_and_max_absorb_the_affine_rest():
 def test_errors_are_clear():
     with pytest.raises(TypeError):
         s0 * 1.5
+    with pytest.raises(TypeError, match="modulo the symbolic size s1: only an int"):
+        s0 % s1
+    with pytest.raises(TypeError, match="modulo the symbolic size s0: only an int"):
+        7 % s0
+    with pytest.raises(ZeroDivisionError):
+        s0 % 0
+    for bad in (-1, s1, 0.5):
+        with pytest.raises(TypeError, match="int power >= 0"):
+            s0**bad
+    with pytest.raises(TypeError, match="int power >= 0"):
+        pow(s0, 2, 5)
+    with pytest.raises(TypeError, match="symbolic power"):
+        2**s0
     with pytest.raises(ZeroDivisionError):
         s0 // 0
     with pytest.raises(TypeError, match="only by an int"):
