@@ -23,17 +23,18 @@ one canonical form, so equal expressions compare and hash equal (they can sit in
   whose value the bounds pin down folds (``d//3 == 0`` for ``d`` in ``[0, 2]``), nested
   divisions merge.
 
-Min and max absorb the affine rest of a sum that holds exactly one of them
+Min and max absorb the rest of a sum that holds exactly one of them
 (``n - min(1, n) == max(n-1, 0)``), and floor division and scaling distribute over them
-(they are monotone), so min/max terms stay inside a sum only when it holds two or more of them;
-there a ``max(a, b)`` term is stored as ``-min(-a, -b)`` so that equal terms cancel (it still
-prints as ``max(a,b)``). Products see such a sum as the sum of its terms, not as an atom.
+(they are monotone), so min/max terms stay inside a sum only when it holds two or more of them.
 A min or max factor of a product stays an atom of it: a product is never distributed into a min
 or max (the sign of the other factors is often unknown, and a form that depended on the bounds
-would not be canonical). A max factor is stored as ``-min(-a, -b)`` too, and a min factor is
-reduced to a core so that equal products meet: the terms all its arguments share, a constant
-and a positive common factor are taken out of it (``(s1 + min(s0,3)) * s2 == s1*s2 +
-s2*min(s0,3)``, and ``s1*max(s0,1)`` is ``s1*max(s0-1,0)+s1``).
+would not be canonical). A max term or factor is stored as ``-min(-a, -b)`` so that equal terms
+cancel (it still prints as ``max(a,b)``), and a min term that is not alone in its sum, or a min
+factor, is reduced to a core so that equal values meet (``_min_split``): the terms all its
+arguments share, a constant and a positive common factor are taken out of it. So a sum that was
+absorbed into a min multiplies out like the sum (``(s1 + min(s0,3)) * s2 == s1*s2 +
+s2*min(s0,3)``), ``2*(min(a,1) + min(b,0)) == 2*min(a,1) + 2*min(b,0)``, and ``s1*max(s0,1)`` is
+``s1*max(s0-1,0)+s1``.
 A result that is constant is returned as a plain ``int``.
 
 Arithmetic: ``+``, ``-``, unary ``-`` and ``*`` mix freely with Python ints and expressions;
@@ -56,11 +57,14 @@ built on it.
 Limits: substitution only replaces terms of a sum, at most ``_REFINE_DEPTH`` in a row, never
 inside a floor division (``i//2 < n`` is not proved for ``i`` in ``[0, n-1]``); other correlations
 are lost (``s//2 - s//3`` gets a loose bound, so does ``s0*s1 - s0``), and ``(s+1)//3 - 1`` vs
-``(s-2)//3`` is not proved equal. Forms are canonical for sums holding at most one min/max term;
-with two or more, equal values may differ in form (``min(s0+s1,s1+3)+min(s2,4)`` vs
-``s1+min(s0,3)+min(s2,4)``). ``None`` means "could not prove", never "maybe false". The search
-tries every stand-in of every term, so its cost grows quickly with the number of min/max terms
-and symbolic ends: fine for shapes and loop bounds, not for huge sums.
+``(s-2)//3`` is not proved equal. Forms are canonical for polynomials over atoms, but a core is
+blind to a sum that shares symbols with the arguments of its min, or to a constant inside a
+nested min/max: ``b*(a + min(a, 1))`` is ``b*min(a+1,2*a)``, equal to ``a*b + b*min(a, 1)`` in
+value, not in form. No one rule for cores can see through the first case and keep both
+``min(s0, 1)`` and ``max(s0-1, 0) == s0 - min(s0, 1)`` as they read. ``None`` means "could not
+prove", never "maybe false". The search tries every stand-in of every term, so its cost grows
+quickly with the number of min/max terms and symbolic ends: fine for shapes and loop bounds, not
+for huge sums.
 
 Output: ``str(e)`` is compact (``2*s0+s1-1``, ``max(s0-1,0)``, ``(s0-2)//3``, ``s0**2*s1``) for
 printed shapes; ``to_source(e, names)`` is valid Python (``max(n0 - 1, 0)``, ``s0 * s1``) for code
@@ -268,6 +272,10 @@ def _make(const: int, coefs: dict):
         rest = _make(const, coefs)
         kind = type(term) if coef > 0 else _DUAL[type(term)]
         return _minmax(kind, [_add(rest, _scale(arg, coef)) for arg in term.args])
+    if any(_min_split(term) != (0, 1, term) for term in minmax):
+        # min terms that are not alone are cores, as in products: 2*(min(a,1)+min(b,0)) ==
+        # min(2*a,2)+min(2*b,0) and (min(a,1)+min(b,0))+1 == min(a+1,2)+min(b,0)
+        return _from_poly(_terms_poly(const, coefs))
     if const == 0 and len(coefs) == 1 and next(iter(coefs.values())) == 1:
         return next(iter(coefs))
     return Sum(const, tuple(sorted(coefs.items(), key=lambda item: _key(item[0]))))
@@ -407,8 +415,12 @@ def _from_poly(poly: dict):
 
 
 def _poly(value) -> dict:
-    """``value`` as a polynomial; a min/max term is split by ``_min_poly``."""
-    const, coefs = _linear(value)
+    """``value`` as a polynomial; a min/max term is split by ``_min_split``."""
+    return _terms_poly(*_linear(value))
+
+
+def _terms_poly(const: int, coefs: dict) -> dict:
+    """``const + sum(coef * term)`` as a polynomial."""
     poly = {(): const}
     for term, coef in coefs.items():
         if isinstance(term, Prod):
@@ -421,14 +433,24 @@ def _poly(value) -> dict:
 
 
 def _min_poly(term: Min) -> dict:
-    """``min(args)`` as the polynomial ``common + shift + scale * core``.
+    """``min(args)`` as the polynomial ``rest + scale * core`` of ``_min_split``."""
+    rest, scale, core = _min_split(term)
+    poly = _poly(rest)
+    # a core is its own core; a core that lost a dominated argument is split again
+    for mono, coef in ({(core,): 1} if core == term else _poly(core)).items():
+        poly[mono] = poly.get(mono, 0) + scale * coef
+    return poly
 
-    ``common`` holds the terms every argument has, ``scale`` is the gcd of what is left and
-    ``shift`` a constant chosen by ``_core_shift``, so ``core`` is one min per family of mins
-    that differ by a constant, a common sum or a positive factor: ``min(s1+s0, s1+3) -> s1 +
-    min(s0, 3)``, ``max(s0, 1) == -min(-s0, -1) -> 1 - min(1-s0, 0)``. A sum that was absorbed
-    into a min then multiplies out like the sum: ``(s1 + min(s0, 3)) * s2 == s1*s2 +
-    s2*min(s0, 3)``.
+
+@functools.lru_cache(maxsize=1 << 12)  # _make asks it of every min term of a sum
+def _min_split(term: Min) -> tuple:
+    """``(rest, scale, core)`` with ``min(args) == rest + scale * core`` and ``scale > 0``.
+
+    ``rest`` holds the terms every argument has and a constant chosen by ``_core_shift``,
+    ``scale`` is the gcd of what is left, so ``core`` is one min for a family of mins that differ
+    by a constant, a common sum or a positive factor: ``min(s1+s0, s1+3) -> s1 + min(s0, 3)``,
+    ``max(s0, 1) == -min(-s0, -1) -> -1 + min(1-s0, 0)``. A sum that was absorbed into a min
+    then multiplies out like the sum: ``(s1 + min(s0, 3)) * s2 == s1*s2 + s2*min(s0, 3)``.
     """
     linears = [_linear(arg) for arg in term.args]
     first = linears[0][1]
@@ -440,11 +462,7 @@ def _min_poly(term: Min) -> dict:
     scale = math.gcd(*(number for const, coefs in rests for number in (const, *coefs.values())))
     core = _minmax(Min, [_make(const // scale, {t: c // scale for t, c in coefs.items()})
                          for const, coefs in rests])
-    poly = _poly(_make(shift, common))
-    # a core is its own core; a core that lost a dominated argument is split again
-    for mono, coef in ({(core,): 1} if core == term else _poly(core)).items():
-        poly[mono] = poly.get(mono, 0) + scale * coef
-    return poly
+    return _make(shift, common), scale, core
 
 
 def _core_shift(args: list) -> int:
@@ -628,10 +646,15 @@ def substitute(value, mapping: dict):
         return _minmax(type(value), [substitute(arg, mapping) for arg in value.args])
     if isinstance(value, Prod):
         return functools.reduce(_mul, (substitute(factor, mapping) for factor in value.factors))
-    result = value.const
+    # one _make for the whole sum: adding term by term would let the first min term absorb the
+    # terms before it, and a sum would not rebuild to itself
+    const, coefs = value.const, {}
     for term, coef in value.terms:
-        result = _add(result, _scale(substitute(term, mapping), coef))
-    return result
+        term_const, term_coefs = _linear(substitute(term, mapping))
+        const += coef * term_const
+        for inner, inner_coef in term_coefs.items():
+            coefs[inner] = coefs.get(inner, 0) + coef * inner_coef
+    return _make(const, coefs)
 
 
 def evaluate(value, values: dict) -> int:

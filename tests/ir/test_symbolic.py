@@ -118,6 +118,23 @@ def test_min_and_max_stay_atoms_of_a_product():
     assert n - sym_min(1, n) + s0 * s1 == sym_max(n - 1 + s0 * s1, s0 * s1)
 
 
+def test_min_terms_that_are_not_alone_in_a_sum_are_cores():
+    a, b = Symbol("a"), Symbol("b", -5, 5)
+    # hypothesis found these on the affine module: the same sum in two forms
+    assert 2 * (sym_min(b, 0) + sym_min(a, 1)) == 2 * sym_min(b, 0) + 2 * sym_min(a, 1)
+    assert (sym_min(a, 1) + sym_min(b, 0)) + 1 == sym_min(a + 1, 2) + sym_min(b, 0)
+    assert (s1 + sym_min(s0, 3)) + sym_min(n, 4) == s1 + (sym_min(s0, 3) + sym_min(n, 4))
+    assert str(sym_min(s0 + 1, 4) + sym_min(s1, 5)) == "min(s0,3)+min(s1,5)+1"
+    assert str(sym_max(s0, 1) + sym_max(s1, 1)) == "max(s0-1,0)+max(s1-1,0)+2"
+    assert sym_min(2 * a, 2) + sym_min(b, 0) - sym_min(a, 1) == sym_min(a, 1) + sym_min(b, 0)
+    # substitute rebuilds a sum in one step: adding b to max(2*b, s0) first would give
+    # max(3*b, b+s0), a min whose split cannot see the b again
+    expr = (b + sym_max(s1, n)) + sym_max(2 * b, s0)
+    assert str(expr) == "b+max(2*b,s0)+max(n,s1)"
+    assert substitute(expr, {}) == expr
+    assert str(substitute(expr, {n: 3})) == "b+max(2*b,s0)+max(s1-3,0)+3"
+
+
 def test_constants_fold_to_plain_ints():
     for value in (s0 - s0, (s0 + 3) - s0, 0 * s0, (2 * s0 + 7) - 2 * s0 - 7, (s0 // 4) * 0):
         assert type(value) is int
