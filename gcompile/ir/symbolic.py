@@ -43,7 +43,9 @@ divisor or modulus that is an expression raises ``TypeError``): ``d == 0`` raise
 ``ZeroDivisionError``, a negative ``d`` uses ``e // d == (-e) // (-d)`` (Python's floor
 semantics), and ``e % d`` *is* ``e - d*(e//d)`` (Python's sign, no node of its own:
 ``s0 % 3`` prints ``s0-3*(s0//3)``). ``sym_min`` / ``sym_max`` build min and max.
-``bool(expr)`` raises: ask ``prove_*``.
+``bool(expr)`` raises: ask ``prove_*``. ``exact_divide(a, b)`` is ``a / b`` when ``b`` divides
+``a`` as a polynomial (``(s0*s1+2*s1) / s1 == s0+2``), else ``None``; ``is_expr(v)`` tells an
+expression from an int.
 
 Reasoning: ``bounds(e) -> (lo, hi)`` by interval arithmetic over the symbol intervals (``lo``
 may be ``-math.inf``, ``hi`` ``math.inf``), sharpened by substitution: a min/max term by each
@@ -403,6 +405,16 @@ def _mono_mul(a: tuple, b: tuple) -> tuple:
     return tuple(sorted(a + b, key=_key))
 
 
+def _mono_divide(mono: tuple, by: tuple) -> tuple | None:
+    """``mono / by`` as a monomial, or ``None`` when ``by`` does not divide ``mono``."""
+    rest = list(mono)
+    for atom in by:
+        if atom not in rest:
+            return None
+        rest.remove(atom)
+    return tuple(rest)
+
+
 def _monomial(mono: tuple):
     """The term of a non-constant monomial: its atom, or the ``Prod`` of two or more."""
     return mono[0] if len(mono) == 1 else Prod(mono)
@@ -487,6 +499,63 @@ def _max_like(value: Min) -> bool:
     """Whether ``min(args)`` reads better as ``-max(-args)``: its non-int arguments all lead
     with a negative coefficient (``min(1-s0, 0) == -max(s0-1, 0)``)."""
     return all(_leads_negative(arg) for arg in value.args if not _is_int(arg))
+
+
+def _poly_divide(num: dict, den: dict) -> dict | None:
+    """The polynomial ``q`` with int coefficients and ``num == q * den``, or ``None``.
+
+    Long division by leading terms in graded lexicographic order, a monomial order (multiplying
+    keeps it), so when ``q`` exists each leading term of the rest is a multiple of the leading
+    term of ``den`` and the rest reaches zero; when a step does not divide, no ``q`` exists.
+    """
+    atoms = sorted({atom for mono in itertools.chain(num, den) for atom in mono}, key=_key)
+    place = {atom: index for index, atom in enumerate(atoms)}
+
+    def order(mono: tuple) -> tuple:
+        exponents = [0] * len(atoms)
+        for atom in mono:
+            exponents[place[atom]] += 1
+        return len(mono), exponents
+
+    lead = max(den, key=order)
+    quotient, rest = {}, dict(num)
+    while rest:
+        top = max(rest, key=order)
+        factor = _mono_divide(top, lead)
+        if factor is None or rest[top] % den[lead]:
+            return None
+        quotient[factor] = coef = rest[top] // den[lead]
+        for mono, den_coef in den.items():
+            product = _mono_mul(factor, mono)
+            rest[product] = rest.get(product, 0) - coef * den_coef
+            if not rest[product]:
+                del rest[product]
+    return quotient
+
+
+def exact_divide(a, b):
+    """``a / b`` when ``b`` divides ``a`` exactly as polynomials with int coefficients, else
+    ``None`` (never a guess); ``b`` is a non-zero int or an expression.
+
+    NumPy's ``reshape(-1)`` infers the unknown size as total / known. Atoms count as unknowns, so
+    ``max(s0-1, 0) * s1`` divides by ``max(s0-1, 0)``, but ``s0`` does not divide by 2 even when
+    it is known to be even, and a min/max that a core is blind to (see the module's limits) may
+    not divide the products it entered.
+
+    Example: ``exact_divide(s0*s1 + 2*s1, s1) == s0 + 2``; ``exact_divide(6*s0, 3) == 2*s0``;
+    ``exact_divide(s0, 2) is None``.
+    """
+    _check(a, "dividend")
+    if _is_int(_check(b, "divisor")) and b == 0:
+        raise ZeroDivisionError(f"exact_divide of {a} by zero")
+    quotient = _poly_divide(_poly(a), _poly(b))
+    return None if quotient is None else _from_poly(quotient)
+
+
+def is_expr(value) -> bool:
+    """Whether ``value`` is a symbolic expression (an ``Expr``, not an int)."""
+    return isinstance(value, _Arith)
+
 
 # ---- bounds and proofs --------------------------------------------------------------------------
 

@@ -17,7 +17,9 @@ from gcompile.ir.symbolic import (
     SymbolTable,
     bounds,
     evaluate,
+    exact_divide,
     free_symbols,
+    is_expr,
     prove_eq,
     prove_le,
     prove_lt,
@@ -168,6 +170,35 @@ def test_mod_and_pow_follow_python_on_ints():
     assert (s0 + 1) ** 2 == s0 * s0 + 2 * s0 + 1
     assert s0 % 1 == 0 and (2 * s0 + 1) % 2 == 1 and (6 * s0 + 4) % -3 == -2
     assert s0 % 3 == s0 - 3 * (s0 // 3) and str(s0 % 3) == "s0-3*(s0//3)"
+
+
+def test_exact_divide_divides_polynomials_exactly_or_answers_none():
+    s2 = Symbol("s2")
+    assert exact_divide(s0 * s1 + 2 * s1, s1) == s0 + 2
+    assert exact_divide(6 * s0, 3) == 2 * s0 and exact_divide(6 * s0 + 4, -2) == -3 * s0 - 2
+    assert exact_divide(12, 4) == 3 and exact_divide(0, s0) == 0 and exact_divide(s0, s0) == 1
+    assert exact_divide(s0 * s1 * s2, s0 * s2) == s1  # reshape(-1): total / known
+    assert exact_divide(s0 * s1 - s1, s0 - 1) == s1
+    assert exact_divide(s0 * s0 - s1 * s1, s0 + s1) == s0 - s1
+    assert exact_divide((s0 + 1) ** 3, (s0 + 1) ** 2) == s0 + 1
+    assert exact_divide((s0 + s1 + 2) * (s0 - 2 * s1 + 1), s0 - 2 * s1 + 1) == s0 + s1 + 2
+    rows = sym_max(s0 - 1, 0)  # x[1:] of an [s0, s1] array, flattened
+    assert exact_divide(rows * s1, s1) == rows and exact_divide(rows * s1, rows) == s1
+    assert exact_divide(sym_min(2 * s0, 6), 2) == sym_min(s0, 3)
+    assert exact_divide(2 * (s1 + sym_min(s0, 3)), 2) == s1 + sym_min(s0, 3)
+    not_exact = [(12, 5), (s0, 2), (2 * s0 + 1, 2), (s0 * s1, s2), (s0 * s0 + 1, s0 + 1),
+                 (2 * s0 * s1, 4 * s1), (7, s0), (s0, s0 * s1), (s0 // 2, s0), (s0, sym_min(s0, 3))]
+    for a, b in not_exact:
+        assert exact_divide(a, b) is None, (a, b)
+    with pytest.raises(ZeroDivisionError):
+        exact_divide(s0, 0)
+    with pytest.raises(TypeError, match="divisor"):
+        exact_divide(s0, 1.5)
+
+
+def test_is_expr_tells_expressions_from_ints():
+    assert all(is_expr(value) for value in (s0, s0 + 1, s0 * s1, sym_min(s0, 3), s0 // 2))
+    assert not any(is_expr(value) for value in (3, s0 - s0, 1.5, True, "s0"))
 
 
 def test_min_and_max_drop_arguments_that_cannot_win():
