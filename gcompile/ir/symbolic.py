@@ -48,25 +48,31 @@ semantics), and ``e % d`` *is* ``e - d*(e//d)`` (Python's sign, no node of its o
 expression from an int.
 
 Reasoning: ``bounds(e) -> (lo, hi)`` by interval arithmetic over the symbol intervals (``lo``
-may be ``-math.inf``, ``hi`` ``math.inf``), sharpened by substitution: a min/max term by each
-argument (``min(a,b) <= a``, so ``s - min(s, t) >= 0`` is proved) and a symbol by its symbolic
-interval end (``n - i - 1 >= 0`` for ``i`` in ``[0, n-1]``); a product's bounds multiply the
-intervals of its factors (a repeated factor as a power: ``k*k >= 0``), never producing nan.
+may be ``-math.inf``, ``hi`` ``math.inf``, never nan): a product multiplies the intervals of its
+factors, a repeated factor as a power (``k*k >= 0``), ``0 * inf`` counting as 0. The bounds of a
+sum are sharpened by substitution, putting for one term a stand-in known to be no greater (for
+a lower bound): a min/max argument (``min(a,b) <= a``, so ``s - min(s, t) >= 0`` is proved), a
+symbol's symbolic interval end (``n - i - 1 >= 0`` for ``i`` in ``[0, n-1]``), a multiple of a
+floor division's numerator (``num-den+1 <= den*(num//den) <= num``, so ``0 <= s % 3 <= 2``),
+and inside a product the same for one factor when the other factors have a known sign, or the
+factor's numeric bound when that lowers the term to one the sum also has (``s0 <= s0*s1`` for
+``s1 >= 1``; ``i*s1*s2 + j*s2 + k < s0*s1*s2`` for indices in range).
 ``prove_nonnegative(e)`` answers ``True`` (``e >= 0`` for every value of the symbols), ``False``
 (``e < 0`` for every value) or ``None`` (unknown); ``prove_le``, ``prove_lt`` and ``prove_eq`` are
 built on it.
 
-Limits: substitution only replaces terms of a sum, at most ``_REFINE_DEPTH`` in a row, never
-inside a floor division (``i//2 < n`` is not proved for ``i`` in ``[0, n-1]``); other correlations
-are lost (``s//2 - s//3`` gets a loose bound, so does ``s0*s1 - s0``), and ``(s+1)//3 - 1`` vs
-``(s-2)//3`` is not proved equal. Forms are canonical for polynomials over atoms, but a core is
-blind to a sum that shares symbols with the arguments of its min, or to a constant inside a
-nested min/max: ``b*(a + min(a, 1))`` is ``b*min(a+1,2*a)``, equal to ``a*b + b*min(a, 1)`` in
-value, not in form. No one rule for cores can see through the first case and keep both
-``min(s0, 1)`` and ``max(s0-1, 0) == s0 - min(s0, 1)`` as they read. ``None`` means "could not
-prove", never "maybe false". The search tries every stand-in of every term, so its cost grows
-quickly with the number of min/max terms and symbolic ends: fine for shapes and loop bounds, not
-for huge sums.
+Limits: substitution replaces at most ``_REFINE_DEPTH`` terms in a row, inside products only in
+sums of at most ``_REFINE_PRODUCT_TERMS`` terms (a stand-in there multiplies out into new terms),
+never inside a floor division (``i//2 < n`` is not proved for ``i`` in ``[0, n-1]``); other
+correlations are lost (``s//2 - s//3`` gets a loose bound, and ``k*k - 2*k`` gets ``[-8, 22]`` for
+``k`` in ``[-3, 4]``, not ``[-1, 15]``), and ``(s+1)//3 - 1`` vs ``(s-2)//3`` is not proved equal.
+Forms are canonical for polynomials over atoms, but a core is blind to a sum that shares symbols
+with the arguments of its min, or to a constant inside a nested min/max: ``b*(a + min(a, 1))`` is
+``b*min(a+1,2*a)``, equal to ``a*b + b*min(a, 1)`` in value, not in form. No one rule for cores can
+see through the first case and keep both ``min(s0, 1)`` and ``max(s0-1, 0) == s0 - min(s0, 1)`` as
+they read. ``None`` means "could not prove", never "maybe false". The search tries every stand-in
+of every term, so its cost grows quickly with the number of min/max terms and symbolic ends: fine
+for shapes and loop bounds, not for huge sums.
 
 Output: ``str(e)`` is compact (``2*s0+s1-1``, ``max(s0-1,0)``, ``(s0-2)//3``, ``s0**2*s1``) for
 printed shapes; ``to_source(e, names)`` is valid Python (``max(n0 - 1, 0)``, ``s0 * s1``) for code
@@ -561,6 +567,9 @@ def is_expr(value) -> bool:
 
 
 _REFINE_DEPTH = 3  # terms replaced in a row while sharpening a bound; keeps the search small
+# a stand-in inside a product multiplies out into new terms, so products are searched only in
+# small sums (a flattened 4-d index i*s1*s2*s3 + j*s2*s3 + k*s3 + l against s0*s1*s2*s3 has 5)
+_REFINE_PRODUCT_TERMS = 6
 
 
 def _floor_div_bound(bound, den: int):
@@ -613,30 +622,70 @@ def _interval_pow(ends: tuple, power: int) -> tuple:
     return 0, max(lo**power, hi**power)
 
 
-def _stand_ins(term, coef: int, upper: bool) -> list:
-    """Values ``r`` with ``coef*term >= coef*r`` (``<=`` when ``upper``): min/max arguments and
-    symbolic interval ends (``min(a, b) <= a``; ``i <= n-1`` for ``Symbol("i", 0, n - 1)``)."""
+def _stand_ins(term, coef: int, upper: bool, terms: dict) -> list:
+    """Values ``r`` with ``coef*term >= r`` (``<= r`` when ``upper``) for every value of the
+    symbols, ``term`` being one of ``terms`` (a sum's ``{term: coef}``):
+
+    - ``coef*arg`` for a min/max argument (``min(a, b) <= a``);
+    - ``coef*end`` for a symbolic interval end (``i <= n-1`` for ``Symbol("i", 0, n - 1)``);
+    - ``k*(num-den+1)`` or ``k*num`` for ``num//den`` when ``coef == k*den``, as
+      ``num-den+1 <= den*(num//den) <= num`` (so ``0 <= s % 3 <= 2``);
+    - for a product, the stand-ins of one factor times the others (``_product_stand_ins``).
+    """
+    lower = (coef > 0) != upper  # whether a lower bound of the term itself is wanted
     if isinstance(term, (Min, Max)):
-        return list(term.args) if (isinstance(term, Max) == (coef > 0)) != upper else []
+        return [_scale(arg, coef) for arg in term.args] if isinstance(term, Max) == lower else []
     if isinstance(term, Symbol):
-        end = term.lo if (coef > 0) != upper else term.hi
-        return [end] if isinstance(end, _Arith) else []
+        end = term.lo if lower else term.hi
+        return [_scale(end, coef)] if isinstance(end, _Arith) else []
+    if isinstance(term, FloorDiv) and coef % term.den == 0:
+        multiple = _add(term.num, 1 - term.den) if lower else term.num
+        return [_scale(multiple, coef // term.den)]
+    if isinstance(term, Prod):
+        return _product_stand_ins(term, coef, upper, terms)
     return []
+
+
+def _product_stand_ins(term: Prod, coef: int, upper: bool, terms: dict) -> list:
+    """Stand-ins of ``coef * factor * others`` for each factor whose co-factor ``others`` has a
+    known sign: ``others >= 0`` and ``coef*factor >= r`` give ``coef*factor*others >= r*others``.
+    Besides the factor's own stand-ins, its numeric bound is tried when ``others`` is a term of
+    the sum too, where the lower degree can cancel (``s0*s1 - s0 >= 0`` for ``s1 >= 1``);
+    elsewhere interval multiplication already gives that bound. Only in sums of at most
+    ``_REFINE_PRODUCT_TERMS`` terms."""
+    if len(terms) > _REFINE_PRODUCT_TERMS:
+        return []
+    found = []
+    for index, factor in enumerate(term.factors):
+        if index and factor == term.factors[index - 1]:
+            continue  # another copy of a power gives the same stand-ins
+        others = _monomial(term.factors[:index] + term.factors[index + 1:])
+        if _bound(others, False, 0) >= 0:
+            sign = 1
+        elif _bound(others, True, 0) <= 0:
+            sign = -1
+        else:
+            continue
+        inner = _stand_ins(factor, coef * sign, upper, {})
+        if others in terms:
+            end = _bound(factor, (coef * sign > 0) == upper, 0)
+            inner += [coef * sign * end] if end not in (INF, -INF) else []
+        found.extend(_mul(stand_in, _scale(others, sign)) for stand_in in inner)
+    return found
 
 
 def _refine(value: Sum, naive, upper: bool, depth: int):
     """Sharpen a bound of a sum by putting a stand-in (see ``_stand_ins``) for one of its terms.
 
-    For a lower bound, if ``coef*term >= coef*r`` then the sum is at least the sum with ``r`` in
-    place of ``term``; every stand-in of every term gives such a bound and the best one wins.
+    For a lower bound, if ``coef*term >= r`` then the sum is at least the sum with ``r`` in
+    place of ``coef*term``; every stand-in of every term gives such a bound and the best one wins.
     """
     candidates = [naive]
+    const, coefs = _linear(value)
     for term, coef in value.terms:
-        const, coefs = _linear(value)
-        del coefs[term]
-        rest = _make(const, coefs)
-        for other in _stand_ins(term, coef, upper):
-            candidates.append(_bound(_add(rest, _scale(other, coef)), upper, depth - 1))
+        rest = _make(const, {other: c for other, c in coefs.items() if other != term})
+        for stand_in in _stand_ins(term, coef, upper, coefs):
+            candidates.append(_bound(_add(rest, stand_in), upper, depth - 1))
     return min(candidates) if upper else max(candidates)
 
 

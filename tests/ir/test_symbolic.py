@@ -307,6 +307,39 @@ def test_prove_sees_through_min_and_max_terms():
     assert prove_nonnegative(sym_min(s0, s1) - sym_max(s0, s1) - 1) is False
 
 
+def test_prove_substitutes_inside_products_when_the_co_factor_has_a_sign():
+    a, b = Symbol("a", 1), Symbol("b", 1)
+    assert prove_le(a, a * b) is True  # b >= 1 and a >= 0: a*b >= a
+    assert prove_le(a, a * s1) is None  # s1 may be 0
+    assert prove_le(a * b, a * b + a) is True and prove_lt(a * b, a * b * b + 1) is True
+    i = Symbol("i", 0, n - 1)
+    assert prove_le(i * s1, n * s1) is True
+    assert prove_le(i * s1 + s1, n * s1) is True  # row i ends inside an [n, s1] array
+    assert prove_lt(i * s1, n * s1) is None  # s1 may be 0
+    anything = Symbol("u", -math.inf, math.inf)
+    assert prove_le(i * anything, n * anything) is None  # u may be negative
+    negative = Symbol("d", -math.inf, -1)
+    assert prove_le(n * negative, i * negative) is True  # d < 0 turns the substitution around
+
+
+def test_prove_a_flattened_index_stays_inside_the_array():
+    s2 = Symbol("s2")
+    i, j, k = Symbol("i", 0, s0 - 1), Symbol("j", 0, s1 - 1), Symbol("k", 0, s2 - 1)
+    offset = i * s1 * s2 + j * s2 + k
+    assert prove_le(0, offset) is True
+    assert prove_lt(offset, s0 * s1 * s2) is True
+    assert prove_lt(offset, s0 * s1 * s2 - 1) is None
+    assert prove_lt(offset + s2, s0 * s1 * s2) is None
+
+
+def test_bounds_of_mod_come_from_the_floor_division():
+    x = Symbol("x", -math.inf, math.inf)
+    assert bounds(x % 3) == (0, 2) and bounds(x % -3) == (-2, 0)
+    assert bounds(s0 % 7) == (0, 6) and bounds((2 * x + 1) % 4) == (0, 3)
+    assert prove_lt(s0 % 5, 5) is True and prove_le(0, s0 % 5) is True
+    assert bounds(3 * (x // 3) - x) == (-2, 0)
+
+
 def test_loop_index_bounds_against_a_constant_trip_count():
     i = Symbol("i", 0, 7)  # for i in range(0, 8)
     assert prove_lt(i, 8) is True
