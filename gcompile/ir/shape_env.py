@@ -1,0 +1,338 @@
+"""The symbolic sizes of one trace: their hints, where they come from, and the guards taken on them.
+
+A traced function sees symbolic sizes: each dimension of an array argument whose size is 2 or
+more becomes a symbol ``s0, s1, ...`` in ``[2, inf)``; sizes 0 and 1 stay ints, because they
+change what NumPy does (a size-1 axis broadcasts, an empty reduction may raise), so a trace is
+specialised on them and the guard key of the call holds them (``guards.py``).
+
+Tracing, shape inference and the passes ask questions about sizes (``s0 - 2 == s1`` when
+broadcasting, ``n > 10`` in the user's Python, ``s0 % 4 == 0`` in a reshape). ``decide``
+answers each one:
+
+1. by proof, from the symbols' intervals (``ir/symbolic.py``): no assumption is made;
+2. else from a fact recorded earlier in the same trace;
+3. else from the *hints*, the sizes of the call being traced, recording a ``Guard``: the
+   compiled graph holds only for calls where every guard gives the same answer
+   (``check_source`` builds the function that checks them at call time).
+
+An equality guard that can be solved for a symbol with coefficient +-1 becomes a
+*replacement* (``s2 := s1``): the newer symbol is expressed by older ones from then on, and
+``substitute_graph`` rewrites the shapes recorded before it was learned. Hints also serve
+heuristics that need a number and cannot change a result (fusion's peak-memory estimate).
+
+The active environment is a context variable: ``Graph.call`` activates its graph's environment
+while an op infers its meta, and the tracer keeps its own active while it traces. Without an
+active environment a question that cannot be proved raises ``SymbolicError``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from .symbolic import (
+    Expr,
+    Symbol,
+    evaluate,
+    free_symbols,
+    is_expr,
+    prove_eq,
+    prove_nonnegative,
+    substitute,
+    to_source,
+)
+
+SIZE_LOW = 2  # symbols stand for sizes >= 2: 0 and 1 are specialised (they broadcast, or empty)
+_RELATIONS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+class SymbolicError(Exception):
+    """A question about symbolic sizes that could not be answered (no proof, no hint)."""
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A decision a trace took on its sizes: ``lhs relation rhs`` was ``holds`` at the hints.
+
+    ``reason`` says what needed it (``broadcasting``, ``range()``, ...), ``source`` the user's
+    ``file:line`` when known.
+    """
+
+    relation: str
+    lhs: Any
+    rhs: Any
+    holds: bool
+    reason: str
+    source: str | None = None
+
+    def condition(self) -> tuple[str, Any, Any]:
+        """``(relation, lhs, rhs)`` that is true when the guard passes."""
+        if self.holds:
+            return self.relation, self.lhs, self.rhs
+        return _NEGATED[self.relation], self.lhs, self.rhs
+
+    def text(self) -> str:
+        """``s0-2 != 1 (broadcasting, at f.py:3)``."""
+        relation, lhs, rhs = self.condition()
+        where = f", at {self.source}" if self.source else ""
+        return f"{lhs} {relation} {rhs} ({self.reason}{where})"
+
+
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+
+
+def _canonical(relation: str, lhs, rhs) -> tuple[str, Any, bool]:
+    """``(kind, expr, negated)``: the relation as ``expr == 0`` or ``expr >= 0``, maybe negated."""
+    if relation not in _RELATIONS:
+        raise ValueError(f"unknown relation {relation!r}; expected one of {_RELATIONS}")
+    if relation in ("==", "!="):
+        return "==", lhs - rhs, relation == "!="
+    if relation == "<=":
+        return ">=", rhs - lhs, False
+    if relation == "<":
+        return ">=", rhs - lhs - 1, False
+    if relation == ">=":
+        return ">=", lhs - rhs, False
+    return ">=", lhs - rhs - 1, False
+
+
+def _prove(kind: str, expr) -> bool | None:
+    if not is_expr(expr):
+        return expr == 0 if kind == "==" else expr >= 0
+    return prove_eq(expr, 0) if kind == "==" else prove_nonnegative(expr)
+
+
+@dataclass
+class ShapeEnv:
+    """Symbols of one trace with their hints and origins, learned replacements, and guards."""
+
+    symbols: list = field(default_factory=list)
+    hints: dict = field(default_factory=dict)
+    origins: dict = field(default_factory=dict)  # symbol -> "x.shape[0]"
+    sources: dict = field(default_factory=dict)  # symbol -> (input position, axis)
+    replacements: dict = field(default_factory=dict)
+    guards: list = field(default_factory=list)
+    locate: Callable[[], str | None] = field(default=lambda: None, repr=False)
+    _facts: dict = field(default_factory=dict, repr=False)
+    _learned_by: dict = field(default_factory=dict, repr=False)  # replaced symbol -> its guard
+
+    # -- symbols ----------------------------------------------------------------------------------
+    def size_symbol(self, hint: int, origin: str, source: tuple | None = None) -> Symbol:
+        """A new size symbol in ``[2, inf)`` standing for ``origin`` (``"x.shape[0]"``), read
+        at call time from axis ``source[1]`` of input ``source[0]``."""
+        if hint < SIZE_LOW:
+            raise ValueError(f"sizes 0 and 1 are specialised, not symbols ({origin} is {hint})")
+        symbol = Symbol(f"s{len(self.symbols)}", SIZE_LOW)
+        self.symbols.append(symbol)
+        self.hints[symbol] = int(hint)
+        self.origins[symbol] = origin
+        if source is not None:
+            self.sources[symbol] = source
+        return symbol
+
+    def simplify(self, value):
+        """``value`` with the replacements learned so far applied."""
+        if not is_expr(value) or not self.replacements:
+            return value
+        return substitute(value, self.replacements)
+
+    def hint(self, value) -> int:
+        """The int ``value`` takes at this trace's sizes."""
+        value = self.simplify(value)
+        return evaluate(value, self.hints) if is_expr(value) else value
+
+    # -- decisions --------------------------------------------------------------------------------
+    def decide(self, relation: str, lhs, rhs, reason: str) -> bool:
+        """Whether ``lhs relation rhs``: proved, known, or taken from the hints and guarded."""
+        lhs, rhs = self.simplify(lhs), self.simplify(rhs)
+        kind, expr, negated = _canonical(relation, lhs, rhs)
+        proved = _prove(kind, expr)
+        if proved is None:
+            proved = self._known(kind, expr)
+        if proved is None:
+            proved = self._assume(kind, expr, relation, lhs, rhs, negated, reason)
+        return proved != negated
+
+    def _known(self, kind: str, expr) -> bool | None:
+        """A recorded answer to ``expr == 0`` / ``expr >= 0``, asked in any of its forms."""
+        if (kind, expr) in self._facts:
+            return self._facts[(kind, expr)]
+        if kind == "==":
+            return self._facts.get(("==", -expr))
+        opposite = self._facts.get((">=", -expr - 1))  # e >= 0 exactly when not -e-1 >= 0
+        return None if opposite is None else not opposite
+
+    def _assume(self, kind, expr, relation, lhs, rhs, negated, reason) -> bool:
+        missing = free_symbols(expr) - set(self.hints)
+        if missing:
+            names = ", ".join(sorted(s.name for s in missing))
+            raise SymbolicError(f"cannot decide {lhs} {relation} {rhs}: no hint for {names}")
+        value = evaluate(expr, self.hints)
+        holds = value == 0 if kind == "==" else value >= 0
+        self._facts[(kind, expr)] = holds
+        guard = Guard(relation, lhs, rhs, holds != negated, reason, self.locate())
+        self.guards.append(guard)
+        if kind == "==" and holds:
+            self._learn(expr, guard)
+        return holds
+
+    def specialize(self, value, reason: str) -> int:
+        """``value`` as the int it is at the hints, guarded (``range(n)`` needs an int)."""
+        value = self.simplify(value)
+        if not is_expr(value):
+            return value
+        hint = self.hint(value)
+        self.decide("==", value, hint, reason)
+        return hint
+
+    def _learn(self, expr, guard: Guard) -> None:
+        """From ``expr == 0``, express its newest symbol of coefficient +-1 by the others."""
+        order = {symbol: i for i, symbol in enumerate(self.symbols)}
+        for symbol in sorted(free_symbols(expr), key=lambda s: -order.get(s, -1)):
+            if symbol not in order:
+                continue
+            coefficient = _linear_coefficient(expr, symbol)
+            if coefficient not in (1, -1):
+                continue
+            rest = expr - coefficient * symbol
+            if symbol in free_symbols(rest):
+                continue
+            solution = -coefficient * rest
+            self.replacements = {
+                s: substitute(v, {symbol: solution}) for s, v in self.replacements.items()
+            }
+            self.replacements[symbol] = solution
+            self._learned_by[symbol] = guard
+            return
+
+    # -- at call time ----------------------------------------------------------------------------
+    def conditions(self) -> list:
+        """``(relation, lhs, rhs, text)`` for every assumption of the trace, over the symbols as
+        read from the inputs (``sources``): each replacement (``y.shape[0] == s0-1``, which
+        stands for the guard it was learned from), then each other guard."""
+        found = []
+        for symbol, value in self.replacements.items():
+            guard = self._learned_by[symbol]
+            where = f", at {guard.source}" if guard.source else ""
+            text = f"{self.origins[symbol]} == {value} ({guard.reason}{where})"
+            found.append(("==", symbol, value, text))
+        learned = set(self._learned_by.values())
+        for guard in self.guards:
+            if guard not in learned:
+                relation, lhs, rhs = guard.condition()
+                found.append((relation, lhs, rhs, guard.text()))
+        return found
+
+    def bind(self, inputs: list) -> dict:
+        """The int of each symbol in a call with these inputs (read, not checked)."""
+        return {s: inputs[i].shape[axis] for s, (i, axis) in self.sources.items()}
+
+
+def _linear_coefficient(expr, symbol: Symbol) -> int:
+    """The coefficient of the bare ``symbol`` in the sum ``expr`` (0 when it only appears inside
+    a min, max, floor division or product)."""
+    terms = getattr(expr, "terms", None)
+    if terms is None:
+        return 1 if expr == symbol else 0
+    return dict(terms).get(symbol, 0)
+
+
+# -- the active environment -------------------------------------------------------------------------
+
+_ACTIVE: contextvars.ContextVar = contextvars.ContextVar("gcompile_shape_env", default=None)
+
+
+@contextlib.contextmanager
+def using(env: ShapeEnv | None) -> Iterator[ShapeEnv | None]:
+    """Make ``env`` the environment that ``decide`` consults inside the ``with`` block."""
+    token = _ACTIVE.set(env)
+    try:
+        yield env
+    finally:
+        _ACTIVE.reset(token)
+
+
+def active() -> ShapeEnv | None:
+    """The environment ``decide`` consults, if any."""
+    return _ACTIVE.get()
+
+
+def decide(relation: str, lhs, rhs, reason: str) -> bool:
+    """``lhs relation rhs`` for sizes (ints or expressions), decided by the active environment.
+
+    Plain ints compare directly; an expression is proved from its intervals when possible,
+    else the active ``ShapeEnv`` answers from its hints and records a guard. With no active
+    environment an unprovable question raises ``SymbolicError``.
+    """
+    if not is_expr(lhs) and not is_expr(rhs):
+        return _compare(relation, lhs, rhs)
+    env = active()
+    if env is not None:
+        return env.decide(relation, lhs, rhs, reason)
+    kind, expr, negated = _canonical(relation, lhs, rhs)
+    proved = _prove(kind, expr)
+    if proved is None:
+        raise SymbolicError(f"cannot decide {lhs} {relation} {rhs} ({reason}) without a trace")
+    return proved != negated
+
+
+def _compare(relation: str, lhs: int, rhs: int) -> bool:
+    return {
+        "==": lhs == rhs,
+        "!=": lhs != rhs,
+        "<": lhs < rhs,
+        "<=": lhs <= rhs,
+        ">": lhs > rhs,
+        ">=": lhs >= rhs,
+    }[relation]
+
+
+def hint(value) -> int:
+    """The int an expression takes at the active trace's sizes (ints pass through)."""
+    if not is_expr(value):
+        return value
+    env = active()
+    if env is None:
+        raise SymbolicError(f"no hint for {value}: no trace is active")
+    return env.hint(value)
+
+
+# -- symbolic literals -------------------------------------------------------------------------------
+
+
+def is_symbolic(value: Any) -> bool:
+    """Whether a literal structure (tuples, lists, dicts, slices, metas) holds an expression."""
+    found = []
+    map_symbolic(value, lambda e: found.append(e) or e)
+    return bool(found)
+
+
+def map_symbolic(value: Any, fn: Callable[[Expr], Any]) -> Any:
+    """``value`` with every expression inside it (nested tuples, lists, dicts, slices, named
+    tuples, metas) replaced by ``fn(expression)``; everything else is kept as it is."""
+    if is_expr(value):
+        return fn(value)
+    if isinstance(value, slice):
+        parts = [map_symbolic(p, fn) for p in (value.start, value.stop, value.step)]
+        return slice(*parts)
+    if isinstance(value, tuple):
+        items = [map_symbolic(v, fn) for v in value]
+        return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
+    if isinstance(value, list):
+        return [map_symbolic(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {k: map_symbolic(v, fn) for k, v in value.items()}
+    remap = getattr(value, "map_sizes", None)
+    return remap(fn) if remap is not None else value
+
+
+def concrete(value: Any, bindings: dict) -> Any:
+    """``value`` with every expression evaluated at ``bindings`` (symbol -> int)."""
+    return map_symbolic(value, lambda e: evaluate(e, bindings))
+
+
+def source_of(value, names: dict) -> str:
+    """Python source computing an int or an expression, symbols named by ``names``."""
+    return to_source(value, names) if is_expr(value) else repr(value)
