@@ -1,8 +1,9 @@
 """CompiledFunction: the object ``@gcompile.compile`` returns.
 
 On a call it binds and flattens the arguments, looks the guard key up in its
-cache, and on a miss traces the function, runs the pass pipeline and hands the
-graph to the backend. A refusal (``UnsupportedError``) runs the function
+cache (each entry also checks the sizes it assumed, ``guards.size_check``), and on
+a miss traces the function, runs the pass pipeline and hands the graph to the
+backend. A refusal (``UnsupportedError``) runs the function
 eagerly and warns once per reason, or raises with ``fullgraph=True``; the
 refusal is cached with the key, so later calls with the same guards go straight
 to eager mode.
@@ -23,7 +24,7 @@ import numpy as np
 
 from . import backends, config, tracer
 from .errors import GcompileWarning, UnsupportedError
-from .guards import ArgumentBinder, BoundCall, guard_changes, guard_text
+from .guards import ArgumentBinder, BoundCall, SizeCheck, guard_changes, guard_text, size_check
 from .ir import ops
 from .ir.graph import Graph
 from .ir.pytree import unflatten
@@ -44,10 +45,17 @@ class CacheEntry:
     labels: list = field(default_factory=list)  # "argument 'x'" per input, for messages
     captured: list = field(default_factory=list)  # (label, array) read from outside the arguments
     paths: list = field(default_factory=list)  # the name of each flattened argument leaf
+    sizes: SizeCheck | None = None  # what the trace assumed about sizes of 2 or more
+    order: int = 0  # how many entries the function had before this one
 
     def guards(self) -> list[str]:
-        """What this entry assumes about the arguments, one line per leaf."""
-        return [guard_text(key, path) for key, path in zip(self.key[1], self.paths)]
+        """What this entry assumes about the arguments: one line per leaf, then the sizes."""
+        lines = [guard_text(key, path) for key, path in zip(self.key[1], self.paths)]
+        return lines + (self.sizes.conditions if self.sizes is not None else [])
+
+    def holds(self, inputs: list) -> bool:
+        """Whether a call with the entry's guard key and these inputs may use the entry."""
+        return self.sizes is None or self.sizes.check(inputs)
 
 
 @dataclass
@@ -93,9 +101,10 @@ class CompiledFunction:
         self._binder = ArgumentBinder(fn, static_argnames)
         self.static_argnames = tuple(sorted(self._binder.static_argnames))
         self.options = dict(options or {})
-        self._cache: dict[tuple, CacheEntry] = {}
-        # Calls whose arguments are all arrays, passed positionally: guard key -> entry, found
-        # without binding (the per-call overhead is this lookup and one host call).
+        self._cache: dict[tuple, list[CacheEntry]] = {}  # guard key -> entries, oldest first
+        # Calls whose arguments are all arrays, passed positionally: their exact shapes and
+        # flags -> entry, found without binding (the per-call overhead is this lookup and one
+        # host call). Exact shapes decide every size check, so a hit needs no check.
         self._array_calls: dict[tuple, CacheEntry] = {}
         self._array_arity = (
             len(self._binder.signature.parameters)
@@ -129,7 +138,7 @@ class CompiledFunction:
             return self.eager(*args, **kwargs)
         except UnsupportedError as error:
             return self._fallback(error, args, kwargs)
-        entry = self._cache.get(bound.key)
+        entry = self._find(bound)
         if entry is None:
             entry = self._compile(bound)
         else:
@@ -137,6 +146,8 @@ class CompiledFunction:
         if not kwargs and len(args) == self._array_arity:
             key = _array_key(args)
             if key is not None:
+                if len(self._array_calls) >= _MAX_EXACT_KEYS:
+                    self._array_calls.clear()  # many sizes: the memo restarts, entries stay
                 self._array_calls[key] = entry
         return self._run(entry, bound.inputs(), args, kwargs)
 
@@ -162,13 +173,23 @@ class CompiledFunction:
             return self
         return functools.partial(self, instance)
 
+    def _find(self, bound: BoundCall) -> CacheEntry | None:
+        """The first entry of the call's guard key whose size check the call passes."""
+        inputs = bound.inputs()
+        for entry in self._cache.get(bound.key, ()):
+            if entry.holds(inputs):
+                return entry
+        return None
+
     def _compile(self, bound: BoundCall) -> CacheEntry:
         with self._lock:
-            entry = self._cache.get(bound.key)
+            entry = self._find(bound)
             if entry is not None:
                 return entry
             recompile = self._recompile(bound) if self._cache else None
-            entry = CacheEntry(bound.key, paths=[path for path, _ in bound.leaves])
+            entry = CacheEntry(
+                bound.key, paths=[path for path, _ in bound.leaves], order=len(self.entries)
+            )
             dump = self._dump_folder()
             try:
                 entry.graph = self._trace(bound, entry.timings)
@@ -182,6 +203,7 @@ class CompiledFunction:
                 start = time.perf_counter()
                 entry.run = backends.get(self.backend)(entry.graph, self.options)
                 entry.timings["backend"] = time.perf_counter() - start
+                entry.sizes = _size_check(entry.graph, bound)
                 _log("code", lambda: self._code_of(entry))
                 _log(
                     "perf", lambda: f"compile of {_graph_name(self.eager)}: {_timings_text(entry)}"
@@ -197,7 +219,7 @@ class CompiledFunction:
             finally:
                 if dump is not None:
                     self._write_dump(dump, entry, bound)
-            self._cache[bound.key] = entry
+            self._cache.setdefault(bound.key, []).append(entry)
             _log("guards", lambda: "\n".join(entry.guards()))
             if recompile is not None:
                 self.recompiles.append(recompile)
@@ -220,10 +242,14 @@ class CompiledFunction:
 
     def _recompile(self, bound: BoundCall) -> "Recompile":
         """Why ``bound`` missed the cache: the closest entry and the guards that differ."""
-        entries = list(self._cache.values())
+        entries = self.entries
         diffs = [guard_changes(e.key, bound) for e in entries]
         closest = min(range(len(entries)), key=lambda i: len(diffs[i]))
         changes = diffs[closest]
+        if not changes and entries[closest].sizes is not None:  # same key: a size check failed
+            failed = entries[closest].sizes.failures(bound.inputs())
+            texts = [f"sizes: {text} does not hold" for text in failed]
+            return Recompile(_graph_name(self.eager), texts, closest, _definition(self.eager))
         names = {c.path for c in changes if c.static}
         hint = ""
         if names:
@@ -255,7 +281,12 @@ class CompiledFunction:
     def _trace(self, bound: BoundCall, timings: dict) -> Graph:
         start = time.perf_counter()
         graph = tracer.trace(
-            self.eager, _graph_name(self.eager), bound.leaves, bound.is_input, bound.rebuild
+            self.eager,
+            _graph_name(self.eager),
+            bound.leaves,
+            bound.is_input,
+            bound.rebuild,
+            dynamic=self.options.get("dynamic", True),
         )
         self._stats["traces"] += 1
         timings["trace"] = time.perf_counter() - start
@@ -299,10 +330,11 @@ class CompiledFunction:
 
     def _check_cache_size(self) -> None:
         limit = config.get("cache_size_limit")
-        if len(self._cache) > limit and "cache_size_limit" not in self._warned:
+        count = len(self.entries)
+        if count > limit and "cache_size_limit" not in self._warned:
             self._warned.add("cache_size_limit")
             warnings.warn(
-                f"gcompile: {_graph_name(self.eager)} has been compiled for {len(self._cache)} different argument "
+                f"gcompile: {_graph_name(self.eager)} has been compiled for {count} different argument "
                 f"structures (limit {limit}); a changing shape, dtype or static value recompiles every call. "
                 f"Raise GCOMPILE_CACHE_LIMIT if this is expected.",
                 GcompileWarning,
@@ -321,7 +353,7 @@ class CompiledFunction:
         programs = [p for p in (getattr(e.run, "program", None) for e in self.entries) if p]
         return {
             **self._stats,
-            "cache_entries": len(self._cache),
+            "cache_entries": len(self.entries),
             "kernel_compiles": sum(p.kernel_compiles for p in programs),
             "disk_cache_hits": sum(p.disk_cache_hits for p in programs),
         }
@@ -340,10 +372,19 @@ class CompiledFunction:
     @property
     def entries(self) -> list[CacheEntry]:
         """The cache entries, oldest first."""
-        return list(self._cache.values())
+        return sorted(
+            (entry for group in self._cache.values() for entry in group), key=lambda e: e.order
+        )
 
     def __repr__(self) -> str:
         return f"<gcompile.CompiledFunction {_graph_name(self.eager)} backend={self.backend}>"
+
+
+def _size_check(graph: Graph, bound: BoundCall) -> SizeCheck | None:
+    """What the compiled graph assumes about its inputs' sizes (``guards.size_check``)."""
+    paths = [path for (path, _), flag in zip(bound.leaves, bound.is_input) if flag]
+    metas = [p.meta for p in graph.placeholders]
+    return size_check(paths, metas, graph.shape_env)
 
 
 def _memory_check(graph: Graph) -> tuple[list[int], list[str], list[tuple[str, np.ndarray]]]:
@@ -412,6 +453,9 @@ def _definition(fn: Callable) -> str:
         return getattr(fn, "__qualname__", repr(fn))
 
 
+_MAX_EXACT_KEYS = 256  # exact-shape memo entries kept before the memo starts again
+
+
 def _array_key(args: tuple) -> tuple | None:
     """The guard of a call whose arguments are all ndarrays (None otherwise): per array its
     dtype, shape, contiguity and writeability, which decide its full guard key."""
@@ -448,7 +492,8 @@ def compile(
         fullgraph: raise ``UnsupportedError`` instead of running eagerly when a construct is refused.
         static_argnames: parameters whose value is fixed at compile time (guarded; a new value recompiles).
         options: backend and pass options (``fastmath``, ``parallel``, ``parallel_threshold``,
-            ``max_kernel_ops``, passes to skip).
+            ``max_kernel_ops``, passes to skip), and ``dynamic`` (default True: array sizes of
+            2 or more are symbolic, so one trace serves every size; False fixes every size).
 
     Returns:
         A ``CompiledFunction`` (or a decorator producing one when ``fn`` is omitted).
@@ -494,6 +539,13 @@ def trace(
         options = options if options is not None else fn.options
         fn = fn.eager
     bound = ArgumentBinder(fn, static_argnames).bind(args, kwargs)
-    graph = tracer.trace(fn, _graph_name(fn), bound.leaves, bound.is_input, bound.rebuild)
+    graph = tracer.trace(
+        fn,
+        _graph_name(fn),
+        bound.leaves,
+        bound.is_input,
+        bound.rebuild,
+        dynamic=(options or {}).get("dynamic", True),
+    )
     manager.run_pipeline(graph, stage, options)
     return graph

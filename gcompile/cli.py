@@ -234,7 +234,8 @@ def graph_json(graph) -> dict:
         item["args"] = value(node.args)
         item["kwargs"] = {k: value(v) for k, v in node.kwargs.items()}
         if meta is not None and hasattr(meta, "shape"):
-            item["shape"], item["dtype"] = list(meta.shape), str(meta.dtype)
+            item["shape"] = [s if isinstance(s, int) else str(s) for s in meta.shape]
+            item["dtype"] = str(meta.dtype)
         if node.source:
             item["source"] = node.source
         nodes.append(item)

@@ -3,15 +3,17 @@
 Arguments are bound to the function's signature (defaults applied), and tuples,
 lists and dicts are flattened into leaves. Each leaf is one of
 
-* an **input** of the graph: an ndarray (guarded on dtype, shape, layout and
-  writeability), a NumPy scalar (guarded on dtype), or a Python ``float`` or
-  ``complex`` (guarded on its type only: a new value does not re-trace);
+* an **input** of the graph: an ndarray (guarded on dtype, ndim, which sizes are 0
+  or 1, layout and writeability), a NumPy scalar (guarded on dtype), or a Python
+  ``float`` or ``complex`` (guarded on its type only: a new value does not re-trace);
 * **static**: a Python ``int`` or ``bool``, a name listed in ``static_argnames``,
   ``None``, a string or another hashable value; its value is guarded and baked
   into the graph.
 
-The key holds the exact shape, so a new size re-traces (milliseconds); the
-kernel cache of the Numba backend is keyed without sizes.
+The key holds no size of 2 or more: those are symbolic in the trace (``ir/shape_env.py``),
+so one trace serves them all. What the trace assumed about them (``y.shape[0] == s1`` for
+``x + y``, a size it specialised) is checked per entry by the function ``size_check``
+builds; a call whose key matches but whose sizes fail the check traces again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import enum
 import functools
 import inspect
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -29,6 +31,8 @@ from .errors import UnsupportedError
 from .ir.literals import literal_key
 from .ir.meta import layout_of, unsupported_dtype_reason
 from .ir.pytree import TreeSpec, flatten, unflatten
+from .ir.shape_env import SIZE_LOW, ShapeEnv, source_of
+from .ir.symbolic import is_expr
 
 
 @dataclass
@@ -120,7 +124,8 @@ def _leaf_guard(path: str, value: Any, static: bool) -> tuple[tuple, bool]:
         return ("static", literal_key(value)), False
     if isinstance(value, np.ndarray):
         _check_dtype(path, value.dtype)
-        return ("array", value.dtype, value.shape, layout_of(value), value.flags.writeable), True
+        pinned = tuple(size if size < SIZE_LOW else None for size in value.shape)
+        return ("array", value.dtype, pinned, layout_of(value), value.flags.writeable), True
     if isinstance(value, np.generic):
         _check_dtype(path, value.dtype)
         return ("numpy scalar", value.dtype), True
@@ -177,13 +182,19 @@ def _hashable(path: str, value: Any, static: bool) -> Any:
     return value
 
 
+def _sizes_text(pinned: tuple) -> str:
+    """``[*,1]``: a pinned size as itself, ``*`` for any size of 2 or more."""
+    return "[" + ",".join("*" if size is None else str(size) for size in pinned) + "]"
+
+
 def guard_text(key: tuple, path: str) -> str:
-    """One leaf's guard as a readable line (``x: array float64[3, 4] layout C writeable``)."""
+    """One leaf's guard as a readable line (``x: array float64[*,1] layout C writeable``;
+    ``*`` is any size of 2 or more)."""
     kind = key[0]
     if kind == "array":
-        _, dtype, shape, layout, writeable = key
+        _, dtype, pinned, layout, writeable = key
         access = "writeable" if writeable else "read-only"
-        return f"{path}: array {dtype.name}{list(shape)} layout {layout} {access}"
+        return f"{path}: array {dtype.name}{_sizes_text(pinned)} layout {layout} {access}"
     if kind == "numpy scalar":
         return f"{path}: NumPy scalar {key[1].name}"
     if kind == "static":
@@ -223,7 +234,10 @@ def _leaf_change(path: str, before: tuple, after: tuple) -> str:
         if len(s0) != len(s1):
             return f"{path}: ndim {len(s0)} -> {len(s1)}"
         if s0 != s1:
-            return f"{path}: shape {s0} -> {s1}"
+            return (
+                f"{path}: sizes {_sizes_text(s0)} -> {_sizes_text(s1)} (sizes 0 and 1 are "
+                "specialised, * is any size >= 2)"
+            )
         if l0 != l1:
             return f"{path}: layout {l0} -> {l1}"
         return (
@@ -265,3 +279,59 @@ def _spec_text(spec: TreeSpec) -> str:
         for k, c in zip(spec.keys or [None] * len(spec.children), spec.children)
     )
     return {"tuple": f"({inner})", "list": f"[{inner}]"}.get(spec.kind, f"{{{inner}}}")
+
+
+# -- sizes: what one trace assumed about the sizes of 2 or more ------------------------------------
+
+
+@dataclass
+class SizeCheck:
+    """What a compiled entry assumes about its inputs' sizes beyond the guard key.
+
+    ``conditions``: readable lines (where each symbol is read, then each condition);
+    ``check(inputs)``: whether one call's inputs meet every condition; ``source``: its code.
+    """
+
+    conditions: list
+    check: Callable[[list], bool]
+    source: str
+    tests: list = field(default_factory=list, repr=False)  # (text, test) per condition
+
+    def failures(self, inputs: list) -> list[str]:
+        """The conditions a call's inputs do not meet (for recompile reports)."""
+        return [text for text, test in self.tests if not test(inputs)]
+
+
+def size_check(paths: list, metas: list, env: ShapeEnv) -> SizeCheck | None:
+    """The check of an entry whose inputs (named ``paths``) were traced as ``metas``: the
+    assumptions of its trace (``ShapeEnv.conditions``: learned equalities and guards, over the
+    symbols read from the inputs), and the fixed sizes of 2 or more of a trace without
+    symbols there. None when there is nothing to check."""
+    names = {symbol: symbol.name for symbol in env.sources}
+    binding = [f"    {s.name} = inputs[{i}].shape[{axis}]" for s, (i, axis) in env.sources.items()]
+    read = set(env.sources.values())
+    tests, texts = [], []
+    for position, meta in enumerate(metas):
+        for axis, size in enumerate(getattr(meta, "shape", ())):
+            if not is_expr(size) and size >= SIZE_LOW and (position, axis) not in read:
+                tests.append(f"inputs[{position}].shape[{axis}] == {size}")
+                texts.append(f"{paths[position]}.shape[{axis}] == {size}")
+    for relation, lhs, rhs, text in env.conditions():
+        tests.append(f"({source_of(lhs, names)}) {relation} ({source_of(rhs, names)})")
+        texts.append(text)
+    if not tests:
+        return None
+    origins = [f"{s.name} = {paths[i]}.shape[{axis}]" for s, (i, axis) in env.sources.items()]
+    source = _check_source(binding, " and ".join(tests))
+    singles = [(text, _compiled(_check_source(binding, test))) for text, test in zip(texts, tests)]
+    return SizeCheck(origins + texts, _compiled(source), source, singles)
+
+
+def _check_source(binding: list, condition: str) -> str:
+    return "\n".join(["def check(inputs):", *binding, f"    return {condition}"]) + "\n"
+
+
+def _compiled(source: str) -> Callable[[list], bool]:
+    namespace: dict = {}
+    exec(compile(source, "<gcompile size check>", "exec"), namespace)
+    return namespace["check"]

@@ -23,6 +23,7 @@ import linecache
 import os
 import sys
 import threading
+from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
@@ -31,8 +32,11 @@ from .errors import UnsupportedError
 from .ir import ops
 from .ir.alias import alias_parent, may_copy, root, view_parent
 from .ir.graph import Graph, Node
-from .ir.meta import TensorMeta, meta_of, unsupported_dtype_reason
+from .ir.meta import TensorMeta, broadcast_shapes, meta_of, unsupported_dtype_reason
 from .ir.pytree import TreeSpec, flatten
+from .ir.shape_env import SIZE_LOW, decide, using
+from .ir.symbolic import is_expr
+from .symint import SymInt, unwrap
 
 _GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
@@ -91,7 +95,7 @@ class _Flags:
     """The subset of ``ndarray.flags`` a traced array can answer from its meta."""
 
     def __init__(self, meta: TensorMeta):
-        contiguous_1d = meta.ndim <= 1 or meta.size <= 1
+        contiguous_1d = meta.ndim <= 1 or decide("<=", meta.size, 1, "x.flags")
         self.c_contiguous = meta.layout == "C" or (contiguous_1d and meta.layout != "A")
         self.f_contiguous = meta.layout == "F" or (contiguous_1d and meta.layout != "A")
         self.writeable = meta.writeable
@@ -122,7 +126,8 @@ class TracedArray:
 
     @property
     def shape(self) -> tuple:
-        return self._node.meta.shape
+        """The sizes: ints, and ``SymInt`` for sizes known only at call time."""
+        return tuple(SymInt.wrap(self._tracer, s) for s in self._node.meta.shape)
 
     @property
     def dtype(self) -> np.dtype:
@@ -133,16 +138,16 @@ class TracedArray:
         return self._node.meta.ndim
 
     @property
-    def size(self) -> int:
-        return self._node.meta.size
+    def size(self) -> int | SymInt:
+        return SymInt.wrap(self._tracer, self._node.meta.size)
 
     @property
     def itemsize(self) -> int:
         return self._node.meta.dtype.itemsize
 
     @property
-    def nbytes(self) -> int:
-        return self._node.meta.nbytes
+    def nbytes(self) -> int | SymInt:
+        return SymInt.wrap(self._tracer, self._node.meta.nbytes)
 
     @property
     def flags(self) -> _Flags:
@@ -192,12 +197,12 @@ class TracedArray:
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of unsized object")
-        return self.shape[0]
+        return int(self.shape[0])  # Python wants an int: a symbolic size is specialised
 
     def __iter__(self):
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.shape[0]))
+        return (self[i] for i in range(len(self)))
 
     # -- conversions that need data: refused ------------------------------------------------------
     def __bool__(self) -> bool:
@@ -461,8 +466,10 @@ TracedArray.__rdivmod__ = _rdivmod_operator
 class Tracer:
     """Records the operations applied to TracedArrays into ``self.graph``."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, dynamic: bool = True):
         self.graph = Graph(name)
+        self.graph.shape_env.locate = user_source
+        self.dynamic = dynamic  # array sizes of 2 or more are symbols (else every size is fixed)
         self._constants: dict[int, tuple[Any, Node]] = {}
         self.argument_of: dict[Node, str] = {}
         # ``real``/``imag`` nodes of complex arrays, and those whose array was written since
@@ -558,10 +565,27 @@ class Tracer:
 
     # -- inputs ----------------------------------------------------------------------------------------
     def input(self, name: str, value: Any) -> TracedArray:
-        """A graph input standing for ``value`` (array, NumPy scalar, or Python float/complex)."""
-        node = self.graph.placeholder(name, meta_of(value))
+        """A graph input standing for ``value`` (array, NumPy scalar, or Python float/complex).
+
+        An array's sizes of 2 or more are symbols (``s0, s1, ...``) unless tracing is static."""
+        meta = meta_of(value)
+        if self.dynamic and meta.ndim:
+            env = self.graph.shape_env
+            position = len(self.graph.placeholders)
+            sizes = tuple(
+                env.size_symbol(size, f"{name}.shape[{axis}]", (position, axis))
+                if size >= SIZE_LOW
+                else size
+                for axis, size in enumerate(meta.shape)
+            )
+            meta = replace(meta, shape=sizes)
+        node = self.graph.placeholder(name, meta)
         self.argument_of[node] = name
         return TracedArray(self, node)
+
+    def symint_value(self, expr: Any) -> TracedArray:
+        """A size used as a value (``x / x.shape[0]``): a weak Python int computed at run time."""
+        return self.call(ops.SYMINT, expr=expr)
 
     def operand(self, value: Any) -> Any:
         """A node argument for ``value``: a Node, or a literal kept inline (Python and NumPy scalars, None)."""
@@ -574,6 +598,8 @@ class Tracer:
             if self._stale_parts:
                 return self._retaken_part(value._node)
             return value._node
+        if isinstance(value, SymInt):
+            return self.symint_value(value.expr)._node
         if value is None or isinstance(value, (bool, int, float, complex, np.generic)):
             return value
         if isinstance(value, (list, tuple)) and _holds_traced(value):
@@ -620,6 +646,7 @@ class Tracer:
     def call(self, op: ops.OpDef, *args: Any, **params: Any) -> TracedArray:
         """Record ``op(*args, **params)`` and return its proxy."""
         operands = tuple(self.operand(a) for a in args)
+        params = {key: unwrap(value) for key, value in params.items()}
         for key, value in params.items():
             if any(isinstance(v, TracedArray) for v in _leaves(value)):
                 self.refuse(
@@ -799,10 +826,18 @@ class Tracer:
                     f"Cannot cast {name} output from {value.dtype!r} to {target.dtype!r} with "
                     f"casting rule 'same_kind'"
                 )
-            if tuple(np.broadcast_shapes(value.shape, target.shape)) != target.shape:
+            value_shape = value.meta.shape if isinstance(value, TracedArray) else np.shape(value)
+            broadcast = broadcast_shapes(value_shape, target.meta.shape)
+            if (
+                not all(
+                    decide("==", a, b, "an out= array's shape")
+                    for a, b in zip(broadcast, target.meta.shape)
+                )
+                or len(broadcast) != target.ndim
+            ):
                 raise ValueError(
                     f"non-broadcastable output operand with shape {target.shape} doesn't match the "
-                    f"broadcast shape {np.broadcast_shapes(value.shape, target.shape)}"
+                    f"broadcast shape {broadcast}"
                 )
             self.write(target, value, (Ellipsis,))
         return out[0] if len(out) == 1 else out
@@ -851,7 +886,9 @@ class Tracer:
                 )
             if isinstance(item, (bool, np.bool_)):
                 self.refuse("boolean scalar index x[True]")
-            if isinstance(item, (int, np.integer)):
+            if isinstance(item, SymInt):
+                out.append(item.expr)
+            elif isinstance(item, (int, np.integer)):
                 out.append(int(item))
             elif isinstance(item, slice):
                 out.append(
@@ -869,9 +906,11 @@ class Tracer:
                 )
         return tuple(out)
 
-    def _slice_bound(self, bound: Any) -> int | None:
+    def _slice_bound(self, bound: Any) -> Any:
         if bound is None:
             return None
+        if isinstance(bound, SymInt):
+            return bound.expr
         if isinstance(bound, TracedArray):
             self.refuse("a slice bound computed from data")
         return int(bound.__index__())
@@ -955,8 +994,11 @@ def convertible_sequences(value: Any) -> Any:
 
 
 def _normalize_param(key: str, value: Any) -> Any:
+    value = unwrap(value)
     if key == "dtype" and value is not None:
         return np.dtype(value)
+    if key == "shape" and is_expr(value):
+        return (value,)
     if key == "shape" and np.ndim(value) == 0:
         return (int(value),)
     if isinstance(value, np.integer):
@@ -1116,7 +1158,14 @@ def tracing(tracer: Tracer):
                     setattr(module, name, original)
 
 
-def trace(fn: Callable, name: str, leaves: list, is_input: list[bool], rebuild: Callable) -> Graph:
+def trace(
+    fn: Callable,
+    name: str,
+    leaves: list,
+    is_input: list[bool],
+    rebuild: Callable,
+    dynamic: bool = True,
+) -> Graph:
     """Trace ``fn`` into a Graph.
 
     Args:
@@ -1125,13 +1174,14 @@ def trace(fn: Callable, name: str, leaves: list, is_input: list[bool], rebuild: 
         leaves: ``(path, value)`` for every flattened argument.
         is_input: per leaf, True for a graph input (arrays, floats), False for a static value.
         rebuild: ``rebuild(leaf_values) -> (args, kwargs)`` puts the leaves back into a call.
+        dynamic: array sizes of 2 or more are symbolic (one trace for every size), else fixed.
     """
-    tracer = Tracer(name)
+    tracer = Tracer(name, dynamic)
     values = [
         tracer.input(path, value) if flag else value
         for (path, value), flag in zip(leaves, is_input)
     ]
-    with tracing(tracer):
+    with tracing(tracer), using(tracer.graph.shape_env):
         args, kwargs = rebuild(values)
         args = tuple(convertible_sequences(v) for v in args)
         kwargs = {k: convertible_sequences(v) for k, v in kwargs.items()}
@@ -1143,6 +1193,9 @@ def trace(fn: Callable, name: str, leaves: list, is_input: list[bool], rebuild: 
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
         outputs = [tracer_output(tracer, value, where) for _, value in out_leaves]
     tracer.graph.output(tuple(outputs), out_spec)
+    env = tracer.graph.shape_env
+    if env.replacements:  # sizes recorded before an equality was learned take its form
+        tracer.graph.substitute_sizes(env.simplify)
     return tracer.graph
 
 
@@ -1183,7 +1236,7 @@ def _refuse_changed_containers(snapshot: list, fn: Callable) -> None:
 
 def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> Any:
     """A node or literal for one returned leaf (``function_source``: where the function is defined)."""
-    if isinstance(value, TracedArray) or isinstance(value, np.ndarray):
+    if isinstance(value, (TracedArray, np.ndarray, SymInt)):
         return tracer.operand(value)
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic)):
         return value

@@ -26,6 +26,8 @@ import gcompile
 from gcompile.guards import ArgumentBinder
 from gcompile.ir.graph import map_arg
 from gcompile.ir.pytree import flatten
+from gcompile.ir.shape_env import concrete
+from gcompile.ir.symbolic import evaluate
 from tests.support import (
     BACKENDS,
     NUMBA_ULPS,
@@ -1048,19 +1050,19 @@ def test_optimisers_train():
 def _node_values(graph, inputs):
     """Run ``graph`` node by node as the reference interpreter does; yield ``(node, value)`` for each call."""
     env = dict(zip(graph.placeholders, inputs, strict=True))
+    sizes = graph.shape_env.bind(inputs)
     for node in graph.nodes:
         if node.op == "constant":
             env[node] = node.target
         elif node.op == "call":
-            value = node.target.impl(
-                *map_arg(node.args, env.__getitem__), **map_arg(node.kwargs, env.__getitem__)
-            )
-            env[node] = value.item() if node.meta.weak else value
-            yield node, env[node]
+            kwargs = concrete(map_arg(node.kwargs, env.__getitem__), sizes)
+            value = node.target.impl(*map_arg(node.args, env.__getitem__), **kwargs)
+            env[node] = value.item() if node.meta.weak and hasattr(value, "item") else value
+            yield node, env[node], sizes
 
 
-def _meta_mismatches(node, value):
-    meta = node.meta
+def _meta_mismatches(node, value, sizes):
+    meta = node.meta.map_sizes(lambda size: evaluate(size, sizes))
     if meta.weak:
         return (
             []
@@ -1092,8 +1094,9 @@ def test_graph_metas_match_values(fn, make_args):
     inputs = ArgumentBinder(fn).bind(args, {}).inputs()
     mismatches = []
     with np.errstate(all="ignore"):
-        for node, value in _node_values(graph, inputs):
-            mismatches += [f"%{node.name} {node.meta}: {p}" for p in _meta_mismatches(node, value)]
+        for node, value, sizes in _node_values(graph, inputs):
+            problems = _meta_mismatches(node, value, sizes)
+            mismatches += [f"%{node.name} {node.meta}: {p}" for p in problems]
     assert not mismatches, "\n".join(mismatches) + "\n" + str(graph)
 
 
@@ -1163,8 +1166,13 @@ def test_cache_hit_mutations_accumulate(backend):
     assert compiled.stats["cache_hits"] == 2
 
 
+# (traces, cache hits, entries): one trace serves every size of 2 or more; the Numba backend
+# still generates its kernels for fixed sizes, so each new size traces again there.
+NEW_SIZES = {"interpreter": (1, 4, 1), "numba": (3, 2, 3)}
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_new_shape_retraces(backend):
+def test_new_sizes(backend):
     r = rng()
     compiled = gcompile.compile(pairwise_distances, backend=backend, fullgraph=True)
     shapes = [
@@ -1180,7 +1188,7 @@ def test_new_shape_retraces(backend):
         assert out.shape == (a_shape[0], b_shape[0])
         assert_matches(out, pairwise_distances(a, b), backend)
     stats = compiled.stats
-    assert (stats["traces"], stats["cache_hits"], stats["cache_entries"]) == (3, 2, 3)
+    assert (stats["traces"], stats["cache_hits"], stats["cache_entries"]) == NEW_SIZES[backend]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

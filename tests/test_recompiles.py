@@ -23,7 +23,11 @@ X = np.arange(6.0)
 CHANGES = {
     "dtype": ((X, 2), (X.astype(np.float32), 2), "x: dtype float64 -> float32"),
     "ndim": ((X, 2), (X.reshape(2, 3), 2), "x: ndim 1 -> 2"),
-    "shape": ((X, 2), (np.arange(7.0), 2), "x: shape (6,) -> (7,)"),
+    "size 1": (
+        (X, 2),
+        (np.arange(1.0), 2),
+        "x: sizes [*] -> [1] (sizes 0 and 1 are specialised, * is any size >= 2)",
+    ),
     "layout": (
         (X.reshape(2, 3), 2),
         (np.asfortranarray(X.reshape(2, 3)), 2),
@@ -107,3 +111,29 @@ def test_the_hint_names_the_parameter_whole():
     (record,) = fn.recompiles
     assert record.changes == ["n_steps: 2 -> 3 (static int)"]
     assert record.hint.startswith("n_steps is static (named in static_argnames)")
+
+
+def test_a_new_size_of_two_or_more_reuses_the_trace():
+    fn = gcompile.compile(scale, backend="interpreter")
+    for size in (6, 7, 100, 2):
+        np.testing.assert_array_equal(fn(np.arange(float(size)), 2), np.arange(size) * 2.0 + 1.0)
+    assert fn.stats["traces"] == 1 and fn.recompiles == []
+
+
+def branch_on_size(x):
+    return x * 2 if x.shape[0] > 4 else x - 1
+
+
+def test_a_size_decision_is_guarded_and_named_when_it_changes():
+    fn = gcompile.compile(branch_on_size, backend="interpreter")
+    np.testing.assert_array_equal(fn(np.arange(6.0)), np.arange(6.0) * 2)
+    np.testing.assert_array_equal(fn(np.arange(9.0)), np.arange(9.0) * 2)
+    assert fn.stats["traces"] == 1
+    np.testing.assert_array_equal(fn(np.arange(3.0)), np.arange(3.0) - 1)
+    (record,) = fn.recompiles
+    (change,) = record.changes
+    assert change.startswith("sizes: s0 > 4 (a comparison of sizes, at ") and "does not hold" in change
+    assert "test_recompiles.py:" in change
+    assert any("s0 > 4" in line for line in fn.entries[0].guards())
+    np.testing.assert_array_equal(fn(np.arange(4.0)), np.arange(4.0) - 1)
+    assert fn.stats["traces"] == 2  # the second entry serves every size <= 4

@@ -20,6 +20,7 @@ from ..ir import ops
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.kernel import FusedKernel
 from ..ir.printer import format_node
+from ..ir.shape_env import ShapeEnv, concrete, is_symbolic
 
 
 @dataclass
@@ -28,6 +29,7 @@ class _Step:
     release: tuple  # values whose last reader is this node
     fresh: bool = False  # a constant that is returned (or viewed by a returned value): copy it
     kernel: "_Plan | None" = None  # the plan of a fused kernel's sub-graph
+    symbolic: bool = False  # parameters hold symbolic sizes, evaluated for each run
 
 
 @dataclass
@@ -38,6 +40,8 @@ class _Plan:
     placeholders: list
     steps: list
     outputs: tuple
+    shape_env: ShapeEnv  # where the graph's symbolic sizes are read from its inputs
+    symbolic: bool  # a step (here or nested) evaluates symbolic parameters
 
 
 def plan(graph: Graph) -> _Plan:
@@ -58,19 +62,26 @@ def plan(graph: Graph) -> _Plan:
             tuple(releases.get(node, ())),
             fresh=node.op == "constant" and node.returned,
             kernel=plan(node.target.graph) if isinstance(node.target, FusedKernel) else None,
+            symbolic=is_symbolic(node.kwargs),
         )
         for node in graph.nodes
         if node.op in ("constant", "call")
     ]
-    return _Plan(graph.name, graph.placeholders, steps, output.args[0])
+    symbolic = any(step.symbolic or (step.kernel and step.kernel.symbolic) for step in steps)
+    return _Plan(graph.name, graph.placeholders, steps, output.args[0], graph.shape_env, symbolic)
 
 
-def execute(plan: _Plan, inputs: list) -> list:
-    """Run a planned graph on the placeholder values ``inputs``; return the flat outputs."""
+def execute(plan: _Plan, inputs: list, sizes: dict | None = None) -> list:
+    """Run a planned graph on the placeholder values ``inputs``; return the flat outputs.
+
+    ``sizes``: the int of each symbolic size (a nested graph gets its caller's); by default
+    read from the inputs' shapes."""
     if len(inputs) != len(plan.placeholders):
         raise TypeError(
             f"graph {plan.name} takes {len(plan.placeholders)} inputs, got {len(inputs)}"
         )
+    if sizes is None and plan.symbolic:
+        sizes = plan.shape_env.bind(inputs)
     env: dict[Node, Any] = dict(zip(plan.placeholders, inputs))
     lookup = env.__getitem__
     for step in plan.steps:
@@ -82,10 +93,13 @@ def execute(plan: _Plan, inputs: list) -> list:
             try:
                 args = map_arg(node.args, lookup)
                 if step.kernel is not None:  # a fused kernel: run its sub-graph
-                    outputs = execute(step.kernel, list(args))
+                    outputs = execute(step.kernel, list(args), sizes)
                     value = outputs[0] if len(outputs) == 1 else tuple(outputs)
                 else:
-                    value = evaluate_node(node, args, map_arg(node.kwargs, lookup))
+                    kwargs = map_arg(node.kwargs, lookup)
+                    if step.symbolic:
+                        kwargs = concrete(kwargs, sizes)
+                    value = evaluate_node(node, args, kwargs)
             except UnsupportedError:
                 raise
             except Exception as exc:

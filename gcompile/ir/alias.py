@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-import numpy as np
-
+from . import layout
 from .graph import Node
-from .meta import view_probe
+from .shape_env import using
 
 
 def reshape_is_view(node: Node) -> bool | None:
@@ -23,11 +22,8 @@ def reshape_is_view(node: Node) -> bool | None:
     parent = node.args[0].meta
     if parent.layout == "A":
         return None
-    try:
-        np.reshape(view_probe(parent), node.meta.shape, copy=False)
-    except ValueError:
-        return False
-    return True
+    with using(node.graph.shape_env):
+        return node.target.strided(layout.of_meta(parent), **node.kwargs) is not None
 
 
 def view_parent(node: Node) -> Node | None:

@@ -25,6 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .meta import broadcast_shapes
+from .shape_env import decide, hint
+
 
 @dataclass(frozen=True)
 class MatmulPlan:
@@ -81,15 +84,16 @@ def matmul_plan(subscripts: str, a_shape: tuple, b_shape: tuple) -> MatmulPlan |
         return f"einsum {subscripts!r} is not a matrix product in matmul's output order"
     (k,) = contracted
     a_dims, b_dims = _dims(a, a_shape), _dims(b, b_shape)
-    if a_dims is None or b_dims is None or a_dims[k][1] != b_dims[k][1]:
+    if a_dims is None or b_dims is None:
         return None
-    for c in batch:
-        if a_dims[c][1] != b_dims[c][1] and 1 not in (a_dims[c][1], b_dims[c][1]):
-            return None
     a_ellipsis = list(range(len(a_shape) - len(la)))
     b_ellipsis = list(range(len(b_shape) - len(lb)))
     try:
-        np.broadcast_shapes(
+        if not decide("==", a_dims[k][1], b_dims[k][1], "einsum: the contracted sizes"):
+            return None
+        for c in batch:
+            broadcast_shapes((a_dims[c][1],), (b_dims[c][1],))
+        broadcast_shapes(
             tuple(a_shape[i] for i in a_ellipsis), tuple(b_shape[i] for i in b_ellipsis)
         )
     except ValueError:
@@ -97,9 +101,7 @@ def matmul_plan(subscripts: str, a_shape: tuple, b_shape: tuple) -> MatmulPlan |
     a_order = a_ellipsis + [a_dims[c][0] for c in [*batch, *sorted(rows), k]]
     b_order = b_ellipsis + [b_dims[c][0] for c in [*batch, k, *sorted(columns)]]
     batched = bool(batch) or "." in out
-    return MatmulPlan(
-        tuple(a_order), tuple(b_order), batched and not rows, batched and not columns
-    )
+    return MatmulPlan(tuple(a_order), tuple(b_order), batched and not rows, batched and not columns)
 
 
 def _dims(term: str, shape: tuple) -> dict | None:
@@ -121,7 +123,8 @@ def eager_result(subscripts: str, operands: tuple) -> tuple | str:
     for x in operands:
         if not (x.flags.c_contiguous or x.flags.f_contiguous):
             return "np.einsum of a strided operand (its result's memory order is NumPy's choice)"
-        shape = tuple(min(int(s), 2) for s in x.shape)
+        sizes = x.meta.shape if hasattr(x, "meta") else x.shape
+        shape = tuple(2 if decide(">=", s, 2, "einsum's memory order") else hint(s) for s in sizes)
         probes.append(np.ones(shape, x.dtype, order="C" if x.flags.c_contiguous else "F"))
     result = np.asarray(np.einsum(subscripts, *probes))
     if result.flags.c_contiguous:

@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterator
 
 from .meta import TensorMeta
 from .pytree import TreeSpec
+from .shape_env import ShapeEnv, is_symbolic, map_symbolic, using
 
 OPCODES = ("placeholder", "constant", "call", "output")
 
@@ -154,8 +155,10 @@ class Graph:
         >>> g.output((y,))
     """
 
-    def __init__(self, name: str = "graph"):
+    def __init__(self, name: str = "graph", shape_env: ShapeEnv | None = None):
         self.name = name
+        # the symbolic sizes its metas use (shared by the graphs nested in it)
+        self.shape_env = shape_env if shape_env is not None else ShapeEnv()
         self._root = Node(self, "", "output", None, None)
         self._root.op = "root"  # sentinel: not a real node, never yielded
         self._insert_before: Node = self._root
@@ -267,7 +270,7 @@ class Graph:
         """
         kwargs = dict(kwargs or {})
         if meta is None:
-            meta = op.infer(*map_arg(tuple(args), _meta_of_node), **kwargs)
+            meta = self.infer(op, tuple(args), kwargs)
         node = Node(
             self,
             self._claim_name(name) if name else self.unique_name(op.name),
@@ -346,12 +349,31 @@ class Graph:
             previous = node
         previous._next, self._root._prev = self._root, previous
 
+    def infer(self, op: Any, args: tuple, kwargs: dict) -> Any:
+        """``op``'s meta for ``args`` and ``kwargs``, its questions about symbolic sizes
+        answered by this graph's ``shape_env``."""
+        with using(self.shape_env):
+            return op.infer(*map_arg(args, _meta_of_node), **kwargs)
+
     def propagate_metas(self) -> None:
         """Re-derive every call node's meta from its inputs, in order (after passes substitute
         values whose layout differs, downstream layouts follow). Fused kernels keep theirs."""
         for node in self._iter():
             if node.op == "call" and node.kind != "fused":
-                node.meta = node.target.infer(*map_arg(node.args, _meta_of_node), **node.kwargs)
+                node.meta = self.infer(node.target, node.args, node.kwargs)
+
+    def substitute_sizes(self, fn: Callable) -> None:
+        """Replace every symbolic size in metas and parameters (and in nested graphs) by
+        ``fn(size)``: the replacements a trace learned, or concrete sizes."""
+        for node in self._iter():
+            if node.meta is not None:
+                node.meta = map_symbolic(node.meta, fn)
+            if node.op == "call" and is_symbolic(node.kwargs):
+                node.kwargs = map_symbolic(node.kwargs, fn)
+            nested = getattr(node.target, "graph", None)
+            if isinstance(nested, Graph):
+                nested.substitute_sizes(fn)
+                node.target.substitute_sizes(fn)
 
     def stats(self) -> dict:
         """Counts: ``nodes`` (calls), ``kernels`` (fused), ``library_calls`` (ops run as one NumPy or

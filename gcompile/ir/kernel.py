@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from .graph import Graph
 from .meta import TensorMeta, TupleMeta
+from .shape_env import map_symbolic
 
 
 @dataclass(eq=False)
@@ -45,6 +46,12 @@ class FusedKernel:
                 f"kernel {self.name}: inputs {inputs} do not match its placeholders {expected}"
             )
         return self.meta
+
+    def substitute_sizes(self, fn) -> None:
+        """Replace the symbolic sizes of the kernel's space and meta by ``fn(size)`` (its graph's
+        are replaced by ``Graph.substitute_sizes``)."""
+        self.space = map_symbolic(tuple(self.space), fn)
+        self.meta = map_symbolic(self.meta, fn)
 
     def __repr__(self) -> str:
         return f"<kernel {self.name} ({self.style})>"

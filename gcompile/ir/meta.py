@@ -7,17 +7,20 @@ integer rules and casting are NumPy's exactly) without touching real data:
 
 * ``dtype_probe`` gives a size-0 stand-in of a value, or a Python scalar for a
   weak value, on which a ufunc resolves its loop at no cost;
-* ``view_probe`` gives a stand-in with the real shape and strides but a
-  one-element buffer, on which view operations (which never read data) report
-  the result's shape, strides, contiguity and writeability.
+* ``broadcast_shapes`` is NumPy's broadcasting rule on sizes that may be symbolic.
+
+Views (their shapes, strides and layouts) are ``ir/layout.py``'s.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+
+from .shape_env import decide, hint
+from .symbolic import Expr, is_expr
 
 _WEAK_NAMES = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 
@@ -37,7 +40,8 @@ class TensorMeta:
     """What the compiler knows about a value: shape, dtype and memory layout.
 
     Attributes:
-        shape: tuple of sizes (Python ints today; symbolic sizes may appear later).
+        shape: tuple of sizes: ints, or expressions of the trace's symbolic sizes
+            (``ir/symbolic.py``; printed ``f64[s0-1,s1]``).
         dtype: NumPy dtype.
         layout: ``"C"`` (row-major contiguous), ``"F"`` (column-major contiguous)
             or ``"A"`` (no contiguity promised: a strided view, or a result whose
@@ -59,7 +63,7 @@ class TensorMeta:
     writeable: bool = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "shape", tuple(int(s) for s in self.shape))
+        object.__setattr__(self, "shape", tuple(_size(s) for s in self.shape))
         object.__setattr__(self, "dtype", np.dtype(self.dtype))
 
     @property
@@ -67,12 +71,27 @@ class TensorMeta:
         return len(self.shape)
 
     @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+    def size(self) -> int | Expr:
+        """The number of elements: an int, or an expression of the symbolic sizes."""
+        total = 1
+        for s in self.shape:
+            total = total * s
+        return total
 
     @property
-    def nbytes(self) -> int:
+    def nbytes(self) -> int | Expr:
         return self.size * self.dtype.itemsize
+
+    @property
+    def symbolic(self) -> bool:
+        """Whether a size is an expression (not known until the call)."""
+        return any(is_expr(s) for s in self.shape)
+
+    def map_sizes(self, fn) -> "TensorMeta":
+        """This meta with every symbolic size ``s`` replaced by ``fn(s)``."""
+        if not self.symbolic:
+            return self
+        return replace(self, shape=tuple(fn(s) if is_expr(s) else s for s in self.shape))
 
     def short(self) -> str:
         """Printed form: ``f32[64,128]``; weak Python scalars print as ``float``/``int``/``bool``."""
@@ -82,6 +101,14 @@ class TensorMeta:
 
     def __str__(self) -> str:
         return self.short()
+
+
+def _size(value: Any) -> int | Expr:
+    if is_expr(value):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"a size must be an int or a symbolic size, got {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -94,8 +121,12 @@ class TupleMeta:
         return "(" + ", ".join(item.short() for item in self.items) + ")"
 
     @property
-    def nbytes(self) -> int:
+    def nbytes(self) -> int | Expr:
         return sum(item.nbytes for item in self.items)
+
+    def map_sizes(self, fn) -> "TupleMeta":
+        """This meta with every symbolic size of its items replaced by ``fn(size)``."""
+        return TupleMeta(tuple(item.map_sizes(fn) for item in self.items))
 
     weak = False
     scalar = False
@@ -160,47 +191,42 @@ def dtype_probe(x: Any, zero_d: bool = False) -> Any:
     return np.empty((0,), x.dtype)
 
 
-def contiguous_strides(shape: tuple, itemsize: int, order: str) -> tuple:
-    """Strides of a freshly allocated array of ``shape`` in ``order`` ``"C"`` or ``"F"``."""
-    strides = []
-    step = itemsize
-    dims = reversed(shape) if order == "C" else shape
-    for size in dims:
-        strides.append(step)
-        step *= max(int(size), 1)
-    return tuple(reversed(strides)) if order == "C" else tuple(strides)
-
-
-def view_probe(meta: TensorMeta) -> np.ndarray:
-    """An array with ``meta``'s shape and strides over a one-element buffer.
-
-    Only for operations that never read or write data (views, reshapes with
-    ``copy=False``, basic indexing ending in ``...``): the result's shape,
-    strides and flags are NumPy's own. A layout-``"A"`` meta gets C strides; the
-    caller must treat the result's layout as ``"A"``.
-    """
-    order = "F" if meta.layout == "F" else "C"
-    strides = contiguous_strides(meta.shape, meta.dtype.itemsize, order)
-    if meta.size == 0:
-        strides = (0,) * meta.ndim
-    base = np.zeros(1, meta.dtype)
-    probe = np.lib.stride_tricks.as_strided(base, meta.shape, strides, writeable=meta.writeable)
-    return probe
-
-
-def meta_of_view(result: np.ndarray, base: TensorMeta, scalar: bool = False) -> TensorMeta:
-    """Meta of a view computed on ``view_probe(base)``."""
-    layout = layout_of(result)
-    if base.layout == "A" and result.size > 1:
-        layout = "A"
-    return TensorMeta(
-        result.shape, result.dtype, layout, scalar=scalar, writeable=result.flags.writeable
-    )
-
-
 def broadcast_shapes(*shapes: tuple) -> tuple:
-    """NumPy's broadcast of ``shapes``; raises NumPy's ValueError when they do not broadcast."""
-    return tuple(np.broadcast_shapes(*shapes))
+    """NumPy's broadcast of ``shapes`` (sizes ints or symbolic); ValueError when they do not
+    broadcast. A symbolic size that may be 1, or two that may differ, are decided by the active
+    trace (``shape_env.decide``: proved, or guarded at the traced sizes)."""
+    ndim = max((len(shape) for shape in shapes), default=0)
+    result = []
+    for axis in range(ndim):
+        sizes = [
+            shape[axis - ndim + len(shape)] for shape in shapes if axis - ndim + len(shape) >= 0
+        ]
+        result.append(_broadcast_axis(sizes, shapes))
+    return tuple(result)
+
+
+def _broadcast_axis(sizes: list, shapes: tuple) -> Any:
+    """The broadcast of one axis's ``sizes``: sizes that are the same expression need no
+    decision (the common case: operands sliced alike)."""
+    distinct = list(dict.fromkeys(s for s in sizes if is_expr(s) or s != 1))
+    if len(distinct) <= 1:
+        return distinct[0] if distinct else 1
+    out = 1
+    for size in distinct:
+        if _is_one(size):
+            continue
+        if _is_one(out):
+            out = size
+        elif not decide("==", size, out, "broadcasting"):
+            shown = " ".join(str(tuple(hint(s) for s in shape)) for shape in shapes)
+            raise ValueError(f"operands could not be broadcast together with shapes {shown}")
+    return out
+
+
+def _is_one(size: Any) -> bool:
+    if is_expr(size):
+        return decide("==", size, 1, "broadcasting (a size that may be 1)")
+    return size == 1
 
 
 def normalize_axes(axis: Any, ndim: int) -> tuple:

@@ -8,7 +8,10 @@ of ops. Adding an op is one entry here plus its case in ``tests/ir/op_cases.py``
 (a test fails for any op without one).
 
 Semantics are NumPy's exactly because ``impl`` *is* NumPy and ``infer`` asks
-NumPy for dtypes on data-free stand-ins (``meta.dtype_probe``/``view_probe``).
+NumPy for dtypes on data-free stand-ins (``meta.dtype_probe``). Shapes may hold
+symbolic sizes: the rules compute them symbolically, views through their
+``strided`` rule (``ir/layout.py``), and questions NumPy would answer from the
+sizes go through ``shape_env.decide`` (proved, or guarded at the traced sizes).
 
 Kinds: ``elementwise``, ``reduction``, ``matmul``, ``view``, ``shape``
 (copies that rearrange data: ``concatenate``, ``stack``), ``creation``,
@@ -28,16 +31,11 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from . import layout
 from .einsum import MatmulPlan, eager_result, matmul_plan
-from .meta import (
-    TensorMeta,
-    broadcast_shapes,
-    dtype_probe,
-    meta_of,
-    meta_of_view,
-    normalize_axes,
-    view_probe,
-)
+from .meta import TensorMeta, broadcast_shapes, dtype_probe, meta_of, normalize_axes
+from .shape_env import decide, hint
+from .symbolic import is_expr, prove_le, sym_max
 
 KINDS = ("elementwise", "reduction", "matmul", "view", "shape", "creation", "scatter", "opaque")
 
@@ -68,6 +66,9 @@ class OpDef:
         mutates: the op writes into its first argument's memory (a side effect passes keep).
         binding: a callable whose signature maps NumPy calls to this op, when the NumPy
             function's own signature does not name its parameters (``np.arange``).
+        strided: for a view op, its rule on memory layouts (``ir/layout.py``):
+            ``strided(layout.Strided, **params) -> Strided`` (None: NumPy copies); shape
+            inference and the code generator's index maps both come from it.
     """
 
     name: str
@@ -86,6 +87,7 @@ class OpDef:
     loop_reduction: bool = False
     may_copy: bool = False
     binding: Callable | None = None
+    strided: Callable | None = None
     doc: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
@@ -166,16 +168,28 @@ def _fresh_layout(metas: list, ndim: int) -> str:
     mixed or strided layouts leave it to NumPy's stride heuristics. Operands with
     at most one non-trivial dimension do not influence the order.
     """
-    if ndim <= 1:
-        return "C"
+    if ndim <= 1 or all(m.layout == "C" for m in metas):
+        return "C"  # (whichever operands count, all are C: no size needs deciding)
     ordered = [
-        m for m in metas if m.size > 1 and not (m.ndim == ndim and sum(s > 1 for s in m.shape) <= 1)
+        m
+        for m in metas
+        if _more_than_one(m.size)
+        and not (m.ndim == ndim and sum(_more_than_one(s) for s in m.shape) <= 1)
     ]
     if all(m.layout == "C" for m in ordered):
         return "C"
     if all(m.layout == "F" and m.ndim == ndim for m in ordered):
         return "F"
     return "A"
+
+
+def _more_than_one(size) -> bool:
+    """Whether an operand counts for the result's order. A symbolic size that may be 0 or 1
+    counts: that can only weaken the promise (``"A"``), never make a wrong one, so it needs no
+    guard."""
+    if not is_expr(size):
+        return size > 1
+    return prove_le(size, 1) is not True
 
 
 def _ordered_layout(x: TensorMeta, order: str, ndim: int) -> str:
@@ -193,7 +207,7 @@ def _reduced_shape(shape: tuple, axis: Any, keepdims: bool) -> tuple:
 
 
 def _cumulative_shape(shape: tuple, axis: Any, keepdims: bool) -> tuple:
-    return (int(np.prod(shape, dtype=np.int64)),) if axis is None else tuple(shape)
+    return (layout._product(shape),) if axis is None else tuple(shape)
 
 
 def _small_probe(x: TensorMeta) -> Any:
@@ -213,8 +227,9 @@ def _reduction_infer(impl: Callable, shape_rule: Callable = _reduced_shape) -> C
     """
 
     def infer(x: TensorMeta, **params: Any) -> TensorMeta:
-        if x.size == 0:
-            out = _quiet(impl, np.empty(x.shape, x.dtype), **params)
+        if decide("==", x.size, 0, "an empty reduction"):
+            shape = tuple(hint(s) for s in x.shape)  # (a symbolic size guarded to be 0 is 0)
+            out = _quiet(impl, np.empty(shape, x.dtype), **params)
             return TensorMeta(np.shape(out), out.dtype, scalar=isinstance(out, np.generic))
         out = _quiet(impl, _small_probe(x), **params)
         shape = shape_rule(x.shape, params.get("axis"), params.get("keepdims", False))
@@ -224,45 +239,50 @@ def _reduction_infer(impl: Callable, shape_rule: Callable = _reduced_shape) -> C
     return infer
 
 
-def _view_infer(fn: Callable) -> Callable:
-    """Run the view on ``view_probe`` (shape and strides, no data) and read the result."""
+def _view_infer(rule: Callable) -> Callable:
+    """A view's meta from its ``strided`` rule (``ir/layout.py``): shape and layout, no data."""
 
     def infer(x: TensorMeta, **params: Any) -> TensorMeta:
-        return meta_of_view(fn(view_probe(x), **params), x)
+        return layout.meta_of(rule(layout.of_meta(x), **params), x)
 
     return infer
 
 
+def _broadcast_to_infer(x: TensorMeta, shape: Any) -> TensorMeta:
+    """``broadcast_to`` is a read-only view."""
+    return layout.meta_of(layout.broadcast_to(layout.of_meta(x), shape), x, writeable=False)
+
+
 def _reshape_infer(x: TensorMeta, shape: Any) -> TensorMeta:
-    probe = view_probe(x)
-    try:
-        return meta_of_view(np.reshape(probe, shape, copy=False), x)
-    except ValueError:
-        # Not expressible as a view of the probe's strides: NumPy copies, giving a C array.
-        # The zero-stride stand-in below reshapes as a view and validates the sizes.
-        flat = np.broadcast_to(np.zeros((), x.dtype), x.shape)
-        return TensorMeta(np.reshape(flat, shape).shape, x.dtype, "C")
+    view = layout.reshape(layout.of_meta(x), shape)
+    if view is None:  # NumPy copies: a new C array
+        return TensorMeta(layout.new_shape(x.size, shape), x.dtype, "C")
+    return layout.meta_of(view, x)
 
 
 def _ravel_infer(x: TensorMeta) -> TensorMeta:
-    if x.layout == "C":
-        return meta_of_view(np.reshape(view_probe(x), -1, copy=False), x)
-    return TensorMeta((x.size,), x.dtype, "C")
+    view = layout.ravel(layout.of_meta(x))
+    if view is None:
+        return TensorMeta((x.size,), x.dtype, "C")
+    return layout.meta_of(view, x)
 
 
 def _getitem(x: np.ndarray, index: tuple) -> Any:
     return x[index]
 
 
+def _reads_element(x: TensorMeta, index: tuple) -> bool:
+    """Whether ``x[index]`` reads one element (every axis an int, no Ellipsis, no None)."""
+    return all(
+        i is not Ellipsis and i is not None and not isinstance(i, slice) for i in index
+    ) and (len(index) == x.ndim)
+
+
 def _getitem_infer(x: TensorMeta, index: tuple) -> TensorMeta:
-    has_ellipsis = any(i is Ellipsis for i in index)
-    # A trailing ``...`` makes NumPy return a 0-d view instead of reading an element.
-    result = view_probe(x)[index if has_ellipsis else index + (Ellipsis,)]
-    scalar = not has_ellipsis and result.ndim == 0
-    meta = meta_of_view(result, x, scalar=scalar)
-    if scalar:
+    view = layout.getitem(layout.of_meta(x), index)
+    if _reads_element(x, index):
         return TensorMeta((), x.dtype, scalar=True, writeable=False)
-    return meta
+    return layout.meta_of(view, x)
 
 
 def _setitem(target: np.ndarray, value: Any, index: tuple) -> np.ndarray:
@@ -281,18 +301,30 @@ def _setitem_infer(target: TensorMeta, value: Any, index: tuple) -> TensorMeta:
         raise TypeError(f"cannot assign a Python complex into an array of {target.dtype}")
     dest = _getitem_infer(target, index).shape
     src = value.shape if isinstance(value, TensorMeta) else np.shape(value)
-    trimmed = tuple(src)
-    while len(trimmed) > len(dest) and trimmed[0] == 1:
+    _check_fits(tuple(src), tuple(dest))
+    return target
+
+
+def _check_fits(src: tuple, dest: tuple) -> None:
+    """NumPy's rule for assigning a value of shape ``src`` into a region of shape ``dest``."""
+    trimmed = src
+    while len(trimmed) > len(dest) and not is_expr(trimmed[0]) and trimmed[0] == 1:
         trimmed = trimmed[1:]
     try:
-        ok = broadcast_shapes(dest, trimmed) == tuple(dest)
+        ok = len(trimmed) <= len(dest) and _same_shape(
+            broadcast_shapes(dest, trimmed), dest, "assignment into a region"
+        )
     except ValueError:
         ok = False
     if not ok:
         raise ValueError(
-            f"could not broadcast input array from shape {tuple(src)} into shape {tuple(dest)}"
+            f"could not broadcast input array from shape {_hinted(src)} into shape {_hinted(dest)}"
         )
-    return target
+
+
+def _hinted(shape: tuple) -> tuple:
+    """A shape as the ints it has at the traced sizes (for NumPy's error messages)."""
+    return tuple(hint(s) for s in shape)
 
 
 def _matmul_shape(a: tuple, b: tuple, name: str = "matmul") -> tuple:
@@ -302,10 +334,10 @@ def _matmul_shape(a: tuple, b: tuple, name: str = "matmul") -> tuple:
         )
     a2 = (1,) + a if len(a) == 1 else a
     b2 = b + (1,) if len(b) == 1 else b
-    if a2[-1] != b2[-2]:
+    if not decide("==", a2[-1], b2[-2], "matmul: the contracted sizes"):
         raise ValueError(
             f"{name}: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
-            f"(n?,k),(k,m?)->(n?,m?) (size {b2[-2]} is different from {a2[-1]})"
+            f"(n?,k),(k,m?)->(n?,m?) (size {hint(b2[-2])} is different from {hint(a2[-1])})"
         )
     rows = (a2[-2],) if len(a) > 1 else ()
     cols = (b2[-1],) if len(b) > 1 else ()
@@ -327,20 +359,15 @@ def _dot_infer(a: Any, b: Any) -> TensorMeta:
     a, b = _as_meta(a), _as_meta(b)
     if a.ndim == 0 or b.ndim == 0:
         shape = a.shape if b.ndim == 0 else b.shape
-    elif b.ndim == 1:
-        if a.shape[-1] != b.shape[0]:
-            raise ValueError(
-                f"shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) "
-                f"!= {b.shape[0]} (dim 0)"
-            )
-        shape = a.shape[:-1]
     else:
-        if a.shape[-1] != b.shape[-2]:
+        inner = -1 if b.ndim == 1 else -2
+        if not decide("==", a.shape[-1], b.shape[inner], "dot: the contracted sizes"):
             raise ValueError(
-                f"shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) "
-                f"!= {b.shape[-2]} (dim {b.ndim - 2})"
+                f"shapes {_hinted(a.shape)} and {_hinted(b.shape)} not aligned: "
+                f"{hint(a.shape[-1])} (dim {a.ndim - 1}) != {hint(b.shape[inner])} "
+                f"(dim {b.ndim + inner})"
             )
-        shape = a.shape[:-1] + b.shape[:-2] + b.shape[-1:]
+        shape = a.shape[:-1] + (() if b.ndim == 1 else b.shape[:-2] + b.shape[-1:])
     out = _probe_dtype(np.dot, a, b)
     return TensorMeta(shape, out.dtype, scalar=isinstance(out, np.generic))
 
@@ -372,16 +399,16 @@ def _concatenate_infer(*arrays: TensorMeta, axis: Any = 0) -> TensorMeta:
     dtype = _quiet(np.concatenate, probes, axis=axis).dtype
     shapes = [a.shape if isinstance(a, TensorMeta) else np.shape(a) for a in arrays]
     if axis is None:
-        return TensorMeta((sum(int(np.prod(s, dtype=np.int64)) for s in shapes),), dtype)
+        return TensorMeta((sum(layout._product(s) for s in shapes),), dtype)
     ax = axis % len(shapes[0])
     for i, s in enumerate(shapes[1:], start=1):
-        rest, first = s[:ax] + s[ax + 1 :], shapes[0][:ax] + shapes[0][ax + 1 :]
-        if rest != first:
-            raise ValueError(
-                "all the input array dimensions except for the concatenation axis must match exactly, "
-                f"but along dimension {next(d for d in range(len(s)) if d != ax and s[d] != shapes[0][d])}, "
-                f"the array at index 0 has size {shapes[0]} and the array at index {i} has size {s}"
-            )
+        for d in range(len(s)):
+            if d != ax and not decide("==", s[d], shapes[0][d], "concatenate: the other sizes"):
+                raise ValueError(
+                    "all the input array dimensions except for the concatenation axis must "
+                    f"match exactly, but along dimension {d}, the array at index 0 has size "
+                    f"{hint(shapes[0][d])} and the array at index {i} has size {hint(s[d])}"
+                )
     shape = list(shapes[0])
     shape[ax] = sum(s[ax] for s in shapes)
     return TensorMeta(tuple(shape), dtype)
@@ -393,7 +420,7 @@ def _stack(*arrays: Any, axis: int = 0) -> np.ndarray:
 
 def _stack_infer(*arrays: Any, axis: int = 0) -> TensorMeta:
     shapes = [a.shape if isinstance(a, TensorMeta) else np.shape(a) for a in arrays]
-    if any(s != shapes[0] for s in shapes):
+    if not all(_same_shape(s, shapes[0], "stack: the sizes") for s in shapes):
         raise ValueError("all input arrays must have the same shape")
     probes = [
         np.empty((0,) * len(shapes[0]), a.dtype) if isinstance(a, TensorMeta) else np.asarray(a)
@@ -405,19 +432,28 @@ def _stack_infer(*arrays: Any, axis: int = 0) -> TensorMeta:
     return TensorMeta(shape, out.dtype)
 
 
+def _same_shape(a: tuple, b: tuple, reason: str) -> bool:
+    return len(a) == len(b) and all(decide("==", x, y, reason) for x, y in zip(a, b))
+
+
+def _nonnegative_sizes(shape: tuple) -> None:
+    """NumPy's check of a requested shape (symbolic sizes decided)."""
+    for size in shape:
+        if not decide(">=", size, 0, "a requested size"):
+            raise ValueError("negative dimensions are not allowed")
+
+
 def _creation_infer(impl: Callable) -> Callable:
     """Allocation ops: run NumPy on the same arguments with the shape emptied, keep the real shape."""
 
     def infer(*fill: Any, shape: Any, dtype: Any = None, order: str = "C") -> TensorMeta:
-        shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+        shape = (shape,) if not isinstance(shape, (tuple, list)) else tuple(shape)
+        _nonnegative_sizes(shape)
         for value in fill:  # np.full broadcasts its fill value into the shape
             fill_shape = value.shape if isinstance(value, TensorMeta) else np.shape(value)
-            if broadcast_shapes(fill_shape, shape) != shape:
-                raise ValueError(
-                    f"could not broadcast input array from shape {fill_shape} into shape {shape}"
-                )
-        # Sizes clipped at 0 keep NumPy's own checks (negative dimensions) without allocating.
-        empty = tuple(min(int(s), 0) for s in shape)
+            _check_fits(tuple(fill_shape), shape)
+        # Sizes clipped at 0 keep NumPy's own checks (dtype, order) without allocating.
+        empty = (0,) * len(shape)
         probes = (dtype_probe(f, zero_d=True) for f in fill)
         out = _quiet(impl, *probes, shape=empty, dtype=dtype, order=order)
         return TensorMeta(shape, out.dtype, "F" if order == "F" and len(shape) > 1 else "C")
@@ -452,18 +488,50 @@ def _as_meta(x: Any) -> TensorMeta:
 def _eye_infer(
     N: int, M: Any = None, k: int = 0, dtype: Any = float, order: str = "C"
 ) -> TensorMeta:
-    _quiet(np.eye, min(N, 0), None if M is None else min(M, 0), k, dtype)  # NumPy's argument checks
-    return TensorMeta((N, N if M is None else M), np.dtype(dtype), "F" if order == "F" else "C")
+    shape = (N, N if M is None else M)
+    _nonnegative_sizes(shape)
+    _quiet(np.eye, 0, 0, 0 if is_expr(k) else k, dtype)  # NumPy's argument checks
+    return TensorMeta(shape, np.dtype(dtype), "F" if order == "F" else "C")
 
 
-def _run_infer(impl: Callable) -> Callable:
-    """Creation ops whose length NumPy computes from values (``arange``, ``linspace``): run them."""
+def _run_infer(impl: Callable, length: Callable) -> Callable:
+    """Creation ops whose length NumPy computes from values (``arange``, ``linspace``): run at
+    the traced sizes for the dtype; a symbolic length comes from ``length(**params)``."""
 
     def infer(**params: Any) -> TensorMeta:
-        out = _quiet(impl, **params)
-        return TensorMeta(out.shape, out.dtype)
+        out = _quiet(impl, **{k: hint(v) if is_expr(v) else v for k, v in params.items()})
+        if not any(is_expr(v) for v in params.values()):
+            return TensorMeta(out.shape, out.dtype)
+        return TensorMeta((length(**params),), out.dtype)
 
     return infer
+
+
+def _arange_length(start=None, stop=None, step=None, dtype=None, **_: Any):
+    """``len(np.arange(...))`` for int and symbolic bounds (a float bound is specialised)."""
+    if start is None:
+        start, stop = stop, None
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    bounds = [start, stop, step]
+    if is_expr(step) or any(
+        not is_expr(b) and not isinstance(b, (int, np.integer)) for b in bounds
+    ):
+        env_hints = [hint(b) if is_expr(b) else b for b in bounds]
+        for bound, value in zip(bounds, env_hints):
+            if is_expr(bound):
+                decide("==", bound, value, "np.arange with a symbolic and a float bound")
+        return len(np.arange(*env_hints))
+    if step > 0:
+        return sym_max((stop - start + step - 1) // step, 0)
+    return sym_max((start - stop - step - 1) // -step, 0)
+
+
+def _linspace_length(num=50, **_: Any):
+    if not decide(">=", num, 0, "np.linspace's num"):
+        raise ValueError(f"Number of samples, {hint(num)}, must be non-negative.")
+    return num
 
 
 def _astype(x: Any, dtype: Any, order: str = "K") -> Any:
@@ -997,6 +1065,10 @@ TRACE = _add(
 )
 
 # -- views and shapes ----------------------------------------------------------------------------------
+_transpose_rule = layout.rearranged(np.transpose)
+_swapaxes_rule = layout.rearranged(np.swapaxes)
+_moveaxis_rule = layout.rearranged(np.moveaxis)
+_expand_dims_rule = layout.rearranged(np.expand_dims)
 RESHAPE = _add(
     OpDef(
         "reshape",
@@ -1007,6 +1079,7 @@ RESHAPE = _add(
         operands=("a",),
         params=("shape",),
         may_copy=True,
+        strided=layout.reshape,
     )
 )
 TRANSPOSE = _add(
@@ -1014,10 +1087,11 @@ TRANSPOSE = _add(
         "transpose",
         "view",
         np.transpose,
-        _view_infer(np.transpose),
+        _view_infer(_transpose_rule),
         numpy=(np.transpose,),
         operands=("a",),
         params=("axes",),
+        strided=_transpose_rule,
     )
 )
 SWAPAXES = _add(
@@ -1025,10 +1099,11 @@ SWAPAXES = _add(
         "swapaxes",
         "view",
         np.swapaxes,
-        _view_infer(np.swapaxes),
+        _view_infer(_swapaxes_rule),
         numpy=(np.swapaxes,),
         operands=("a",),
         params=("axis1", "axis2"),
+        strided=_swapaxes_rule,
     )
 )
 MOVEAXIS = _add(
@@ -1036,10 +1111,11 @@ MOVEAXIS = _add(
         "moveaxis",
         "view",
         np.moveaxis,
-        _view_infer(np.moveaxis),
+        _view_infer(_moveaxis_rule),
         numpy=(np.moveaxis,),
         operands=("a",),
         params=("source", "destination"),
+        strided=_moveaxis_rule,
     )
 )
 EXPAND_DIMS = _add(
@@ -1047,10 +1123,11 @@ EXPAND_DIMS = _add(
         "expand_dims",
         "view",
         np.expand_dims,
-        _view_infer(np.expand_dims),
+        _view_infer(_expand_dims_rule),
         numpy=(np.expand_dims,),
         operands=("a",),
         params=("axis",),
+        strided=_expand_dims_rule,
     )
 )
 SQUEEZE = _add(
@@ -1058,10 +1135,11 @@ SQUEEZE = _add(
         "squeeze",
         "view",
         np.squeeze,
-        _view_infer(np.squeeze),
+        _view_infer(layout.squeeze),
         numpy=(np.squeeze,),
         operands=("a",),
         params=("axis",),
+        strided=layout.squeeze,
     )
 )
 BROADCAST_TO = _add(
@@ -1069,15 +1147,23 @@ BROADCAST_TO = _add(
         "broadcast_to",
         "view",
         np.broadcast_to,
-        _view_infer(np.broadcast_to),
+        _broadcast_to_infer,
         numpy=(np.broadcast_to,),
         operands=("array",),
         params=("shape",),
+        strided=layout.broadcast_to,
     )
 )
 RAVEL = _add(
     OpDef(
-        "ravel", "view", np.ravel, _ravel_infer, numpy=(np.ravel,), operands=("a",), may_copy=True
+        "ravel",
+        "view",
+        np.ravel,
+        _ravel_infer,
+        numpy=(np.ravel,),
+        operands=("a",),
+        may_copy=True,
+        strided=layout.ravel,
     )
 )
 GETITEM = _add(
@@ -1087,6 +1173,7 @@ GETITEM = _add(
         _getitem,
         _getitem_infer,
         params=("index",),
+        strided=layout.getitem,
         doc="basic indexing: ints, slices, None, Ellipsis",
     )
 )
@@ -1144,7 +1231,7 @@ ARANGE = _add(
         "arange",
         "creation",
         _arange,
-        _run_infer(_arange),
+        _run_infer(_arange, _arange_length),
         numpy=(np.arange,),
         params=("start", "stop", "step", "dtype"),
         binding=_arange,
@@ -1155,7 +1242,7 @@ LINSPACE = _add(
         "linspace",
         "creation",
         np.linspace,
-        _run_infer(np.linspace),
+        _run_infer(np.linspace, _linspace_length),
         numpy=(np.linspace,),
         params=("start", "stop", "num", "endpoint", "dtype", "axis"),
     )
@@ -1168,6 +1255,18 @@ EYE = _add(
         _eye_infer,
         numpy=(np.eye,),
         params=("N", "M", "k", "dtype", "order"),
+    )
+)
+
+SYMINT = _add(
+    OpDef(
+        "symint",
+        "creation",
+        lambda expr: expr,
+        lambda expr: TensorMeta((), np.int64, weak=True, scalar=True),
+        params=("expr",),
+        doc="a size used as a value (x / x.shape[0]): the Python int a symbolic size expression "
+        "has at run time (backends evaluate symbolic parameters before calling impl)",
     )
 )
 
@@ -1412,6 +1511,12 @@ def _angle(rec, z, deg=False):
     return angle * (180 / np.pi) if deg else angle
 
 
+def _sizes(x: Any) -> tuple:
+    """The shape of a traced array as sizes (ints or expressions), or of a concrete array."""
+    meta = getattr(x, "meta", None)
+    return tuple(meta.shape) if meta is not None else tuple(x.shape)
+
+
 def _einsum(rec, operands=(), optimize=False, **kwargs):
     """``np.einsum`` that is a matrix product: ``matmul`` of transposed operands (ir/einsum.py)."""
     defaults = (("dtype", None), ("order", "K"), ("casting", "safe"))
@@ -1422,10 +1527,12 @@ def _einsum(rec, operands=(), optimize=False, **kwargs):
     subscripts, a, b = operands
     if not all(hasattr(x, "shape") and hasattr(x, "dtype") for x in (a, b)):
         rec.refuse("np.einsum of a Python scalar", hint="multiply by the scalar instead")
-    plan = matmul_plan(subscripts, tuple(a.shape), tuple(b.shape))
+    plan = matmul_plan(subscripts, _sizes(a), _sizes(b))
     if not isinstance(plan, MatmulPlan):
         rec.refuse(
-            plan or f"np.einsum({subscripts!r}) on operands of shapes {a.shape} and {b.shape}",
+            plan
+            or f"np.einsum({subscripts!r}) on operands of shapes {_hinted(_sizes(a))} and "
+            f"{_hinted(_sizes(b))}",
             hint="write the product with @ or np.matmul, the rest with NumPy operations",
         )
     eager = eager_result(subscripts, (a, b))

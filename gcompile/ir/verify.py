@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .graph import map_arg
-
 if TYPE_CHECKING:
     from .graph import Graph
 
@@ -70,7 +68,7 @@ def _check_meta(node):
     if infer is None:
         return
     try:
-        derived = infer(*map_arg(node.args, lambda n: n.meta), **node.kwargs)
+        derived = node.graph.infer(node.target, node.args, node.kwargs)
     except Exception as exc:  # the op rejects its own arguments
         yield f"%{node.name}: {node.target.name} rejects its arguments: {type(exc).__name__}: {exc}"
         return

@@ -16,7 +16,8 @@ mode raises or warns too. ``empty`` is never folded: its contents are undefined.
 Returned values (and values whose views are returned) are not folded either: each
 call must hand the caller fresh arrays, as eager mode does. Arrays the function
 read from outside (globals) are never folded: the graph reads their current
-contents on each call, as eager mode does. The pass expects a
+contents on each call, as eager mode does. Nothing that depends on a symbolic
+size is folded: its value is known at run time only. The pass expects a
 functionalized graph and changes nothing while ``setitem`` nodes remain.
 """
 
@@ -28,6 +29,7 @@ import numpy as np
 
 from ..ir import ops
 from ..ir.graph import Graph, map_arg
+from ..ir.shape_env import is_symbolic
 
 MAX_FOLD_BYTES = 64 * 1024
 
@@ -42,8 +44,8 @@ def constant_fold(graph: Graph) -> bool:
             continue
         if any(v.op != "constant" or v.captured for v in node.all_input_nodes):
             continue
-        if node.meta.nbytes > MAX_FOLD_BYTES:
-            continue
+        if is_symbolic(node.kwargs) or is_symbolic(node.meta) or node.meta.nbytes > MAX_FOLD_BYTES:
+            continue  # (symbolic sizes are known at run time only)
         try:
             with warnings.catch_warnings(), np.errstate(all="raise"):
                 warnings.simplefilter("error")

@@ -47,6 +47,7 @@ from ..ir.alias import alias_chain, alias_parent, readers, root
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.kernel import FusedKernel
 from ..ir.meta import TupleMeta, normalize_axes
+from ..ir.shape_env import decide, hint, using
 from .dce import dce
 
 MAX_KERNEL_OPS = 64
@@ -112,7 +113,7 @@ def _reduction(node: Node) -> bool:
         and getattr(node.target, "loop_reduction", False)
         and isinstance(node.args[0], Node)
         and node.args[0].meta.ndim > 0
-        and node.args[0].meta.size > 0
+        and decide(">", node.args[0].meta.size, 0, "an empty reduction")
     )
 
 
@@ -556,9 +557,10 @@ def _peak_bytes(order: dict, group_of: dict) -> int:
         if not reads and unit(node) is not node:
             continue
         made = step[unit(node)]
-        events[made] = events.get(made, 0) + node.meta.nbytes
+        nbytes = hint(node.meta.nbytes)  # (a heuristic: the traced sizes stand for all)
+        events[made] = events.get(made, 0) + nbytes
         last = max(reads, default=made) + 1
-        events[last] = events.get(last, 0) - node.meta.nbytes
+        events[last] = events.get(last, 0) - nbytes
     peak = live = 0
     for position in sorted(events):
         live += events[position]
@@ -569,7 +571,7 @@ def _peak_bytes(order: dict, group_of: dict) -> int:
 def _outline(graph: Graph, group: _Group) -> Node:
     """Replace ``group``'s nodes by one kernel node; returns it."""
     inside = set(group.nodes)
-    sub = Graph("fused")
+    sub = Graph("fused", graph.shape_env)
     mapping: dict[Node, Node] = {}
     inputs: list[Node] = []
 
@@ -669,6 +671,11 @@ def _boundaries(fuser: _Fuser) -> list[Boundary]:
 
 def fuse(graph: Graph, max_kernel_ops: int = MAX_KERNEL_OPS) -> bool:
     """Group fusible ops into FusedKernel nodes; record ``graph.fusion_report``; True if any kernel."""
+    with using(graph.shape_env):
+        return _fuse(graph, max_kernel_ops)
+
+
+def _fuse(graph: Graph, max_kernel_ops: int) -> bool:
     fuser = _Fuser(graph, max_kernel_ops)
     for node in graph.nodes:
         if _pointwise(node):

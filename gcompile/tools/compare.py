@@ -457,12 +457,12 @@ def locate_difference(
 
     options = settings.get("options") or {}
     statics = settings.get("static_argnames", ())
-    graph = trace(
+    graph = trace(  # at these inputs' sizes: each kernel is rerun alone on them
         fn,
         *copy_inputs(args),
         stage="fused",
         static_argnames=statics,
-        options=options,
+        options={**options, "dynamic": False},
         **copy_inputs(kwargs),
     )
     report.first_difference = _first_differing_kernel(

@@ -30,6 +30,7 @@ from ..ir import ops
 from ..ir.graph import Graph, Node
 from ..ir.kernel import FusedKernel
 from ..ir.printer import format_index, format_literal, format_node
+from ..ir.shape_env import using
 
 OUTPUT_ID = "return"  # a keyword, so no node can be called that
 FORMATS = ("svg", "png", "pdf")
@@ -261,7 +262,8 @@ def _cluster(index: KernelIndex, call: Node, used: dict) -> list[str]:
 def interpreted_reason(kernel: FusedKernel) -> str | None:
     """Why the Numba backend runs ``kernel`` in the interpreter (no template), or None."""
     try:
-        codegen.generate(kernel, {})
+        with using(kernel.graph.shape_env):  # (symbolic sizes at the traced call's values)
+            codegen.generate(kernel, {})
     except codegen.NoTemplate as missing:
         return str(missing)
     return None

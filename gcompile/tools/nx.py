@@ -30,8 +30,9 @@ def to_networkx(graph: Graph) -> networkx.DiGraph:
     """A ``networkx.DiGraph`` of ``graph`` with its kernels opened (see the module docstring).
 
     Node attributes: ``op`` (``placeholder``, ``constant``, ``call``, ``output``), ``target``
-    (the op's name, or the kernel's; None for other opcodes), ``shape`` (a tuple; None for
-    the output and for a kernel with several outputs), ``dtype`` (``"float32"``; None where
+    (the op's name, or the kernel's; None for other opcodes), ``shape`` (a tuple of ints, and
+    strings for symbolic sizes such as ``"s0-1"``; None for the output and for a kernel with
+    several outputs), ``dtype`` (``"float32"``; None where
     ``shape`` is), ``kind`` (the op's kind, ``"fused"`` for a kernel; None for other
     opcodes), ``source`` (``file:line`` of the user's code, or None) and ``kernel`` (the
     name of the kernel holding the op, or None).
@@ -73,7 +74,7 @@ def _attributes(node: Node, kernel: str | None) -> dict:
     return {
         "op": node.op,
         "target": node.target.name if node.op == "call" else None,
-        "shape": meta.shape if single else None,
+        "shape": tuple(s if isinstance(s, int) else str(s) for s in meta.shape) if single else None,
         "dtype": str(meta.dtype) if single else None,
         "kind": node.kind,
         "source": node.source,

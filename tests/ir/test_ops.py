@@ -123,7 +123,8 @@ def assert_output_metas(fn: Callable, *args: Any) -> None:
     for out, (path, value) in zip(graph.output_node.args[0], leaves):
         if not isinstance(out, Node):
             continue
-        meta, where = out.meta, f"output {path or 0}: %{out.name} is {out.meta}"
+        meta = out.meta.map_sizes(graph.shape_env.hint)
+        where = f"output {path or 0}: %{out.name} is {out.meta}"
         assert meta.shape == np.shape(value), f"{where}, eager shape {np.shape(value)}"
         assert meta.dtype == np.asarray(value).dtype, f"{where}, eager {np.asarray(value).dtype}"
         assert meta.scalar != isinstance(value, np.ndarray), f"{where}, eager {type(value)}"

@@ -10,8 +10,7 @@ from numba.core.caching import NullCache
 from numba.core.registry import CPUDispatcher
 
 import gcompile
-from gcompile.backends.numba import cache
-from gcompile.backends.numba import mathlib
+from gcompile.backends.numba import cache, mathlib
 from gcompile.backends.numba.mathlib import atan, bits, exp, hyperbolic, log, special, trig
 from tests.support import NUMBA_ULPS, assert_same_value
 

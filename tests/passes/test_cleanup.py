@@ -176,16 +176,16 @@ def test_dce_drops_dead_pure_nodes():
         (np.arange(3.0), 2.0),
         changed=True,
         before="""
-        graph dead_pure_nodes(x: f64[3], y: float):
-          %exp_1      : f64[3] = exp(%x)
-          %multiply_1 : f64[3] = multiply(%exp_1, %y)
-          %sum_1      : f64[]  = sum(%multiply_1)
-          %sin_1      : f64[3] = sin(%x)
+        graph dead_pure_nodes(x: f64[s0], y: float):
+          %exp_1      : f64[s0] = exp(%x)
+          %multiply_1 : f64[s0] = multiply(%exp_1, %y)
+          %sum_1      : f64[]   = sum(%multiply_1)
+          %sin_1      : f64[s0] = sin(%x)
           return %sin_1
         """,
         after="""
-        graph dead_pure_nodes(x: f64[3], y: float):
-          %sin_1 : f64[3] = sin(%x)
+        graph dead_pure_nodes(x: f64[s0], y: float):
+          %sin_1 : f64[s0] = sin(%x)
           return %sin_1
         """,
     )
@@ -221,18 +221,18 @@ def test_dce_keeps_setitem_before_functionalization():
         (np.arange(3.0),),
         changed=True,
         before="""
-        graph setitem_is_kept(x: f64[3]):
-          %getitem_1 : f64[]  = getitem(%x, index=[1])
-          %cos_1     : f64[]  = cos(%getitem_1)
-          %setitem_1 : f64[3] = setitem(%x, %cos_1, index=[0])
-          %exp_1     : f64[3] = exp(%x)
+        graph setitem_is_kept(x: f64[s0]):
+          %getitem_1 : f64[]   = getitem(%x, index=[1])
+          %cos_1     : f64[]   = cos(%getitem_1)
+          %setitem_1 : f64[s0] = setitem(%x, %cos_1, index=[0])
+          %exp_1     : f64[s0] = exp(%x)
           return None
         """,
         after="""
-        graph setitem_is_kept(x: f64[3]):
-          %getitem_1 : f64[]  = getitem(%x, index=[1])
-          %cos_1     : f64[]  = cos(%getitem_1)
-          %setitem_1 : f64[3] = setitem(%x, %cos_1, index=[0])
+        graph setitem_is_kept(x: f64[s0]):
+          %getitem_1 : f64[]   = getitem(%x, index=[1])
+          %cos_1     : f64[]   = cos(%getitem_1)
+          %setitem_1 : f64[s0] = setitem(%x, %cos_1, index=[0])
           return None
         """,
     )
@@ -247,22 +247,22 @@ def test_dce_keeps_writeback_after_functionalization():
         changed=True,
         prepare=(functionalize,),
         before="""
-        graph writeback_is_kept(x: f64[4], y: f64[4]):
-          %getitem_1   : f64[3] = getitem(%y, index=[:-1])
-          %update_1    : f64[4] = update(%x, %getitem_1, index=[1:])
-          %transpose_1 : f64[4] = transpose(%update_1)
-          %update_2    : f64[4] = update(%update_1, 5.0, index=[0], views=(transpose(),))
-          %exp_1       : f64[4] = exp(%y)
-          %writeback_1 : f64[4] = writeback(%x, %update_2)
+        graph writeback_is_kept(x: f64[s0], y: f64[s0]):
+          %getitem_1   : f64[s0-1] = getitem(%y, index=[:-1])
+          %update_1    : f64[s0]   = update(%x, %getitem_1, index=[1:])
+          %transpose_1 : f64[s0]   = transpose(%update_1)
+          %update_2    : f64[s0]   = update(%update_1, 5.0, index=[0], views=(transpose(),))
+          %exp_1       : f64[s0]   = exp(%y)
+          %writeback_1 : f64[s0]   = writeback(%x, %update_2)
           return %exp_1
         """,
         after="""
-        graph writeback_is_kept(x: f64[4], y: f64[4]):
-          %getitem_1   : f64[3] = getitem(%y, index=[:-1])
-          %update_1    : f64[4] = update(%x, %getitem_1, index=[1:])
-          %update_2    : f64[4] = update(%update_1, 5.0, index=[0], views=(transpose(),))
-          %exp_1       : f64[4] = exp(%y)
-          %writeback_1 : f64[4] = writeback(%x, %update_2)
+        graph writeback_is_kept(x: f64[s0], y: f64[s0]):
+          %getitem_1   : f64[s0-1] = getitem(%y, index=[:-1])
+          %update_1    : f64[s0]   = update(%x, %getitem_1, index=[1:])
+          %update_2    : f64[s0]   = update(%update_1, 5.0, index=[0], views=(transpose(),))
+          %exp_1       : f64[s0]   = exp(%y)
+          %writeback_1 : f64[s0]   = writeback(%x, %update_2)
           return %exp_1
         """,
     )
@@ -275,15 +275,15 @@ def test_dce_without_dead_nodes_changes_nothing():
         (np.arange(3.0),),
         changed=False,
         before="""
-        graph nothing_dead(x: f64[3]):
-          %sqrt_1 : f64[3] = sqrt(%x)
-          %add_1  : f64[3] = add(%sqrt_1, %x)
+        graph nothing_dead(x: f64[s0]):
+          %sqrt_1 : f64[s0] = sqrt(%x)
+          %add_1  : f64[s0] = add(%sqrt_1, %x)
           return %add_1
         """,
         after="""
-        graph nothing_dead(x: f64[3]):
-          %sqrt_1 : f64[3] = sqrt(%x)
-          %add_1  : f64[3] = add(%sqrt_1, %x)
+        graph nothing_dead(x: f64[s0]):
+          %sqrt_1 : f64[s0] = sqrt(%x)
+          %add_1  : f64[s0] = add(%sqrt_1, %x)
           return %add_1
         """,
     )
@@ -337,19 +337,19 @@ def test_cse_merges_structurally_equal_nodes():
         (np.array([0.5, -1.0]), 3.0),
         changed=True,
         before="""
-        graph repeated_calls(x: f64[2], y: float):
-          %exp_1      : f64[2] = exp(%x)
-          %multiply_1 : f64[2] = multiply(%exp_1, %y)
-          %exp_2      : f64[2] = exp(%x)
-          %multiply_2 : f64[2] = multiply(%exp_2, %y)
-          %add_1      : f64[2] = add(%multiply_1, %multiply_2)
+        graph repeated_calls(x: f64[s0], y: float):
+          %exp_1      : f64[s0] = exp(%x)
+          %multiply_1 : f64[s0] = multiply(%exp_1, %y)
+          %exp_2      : f64[s0] = exp(%x)
+          %multiply_2 : f64[s0] = multiply(%exp_2, %y)
+          %add_1      : f64[s0] = add(%multiply_1, %multiply_2)
           return %add_1
         """,
         after="""
-        graph repeated_calls(x: f64[2], y: float):
-          %exp_1      : f64[2] = exp(%x)
-          %multiply_1 : f64[2] = multiply(%exp_1, %y)
-          %add_1      : f64[2] = add(%multiply_1, %multiply_1)
+        graph repeated_calls(x: f64[s0], y: float):
+          %exp_1      : f64[s0] = exp(%x)
+          %multiply_1 : f64[s0] = multiply(%exp_1, %y)
+          %add_1      : f64[s0] = add(%multiply_1, %multiply_1)
           return %add_1
         """,
     )
@@ -420,13 +420,13 @@ def test_cse_keeps_constants_that_differ_in_dtype_sign_of_zero_or_shape():
 
 
 DIFFERENT_LITERALS = """
-graph different_literals(x: f64[2,8]):
-  %add_1 : f64[2,8] = add(%x, 1)
-  %add_2 : f64[2,8] = add(%x, 1.0)
-  %add_3 : f64[2,8] = add(%x, True)
-  %add_4 : f64[2,8] = add(%x, 0.0)
-  %add_5 : f64[2,8] = add(%x, -0.0)
-  %add_6 : f64[2,8] = add(%x, f32(1.0))
+graph different_literals(x: f64[s0,s1]):
+  %add_1 : f64[s0,s1] = add(%x, 1)
+  %add_2 : f64[s0,s1] = add(%x, 1.0)
+  %add_3 : f64[s0,s1] = add(%x, True)
+  %add_4 : f64[s0,s1] = add(%x, 0.0)
+  %add_5 : f64[s0,s1] = add(%x, -0.0)
+  %add_6 : f64[s0,s1] = add(%x, f32(1.0))
   return (%add_1, %add_2, %add_3, %add_4, %add_5, %add_6)
 """
 
@@ -458,25 +458,25 @@ def test_cse_canonicalises_commutative_real_ops_but_not_maximum():
         (a, b),
         changed=True,
         before="""
-        graph commutative(a: f64[4], b: f64[4]):
-          %add_1      : f64[4] = add(%a, %b)
-          %add_2      : f64[4] = add(%b, %a)
-          %multiply_1 : f64[4] = multiply(%add_1, %add_2)
-          %multiply_2 : f64[4] = multiply(%a, %b)
-          %multiply_3 : f64[4] = multiply(%b, %a)
-          %subtract_1 : f64[4] = subtract(%multiply_2, %multiply_3)
-          %maximum_1  : f64[4] = maximum(%a, %b)
-          %maximum_2  : f64[4] = maximum(%b, %a)
+        graph commutative(a: f64[s0], b: f64[s0]):
+          %add_1      : f64[s0] = add(%a, %b)
+          %add_2      : f64[s0] = add(%b, %a)
+          %multiply_1 : f64[s0] = multiply(%add_1, %add_2)
+          %multiply_2 : f64[s0] = multiply(%a, %b)
+          %multiply_3 : f64[s0] = multiply(%b, %a)
+          %subtract_1 : f64[s0] = subtract(%multiply_2, %multiply_3)
+          %maximum_1  : f64[s0] = maximum(%a, %b)
+          %maximum_2  : f64[s0] = maximum(%b, %a)
           return (%multiply_1, %subtract_1, %maximum_1, %maximum_2)
         """,
         after="""
-        graph commutative(a: f64[4], b: f64[4]):
-          %add_1      : f64[4] = add(%a, %b)
-          %multiply_1 : f64[4] = multiply(%add_1, %add_1)
-          %multiply_2 : f64[4] = multiply(%a, %b)
-          %subtract_1 : f64[4] = subtract(%multiply_2, %multiply_2)
-          %maximum_1  : f64[4] = maximum(%a, %b)
-          %maximum_2  : f64[4] = maximum(%b, %a)
+        graph commutative(a: f64[s0], b: f64[s0]):
+          %add_1      : f64[s0] = add(%a, %b)
+          %multiply_1 : f64[s0] = multiply(%add_1, %add_1)
+          %multiply_2 : f64[s0] = multiply(%a, %b)
+          %subtract_1 : f64[s0] = subtract(%multiply_2, %multiply_2)
+          %maximum_1  : f64[s0] = maximum(%a, %b)
+          %maximum_2  : f64[s0] = maximum(%b, %a)
           return (%multiply_1, %subtract_1, %maximum_1, %maximum_2)
         """,
     )
@@ -494,19 +494,19 @@ def test_cse_does_not_canonicalise_complex_products():
         (z, w, np.array([1.0, -0.0, np.inf])),
         changed=False,
         before="""
-        graph complex_products(z: c128[3], w: c128[3], x: f64[3]):
-          %multiply_1 : c128[3] = multiply(%z, %w)
-          %multiply_2 : c128[3] = multiply(%w, %z)
-          %multiply_3 : c128[3] = multiply(%x, %z)
-          %multiply_4 : c128[3] = multiply(%z, %x)
+        graph complex_products(z: c128[s0], w: c128[s0], x: f64[s0]):
+          %multiply_1 : c128[s0] = multiply(%z, %w)
+          %multiply_2 : c128[s0] = multiply(%w, %z)
+          %multiply_3 : c128[s0] = multiply(%x, %z)
+          %multiply_4 : c128[s0] = multiply(%z, %x)
           return (%multiply_1, %multiply_2, %multiply_3, %multiply_4)
         """,
         after="""
-        graph complex_products(z: c128[3], w: c128[3], x: f64[3]):
-          %multiply_1 : c128[3] = multiply(%z, %w)
-          %multiply_2 : c128[3] = multiply(%w, %z)
-          %multiply_3 : c128[3] = multiply(%x, %z)
-          %multiply_4 : c128[3] = multiply(%z, %x)
+        graph complex_products(z: c128[s0], w: c128[s0], x: f64[s0]):
+          %multiply_1 : c128[s0] = multiply(%z, %w)
+          %multiply_2 : c128[s0] = multiply(%w, %z)
+          %multiply_3 : c128[s0] = multiply(%x, %z)
+          %multiply_4 : c128[s0] = multiply(%z, %x)
           return (%multiply_1, %multiply_2, %multiply_3, %multiply_4)
         """,
     )
@@ -519,17 +519,17 @@ def test_cse_never_merges_side_effects():
         (np.arange(3.0),),
         changed=False,
         before="""
-        graph repeated_setitem(x: f64[3]):
-          %setitem_1 : f64[3] = setitem(%x, 1.0, index=[0])
-          %setitem_2 : f64[3] = setitem(%x, 1.0, index=[0])
-          %sum_1     : f64[]  = sum(%x)
+        graph repeated_setitem(x: f64[s0]):
+          %setitem_1 : f64[s0] = setitem(%x, 1.0, index=[0])
+          %setitem_2 : f64[s0] = setitem(%x, 1.0, index=[0])
+          %sum_1     : f64[]   = sum(%x)
           return %sum_1
         """,
         after="""
-        graph repeated_setitem(x: f64[3]):
-          %setitem_1 : f64[3] = setitem(%x, 1.0, index=[0])
-          %setitem_2 : f64[3] = setitem(%x, 1.0, index=[0])
-          %sum_1     : f64[]  = sum(%x)
+        graph repeated_setitem(x: f64[s0]):
+          %setitem_1 : f64[s0] = setitem(%x, 1.0, index=[0])
+          %setitem_2 : f64[s0] = setitem(%x, 1.0, index=[0])
+          %sum_1     : f64[]   = sum(%x)
           return %sum_1
         """,
     )
@@ -866,15 +866,15 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         multiply_by_one,
         np.arange(6.0).reshape(2, 3),
         """
-            graph multiply_by_one(x: f64[2,3]):
-              %copy_1     : f64[2,3] = copy(%x, order='C')
-              %multiply_1 : f64[2,3] = multiply(%copy_1, 1)
+            graph multiply_by_one(x: f64[s0,s1]):
+              %copy_1     : f64[s0,s1] = copy(%x, order='C')
+              %multiply_1 : f64[s0,s1] = multiply(%copy_1, 1)
               return %multiply_1
         """,
         """
-            graph multiply_by_one(x: f64[2,3]):
-              %copy_1     : f64[2,3] = copy(%x, order='C')
-              %multiply_1 : f64[2,3] = multiply(%copy_1, 1)
+            graph multiply_by_one(x: f64[s0,s1]):
+              %copy_1     : f64[s0,s1] = copy(%x, order='C')
+              %multiply_1 : f64[s0,s1] = multiply(%copy_1, 1)
               return %copy_1
         """,
     ),
@@ -882,15 +882,15 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         divide_by_one,
         np.arange(6.0).reshape(2, 3),
         """
-            graph divide_by_one(x: f64[2,3]):
-              %copy_1   : f64[2,3] = copy(%x, order='C')
-              %divide_1 : f64[2,3] = divide(%copy_1, 1)
+            graph divide_by_one(x: f64[s0,s1]):
+              %copy_1   : f64[s0,s1] = copy(%x, order='C')
+              %divide_1 : f64[s0,s1] = divide(%copy_1, 1)
               return %divide_1
         """,
         """
-            graph divide_by_one(x: f64[2,3]):
-              %copy_1   : f64[2,3] = copy(%x, order='C')
-              %divide_1 : f64[2,3] = divide(%copy_1, 1)
+            graph divide_by_one(x: f64[s0,s1]):
+              %copy_1   : f64[s0,s1] = copy(%x, order='C')
+              %divide_1 : f64[s0,s1] = divide(%copy_1, 1)
               return %copy_1
         """,
     ),
@@ -898,15 +898,15 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         subtract_zero,
         np.arange(6.0).reshape(2, 3),
         """
-            graph subtract_zero(x: f64[2,3]):
-              %copy_1     : f64[2,3] = copy(%x, order='C')
-              %subtract_1 : f64[2,3] = subtract(%copy_1, 0)
+            graph subtract_zero(x: f64[s0,s1]):
+              %copy_1     : f64[s0,s1] = copy(%x, order='C')
+              %subtract_1 : f64[s0,s1] = subtract(%copy_1, 0)
               return %subtract_1
         """,
         """
-            graph subtract_zero(x: f64[2,3]):
-              %copy_1     : f64[2,3] = copy(%x, order='C')
-              %subtract_1 : f64[2,3] = subtract(%copy_1, 0)
+            graph subtract_zero(x: f64[s0,s1]):
+              %copy_1     : f64[s0,s1] = copy(%x, order='C')
+              %subtract_1 : f64[s0,s1] = subtract(%copy_1, 0)
               return %copy_1
         """,
     ),
@@ -914,15 +914,15 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         power_one,
         np.arange(6.0).reshape(2, 3),
         """
-            graph power_one(x: f64[2,3]):
-              %copy_1  : f64[2,3] = copy(%x, order='C')
-              %power_1 : f64[2,3] = power(%copy_1, 1)
+            graph power_one(x: f64[s0,s1]):
+              %copy_1  : f64[s0,s1] = copy(%x, order='C')
+              %power_1 : f64[s0,s1] = power(%copy_1, 1)
               return %power_1
         """,
         """
-            graph power_one(x: f64[2,3]):
-              %copy_1  : f64[2,3] = copy(%x, order='C')
-              %power_1 : f64[2,3] = power(%copy_1, 1)
+            graph power_one(x: f64[s0,s1]):
+              %copy_1  : f64[s0,s1] = copy(%x, order='C')
+              %power_1 : f64[s0,s1] = power(%copy_1, 1)
               return %copy_1
         """,
     ),
@@ -930,16 +930,16 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         power_two,
         np.arange(6.0).reshape(2, 3),
         """
-            graph power_two(x: f64[2,3]):
-              %copy_1  : f64[2,3] = copy(%x, order='C')
-              %power_1 : f64[2,3] = power(%copy_1, 2)
+            graph power_two(x: f64[s0,s1]):
+              %copy_1  : f64[s0,s1] = copy(%x, order='C')
+              %power_1 : f64[s0,s1] = power(%copy_1, 2)
               return %power_1
         """,
         """
-            graph power_two(x: f64[2,3]):
-              %copy_1     : f64[2,3] = copy(%x, order='C')
-              %multiply_1 : f64[2,3] = multiply(%copy_1, %copy_1)
-              %power_1    : f64[2,3] = power(%copy_1, 2)
+            graph power_two(x: f64[s0,s1]):
+              %copy_1     : f64[s0,s1] = copy(%x, order='C')
+              %multiply_1 : f64[s0,s1] = multiply(%copy_1, %copy_1)
+              %power_1    : f64[s0,s1] = power(%copy_1, 2)
               return %multiply_1
         """,
     ),
@@ -947,17 +947,17 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         involution,
         np.arange(6.0).reshape(2, 3),
         """
-            graph involution(x: f64[2,3]):
-              %copy_1     : f64[2,3] = copy(%x, order='C')
-              %negative_1 : f64[2,3] = negative(%copy_1)
-              %negative_2 : f64[2,3] = negative(%negative_1)
+            graph involution(x: f64[s0,s1]):
+              %copy_1     : f64[s0,s1] = copy(%x, order='C')
+              %negative_1 : f64[s0,s1] = negative(%copy_1)
+              %negative_2 : f64[s0,s1] = negative(%negative_1)
               return %negative_2
         """,
         """
-            graph involution(x: f64[2,3]):
-              %copy_1     : f64[2,3] = copy(%x, order='C')
-              %negative_1 : f64[2,3] = negative(%copy_1)
-              %negative_2 : f64[2,3] = negative(%negative_1)
+            graph involution(x: f64[s0,s1]):
+              %copy_1     : f64[s0,s1] = copy(%x, order='C')
+              %negative_1 : f64[s0,s1] = negative(%copy_1)
+              %negative_2 : f64[s0,s1] = negative(%negative_1)
               return %copy_1
         """,
     ),
@@ -965,15 +965,15 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         astype_same,
         np.arange(6.0).reshape(2, 3),
         """
-            graph astype_same(x: f64[2,3]):
-              %copy_1   : f64[2,3] = copy(%x, order='C')
-              %astype_1 : f64[2,3] = astype(%copy_1, dtype=float64)
+            graph astype_same(x: f64[s0,s1]):
+              %copy_1   : f64[s0,s1] = copy(%x, order='C')
+              %astype_1 : f64[s0,s1] = astype(%copy_1, dtype=float64)
               return %astype_1
         """,
         """
-            graph astype_same(x: f64[2,3]):
-              %copy_1   : f64[2,3] = copy(%x, order='C')
-              %astype_1 : f64[2,3] = astype(%copy_1, dtype=float64)
+            graph astype_same(x: f64[s0,s1]):
+              %copy_1   : f64[s0,s1] = copy(%x, order='C')
+              %astype_1 : f64[s0,s1] = astype(%copy_1, dtype=float64)
               return %copy_1
         """,
     ),
@@ -981,17 +981,17 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         astype_round_trip,
         np.arange(6.0).reshape(2, 3),
         """
-            graph astype_round_trip(x: f64[2,3]):
-              %copy_1   : f64[2,3]  = copy(%x, order='C')
-              %astype_1 : c128[2,3] = astype(%copy_1, dtype=complex128)
-              %astype_2 : f64[2,3]  = astype(%astype_1, dtype=float64)
+            graph astype_round_trip(x: f64[s0,s1]):
+              %copy_1   : f64[s0,s1]  = copy(%x, order='C')
+              %astype_1 : c128[s0,s1] = astype(%copy_1, dtype=complex128)
+              %astype_2 : f64[s0,s1]  = astype(%astype_1, dtype=float64)
               return %astype_2
         """,
         """
-            graph astype_round_trip(x: f64[2,3]):
-              %copy_1   : f64[2,3]  = copy(%x, order='C')
-              %astype_1 : c128[2,3] = astype(%copy_1, dtype=complex128)
-              %astype_2 : f64[2,3]  = astype(%astype_1, dtype=float64)
+            graph astype_round_trip(x: f64[s0,s1]):
+              %copy_1   : f64[s0,s1]  = copy(%x, order='C')
+              %astype_1 : c128[s0,s1] = astype(%copy_1, dtype=complex128)
+              %astype_2 : f64[s0,s1]  = astype(%astype_1, dtype=float64)
               return %copy_1
         """,
     ),
@@ -999,17 +999,17 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         where_same,
         np.arange(6.0).reshape(2, 3),
         """
-            graph where_same(x: f64[2,3]):
-              %copy_1    : f64[2,3]  = copy(%x, order='C')
-              %greater_1 : bool[2,3] = greater(%x, 0)
-              %where_1   : f64[2,3]  = where(%greater_1, %copy_1, %copy_1)
+            graph where_same(x: f64[s0,s1]):
+              %copy_1    : f64[s0,s1]  = copy(%x, order='C')
+              %greater_1 : bool[s0,s1] = greater(%x, 0)
+              %where_1   : f64[s0,s1]  = where(%greater_1, %copy_1, %copy_1)
               return %where_1
         """,
         """
-            graph where_same(x: f64[2,3]):
-              %copy_1    : f64[2,3]  = copy(%x, order='C')
-              %greater_1 : bool[2,3] = greater(%x, 0)
-              %where_1   : f64[2,3]  = where(%greater_1, %copy_1, %copy_1)
+            graph where_same(x: f64[s0,s1]):
+              %copy_1    : f64[s0,s1]  = copy(%x, order='C')
+              %greater_1 : bool[s0,s1] = greater(%x, 0)
+              %where_1   : f64[s0,s1]  = where(%greater_1, %copy_1, %copy_1)
               return %copy_1
         """,
     ),
@@ -1017,25 +1017,25 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         update_with_own_region,
         np.arange(6.0).reshape(2, 3),
         """
-            graph update_with_own_region(u: f64[2,3]):
-              %getitem_1   : f64[1,2] = getitem(%u, index=[1:, 1:])
-              %getitem_2   : f64[1,2] = getitem(%u, index=[:-1, :-1])
-              %add_1       : f64[1,2] = add(%getitem_1, %getitem_2)
-              %update_1    : f64[2,3] = update(%u, %add_1, index=[1:, 1:])
-              %getitem_3   : f64[1,2] = getitem(%update_1, index=[1:, 1:])
-              %update_2    : f64[2,3] = update(%update_1, %getitem_3, index=[1:, 1:])
-              %writeback_1 : f64[2,3] = writeback(%u, %update_2)
+            graph update_with_own_region(u: f64[s0,s1]):
+              %getitem_1   : f64[s0-1,s1-1] = getitem(%u, index=[1:, 1:])
+              %getitem_2   : f64[s0-1,s1-1] = getitem(%u, index=[:-1, :-1])
+              %add_1       : f64[s0-1,s1-1] = add(%getitem_1, %getitem_2)
+              %update_1    : f64[s0,s1]     = update(%u, %add_1, index=[1:, 1:])
+              %getitem_3   : f64[s0-1,s1-1] = getitem(%update_1, index=[1:, 1:])
+              %update_2    : f64[s0,s1]     = update(%update_1, %getitem_3, index=[1:, 1:])
+              %writeback_1 : f64[s0,s1]     = writeback(%u, %update_2)
               return None
         """,
         """
-            graph update_with_own_region(u: f64[2,3]):
-              %getitem_1   : f64[1,2] = getitem(%u, index=[1:, 1:])
-              %getitem_2   : f64[1,2] = getitem(%u, index=[:-1, :-1])
-              %add_1       : f64[1,2] = add(%getitem_1, %getitem_2)
-              %update_1    : f64[2,3] = update(%u, %add_1, index=[1:, 1:])
-              %getitem_3   : f64[1,2] = getitem(%update_1, index=[1:, 1:])
-              %update_2    : f64[2,3] = update(%update_1, %getitem_3, index=[1:, 1:])
-              %writeback_1 : f64[2,3] = writeback(%u, %update_1)
+            graph update_with_own_region(u: f64[s0,s1]):
+              %getitem_1   : f64[s0-1,s1-1] = getitem(%u, index=[1:, 1:])
+              %getitem_2   : f64[s0-1,s1-1] = getitem(%u, index=[:-1, :-1])
+              %add_1       : f64[s0-1,s1-1] = add(%getitem_1, %getitem_2)
+              %update_1    : f64[s0,s1]     = update(%u, %add_1, index=[1:, 1:])
+              %getitem_3   : f64[s0-1,s1-1] = getitem(%update_1, index=[1:, 1:])
+              %update_2    : f64[s0,s1]     = update(%update_1, %getitem_3, index=[1:, 1:])
+              %writeback_1 : f64[s0,s1]     = writeback(%u, %update_1)
               return None
         """,
     ),
@@ -1043,17 +1043,17 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         update_whole,
         np.arange(6.0).reshape(2, 3),
         """
-            graph update_whole(x: f64[2,3]):
-              %add_1       : f64[2,3] = add(%x, %x)
-              %update_1    : f64[2,3] = update(%x, %add_1, index=[...])
-              %writeback_1 : f64[2,3] = writeback(%x, %update_1)
+            graph update_whole(x: f64[s0,s1]):
+              %add_1       : f64[s0,s1] = add(%x, %x)
+              %update_1    : f64[s0,s1] = update(%x, %add_1, index=[...])
+              %writeback_1 : f64[s0,s1] = writeback(%x, %update_1)
               return None
         """,
         """
-            graph update_whole(x: f64[2,3]):
-              %add_1       : f64[2,3] = add(%x, %x)
-              %update_1    : f64[2,3] = update(%x, %add_1, index=[...])
-              %writeback_1 : f64[2,3] = writeback(%x, %add_1)
+            graph update_whole(x: f64[s0,s1]):
+              %add_1       : f64[s0,s1] = add(%x, %x)
+              %update_1    : f64[s0,s1] = update(%x, %add_1, index=[...])
+              %writeback_1 : f64[s0,s1] = writeback(%x, %add_1)
               return None
         """,
     ),
@@ -1061,15 +1061,15 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         positive,
         np.arange(6.0).reshape(2, 3),
         """
-            graph positive(x: f64[2,3]):
-              %copy_1     : f64[2,3] = copy(%x, order='C')
-              %positive_1 : f64[2,3] = positive(%copy_1)
+            graph positive(x: f64[s0,s1]):
+              %copy_1     : f64[s0,s1] = copy(%x, order='C')
+              %positive_1 : f64[s0,s1] = positive(%copy_1)
               return %positive_1
         """,
         """
-            graph positive(x: f64[2,3]):
-              %copy_1     : f64[2,3] = copy(%x, order='C')
-              %positive_1 : f64[2,3] = positive(%copy_1)
+            graph positive(x: f64[s0,s1]):
+              %copy_1     : f64[s0,s1] = copy(%x, order='C')
+              %positive_1 : f64[s0,s1] = positive(%copy_1)
               return %copy_1
         """,
     ),
@@ -1077,17 +1077,17 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         transpose_transpose,
         np.arange(6.0).reshape(2, 3),
         """
-            graph transpose_transpose(x: f64[2,3]):
-              %copy_1      : f64[2,3] = copy(%x, order='C')
-              %transpose_1 : f64[3,2] = transpose(%copy_1)
-              %transpose_2 : f64[2,3] = transpose(%transpose_1)
+            graph transpose_transpose(x: f64[s0,s1]):
+              %copy_1      : f64[s0,s1] = copy(%x, order='C')
+              %transpose_1 : f64[s1,s0] = transpose(%copy_1)
+              %transpose_2 : f64[s0,s1] = transpose(%transpose_1)
               return %transpose_2
         """,
         """
-            graph transpose_transpose(x: f64[2,3]):
-              %copy_1      : f64[2,3] = copy(%x, order='C')
-              %transpose_1 : f64[3,2] = transpose(%copy_1)
-              %transpose_2 : f64[2,3] = transpose(%transpose_1)
+            graph transpose_transpose(x: f64[s0,s1]):
+              %copy_1      : f64[s0,s1] = copy(%x, order='C')
+              %transpose_1 : f64[s1,s0] = transpose(%copy_1)
+              %transpose_2 : f64[s0,s1] = transpose(%transpose_1)
               return %copy_1
         """,
     ),
@@ -1095,17 +1095,17 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         reshape_reshape,
         np.arange(6.0).reshape(2, 3),
         """
-            graph reshape_reshape(x: f64[2,3]):
-              %copy_1    : f64[2,3] = copy(%x, order='C')
-              %reshape_1 : f64[6]   = reshape(%copy_1, shape=(-1,))
-              %reshape_2 : f64[2,3] = reshape(%reshape_1, shape=(2, 3))
+            graph reshape_reshape(x: f64[s0,s1]):
+              %copy_1    : f64[s0,s1] = copy(%x, order='C')
+              %reshape_1 : f64[s0*s1] = reshape(%copy_1, shape=(-1,))
+              %reshape_2 : f64[s0,s1] = reshape(%reshape_1, shape=(s0, s1))
               return %reshape_2
         """,
         """
-            graph reshape_reshape(x: f64[2,3]):
-              %copy_1    : f64[2,3] = copy(%x, order='C')
-              %reshape_1 : f64[6]   = reshape(%copy_1, shape=(-1,))
-              %reshape_2 : f64[2,3] = reshape(%reshape_1, shape=(2, 3))
+            graph reshape_reshape(x: f64[s0,s1]):
+              %copy_1    : f64[s0,s1] = copy(%x, order='C')
+              %reshape_1 : f64[s0*s1] = reshape(%copy_1, shape=(-1,))
+              %reshape_2 : f64[s0,s1] = reshape(%reshape_1, shape=(s0, s1))
               return %copy_1
         """,
     ),
@@ -1113,17 +1113,17 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         double_invert,
         np.arange(6, dtype=np.int8),
         """
-            graph double_invert(x: i8[6]):
-              %copy_1   : i8[6] = copy(%x, order='C')
-              %invert_1 : i8[6] = invert(%copy_1)
-              %invert_2 : i8[6] = invert(%invert_1)
+            graph double_invert(x: i8[s0]):
+              %copy_1   : i8[s0] = copy(%x, order='C')
+              %invert_1 : i8[s0] = invert(%copy_1)
+              %invert_2 : i8[s0] = invert(%invert_1)
               return %invert_2
         """,
         """
-            graph double_invert(x: i8[6]):
-              %copy_1   : i8[6] = copy(%x, order='C')
-              %invert_1 : i8[6] = invert(%copy_1)
-              %invert_2 : i8[6] = invert(%invert_1)
+            graph double_invert(x: i8[s0]):
+              %copy_1   : i8[s0] = copy(%x, order='C')
+              %invert_1 : i8[s0] = invert(%copy_1)
+              %invert_2 : i8[s0] = invert(%invert_1)
               return %copy_1
         """,
     ),
@@ -1131,17 +1131,17 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         double_logical_not,
         np.array([True, False]),
         """
-            graph double_logical_not(x: bool[2]):
-              %copy_1        : bool[2] = copy(%x, order='C')
-              %logical_not_1 : bool[2] = logical_not(%copy_1)
-              %logical_not_2 : bool[2] = logical_not(%logical_not_1)
+            graph double_logical_not(x: bool[s0]):
+              %copy_1        : bool[s0] = copy(%x, order='C')
+              %logical_not_1 : bool[s0] = logical_not(%copy_1)
+              %logical_not_2 : bool[s0] = logical_not(%logical_not_1)
               return %logical_not_2
         """,
         """
-            graph double_logical_not(x: bool[2]):
-              %copy_1        : bool[2] = copy(%x, order='C')
-              %logical_not_1 : bool[2] = logical_not(%copy_1)
-              %logical_not_2 : bool[2] = logical_not(%logical_not_1)
+            graph double_logical_not(x: bool[s0]):
+              %copy_1        : bool[s0] = copy(%x, order='C')
+              %logical_not_1 : bool[s0] = logical_not(%copy_1)
+              %logical_not_2 : bool[s0] = logical_not(%logical_not_1)
               return %copy_1
         """,
     ),
@@ -1167,18 +1167,18 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
         transpose_composition,
         np.zeros((2, 3, 4)),
         """
-            graph transpose_composition(x: f64[2,3,4]):
-              %transpose_1 : f64[3,4,2] = transpose(%x, axes=(1, 2, 0))
-              %transpose_2 : f64[4,2,3] = transpose(%transpose_1, axes=(1, 2, 0))
-              %copy_1      : f64[4,2,3] = copy(%transpose_2, order='C')
+            graph transpose_composition(x: f64[s0,s1,s2]):
+              %transpose_1 : f64[s1,s2,s0] = transpose(%x, axes=(1, 2, 0))
+              %transpose_2 : f64[s2,s0,s1] = transpose(%transpose_1, axes=(1, 2, 0))
+              %copy_1      : f64[s2,s0,s1] = copy(%transpose_2, order='C')
               return %copy_1
         """,
         """
-            graph transpose_composition(x: f64[2,3,4]):
-              %transpose_1 : f64[3,4,2] = transpose(%x, axes=(1, 2, 0))
-              %transpose_3 : f64[4,2,3] = transpose(%x, axes=(2, 0, 1))
-              %transpose_2 : f64[4,2,3] = transpose(%transpose_1, axes=(1, 2, 0))
-              %copy_1      : f64[4,2,3] = copy(%transpose_3, order='C')
+            graph transpose_composition(x: f64[s0,s1,s2]):
+              %transpose_1 : f64[s1,s2,s0] = transpose(%x, axes=(1, 2, 0))
+              %transpose_3 : f64[s2,s0,s1] = transpose(%x, axes=(2, 0, 1))
+              %transpose_2 : f64[s2,s0,s1] = transpose(%transpose_1, axes=(1, 2, 0))
+              %copy_1      : f64[s2,s0,s1] = copy(%transpose_3, order='C')
               return %copy_1
         """,
     ),

@@ -128,40 +128,40 @@ GOLDEN = {
         lambda: (make_grid(), np.zeros((5, 5))),
         False,
         """
-        graph stencil_into(u: f64[5,5], out: f64[5,5]):
-          %getitem_1  : f64[3,3] = getitem(%u, index=[1:-1, 1:-1])
-          %getitem_2  : f64[3,3] = getitem(%u, index=[:-2, 1:-1])
-          %getitem_3  : f64[3,3] = getitem(%u, index=[2:, 1:-1])
-          %add_1      : f64[3,3] = add(%getitem_2, %getitem_3)
-          %getitem_4  : f64[3,3] = getitem(%u, index=[1:-1, :-2])
-          %add_2      : f64[3,3] = add(%add_1, %getitem_4)
-          %getitem_5  : f64[3,3] = getitem(%u, index=[1:-1, 2:])
-          %add_3      : f64[3,3] = add(%add_2, %getitem_5)
-          %getitem_6  : f64[3,3] = getitem(%u, index=[1:-1, 1:-1])
-          %multiply_1 : f64[3,3] = multiply(4, %getitem_6)
-          %subtract_1 : f64[3,3] = subtract(%add_3, %multiply_1)
-          %multiply_2 : f64[3,3] = multiply(0.25, %subtract_1)
-          %add_4      : f64[3,3] = add(%getitem_1, %multiply_2)
-          %setitem_1  : f64[5,5] = setitem(%out, %add_4, index=[1:-1, 1:-1])
+        graph stencil_into(u: f64[s0,s1], out: f64[s0,s1]):
+          %getitem_1  : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 1:-1])
+          %getitem_2  : f64[s0-2,s1-2] = getitem(%u, index=[:-2, 1:-1])
+          %getitem_3  : f64[s0-2,s1-2] = getitem(%u, index=[2:, 1:-1])
+          %add_1      : f64[s0-2,s1-2] = add(%getitem_2, %getitem_3)
+          %getitem_4  : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, :-2])
+          %add_2      : f64[s0-2,s1-2] = add(%add_1, %getitem_4)
+          %getitem_5  : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 2:])
+          %add_3      : f64[s0-2,s1-2] = add(%add_2, %getitem_5)
+          %getitem_6  : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 1:-1])
+          %multiply_1 : f64[s0-2,s1-2] = multiply(4, %getitem_6)
+          %subtract_1 : f64[s0-2,s1-2] = subtract(%add_3, %multiply_1)
+          %multiply_2 : f64[s0-2,s1-2] = multiply(0.25, %subtract_1)
+          %add_4      : f64[s0-2,s1-2] = add(%getitem_1, %multiply_2)
+          %setitem_1  : f64[s0,s1]     = setitem(%out, %add_4, index=[1:-1, 1:-1])
           return None
         """,
         """
-        graph stencil_into(u: f64[5,5], out: f64[5,5]):
-          %getitem_1   : f64[3,3] = getitem(%u, index=[1:-1, 1:-1])
-          %getitem_2   : f64[3,3] = getitem(%u, index=[:-2, 1:-1])
-          %getitem_3   : f64[3,3] = getitem(%u, index=[2:, 1:-1])
-          %add_1       : f64[3,3] = add(%getitem_2, %getitem_3)
-          %getitem_4   : f64[3,3] = getitem(%u, index=[1:-1, :-2])
-          %add_2       : f64[3,3] = add(%add_1, %getitem_4)
-          %getitem_5   : f64[3,3] = getitem(%u, index=[1:-1, 2:])
-          %add_3       : f64[3,3] = add(%add_2, %getitem_5)
-          %getitem_6   : f64[3,3] = getitem(%u, index=[1:-1, 1:-1])
-          %multiply_1  : f64[3,3] = multiply(4, %getitem_6)
-          %subtract_1  : f64[3,3] = subtract(%add_3, %multiply_1)
-          %multiply_2  : f64[3,3] = multiply(0.25, %subtract_1)
-          %add_4       : f64[3,3] = add(%getitem_1, %multiply_2)
-          %update_1    : f64[5,5] = update(%out, %add_4, index=[1:-1, 1:-1])
-          %writeback_1 : f64[5,5] = writeback(%out, %update_1)
+        graph stencil_into(u: f64[s0,s1], out: f64[s0,s1]):
+          %getitem_1   : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 1:-1])
+          %getitem_2   : f64[s0-2,s1-2] = getitem(%u, index=[:-2, 1:-1])
+          %getitem_3   : f64[s0-2,s1-2] = getitem(%u, index=[2:, 1:-1])
+          %add_1       : f64[s0-2,s1-2] = add(%getitem_2, %getitem_3)
+          %getitem_4   : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, :-2])
+          %add_2       : f64[s0-2,s1-2] = add(%add_1, %getitem_4)
+          %getitem_5   : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 2:])
+          %add_3       : f64[s0-2,s1-2] = add(%add_2, %getitem_5)
+          %getitem_6   : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 1:-1])
+          %multiply_1  : f64[s0-2,s1-2] = multiply(4, %getitem_6)
+          %subtract_1  : f64[s0-2,s1-2] = subtract(%add_3, %multiply_1)
+          %multiply_2  : f64[s0-2,s1-2] = multiply(0.25, %subtract_1)
+          %add_4       : f64[s0-2,s1-2] = add(%getitem_1, %multiply_2)
+          %update_1    : f64[s0,s1]     = update(%out, %add_4, index=[1:-1, 1:-1])
+          %writeback_1 : f64[s0,s1]     = writeback(%out, %update_1)
           return None
         """,
     ),
@@ -170,43 +170,43 @@ GOLDEN = {
         lambda: (make_grid(), 0.1),
         False,
         """
-        graph stencil_in_place(u: f64[5,5], alpha: float):
-          %getitem_1  : f64[3,3] = getitem(%u, index=[1:-1, 1:-1])
-          %getitem_2  : f64[3,3] = getitem(%u, index=[:-2, 1:-1])
-          %getitem_3  : f64[3,3] = getitem(%u, index=[2:, 1:-1])
-          %add_1      : f64[3,3] = add(%getitem_2, %getitem_3)
-          %getitem_4  : f64[3,3] = getitem(%u, index=[1:-1, :-2])
-          %add_2      : f64[3,3] = add(%add_1, %getitem_4)
-          %getitem_5  : f64[3,3] = getitem(%u, index=[1:-1, 2:])
-          %add_3      : f64[3,3] = add(%add_2, %getitem_5)
-          %getitem_6  : f64[3,3] = getitem(%u, index=[1:-1, 1:-1])
-          %multiply_1 : f64[3,3] = multiply(4, %getitem_6)
-          %subtract_1 : f64[3,3] = subtract(%add_3, %multiply_1)
-          %multiply_2 : f64[3,3] = multiply(%alpha, %subtract_1)
-          %add_4      : f64[3,3] = add(%getitem_1, %multiply_2)
-          %setitem_1  : f64[3,3] = setitem(%getitem_1, %add_4, index=[...])
-          %setitem_2  : f64[5,5] = setitem(%u, %getitem_1, index=[1:-1, 1:-1])
+        graph stencil_in_place(u: f64[s0,s1], alpha: float):
+          %getitem_1  : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 1:-1])
+          %getitem_2  : f64[s0-2,s1-2] = getitem(%u, index=[:-2, 1:-1])
+          %getitem_3  : f64[s0-2,s1-2] = getitem(%u, index=[2:, 1:-1])
+          %add_1      : f64[s0-2,s1-2] = add(%getitem_2, %getitem_3)
+          %getitem_4  : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, :-2])
+          %add_2      : f64[s0-2,s1-2] = add(%add_1, %getitem_4)
+          %getitem_5  : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 2:])
+          %add_3      : f64[s0-2,s1-2] = add(%add_2, %getitem_5)
+          %getitem_6  : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 1:-1])
+          %multiply_1 : f64[s0-2,s1-2] = multiply(4, %getitem_6)
+          %subtract_1 : f64[s0-2,s1-2] = subtract(%add_3, %multiply_1)
+          %multiply_2 : f64[s0-2,s1-2] = multiply(%alpha, %subtract_1)
+          %add_4      : f64[s0-2,s1-2] = add(%getitem_1, %multiply_2)
+          %setitem_1  : f64[s0-2,s1-2] = setitem(%getitem_1, %add_4, index=[...])
+          %setitem_2  : f64[s0,s1]     = setitem(%u, %getitem_1, index=[1:-1, 1:-1])
           return None
         """,
         """
-        graph stencil_in_place(u: f64[5,5], alpha: float):
-          %getitem_1   : f64[3,3] = getitem(%u, index=[1:-1, 1:-1])
-          %getitem_2   : f64[3,3] = getitem(%u, index=[:-2, 1:-1])
-          %getitem_3   : f64[3,3] = getitem(%u, index=[2:, 1:-1])
-          %add_1       : f64[3,3] = add(%getitem_2, %getitem_3)
-          %getitem_4   : f64[3,3] = getitem(%u, index=[1:-1, :-2])
-          %add_2       : f64[3,3] = add(%add_1, %getitem_4)
-          %getitem_5   : f64[3,3] = getitem(%u, index=[1:-1, 2:])
-          %add_3       : f64[3,3] = add(%add_2, %getitem_5)
-          %getitem_6   : f64[3,3] = getitem(%u, index=[1:-1, 1:-1])
-          %multiply_1  : f64[3,3] = multiply(4, %getitem_6)
-          %subtract_1  : f64[3,3] = subtract(%add_3, %multiply_1)
-          %multiply_2  : f64[3,3] = multiply(%alpha, %subtract_1)
-          %add_4       : f64[3,3] = add(%getitem_1, %multiply_2)
-          %update_1    : f64[5,5] = update(%u, %add_4, index=[1:-1, 1:-1])
-          %getitem_7   : f64[3,3] = getitem(%update_1, index=[1:-1, 1:-1])
-          %update_2    : f64[5,5] = update(%update_1, %getitem_7, index=[1:-1, 1:-1])
-          %writeback_1 : f64[5,5] = writeback(%u, %update_2)
+        graph stencil_in_place(u: f64[s0,s1], alpha: float):
+          %getitem_1   : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 1:-1])
+          %getitem_2   : f64[s0-2,s1-2] = getitem(%u, index=[:-2, 1:-1])
+          %getitem_3   : f64[s0-2,s1-2] = getitem(%u, index=[2:, 1:-1])
+          %add_1       : f64[s0-2,s1-2] = add(%getitem_2, %getitem_3)
+          %getitem_4   : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, :-2])
+          %add_2       : f64[s0-2,s1-2] = add(%add_1, %getitem_4)
+          %getitem_5   : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 2:])
+          %add_3       : f64[s0-2,s1-2] = add(%add_2, %getitem_5)
+          %getitem_6   : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 1:-1])
+          %multiply_1  : f64[s0-2,s1-2] = multiply(4, %getitem_6)
+          %subtract_1  : f64[s0-2,s1-2] = subtract(%add_3, %multiply_1)
+          %multiply_2  : f64[s0-2,s1-2] = multiply(%alpha, %subtract_1)
+          %add_4       : f64[s0-2,s1-2] = add(%getitem_1, %multiply_2)
+          %update_1    : f64[s0,s1]     = update(%u, %add_4, index=[1:-1, 1:-1])
+          %getitem_7   : f64[s0-2,s1-2] = getitem(%update_1, index=[1:-1, 1:-1])
+          %update_2    : f64[s0,s1]     = update(%update_1, %getitem_7, index=[1:-1, 1:-1])
+          %writeback_1 : f64[s0,s1]     = writeback(%u, %update_2)
           return None
         """,
     ),
@@ -220,52 +220,52 @@ GOLDEN = {
         ),
         False,
         """
-        graph adam(w: f32[4], g: f32[4], m: f32[4], v: f32[4], lr: float, b1: float, b2: float):
-          %multiply_1 : f32[4] = multiply(%m, %b1)
-          %setitem_1  : f32[4] = setitem(%m, %multiply_1, index=[...])
-          %subtract_1 : float  = subtract(1, %b1)
-          %multiply_2 : f32[4] = multiply(%subtract_1, %g)
-          %add_1      : f32[4] = add(%m, %multiply_2)
-          %setitem_2  : f32[4] = setitem(%m, %add_1, index=[...])
-          %multiply_3 : f32[4] = multiply(%v, %b2)
-          %setitem_3  : f32[4] = setitem(%v, %multiply_3, index=[...])
-          %subtract_2 : float  = subtract(1, %b2)
-          %multiply_4 : f32[4] = multiply(%subtract_2, %g)
-          %multiply_5 : f32[4] = multiply(%multiply_4, %g)
-          %add_2      : f32[4] = add(%v, %multiply_5)
-          %setitem_4  : f32[4] = setitem(%v, %add_2, index=[...])
-          %multiply_6 : f32[4] = multiply(%lr, %m)
-          %sqrt_1     : f32[4] = sqrt(%v)
-          %add_3      : f32[4] = add(%sqrt_1, 1e-08)
-          %divide_1   : f32[4] = divide(%multiply_6, %add_3)
-          %subtract_3 : f32[4] = subtract(%w, %divide_1)
-          %setitem_5  : f32[4] = setitem(%w, %subtract_3, index=[...])
+        graph adam(w: f32[s0], g: f32[s0], m: f32[s0], v: f32[s0], lr: float, b1: float, b2: float):
+          %multiply_1 : f32[s0] = multiply(%m, %b1)
+          %setitem_1  : f32[s0] = setitem(%m, %multiply_1, index=[...])
+          %subtract_1 : float   = subtract(1, %b1)
+          %multiply_2 : f32[s0] = multiply(%subtract_1, %g)
+          %add_1      : f32[s0] = add(%m, %multiply_2)
+          %setitem_2  : f32[s0] = setitem(%m, %add_1, index=[...])
+          %multiply_3 : f32[s0] = multiply(%v, %b2)
+          %setitem_3  : f32[s0] = setitem(%v, %multiply_3, index=[...])
+          %subtract_2 : float   = subtract(1, %b2)
+          %multiply_4 : f32[s0] = multiply(%subtract_2, %g)
+          %multiply_5 : f32[s0] = multiply(%multiply_4, %g)
+          %add_2      : f32[s0] = add(%v, %multiply_5)
+          %setitem_4  : f32[s0] = setitem(%v, %add_2, index=[...])
+          %multiply_6 : f32[s0] = multiply(%lr, %m)
+          %sqrt_1     : f32[s0] = sqrt(%v)
+          %add_3      : f32[s0] = add(%sqrt_1, 1e-08)
+          %divide_1   : f32[s0] = divide(%multiply_6, %add_3)
+          %subtract_3 : f32[s0] = subtract(%w, %divide_1)
+          %setitem_5  : f32[s0] = setitem(%w, %subtract_3, index=[...])
           return None
         """,
         """
-        graph adam(w: f32[4], g: f32[4], m: f32[4], v: f32[4], lr: float, b1: float, b2: float):
-          %multiply_1  : f32[4] = multiply(%m, %b1)
-          %update_1    : f32[4] = update(%m, %multiply_1, index=[...])
-          %subtract_1  : float  = subtract(1, %b1)
-          %multiply_2  : f32[4] = multiply(%subtract_1, %g)
-          %add_1       : f32[4] = add(%update_1, %multiply_2)
-          %update_2    : f32[4] = update(%update_1, %add_1, index=[...])
-          %multiply_3  : f32[4] = multiply(%v, %b2)
-          %update_3    : f32[4] = update(%v, %multiply_3, index=[...])
-          %subtract_2  : float  = subtract(1, %b2)
-          %multiply_4  : f32[4] = multiply(%subtract_2, %g)
-          %multiply_5  : f32[4] = multiply(%multiply_4, %g)
-          %add_2       : f32[4] = add(%update_3, %multiply_5)
-          %update_4    : f32[4] = update(%update_3, %add_2, index=[...])
-          %multiply_6  : f32[4] = multiply(%lr, %update_2)
-          %sqrt_1      : f32[4] = sqrt(%update_4)
-          %add_3       : f32[4] = add(%sqrt_1, 1e-08)
-          %divide_1    : f32[4] = divide(%multiply_6, %add_3)
-          %subtract_3  : f32[4] = subtract(%w, %divide_1)
-          %update_5    : f32[4] = update(%w, %subtract_3, index=[...])
-          %writeback_1 : f32[4] = writeback(%m, %update_2)
-          %writeback_2 : f32[4] = writeback(%v, %update_4)
-          %writeback_3 : f32[4] = writeback(%w, %update_5)
+        graph adam(w: f32[s0], g: f32[s0], m: f32[s0], v: f32[s0], lr: float, b1: float, b2: float):
+          %multiply_1  : f32[s0] = multiply(%m, %b1)
+          %update_1    : f32[s0] = update(%m, %multiply_1, index=[...])
+          %subtract_1  : float   = subtract(1, %b1)
+          %multiply_2  : f32[s0] = multiply(%subtract_1, %g)
+          %add_1       : f32[s0] = add(%update_1, %multiply_2)
+          %update_2    : f32[s0] = update(%update_1, %add_1, index=[...])
+          %multiply_3  : f32[s0] = multiply(%v, %b2)
+          %update_3    : f32[s0] = update(%v, %multiply_3, index=[...])
+          %subtract_2  : float   = subtract(1, %b2)
+          %multiply_4  : f32[s0] = multiply(%subtract_2, %g)
+          %multiply_5  : f32[s0] = multiply(%multiply_4, %g)
+          %add_2       : f32[s0] = add(%update_3, %multiply_5)
+          %update_4    : f32[s0] = update(%update_3, %add_2, index=[...])
+          %multiply_6  : f32[s0] = multiply(%lr, %update_2)
+          %sqrt_1      : f32[s0] = sqrt(%update_4)
+          %add_3       : f32[s0] = add(%sqrt_1, 1e-08)
+          %divide_1    : f32[s0] = divide(%multiply_6, %add_3)
+          %subtract_3  : f32[s0] = subtract(%w, %divide_1)
+          %update_5    : f32[s0] = update(%w, %subtract_3, index=[...])
+          %writeback_1 : f32[s0] = writeback(%m, %update_2)
+          %writeback_2 : f32[s0] = writeback(%v, %update_4)
+          %writeback_3 : f32[s0] = writeback(%w, %update_5)
           return None
         """,
     ),
@@ -274,18 +274,18 @@ GOLDEN = {
         lambda: (np.arange(6.0).reshape(2, 3),),
         True,
         """
-        graph write_through_views(a: f64[2,3]):
-          %transpose_1 : f64[3,2] = transpose(%a)
-          %setitem_1   : f64[3,2] = setitem(%transpose_1, -1.0, index=[1, 0])
-          %reshape_1   : f64[6]   = reshape(%a, shape=(-1,))
-          %setitem_2   : f64[6]   = setitem(%reshape_1, 9.0, index=[0])
+        graph write_through_views(a: f64[s0,s1]):
+          %transpose_1 : f64[s1,s0] = transpose(%a)
+          %setitem_1   : f64[s1,s0] = setitem(%transpose_1, -1.0, index=[1, 0])
+          %reshape_1   : f64[s0*s1] = reshape(%a, shape=(-1,))
+          %setitem_2   : f64[s0*s1] = setitem(%reshape_1, 9.0, index=[0])
           return None
         """,
         """
-        graph write_through_views(a: f64[2,3]):
-          %update_1    : f64[2,3] = update(%a, -1.0, index=[1, 0], views=(transpose(),))
-          %update_2    : f64[2,3] = update(%update_1, 9.0, index=[0], views=(reshape(shape=(-1,)),))
-          %writeback_1 : f64[2,3] = writeback(%a, %update_2)
+        graph write_through_views(a: f64[s0,s1]):
+          %update_1    : f64[s0,s1] = update(%a, -1.0, index=[1, 0], views=(transpose(),))
+          %update_2    : f64[s0,s1] = update(%update_1, 9.0, index=[0], views=(reshape(shape=(-1,)),))
+          %writeback_1 : f64[s0,s1] = writeback(%a, %update_2)
           return None
         """,
     ),
@@ -294,16 +294,16 @@ GOLDEN = {
         lambda: (np.zeros(3), np.arange(3.0)),
         False,
         """
-        graph copy_into(a: f64[3], b: f64[3]):
-          %multiply_1 : f64[3] = multiply(%b, 2)
-          %setitem_1  : f64[3] = setitem(%a, %multiply_1, index=[...])
+        graph copy_into(a: f64[s0], b: f64[s0]):
+          %multiply_1 : f64[s0] = multiply(%b, 2)
+          %setitem_1  : f64[s0] = setitem(%a, %multiply_1, index=[...])
           return None
         """,
         """
-        graph copy_into(a: f64[3], b: f64[3]):
-          %multiply_1  : f64[3] = multiply(%b, 2)
-          %update_1    : f64[3] = update(%a, %multiply_1, index=[...])
-          %writeback_1 : f64[3] = writeback(%a, %update_1)
+        graph copy_into(a: f64[s0], b: f64[s0]):
+          %multiply_1  : f64[s0] = multiply(%b, 2)
+          %update_1    : f64[s0] = update(%a, %multiply_1, index=[...])
+          %writeback_1 : f64[s0] = writeback(%a, %update_1)
           return None
         """,
     ),
@@ -312,25 +312,25 @@ GOLDEN = {
         lambda: (np.arange(4.0),),
         False,
         """
-        graph intermediate_buffer(x: f64[4]):
-          %zeros_1    : f64[4] = zeros(dtype=float64, order='C', shape=(4,))
-          %getitem_1  : f64[3] = getitem(%x, index=[:-1])
-          %setitem_1  : f64[4] = setitem(%zeros_1, %getitem_1, index=[1:])
-          %getitem_2  : f64[]  = getitem(%x, index=[-1])
-          %setitem_2  : f64[4] = setitem(%zeros_1, %getitem_2, index=[0])
-          %multiply_1 : f64[4] = multiply(%zeros_1, 2)
-          %setitem_3  : f64[4] = setitem(%zeros_1, %multiply_1, index=[...])
+        graph intermediate_buffer(x: f64[s0]):
+          %zeros_1    : f64[s0]   = zeros(dtype=float64, order='C', shape=(s0,))
+          %getitem_1  : f64[s0-1] = getitem(%x, index=[:-1])
+          %setitem_1  : f64[s0]   = setitem(%zeros_1, %getitem_1, index=[1:])
+          %getitem_2  : f64[]     = getitem(%x, index=[-1])
+          %setitem_2  : f64[s0]   = setitem(%zeros_1, %getitem_2, index=[0])
+          %multiply_1 : f64[s0]   = multiply(%zeros_1, 2)
+          %setitem_3  : f64[s0]   = setitem(%zeros_1, %multiply_1, index=[...])
           return %zeros_1
         """,
         """
-        graph intermediate_buffer(x: f64[4]):
-          %zeros_1    : f64[4] = zeros(dtype=float64, order='C', shape=(4,))
-          %getitem_1  : f64[3] = getitem(%x, index=[:-1])
-          %update_1   : f64[4] = update(%zeros_1, %getitem_1, index=[1:])
-          %getitem_2  : f64[]  = getitem(%x, index=[-1])
-          %update_2   : f64[4] = update(%update_1, %getitem_2, index=[0])
-          %multiply_1 : f64[4] = multiply(%update_2, 2)
-          %update_3   : f64[4] = update(%update_2, %multiply_1, index=[...])
+        graph intermediate_buffer(x: f64[s0]):
+          %zeros_1    : f64[s0]   = zeros(dtype=float64, order='C', shape=(s0,))
+          %getitem_1  : f64[s0-1] = getitem(%x, index=[:-1])
+          %update_1   : f64[s0]   = update(%zeros_1, %getitem_1, index=[1:])
+          %getitem_2  : f64[]     = getitem(%x, index=[-1])
+          %update_2   : f64[s0]   = update(%update_1, %getitem_2, index=[0])
+          %multiply_1 : f64[s0]   = multiply(%update_2, 2)
+          %update_3   : f64[s0]   = update(%update_2, %multiply_1, index=[...])
           return %update_3
         """,
     ),
@@ -339,21 +339,21 @@ GOLDEN = {
         lambda: (np.arange(4.0),),
         False,
         """
-        graph view_read_around_write(a: f64[4]):
-          %getitem_1  : f64[2] = getitem(%a, index=[:2])
-          %multiply_1 : f64[2] = multiply(%getitem_1, 3)
-          %setitem_1  : f64[4] = setitem(%a, 5.0, index=[0])
-          %multiply_2 : f64[2] = multiply(%getitem_1, 3)
+        graph view_read_around_write(a: f64[s0]):
+          %getitem_1  : f64[2]  = getitem(%a, index=[:2])
+          %multiply_1 : f64[2]  = multiply(%getitem_1, 3)
+          %setitem_1  : f64[s0] = setitem(%a, 5.0, index=[0])
+          %multiply_2 : f64[2]  = multiply(%getitem_1, 3)
           return (%multiply_1, %multiply_2)
         """,
         """
-        graph view_read_around_write(a: f64[4]):
-          %getitem_1   : f64[2] = getitem(%a, index=[:2])
-          %multiply_1  : f64[2] = multiply(%getitem_1, 3)
-          %update_1    : f64[4] = update(%a, 5.0, index=[0])
-          %getitem_2   : f64[2] = getitem(%update_1, index=[:2])
-          %multiply_2  : f64[2] = multiply(%getitem_2, 3)
-          %writeback_1 : f64[4] = writeback(%a, %update_1)
+        graph view_read_around_write(a: f64[s0]):
+          %getitem_1   : f64[2]  = getitem(%a, index=[:2])
+          %multiply_1  : f64[2]  = multiply(%getitem_1, 3)
+          %update_1    : f64[s0] = update(%a, 5.0, index=[0])
+          %getitem_2   : f64[2]  = getitem(%update_1, index=[:2])
+          %multiply_2  : f64[2]  = multiply(%getitem_2, 3)
+          %writeback_1 : f64[s0] = writeback(%a, %update_1)
           return (%multiply_1, %multiply_2)
         """,
     ),

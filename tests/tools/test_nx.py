@@ -49,7 +49,7 @@ def test_node_attributes():
     assert graph.nodes["x"] == {
         "op": "placeholder",
         "target": None,
-        "shape": (64, 128),
+        "shape": ("s0", "s1"),
         "dtype": "float32",
         "kind": None,
         "source": None,
@@ -62,7 +62,7 @@ def test_node_attributes():
         "reduction",
         "fused_1",
     )
-    assert amax["shape"] == (64, 1) and amax["dtype"] == "float32"
+    assert amax["shape"] == ("s0", 1) and amax["dtype"] == "float32"
     assert re.search(r"realistic\.py:\d+$", amax["source"])
     kernel = graph.nodes["fused_1"]
     assert (kernel["target"], kernel["kind"], kernel["kernel"]) == ("fused_1", "fused", None)

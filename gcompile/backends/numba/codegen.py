@@ -56,6 +56,7 @@ from ...ir.graph import Node
 from ...ir.kernel import FusedKernel
 from ...ir.meta import normalize_axes
 from ...ir.printer import format_node
+from ...ir.shape_env import hint, map_symbolic
 from . import mathlib, online
 from . import templates as tpl
 
@@ -148,7 +149,7 @@ def _probe_affine(shape: tuple, layout: str, views: list) -> tuple | None:
     value = np.lib.stride_tricks.as_strided(memory, shape, strides, writeable=False)
     try:
         for view in views:
-            params = dict(view.kwargs)
+            params = {k: _hinted(v) for k, v in view.kwargs.items()}
             if view.target is ops.RESHAPE:
                 value = np.reshape(value, params["shape"], copy=False)
             elif view.target is ops.RAVEL:
@@ -160,6 +161,11 @@ def _probe_affine(shape: tuple, layout: str, views: list) -> tuple | None:
     base = memory.__array_interface__["data"][0]
     offset = (value.__array_interface__["data"][0] - base) // 8
     return offset, [s // 8 for s in value.strides]
+
+
+def _hinted(value):
+    """Sizes (ints or symbolic, in a literal structure) at the traced call's values."""
+    return map_symbolic(value, hint)
 
 
 def _view_chain(value: Node) -> tuple[Node, list]:
@@ -192,7 +198,7 @@ class _Generator:
         self.names: dict[Node, str] = {}
         self.int_params: dict[tuple, str] = {}
         self.placeholder_index = {p: i for i, p in enumerate(self.graph.placeholders)}
-        size = math.prod(self.space)
+        size = hint(math.prod(self.space))
         threshold = options.get("parallel_threshold")
         self.parallel = (
             bool(options.get("parallel", True)) and threshold is not None and size >= int(threshold)
@@ -312,7 +318,7 @@ class _Generator:
             self.loads[key] = name
             return name
         affine = (
-            _probe_affine(tuple(meta.shape), meta.layout, views) if meta.layout in "CF" else None
+            _probe_affine(_hinted(meta.shape), meta.layout, views) if meta.layout in "CF" else None
         )
         if affine is not None:
             offset, strides = affine
@@ -710,7 +716,7 @@ class _Generator:
         spanning = [
             p.meta
             for p in self.graph.placeholders
-            if p.meta.ndim == meta.ndim and sum(s > 1 for s in p.meta.shape) > 1
+            if p.meta.ndim == meta.ndim and sum(hint(s) > 1 for s in p.meta.shape) > 1
         ]
         return "F" if spanning and all(m.layout == "F" for m in spanning) else "C"
 
@@ -734,7 +740,7 @@ class _Generator:
             self.code.outputs.append(meta)
             self.code.orders.append(layout)
         for axis in range(self.nd):
-            self.param(f"n{axis}", ("int", int(self.space[axis])), nbtypes.intp)
+            self.param(f"n{axis}", ("int", hint(self.space[axis])), nbtypes.intp)
         setups = {r: self.reduction_setup(r) for r in self.reductions}
         body = self.loop_nest(setups)
         self.code.parallel = self.parallel  # decided by loop_nest

@@ -1,0 +1,120 @@
+"""One trace serves every size: symbolic sizes from tracing to the compiled call.
+
+Sizes of 2 or more are symbols in the trace; what the trace had to assume about them is
+guarded and named; sizes 0 and 1 are specialised (they change what NumPy does).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gcompile
+from tests.support import BACKENDS, check
+
+
+def slices_and_reductions(x):
+    inner = x[1:-1] * 2.0 - x[:-2]
+    return inner.sum(), np.max(x[::2]), inner / inner.shape[0]
+
+
+def rows(x, gamma):
+    mean = x.mean(axis=-1, keepdims=True)
+    centered = x - mean
+    return centered / np.sqrt((centered * centered).mean(axis=-1, keepdims=True) + 1e-5) * gamma
+
+
+def test_a_program_with_slices_and_reductions_traces_once_for_three_sizes():
+    fn = gcompile.compile(slices_and_reductions, backend="interpreter", fullgraph=True)
+    for size in (10, 37, 1000):
+        x = np.random.default_rng(size).random(size)
+        for got, want in zip(fn(x), slices_and_reductions(x)):
+            np.testing.assert_array_equal(got, want)
+    assert fn.stats["traces"] == 1 and fn.stats["cache_entries"] == 1
+    assert str(fn.entries[0].graph).startswith("graph slices_and_reductions(x: f64[s0]):")
+
+
+def test_a_row_kernel_traces_once_for_three_shapes():
+    fn = gcompile.compile(rows, backend="interpreter", fullgraph=True)
+    for shape in ((8, 16), (3, 100), (50, 7)):
+        x = np.random.default_rng(0).random(shape)
+        gamma = np.random.default_rng(1).random(shape[1])
+        np.testing.assert_array_equal(fn(x, gamma), rows(x, gamma))
+    assert fn.stats["traces"] == 1
+    assert "x.shape[1] == s0" not in "\n".join(fn.entries[0].guards())  # gamma's size is learned
+    assert any(line.startswith("gamma.shape[0] == s1") for line in fn.entries[0].guards())
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.sum() / x.shape[0],
+        lambda x: x[: x.shape[0] // 2] + x[x.shape[0] // 2 : 2 * (x.shape[0] // 2)],
+        lambda x: np.zeros((x.shape[0], 2)) + x[:, None],
+        lambda x: x.reshape(2, -1).sum(axis=1),
+        lambda x: np.arange(x.shape[0] - 1) * x[1:],
+        lambda x: x[x.size - 1] * x,
+        lambda x: np.float32(x.shape[0]) * x,
+    ],
+)
+@pytest.mark.parametrize("size", [6, 10])
+def test_sizes_used_as_values_shapes_and_bounds(fn, size):
+    check(fn, np.arange(float(size)), backends=BACKENDS)
+
+
+def test_python_that_needs_the_value_specialises_and_says_why():
+    def loop(x):
+        total = x[0] * 0
+        for i in range(len(x)):
+            total = total + x[i]
+        return total
+
+    fn = gcompile.compile(loop, backend="interpreter")
+    assert fn(np.arange(4.0)) == 6.0 and fn(np.arange(4.0) + 1) == 10.0
+    assert fn(np.arange(5.0)) == 10.0
+    assert fn.stats["traces"] == 2
+    (record,) = fn.recompiles
+    assert "a size used as a Python int" in record.changes[0]
+
+
+def test_size_one_is_specialised_in_the_guard_key():
+    fn = gcompile.compile(rows, backend="interpreter")
+    fn(np.ones((4, 8)), np.ones(8))
+    fn(np.ones((1, 8)), np.ones(8))
+    fn(np.ones((9, 3)), np.ones(3))
+    assert fn.stats["traces"] == 2
+    assert "x: sizes [*,*] -> [1,*]" in fn.recompiles[0].changes[0]
+
+
+def test_a_learned_equality_that_fails_raises_numpys_error():
+    fn = gcompile.compile(lambda a, b: a + b, backend="interpreter")
+    np.testing.assert_array_equal(fn(np.ones(3), np.ones(3)), np.full(3, 2.0))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        fn(np.ones(3), np.ones(4))
+
+
+def test_explain_lists_the_symbols_and_what_was_assumed():
+    def f(x, y):
+        if x.shape[0] > 3:
+            return x[1:] + y
+        return x
+
+    report = gcompile.explain(
+        gcompile.compile(f, backend="interpreter"), np.ones(6), np.ones(5)
+    ).guards
+    assert report[:2] == [
+        "x: array float64[*] layout C writeable",
+        "y: array float64[*] layout C writeable",
+    ]
+    assert "s0 = x.shape[0]" in report and "s1 = y.shape[0]" in report
+    assert any(line.startswith("y.shape[0] == s0-1 (broadcasting, at ") for line in report)
+    assert any(line.startswith("s0 > 3 (a comparison of sizes, at ") for line in report)
+
+
+def test_static_tracing_fixes_every_size():
+    fn = gcompile.compile(slices_and_reductions, backend="interpreter", options={"dynamic": False})
+    fn(np.arange(10.0))
+    fn(np.arange(11.0))
+    assert fn.stats["traces"] == 2
+    assert str(fn.entries[0].graph).startswith("graph slices_and_reductions(x: f64[10]):")
+    assert "x.shape[0] == 10" in fn.entries[0].guards()
