@@ -1,0 +1,117 @@
+"""Ops holding sub-graphs: the protocol, the walks, and every consumer going through them.
+
+``Cond`` below is a test-only op that is not a fused kernel: a JAX-style branch
+``cond(pred, *operands)`` with two graphs, ``then`` and ``else``, each reading its own
+subset of the operands (the predicate is read by the op itself). Every consumer handles it
+through the protocol alone: nothing in gcompile knows this class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.ir import Graph, TensorMeta, ops
+from gcompile.ir.subgraph import (
+    Region,
+    RunGraph,
+    SubgraphOp,
+    graphs_in,
+    regions_of,
+    subgraphs_of,
+    walk,
+)
+
+F64 = TensorMeta((3,), np.dtype("f8"))
+BOOL = TensorMeta((), np.dtype(bool))
+
+
+@dataclass(eq=False)
+class Cond(SubgraphOp):
+    """``cond(pred, *operands)``: runs ``then`` when ``pred`` holds, else ``otherwise``."""
+
+    then: Region
+    otherwise: Region
+
+    name = "cond"
+    kind = "control"
+
+    @property
+    def regions(self) -> tuple[Region, ...]:
+        return (self.then, self.otherwise)
+
+    def interpret(self, run_graph: RunGraph, args: tuple, kwargs: dict) -> object:
+        region = self.then if args[0] else self.otherwise
+        (value,) = run_graph(region.graph, region.inputs(args))
+        return value
+
+
+def choose(dead_code: bool = False) -> Graph:
+    """``cond(p, x, y) + 1`` where the ``then`` graph computes ``x * y`` from operands 1 and 2
+    and the ``else`` graph ``-y`` from operand 2 (``dead_code``: ``then`` also computes an
+    unused ``exp(x)``)."""
+    then = Graph("then")
+    x, y = then.placeholder("x", F64), then.placeholder("y", F64)
+    if dead_code:
+        then.call(ops.EXP, (x,))
+    then.output((then.call(ops.MULTIPLY, (x, y)),))
+    otherwise = Graph("else")
+    otherwise.output((otherwise.call(ops.NEGATIVE, (otherwise.placeholder("y", F64),)),))
+    op = Cond(Region("then", then, (1, 2)), Region("else", otherwise, (2,)))
+    graph = Graph("choose")
+    p, x, y = (graph.placeholder(n, m) for n, m in (("p", BOOL), ("x", F64), ("y", F64)))
+    graph.output((graph.call(ops.ADD, (graph.call(op, (p, x, y)), 1.0)),))
+    return graph
+
+
+def cond_node(graph: Graph):
+    return graph.find("cond_1")
+
+
+# -- the protocol and the walks --------------------------------------------------------------------
+
+
+def test_regions_subgraphs_and_the_default_infer():
+    graph = choose()
+    node = cond_node(graph)
+    then, otherwise = subgraphs_of(node)
+    assert [r.role for r in regions_of(node)] == ["then", "else"]
+    assert (then.name, otherwise.name) == ("then", "else")
+    assert node.meta == F64 and node.kind == "control"
+    assert subgraphs_of(graph.find("add_1")) == () and subgraphs_of(graph.find("x")) == ()
+    with pytest.raises(ValueError, match=r"then placeholder %x is f64\[3\] but argument 1 is f32"):
+        node.target.infer(BOOL, TensorMeta((3,), np.dtype("f4")), F64)
+
+
+def test_walk_visits_nested_nodes_right_after_their_op():
+    graph = choose()
+    visits = [(v.depth, v.node.name, v.owner and v.owner.name) for v in walk(graph)]
+    assert visits == [
+        (0, "p", None),
+        (0, "x", None),
+        (0, "y", None),
+        (0, "cond_1", None),
+        (1, "x", "cond_1"),
+        (1, "y", "cond_1"),
+        (1, "multiply_1", "cond_1"),
+        (1, "output", "cond_1"),
+        (1, "y", "cond_1"),
+        (1, "negative_1", "cond_1"),
+        (1, "output", "cond_1"),
+        (0, "add_1", None),
+        (0, "output", None),
+    ]
+    roles = {v.node.name: v.path[-1][1].role for v in walk(graph) if v.depth}
+    assert roles["multiply_1"] == "then" and roles["negative_1"] == "else"
+    assert [g.name for g in graphs_in(graph)] == ["choose", "then", "else"]
+
+
+def test_walk_descends_into_fused_kernels():
+    fused = gcompile.trace(lambda x: np.exp(x) * 2 + x, np.ones(4), stage="fused")
+    (kernel,) = [n for n in fused.nodes if subgraphs_of(n)]
+    nested = [v.node.name for v in walk(fused) if v.owner is kernel and v.node.op == "call"]
+    assert nested == ["exp_1", "multiply_1", "add_1"]
+    assert list(graphs_in(fused)) == [fused, kernel.target.graph]
