@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import gcompile
-from gcompile.ir import Graph, TensorMeta, ops
+from gcompile.ir import Graph, GraphError, TensorMeta, ops
 from gcompile.ir.subgraph import (
     Region,
     RunGraph,
@@ -67,6 +67,19 @@ def choose(dead_code: bool = False) -> Graph:
     return graph
 
 
+CHOOSE_TEXT = """\
+graph choose(p: bool[], x: f64[3], y: f64[3]):
+  %cond_1 : f64[3] = cond(%p, %x, %y)
+    then: graph then(x: f64[3], y: f64[3]):
+      %multiply_1 : f64[3] = multiply(%x, %y)
+      return (%multiply_1,)
+    else: graph else(y: f64[3]):
+      %negative_1 : f64[3] = negative(%y)
+      return (%negative_1,)
+  %add_1  : f64[3] = add(%cond_1, 1.0)
+  return (%add_1,)"""
+
+
 def cond_node(graph: Graph):
     return graph.find("cond_1")
 
@@ -115,3 +128,49 @@ def test_walk_descends_into_fused_kernels():
     nested = [v.node.name for v in walk(fused) if v.owner is kernel and v.node.op == "call"]
     assert nested == ["exp_1", "multiply_1", "add_1"]
     assert list(graphs_in(fused)) == [fused, kernel.target.graph]
+
+
+# -- printer and verify ---------------------------------------------------------------------------
+
+
+def test_printer_shows_each_graph_under_its_node_with_its_role():
+    assert str(choose()) == CHOOSE_TEXT
+
+
+def test_verify_accepts_the_graph_and_reports_a_broken_nested_graph_with_its_path():
+    graph = choose()
+    graph.verify()
+    then, _ = subgraphs_of(cond_node(graph))
+    then.find("multiply_1").meta = TensorMeta((4,), np.dtype("f8"))
+    with pytest.raises(GraphError) as info:
+        graph.verify()
+    message = str(info.value)
+    assert (
+        "in %cond_1's then: %multiply_1: meta f64[4] differs from multiply's rule, "
+        "which gives f64[3]" in message
+    )
+    # the op's own rule sees the disagreeing branches too
+    assert "cond: its graphs return different metas (then f64[4], else f64[3])" in message
+
+
+def test_verify_checks_the_binding_of_arguments_to_placeholders():
+    graph = choose()
+    _, otherwise = subgraphs_of(cond_node(graph))
+    otherwise.find("y").meta = TensorMeta((3,), np.dtype("f4"))
+    with pytest.raises(GraphError, match=r"%cond_1's else placeholder %y is f32\[3\] but argument"):
+        graph.verify()
+
+
+def test_verify_reports_a_nested_graph_without_output_and_nested_paths():
+    inner = Graph("inner")
+    inner.placeholder("x", F64)
+    middle = Graph("middle")
+    value = middle.placeholder("x", F64)
+    broken = Cond(Region("then", inner, (1,)), Region("else", inner, (1,)))
+    middle.output((middle.call(broken, (True, value), meta=F64),))
+    outer = Graph("outer")
+    x = outer.placeholder("x", F64)
+    hold = Cond(Region("then", middle, (1,)), Region("else", middle, (1,)))
+    outer.output((outer.call(hold, (True, x), meta=F64),))
+    with pytest.raises(GraphError, match="in %cond_1's then: in %cond_1's then: the graph has no"):
+        outer.verify()
