@@ -4,8 +4,10 @@ Every pass and every other backend is tested against it. It executes the same
 NumPy calls as eager mode on the caller's own arrays (views are real views,
 ``writeback`` and, in unfunctionalized graphs, ``setitem`` write real memory),
 and scalar-only Python operators as Python/NumPy scalar arithmetic
-(``ops.evaluate``), so it reproduces eager results, dtypes and mutations. Fused
-kernels run their sub-graphs. Values are released after their last use.
+(``ops.evaluate``), so it reproduces eager results, dtypes and mutations. A node
+holding sub-graphs (a fused kernel, ``ir/subgraph.py``) runs by its op's
+``interpret``, given a ``run_graph`` that executes the op's graphs, each planned
+once. Values are released after their last use.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ import numpy as np
 from ..errors import UnsupportedError
 from ..ir import ops
 from ..ir.graph import Graph, Node, map_arg
-from ..ir.kernel import FusedKernel
 from ..ir.printer import format_node
+from ..ir.subgraph import RunGraph, subgraphs_of
 
 
 @dataclass
@@ -27,7 +29,7 @@ class _Step:
     node: Node
     release: tuple  # values whose last reader is this node
     fresh: bool = False  # a constant that is returned (or viewed by a returned value): copy it
-    kernel: "_Plan | None" = None  # the plan of a fused kernel's sub-graph
+    run_graph: RunGraph | None = None  # runs the graphs of a node holding sub-graphs
 
 
 @dataclass
@@ -41,7 +43,7 @@ class _Plan:
 
 
 def plan(graph: Graph) -> _Plan:
-    """What running ``graph`` needs (release points, kernel sub-plans), computed once."""
+    """What running ``graph`` needs (release points, nested graphs' plans), computed once."""
     output = graph.output_node
     kept = set(output.all_input_nodes)
     last_reader: dict[Node, Node] = {}
@@ -57,12 +59,23 @@ def plan(graph: Graph) -> _Plan:
             node,
             tuple(releases.get(node, ())),
             fresh=node.op == "constant" and node.returned,
-            kernel=plan(node.target.graph) if isinstance(node.target, FusedKernel) else None,
+            run_graph=runner(node) if subgraphs_of(node) else None,
         )
         for node in graph.nodes
         if node.op in ("constant", "call")
     ]
     return _Plan(graph.name, graph.placeholders, steps, output.args[0])
+
+
+def runner(node: Node) -> RunGraph:
+    """The ``run_graph`` that ``node``'s op interprets itself with: runs any of the node's
+    graphs on placeholder values (each graph planned once, here)."""
+    plans = {graph: plan(graph) for graph in subgraphs_of(node)}
+
+    def run_graph(graph: Graph, inputs) -> list:
+        return execute(plans[graph], list(inputs))
+
+    return run_graph
 
 
 def execute(plan: _Plan, inputs: list) -> list:
@@ -80,12 +93,11 @@ def execute(plan: _Plan, inputs: list) -> list:
             env[node] = node.target.copy() if step.fresh else node.target
         else:
             try:
-                args = map_arg(node.args, lookup)
-                if step.kernel is not None:  # a fused kernel: run its sub-graph
-                    outputs = execute(step.kernel, list(args))
-                    value = outputs[0] if len(outputs) == 1 else tuple(outputs)
+                args, kwargs = map_arg(node.args, lookup), map_arg(node.kwargs, lookup)
+                if step.run_graph is not None:
+                    value = node.target.interpret(step.run_graph, args, kwargs)
                 else:
-                    value = evaluate_node(node, args, map_arg(node.kwargs, lookup))
+                    value = evaluate_node(node, args, kwargs)
             except UnsupportedError:
                 raise
             except Exception as exc:
@@ -98,7 +110,7 @@ def execute(plan: _Plan, inputs: list) -> list:
 
 
 def evaluate_node(node: Node, args: tuple, kwargs: dict) -> Any:
-    """The value of call ``node`` (not a kernel) on concrete ``args`` and ``kwargs``."""
+    """The value of call ``node`` (of an ``OpDef``) on concrete ``args`` and ``kwargs``."""
     value = ops.evaluate(node.target, args, kwargs)
     return _weak_value(node, value) if node.meta.weak else value
 

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 import gcompile
+from gcompile import backends
+from gcompile.backends import interpreter
 from gcompile.ir import Graph, GraphError, TensorMeta, ops
 from gcompile.ir.subgraph import (
     Region,
@@ -174,3 +176,32 @@ def test_verify_reports_a_nested_graph_without_output_and_nested_paths():
     outer.output((outer.call(hold, (True, x), meta=F64),))
     with pytest.raises(GraphError, match="in %cond_1's then: in %cond_1's then: the graph has no"):
         outer.verify()
+
+
+# -- backends --------------------------------------------------------------------------------------
+
+
+def test_the_interpreter_runs_the_op_by_its_interpret():
+    graph = choose()
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0])
+    (taken,) = interpreter.run(graph, [np.True_, x, y])
+    (other,) = interpreter.run(graph, [np.False_, x, y])
+    np.testing.assert_array_equal(taken, x * y + 1)
+    np.testing.assert_array_equal(other, -y + 1)
+
+
+def test_an_error_in_a_nested_graph_names_both_nodes():
+    graph = choose()
+    with pytest.raises(ValueError) as info:
+        interpreter.run(graph, [np.True_, np.ones(3), np.ones(2)])
+    notes = "\n".join(info.value.__notes__)
+    assert "While executing %multiply_1" in notes and "While executing %cond_1" in notes
+
+
+def test_the_numba_host_runs_the_op_in_the_interpreter_and_says_so():
+    graph = choose()
+    with pytest.warns(gcompile.GcompileWarning, match="control op cond_1 runs in the interpreter"):
+        run = backends.get("numba")(graph, {})
+    (result,) = run([np.False_, np.ones(3), np.arange(3.0)])
+    np.testing.assert_array_equal(result, 1 - np.arange(3.0))
+    assert "_interpret_cond_1(v_p, v_x, v_y)" in run.program.source
