@@ -683,3 +683,8 @@ def fuse(graph: Graph, max_kernel_ops: int = MAX_KERNEL_OPS) -> bool:
     dce(graph)
     graph.fusion_report = report
     return bool(report.kernels)
+
+
+# The PassManager runs fusion on the top-level graph only: run on the bodies of the kernels it
+# has just made, it would nest kernels in kernels.
+fuse.top_level_only = True

@@ -8,6 +8,7 @@ through the protocol alone: nothing in gcompile knows this class.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +27,8 @@ from gcompile.ir.subgraph import (
     subgraphs_of,
     walk,
 )
+from gcompile.passes.dce import dce
+from gcompile.passes.manager import PassManager, fuse_graph
 
 F64 = TensorMeta((3,), np.dtype("f8"))
 BOOL = TensorMeta((), np.dtype(bool))
@@ -205,3 +208,40 @@ def test_the_numba_host_runs_the_op_in_the_interpreter_and_says_so():
     (result,) = run([np.False_, np.ones(3), np.arange(3.0)])
     np.testing.assert_array_equal(result, 1 - np.arange(3.0))
     assert "_interpret_cond_1(v_p, v_x, v_y)" in run.program.source
+
+
+# -- passes ----------------------------------------------------------------------------------------
+
+
+def test_a_pass_reaches_nested_graphs_and_dce_removes_dead_nodes_inside_a_branch():
+    graph = choose(dead_code=True)
+    then, _ = subgraphs_of(cond_node(graph))
+    assert [n.name for n in then.nodes if n.op == "call"] == ["exp_1", "multiply_1"]
+    records = []
+    assert PassManager([("dce", dce)], verify=True, records=records).run(graph)
+    assert [n.name for n in then.nodes if n.op == "call"] == ["multiply_1"]
+    assert records[0].changed and str(graph) == CHOOSE_TEXT
+
+
+def test_each_pass_sees_every_graph_top_level_first_unless_it_says_otherwise():
+    seen = []
+
+    def record(graph: Graph) -> bool:
+        seen.append(graph.name)
+        return False
+
+    PassManager([("record", record)]).run(choose())
+    assert seen == ["choose", "then", "else"]
+    seen.clear()
+    record.top_level_only = True
+    PassManager([("record", record), ("bound", functools.partial(record))]).run(choose())
+    assert seen == ["choose", "choose"]
+
+
+def test_fusion_stays_at_the_top_level():
+    graph = choose()
+    fuse_graph(graph)
+    assert [n.kind for n in graph.nodes if n.op == "call"] == ["control", "fused"]
+    for sub in subgraphs_of(cond_node(graph)):
+        assert all(not subgraphs_of(n) for n in sub.nodes), str(sub)
+    graph.verify()
