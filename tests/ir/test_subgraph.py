@@ -9,14 +9,18 @@ through the protocol alone: nothing in gcompile knows this class.
 from __future__ import annotations
 
 import functools
+import re
+import shutil
 from dataclasses import dataclass
 
+import networkx
 import numpy as np
 import pytest
 
 import gcompile
 from gcompile import backends
 from gcompile.backends import interpreter
+from gcompile.cli import graph_json
 from gcompile.ir import Graph, GraphError, TensorMeta, ops
 from gcompile.ir.subgraph import (
     Region,
@@ -28,7 +32,11 @@ from gcompile.ir.subgraph import (
     walk,
 )
 from gcompile.passes.dce import dce
+from gcompile.passes.fuse import fuse
 from gcompile.passes.manager import PassManager, fuse_graph
+from gcompile.tools.compare import first_differing_op
+from gcompile.tools.dot import svg, to_dot
+from gcompile.tools.nx import to_networkx
 
 F64 = TensorMeta((3,), np.dtype("f8"))
 BOOL = TensorMeta((), np.dtype(bool))
@@ -245,3 +253,112 @@ def test_fusion_stays_at_the_top_level():
     for sub in subgraphs_of(cond_node(graph)):
         assert all(not subgraphs_of(n) for n in sub.nodes), str(sub)
     graph.verify()
+
+
+def test_a_kernel_inside_a_branch_is_printed_run_and_verified_two_levels_deep():
+    graph = nested()
+    then, _ = subgraphs_of(cond_node(graph))
+    (kernel,) = [n for n in then.nodes if subgraphs_of(n)]
+    assert kernel.name == "fused_1" and [v.depth for v in walk(graph)].count(2) == 4
+    assert "    then: graph then(x: f64[3], y: f64[3]):\n      %fused_1" in str(graph)
+    assert "\n        graph fused_1(x: f64[3], y: f64[3]):\n" in str(graph)
+    (value,) = interpreter.run(graph, [np.True_, np.full(3, 2.0), np.arange(3.0)])
+    np.testing.assert_array_equal(value, 2 * np.arange(3.0) + 1)
+
+
+# -- tools -----------------------------------------------------------------------------------------
+
+
+def nested() -> Graph:
+    """``choose()`` with its ``then`` graph fused: a kernel inside a branch."""
+    graph = choose()
+    then, _ = subgraphs_of(cond_node(graph))
+    fuse(then)
+    graph.verify()
+    return graph
+
+
+def dot_edges(text: str) -> set[tuple[str, str, str]]:
+    """(source, target, attributes) of every edge of a DOT text."""
+    return set(re.findall(r'^\s*"([^"]+)" -> "([^"]+)"(.*);$', text, re.MULTILINE))
+
+
+def cluster(text: str, name: str) -> str:
+    """The text of cluster ``name``, up to the end of its last nested cluster."""
+    start = text.index(f'subgraph "{name}" {{')
+    depth = 0
+    for end, line in enumerate(text[start:].splitlines(keepends=True)):
+        depth += line.rstrip().endswith("{") - (line.strip() == "}")
+        if depth == 0:
+            return "".join(text[start:].splitlines(keepends=True)[: end + 1])
+    raise AssertionError(f"{name} is not closed")
+
+
+def test_dot_draws_the_op_as_a_cluster_with_one_cluster_per_graph():
+    text = to_dot(choose())
+    whole = cluster(text, "cluster_cond_1")
+    assert '"cond_1.then.multiply_1" [' in cluster(whole, "cluster_cond_1.then")
+    assert '"cond_1.else.negative_1" [' in cluster(whole, "cluster_cond_1.else")
+    assert "<b>cond_1</b>" in whole and "op holding sub-graphs" in text  # title and legend
+    assert not re.search(r'^\s*"cond_1" \[', text, re.MULTILINE)  # the op is its cluster
+    assert dot_edges(text) == {
+        ("p", "cond_1.then.multiply_1", ' [lhead="cluster_cond_1"]'),  # the predicate
+        ("x", "cond_1.then.multiply_1", ""),
+        ("y", "cond_1.then.multiply_1", ""),
+        ("y", "cond_1.else.negative_1", ""),
+        ("cond_1.then.multiply_1", "add_1", ""),
+        ("cond_1.else.negative_1", "add_1", ""),
+        ("add_1", "return", ""),
+    } | {e for e in dot_edges(text) if e[0].startswith("legend/")}
+
+
+def test_dot_nests_a_kernel_cluster_inside_the_branch():
+    text = to_dot(nested())
+    kernel = cluster(cluster(text, "cluster_cond_1.then"), "cluster_cond_1.then.fused_1")
+    assert '"cond_1.then.fused_1.multiply_1" [' in kernel and "pointwise [3]" in kernel
+    assert ("x", "cond_1.then.fused_1.multiply_1", "") in dot_edges(text)
+    assert ("cond_1.then.fused_1.multiply_1", "add_1", "") in dot_edges(text)
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` is not installed")
+def test_graphviz_accepts_the_drawing():
+    assert "<svg" in svg(nested())
+
+
+def test_networkx_exports_nested_nodes_with_their_parent():
+    graph = to_networkx(nested())
+    assert graph.nodes["cond_1.else.negative_1"]["parent"] == "cond_1"
+    assert graph.nodes["cond_1.then.fused_1"]["parent"] == "cond_1"
+    assert graph.nodes["cond_1.then.fused_1.multiply_1"]["parent"] == "cond_1.then.fused_1"
+    assert set(graph.predecessors("cond_1")) == {
+        "p",
+        "cond_1.then.fused_1",
+        "cond_1.else.negative_1",
+    }
+    assert set(graph.predecessors("cond_1.then.fused_1.multiply_1")) == {"x", "y"}
+    assert graph.number_of_nodes() == 9 and networkx.is_directed_acyclic_graph(graph)
+
+
+def test_compare_runs_the_op_alone_with_the_backend_and_names_it():
+    def off_by_one(graph, options):
+        run = interpreter.compile_graph(graph, options)
+        return lambda inputs: [out + 1 for out in run(inputs)]
+
+    backends.register_backend("off_by_one_alone", off_by_one)
+    inputs = [np.True_, np.ones(3), np.arange(3.0)]
+    assert first_differing_op(choose(), inputs, "off_by_one_alone", {}, ulps=4) == (
+        "%cond_1 : f64[3] = cond(%p, %x, %y) (control: multiply, negative) output 0"
+    )
+    agreeing = first_differing_op(choose(), inputs, "interpreter", {}, ulps=4)
+    assert agreeing.startswith("no node holding sub-graphs")
+
+
+def test_the_json_dump_nests_each_graph_with_its_role_and_operands():
+    (node,) = [n for n in graph_json(choose())["nodes"] if n["name"] == "cond_1"]
+    assert (node["kind"], node["params"]) == ("control", {})
+    assert [
+        (g["role"], g["operands"], [n["name"] for n in g["nodes"]]) for g in node["subgraphs"]
+    ] == [
+        ("then", [1, 2], ["x", "y", "multiply_1", "output"]),
+        ("else", [2], ["y", "negative_1", "output"]),
+    ]
