@@ -210,9 +210,10 @@ def _dot(graph) -> str:
 
 
 def graph_json(graph) -> dict:
-    """A graph as JSON-ready data: its nodes in order, fused kernels with their own graphs."""
+    """A graph as JSON-ready data: its nodes in order; a node holding sub-graphs (a fused
+    kernel) with its ``params`` and its ``subgraphs``, each with its role and operands."""
     from .ir.graph import Node
-    from .ir.kernel import FusedKernel
+    from .ir.subgraph import regions_of
 
     def value(v):
         if isinstance(v, Node):
@@ -221,16 +222,23 @@ def graph_json(graph) -> dict:
             return [value(x) for x in v]
         return repr(v)
 
+    def plain(v):
+        if v is None or isinstance(v, (str, bool, int, float)):
+            return v
+        return [plain(x) for x in v] if isinstance(v, (tuple, list)) else repr(v)
+
     nodes = []
     for node in graph.nodes:
         meta = getattr(node, "meta", None)
         item = {"name": node.name, "op": node.op}
         if node.op == "call":
-            target = node.target
-            item["target"] = target.name
-            item["kind"] = "fused" if isinstance(target, FusedKernel) else target.kind
-            if isinstance(target, FusedKernel):
-                item["kernel"] = {"style": target.style, **graph_json(target.graph)}
+            item["target"], item["kind"] = node.target.name, node.target.kind
+            if regions_of(node):
+                item["params"] = {k: plain(v) for k, v in node.target.params.items()}
+                item["subgraphs"] = [
+                    {"role": r.role, "operands": list(r.operands), **graph_json(r.graph)}
+                    for r in regions_of(node)
+                ]
         item["args"] = value(node.args)
         item["kwargs"] = {k: value(v) for k, v in node.kwargs.items()}
         if meta is not None and hasattr(meta, "shape"):

@@ -202,8 +202,10 @@ def test_dump_stages_as_json_and_dot(tmp_path, capsys):
     assert cli.main(["dump", f"{target}:softmax", "--stage", "fused", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     (kernel,) = [n for n in data["nodes"] if n["op"] == "call"]
-    assert kernel["kind"] == "fused" and kernel["kernel"]["style"] == "row"
-    assert [n["target"] for n in kernel["kernel"]["nodes"] if n["op"] == "call"] == [
+    assert kernel["kind"] == "fused" and kernel["params"] == {"style": "row", "space": ["s0", "s1"]}
+    (body,) = kernel["subgraphs"]
+    assert (body["role"], body["operands"]) == ("body", [0])
+    assert [n["target"] for n in body["nodes"] if n["op"] == "call"] == [
         "amax",
         "subtract",
         "exp",

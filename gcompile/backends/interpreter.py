@@ -4,8 +4,12 @@ Every pass and every other backend is tested against it. It executes the same
 NumPy calls as eager mode on the caller's own arrays (views are real views,
 ``writeback`` and, in unfunctionalized graphs, ``setitem`` write real memory),
 and scalar-only Python operators as Python/NumPy scalar arithmetic
-(``ops.evaluate``), so it reproduces eager results, dtypes and mutations. Fused
-kernels run their sub-graphs. Values are released after their last use.
+(``ops.evaluate``), so it reproduces eager results, dtypes and mutations. A node
+holding sub-graphs (a fused kernel, ``ir/subgraph.py``) runs by its op's
+``interpret``, given a ``run_graph`` that executes the op's graphs, each planned
+once. Parameters holding symbolic sizes are evaluated at the sizes of the call,
+read from the inputs (a nested graph gets its caller's). Values are released after
+their last use.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ import numpy as np
 from ..errors import UnsupportedError
 from ..ir import ops
 from ..ir.graph import Graph, Node, map_arg
-from ..ir.kernel import FusedKernel
 from ..ir.printer import format_node
 from ..ir.shape_env import ShapeEnv, concrete, is_symbolic
+from ..ir.subgraph import RunGraph, subgraphs_of
 
 
 @dataclass
@@ -28,7 +32,7 @@ class _Step:
     node: Node
     release: tuple  # values whose last reader is this node
     fresh: bool = False  # a constant that is returned (or viewed by a returned value): copy it
-    kernel: "_Plan | None" = None  # the plan of a fused kernel's sub-graph
+    plans: dict | None = None  # the plans of the graphs of a node holding sub-graphs
     symbolic: bool = False  # parameters hold symbolic sizes, evaluated for each run
 
 
@@ -45,7 +49,7 @@ class _Plan:
 
 
 def plan(graph: Graph) -> _Plan:
-    """What running ``graph`` needs (release points, kernel sub-plans), computed once."""
+    """What running ``graph`` needs (release points, nested graphs' plans), computed once."""
     output = graph.output_node
     kept = set(output.all_input_nodes)
     last_reader: dict[Node, Node] = {}
@@ -61,21 +65,34 @@ def plan(graph: Graph) -> _Plan:
             node,
             tuple(releases.get(node, ())),
             fresh=node.op == "constant" and node.returned,
-            kernel=plan(node.target.graph) if isinstance(node.target, FusedKernel) else None,
-            symbolic=is_symbolic(node.kwargs),
+            plans={g: plan(g) for g in subgraphs_of(node)} or None,
+            symbolic=node.op == "call" and is_symbolic(node.kwargs),
         )
         for node in graph.nodes
         if node.op in ("constant", "call")
     ]
-    symbolic = any(step.symbolic or (step.kernel and step.kernel.symbolic) for step in steps)
+    symbolic = any(s.symbolic or any(p.symbolic for p in (s.plans or {}).values()) for s in steps)
     return _Plan(graph.name, graph.placeholders, steps, output.args[0], graph.shape_env, symbolic)
+
+
+def runner(node: Node, sizes: dict | None = None) -> RunGraph:
+    """The ``run_graph`` that ``node``'s op interprets itself with: runs any of the node's
+    graphs on placeholder values (each graph planned once, here), at ``sizes``."""
+    return _runner({graph: plan(graph) for graph in subgraphs_of(node)}, sizes)
+
+
+def _runner(plans: dict, sizes: dict | None) -> RunGraph:
+    def run_graph(graph: Graph, inputs) -> list:
+        return execute(plans[graph], list(inputs), sizes)
+
+    return run_graph
 
 
 def execute(plan: _Plan, inputs: list, sizes: dict | None = None) -> list:
     """Run a planned graph on the placeholder values ``inputs``; return the flat outputs.
 
-    ``sizes``: the int of each symbolic size (a nested graph gets its caller's); by default
-    read from the inputs' shapes."""
+    ``sizes``: the int of each symbolic size (a nested graph gets its caller's); read from
+    the inputs when the graph needs them and none are given."""
     if len(inputs) != len(plan.placeholders):
         raise TypeError(
             f"graph {plan.name} takes {len(plan.placeholders)} inputs, got {len(inputs)}"
@@ -91,14 +108,12 @@ def execute(plan: _Plan, inputs: list, sizes: dict | None = None) -> list:
             env[node] = node.target.copy() if step.fresh else node.target
         else:
             try:
-                args = map_arg(node.args, lookup)
-                if step.kernel is not None:  # a fused kernel: run its sub-graph
-                    outputs = execute(step.kernel, list(args), sizes)
-                    value = outputs[0] if len(outputs) == 1 else tuple(outputs)
+                args, kwargs = map_arg(node.args, lookup), map_arg(node.kwargs, lookup)
+                if step.symbolic:
+                    kwargs = concrete(kwargs, sizes)
+                if step.plans is not None:
+                    value = node.target.interpret(_runner(step.plans, sizes), args, kwargs)
                 else:
-                    kwargs = map_arg(node.kwargs, lookup)
-                    if step.symbolic:
-                        kwargs = concrete(kwargs, sizes)
                     value = evaluate_node(node, args, kwargs)
             except UnsupportedError:
                 raise
@@ -112,7 +127,7 @@ def execute(plan: _Plan, inputs: list, sizes: dict | None = None) -> list:
 
 
 def evaluate_node(node: Node, args: tuple, kwargs: dict) -> Any:
-    """The value of call ``node`` (not a kernel) on concrete ``args`` and ``kwargs``."""
+    """The value of call ``node`` (of an ``OpDef``) on concrete ``args`` and ``kwargs``."""
     value = ops.evaluate(node.target, args, kwargs)
     return _weak_value(node, value) if node.meta.weak else value
 

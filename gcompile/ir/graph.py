@@ -4,8 +4,8 @@ A ``Node`` is one value. Its ``op`` is one of
 
 * ``placeholder`` - a graph input (an array argument, a Python ``float`` ...);
 * ``constant``    - an array known at trace time (``target`` holds it);
-* ``call``        - ``target(*args, **kwargs)`` where ``target`` is an ``OpDef``
-  (or, after fusion, a kernel object holding a sub-graph);
+* ``call``        - ``target(*args, **kwargs)`` where ``target`` is an ``OpDef``, or a
+  ``SubgraphOp`` holding graphs of its own (a fused kernel; ``ir/subgraph.py``);
 * ``output``      - the returned values, flattened (``args[0]`` is a tuple).
 
 ``args`` and ``kwargs`` hold Nodes and Python literals. Assigning them keeps the
@@ -357,38 +357,53 @@ class Graph:
 
     def propagate_metas(self) -> None:
         """Re-derive every call node's meta from its inputs, in order (after passes substitute
-        values whose layout differs, downstream layouts follow). Fused kernels keep theirs."""
+        values whose layout differs, downstream layouts follow). A node holding sub-graphs
+        (``ir/subgraph.py``) has its graphs' metas re-derived first, then asks its op."""
+        from .subgraph import subgraphs_of
+
         for node in self._iter():
-            if node.op == "call" and node.kind != "fused":
+            if node.op == "call":
+                for sub in subgraphs_of(node):
+                    sub.propagate_metas()
                 node.meta = self.infer(node.target, node.args, node.kwargs)
 
     def substitute_sizes(self, fn: Callable) -> None:
-        """Replace every symbolic size in metas and parameters (and in nested graphs) by
-        ``fn(size)``: the replacements a trace learned, or concrete sizes."""
+        """Replace every symbolic size in metas and parameters (and in nested graphs and the
+        parameters of the ops holding them) by ``fn(size)``: the replacements a trace
+        learned, or concrete sizes."""
+        from .subgraph import subgraphs_of
+
         for node in self._iter():
             if node.meta is not None:
                 node.meta = map_symbolic(node.meta, fn)
             if node.op == "call" and is_symbolic(node.kwargs):
                 node.kwargs = map_symbolic(node.kwargs, fn)
-            nested = getattr(node.target, "graph", None)
-            if isinstance(nested, Graph):
-                nested.substitute_sizes(fn)
-                node.target.substitute_sizes(fn)
+            for sub in subgraphs_of(node):
+                sub.substitute_sizes(fn)
+            if subgraphs_of(node):
+                node.target.map_sizes(fn)
 
     def stats(self) -> dict:
         """Counts: ``nodes`` (calls), ``kernels`` (fused), ``library_calls`` (ops run as one NumPy or
-        BLAS call each), ``buffers`` (intermediate arrays allocated; returned values, views and scalars
-        excluded; an epilogue writing into its matmul's buffer allocates none)."""
+        BLAS call each), ``buffers`` (intermediate arrays that library calls and ops holding
+        sub-graphs allocate; returned values, views and scalars excluded; an epilogue writing into
+        its matmul's buffer allocates none)."""
+        from .subgraph import subgraphs_of
+
         calls = [n for n in self._iter() if n.op == "call"]
         returned = set(self.output_node.all_input_nodes)
         kernels = [n for n in calls if n.kind == "fused"]
+        holders = [n for n in calls if subgraphs_of(n)]  # kernels, and any other op with graphs
         library = [
             n
             for n in calls
-            if n.kind not in ("fused", "view", "opaque") and not n.is_mutation and not n.meta.scalar
+            if not subgraphs_of(n)
+            and n.kind not in ("view", "opaque")
+            and not n.is_mutation
+            and not n.meta.scalar
         ]
         buffers = 0
-        for node in kernels + library:
+        for node in holders + library:
             if hasattr(node.meta, "items"):  # several outputs, read through kernel_output nodes
                 by_item = {
                     u.kwargs["item"]: u for u in node.users if u.target.name == "kernel_output"

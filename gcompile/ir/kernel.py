@@ -1,10 +1,11 @@
-"""FusedKernel: a call target that holds a sub-graph, made by the fusion pass.
+"""FusedKernel: the op holding a fused group's sub-graph, made by the fusion pass.
 
 A kernel node in a graph reads its inputs like any call node; its ``target`` is
-a ``FusedKernel`` whose ``graph`` computes the kernel's outputs from placeholders
-standing for those inputs. A kernel with several outputs has a ``TupleMeta`` and
-is read through ``kernel_output`` nodes. Backends run the sub-graph (the
-interpreter) or generate a loop nest for it (Numba).
+a ``FusedKernel``, a ``SubgraphOp`` (``ir/subgraph.py``) whose one region, ``body``,
+computes the kernel's outputs from placeholders bound one to one to the node's
+arguments. A kernel with several outputs has a ``TupleMeta`` and is read through
+``kernel_output`` nodes. The interpreter runs the sub-graph; the Numba backend
+generates a loop nest for it.
 
 ``style`` tells the code generator the loop structure:
 
@@ -20,38 +21,45 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .graph import Graph
-from .meta import TensorMeta, TupleMeta
 from .shape_env import map_symbolic
+from .subgraph import Region, RunGraph, SubgraphOp
 
 
 @dataclass(eq=False)
-class FusedKernel:
-    """A fused group of ops, kept as a sub-graph (see the module docstring)."""
+class FusedKernel(SubgraphOp):
+    """A fused group of ops, kept as a sub-graph (see the module docstring).
+
+    Its meta is what the sub-graph returns (``SubgraphOp.infer``).
+    """
 
     name: str
     style: str
     space: tuple
     graph: Graph
-    meta: TensorMeta | TupleMeta
     members: tuple = field(default=())  # names of the original nodes, for reports
     inplace_input: int | None = None  # epilogue: input index whose buffer may hold the result
 
     kind = "fused"
 
-    def infer(self, *inputs: TensorMeta, **params) -> TensorMeta | TupleMeta:
-        """The outputs' metas; checks that the inputs still match the sub-graph's placeholders."""
-        expected = [p.meta for p in self.graph.placeholders]
-        if list(inputs) != expected:
-            raise ValueError(
-                f"kernel {self.name}: inputs {inputs} do not match its placeholders {expected}"
-            )
-        return self.meta
+    @property
+    def regions(self) -> tuple[Region, ...]:
+        """One region, ``body``: the sub-graph, its placeholders bound to the arguments in order."""
+        return (Region("body", self.graph, tuple(range(len(self.graph.placeholders)))),)
 
-    def substitute_sizes(self, fn) -> None:
-        """Replace the symbolic sizes of the kernel's space and meta by ``fn(size)`` (its graph's
-        are replaced by ``Graph.substitute_sizes``)."""
+    @property
+    def params(self) -> dict:
+        """The loop structure: ``style`` and iteration ``space``."""
+        return {"style": self.style, "space": self.space}
+
+    def interpret(self, run_graph: RunGraph, args: tuple, kwargs: dict) -> object:
+        """Run the sub-graph on the arguments: its one output, or a tuple of several."""
+        outputs = run_graph(self.graph, list(args))
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def map_sizes(self, fn) -> None:
+        """Replace the symbolic sizes of the kernel's space by ``fn(size)`` (its graph's are
+        replaced by ``Graph.substitute_sizes``)."""
         self.space = map_symbolic(tuple(self.space), fn)
-        self.meta = map_symbolic(self.meta, fn)
 
     def __repr__(self) -> str:
         return f"<kernel {self.name} ({self.style})>"

@@ -9,7 +9,15 @@ The text form is the contract of the golden tests::
 
 Keyword parameters are sorted, scalar literals are printed inline, array
 constants as ``const<f64[100]>`` (with their values when they have at most 8
-elements), index tuples as ``[1:-1, ::2, None, ...]``.
+elements), index tuples as ``[1:-1, ::2, None, ...]``. The graphs of a node holding
+sub-graphs (``ir/subgraph.py``) are printed indented under its line, each headed by
+its role when the op has several::
+
+      %cond_1 : f64[3] = cond(%p, %x)
+        then: graph then(x: f64[3]):
+          ...
+        else: graph else(x: f64[3]):
+          ...
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import numpy as np
 from .graph import Graph, Node
 from .meta import dtype_abbrev
 from .pytree import unflatten
+from .subgraph import regions_of
 
 _SMALL_CONSTANT = 8
 
@@ -116,12 +125,20 @@ def format_graph(graph: Graph) -> str:
     for node in body:
         lhs = f"%{node.name}".ljust(name_width) + " : " + node.meta.short().ljust(meta_width)
         lines.append(f"  {lhs} = {_rhs(node)}")
-        nested = getattr(node.target, "graph", None)
-        if isinstance(nested, Graph):
-            lines.extend("    " + line for line in format_graph(nested).splitlines())
+        lines.extend("    " + line for line in _format_regions(node))
     if graph.nodes and graph.nodes[-1].op == "output":
         lines.append("  return " + _format_output(graph.output_node))
     return "\n".join(lines)
+
+
+def _format_regions(node: Node) -> list[str]:
+    """The text of the graphs ``node`` holds, each headed by its role when there are several."""
+    regions = regions_of(node)
+    lines = []
+    for region in regions:
+        text = format_graph(region.graph)
+        lines.extend((f"{region.role}: {text}" if len(regions) > 1 else text).splitlines())
+    return lines
 
 
 def format_tabular(graph: Graph) -> str:

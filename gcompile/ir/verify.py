@@ -4,12 +4,19 @@ Checked: every node belongs to the graph and is linked in order; names are uniqu
 identifiers; every argument is defined earlier in the same graph; ``users`` lists
 match the arguments exactly; there is one output node and it is last; each call
 node's meta equals what its op's ``infer`` derives from its arguments (like
-autodidax's ``typecheck_jaxpr``).
+autodidax's ``typecheck_jaxpr``). A node holding sub-graphs (``ir/subgraph.py``)
+must feed each graph's placeholders arguments of their metas, and each of its graphs
+is verified too, its problems prefixed with their path::
+
+    in %fused_1's body: %exp_1 reads %y before it is defined (or from outside the graph)
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from .graph import map_arg
+from .subgraph import operand_problems, regions_of
 
 if TYPE_CHECKING:
     from .graph import Graph
@@ -57,10 +64,25 @@ def _problems(graph: "Graph"):
         if node.op in ("placeholder", "constant", "call") and node.meta is None:
             yield f"%{node.name} has no meta"
         if node.op == "call":
-            yield from _check_meta(node)
+            yield from _check_call(node)
         seen.add(node)
     if not nodes or nodes[-1].op != "output":
         yield "the graph has no output node"
+
+
+def _check_call(node):
+    """The node's arguments against its op: the binding of every sub-graph, else the op's rule;
+    then the problems inside each sub-graph, with their path."""
+    regions = regions_of(node)
+    inputs = map_arg(node.args, lambda n: n.meta)
+    binding = [p for region in regions for p in operand_problems(region, inputs)]
+    if binding:
+        yield from (f"%{node.name}'s {problem}" for problem in binding)
+    else:
+        yield from _check_meta(node)
+    for region in regions:
+        for problem in _problems(region.graph):
+            yield f"in %{node.name}'s {region.role}: {problem}"
 
 
 def _check_meta(node):

@@ -46,7 +46,7 @@ from ..ir import ops
 from ..ir.alias import alias_chain, alias_parent, readers, root
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.kernel import FusedKernel
-from ..ir.meta import TupleMeta, normalize_axes
+from ..ir.meta import normalize_axes
 from ..ir.shape_env import decide, hint, using
 from .dce import dce
 
@@ -593,7 +593,6 @@ def _outline(graph: Graph, group: _Group) -> Node:
         mapping[node] = sub.call(node.target, args, node.kwargs, source=node.source, name=node.name)
     outputs = [n for n in group.nodes if _used_outside(n, inside)]
     sub.output(tuple(mapping[o] for o in outputs))
-    meta = outputs[0].meta if len(outputs) == 1 else TupleMeta(tuple(o.meta for o in outputs))
     inplace = None
     if group.style == "epilogue":
         # The result may overwrite a product that only a member reads, element for element: a
@@ -608,9 +607,9 @@ def _outline(graph: Graph, group: _Group) -> Node:
             ):
                 inplace = i
     members = tuple(n.target.name for n in group.nodes)
-    kernel = FusedKernel("fused", group.style, group.space, sub, meta, members, inplace)
+    kernel = FusedKernel("fused", group.style, group.space, sub, members, inplace)
     with graph.inserting_after(group.nodes[-1]):  # where the group's last op was
-        node = graph.call(kernel, tuple(inputs), {}, meta=meta)
+        node = graph.call(kernel, tuple(inputs), {})  # its meta is what ``sub`` returns
     kernel.name = sub.name = node.name
     with graph.inserting_after(node):
         projections = [
@@ -691,3 +690,8 @@ def _fuse(graph: Graph, max_kernel_ops: int) -> bool:
     dce(graph)
     graph.fusion_report = report
     return bool(report.kernels)
+
+
+# The PassManager runs fusion on the top-level graph only: run on the bodies of the kernels it
+# has just made, it would nest kernels in kernels.
+fuse.top_level_only = True

@@ -6,6 +6,11 @@ The pipeline is a flat list of named steps (like tinygrad's ``full_rewrite_to_si
     OPTIMIZE = [functionalize] + CLEANUP               stage "optimized"
     FUSE     = [fuse]                                  stage "fused"
 
+Each pass runs on the graph and then on every graph nested in it (``ir/subgraph.py:
+graphs_in``: a fused kernel's body, later a loop's), top level first, unless the pass
+function says ``top_level_only = True`` (fusion: fusing a kernel's body would nest
+kernels in kernels); ``functools.partial`` of such a pass keeps saying it.
+
 ``compile(..., options={"passes": [...], "disable": [...]})`` selects passes by
 the names used here and in the log. The graph is verified after every pass when
 ``GCOMPILE_VERIFY=1`` (the test suite sets it); a failure names the pass and the
@@ -24,6 +29,7 @@ from typing import Callable
 from .. import config
 from ..errors import UnsupportedError
 from ..ir.graph import Graph
+from ..ir.subgraph import graphs_in
 from .constant_fold import constant_fold
 from .cse import cse
 from .dce import dce
@@ -46,6 +52,13 @@ STAGES = ("traced", "optimized", "fused")
 REQUIRED = ("functionalize",)  # backends rely on a graph without in-place setitem nodes
 
 _MAX_ROUNDS = 8
+
+
+def top_level_only(step: Pass) -> bool:
+    """Whether the pass ``step`` (or the pass it binds arguments of) says ``top_level_only``."""
+    while isinstance(step, functools.partial):
+        step = step.func
+    return getattr(step, "top_level_only", False)
 
 
 class PassError(Exception):
@@ -111,7 +124,9 @@ class PassManager:
         before = [r.name for r in self.records]
         start = time.perf_counter()
         try:
-            changed = bool(step(graph))
+            changed = False
+            for each in [graph] if top_level_only(step) else graphs_in(graph):
+                changed = bool(step(each)) or changed
             if changed:
                 graph.propagate_metas()
             if self.verify:

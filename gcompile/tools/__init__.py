@@ -16,7 +16,7 @@ from . import dot
 
 
 def _to_dot(self: Graph, *, title: str | None = None) -> str:
-    """Graphviz DOT text of this graph, fused kernels as clusters (``tools/dot.py: to_dot``)."""
+    """Graphviz DOT text of this graph, ops holding sub-graphs as clusters (``tools/dot.py``)."""
     return dot.to_dot(self, title=title)
 
 
@@ -27,7 +27,7 @@ def _render(self: Graph, path: str | Path, *, format: str | None = None) -> Path
 
 
 def _to_networkx(self: Graph):
-    """This graph as a ``networkx.DiGraph``, kernels opened (``tools/nx.py: to_networkx``)."""
+    """This graph as a ``networkx.DiGraph``, nested graphs opened (``tools/nx.py``)."""
     from .nx import to_networkx  # networkx takes 0.2 s to import: only when asked for
 
     return to_networkx(self)

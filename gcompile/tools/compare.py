@@ -10,8 +10,9 @@ run in float64 (for float64 results that disagree, in long double); the first
 call's time with each compile phase, the steady-state
 medians of both, the speed-up and the number of calls after which the compile has
 paid for itself. When the results disagree, it locates the difference: the first
-fused kernel whose compiled outputs differ from the interpreter's on the same
-inputs, and the passes whose removal makes the results agree.
+node holding sub-graphs (a fused kernel; ``ir/subgraph.py``) whose outputs, compiled
+alone, differ from the interpreter's on the same inputs, and the passes whose removal
+makes the results agree.
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ import numpy as np
 from ..api import CompiledFunction, compile, trace
 from ..guards import ArgumentBinder
 from ..ir import ops
+from ..ir.graph import Graph, Node, map_arg
+from ..ir.meta import TupleMeta
+from ..ir.printer import format_node
 from ..ir.pytree import flatten, unflatten
+from ..ir.subgraph import subgraphs_of, walk
 
 
 def copy_inputs(value: Any) -> Any:
@@ -128,7 +133,7 @@ class CompareReport:
     repeat: int = 0
     fallbacks: int = 0
     phases: dict = field(default_factory=dict)  # compile phase -> seconds
-    first_difference: str = ""  # the first kernel whose compiled outputs differ, when disagreeing
+    first_difference: str = ""  # the first sub-graph op whose compiled outputs differ, if any
     guilty_passes: list = field(default_factory=list)  # passes whose removal makes results agree
     bisected: bool = False
 
@@ -465,9 +470,8 @@ def locate_difference(
         options={**options, "dynamic": False},
         **copy_inputs(kwargs),
     )
-    report.first_difference = _first_differing_kernel(
-        graph, fn, args, kwargs, statics, backend, options, ulps
-    )
+    inputs = ArgumentBinder(fn, statics).bind(copy_inputs(args), copy_inputs(kwargs)).inputs()
+    report.first_difference = first_differing_op(graph, inputs, backend, options, ulps)
     report.guilty_passes = []
     for name in PASS_NAMES:
         if name in REQUIRED:
@@ -488,54 +492,59 @@ def locate_difference(
     report.bisected = True
 
 
-def _first_differing_kernel(graph, fn, args, kwargs, statics, backend, options, ulps) -> str:
-    """Run ``graph`` node by node with the interpreter; compile each fused kernel alone with
-    ``backend`` on the interpreter's inputs; name the first whose outputs differ."""
-    from ..backends import get, interpreter
-    from ..ir.graph import Graph, map_arg
-    from ..ir.kernel import FusedKernel
-    from ..ir.meta import TupleMeta
-    from ..ir.printer import format_node
+def first_differing_op(graph: Graph, inputs: list, backend: str, options: dict, ulps: float) -> str:
+    """Run ``graph`` node by node with the interpreter on ``inputs``; compile each node holding
+    sub-graphs (a fused kernel) alone with ``backend`` and run it on the interpreter's values;
+    name the first whose outputs differ from the interpreter's."""
+    from ..backends import interpreter
 
-    inputs = ArgumentBinder(fn, statics).bind(copy_inputs(args), copy_inputs(kwargs)).inputs()
     env = dict(zip(graph.placeholders, inputs))
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         for node in graph.nodes:
             if node.op == "constant":
                 env[node] = node.target
-                continue
             if node.op != "call":
                 continue
-            values = map_arg(node.args, env.__getitem__)
-            if not isinstance(node.target, FusedKernel):
-                env[node] = interpreter.evaluate_node(
-                    node, values, map_arg(node.kwargs, env.__getitem__)
-                )
+            lookup = env.__getitem__
+            args, kwargs = map_arg(node.args, lookup), map_arg(node.kwargs, lookup)
+            if not subgraphs_of(node):
+                env[node] = interpreter.evaluate_node(node, args, kwargs)
                 continue
-            reference = interpreter.execute(
-                interpreter.plan(node.target.graph), copy_inputs(list(values))
-            )
-            alone = Graph(f"{node.name}_alone")
-            placeholders = [
-                alone.placeholder(p.name, p.meta) for p in node.target.graph.placeholders
-            ]
-            kernel = alone.call(node.target, tuple(placeholders), {}, meta=node.meta)
-            if isinstance(node.meta, TupleMeta):
-                outs = tuple(
-                    alone.call(ops.KERNEL_OUTPUT, (kernel,), {"item": i})
-                    for i in range(len(node.meta.items))
-                )
-            else:
-                outs = (kernel,)
-            alone.output(outs)
-            compiled = get(backend)(alone, options)(copy_inputs(list(values)))
-            for i, (e, a) in enumerate(zip(reference, compiled)):
+            run_graph = interpreter.runner(node)
+            reference = node.target.interpret(run_graph, copy_inputs(args), kwargs)
+            expected = list(reference) if isinstance(node.meta, TupleMeta) else [reference]
+            compiled = _run_alone(node, [env[v] for v in node.all_input_nodes], backend, options)
+            for i, (e, a) in enumerate(zip(expected, compiled)):
                 if not agreement(f"{node.name}[{i}]", e, a, ulps).ok:
-                    members = ", ".join(node.target.members)
-                    source = next((n.source for n in node.target.graph.nodes if n.source), "")
-                    return f"kernel {format_node(node)} ({members}) output {i}" + (
-                        f", from {source}" if source else ""
-                    )
-            env[node] = reference[0] if len(reference) == 1 else tuple(reference)
-    return "no fused kernel differs from the interpreter on the same inputs (the difference is outside the kernels)"
+                    return f"{_describe(node)} output {i}"
+            env[node] = reference
+    return (
+        "no node holding sub-graphs (fused kernel) differs from the interpreter on the same "
+        "inputs (the difference is outside them)"
+    )
+
+
+def _run_alone(node: Node, values: list, backend: str, options: dict) -> list:
+    """The outputs of ``node`` run by ``backend`` in a graph of its own, on the ``values`` of
+    its input nodes."""
+    from ..backends import get
+
+    alone = Graph(f"{node.name}_alone")
+    inputs = {v: alone.placeholder(v.name, v.meta) for v in node.all_input_nodes}
+    args, kwargs = map_arg(node.args, inputs.__getitem__), map_arg(node.kwargs, inputs.__getitem__)
+    call = alone.call(node.target, args, kwargs, meta=node.meta)
+    if isinstance(node.meta, TupleMeta):
+        items = range(len(node.meta.items))
+        alone.output(tuple(alone.call(ops.KERNEL_OUTPUT, (call,), {"item": i}) for i in items))
+    else:
+        alone.output((call,))
+    return get(backend)(alone, options)(copy_inputs(values))
+
+
+def _describe(node: Node) -> str:
+    """``node``'s line, the ops in its graphs and the user's first line among them."""
+    inner = [v.node for graph in subgraphs_of(node) for v in walk(graph) if v.node.op == "call"]
+    text = f"{format_node(node)} ({node.kind}: {', '.join(n.target.name for n in inner)})"
+    source = next((n.source for n in inner if n.source), None)
+    return text + (f", from {source}" if source else "")

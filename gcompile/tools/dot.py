@@ -1,19 +1,25 @@
-"""Graphviz drawings of a graph: fused kernels as clusters, one style per kind of node.
+"""Graphviz drawings of a graph: ops holding sub-graphs as clusters, one style per kind of node.
 
 ``to_dot`` needs nothing but Python; ``render`` and ``svg`` run Graphviz's ``dot`` program::
 
     graph = gcompile.trace(softmax, x, stage="fused")
     graph.render("softmax.svg")        # writes softmax.dot, then softmax.svg
 
-A kernel is drawn as ``subgraph cluster_<kernel>`` holding its member ops. Its
-sub-graph's placeholders are not drawn: an edge goes from the outer value straight
-into the member that reads it, and from the member a kernel returns straight to
-the kernel's readers (``kernel_output`` projections are folded away)::
+A node holding sub-graphs (``ir/subgraph.py``: a fused kernel) is drawn as
+``subgraph cluster_<node>`` holding the ops of its graphs, one inner cluster per graph
+when it has several (``then``, ``else``), and nested ops as nested clusters. The
+graphs' placeholders are not drawn: an edge goes from the outer value straight into
+the member that reads it, and from the members the graphs return straight to the
+node's readers (``kernel_output`` projections are folded away)::
 
     %x -> fused_1(%x) -> %out    =>    x -> [fused_1: amax -> ... -> divide] -> return
 
+An argument that no placeholder receives (a branch's predicate) points at the cluster's
+border. A fused kernel's cluster shows its loop structure and whether the Numba backend
+runs it as one loop nest or in the interpreter (and why).
+
 Node labels are HTML-like (op, literal parameters, ``f32[64,128]``); the full text-form
-line and the user's source line are in the tooltip. ``KernelIndex`` names the vertices
+line and the user's source line are in the tooltip. ``VertexIndex`` names the vertices
 for this module and for ``tools/nx.py``.
 """
 
@@ -27,10 +33,11 @@ from typing import Any, NamedTuple
 
 from ..backends.numba import codegen
 from ..ir import ops
-from ..ir.graph import Graph, Node
+from ..ir.graph import Graph, Node, nodes_in
 from ..ir.kernel import FusedKernel
 from ..ir.printer import format_index, format_literal, format_node
 from ..ir.shape_env import using
+from ..ir.subgraph import Region, regions_of, walk
 
 OUTPUT_ID = "return"  # a keyword, so no node can be called that
 FORMATS = ("svg", "png", "pdf")
@@ -75,9 +82,12 @@ _KERNEL_CLUSTER = 'style="rounded,filled", fillcolor="#fff6dc", color="#d99a00",
 _INTERPRETED_CLUSTER = (
     'style="rounded,filled,dashed", fillcolor="#fde4e4", color="#c00000", penwidth=1.5'
 )
-_CLUSTERS = {
-    "kernel": ("fused kernel: one loop nest", _KERNEL_CLUSTER),
-    "interpreted": ("kernel run by the interpreter", _INTERPRETED_CLUSTER),
+_SUBGRAPH_CLUSTER = 'style="rounded,filled", fillcolor="#eef3fb", color="#4a6fa5", penwidth=1.5'
+_REGION_CLUSTER = 'style="rounded,dashed", color="#4a6fa5"'
+_CLUSTERS = {  # key: (legend, look, style of the legend's sample op)
+    "kernel": ("fused kernel: one loop nest", _KERNEL_CLUSTER, "kernel op"),
+    "interpreted": ("kernel run by the interpreter", _INTERPRETED_CLUSTER, "kernel op"),
+    "subgraph": ("op holding sub-graphs", _SUBGRAPH_CLUSTER, "numpy"),
 }
 _LEGEND_ORDER = (
     "input",
@@ -85,6 +95,7 @@ _LEGEND_ORDER = (
     "copy",
     "kernel",
     "interpreted",
+    "subgraph",
     "numpy",
     "view",
     "library",
@@ -95,31 +106,53 @@ _LEGEND_ORDER = (
 _OPCODE_STYLES = {"placeholder": "input", "constant": "constant", "output": "output"}
 
 
-class KernelIndex:
-    """The vertices of a graph with its kernels opened: ids shared by the drawing and networkx.
+class VertexIndex:
+    """The vertices of a graph with the graphs of its ops opened, at any depth: ids shared by
+    the drawing and networkx.
 
-    An outer node's id is its name (the output is ``"return"``); a kernel member's id is
-    ``"<kernel>.<member>"``; a kernel's placeholder stands for the outer value it reads.
+    An outer node's id is its name (the output is ``"return"``); a node of an op's graph is
+    ``"<op's id>.<name>"``, with the graph's role in between when the op has several
+    (``"cond_1.then.multiply_1"``); a nested graph's placeholder stands for the argument it
+    receives.
     """
 
     def __init__(self, graph: Graph):
         self.graph = graph
-        self.kernels = [n for n in graph.nodes if isinstance(n.target, FusedKernel)]
-        self.owner: dict[Node, Node] = {}
-        self.outer: dict[Node, Any] = {}
-        for call in self.kernels:
-            self.outer.update(zip(call.target.graph.placeholders, call.args))
-            self.owner.update((member, call) for member in self.members(call))
+        self.holders: list[Node] = []  # nodes holding sub-graphs, at any depth, in walk order
+        self.prefix: dict[Node, str] = {}  # a nested node -> the id of its graph
+        self.outer: dict[Node, Any] = {}  # a nested placeholder -> the argument it receives
+        for visit in walk(graph):
+            call, regions = visit.node, regions_of(visit.node)
+            if regions:
+                self.holders.append(call)
+            for region in regions:
+                prefix = self.region_id(call, region)
+                self.outer.update(zip(region.graph.placeholders, region.inputs(call.args)))
+                self.prefix.update((member, prefix) for member in region.graph.nodes)
+
+    def region_id(self, call: Node, region: Region) -> str:
+        """The id prefix of the nodes of ``region``'s graph: the op's id, then the role when
+        the op has several graphs."""
+        several = len(regions_of(call)) > 1
+        return self.vertex_id(call) + (f".{region.role}" if several else "")
 
     @staticmethod
-    def members(call: Node) -> list[Node]:
-        """The ops (and constants) inside the kernel called by ``call``."""
-        return [n for n in call.target.graph.nodes if n.op in ("call", "constant")]
+    def members(call: Node, region: Region | None = None) -> list[Node]:
+        """The ops (and constants) in the graphs of ``call``, or in ``region``'s only."""
+        regions = regions_of(call) if region is None else (region,)
+        return [n for r in regions for n in r.graph.nodes if n.op in ("call", "constant")]
 
     @staticmethod
-    def returned(call: Node) -> tuple:
-        """The values the kernel called by ``call`` returns, in output order."""
-        return call.target.graph.output_node.args[0]
+    def results(call: Node, item: int) -> list:
+        """The values ``call``'s graphs return at position ``item``, one per graph."""
+        return [region.graph.output_node.args[0][item] for region in regions_of(call)]
+
+    @staticmethod
+    def unbound(call: Node) -> list[Node]:
+        """The nodes ``call`` reads that no placeholder of its graphs receives (a predicate)."""
+        bound = {i for region in regions_of(call) for i in region.operands}
+        free = [a for i, a in enumerate(call.args) if i not in bound]
+        return nodes_in((free, call.kwargs))
 
     def vertex_id(self, node: Any) -> str | None:
         """The id of ``node``; None for a literal (which no edge comes from)."""
@@ -127,13 +160,14 @@ class KernelIndex:
             return None
         if node in self.outer:
             return self.vertex_id(self.outer[node])
-        if node in self.owner:
-            return f"{self.owner[node].name}.{node.name}"
+        if node in self.prefix:
+            return f"{self.prefix[node]}.{node.name}"
         return OUTPUT_ID if node.op == "output" else node.name
 
 
 def to_dot(graph: Graph, *, title: str | None = None) -> str:
-    """Graphviz DOT text of ``graph``, top to bottom, fused kernels as clusters, with a legend.
+    """Graphviz DOT text of ``graph``, top to bottom, ops holding sub-graphs as clusters, with
+    a legend.
 
     Args:
         graph: any stage; kernels appear at stage ``"fused"``.
@@ -143,11 +177,11 @@ def to_dot(graph: Graph, *, title: str | None = None) -> str:
         >>> print(to_dot(gcompile.trace(softmax, x, stage="fused")))
         digraph "softmax" { ... subgraph "cluster_fused_1" { ... } ... }
     """
-    index = KernelIndex(graph)
+    index = VertexIndex(graph)
     used: dict[str, None] = {}
     lines = [f"digraph {_quote(graph.name)} {{", *_header(title or graph.name)]
     for node in graph.nodes:
-        if isinstance(node.target, FusedKernel):
+        if regions_of(node):
             lines += _cluster(index, node, used)
         elif node.target is not ops.KERNEL_OUTPUT:
             lines.append(_vertex(index.vertex_id(node), node, _style_of(node), used))
@@ -163,15 +197,15 @@ def to_dot(graph: Graph, *, title: str | None = None) -> str:
 def _header(title: str) -> list[str]:
     """Graph, node and edge defaults: compact spacing and small fonts keep big graphs legible."""
     return [
-        f"  graph [rankdir=TB, newrank=true, nodesep=0.25, ranksep=0.35, fontname=Helvetica, "
-        f"fontsize=11, labelloc=t, label=<<b>{_html(title)}</b>>];",
+        f"  graph [rankdir=TB, newrank=true, compound=true, nodesep=0.25, ranksep=0.35, "
+        f"fontname=Helvetica, fontsize=11, labelloc=t, label=<<b>{_html(title)}</b>>];",
         '  node [fontname=Helvetica, fontsize=10, style=filled, margin="0.08,0.03", height=0.3];',
         '  edge [color="#555555", arrowsize=0.6, penwidth=0.8];',
     ]
 
 
 def _style_of(node: Node) -> str:
-    """The key in ``STYLES`` of a node outside kernels."""
+    """The key in ``STYLES`` of a node, by its own kind (not the kernel it may be in)."""
     if node.op in _OPCODE_STYLES:
         return _OPCODE_STYLES[node.op]
     if node.is_mutation:
@@ -232,31 +266,59 @@ def _tooltip(node: Node) -> str:
     return _truncate(text, _TOOLTIP_LIMIT)
 
 
-def _cluster(index: KernelIndex, call: Node, used: dict) -> list[str]:
-    """The cluster of the kernel called by ``call``: name, style and space, then its members."""
-    kernel: FusedKernel = call.target
-    space = "[" + ",".join(str(s) for s in kernel.space) + "]"
-    title = f"<b>{_html(kernel.name)}</b> {_html(kernel.style)} {_html(space)}"
-    reason = interpreted_reason(kernel)
-    if reason is None:
-        used["kernel"] = None
-        look = _KERNEL_CLUSTER
-    else:
-        used["interpreted"] = None
-        look = _INTERPRETED_CLUSTER
-        short = _html(_truncate(reason, _REASON_LIMIT))
-        title += f'<br/><font point-size="9" color="#c00000">interpreter: {short}</font>'
-    tooltip = f"{format_node(call)}\nmembers: {', '.join(kernel.members)}"
+def _cluster(index: VertexIndex, call: Node, used: dict) -> list[str]:
+    """The cluster of ``call``'s graphs: the op's name and params, then the members of each
+    graph (in a cluster of their own, titled with the role, when there are several)."""
+    title, look, op_style = _cluster_look(call, used)
+    names = ", ".join(m.target.name for m in index.members(call) if m.op == "call")
+    tooltip = f"{format_node(call)}\nmembers: {names}"
     lines = [
-        f"  subgraph {_quote('cluster_' + call.name)} {{",
+        f"  subgraph {_quote('cluster_' + index.vertex_id(call))} {{",
         f"  graph [label=<{title}>, tooltip={_quote(_truncate(tooltip, _TOOLTIP_LIMIT))}, "
         f"fontsize=10, {look}];",
     ]
-    for member in index.members(call):
-        style = "kernel op" if member.op == "call" else _style_of(member)
-        lines.append("  " + _vertex(index.vertex_id(member), member, style, used))
+    regions = regions_of(call)
+    for region in regions:
+        body = []
+        for member in index.members(call, region):
+            if regions_of(member):
+                body += _cluster(index, member, used)
+            elif member.target is not ops.KERNEL_OUTPUT:
+                style = op_style if op_style and member.op == "call" else _style_of(member)
+                body.append("  " + _vertex(index.vertex_id(member), member, style, used))
+        if len(regions) > 1:
+            name = _quote("cluster_" + index.region_id(call, region))
+            role = f"label=<<i>{_html(region.role)}</i>>, fontsize=9, {_REGION_CLUSTER}"
+            body = [f"  subgraph {name} {{", f"  graph [{role}];", *body, "  }"]
+        lines += body
     lines.append("  }")
     return lines
+
+
+def _cluster_look(call: Node, used: dict) -> tuple[str, str, str | None]:
+    """The title and attributes of ``call``'s cluster, and the style of its ops (None: each
+    its own). A fused kernel's ops are drawn alike, and the title says when the Numba backend
+    runs the kernel in the interpreter, and why."""
+    params = "".join(f" {_html(_param_text(v))}" for v in call.target.params.values())
+    title = f"<b>{_html(call.name)}</b>{params}"
+    if not isinstance(call.target, FusedKernel):
+        used["subgraph"] = None
+        return title, _SUBGRAPH_CLUSTER, None
+    reason = interpreted_reason(call.target)
+    if reason is None:
+        used["kernel"] = None
+        return title, _KERNEL_CLUSTER, "kernel op"
+    used["interpreted"] = None
+    short = _html(_truncate(reason, _REASON_LIMIT))
+    title += f'<br/><font point-size="9" color="#c00000">interpreter: {short}</font>'
+    return title, _INTERPRETED_CLUSTER, "kernel op"
+
+
+def _param_text(value: Any) -> str:
+    """A param in a cluster's title: a tuple of sizes as ``[64,128]``."""
+    if isinstance(value, tuple):
+        return "[" + ",".join(str(v) for v in value) + "]"
+    return str(value)
 
 
 def interpreted_reason(kernel: FusedKernel) -> str | None:
@@ -269,8 +331,8 @@ def interpreted_reason(kernel: FusedKernel) -> str | None:
     return None
 
 
-def _wiring(index: KernelIndex, used: dict) -> tuple[list[str], list[str]]:
-    """The edges, producer to reader, once each, through kernel boundaries; and the copies.
+def _wiring(index: VertexIndex, used: dict) -> tuple[list[str], list[str]]:
+    """The edges, producer to reader, once each, through cluster boundaries; and the copies.
 
     An input or constant whose reader comes more than ``_FAR`` vertices after its latest
     drawing is drawn again (dashed) above that reader: weights read by every layer of a deep
@@ -280,48 +342,59 @@ def _wiring(index: KernelIndex, used: dict) -> tuple[list[str], list[str]]:
     copies: list[str] = []
     edges: dict[str, None] = {}
     latest: dict[Node, tuple[str, int]] = {}  # input or constant -> (id, position) drawn last
-    for position, (reader_id, reader) in enumerate(_drawn(index)):
+    for position, (reader_id, reader, reads) in enumerate(_drawn(index, index.graph)):
         if reader.op in ("placeholder", "constant") and reader.graph is index.graph:
             latest[reader] = (reader_id, position)
-        for value in reader.all_input_nodes:
-            producer = _drawn_producer(index, value)
-            if producer is None:
-                continue
-            source = index.vertex_id(producer)
-            if producer in latest:
-                source, since = latest[producer]
-                if position - since > _FAR:
-                    source = f"{producer.name}/{position}"
-                    copies.append(_vertex(source, producer, _style_of(producer), used, copy=True))
-                    latest[producer] = (source, position)
-            edges[f"  {_quote(source)} -> {_quote(reader_id)};"] = None
+        for value, attributes in reads:
+            for producer in _drawn_producers(index, value):
+                source = index.vertex_id(producer)
+                if producer in latest:
+                    source, since = latest[producer]
+                    if position - since > _FAR:
+                        source = f"{producer.name}/{position}"
+                        copy = _vertex(source, producer, _style_of(producer), used, copy=True)
+                        copies.append(copy)
+                        latest[producer] = (source, position)
+                edges[f"  {_quote(source)} -> {_quote(reader_id)}{attributes};"] = None
     return copies, list(edges)
 
 
-def _drawn(index: KernelIndex) -> list[tuple[str, Node]]:
-    """Every vertex drawn, with its id, in program order (a kernel's members in its place)."""
+def _drawn(index: VertexIndex, graph: Graph) -> list[tuple[str, Node, list]]:
+    """Every vertex drawn for ``graph``, with its id and the values it reads (each with the
+    edge's attributes), in program order, the members of an op's graphs in its place.
+
+    The nodes an op reads that no placeholder receives are read by its first member, the
+    edge ending at the op's cluster (``lhead``)."""
     drawn = []
-    for node in index.graph.nodes:
-        if isinstance(node.target, FusedKernel):
-            drawn += [(index.vertex_id(member), member) for member in index.members(node)]
-        elif node.target is not ops.KERNEL_OUTPUT:
-            drawn.append((index.vertex_id(node), node))
+    for node in graph.nodes:
+        if regions_of(node):
+            inner = [d for region in regions_of(node) for d in _drawn(index, region.graph)]
+            if inner:
+                lhead = f" [lhead={_quote('cluster_' + index.vertex_id(node))}]"
+                first_id, first, reads = inner[0]
+                inner[0] = (first_id, first, [(v, lhead) for v in index.unbound(node)] + reads)
+            drawn += inner
+        elif graph is index.graph or node.op in ("call", "constant"):
+            if node.target is not ops.KERNEL_OUTPUT:
+                reads = [(value, "") for value in node.all_input_nodes]
+                drawn.append((index.vertex_id(node), node, reads))
     return drawn
 
 
-def _drawn_producer(index: KernelIndex, value: Any) -> Node | None:
-    """The node drawn for ``value``: a kernel's value is the member it returns, a kernel's
-    placeholder the outer value it reads (a kernel may return an input, itself a kernel's)."""
+def _drawn_producers(index: VertexIndex, value: Any) -> list[Node]:
+    """The nodes drawn for ``value``: an op's value is the members its graphs return (one
+    per graph), a nested placeholder the outer value it receives (a graph may return its
+    input, itself an op's value)."""
     if not isinstance(value, Node):
-        return None
+        return []
     if value in index.outer:
-        return _drawn_producer(index, index.outer[value])
-    if isinstance(value.target, FusedKernel):
-        return _drawn_producer(index, KernelIndex.returned(value)[0])
+        return _drawn_producers(index, index.outer[value])
+    if regions_of(value):
+        return [p for r in VertexIndex.results(value, 0) for p in _drawn_producers(index, r)]
     if value.target is ops.KERNEL_OUTPUT:
-        item = value.kwargs["item"]
-        return _drawn_producer(index, KernelIndex.returned(value.args[0])[item])
-    return value
+        results = VertexIndex.results(value.args[0], value.kwargs["item"])
+        return [p for r in results for p in _drawn_producers(index, r)]
+    return [value]
 
 
 def _legend(used: dict) -> list[str]:
@@ -336,11 +409,11 @@ def _legend(used: dict) -> list[str]:
         vertex_id = _quote(f"legend/{key}")
         ids.append(vertex_id)
         if key in _CLUSTERS:
-            text, look = _CLUSTERS[key]
+            text, look, sample = _CLUSTERS[key]
             lines += [
                 f"    subgraph {_quote('cluster_legend/' + key)} {{",
                 f"    graph [label={_quote(text)}, fontsize=9, {look}];",
-                f"    {_sample(vertex_id, 'op', STYLES['kernel op'])}",
+                f"    {_sample(vertex_id, 'op', STYLES[sample])}",
                 "    }",
             ]
         else:

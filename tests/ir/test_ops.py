@@ -30,6 +30,7 @@ from gcompile.backends.numba import mathlib
 from gcompile.ir.graph import Node
 from gcompile.ir.ops import DECOMPOSITIONS, OPS, load_scipy_special
 from gcompile.ir.pytree import flatten
+from gcompile.ir.subgraph import walk
 from tests.ir.op_cases import ALL, CASES, ERROR_CASES, Arg, Case, F, reversed_, scalar, strided
 from tests.support import BACKENDS, check, copy_args
 
@@ -96,14 +97,9 @@ def graph_ops(fn: Callable, *args: Any) -> set[str]:
     ``update``, ``writeback`` and ``kernel_output``), inside fused kernels too."""
     names = set()
     for stage in ("traced", "fused"):
-        pending = [gcompile.trace(fn, *args, stage=stage)]
-        while pending:
-            graph = pending.pop()
-            for node in graph.nodes:
-                if node.op == "call":
-                    names.add(node.target.name)
-                    if node.kind == "fused":
-                        pending.append(node.target.graph)
+        for visit in walk(gcompile.trace(fn, *args, stage=stage)):
+            if visit.node.op == "call":
+                names.add(visit.node.target.name)
     return names
 
 

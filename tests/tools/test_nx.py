@@ -8,7 +8,7 @@ import networkx
 import numpy as np
 
 import gcompile
-from gcompile.tools.dot import KernelIndex, to_dot
+from gcompile.tools.dot import VertexIndex, to_dot
 from gcompile.tools.nx import to_networkx
 from tests.realistic import black_scholes, softmax
 
@@ -53,10 +53,10 @@ def test_node_attributes():
         "dtype": "float32",
         "kind": None,
         "source": None,
-        "kernel": None,
+        "parent": None,
     }
     amax = graph.nodes["fused_1.amax_1"]
-    assert (amax["op"], amax["target"], amax["kind"], amax["kernel"]) == (
+    assert (amax["op"], amax["target"], amax["kind"], amax["parent"]) == (
         "call",
         "amax",
         "reduction",
@@ -65,17 +65,17 @@ def test_node_attributes():
     assert amax["shape"] == ("s0", 1) and amax["dtype"] == "float32"
     assert re.search(r"realistic\.py:\d+$", amax["source"])
     kernel = graph.nodes["fused_1"]
-    assert (kernel["target"], kernel["kind"], kernel["kernel"]) == ("fused_1", "fused", None)
+    assert (kernel["target"], kernel["kind"], kernel["parent"]) == ("fused_1", "fused", None)
     assert graph.nodes["return"]["op"] == "output" and graph.nodes["return"]["shape"] is None
 
 
 def test_every_ir_node_and_kernel_member_is_a_node():
     ir = trace_black_scholes()
     graph = to_networkx(ir)
-    index = KernelIndex(ir)
-    members = [m for call in index.kernels for m in index.members(call)]
+    index = VertexIndex(ir)
+    members = [m for call in index.holders for m in index.members(call)]
     assert graph.number_of_nodes() == len(ir.nodes) + len(members) == 13 + 47
-    assert {n for n, kernel in graph.nodes(data="kernel") if kernel == "fused_1"} == {
+    assert {n for n, parent in graph.nodes(data="parent") if parent == "fused_1"} == {
         f"fused_1.{m.name}" for m in members
     }
     assert networkx.is_directed_acyclic_graph(graph)
@@ -89,7 +89,7 @@ def test_kernel_with_several_outputs():
     assert {"fused_1.subtract_2", "fused_1.subtract_3"} <= set(graph.predecessors("fused_1"))
     # scalar arithmetic outside the kernel feeds the member that reads it
     assert graph.has_edge("add_1", "fused_1.multiply_3")
-    assert graph.nodes["add_1"]["shape"] == () and graph.nodes["add_1"]["kernel"] is None
+    assert graph.nodes["add_1"]["shape"] == () and graph.nodes["add_1"]["parent"] is None
 
 
 def test_mutation_and_library_call_edges():

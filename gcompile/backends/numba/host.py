@@ -9,8 +9,9 @@ op's NumPy implementation exactly as the interpreter does, releases each value
 after its last use, and returns the outputs. A call costs one guard check (in
 ``api``) and one pass through this function. Its source is kept (``fn.code``).
 
-A kernel the code generator has no template for runs its sub-graph in the
-interpreter; the host records why (``notes``) and the backend warns.
+A kernel the code generator has no template for, and any other op holding
+sub-graphs (``ir/subgraph.py``), runs in the interpreter through its op's
+``interpret``; the host records why (``notes``) and the backend warns.
 
 An ``epilogue`` kernel (the pointwise ops after a matrix product) makes one serial
 pass over the result, in place in the product's buffer when nothing else reads the
@@ -27,6 +28,7 @@ serially; a GELU pass was no faster in parallel (19 ms) than serially (14-18 ms)
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 import time
@@ -40,6 +42,7 @@ from ...ir import ops
 from ...ir.graph import Graph, Node, map_arg
 from ...ir.kernel import FusedKernel
 from ...ir.printer import format_node
+from ...ir.subgraph import subgraphs_of
 from .. import interpreter
 from . import cache, codegen
 
@@ -142,22 +145,21 @@ class _HostWriter:
         self.lines.append(f"    {_variable(node)} = {expression}")
 
     def generic(self, node: Node) -> None:
+        self.call_runner(
+            node, f"_op_{node.name}", functools.partial(interpreter.evaluate_node, node)
+        )
+
+    def interpreted(self, node: Node, what: str, reason: str) -> None:
+        """``node`` (holding sub-graphs) run by its op's ``interpret`` in the interpreter."""
+        evaluate = functools.partial(node.target.interpret, interpreter.runner(node))
+        self.call_runner(node, f"_interpret_{node.name}", evaluate)
+        self.program.notes.append(f"{what} {node.name} runs in the interpreter: {reason}")
+
+    def call_runner(self, node: Node, name: str, evaluate: Callable) -> None:
+        """Emit a call of global ``name``, which runs ``evaluate(args, kwargs)`` for ``node``."""
         inputs = node.all_input_nodes
-        name = f"_op_{node.name}"
-        self.globals[name] = _node_runner(node, inputs)
+        self.globals[name] = _node_runner(node, inputs, evaluate)
         self.emit(node, f"{name}({', '.join(_variable(v) for v in inputs)})")
-
-    def interpreted(self, node: Node, reason: str) -> None:
-        plan = interpreter.plan(node.target.graph)
-        name = f"_interpret_{node.name}"
-
-        def run_kernel(*values, _plan=plan):
-            outputs = interpreter.execute(_plan, list(values))
-            return outputs[0] if len(outputs) == 1 else tuple(outputs)
-
-        self.globals[name] = run_kernel
-        self.program.notes.append(f"kernel {node.name} runs in the interpreter: {reason}")
-        self.emit(node, f"{name}({', '.join(_variable(v) for v in node.args)})")
 
     def product(self, node: Node) -> None:
         """A ``matmul``/``dot`` node: NumPy's own call, writing into a buffer from the pool.
@@ -192,7 +194,7 @@ class _HostWriter:
             code = codegen.generate(kernel, options)
             code.readable = codegen.generate(kernel, {**options, "readable": True}).source
         except codegen.NoTemplate as missing:
-            self.interpreted(node, str(missing))
+            self.interpreted(node, "kernel", str(missing))
             return
         self.program.timings[f"codegen {kernel.name}"] = time.perf_counter() - start
         start = time.perf_counter()
@@ -266,6 +268,9 @@ class _HostWriter:
             elif node.op == "call":
                 if isinstance(node.target, FusedKernel):
                     self.kernel(node)
+                elif subgraphs_of(node):
+                    reason = "the Numba backend generates no code for this op"
+                    self.interpreted(node, f"{node.kind} op", reason)
                 elif node.target is ops.KERNEL_OUTPUT:
                     self.emit(node, f"{_variable(node.args[0])}[{node.kwargs['item']}]")
                 elif _product_into_buffer(node):
@@ -340,14 +345,15 @@ def _last_uses(graph: Graph) -> dict:
     return released
 
 
-def _node_runner(node: Node, inputs: list) -> Callable:
-    """Runs one non-kernel node on the values of its input nodes, as the interpreter does."""
+def _node_runner(node: Node, inputs: list, evaluate: Callable) -> Callable:
+    """Runs ``node`` on the values of its input nodes by ``evaluate(args, kwargs)``, with the
+    interpreter's error context."""
 
     def run(*values):
         env = dict(zip(inputs, values))
         try:
-            return interpreter.evaluate_node(
-                node, map_arg(node.args, env.__getitem__), map_arg(node.kwargs, env.__getitem__)
+            return evaluate(
+                map_arg(node.args, env.__getitem__), map_arg(node.kwargs, env.__getitem__)
             )
         except UnsupportedError:
             raise

@@ -1,0 +1,192 @@
+"""Ops that hold sub-graphs: one protocol for all of them, and walks over nested graphs.
+
+A call node whose ``target`` is a ``SubgraphOp`` holds graphs of its own. The fused
+kernel (``ir/kernel.py``) is the first such op; loops and branches (``for_range``,
+``while_loop``, ``cond``) take the same shape, as JAX's ``cond``/``while``/``scan``
+primitives hold jaxprs in their parameters and PyTensor's ``OpFromGraph``/``Scan`` hold
+an inner ``FunctionGraph``::
+
+    %fused_1 : f32[64,128] = fused_1(%x, %amax_1)
+      graph fused_1(x: f32[64,128], amax_1: f32[64,1]):      one Region: role "body",
+        %subtract_1 : f32[64,128] = subtract(%x, %amax_1)     operands (0, 1)
+        return %subtract_1
+
+The op tells a consumer everything it needs, so no consumer knows which op it is:
+
+* ``regions``: its graphs, each a ``Region`` with a role name (``body``; ``then`` and
+  ``else`` for a branch) and ``operands``: placeholder ``k`` of the graph receives the
+  node's argument ``operands[k]`` and has that argument's meta. A graph may read any
+  subset of the arguments in any order (a branch reads the operands, not the predicate),
+  and an argument may be read by no graph (the predicate, which the op itself reads). A
+  value carried from one loop iteration to the next receives its first value this way;
+  a loop counter is such a carried value, as in JAX's ``fori_loop``.
+* ``infer(*metas, **params)``: the node's meta from its arguments' metas, like an
+  ``OpDef``'s rule. The default checks the operands and returns the metas of the graphs'
+  outputs, which must agree (one meta, or a ``TupleMeta`` for several outputs).
+* ``interpret(run_graph, args, kwargs)``: the op's reference semantics, given
+  ``run_graph(graph, inputs) -> outputs`` by whoever runs the node (the interpreter, the
+  Numba host's fallback, compare), which thus runs any such op without knowing it.
+* ``params``: what dumps and drawings show about the op besides its graphs.
+
+Consumers reach nested graphs only through ``regions_of(node)`` and ``subgraphs_of(node)``,
+and walk them with ``walk(graph)`` (each node, with the nodes of an op's graphs right after
+the op's node) and ``graphs_in(graph)`` (the graph, then every nested graph).
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
+
+from .graph import Graph, Node
+from .meta import TensorMeta, TupleMeta, meta_of
+
+RunGraph = Callable[[Graph, Sequence], list]
+"""``run_graph(graph, inputs) -> outputs``: runs one of an op's graphs on its placeholder values."""
+
+
+class Region(NamedTuple):
+    """One graph of a sub-graph op and how the op's node feeds it (see the module docstring)."""
+
+    role: str
+    graph: Graph
+    operands: tuple  # placeholder k receives the node's argument operands[k]
+
+    def inputs(self, args: Sequence) -> list:
+        """The values of this graph's placeholders, picked from the node's argument values."""
+        return [args[i] for i in self.operands]
+
+
+class SubgraphOp(abc.ABC):
+    """A call target holding sub-graphs (see the module docstring).
+
+    A subclass sets ``name`` (the node's target name, as an ``OpDef``'s) and ``kind``, and
+    defines ``regions`` and ``interpret``; ``infer`` and ``params`` have defaults.
+    """
+
+    name: str
+    kind: str
+
+    @property
+    @abc.abstractmethod
+    def regions(self) -> tuple[Region, ...]:
+        """The op's graphs, each with its role and the node arguments its placeholders receive."""
+
+    @abc.abstractmethod
+    def interpret(self, run_graph: RunGraph, args: tuple, kwargs: dict) -> Any:
+        """The node's value from its argument values; runs the op's graphs with ``run_graph``."""
+
+    @property
+    def params(self) -> dict:
+        """What dumps and drawings show about the op besides its graphs (name -> value)."""
+        return {}
+
+    def map_sizes(self, fn: Callable[[Any], Any]) -> None:
+        """Replace the symbolic sizes the op itself holds (not its graphs') by ``fn(size)``;
+        ``Graph.substitute_sizes`` calls it. The default holds none."""
+        return None
+
+    def infer(self, *inputs: Any, **params: Any) -> TensorMeta | TupleMeta:
+        """The node's meta: the metas its graphs return, once ``inputs`` (the arguments' metas,
+        or literal values) are checked against the placeholders they are bound to."""
+        problems = [p for region in self.regions for p in operand_problems(region, inputs)]
+        if problems:
+            raise ValueError(f"{self.name}: " + "; ".join(problems))
+        results = [(region.role, output_meta(region.graph)) for region in self.regions]
+        if any(meta != results[0][1] for _, meta in results):
+            returned = ", ".join(f"{role} {meta}" for role, meta in results)
+            raise ValueError(f"{self.name}: its graphs return different metas ({returned})")
+        return results[0][1]
+
+
+def operand_problems(region: Region, inputs: Sequence) -> Iterator[str]:
+    """How the node's ``inputs`` (argument metas, or literal values) disagree with the
+    placeholders of ``region``'s graph they are bound to; nothing when they agree."""
+    placeholders = region.graph.placeholders
+    if len(placeholders) != len(region.operands):
+        yield (
+            f"{region.role} has {len(placeholders)} placeholders "
+            f"but {len(region.operands)} operands"
+        )
+        return
+    for placeholder, index in zip(placeholders, region.operands):
+        where = f"{region.role} placeholder %{placeholder.name}"
+        if not 0 <= index < len(inputs):
+            yield f"{where} is bound to argument {index}, but the node has {len(inputs)}"
+            continue
+        try:
+            meta = _input_meta(inputs[index])
+        except TypeError as exc:
+            yield f"{where} is bound to argument {index}, which has no meta: {exc}"
+            continue
+        if meta != placeholder.meta:
+            expected, given = _distinct_texts(placeholder.meta, meta)
+            yield f"{where} is {expected} but argument {index} is {given}"
+
+
+def _input_meta(value: Any) -> TensorMeta | TupleMeta:
+    """The meta of a node input as ``infer`` receives it: a meta, or a literal value."""
+    return value if isinstance(value, (TensorMeta, TupleMeta)) else meta_of(value)
+
+
+def output_meta(graph: Graph) -> TensorMeta | TupleMeta:
+    """The meta of what ``graph`` returns: its one output's, or a TupleMeta of several."""
+    metas = tuple(v.meta if isinstance(v, Node) else meta_of(v) for v in graph.output_node.args[0])
+    return metas[0] if len(metas) == 1 else TupleMeta(metas)
+
+
+def _distinct_texts(a: Any, b: Any) -> tuple[str, str]:
+    """``str`` of two metas, or their ``repr`` when the short forms look the same (layouts)."""
+    return (str(a), str(b)) if str(a) != str(b) else (repr(a), repr(b))
+
+
+def regions_of(node: Node) -> tuple[Region, ...]:
+    """The regions of the op ``node`` calls; empty for every other node."""
+    if node.op == "call" and isinstance(node.target, SubgraphOp):
+        return node.target.regions
+    return ()
+
+
+def subgraphs_of(node: Node) -> tuple[Graph, ...]:
+    """The graphs ``node``'s op holds, in region order; empty for every other node."""
+    return tuple(region.graph for region in regions_of(node))
+
+
+class Visit(NamedTuple):
+    """A node met by ``walk``, with the ops (and their regions) whose graphs hold it."""
+
+    node: Node
+    path: tuple  # ((op node, Region), ...) from the outermost graph down to node's graph
+
+    @property
+    def depth(self) -> int:
+        """0 for a node of the walked graph, 1 inside an op's graph, and so on."""
+        return len(self.path)
+
+    @property
+    def owner(self) -> Node | None:
+        """The node of the op whose graph holds this node; None in the walked graph."""
+        return self.path[-1][0] if self.path else None
+
+
+def walk(graph: Graph, path: tuple = ()) -> Iterator[Visit]:
+    """Every node of ``graph`` in order and, right after a node holding sub-graphs, the nodes
+    of its graphs (region by region, depth first).
+
+    Example:
+        >>> [(v.depth, v.node.name) for v in walk(fused_softmax)]
+        [(0, 'x'), (0, 'fused_1'), (1, 'x'), (1, 'amax_1'), ..., (1, 'output'), (0, 'output')]
+    """
+    for node in graph.nodes:
+        yield Visit(node, path)
+        for region in regions_of(node):
+            yield from walk(region.graph, (*path, (node, region)))
+
+
+def graphs_in(graph: Graph) -> Iterator[Graph]:
+    """``graph``, then every graph nested in it, depth first. Lazy: the nodes of a graph are
+    read when the walk reaches them, so a caller may edit a graph before its sub-graphs come."""
+    yield graph
+    for node in graph.nodes:
+        for sub in subgraphs_of(node):
+            yield from graphs_in(sub)
