@@ -1,7 +1,8 @@
 """Symbolic integers for sizes: polynomials over named symbols with min, max and floor division.
 
 A symbolic size is a plain ``int`` or an ``Expr``. Every ``Expr`` is immutable, hashable and kept in
-one canonical form, so equal expressions compare and hash equal (they can sit in cache keys):
+one canonical form, so equal expressions compare and hash equal (they can sit in cache keys;
+see the limits below for min/max):
 
 - ``Symbol(name, lo=0, hi=math.inf)``: a named integer known to lie in ``[lo, hi]``; each end is
   an int, an infinity (``-math.inf`` / ``math.inf``) or an expression over older symbols (a loop
@@ -9,8 +10,9 @@ one canonical form, so equal expressions compare and hash equal (they can sit in
   are equal; ``SymbolTable`` hands out ``s0, s1, ...`` for one graph.
 - ``Sum(const, terms)``: ``const + sum(coef * term)`` with ``terms`` a tuple of ``(term, coef)``
   sorted canonically (products first, higher degree first), every ``coef`` a non-zero int, every
-  term an atom (a ``Symbol``, ``Min``, ``Max`` or ``FloorDiv``) or a ``Prod`` (never a ``Sum``).
-  A sum of one term with coefficient 1 and no constant *is* that term.
+  term an atom (a ``Symbol``, ``Min`` or ``FloorDiv``; a max is stored as a min, see below) or a
+  ``Prod`` (never a ``Sum``). A sum of one term with coefficient 1 and no constant *is* that
+  term.
 - ``Prod(factors)``: a monomial, the product of two or more atoms sorted canonically, a repeated
   atom being a power (``s0*s0``, printed ``s0**2``); its coefficient sits in the sum holding it.
   Products distribute over sums, so every value is a polynomial over atoms with int
@@ -85,6 +87,11 @@ Example::
     max(n-2,0)
     >>> prove_le(sym_min(n, 4), 4)
     True
+    >>> s0, s1 = Symbol("s0"), Symbol("s1")
+    >>> (s0 + 1) * (s1 - 2)
+    s0*s1-2*s0+s1-2
+    >>> exact_divide(s0 * s1 + 2 * s1, s1)
+    s0+2
 """
 
 from __future__ import annotations
@@ -392,7 +399,7 @@ def _key(value) -> tuple:
 
 # ---- polynomials --------------------------------------------------------------------------------
 # A polynomial is a dict {monomial: coef}: a monomial is a tuple of atoms sorted by _key, () for
-# the constant; its atoms are symbols, floor divisions and min cores (see _min_poly).
+# the constant; its atoms are symbols, floor divisions and min cores (see _min_split).
 
 
 def _mul(a, b):
@@ -467,8 +474,8 @@ def _min_split(term: Min) -> tuple:
     ``rest`` holds the terms every argument has and a constant chosen by ``_core_shift``,
     ``scale`` is the gcd of what is left, so ``core`` is one min for a family of mins that differ
     by a constant, a common sum or a positive factor: ``min(s1+s0, s1+3) -> s1 + min(s0, 3)``,
-    ``max(s0, 1) == -min(-s0, -1) -> -1 + min(1-s0, 0)``. A sum that was absorbed into a min
-    then multiplies out like the sum: ``(s1 + min(s0, 3)) * s2 == s1*s2 + s2*min(s0, 3)``.
+    ``min(-s0, -1)`` (``-max(s0, 1)``) ``-> -1 + min(1-s0, 0)``. A sum that was absorbed into a
+    min then multiplies out like the sum: ``(s1 + min(s0, 3)) * s2 == s1*s2 + s2*min(s0, 3)``.
     """
     linears = [_linear(arg) for arg in term.args]
     first = linears[0][1]

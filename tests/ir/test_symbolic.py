@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+import operator
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gcompile.ir.symbolic import (
@@ -450,15 +451,26 @@ def symbol_values(draw):
     return values
 
 
-def extend(children):
+BY_INT = {"scale": operator.mul, "//": operator.floordiv, "%": operator.mod, "**": operator.pow}
+BY_TREE = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+
+
+def extend(children, with_min_max: bool = True):
+    """Trees ``(op, left, right)``: ``right`` is a tree for ``BY_TREE`` ops and min/max, an int
+    for ``BY_INT`` ones (powers kept small: polynomials grow fast)."""
     return st.one_of(
-        st.tuples(st.sampled_from(["+", "-", "min", "max"]), children, children),
-        st.tuples(st.just("*"), children, st.integers(-3, 3)),
-        st.tuples(st.just("//"), children, st.integers(-4, 4).filter(bool)),
+        st.tuples(st.sampled_from([*BY_TREE, *(["min", "max"] if with_min_max else [])]),
+                  children, children),
+        st.tuples(st.just("scale"), children, st.integers(-3, 3)),
+        st.tuples(st.sampled_from(["//", "%"]), children, st.integers(-4, 4).filter(bool)),
+        st.tuples(st.just("**"), children, st.integers(0, 3)),
     )
 
 
-TREES = st.recursive(st.integers(-10, 10) | st.sampled_from(SYMBOLS), extend, max_leaves=8)
+LEAVES = st.integers(-10, 10) | st.sampled_from(SYMBOLS)
+TREES = st.recursive(LEAVES, extend, max_leaves=8)
+POLYNOMIAL_TREES = st.recursive(LEAVES, lambda c: extend(c, with_min_max=False), max_leaves=6)
+VALUATIONS = st.lists(symbol_values(), min_size=1, max_size=4)
 
 
 def build(tree, env: dict, smallest, largest):
@@ -467,33 +479,64 @@ def build(tree, env: dict, smallest, largest):
         return env.get(tree, tree) if isinstance(tree, Symbol) else tree
     op, left, right = tree
     a = build(left, env, smallest, largest)
-    if op in ("*", "//"):
-        return a * right if op == "*" else a // right
+    if op in BY_INT:
+        return BY_INT[op](a, right)
     b = build(right, env, smallest, largest)
-    combine = {"+": lambda: a + b, "-": lambda: a - b,
-               "min": lambda: smallest(a, b), "max": lambda: largest(a, b)}
-    return combine[op]()
+    if op in BY_TREE:
+        return BY_TREE[op](a, b)
+    return (smallest if op == "min" else largest)(a, b)
+
+
+def symbolic(tree):
+    """The tree as a symbolic expression."""
+    return build(tree, {}, sym_min, sym_max)
 
 
 @settings(max_examples=400, deadline=None)
-@given(tree=TREES, values=symbol_values())
-def test_random_expressions_evaluate_bound_print_and_prove_correctly(tree, values):
-    expr = build(tree, {}, sym_min, sym_max)
-    expected = build(tree, values, min, max)  # plain Python ints: the reference
-    assert evaluate(expr, values) == expected
-    names = {sym: f"v_{sym.name}" for sym in SYMBOLS}
-    scope = {names[sym]: value for sym, value in values.items()}
-    assert eval(to_source(expr, names), scope) == expected
+@given(tree=TREES, valuations=VALUATIONS)
+def test_random_expressions_evaluate_bound_print_and_prove_correctly(tree, valuations):
+    expr = symbolic(tree)
     low, high = bounds(expr)
-    assert low <= expected <= high
     verdict = prove_nonnegative(expr)
-    assert verdict is None or verdict == (expected >= 0)
+    names = {sym: f"v_{sym.name}" for sym in SYMBOLS}
+    for values in valuations:
+        expected = build(tree, values, min, max)  # plain Python ints: the reference
+        assert evaluate(expr, values) == expected
+        scope = {names[sym]: value for sym, value in values.items()}
+        assert eval(to_source(expr, names), scope) == expected
+        assert eval(str(expr), {sym.name: value for sym, value in values.items()}) == expected
+        assert low <= expected <= high
+        assert verdict is None or verdict == (expected >= 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(left=POLYNOMIAL_TREES, middle=POLYNOMIAL_TREES, right=POLYNOMIAL_TREES)
+def test_polynomials_are_canonical_whatever_the_order_of_building(left, middle, right):
+    a, b, c = symbolic(left), symbolic(middle), symbolic(right)
+    assert a * b == b * a and hash(a * b) == hash(b * a)
+    assert a * (b + c) == a * b + a * c and str(a * (b + c)) == str(a * b + a * c)
+    assert (a * b) * c == a * (b * c)
+    assert (a + b) - b == a and a * b - b * a == 0
+    if b != 0:
+        assert exact_divide(a * b, b) == a
+
+
+@settings(max_examples=200, deadline=None)
+@given(left=TREES, right=TREES, valuations=VALUATIONS)
+def test_exact_divide_never_guesses(left, right, valuations):
+    a, b = symbolic(left), symbolic(right)
+    assume(b != 0)
+    for dividend in (a, a * b, a * b + 1):
+        quotient = exact_divide(dividend, b)
+        if quotient is None:
+            continue
+        for values in valuations:
+            assert evaluate(quotient, values) * evaluate(b, values) == evaluate(dividend, values)
 
 
 @settings(max_examples=200, deadline=None)
 @given(tree=TREES)
 def test_rebuilding_a_random_expression_gives_an_equal_one(tree):
-    first = build(tree, {}, sym_min, sym_max)
-    second = build(tree, {}, sym_min, sym_max)
+    first, second = symbolic(tree), symbolic(tree)
     assert first == second and hash(first) == hash(second) and str(first) == str(second)
     assert substitute(first, {}) == first
