@@ -1,5 +1,5 @@
 """Who may import whom (DESIGN.md): ir imports only ir; passes import ir; loops (the loop IR)
-imports ir; backends import ir, never passes; tracer imports ir; tools and cli sit on top;
+imports ir; backends import ir and loops, never passes; tracer imports ir; tools and cli sit on top;
 nothing imports cli. ``errors`` and ``config`` are leaves that any layer may use."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ ALLOWED = {
     "ir": {"ir"},
     "passes": {"ir", "passes", "errors", "config"},
     "loops": {"ir", "loops"},
-    "backends": {"ir", "backends", "errors", "config"},
+    "backends": {"ir", "loops", "backends", "errors", "config"},
     "tracer": {"ir", "errors"},
     "guards": {"ir", "errors"},
     "errors": set(),
