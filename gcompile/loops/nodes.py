@@ -335,9 +335,6 @@ class Comment:
     names: tuple = ()
 
 
-Stmt = Union[Loop, Let, Update, Store, Init, Accumulate, Alloc, If, Eval, Comment]
-
-
 @dataclass(frozen=True)
 class Kernel:
     """One fused kernel as a loop nest (see the module docstring).

@@ -111,21 +111,14 @@ def format_kernel(kernel: Kernel) -> str:
     return "\n".join(lines) + "\n"
 
 
-def format_stmts(stmts: tuple) -> str:
-    """The text of statements (a rewrite's before or after)."""
-    lines: list = []
-    _block(stmts, "", lines)
-    return "\n".join(lines) + "\n"
-
-
 def _block(stmts: tuple, indent: str, lines: list) -> None:
     for stmt in stmts:
         if isinstance(stmt, Loop):
-            step = f", {_text(Const(stmt.step))}" if stmt.step != 1 else ""
-            start = "" if stmt.start == Const(0) and not step else f"{_text(stmt.start)}, "
+            step = f", {format_value(Const(stmt.step))}" if stmt.step != 1 else ""
+            start = "" if stmt.start == Const(0) and not step else f"{format_value(stmt.start)}, "
             loop = "prange" if stmt.parallel else "range"
             lines.append(
-                f"{indent}for {_name(stmt.var)} in {loop}({start}{_text(stmt.stop)}{step}) "
+                f"{indent}for {_name(stmt.var)} in {loop}({start}{format_value(stmt.stop)}{step}) "
                 f"[{stmt.kind}]:"
             )
             _block(stmt.body, indent + "  ", lines)
@@ -136,7 +129,7 @@ def _block(stmts: tuple, indent: str, lines: list) -> None:
 
 
 def _branch(stmt: If, indent: str, keyword: str, lines: list) -> None:
-    lines.append(f"{indent}{keyword} {_text(stmt.cond)}:")
+    lines.append(f"{indent}{keyword} {format_value(stmt.cond)}:")
     _block(stmt.body, indent + "  ", lines)
     if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], If):
         _branch(stmt.orelse[0], indent, "elif", lines)
@@ -147,15 +140,15 @@ def _branch(stmt: If, indent: str, keyword: str, lines: list) -> None:
 
 def _statement(stmt) -> str:
     if isinstance(stmt, Let):
-        return f"{_name(stmt.var)} = {_text(stmt.value)}"
+        return f"{_name(stmt.var)} = {format_value(stmt.value)}"
     if isinstance(stmt, Update):
-        return f"{_name(stmt.var)} {stmt.op}= {_text(stmt.value)}"
+        return f"{_name(stmt.var)} {stmt.op}= {format_value(stmt.value)}"
     if isinstance(stmt, Store):
-        return f"{_name(stmt.buffer)}[{_index(stmt.index)}] = {_text(stmt.value)}"
+        return f"{_name(stmt.buffer)}[{_index(stmt.index)}] = {format_value(stmt.value)}"
     if isinstance(stmt, Init):
         if stmt.acc.kind == "arg":
             return f"init {_name(stmt.acc.var('best'))}, {_name(stmt.acc.var('at'))}"
-        text = f"init {_name(stmt.acc.var(stmt.part))} = {_text(stmt.acc.init)}"
+        text = f"init {_name(stmt.acc.var(stmt.part))} = {format_value(stmt.acc.init)}"
         if stmt.acc.online and stmt.part == "acc":
             text += f"  (of exp(x - {stmt.acc.online[0].node.name}))"
         return text
@@ -164,14 +157,14 @@ def _statement(stmt) -> str:
         if stmt.acc.kind == "arg":
             kind = "argmax" if stmt.acc.high else "argmin"
             best, at = _name(stmt.acc.var("best")), _name(stmt.acc.var("at"))
-            return f"{best}, {at} {kind}= {_text(stmt.value)} at {_name(stmt.index)}"
-        return f"{target} {_ACCUMULATE[stmt.acc.kind]} {_text(stmt.value)}"
+            return f"{best}, {at} {kind}= {format_value(stmt.value)} at {_name(stmt.index)}"
+        return f"{target} {_ACCUMULATE[stmt.acc.kind]} {format_value(stmt.value)}"
     if isinstance(stmt, Alloc):
         where = "stack" if stmt.stack else "alloc"
-        fill = f" = {_text(stmt.fill)}" if stmt.fill is not None else ""
-        return f"{_name(stmt.var)} = {where}[{_text(stmt.size)}] {_dtype(stmt.dtype)}{fill}"
+        fill = f" = {format_value(stmt.fill)}" if stmt.fill is not None else ""
+        return f"{_name(stmt.var)} = {where}[{format_value(stmt.size)}] {_dtype(stmt.dtype)}{fill}"
     if isinstance(stmt, Eval):
-        return _text(stmt.value)
+        return format_value(stmt.value)
     if isinstance(stmt, Comment):
         if stmt.node is not None:
             return f"# {format_node(stmt.node)}"
@@ -179,7 +172,8 @@ def _statement(stmt) -> str:
     raise TypeError(f"not a loop IR statement: {stmt!r}")
 
 
-def _text(expr) -> str:
+def format_value(expr) -> str:
+    """The text of one expression of the loop IR."""
     return format_expr(expr, _leaf)[0]
 
 
@@ -194,15 +188,15 @@ def _leaf(expr) -> tuple[str, int]:
     if isinstance(expr, Cast):
         if expr.source == expr.target:
             return format_expr(expr.value, _leaf)
-        return f"{_dtype(expr.target)}({_text(expr.value)})", ATOM
+        return f"{_dtype(expr.target)}({format_value(expr.value)})", ATOM
     if isinstance(expr, Convert):
-        return f"{_dtype(expr.dtype)}({_text(expr.value)})", ATOM
+        return f"{_dtype(expr.dtype)}({format_value(expr.value)})", ATOM
     if isinstance(expr, Apply):
         flags = ".fast" * expr.fast + ".exact" * expr.exact
-        args = ", ".join("None" if a is None else _text(a) for a in expr.args)
+        args = ", ".join("None" if a is None else format_value(a) for a in expr.args)
         return f"{expr.op.name}{flags}({args})", ATOM
     if isinstance(expr, Intrinsic):
-        return f"{expr.name}({', '.join(_text(a) for a in expr.args)})", ATOM
+        return f"{expr.name}({', '.join(format_value(a) for a in expr.args)})", ATOM
     if expr is None or isinstance(expr, (bool, int, float, complex, np.generic)):
         return repr(expr), ATOM
     raise TypeError(f"not a loop IR expression: {expr!r}")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .nodes import Accumulate, If, Init, Kernel, Loop, Unsupported
+from .verify import verify
 
 NEST_KINDS = ("reduce", "block")  # loops of a phase's nest
 
@@ -29,9 +30,10 @@ class Context:
 Rewrite = Callable[[Kernel, Context], Kernel]
 
 
-def apply_rewrites(kernel: Kernel, ctx: Context, rewrites: list) -> Kernel:
-    """``kernel`` after each ``(name, rewrite)`` of ``rewrites`` in turn; an error names the
-    rewrite it came from."""
+def apply_rewrites(kernel: Kernel, ctx: Context, rewrites: list[tuple[str, Rewrite]]) -> Kernel:
+    """``kernel`` after each ``(name, rewrite)`` of ``rewrites`` in turn, verified before the
+    first and after the last (``verify``); an error names the rewrite it came from."""
+    verify(kernel)
     for name, rewrite in rewrites:
         try:
             kernel = rewrite(kernel, ctx)
@@ -42,6 +44,7 @@ def apply_rewrites(kernel: Kernel, ctx: Context, rewrites: list) -> Kernel:
             if note is not None:
                 note(f"while running the loop rewrite {name!r} on kernel {kernel.name}")
             raise
+    verify(kernel)
     return kernel
 
 
