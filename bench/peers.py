@@ -50,6 +50,14 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 import gcompile  # noqa: E402
+from bench.run import (  # noqa: E402
+    _ms,
+    interleaved,
+    layernorm,
+    softmax,
+    sum_axpy,
+    write_section,
+)
 from bench.vector_math import (  # noqa: E402
     FULL,
     QUICK,
@@ -61,14 +69,6 @@ from bench.vector_math import (  # noqa: E402
     load_jax,
     logsumexp,
     max_rel_error,
-)
-from bench.run import (  # noqa: E402
-    _ms,
-    interleaved,
-    layernorm,
-    softmax,
-    sum_axpy,
-    write_section,
 )
 from examples import black_scholes as black_scholes_example  # noqa: E402
 from examples import haversine as haversine_example  # noqa: E402

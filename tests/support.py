@@ -24,7 +24,7 @@ BACKENDS = ("interpreter", "numba")
 # holds (NumPy's own exp differs by an ulp between CPUs with and without AVX-512, and a sum that
 # cancels 100-fold turns that into 12 ulp): there ``error_bounds`` derives the allowance.
 NUMBA_ULPS = 8
-# Kernels the Numba backend leaves to the interpreter, with a warning (templates.py documents them):
+# Kernels the Numba backend leaves to the interpreter, with a warning (rules.py documents them):
 # float16 (Numba has no float16 arithmetic), the complex operations listed there, and rounding of
 # integers to negative decimals.
 INTERPRETED = re.compile(

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import gcompile
-from gcompile.backends.numba import cache, codegen, templates
+from gcompile.backends.numba import cache, rules
+from gcompile.ir import ops
 from tests.support import check, quiet
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -414,13 +415,8 @@ def test_the_parallel_threshold_is_configurable(monkeypatch):
 
 
 def test_a_kernel_numba_cannot_compile_runs_eagerly_with_numbas_message(monkeypatch):
-    original = templates.ufunc_expression
-
-    def broken(name, args, loop, **options):
-        return "no_such_function(1)" if name == "sin" else original(name, args, loop, **options)
-
-    monkeypatch.setattr(templates, "ufunc_expression", broken)
-    monkeypatch.setattr(codegen.tpl, "ufunc_expression", broken)
+    broken = rules.Rule(lambda args, apply: "no_such_function(1)")
+    monkeypatch.setitem(rules.RULES, ops.SIN, broken)
 
     def f(x):
         return np.sin(x) * 3.0 + 0.125
@@ -489,7 +485,9 @@ def test_returned_buffers_are_reused_only_when_nobody_holds_them():
 
 
 def test_parallel_arg_reductions_over_all_axes():
-    grid = -np.random.default_rng(6).random((600, 500)) - 1.0  # all negative: no chunk may invent a 0
+    grid = (
+        -np.random.default_rng(6).random((600, 500)) - 1.0
+    )  # all negative: no chunk may invent a 0
     grid[246, 456] = -0.5  # flat index 123_456
 
     def arg_max_and_min(a):

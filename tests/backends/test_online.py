@@ -1,4 +1,4 @@
-"""The online-max loop (``backends/numba/online.py``): logsumexp and log-softmax in one pass over
+"""The online-max loop (``loops/online.py``): logsumexp and log-softmax in one pass over
 each row. Values against an exact (long double) reference within the error bound the module
 documents, computed per row from the data; special values (rows of -inf, +inf, NaN, magnitudes
 whose plain exps overflow or underflow) as NumPy gives them; one pass in the generated code;
@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 import gcompile
-from gcompile.backends.numba import mathlib, online
-from gcompile.backends.numba.codegen import BLOCK
+from gcompile.backends.numba import mathlib
+from gcompile.loops import online
+from gcompile.loops.blocks import BLOCK
 
 LENGTHS = (1, 7, 8, 129, 1000, 16500)  # 16500: over 128 blocks, so block sums are grouped
 EXACT = np.longdouble

@@ -16,7 +16,7 @@ from examples.black_scholes import example_inputs as black_scholes_inputs
 from examples.haversine import example_inputs as haversine_inputs
 from examples.haversine import haversine
 from gcompile.backends.numba import cache, mathlib
-from gcompile.backends.numba.templates import _POWER_BOUNDS
+from gcompile.backends.numba.rules import _POWER_BOUNDS
 from tests.mathlib.sweep import ulp_error
 from tests.support import NUMBA_ULPS, assert_same_value
 

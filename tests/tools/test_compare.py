@@ -80,16 +80,11 @@ def test_compile_phases_and_break_even_are_reported():
 
 
 def test_a_disagreement_is_located_in_a_kernel_and_a_pass(monkeypatch):
-    from gcompile.backends.numba import codegen, templates
+    from gcompile.backends.numba import rules
+    from gcompile.ir import ops
 
-    original = templates.ufunc_expression
-
-    def divide_multiplies(name, args, loop, **options):
-        if name == "divide":
-            return f"({args[0]} * {args[1]})"
-        return original(name, args, loop, **options)
-
-    monkeypatch.setattr(codegen.tpl, "ufunc_expression", divide_multiplies)
+    divide_multiplies = rules.Rule(lambda args, apply: f"({args[0]} * {args[1]})")
+    monkeypatch.setitem(rules.RULES, ops.DIVIDE, divide_multiplies)
     x = np.random.default_rng(4).random((8, 16))
     report = gcompile.compare(softmax, x, repeat=1)
     assert not report.ok
