@@ -6,11 +6,13 @@ guarded and named; sizes 0 and 1 are specialised (they change what NumPy does).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 import gcompile
-from tests.support import BACKENDS, check
+from tests.support import BACKENDS, NUMBA_ULPS, assert_same_value, check
 
 
 def slices_and_reductions(x):
@@ -24,23 +26,37 @@ def rows(x, gamma):
     return centered / np.sqrt((centered * centered).mean(axis=-1, keepdims=True) + 1e-5) * gamma
 
 
-def test_a_program_with_slices_and_reductions_traces_once_for_three_sizes():
-    fn = gcompile.compile(slices_and_reductions, backend="interpreter", fullgraph=True)
-    for size in (10, 37, 1000):
+def _literals(fn) -> set:
+    """The integer literals of the generated code (host and kernels, comments left out)."""
+    code = "\n".join(line.split("#")[0] for line in fn.code.splitlines())
+    return {int(n) for n in re.findall(r"(?<![\w.])\d+(?![\w.])", code)}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_program_with_slices_and_reductions_traces_once_for_three_sizes(backend):
+    fn = gcompile.compile(slices_and_reductions, backend=backend, fullgraph=True)
+    sizes = (10, 37, 1000)
+    for size in sizes:
         x = np.random.default_rng(size).random(size)
         for got, want in zip(fn(x), slices_and_reductions(x)):
-            np.testing.assert_array_equal(got, want)
+            assert_same_value(want, got, NUMBA_ULPS if backend == "numba" else 0, "result")
     assert fn.stats["traces"] == 1 and fn.stats["cache_entries"] == 1
     assert str(fn.entries[0].graph).startswith("graph slices_and_reductions(x: f64[s0]):")
+    if backend == "numba":
+        assert not {n for s in sizes for n in (s, s - 1, s - 2, (s + 1) // 2)} & _literals(fn)
 
 
-def test_a_row_kernel_traces_once_for_three_shapes():
-    fn = gcompile.compile(rows, backend="interpreter", fullgraph=True)
-    for shape in ((8, 16), (3, 100), (50, 7)):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_row_kernel_traces_once_for_three_shapes(backend):
+    fn = gcompile.compile(rows, backend=backend, fullgraph=True)
+    shapes = ((8, 16), (3, 100), (50, 7))
+    for shape in shapes:
         x = np.random.default_rng(0).random(shape)
         gamma = np.random.default_rng(1).random(shape[1])
-        np.testing.assert_array_equal(fn(x, gamma), rows(x, gamma))
+        assert_same_value(rows(x, gamma), fn(x, gamma), NUMBA_ULPS, "result")
     assert fn.stats["traces"] == 1
+    if backend == "numba":
+        assert not {n for shape in shapes for n in shape} & _literals(fn)
     assert "x.shape[1] == s0" not in "\n".join(fn.entries[0].guards())  # gamma's size is learned
     assert any(line.startswith("gamma.shape[0] == s1") for line in fn.entries[0].guards())
 

@@ -78,10 +78,17 @@ def plan(graph: Graph) -> _Plan:
 def runner(node: Node, sizes: dict | None = None) -> RunGraph:
     """The ``run_graph`` that ``node``'s op interprets itself with: runs any of the node's
     graphs on placeholder values (each graph planned once, here), at ``sizes``."""
-    return _runner({graph: plan(graph) for graph in subgraphs_of(node)}, sizes)
+    return run_graphs(plans_of(node), sizes)
 
 
-def _runner(plans: dict, sizes: dict | None) -> RunGraph:
+def plans_of(node: Node) -> dict:
+    """The plan of each graph ``node``'s op holds."""
+    return {graph: plan(graph) for graph in subgraphs_of(node)}
+
+
+def run_graphs(plans: dict, sizes: dict | None) -> RunGraph:
+    """A ``run_graph`` running the planned graphs ``plans`` at ``sizes`` (symbol -> int)."""
+
     def run_graph(graph: Graph, inputs) -> list:
         return execute(plans[graph], list(inputs), sizes)
 
@@ -112,7 +119,7 @@ def execute(plan: _Plan, inputs: list, sizes: dict | None = None) -> list:
                 if step.symbolic:
                     kwargs = concrete(kwargs, sizes)
                 if step.plans is not None:
-                    value = node.target.interpret(_runner(step.plans, sizes), args, kwargs)
+                    value = node.target.interpret(run_graphs(step.plans, sizes), args, kwargs)
                 else:
                     value = evaluate_node(node, args, kwargs)
             except UnsupportedError:

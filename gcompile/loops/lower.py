@@ -24,7 +24,8 @@ import numpy as np
 from ..ir import ops
 from ..ir.graph import Node
 from ..ir.kernel import FusedKernel
-from ..ir.shape_env import hint
+from ..ir.shape_env import using
+from ..ir.symbolic import is_expr, prove_le
 from .dtypes import operand_dtypes
 from .indexing import alias_root, flat_index, view_chain
 from .nodes import (
@@ -37,6 +38,7 @@ from .nodes import (
     Comment,
     Const,
     Init,
+    Intrinsic,
     Kernel,
     Let,
     Load,
@@ -59,13 +61,20 @@ ROW_LENGTH = Var("rowlen")
 _INTP = np.dtype(np.intp)
 
 
+def _may_exceed_one(size) -> bool:
+    """Whether an axis may span more than one element (a symbolic size is 2 or more unless
+    the trace proves otherwise)."""
+    return size > 1 if not is_expr(size) else prove_le(size, 1) is not True
+
+
 def lower(kernel: FusedKernel, fastmath: bool, range_limited: Callable[[list], bool]) -> Kernel:
     """The plain loop nest of ``kernel`` (see the module docstring); ``range_limited(nodes)``
     says whether the backend's fast path of any of ``nodes`` holds only in a range (their
     pointwise loop then runs its innermost axis as an element loop, to be checked by blocks).
     Raises ``Unsupported`` for what the loop IR cannot express."""
-    plan = make_plan(kernel, fastmath, range_limited)
-    return _Lowering(plan).kernel()
+    with using(kernel.graph.shape_env):  # (a view's index map may ask about sizes)
+        plan = make_plan(kernel, fastmath, range_limited)
+        return _Lowering(plan).kernel()
 
 
 class _Lowering:
@@ -82,6 +91,7 @@ class _Lowering:
         self.outputs = list(self.graph.output_node.args[0])
         self.stored = {node: i for i, node in enumerate(self.outputs)}
         self.accumulators: dict[Node, list] = {}
+        self.flats: list = []  # the flat views of the inputs read as memory, made on entry
         self.phase = 0
         self.counted = False  # the phase body records positions (argmax, argmin)
 
@@ -90,7 +100,7 @@ class _Lowering:
         plan = self.plan
         outputs = self.output_params()
         for axis in range(plan.nd):
-            self.param(size_var(axis), ("int", hint(plan.space[axis])), _INTP)
+            self.param(size_var(axis), ("int", plan.space[axis]), _INTP)
         count = self.reduced_count()
         for reduction in plan.reductions:
             self.named(reduction)
@@ -101,14 +111,17 @@ class _Lowering:
             online = (top, pair.shift, pair.exp)
             self.accumulators[pair.total] = [dataclasses.replace(total, online=online)]
         body = self.loop_nest(outputs[0][1] if outputs else "C")
+        # arrays and scalars first, then the integers (the host passes those by name)
+        params = sorted(self.params.values(), key=lambda p: p.argument[0] == "int")
         return Kernel(
             plan.kernel.name,
-            tuple(self.params.values()),
+            tuple(params),
             tuple(body),
             tuple(self.values),
             tuple(a for r in plan.reductions for a in self.accumulators[r]),
             tuple(outputs),
             tuple(plan.axes),
+            entry=tuple(self.flats),
         )
 
     def output_params(self) -> list:
@@ -142,7 +155,7 @@ class _Lowering:
         spanning = [
             p.meta
             for p in self.graph.placeholders
-            if p.meta.ndim == meta.ndim and sum(hint(s) > 1 for s in p.meta.shape) > 1
+            if p.meta.ndim == meta.ndim and sum(_may_exceed_one(s) for s in p.meta.shape) > 1
         ]
         return "F" if spanning and all(m.layout == "F" for m in spanning) else "C"
 
@@ -357,11 +370,13 @@ class _Lowering:
             self.params[var] = Param(var, argument, np.dtype(dtype), **array)
         return var
 
-    def int_param(self, prefix: str, value: int) -> Var:
+    def int_param(self, prefix: str, value) -> Var:
+        """The parameter holding ``value``, an int or an expression of the symbolic sizes
+        (the host computes it at each call)."""
         key = (prefix, value)
         if key not in self.int_params:
             name = f"{prefix}{sum(1 for p, _ in self.int_params if p == prefix)}"
-            self.int_params[key] = self.param(Var(name), ("int", int(value)), _INTP)
+            self.int_params[key] = self.param(Var(name), ("int", value), _INTP)
         return self.int_params[key]
 
     def scalar_input(self, root: Node, position: int) -> Var:
@@ -369,12 +384,23 @@ class _Lowering:
         return self.param(self.named(root), ("scalar", position), root.meta.dtype)
 
     def flat_input(self, root: Node, position: int) -> Var:
+        """Input ``position`` read as its memory: the array is the parameter (``nd_<name>``),
+        its flat view a variable made on entry (``<name>``)."""
         meta = root.meta
         order = "F" if meta.layout == "F" and meta.ndim > 1 else "C"
-        var = self.named(root)
-        return self.param(
-            var, ("flat", position, order), meta.dtype, ndim=1, readonly=not meta.writeable
-        )
+        flat, base = self.named(root), Var("nd_", root)
+        if base not in self.params:
+            readonly = not meta.writeable
+            self.param(
+                base,
+                ("base", position),
+                meta.dtype,
+                ndim=meta.ndim,
+                layout=order,
+                readonly=readonly,
+            )
+            self.flats.append(Let(flat, Intrinsic(f"flat_{order}", (base,), meta.dtype)))
+        return flat
 
     def view_input(self, value: Node, position: int, views: list) -> Var:
         if views:

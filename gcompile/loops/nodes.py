@@ -2,7 +2,8 @@
 
 Grammar (every node a frozen dataclass; bodies are tuples)::
 
-    Kernel     name, params: Param*, body: Stmt*, values: Node*, accumulators: Accumulator*
+    Kernel     name, params: Param*, entry: Let*, body: Stmt*, values: Node*,
+               accumulators: Accumulator*
     Stmt     = Loop(var, start, stop, step, body, parallel, kind)
              | Let(var, value) | Update(var, op, value)          x = e ; x op= e
              | Store(buffer, index, value)                         b[index] = e
@@ -340,7 +341,8 @@ class Kernel:
     """One fused kernel as a loop nest (see the module docstring).
 
     ``outputs``: ``(meta, order)`` per output buffer; ``reduced``: the reduced axes;
-    ``parallel``: some loop is a ``prange`` (the rewrites decide).
+    ``parallel``: some loop is a ``prange`` (the rewrites decide); ``entry``: what runs once
+    before the body, which no rewrite touches (the flat views of the inputs read as memory).
     """
 
     name: str
@@ -351,6 +353,7 @@ class Kernel:
     outputs: tuple = ()
     reduced: tuple = ()
     parallel: bool = False
+    entry: tuple = ()
 
 
 def typed(value: Any, kind: Any, dtype: np.dtype) -> Any:

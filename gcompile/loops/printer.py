@@ -107,7 +107,7 @@ def format_kernel(kernel: Kernel) -> str:
     """The text form of ``kernel`` (see the module docstring)."""
     params = ", ".join(_name(p.var) for p in kernel.params)
     lines = [f"kernel {kernel.name}({params}):"]
-    _block(kernel.body, "  ", lines)
+    _block(kernel.entry + kernel.body, "  ", lines)
     return "\n".join(lines) + "\n"
 
 

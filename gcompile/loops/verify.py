@@ -21,7 +21,7 @@ def verify(kernel: Kernel) -> None:
     statement sets, in the order the statements run."""
     problems: list = []
     defined = {param.var for param in kernel.params}
-    _check(kernel.body, defined, problems)
+    _check(kernel.entry + kernel.body, defined, problems)
     if problems:
         raise LoopIRError("\n".join(problems[:5]) + "\n" + format_kernel(kernel))
 

@@ -21,28 +21,31 @@ def test_the_canonical_form_numbers_values_and_has_no_comments():
     code = codegen.generate(kernel, {})
     assert code.source == golden(
         """
-        def kernel(out0, n0, n1, s0, s1, v1, v2):
+        def kernel(out0, nd_v1, v2, n0, n1, st0, st1):
+            v1 = nd_v1.reshape(-1)
             for i0 in range(n0):
                 for i1 in range(n1):
-                    ld0 = v1[np.uint64(s0 * i0 + s1 * i1)]
+                    ld0 = v1[np.uint64(st0 * i0 + st1 * i1)]
                     v0 = np.float32((ld0 * v2))
                     v3 = np.float32(_m.exp_f32(v0))
                     out0[i0, i1] = v3
         """
     )
-    assert code.params == ["out0", "n0", "n1", "s0", "s1", "v1", "v2"]
-    assert code.arguments[3:] == [("int", 6), ("int", 2), ("flat", 0, "C"), ("scalar", 1)]
+    assert code.params == ["out0", "nd_v1", "v2", "n0", "n1", "st0", "st1"]
+    assert code.arguments[1:3] == [("base", 0), ("scalar", 1)]  # x: f32[s0,s1], s
+    assert [str(a[1]) for a in code.arguments[3:]] == ["s0", "(s1+1)//2", "s1", "2"]
     assert code.math == {"exp": "inlined expansion _m.exp_f32 in a vector loop"}
 
 
 def test_the_readable_form_has_node_names_and_ir_lines():
     kernel = kernel_of(scaled_exp, np.ones((4, 6), np.float32), np.float32(2.0))
     lines = codegen.generate(kernel, {"readable": True}).source.splitlines()
-    assert lines[0] == "def kernel(out0, n0, n1, s0, s1, x, s_v):"  # s is a generated name
-    assert lines[3].startswith(
-        "            # %multiply_1 : f32[4,3] = multiply(%getitem_1, %s)    # "
+    assert lines[0] == "def kernel(out0, nd_x, s_v, n0, n1, st0, st1):"  # s: a generated name
+    assert lines[1] == "    x = nd_x.reshape(-1)"
+    assert lines[4].startswith(
+        "            # %multiply_1 : f32[s0,(s1+1)//2] = multiply(%getitem_1, %s)    # "
     )
-    assert lines[5] == "            multiply_1 = np.float32((ld0 * s_v))"
+    assert lines[6] == "            multiply_1 = np.float32((ld0 * s_v))"
 
 
 def test_identifiers_never_take_a_generated_or_reserved_name():

@@ -33,8 +33,8 @@ def context(parallel: bool = False) -> Context:
 
 
 def kernel_of(fn, *args) -> FusedKernel:
-    """The first fused kernel of ``fn(*args)`` (traced at fixed sizes)."""
-    graph = gcompile.trace(fn, *args, stage="fused", options={"dynamic": False})
+    """The first fused kernel of ``fn(*args)``."""
+    graph = gcompile.trace(fn, *args, stage="fused")
     return next(n.target for n in graph.nodes if isinstance(n.target, FusedKernel))
 
 

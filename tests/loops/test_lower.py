@@ -17,13 +17,15 @@ def test_a_pointwise_kernel_reads_views_through_index_maps():
     kernel = lowered(lambda x, y: x.T * 2.0 + y, np.ones((3, 5)), np.ones(3))
     assert format_kernel(kernel) == golden(
         """
-        kernel fused_1(out0, n0, n1, s0, x, y):
+        kernel fused_1(out0, nd_x, nd_y, n0, n1, st0):
+          x = flat_C(nd_x)
+          y = flat_C(nd_y)
           for i0 in range(n0) [kept]:
             for i1 in range(n1) [kept]:
-              # %multiply_1 : f64[5,3] = multiply(%transpose_1, 2.0)
-              ld0 = x[i0 + s0*i1]
+              # %multiply_1 : f64[s1,s0] = multiply(%transpose_1, 2.0)
+              ld0 = x[i0 + st0*i1]
               multiply_1 = multiply(ld0, f64(2.0))
-              # %add_1 : f64[5,3] = add(%multiply_1, %y)
+              # %add_1 : f64[s1,s0] = add(%multiply_1, %y)
               ld1 = y[i1]
               add_1 = add(multiply_1, ld1)
               out0[i0, i1] = add_1
@@ -33,41 +35,44 @@ def test_a_pointwise_kernel_reads_views_through_index_maps():
 
 def test_offsets_and_strides_are_parameters_and_unit_strides_literal():
     kernel = lowered(lambda x, s: x[1:, ::-1] * s, np.ones((5, 3)), 2.0)
-    assert "ld0 = x[o0 + s0*i0 - i1]" in format_kernel(kernel)
-    ints = {p.var.name: p.argument for p in kernel.params if p.argument[0] == "int"}
-    assert ints == {"n0": ("int", 4), "n1": ("int", 3), "o0": ("int", 5), "s0": ("int", 3)}
-    assert [p.argument[0] for p in kernel.params if p.var.node is not None] == ["flat", "scalar"]
+    text = format_kernel(kernel)
+    assert text.startswith("kernel fused_1(out0, nd_x, s, n0, n1, o0, st0):\n  x = flat_C(nd_x)\n")
+    assert "ld0 = x[o0 + st0*i0 - i1]" in text
+    ints = {p.var.name: str(p.argument[1]) for p in kernel.params if p.argument[0] == "int"}
+    assert ints == {"n0": "s0-1", "n1": "s1", "o0": "2*s1-1", "st0": "s1"}  # x: f64[s0,s1]
+    assert [p.argument[0] for p in kernel.params if p.var.node is not None] == ["base", "scalar"]
 
 
 def test_a_row_kernel_runs_phases_and_stashes_what_a_later_phase_reads():
     assert format_kernel(lowered(softmax, np.ones((4, 6)))) == golden(
         """
-        kernel fused_1(out0, n0, n1, s0, x):
+        kernel fused_1(out0, nd_x, n0, n1, st0):
+          x = flat_C(nd_x)
           rowlen = n1
           for i0 in range(n0) [kept]:
             buf_exp_1 = alloc[rowlen] f64
             init acc_amax_1 = f64(-inf)
             for i1 in range(n1) [reduce]:
-              # %amax_1 : f64[4,1] = amax(%x, axis=-1, keepdims=True)
-              ld0 = x[s0*i0 + i1]
+              # %amax_1 : f64[s0,1] = amax(%x, axis=-1, keepdims=True)
+              ld0 = x[st0*i0 + i1]
               acc_amax_1 max= ld0
             amax_1 = acc_amax_1
             init acc_sum_1 = f64(0.0)
             cnt = 0
             for i1 in range(n1) [reduce]:
-              # %subtract_1 : f64[4,6] = subtract(%x, %amax_1)
-              ld0 = x[s0*i0 + i1]
+              # %subtract_1 : f64[s0,s1] = subtract(%x, %amax_1)
+              ld0 = x[st0*i0 + i1]
               subtract_1 = subtract(ld0, amax_1)
-              # %exp_1 : f64[4,6] = exp(%subtract_1)
+              # %exp_1 : f64[s0,s1] = exp(%subtract_1)
               exp_1 = exp(subtract_1)
               buf_exp_1[cnt] = exp_1
-              # %sum_1 : f64[4,1] = sum(%exp_1, axis=-1, keepdims=True)
+              # %sum_1 : f64[s0,1] = sum(%exp_1, axis=-1, keepdims=True)
               acc_sum_1 += exp_1
               cnt += 1
             sum_1 = f64(acc_sum_1)
             cnt = 0
             for i1 in range(n1) [reduce]:
-              # %divide_1 : f64[4,6] = divide(%exp_1, %sum_1)
+              # %divide_1 : f64[s0,s1] = divide(%exp_1, %sum_1)
               divide_1 = divide(buf_exp_1[cnt], sum_1)
               out0[i0, i1] = divide_1
               cnt += 1
@@ -85,18 +90,19 @@ def test_std_takes_a_mean_pass_then_the_squared_deviations():
     kernel = lowered(lambda x: x.std(axis=0, ddof=1), np.ones((5, 3)))
     assert format_kernel(kernel) == golden(
         """
-        kernel fused_1(out0, n0, n1, s0, x):
+        kernel fused_1(out0, nd_x, n0, n1, st0):
+          x = flat_C(nd_x)
           for i1 in range(n1) [kept]:
             init acc_m_std_1 = f64(0.0)
             for i0 in range(n0) [reduce]:
-              # %std_1 : f64[3] = std(%x, axis=0, ddof=1)
-              ld0 = x[s0*i0 + i1]
+              # %std_1 : f64[s1] = std(%x, axis=0, ddof=1)
+              ld0 = x[st0*i0 + i1]
               acc_m_std_1 += ld0
             mean_std_1 = f64(f64(acc_m_std_1) / f64(n0))
             init acc_std_1 = f64(0.0)
             for i0 in range(n0) [reduce]:
-              # %std_1 : f64[3] = std(%x, axis=0, ddof=1)
-              ld0 = x[s0*i0 + i1]
+              # %std_1 : f64[s1] = std(%x, axis=0, ddof=1)
+              ld0 = x[st0*i0 + i1]
               dev_std_1 = ld0 - mean_std_1
               acc_std_1 += dev_std_1 * dev_std_1
             std_1 = f64(sqrt(f64(f64(acc_std_1) / f64(max(n0 - 1, 0)))))

@@ -20,12 +20,13 @@ def test_split_lanes_stores_a_blocks_values_and_reduces_them_by_lanes():
     )
     assert before == golden(
         """
-        kernel fused_1(out0, n0, n1, s0, x):
+        kernel fused_1(out0, nd_x, n0, n1, st0):
+          x = flat_C(nd_x)
           for i0 in range(n0) [kept]:
             init acc_amax_1 = f32(-inf)
             for i1 in range(n1) [reduce]:
-              # %amax_1 : f32[4] = amax(%x, axis=-1)
-              ld0 = x[s0*i0 + i1]
+              # %amax_1 : f32[s0] = amax(%x, axis=-1)
+              ld0 = x[st0*i0 + i1]
               acc_amax_1 max= ld0
             amax_1 = acc_amax_1
             out0[i0] = amax_1
@@ -33,15 +34,16 @@ def test_split_lanes_stores_a_blocks_values_and_reduces_them_by_lanes():
     )
     assert after == golden(
         """
-        kernel fused_1(out0, n0, n1, s0, x):
+        kernel fused_1(out0, nd_x, n0, n1, st0):
+          x = flat_C(nd_x)
           for i0 in range(n0) [kept]:
             init acc_amax_1 = f32(-inf)
             lane_amax_1 = stack[128] f32
             for b1 in range(0, n1, 128) [block]:
               e1 = n1 if b1 + 128 > n1 else b1 + 128
               for i1 in range(b1, e1) [reduce]:
-                # %amax_1 : f32[4] = amax(%x, axis=-1)
-                ld0 = x[s0*i0 + i1]
+                # %amax_1 : f32[s0] = amax(%x, axis=-1)
+                ld0 = x[st0*i0 + i1]
                 lane_amax_1[i1 - b1] = ld0
               acc_amax_1 max= lane_max(lane_amax_1, e1 - b1)
             amax_1 = acc_amax_1
@@ -62,7 +64,8 @@ def test_blocked_sums_sum_blocks_then_groups_of_blocks():
     _, after = before_after(kernel, "blocked_sums")
     assert after == golden(
         """
-        kernel fused_1(out0, n0, n1, s0, x):
+        kernel fused_1(out0, nd_x, n0, n1, st0):
+          x = flat_C(nd_x)
           for i0 in range(n0) [kept]:
             init acc_prod_1 = f64(1.0)
             init acc_sum_1 = f64(0.0)
@@ -72,12 +75,12 @@ def test_blocked_sums_sum_blocks_then_groups_of_blocks():
               e1 = n1 if b1 + 128 > n1 else b1 + 128
               init blk_sum_1 = f64(0.0)
               for i1 in range(b1, e1) [reduce]:
-                # %multiply_1 : f64[4,300] = multiply(%x, 2.0)
-                ld0 = x[s0*i0 + i1]
+                # %multiply_1 : f64[s0,s1] = multiply(%x, 2.0)
+                ld0 = x[st0*i0 + i1]
                 multiply_1 = multiply(ld0, f64(2.0))
-                # %prod_1 : f64[4] = prod(%multiply_1, axis=-1)
+                # %prod_1 : f64[s0] = prod(%multiply_1, axis=-1)
                 acc_prod_1 *= multiply_1
-                # %sum_1 : f64[4] = sum(%x, axis=-1)
+                # %sum_1 : f64[s0] = sum(%x, axis=-1)
                 blk_sum_1 += ld0
               blocks += 1
               mid_sum_1 += blk_sum_1
@@ -87,7 +90,7 @@ def test_blocked_sums_sum_blocks_then_groups_of_blocks():
             prod_1 = f64(acc_prod_1)
             acc_sum_1 += mid_sum_1
             sum_1 = f64(acc_sum_1)
-            # %add_1 : f64[4] = add(%prod_1, %sum_1)
+            # %add_1 : f64[s0] = add(%prod_1, %sum_1)
             add_1 = add(prod_1, sum_1)
             out0[i0] = add_1
         """
@@ -106,7 +109,8 @@ def test_online_pair_computes_the_max_and_the_sum_of_exps_in_one_pass():
     assert "init acc_sum_1 = f64(0.0)  (of exp(x - amax_1))" in before
     assert after == golden(
         """
-        kernel fused_1(out0, n0, n1, s0, x):
+        kernel fused_1(out0, nd_x, n0, n1, st0):
+          x = flat_C(nd_x)
           for i0 in range(n0) [kept]:
             init acc_amax_1 = f64(-inf)
             lane_amax_1 = stack[128] f64
@@ -120,15 +124,15 @@ def test_online_pair_computes_the_max_and_the_sum_of_exps_in_one_pass():
               e1 = n1 if b1 + 128 > n1 else b1 + 128
               if ref_sum_1 > f64(-inf):
                 for i1 in range(b1, e1) [reduce]:
-                  # %amax_1 : f64[4,1] = amax(%x, axis=-1, keepdims=True)
-                  ld0 = x[s0*i0 + i1]
+                  # %amax_1 : f64[s0,1] = amax(%x, axis=-1, keepdims=True)
+                  ld0 = x[st0*i0 + i1]
                   lane_amax_1[i1 - b1] = ld0
-                  # %sum_1 : f64[4,1] = sum(%exp_1, axis=-1, keepdims=True)
+                  # %sum_1 : f64[s0,1] = sum(%exp_1, axis=-1, keepdims=True)
                   lane_sum_1[i1 - b1] = exp(subtract(ld0, ref_sum_1))
               else:
                 for i1 in range(b1, e1) [reduce]:
-                  # %amax_1 : f64[4,1] = amax(%x, axis=-1, keepdims=True)
-                  ld0 = x[s0*i0 + i1]
+                  # %amax_1 : f64[s0,1] = amax(%x, axis=-1, keepdims=True)
+                  ld0 = x[st0*i0 + i1]
                   lane_amax_1[i1 - b1] = ld0
               top_sum_1 = lane_max(lane_amax_1, e1 - b1)
               acc_amax_1 max= top_sum_1
@@ -152,9 +156,9 @@ def test_online_pair_computes_the_max_and_the_sum_of_exps_in_one_pass():
             acc_sum_1 += mid_sum_1
             acc_sum_1 = rescaled_total(acc_sum_1, ref_sum_1, acc_amax_1)
             sum_1 = f64(acc_sum_1)
-            # %log_1 : f64[4,1] = log(%sum_1)
+            # %log_1 : f64[s0,1] = log(%sum_1)
             log_1 = log(sum_1)
-            # %add_1 : f64[4,1] = add(%amax_1, %log_1)
+            # %add_1 : f64[s0,1] = add(%amax_1, %log_1)
             add_1 = add(amax_1, log_1)
             out0[i0, 0] = add_1
         """
@@ -170,36 +174,38 @@ def test_range_fixups_flag_a_block_out_of_range_and_recompute_it_exactly():
     before, after = before_after(lowered(lambda x: np.sin(x) * 2.0, np.ones(300)), "range_fixups")
     assert before == golden(
         """
-        kernel fused_1(out0, n0, x):
+        kernel fused_1(out0, nd_x, n0):
+          x = flat_C(nd_x)
           for i0 in range(n0) [reduce]:
-            # %sin_1 : f64[300] = sin(%x)
+            # %sin_1 : f64[s0] = sin(%x)
             ld0 = x[i0]
             sin_1 = sin(ld0)
-            # %multiply_1 : f64[300] = multiply(%sin_1, 2.0)
+            # %multiply_1 : f64[s0] = multiply(%sin_1, 2.0)
             multiply_1 = multiply(sin_1, f64(2.0))
             out0[i0] = multiply_1
         """
     )
     assert after == golden(
         """
-        kernel fused_1(out0, n0, x):
+        kernel fused_1(out0, nd_x, n0):
+          x = flat_C(nd_x)
           for b0 in range(0, n0, 128) [block]:
             e0 = n0 if b0 + 128 > n0 else b0 + 128
             bad = False
             for i0 in range(b0, e0) [reduce]:
-              # %sin_1 : f64[300] = sin(%x)
+              # %sin_1 : f64[s0] = sin(%x)
               ld0 = x[i0]
               sin_1 = sin(ld0)
-              # %multiply_1 : f64[300] = multiply(%sin_1, 2.0)
+              # %multiply_1 : f64[s0] = multiply(%sin_1, 2.0)
               multiply_1 = multiply(sin_1, f64(2.0))
               out0[i0] = multiply_1
               bad = bad | (abs(ld0) > f64(35184372088832.0))
             if bad:
               for i0 in range(b0, e0) [fixup]:
-                # %sin_1 : f64[300] = sin(%x)
+                # %sin_1 : f64[s0] = sin(%x)
                 ld0 = x[i0]
                 sin_1 = sin.exact(ld0)
-                # %multiply_1 : f64[300] = multiply(%sin_1, 2.0)
+                # %multiply_1 : f64[s0] = multiply(%sin_1, 2.0)
                 multiply_1 = multiply.exact(sin_1, f64(2.0))
                 out0[i0] = multiply_1
         """
@@ -219,7 +225,8 @@ def test_split_blocked_and_flagged_compose_in_one_block():
     kernel = through(lowered(lambda x: np.sin(x).sum(axis=-1), np.ones((4, 300))), "range_fixups")
     assert format_kernel(kernel) == golden(
         """
-        kernel fused_1(out0, n0, n1, s0, x):
+        kernel fused_1(out0, nd_x, n0, n1, st0):
+          x = flat_C(nd_x)
           for i0 in range(n0) [kept]:
             init acc_sum_1 = f64(0.0)
             init mid_sum_1 = f64(0.0)
@@ -229,18 +236,18 @@ def test_split_blocked_and_flagged_compose_in_one_block():
               e1 = n1 if b1 + 128 > n1 else b1 + 128
               bad = False
               for i1 in range(b1, e1) [reduce]:
-                # %sin_1 : f64[4,300] = sin(%x)
-                ld0 = x[s0*i0 + i1]
+                # %sin_1 : f64[s0,s1] = sin(%x)
+                ld0 = x[st0*i0 + i1]
                 sin_1 = sin(ld0)
-                # %sum_1 : f64[4] = sum(%sin_1, axis=-1)
+                # %sum_1 : f64[s0] = sum(%sin_1, axis=-1)
                 lane_sum_1[i1 - b1] = sin_1
                 bad = bad | (abs(ld0) > f64(35184372088832.0))
               if bad:
                 for i1 in range(b1, e1) [fixup]:
-                  # %sin_1 : f64[4,300] = sin(%x)
-                  ld0 = x[s0*i0 + i1]
+                  # %sin_1 : f64[s0,s1] = sin(%x)
+                  ld0 = x[st0*i0 + i1]
                   sin_1 = sin.exact(ld0)
-                  # %sum_1 : f64[4] = sum(%sin_1, axis=-1)
+                  # %sum_1 : f64[s0] = sum(%sin_1, axis=-1)
                   lane_sum_1[i1 - b1] = sin_1
               blk_sum_1 = lane_sum(lane_sum_1, e1 - b1, f64(0.0))
               blocks += 1
@@ -264,7 +271,8 @@ def test_chunk_total_reduces_chunks_in_parallel_and_combines_them_in_order():
     )
     assert after == golden(
         f"""
-        kernel fused_1(out0, n0, n1, s0, x):
+        kernel fused_1(out0, nd_x, n0, n1, st0):
+          x = flat_C(nd_x)
           part_best_argmin_1 = alloc[16] f64
           part_at_argmin_1 = alloc[16] i64 = -1
           for c in prange(16) [chunk]:
@@ -275,7 +283,7 @@ def test_chunk_total_reduces_chunks_in_parallel_and_combines_them_in_order():
             for i0 in range(lo, hi) [reduce]:
               for i1 in range(n1) [reduce]:
                 # %argmin_1 : i64[] = argmin(%x)
-                ld0 = x[s0*i0 + i1]
+                ld0 = x[st0*i0 + i1]
                 best_argmin_1, at_argmin_1 argmin= ld0 at cnt
                 cnt += 1
             if hi > lo:
@@ -327,7 +335,8 @@ def test_parallel_loops_run_the_blocks_of_a_flat_flagged_loop_in_parallel():
     assert after.startswith(
         golden(
             """
-            kernel fused_1(out0, n0, x):
+            kernel fused_1(out0, nd_x, n0):
+              x = flat_C(nd_x)
               for c0 in prange((n0 + 127) // 128) [block]:
                 b0 = c0 * 128
                 e0 = n0 if b0 + 128 > n0 else b0 + 128

@@ -43,9 +43,7 @@ def test_each_compile_writes_its_folder(monkeypatch, tmp_path):
     if shutil.which("dot"):
         assert "graph.svg" in files
     folder = tmp_path / "scaled_softmax_2"
-    guards = (folder / "guards.txt").read_text()
-    assert "x: array float32[*,*] layout F writeable" in guards
-    assert "x.shape[0] == 4" in guards  # (the Numba kernels are generated for fixed sizes)
+    assert "x: array float32[*,*] layout F writeable" in (folder / "guards.txt").read_text()
     assert "def kernel(" in (folder / "code.py").read_text()
 
 

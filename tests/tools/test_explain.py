@@ -18,13 +18,7 @@ def test_explain_reports_every_part_for_a_compiled_function():
     assert set(report.graphs) == {"traced", "optimized", "fused"}
     assert report.counts["traced"]["nodes"] == 5 and report.counts["fused"]["kernels"] == 1
     assert [k[1] for k in report.fusion.kernels] == ["row"]
-    assert report.guards[:3] == [
-        "x: array float32[*,*] layout C writeable",
-        "s0 = x.shape[0]",
-        "s1 = x.shape[1]",
-    ]
-    # (the Numba kernels are generated for fixed sizes)
-    assert [g.split(" (")[0] for g in report.guards[3:]] == ["x.shape[0] == 8", "x.shape[1] == 16"]
+    assert report.guards == ["x: array float32[*,*] layout C writeable"]  # no size assumed
     assert "def kernel(" in report.code and "_m.exp_f" in report.code
     assert {"trace", "pass fuse", "backend", "codegen fused_1"} <= set(report.timings)
     assert report.kernel_events and report.kernel_events[0][1] in ("compiled", "disk", "memory")

@@ -29,19 +29,8 @@ def compile_graph(graph: Graph, options: dict | None = None) -> Callable[[list],
     """
     options = dict(options or {})
     options.setdefault("parallel_threshold", config.get("parallel_threshold"))
-    _fix_sizes(graph)
     run = host.compile_graph(graph, options)
     for note in run.program.notes:
         warnings.warn(f"gcompile ({graph.name}): {note}", GcompileWarning, stacklevel=4)
     return run
 
-
-def _fix_sizes(graph: Graph) -> None:
-    """Fix every symbolic size of ``graph`` at the traced call's value, guarded: the kernels
-    are generated for fixed sizes (a new size traces again; its kernels, keyed by their code
-    without sizes, come from the kernel cache)."""
-    env = graph.shape_env
-    for symbol in [s for s in env.symbols if s not in env.replacements]:
-        env.specialize(symbol, "the Numba kernels are generated for fixed sizes")
-    if env.replacements:
-        graph.substitute_sizes(env.simplify)

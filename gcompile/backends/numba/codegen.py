@@ -5,16 +5,17 @@
 The lowering (``loops.lower``) writes the kernel's plan as a plain loop nest; the rewrites, a
 flat named list, make it fast (``REWRITES``); the renderer writes Numba source (``render``),
 each element through the op's rule (``rules``). The function's parameters are the output
-arrays (allocated by the host), the input arrays, and integers: the sizes of the iteration
-space (``n0``, ``n1``, ...) and the offsets and strides of the reads (``o0``, ``s0``, ...).
-Sizes are never baked into the code, so a new size of the same structure reuses the compiled
-function; only what shapes the loop (ndim, layouts, which axes broadcast, literal constants) is
-in the text, and the text is the kernel's cache key.
+arrays (allocated by the host), the input arrays themselves, and integers the host computes
+from the symbolic sizes at each call: the sizes of the iteration space (``n0``, ``n1``, ...) and
+the offsets and strides of the reads (``o0``, ``s0``, ...). Sizes are never baked into the code,
+so every size reuses the compiled function; only what shapes the loop (ndim, layouts, which
+axes broadcast, literal constants) is in the text, and the text is the kernel's cache key. A
+kernel has a serial and, when a loop of it can run in parallel, a parallel variant; the host
+picks one per call by the size of its iteration space.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +23,6 @@ from numba import from_dtype
 from numba.core import types as nbtypes
 
 from ...ir.kernel import FusedKernel
-from ...ir.shape_env import hint
 from ...loops import blocks, lanes, online, parallel, ranges
 from ...loops.lower import lower
 from ...loops.nodes import Kernel, Param, Unsupported
@@ -52,9 +52,10 @@ class KernelCode:
     """The generated function of one kernel and how the host calls it.
 
     ``arguments`` has one entry per parameter: ``("output", i)`` the i-th output
-    buffer, ``("flat", i, order)`` input i as a 1-D view of its memory, ``("array", i,
-    views)`` input i through ``views`` (host-evaluated), ``("scalar", i)`` input i as
-    a scalar, ``("int", value)`` an integer computed at trace time.
+    buffer, ``("base", i)`` input i itself (the kernel reads its memory flat), ``("array",
+    i, views)`` input i through ``views`` (host-evaluated: an input without a layout
+    promise), ``("scalar", i)`` input i as a scalar, ``("int", size)`` an integer the host
+    computes at each call from the symbolic sizes (``size`` an int or an expression).
     """
 
     name: str
@@ -91,14 +92,13 @@ def numba_type(dtype: np.dtype) -> nbtypes.Type:
     return from_dtype(np.dtype(dtype))
 
 
-def generate(kernel: FusedKernel, options: dict) -> KernelCode:
-    """The generated function of ``kernel`` (``NoTemplate`` when an op has no rule).
-
-    Options: ``fastmath``, ``parallel`` (default True) and ``parallel_threshold`` (kernels of
-    at least that many elements run in parallel), ``readable`` (the readable form).
-    """
+def generate(kernel: FusedKernel, options: dict, parallel: bool = False) -> KernelCode:
+    """The generated function of ``kernel`` (``NoTemplate`` when an op has no rule): its
+    parallel variant when ``parallel`` (``code.parallel`` is False when no loop of it can run
+    in parallel), else the serial one. Options: ``fastmath``, ``readable`` (the readable
+    form)."""
     fastmath = bool(options.get("fastmath", False))
-    ctx = MathContext(parallel=_parallel(kernel, options), range_limits=range_limits)
+    ctx = MathContext(parallel=parallel, range_limits=range_limits)
     loops = apply_rewrites(loop_kernel(kernel, fastmath), ctx, REWRITES)
     source, params = render(loops, bool(options.get("readable")))
     return KernelCode(
@@ -130,12 +130,6 @@ def loop_kernel(kernel: FusedKernel, fastmath: bool = False) -> Kernel:
 
 def _range_limited(nodes: list) -> bool:
     return any(range_limits(node) is not None for node in nodes)
-
-
-def _parallel(kernel: FusedKernel, options: dict) -> bool:
-    threshold = options.get("parallel_threshold")
-    size = hint(math.prod(kernel.space))
-    return bool(options.get("parallel", True)) and threshold is not None and size >= int(threshold)
 
 
 def _param_type(param: Param) -> nbtypes.Type:

@@ -1,8 +1,10 @@
 """The host function: the whole graph as one generated Python function.
 
-It unpacks the inputs, allocates each kernel's outputs and calls the compiled
-kernel with the flat views, scalars and trace-time integers the kernel asks for,
-runs matrix products through NumPy's own call (``np.matmul``/``np.dot``, so the
+It unpacks the inputs, reads the symbolic sizes from their shapes (``s0, s1 =
+v_x.shape``), allocates each kernel's outputs and calls the compiled kernel with
+the arrays themselves, scalars, and the integers the kernel asks for computed from
+the sizes (``kernels``: ``kernel(out, v_x, n0=s0 - 2, o0=s1 + 1, st0=s1)``), runs
+matrix products through NumPy's own call (``np.matmul``/``np.dot``, so the
 same multi-threaded BLAS as eager NumPy) writing into a pooled buffer, runs every
 other node (copies, concatenations, write-backs into the caller's arrays) with the
 op's NumPy implementation exactly as the interpreter does, releases each value
@@ -42,9 +44,11 @@ from ...ir import ops
 from ...ir.graph import Graph, Node, map_arg
 from ...ir.kernel import FusedKernel
 from ...ir.printer import format_node
+from ...ir.shape_env import concrete, is_symbolic, source_of
 from ...ir.subgraph import subgraphs_of
+from ...ir.symbolic import is_expr
 from .. import interpreter
-from . import cache, codegen
+from . import codegen, kernels
 
 
 @dataclass
@@ -53,7 +57,8 @@ class HostProgram:
 
     run: Callable[[list], list]
     source: str
-    kernels: list = field(default_factory=list)  # (KernelCode, Loaded) per compiled kernel
+    kernels: list = field(default_factory=list)  # (KernelCode, Loaded) per compiled variant
+    variants: list = field(default_factory=list)  # every kernels.Variant, compiled or not yet
     notes: list = field(default_factory=list)  # kernels left to the interpreter, and why
     kernel_compiles: int = 0
     disk_cache_hits: int = 0
@@ -63,12 +68,17 @@ class HostProgram:
     def code(self) -> str:
         """The host function and every kernel, readable (node names, IR lines as comments)."""
         parts = [self.source]
-        for code, loaded in self.kernels:
+        for variant in self.variants:
+            code, loaded = variant.code, variant.loaded
             flags = f"parallel={code.parallel}, fastmath={code.fastmath_flags}"
-            origin = (
-                f"  [{loaded.event}: {loaded.path.name}]" if loaded.path else f"  [{loaded.event}]"
-            )
-            parts.append(f"# kernel {code.name} ({flags}){origin}\n{code.readable}")
+            if loaded is None:
+                origin = "  [compiled on its first call]"
+            elif loaded.path:
+                origin = f"  [{loaded.event}: {loaded.path.name}]"
+            else:
+                origin = f"  [{loaded.event}]"
+            heading = f"# kernel {code.name}, {variant.role} ({flags}){origin}"
+            parts.append(f"{heading}\n{code.readable}")
         for note in self.notes:
             parts.append(f"# {note}")
         return "\n\n".join(parts)
@@ -133,6 +143,10 @@ class _HostWriter:
         self.pool = BufferPool()
         self.globals: dict[str, Any] = {"np": np, "_empty": self.pool.empty}
         self.program = HostProgram(run=None, source="")
+        env = graph.shape_env
+        # symbol -> host variable, for the symbols the graph still uses (not those replaced)
+        self.sizes = {s: s.name for s in env.sources if s not in env.replacements}
+        self.lazy: list = []  # kernels.LazyKernel stubs, told the namespace once it exists
 
     def constant(self, node: Node) -> None:
         name = f"_const_{node.name}"
@@ -145,21 +159,49 @@ class _HostWriter:
         self.lines.append(f"    {_variable(node)} = {expression}")
 
     def generic(self, node: Node) -> None:
-        self.call_runner(
-            node, f"_op_{node.name}", functools.partial(interpreter.evaluate_node, node)
-        )
+        """A node run by its op's NumPy implementation; symbolic parameters are passed
+        computed from the sizes (``_op_reshape_1(v_x, shape=(s0 * s1,))``)."""
+        evaluate = functools.partial(interpreter.evaluate_node, node)
+        symbolic = [key for key, value in node.kwargs.items() if is_symbolic(value)]
+        given = [f"{key}={self.literal(node.kwargs[key])}" for key in symbolic]
+        self.call_runner(node, f"_op_{node.name}", evaluate, given)
 
     def interpreted(self, node: Node, what: str, reason: str) -> None:
-        """``node`` (holding sub-graphs) run by its op's ``interpret`` in the interpreter."""
-        evaluate = functools.partial(node.target.interpret, interpreter.runner(node))
-        self.call_runner(node, f"_interpret_{node.name}", evaluate)
+        """``node`` (holding sub-graphs) run by its op's ``interpret`` in the interpreter, at
+        the call's sizes."""
+        plans = interpreter.plans_of(node)
+
+        def evaluate(args, kwargs, sizes=None):
+            return node.target.interpret(interpreter.run_graphs(plans, sizes), args, kwargs)
+
+        symbolic = any(plan.symbolic for plan in plans.values())
+        given = [f"sizes={self.sizes_dict()}"] if symbolic else []
+        self.call_runner(node, f"_interpret_{node.name}", evaluate, given)
         self.program.notes.append(f"{what} {node.name} runs in the interpreter: {reason}")
 
-    def call_runner(self, node: Node, name: str, evaluate: Callable) -> None:
-        """Emit a call of global ``name``, which runs ``evaluate(args, kwargs)`` for ``node``."""
+    def call_runner(self, node: Node, name: str, evaluate: Callable, given: list) -> None:
+        """Emit a call of global ``name``, which runs ``evaluate(args, kwargs)`` for ``node``
+        (keywords ``given`` in source replace or add parameters)."""
         inputs = node.all_input_nodes
         self.globals[name] = _node_runner(node, inputs, evaluate)
-        self.emit(node, f"{name}({', '.join(_variable(v) for v in inputs)})")
+        arguments = [_variable(v) for v in inputs] + given
+        self.emit(node, f"{name}({', '.join(arguments)})")
+
+    def literal(self, value: Any) -> str:
+        """Python source of a parameter holding symbolic sizes: sizes as expressions of the
+        host's size variables, other objects through globals."""
+        if is_expr(value):
+            return f"({source_of(value, self.sizes)})"
+        if isinstance(value, (tuple, list)) and not hasattr(type(value), "_fields"):
+            items = ", ".join(self.literal(v) for v in value)
+            return f"({items},)" if isinstance(value, tuple) else f"[{items}]"
+        if isinstance(value, slice):
+            return f"slice({', '.join(self.literal(p) for p in (value.start, value.stop, value.step))})"
+        if value is None or value is Ellipsis or type(value) in (bool, int, str):
+            return repr(value)
+        name = f"_literal_{len(self.globals)}"
+        self.globals[name] = value
+        return name
 
     def product(self, node: Node) -> None:
         """A ``matmul``/``dot`` node: NumPy's own call, writing into a buffer from the pool.
@@ -173,9 +215,8 @@ class _HostWriter:
         extra = f", dtype={self.dtype_name(np.dtype(dtype))}" if dtype is not None else ""
         function = "np.matmul" if node.target is ops.MATMUL else "np.dot"
         self.lines.append(f"    # {format_node(node)}")
-        self.lines.append(
-            f"    {result} = _empty({tuple(meta.shape)!r}, {self.dtype_name(meta.dtype)}, 'C')"
-        )
+        shape = self.shape_source(meta.shape)
+        self.lines.append(f"    {result} = _empty({shape}, {self.dtype_name(meta.dtype)}, 'C')")
         self.lines.append(f"    {function}({operands}, out={result}{extra})")
 
     def dtype_name(self, dtype: np.dtype) -> str:
@@ -187,73 +228,105 @@ class _HostWriter:
     def kernel(self, node: Node) -> None:
         kernel: FusedKernel = node.target
         start = time.perf_counter()
-        options = self.options
-        if kernel.style == "epilogue":
-            options = {**options, "parallel": False}  # runs after BLAS (module docstring)
         try:
-            code = codegen.generate(kernel, options)
-            code.readable = codegen.generate(kernel, {**options, "readable": True}).source
+            found = kernels.variants(kernel, self.options)
         except codegen.NoTemplate as missing:
             self.interpreted(node, "kernel", str(missing))
             return
         self.program.timings[f"codegen {kernel.name}"] = time.perf_counter() - start
-        start = time.perf_counter()
-        try:
-            loaded = cache.load(code.source, code.signature(), code.parallel, code.fastmath_flags)
-        except Exception as error:  # Numba's own errors have no common base class
-            raise UnsupportedError(
-                f"a kernel Numba cannot compile ({kernel.name}: {', '.join(kernel.members)})",
-                detail=f"{type(error).__name__}: {_numba_message(error)}",
-                hint="the function runs eagerly; report this with the code from fn.code",
-            ) from error
-        seconds = time.perf_counter() - start
-        self.program.timings[f"numba {kernel.name} ({loaded.event})"] = seconds
-        self.program.kernel_compiles += loaded.event == "compiled"
-        self.program.disk_cache_hits += loaded.event == "disk"
-        self.program.kernels.append((code, loaded))
-        function = f"_kernel_{node.name}"
-        self.globals[function] = loaded.function
+        size, threshold = _product(kernel.space), int(self.options["parallel_threshold"])
+        needed = kernels.first_needed(found, size, threshold, self.graph.shape_env)
+        for variant in found:
+            self.variant(kernel, node, variant, compile_now=variant is needed)
+        code = found[0].code
         self.lines.append(f"    # {format_node(node)}")
+        outputs = self.kernel_outputs(node, code)
+        arguments = [
+            self.kernel_argument(node, outputs, p, a) for p, a in zip(code.params, code.arguments)
+        ]
+        self.lines += kernels.call_lines(node.name, found, arguments, size, threshold, self.sizes)
+        results = [
+            f"{out}[0]" if meta.ndim == 0 else out for out, meta in zip(outputs, code.outputs)
+        ]
+        value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
+        self.lines.append(f"    {_variable(node)} = {value}")
+
+    def variant(self, kernel: FusedKernel, node: Node, variant, compile_now: bool) -> None:
+        """Put ``variant`` in the host's globals: compiled now, or on its first call."""
+        name = f"_{variant.role}_{node.name}"
+        self.program.variants.append(variant)
+
+        def compile_variant():
+            function = kernels.load(kernel, variant, self.program)
+            self.program.kernels.append((variant.code, variant.loaded))
+            return function
+
+        if compile_now:
+            self.globals[name] = compile_variant()
+        else:
+            self.globals[name] = stub = kernels.LazyKernel(name, compile_variant)
+            self.lazy.append(stub)
+
+    def kernel_outputs(self, node: Node, code) -> list:
+        """Allocate the kernel's output buffers (or take the product buffer it writes into)."""
+        kernel = node.target
         outputs = []
         for position, meta in enumerate(code.outputs):
             out = f"_out{position}_{node.name}"
             if kernel.inplace_input is not None and position == len(code.outputs) - 1:
                 self.lines.append(f"    {out} = {_variable(node.args[kernel.inplace_input])}")
             else:
-                shape = tuple(meta.shape) if meta.ndim else (1,)
-                order = code.orders[position]
+                shape = self.shape_source(meta.shape if meta.ndim else (1,))
                 dtype = self.dtype_name(meta.dtype)
-                self.lines.append(f"    {out} = _empty({shape!r}, {dtype}, {order!r})")
+                self.lines.append(
+                    f"    {out} = _empty({shape}, {dtype}, {code.orders[position]!r})"
+                )
             outputs.append(out)
-        arguments = []
-        for argument in code.arguments:
-            kind = argument[0]
-            if kind == "output":
-                arguments.append(outputs[argument[1]])
-            elif kind == "int":
-                arguments.append(repr(argument[1]))
-            else:
-                value = node.args[argument[1]]
-                arguments.append(self.kernel_input(value, argument))
-        self.lines.append(f"    {function}({', '.join(arguments)})")
-        results = []
-        for out, meta in zip(outputs, code.outputs):
-            results.append(f"{out}[0]" if meta.ndim == 0 else out)
-        value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
-        self.lines.append(f"    {_variable(node)} = {value}")
+        return outputs
 
-    def kernel_input(self, value: Node, argument: tuple) -> str:
-        name = _variable(value)
+    def kernel_argument(self, node: Node, outputs: list, param: str, argument: tuple) -> str:
         kind = argument[0]
-        if kind == "flat":
-            return f"{name}.reshape(-1, order={argument[2]!r})"
+        if kind == "output":
+            return outputs[argument[1]]
+        if kind == "int":
+            return f"{param}={source_of(argument[1], self.sizes)}"
+        value = node.args[argument[1]]
+        name = _variable(value)
+        if kind == "base":
+            return name
         if kind == "scalar":
             meta = value.meta
             return name if meta.weak or meta.scalar else f"{name}[()]"
-        views = argument[2]
         helper = f"_views_{len(self.globals)}"
-        self.globals[helper] = _view_applier(views)
-        return f"{helper}({name})"
+        self.globals[helper] = _view_applier(argument[2])
+        return f"{helper}({name}, {self.sizes_dict()})"
+
+    def shape_source(self, shape: tuple) -> str:
+        """Python source of a shape whose sizes may be symbolic (``(s0 - 2, 3)``)."""
+        items = [source_of(size, self.sizes) for size in shape]
+        return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+
+    def sizes_dict(self) -> str:
+        """The host variable holding every symbol's value by symbol (made once, on entry)."""
+        if "_symbols" not in self.globals:
+            self.globals["_symbols"] = tuple(self.sizes)
+        return "_sizes"
+
+    def size_bindings(self) -> list:
+        """``s0, s1 = v_x.shape``: each symbolic size read from the input it comes from."""
+        by_input: dict = {}
+        for symbol, name in self.sizes.items():
+            position, axis = self.graph.shape_env.sources[symbol]
+            by_input.setdefault(position, {})[axis] = name
+        lines = []
+        placeholders = self.graph.placeholders
+        for position, axes in by_input.items():
+            ndim = placeholders[position].meta.ndim
+            targets = ", ".join(axes.get(axis, "_") for axis in range(ndim))
+            lines.append(
+                f"    {targets}{',' if ndim == 1 else ''} = {_variable(placeholders[position])}.shape"
+            )
+        return lines
 
     def build(self) -> HostProgram:
         graph = self.graph
@@ -261,6 +334,8 @@ class _HostWriter:
         header = f"def host_{graph.name}(inputs):"
         if names:
             self.lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = inputs")
+        self.lines += self.size_bindings()
+        entry = len(self.lines)
         last_use = _last_uses(graph)
         for node in graph.nodes:
             if node.op == "constant":
@@ -296,23 +371,19 @@ class _HostWriter:
             self.lines.append(f"    return [{lookup}]")
         else:
             self.lines.append(f"    return [{', '.join(outputs)}]")
+        if "_symbols" in self.globals:
+            pairs = ", ".join(
+                f"_symbols[{i}]: {name}" for i, name in enumerate(self.sizes.values())
+            )
+            self.lines.insert(entry, f"    _sizes = {{{pairs}}}")
         source = "\n".join([header, *self.lines]) + "\n"
         namespace = dict(self.globals)
         exec(compile(source, f"<gcompile host {graph.name}>", "exec"), namespace)
+        for stub in self.lazy:
+            stub.namespace = namespace
         self.program.run = namespace[f"host_{graph.name}"]
         self.program.source = source
         return self.program
-
-
-def _numba_message(error: Exception) -> str:
-    """The informative lines of a Numba error (not its pipeline-stage headers)."""
-    lines = [line.strip() for line in str(error).splitlines()]
-    useful = [
-        line
-        for line in lines
-        if line and not line.startswith(("Failed in ", "During:", "File ", "^", "raised from"))
-    ]
-    return " / ".join(useful[:3]) or type(error).__name__
 
 
 def _product_into_buffer(node: Node) -> bool:
@@ -326,9 +397,7 @@ def _product_into_buffer(node: Node) -> bool:
     meta = node.meta
     if meta.scalar or meta.ndim == 0:
         return False
-    return all(
-        isinstance(v, Node) and not v.meta.scalar and v.meta.ndim > 0 for v in node.args
-    )
+    return all(isinstance(v, Node) and not v.meta.scalar and v.meta.ndim > 0 for v in node.args)
 
 
 def _last_uses(graph: Graph) -> dict:
@@ -347,14 +416,16 @@ def _last_uses(graph: Graph) -> dict:
 
 def _node_runner(node: Node, inputs: list, evaluate: Callable) -> Callable:
     """Runs ``node`` on the values of its input nodes by ``evaluate(args, kwargs)``, with the
-    interpreter's error context."""
+    interpreter's error context; keyword arguments replace parameters (symbolic ones, computed
+    by the host), except ``sizes``, which goes to ``evaluate`` itself."""
 
-    def run(*values):
+    def run(*values, **given):
         env = dict(zip(inputs, values))
+        sizes = given.pop("sizes", None)
+        kwargs = {**map_arg(node.kwargs, env.__getitem__), **given}
+        extra = {"sizes": sizes} if sizes is not None else {}
         try:
-            return evaluate(
-                map_arg(node.args, env.__getitem__), map_arg(node.kwargs, env.__getitem__)
-            )
+            return evaluate(map_arg(node.args, env.__getitem__), kwargs, **extra)
         except UnsupportedError:
             raise
         except Exception as exc:
@@ -365,12 +436,21 @@ def _node_runner(node: Node, inputs: list, evaluate: Callable) -> Callable:
 
 
 def _view_applier(views: tuple) -> Callable:
-    def apply(value):
+    """Applies ``views`` to an input (one without a layout promise), at the call's sizes."""
+
+    def apply(value, sizes: dict):
         for view in views:
-            value = view.target.impl(value, **view.kwargs)
+            value = view.target.impl(value, **concrete(view.kwargs, sizes))
         return value
 
     return apply
+
+
+def _product(sizes: tuple) -> Any:
+    total = 1
+    for size in sizes:
+        total = total * size
+    return total
 
 
 def compile_graph(graph: Graph, options: dict | None = None) -> Callable[[list], list]:

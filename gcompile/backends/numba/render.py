@@ -65,8 +65,8 @@ _RESERVED = {
     "max",
 }
 _GENERATED = re.compile(
-    r"^(i|n|o|s|b|e|lo|hi|c|ld|out)\d*$"
-    r"|^(acc|mid|blk|cnt|buf|part|best|at|rowlen|lane|bad|blocks|dev|mean|ref|top|shrink)_?"
+    r"^(i|n|o|s|st|b|e|lo|hi|c|ld|out)\d*$"
+    r"|^(acc|mid|blk|cnt|buf|part|best|at|rowlen|lane|bad|blocks|dev|mean|ref|top|shrink|nd)_?"
 )
 _ACCUMULATE = {"sum": "{t} += {v}", "prod": "{t} *= {v}", "any": "{t} = {t} | {v}"}
 _ACCUMULATE.update(all="{t} = {t} & {v}", max="{t} = _s.maximum({t}, {v})")
@@ -121,7 +121,7 @@ def render(kernel: Kernel, readable: bool) -> tuple[str, list]:
     """``(source, parameter names)`` of ``kernel``; raises ``NoTemplate`` for an element no
     rule writes."""
     renderer = _Renderer(kernel, readable)
-    lines = renderer.block(kernel.body, INDENT)
+    lines = renderer.block(kernel.entry + kernel.body, INDENT)
     params = [renderer.names.var(p.var) for p in kernel.params]
     header = f"def kernel({', '.join(params)}):"
     return "\n".join([header, *lines]) + "\n", params
@@ -283,6 +283,8 @@ class _Renderer:
             kind = name[len("lane_") :]
             floats = call.dtype.kind == "f" and kind in ("sum", "max", "min")
             return f"_s.{'float_lane' if floats else 'lane'}_{kind}({args})"
+        if name in ("flat_C", "flat_F"):  # an array's memory as one axis (no copy: contiguous)
+            return f"{args}.reshape(-1)" if name == "flat_C" else f"{args}.T.reshape(-1)"
         if name == "shifted_exp":
             return f"_s.shifted_{mathlib.TEMPLATES['exp'].function(call.dtype)}({args})"
         functions = {"rescaled_total": "_s.rescaled_total", "exp": "math.exp", "sqrt": "np.sqrt"}
