@@ -25,7 +25,7 @@ import numpy as np
 from . import backends, config, tracer
 from .errors import GcompileWarning, UnsupportedError
 from .guards import ArgumentBinder, BoundCall, SizeCheck, guard_changes, guard_text, size_check
-from .ir import ops
+from .ir.alias import memory_of
 from .ir.graph import Graph
 from .ir.pytree import unflatten
 from .passes import manager
@@ -391,11 +391,13 @@ def _memory_check(graph: Graph) -> tuple[list[int], list[str], list[tuple[str, n
     """What a call must check when the graph writes arguments back, computed once per entry:
     the written input positions, a label per input, and the arrays read from outside."""
     position = {node: i for i, node in enumerate(graph.placeholders)}
-    written = [
-        position[node.args[0]]
-        for node in graph.nodes
-        if node.op == "call" and node.target is ops.WRITEBACK
-    ]
+    written = sorted(
+        {
+            position[memory_of(node)]
+            for node in graph.nodes
+            if node.is_mutation and memory_of(node) in position  # write-backs, in-place writes
+        }
+    )
     if not written:
         return [], [], []
     labels = [f"argument '{p.name}'" for p in graph.placeholders]

@@ -101,3 +101,14 @@ def returned(node: Node, excluding: Node | None = None) -> bool:
             if view_parent(user) is not None:
                 pending.append(user)
     return False
+
+
+def memory_of(node: Node) -> Node:
+    """The node owning the memory ``node``'s value lives in: through views, and through nodes
+    that write into their first argument and are that argument, written (``store``, a kernel
+    writing in place, ``writeback``)."""
+    while True:
+        node = root(node)
+        if not node.is_mutation:
+            return node
+        node = node.args[0]

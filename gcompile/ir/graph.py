@@ -316,7 +316,9 @@ class Graph:
         """Re-link the nodes in a topological order that keeps the current order where it can.
 
         Besides data edges, a node that writes memory (``is_mutation``) comes after every other
-        reader of the array it writes, directly or through views.
+        reader of the array it writes, directly or through views; another node writing the
+        same array (and reading it no other way) is not such a reader: writes into one array
+        are ordered by the values they write (``store`` then ``writeback``).
         """
         nodes = self.nodes
         position = {node: i for i, node in enumerate(nodes)}
@@ -325,8 +327,14 @@ class Graph:
         from .alias import memory_readers
 
         for writer in (n for n in nodes if n.is_mutation):
-            for reader in memory_readers(writer.args[0]):
-                if reader is not writer and writer not in after[reader]:
+            target = writer.args[0]
+            for reader in memory_readers(target):
+                only_writes = (
+                    reader.is_mutation
+                    and reader.args[0] is target
+                    and target not in nodes_in((reader.args[1:], reader.kwargs))
+                )
+                if reader is not writer and not only_writes and writer not in after[reader]:
                     after[reader].append(writer)
                     waiting[writer] += 1
         ready = [(position[n], n.name, n) for n in nodes if waiting[n] == 0]
@@ -358,13 +366,17 @@ class Graph:
     def propagate_metas(self) -> None:
         """Re-derive every call node's meta from its inputs, in order (after passes substitute
         values whose layout differs, downstream layouts follow). A node holding sub-graphs
-        (``ir/subgraph.py``) has its graphs' metas re-derived first, then asks its op."""
-        from .subgraph import subgraphs_of
+        (``ir/subgraph.py``) first gives each graph's placeholders the metas of the arguments
+        bound to them, has its graphs' metas re-derived, then asks its op."""
+        from .subgraph import regions_of
 
         for node in self._iter():
             if node.op == "call":
-                for sub in subgraphs_of(node):
-                    sub.propagate_metas()
+                for region in regions_of(node):
+                    for placeholder, index in zip(region.graph.placeholders, region.operands):
+                        if isinstance(node.args[index], Node):
+                            placeholder.meta = node.args[index].meta
+                    region.graph.propagate_metas()
                 node.meta = self.infer(node.target, node.args, node.kwargs)
 
     def substitute_sizes(self, fn: Callable) -> None:
@@ -387,13 +399,14 @@ class Graph:
         """Counts: ``nodes`` (calls), ``kernels`` (fused), ``library_calls`` (ops run as one NumPy or
         BLAS call each), ``buffers`` (intermediate arrays that library calls and ops holding
         sub-graphs allocate; returned values, views and scalars excluded; an epilogue writing into
-        its matmul's buffer allocates none)."""
+        its matmul's buffer, and a kernel writing into its first argument, allocate none)."""
         from .subgraph import subgraphs_of
 
         calls = [n for n in self._iter() if n.op == "call"]
         returned = set(self.output_node.all_input_nodes)
         kernels = [n for n in calls if n.kind == "fused"]
-        holders = [n for n in calls if subgraphs_of(n)]  # kernels, and any other op with graphs
+        # kernels, and any other op with graphs, that make a new array
+        holders = [n for n in calls if subgraphs_of(n) and not n.is_mutation]
         library = [
             n
             for n in calls

@@ -14,12 +14,17 @@ generates a loop nest for it.
 * ``row``: ``space`` is rows x reduced trailing axes; per row, phases of loops over
   the row (a reduction's result is used only in later phases);
 * ``epilogue``: pointwise, applied to the result of a library matmul.
+
+A kernel whose sub-graph returns a ``store`` into its first placeholder writes its result
+straight into that argument's region (``mutates``; made by ``passes/buffers.py``): the node's
+value is that array, written.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import ops
 from .graph import Graph
 from .shape_env import map_symbolic
 from .subgraph import Region, RunGraph, SubgraphOp
@@ -50,6 +55,13 @@ class FusedKernel(SubgraphOp):
     def params(self) -> dict:
         """The loop structure: ``style`` and iteration ``space``."""
         return {"style": self.style, "space": self.space}
+
+    @property
+    def mutates(self) -> bool:
+        """Whether the kernel writes its result into its first argument's memory (its output
+        is a ``store`` into the region it replaces; ``passes/buffers.py`` makes these)."""
+        outputs = self.graph.output_node.args[0]
+        return len(outputs) == 1 and getattr(outputs[0], "target", None) is ops.STORE
 
     def interpret(self, run_graph: RunGraph, args: tuple, kwargs: dict) -> object:
         """Run the sub-graph on the arguments: its one output, or a tuple of several."""

@@ -1344,6 +1344,30 @@ UPDATE = _add(
 )
 
 
+def _store(base: np.ndarray, value: Any, index: tuple, views: tuple = ()) -> np.ndarray:
+    _region(base, views)[index] = value
+    return base
+
+
+def _store_infer(base: TensorMeta, value: Any, index: tuple, views: tuple = ()) -> TensorMeta:
+    _update_infer(base, value, index, views)  # NumPy's checks of the assignment
+    return base
+
+
+STORE = _add(
+    OpDef(
+        "store",
+        "scatter",
+        _store,
+        _store_infer,
+        params=("index", "views"),
+        mutates=True,
+        doc="base[views...][index] = value in place; the node's value is base, written: "
+        "an update whose old value nothing needs any more (made by passes/buffers.py)",
+    )
+)
+
+
 def _writeback(target: np.ndarray, value: Any) -> np.ndarray:
     target[...] = value
     return target

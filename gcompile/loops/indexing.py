@@ -38,19 +38,19 @@ def alias_root(value: Node) -> Node:
 
 
 def flat_index(
-    meta: TensorMeta, views: list, loop_vars: list, int_param: Callable[[str, object], Var]
+    meta: TensorMeta, steps: list, loop_vars: list, int_param: Callable[[str, object], Var]
 ) -> Affine | None:
-    """The flat index of a read of an input of ``meta`` through ``views``, for the loop
-    variables of the value's axes (None: index 0); None when the input is not passed flat (its
-    layout promises no order) or a view must copy. Each view's own ``strided`` rule
-    (``ir/layout.py``) maps the memory, so offsets and strides are expressions of the symbolic
-    sizes; ``int_param(prefix, value)`` gives the parameter ``o<k>`` or ``st<k>`` the host
-    computes them into."""
+    """The flat index of an access of an input of ``meta`` through the views ``steps`` (each
+    ``(op, params)``), for the loop variables of the value's axes (None: index 0); None when
+    the input is not passed flat (its layout promises no order) or a view must copy. Each
+    view's own ``strided`` rule (``ir/layout.py``) maps the memory, so offsets and strides are
+    expressions of the symbolic sizes; ``int_param(prefix, value)`` gives the parameter
+    ``o<k>`` or ``st<k>`` the host computes them into."""
     if meta.layout not in "CF":
         return None
     strided = layout.of_meta(meta)
-    for view in views:
-        strided = view.target.strided(strided, **view.kwargs)
+    for op, params in steps:
+        strided = op.strided(strided, **params)
         if strided is None:
             return None
     start = None if strided.offset == 0 else int_param("o", strided.offset)

@@ -72,9 +72,17 @@ def lower(kernel: FusedKernel, fastmath: bool, range_limited: Callable[[list], b
     says whether the backend's fast path of any of ``nodes`` holds only in a range (their
     pointwise loop then runs its innermost axis as an element loop, to be checked by blocks).
     Raises ``Unsupported`` for what the loop IR cannot express."""
+    if kernel.mutates and len(kernel.graph.placeholders[0].users) > 1:
+        # It reads the array it writes: no block may be computed twice (a range fix-up
+        # rereads its inputs after the first pass stored into them).
+        range_limited = _never
     with using(kernel.graph.shape_env):  # (a view's index map may ask about sizes)
         plan = make_plan(kernel, fastmath, range_limited)
         return _Lowering(plan).kernel()
+
+
+def _never(nodes: list) -> bool:
+    return False
 
 
 class _Lowering:
@@ -89,6 +97,10 @@ class _Lowering:
         self.loads: dict = {}  # (value, loop variables) -> its expression, in the current scope
         self.index = {p: i for i, p in enumerate(self.graph.placeholders)}
         self.outputs = list(self.graph.output_node.args[0])
+        # a kernel writing its result into its first input: the store, and its value
+        self.destination = self.outputs[0] if plan.kernel.mutates else None
+        if self.destination is not None:
+            self.outputs = [self.destination.args[1]]
         self.stored = {node: i for i, node in enumerate(self.outputs)}
         self.accumulators: dict[Node, list] = {}
         self.flats: list = []  # the flat views of the inputs read as memory, made on entry
@@ -110,7 +122,7 @@ class _Lowering:
             (top,), (total,) = self.accumulators[pair.top], self.accumulators[pair.total]
             online = (top, pair.shift, pair.exp)
             self.accumulators[pair.total] = [dataclasses.replace(total, online=online)]
-        body = self.loop_nest(outputs[0][1] if outputs else "C")
+        body = self.loop_nest(self.loop_order(outputs))
         # arrays and scalars first, then the integers (the host passes those by name)
         params = sorted(self.params.values(), key=lambda p: p.argument[0] == "int")
         return Kernel(
@@ -122,11 +134,21 @@ class _Lowering:
             tuple(outputs),
             tuple(plan.axes),
             entry=tuple(self.flats),
+            writes=0 if self.destination is not None else None,
         )
+
+    def loop_order(self, outputs: list) -> str:
+        """``"F"`` when the result is written in Fortran order (its buffer, or the array it is
+        written into), else ``"C"``."""
+        if self.destination is not None:
+            return self.destination.args[0].meta.layout
+        return outputs[0][1] if outputs else "C"
 
     def output_params(self) -> list:
         """The output buffers' parameters; their ``(meta, order)``."""
         outputs = []
+        if self.destination is not None:
+            return outputs  # (written into the first input: no buffer)
         for position, node in enumerate(self.outputs):
             if not isinstance(node, Node) or alias_root(node) is not node:
                 raise Unsupported("a kernel output that is a view or a literal")
@@ -256,7 +278,9 @@ class _Lowering:
         body.append(Let(value, self.elementwise(node, body, "loop")))
         if node in self.plan.stashed:
             body.append(Store(self.named(node, "buf_"), Affine(None, ((1, COUNTER),)), value))
-        if node in self.stored:
+        if node in self.stored and self.destination is not None:
+            body.append(self.store_in_place(value))
+        elif node in self.stored:
             index = Subscript(tuple(self.consumer_vars(self.plan.space)))
             body.append(Store(Var(f"out{self.stored[node]}"), index, value))
 
@@ -275,6 +299,18 @@ class _Lowering:
             body.append(Let(deviation, BinOp("-", typed(value, kind, out), Var("mean_", node))))
             value, kind = BinOp("*", deviation, deviation), out
         body.append(Accumulate(acc, value, kind))
+
+    def store_in_place(self, value) -> Store:
+        """The result's store into the region of the first input it replaces."""
+        store = self.destination
+        base = store.args[0]
+        steps = [(step.op, dict(step.params)) for step in store.kwargs.get("views", ())]
+        steps.append((ops.GETITEM, {"index": store.kwargs["index"]}))
+        loop_vars = self.consumer_vars(self.plan.space)
+        index = flat_index(base.meta, steps, loop_vars, self.int_param)
+        if index is None:
+            raise Unsupported("a store into an array without a flat layout")
+        return Store(self.flat_input(base, self.index[base]), index, value)
 
     def store_row(self, node: Node, value, out: list) -> None:
         shape = tuple(node.meta.shape)
@@ -341,7 +377,8 @@ class _Lowering:
         if root.meta.ndim == 0 or value.meta.ndim == 0 and not views:
             self.loads[key] = self.scalar_input(root, position)
             return self.loads[key]
-        index = flat_index(root.meta, views, loop_vars, self.int_param)
+        steps = [(view.target, view.kwargs) for view in views]
+        index = flat_index(root.meta, steps, loop_vars, self.int_param)
         if index is not None:
             expr = Load(self.flat_input(root, position), index)
         else:

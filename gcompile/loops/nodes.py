@@ -342,7 +342,8 @@ class Kernel:
 
     ``outputs``: ``(meta, order)`` per output buffer; ``reduced``: the reduced axes;
     ``parallel``: some loop is a ``prange`` (the rewrites decide); ``entry``: what runs once
-    before the body, which no rewrite touches (the flat views of the inputs read as memory).
+    before the body, which no rewrite touches (the flat views of the inputs read as memory);
+    ``writes``: the input the result is written into, in place (None: into output buffers).
     """
 
     name: str
@@ -354,6 +355,7 @@ class Kernel:
     reduced: tuple = ()
     parallel: bool = False
     entry: tuple = ()
+    writes: int | None = None
 
 
 def typed(value: Any, kind: Any, dtype: np.dtype) -> Any:

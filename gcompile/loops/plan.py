@@ -61,7 +61,8 @@ def make_plan(kernel: FusedKernel, fastmath: bool, range_limited: Callable[[list
     """The plan of ``kernel``; raises ``Unsupported`` for a per-row value computed from a full
     row."""
     plan = Plan(kernel, range_limited, fastmath)
-    plan.members = [n for n in kernel.graph.nodes if n.op == "call"]
+    # (a store of the result into the kernel's first input is the lowering's, not a loop value)
+    plan.members = [n for n in kernel.graph.nodes if n.op == "call" and n.target is not ops.STORE]
     plan.reductions = [n for n in plan.members if n.target.loop_reduction]
     if plan.reductions:
         first = plan.reductions[0]

@@ -4,7 +4,7 @@ The pipeline is a flat list of named steps (like tinygrad's ``full_rewrite_to_si
 
     CLEANUP  = [constant_fold, simplify, cse, dce]     repeated until nothing changes
     OPTIMIZE = [functionalize] + CLEANUP               stage "optimized"
-    FUSE     = [fuse]                                  stage "fused"
+    FUSE     = [fuse, assign_buffers]                  stage "fused"
 
 Each pass runs on the graph and then on every graph nested in it (``ir/subgraph.py:
 graphs_in``: a fused kernel's body, later a loop's), top level first, unless the pass
@@ -30,6 +30,7 @@ from .. import config
 from ..errors import UnsupportedError
 from ..ir.graph import Graph
 from ..ir.subgraph import graphs_in
+from .buffers import assign_buffers
 from .constant_fold import constant_fold
 from .cse import cse
 from .dce import dce
@@ -46,7 +47,7 @@ CLEANUP: list[tuple[str, Pass]] = [
     ("dce", dce),
 ]
 OPTIMIZE: list[tuple[str, Pass]] = [("functionalize", functionalize), *CLEANUP]
-FUSE: list[tuple[str, Pass]] = [("fuse", fuse)]
+FUSE: list[tuple[str, Pass]] = [("fuse", fuse), ("assign_buffers", assign_buffers)]
 PASS_NAMES = tuple(name for name, _ in OPTIMIZE + FUSE)
 STAGES = ("traced", "optimized", "fused")
 REQUIRED = ("functionalize",)  # backends rely on a graph without in-place setitem nodes
@@ -184,7 +185,8 @@ def fuse_graph(
     """
     cap = (options or {}).get("max_kernel_ops", MAX_KERNEL_OPS)
     steps = [
-        (name, functools.partial(step, max_kernel_ops=cap)) for name, step in select(FUSE, options)
+        (name, functools.partial(step, max_kernel_ops=cap) if step is fuse else step)
+        for name, step in select(FUSE, options)
     ]
     manager = PassManager(steps, records=records, dump_dir=dump_dir)
     manager.run(graph)

@@ -96,7 +96,7 @@ def graph_ops(fn: Callable, *args: Any) -> set[str]:
     """Names of the ops in the graphs of ``fn(*args)`` as traced and as fused (passes make
     ``update``, ``writeback`` and ``kernel_output``), inside fused kernels too."""
     names = set()
-    for stage in ("traced", "fused"):
+    for stage in ("traced", "optimized", "fused"):
         for visit in walk(gcompile.trace(fn, *args, stage=stage)):
             if visit.node.op == "call":
                 names.add(visit.node.target.name)

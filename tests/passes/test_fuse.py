@@ -213,7 +213,9 @@ REDUCTION_PROBES = {
 
 
 def fused(fn, *args, options: dict | None = None) -> Graph:
-    """``fn``'s graph at stage "fused"; the graph and every kernel's sub-graph verify."""
+    """``fn``'s graph after fusion alone (``tests/passes/test_buffers.py`` tests the pass after
+    it); the graph and every kernel's sub-graph verify."""
+    options = {"disable": ["assign_buffers"], **(options or {})}
     graph = gcompile.trace(fn, *args, stage="fused", options=options)
     graph.verify()
     for kernel in kernel_nodes(graph):
@@ -763,7 +765,8 @@ def _dump(monkeypatch, tmp_path) -> tuple[Graph, list, list]:
 
 def test_debug_dir_receives_one_file_per_pass_run(monkeypatch, tmp_path):
     graph, records, files = _dump(monkeypatch, tmp_path)
-    assert len(files) == len(records) == 6  # functionalize, one cleanup round (4 passes), fuse
+    # functionalize, one cleanup round (4 passes), fuse, assign_buffers
+    assert len(files) == len(records) == 7
     assert sorted(re.sub(r"^\d+_", "", f.stem) for f in files) == sorted(r.name for r in records)
     (fuse_dump,) = [f for f in files if f.stem.endswith("_fuse")]
     assert fuse_dump.read_text() == str(graph) + "\n"

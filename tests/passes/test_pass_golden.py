@@ -339,12 +339,12 @@ graph stencil(u: f64[s0,s1]):
 """,
             "fused": """\
 graph stencil(u: f64[s0,s1]):
-  %fused_1  : f64[s0,s1]     = fused_1(%u)
+  %fused_1 : f64[s0,s1] = fused_1(%u)
     graph fused_1(u: f64[s0,s1]):
       %copy_1 : f64[s0,s1] = copy(%u, order='C')
       return (%copy_1,)
-  %fused_2  : f64[s0-2,s1-2] = fused_2(%u)
-    graph fused_2(u: f64[s0,s1]):
+  %fused_2 : f64[s0,s1] = fused_2(%fused_1, %u)
+    graph fused_2(fused_1: f64[s0,s1], u: f64[s0,s1]):
       %getitem_1  : f64[s0-2,s1-2] = getitem(%u, index=[:-2, 1:-1])
       %getitem_2  : f64[s0-2,s1-2] = getitem(%u, index=[2:, 1:-1])
       %add_1      : f64[s0-2,s1-2] = add(%getitem_1, %getitem_2)
@@ -353,9 +353,9 @@ graph stencil(u: f64[s0,s1]):
       %getitem_4  : f64[s0-2,s1-2] = getitem(%u, index=[1:-1, 2:])
       %add_3      : f64[s0-2,s1-2] = add(%add_2, %getitem_4)
       %multiply_1 : f64[s0-2,s1-2] = multiply(0.25, %add_3)
-      return (%multiply_1,)
-  %update_1 : f64[s0,s1]     = update(%fused_1, %fused_2, index=[1:-1, 1:-1])
-  return %update_1
+      %store_1    : f64[s0,s1]     = store(%fused_1, %multiply_1, index=[1:-1, 1:-1])
+      return (%store_1,)
+  return %fused_2
 """,
         },
     ),

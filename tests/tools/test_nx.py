@@ -93,11 +93,17 @@ def test_kernel_with_several_outputs():
 
 
 def test_mutation_and_library_call_edges():
-    graph = to_networkx(gcompile.trace(shift, np.ones(10), np.ones(9), stage="fused"))
+    # fusion alone: the functional update and the write-back (buffer assignment then writes
+    # the region in place, in the kernel)
+    alone = {"disable": ["assign_buffers"]}
+    graph = to_networkx(gcompile.trace(shift, np.ones(10), np.ones(9), stage="fused", options=alone))
     writeback = graph.nodes["writeback_1"]
     assert (writeback["target"], writeback["kind"]) == ("writeback", "scatter")
     assert set(graph.predecessors("writeback_1")) == {"x", "update_1"}
     assert graph.has_edge("fused_1.add_1", "fused_1") and graph.has_edge("fused_1", "update_1")
+    in_place = to_networkx(gcompile.trace(shift, np.ones(10), np.ones(9), stage="fused"))
+    assert in_place.nodes["fused_1.store_1"]["parent"] == "fused_1"
+    assert in_place.has_edge("fused_1.add_1", "fused_1.store_1") and "writeback_1" not in in_place
 
     dense = to_networkx(
         gcompile.trace(dense_relu, np.ones((8, 4)), np.ones((4, 3)), np.ones(3), stage="fused")

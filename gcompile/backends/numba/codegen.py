@@ -69,6 +69,7 @@ class KernelCode:
     math: dict = field(default_factory=dict)  # float function -> how it is computed, and why
     outputs: list = field(default_factory=list)  # metas of the outputs, in order
     orders: list = field(default_factory=list)  # "C" or "F" per output buffer
+    writes: int | None = None  # the input the result is written into (then no output buffer)
 
     def signature(self) -> tuple:
         """The Numba argument types."""
@@ -113,6 +114,7 @@ def generate(kernel: FusedKernel, options: dict, parallel: bool = False) -> Kern
         math=ctx.math,
         outputs=[meta for meta, _ in loops.outputs],
         orders=[order for _, order in loops.outputs],
+        writes=loops.writes,
     )
 
 

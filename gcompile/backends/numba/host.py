@@ -245,10 +245,11 @@ class _HostWriter:
             self.kernel_argument(node, outputs, p, a) for p, a in zip(code.params, code.arguments)
         ]
         self.lines += kernels.call_lines(node.name, found, arguments, size, threshold, self.sizes)
-        results = [
-            f"{out}[0]" if meta.ndim == 0 else out for out, meta in zip(outputs, code.outputs)
-        ]
-        value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
+        if code.writes is not None:  # the result is that input's array, written in place
+            value = _variable(node.args[code.writes])
+        else:
+            results = [f"{out}[0]" if m.ndim == 0 else out for out, m in zip(outputs, code.outputs)]
+            value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
         self.lines.append(f"    {_variable(node)} = {value}")
 
     def variant(self, kernel: FusedKernel, node: Node, variant, compile_now: bool) -> None:
