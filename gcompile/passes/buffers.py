@@ -154,6 +154,9 @@ def _fold(graph: Graph, writer: Node, params: dict) -> str:
     region = _region(base, params)
     why_not = "no flat memory" if region is None else _foldable(kernel, base, region)
     if why_not:
+        if writer.target is ops.STORE and region is not None and _copies(writer, region):
+            _copy_kernel(graph, writer)
+            why_not += "; a kernel copies it in"
         return f"%{writer.name} writes {where} in place; {why_not}"
     target: FusedKernel = kernel.target
     sub = target.graph
@@ -166,6 +169,37 @@ def _fold(graph: Graph, writer: Node, params: dict) -> str:
     graph.replace_all_uses_with(writer, kernel)
     graph.erase(writer)
     return f"%{kernel.name} writes its result into {where} (no temporary)"
+
+
+def _copies(store: Node, region: layout.Strided) -> bool:
+    """Whether a store copies an array of the region's shape and dtype (a loop can do it)."""
+    value = store.args[1]
+    return (
+        isinstance(value, Node)
+        and memory_of(value) is not memory_of(store.args[0])  # (overlapping: NumPy buffers it)
+        and not value.meta.scalar
+        and value.meta.dtype == store.meta.dtype
+        and tuple(value.meta.shape) == tuple(region.shape)
+    )
+
+
+def _copy_kernel(graph: Graph, store: Node) -> None:
+    """Replace ``store`` by a kernel copying its value into the region: one loop, run in
+    parallel on large arrays as every kernel (NumPy's assignment copies on one thread)."""
+    base, value = store.args
+    sub = Graph("fused", graph.shape_env)
+    destination, source = (
+        sub.placeholder(base.name, base.meta),
+        sub.placeholder("value", value.meta),
+    )
+    copied = sub.call(ops.COPY, (source,), {}, source=store.source)
+    sub.output((sub.call(ops.STORE, (destination, copied), store.kwargs, source=store.source),))
+    kernel = FusedKernel("fused", "pointwise", tuple(value.meta.shape), sub, ("copy", "store"))
+    with graph.inserting_before(store):
+        node = graph.call(kernel, (base, value), {}, source=store.source)
+    kernel.name = sub.name = node.name
+    graph.replace_all_uses_with(store, node)
+    graph.erase(store)
 
 
 def _region(base: Node, params: dict) -> layout.Strided | None:
@@ -291,7 +325,6 @@ def _writebacks_of_kernels(graph: Graph) -> list:
         if not any(r.is_mutation or r in later for r in others):
             found.append(node)
     return found
-
 
 
 def _drop_writebacks(graph: Graph) -> bool:

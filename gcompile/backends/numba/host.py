@@ -298,6 +298,8 @@ class _HostWriter:
         if kind == "scalar":
             meta = value.meta
             return name if meta.weak or meta.scalar else f"{name}[()]"
+        if not argument[2]:  # the array itself (no layout promise: read per axis)
+            return name
         helper = f"_views_{len(self.globals)}"
         self.globals[helper] = _view_applier(argument[2])
         return f"{helper}({name}, {self.sizes_dict()})"
