@@ -6,6 +6,8 @@ the backends may all raise these.
 
 from __future__ import annotations
 
+import linecache
+
 
 class UnsupportedError(Exception):
     """The compiler refuses a construct; eager NumPy would have run it.
@@ -41,3 +43,11 @@ class UnsupportedError(Exception):
 
 class GcompileWarning(UserWarning):
     """Warnings issued by gcompile (fallbacks to eager mode, recompile storms)."""
+
+
+def source_text(source: str | None) -> str:
+    """The stripped text of the user's line at ``file:line``, or ``""`` (for messages)."""
+    if not source:
+        return ""
+    path, _, line = source.rpartition(":")
+    return linecache.getline(path, int(line)).strip() if line.isdigit() else ""

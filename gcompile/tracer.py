@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import linecache
 import os
 import sys
 import threading
@@ -28,9 +27,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import UnsupportedError
+from .complex_parts import ComplexParts
+from .errors import UnsupportedError, source_text
 from .ir import ops
-from .ir.alias import alias_parent, may_copy, root, view_parent
+from .ir.alias import root
 from .ir.graph import Graph, Node
 from .ir.meta import TensorMeta, broadcast_shapes, meta_of, unsupported_dtype_reason
 from .ir.pytree import TreeSpec, flatten
@@ -75,14 +75,6 @@ def user_source() -> str | None:
             return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return None
-
-
-def source_text(source: str | None) -> str:
-    """The stripped text of the line at ``file:line``, or ``""``."""
-    if not source:
-        return ""
-    path, _, line = source.rpartition(":")
-    return linecache.getline(path, int(line)).strip() if line.isdigit() else ""
 
 
 def _numpy_name(func: Any) -> str:
@@ -162,20 +154,20 @@ class TracedArray:
         """The real part: the array itself unless it is complex (as NumPy's ``.real``)."""
         if self.dtype.kind != "c":
             return self
-        return self._tracer.complex_part(ops.REAL, self)
+        return self._tracer.parts.take(ops.REAL, self)
 
     @real.setter
     def real(self, value: Any) -> None:
-        self._tracer.set_part(self, ops.REAL, value)
+        self._tracer.parts.assign(self, ops.REAL, value)
 
     @property
     def imag(self) -> "TracedArray":
         """The imaginary part (read-only zeros for a real array, as NumPy's ``.imag``)."""
-        return self._tracer.complex_part(ops.IMAG, self)
+        return self._tracer.parts.take(ops.IMAG, self)
 
     @imag.setter
     def imag(self, value: Any) -> None:
-        self._tracer.set_part(self, ops.IMAG, value)
+        self._tracer.parts.assign(self, ops.IMAG, value)
 
     def __repr__(self) -> str:
         return f"TracedArray(%{self._node.name}: {self._node.meta.short()})"
@@ -473,8 +465,7 @@ class Tracer:
         self._constants: dict[int, tuple[Any, Node]] = {}
         self.argument_of: dict[Node, str] = {}
         # ``real``/``imag`` nodes of complex arrays, and those whose array was written since
-        self._parts: set[Node] = set()
-        self._stale_parts: set[Node] = set()
+        self.parts = ComplexParts(self)  # z.real, z.imag: values that see writes of z
 
     # -- refusals -----------------------------------------------------------------------------------
     def refuse(self, construct: str, hint: str = "", detail: str = "") -> None:
@@ -484,84 +475,6 @@ class Tracer:
         if text:
             detail = (detail + "; " if detail else "") + f"in `{text}`"
         raise UnsupportedError(construct, source, hint, detail)
-
-    # -- complex parts ----------------------------------------------------------------------------------
-    # NumPy's ``z.real``/``z.imag`` are views into ``z``; here they are values. A write through a
-    # part writes ``z`` (the other part kept), and a part read after its array was written is
-    # taken again from the array, so both directions see each other's writes as in NumPy.
-
-    def complex_part(self, op: ops.OpDef, array: TracedArray) -> TracedArray:
-        """Record ``array.real`` or ``array.imag`` (``op``: ``ops.REAL`` or ``ops.IMAG``)."""
-        part = self.call(op, array)
-        if array.dtype.kind == "c":
-            self._parts.add(part._node)
-        return part
-
-    def set_part(self, array: TracedArray, op: ops.OpDef, value: Any) -> None:
-        """``array.real = value`` (``op`` ``ops.REAL``) or ``array.imag = value``."""
-        if array.meta.scalar:
-            raise AttributeError(f"attribute '{op.name}' of a scalar is not writable")
-        if array.dtype.kind != "c":
-            if op is ops.IMAG:
-                raise TypeError("array does not have imaginary part to set")
-            self.write(array, value, (Ellipsis,))  # the real part of a real array is the array
-            return
-        node = value._node if isinstance(value, TracedArray) else None
-        if node in self._parts and node.target is op and node.args[0] is array._node:
-            return  # ``z.real = z.real``, the end of ``z.real += v``: NumPy copies a view onto itself
-        self.write(self.complex_part(op, array), value, (Ellipsis,))
-
-    def _part_chain(self, node: Node) -> tuple[Node, list[Node]] | None:
-        """``(part, views)`` when ``node`` is a complex part or a view of one, else None."""
-        views = []
-        while node not in self._parts:
-            parent = view_parent(node)
-            if parent is None or (alias_parent(node) is None and not may_copy(node)):
-                return None  # not a view (or a reshape known to copy)
-            views.append(node)
-            node = parent
-        return node, views[::-1]
-
-    @staticmethod
-    def _refuse_unknown_copy(part: Node, views: list[Node]) -> None:
-        """Refuse a reshape of a part that NumPy may or may not copy, when it matters: the part's
-        array is written (through it, or before it is read)."""
-        for view in views:
-            if may_copy(view):
-                raise UnsupportedError(
-                    f"a reshape or ravel of z.{part.target.name} (NumPy may or may not copy it) in "
-                    "a function that also writes the complex array or its part",
-                    view.source,
-                    hint=f"copy the part explicitly (z.{part.target.name}.copy()) before reshaping",
-                    detail=f"in `{source_text(view.source)}`",
-                )
-
-    def _retaken_part(self, node: Node) -> Node:
-        """``node``, or, if it reads a part whose complex array was written since it was taken,
-        the same view of the part taken again from the array (NumPy's view sees the write)."""
-        chain = self._part_chain(node)
-        if chain is None or chain[0] not in self._stale_parts:
-            return node
-        part, views = chain
-        self._refuse_unknown_copy(part, views)
-        value = self.complex_part(part.target, TracedArray(self, part.args[0]))
-        for view in views:
-            value = self.call(view.target, value, *view.args[1:], **view.kwargs)
-        return value._node
-
-    def _write_part(self, part: Node, views: list[Node], value: Any, index: tuple) -> None:
-        """``target[index] = value`` for ``target`` a view (``views``) of complex part ``part``:
-        the complex array is written, its other part kept."""
-        self._refuse_unknown_copy(part, views)
-        target = views[-1] if views else part
-        operand = self.operand(value)
-        ops.SETITEM.infer(target.meta, getattr(operand, "meta", operand), index)  # NumPy's errors
-        region = TracedArray(self, part.args[0])
-        for view in views:
-            region = self.call(view.target, region, *view.args[1:], **view.kwargs)
-        kept = self.call(ops.IMAG if part.target is ops.REAL else ops.REAL, region[index])
-        parts = (value, kept) if part.target is ops.REAL else (kept, value)
-        self.write(region, self.call(ops.COMPLEX, *parts, dtype=region.dtype), index)
 
     # -- inputs ----------------------------------------------------------------------------------------
     def input(self, name: str, value: Any) -> TracedArray:
@@ -595,8 +508,8 @@ class Tracer:
                     "mixing values from two different traces (a nested compiled call?)",
                     user_source(),
                 )
-            if self._stale_parts:
-                return self._retaken_part(value._node)
+            if self.parts.stale:
+                return self.parts.retaken(value._node)
             return value._node
         if isinstance(value, SymInt):
             return self.symint_value(value.expr)._node
@@ -857,13 +770,16 @@ class Tracer:
                 f"assignment destination is read-only: the function writes into {whose}, "
                 f"which is not writeable\n  at {source}"
             )
-        chain = self._part_chain(target._node) if self._parts else None
+        chain = self.parts.chain(target._node) if self.parts.taken else None
         if chain is not None:
-            self._write_part(*chain, value, index)
+            self.parts.write(*chain, value, index)
             return
         self.call(ops.SETITEM, target, value, index=index)
-        owner = root(target._node)
-        self._stale_parts.update(p for p in self._parts if root(p.args[0]) is owner)
+        self.parts.written(root(target._node))
+
+    def wrap(self, node: Node) -> TracedArray:
+        """The proxy of ``node`` the traced function sees."""
+        return TracedArray(self, node)
 
     def root_argument(self, node: Node) -> str | None:
         """The read-only argument whose memory ``node`` views (following view ops back), if any."""
