@@ -3,6 +3,7 @@ for two source trees, measured alternately in new processes.
 
     python bench/before_after.py /path/to/old/tree /path/to/new/tree --rounds 3
     python bench/before_after.py OLD NEW --quick            # smaller arrays, one round
+    python bench/before_after.py OLD NEW --cases stencil    # the cases whose name has "stencil"
 
 Each round runs every case once per tree, the two trees alternating (old, new, then new, old),
 each in a new process whose kernel cache is a new empty directory, so its first call is a cold
@@ -110,13 +111,16 @@ def cases(scale: float) -> list:
     ]
 
 
-def worker(tree: str, scale: float, rounds: int) -> dict:
-    """This process's figures for the tree whose ``gcompile`` is imported."""
+def worker(tree: str, scale: float, rounds: int, only: list) -> dict:
+    """This process's figures for the tree whose ``gcompile`` is imported (the cases whose
+    name contains one of ``only``, or all)."""
     import gcompile
     from bench.run import interleaved
 
     results = {}
     for name, fn, make, hand in cases(scale):
+        if only and not any(part in name for part in only):
+            continue
         args = make(np.random.default_rng(0))
         compiled = gcompile.compile(fn, fullgraph=True)
         start = time.perf_counter()
@@ -137,12 +141,12 @@ def worker(tree: str, scale: float, rounds: int) -> dict:
     return {"tree": tree, "gcompile": gcompile.__file__, "results": results}
 
 
-def run_worker(tree: str, scale: float, rounds: int) -> dict:
+def run_worker(tree: str, scale: float, rounds: int, only: list) -> dict:
     """One new process measuring ``tree`` with an empty kernel cache."""
     with tempfile.TemporaryDirectory(prefix="gc-before-after-") as cache:
         env = {**os.environ, "GCOMPILE_CACHE_DIR": cache, "PYTHONPATH": f"{tree}:{HERE.parent}"}
         command = [sys.executable, str(Path(__file__)), "--worker", tree]
-        command += ["--scale", str(scale), "--inner-rounds", str(rounds)]
+        command += ["--scale", str(scale), "--inner-rounds", str(rounds), "--cases", *only]
         out = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -180,19 +184,22 @@ def main() -> None:
     parser.add_argument("trees", nargs="*", help="the old tree and the new one")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--cases", nargs="*", default=[], help="parts of case names to run")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--scale", type=float, default=1.0, help=argparse.SUPPRESS)
     parser.add_argument("--inner-rounds", type=int, default=15, help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.worker:
-        print(json.dumps(worker(options.worker, options.scale, options.inner_rounds)))
+        print(
+            json.dumps(worker(options.worker, options.scale, options.inner_rounds, options.cases))
+        )
         return
     old, new = (str(Path(t).resolve()) for t in options.trees)
     scale, rounds = (0.1, 1) if options.quick else (1.0, options.rounds)
     runs: dict = {old: [], new: []}
     for r in range(rounds):
         for tree in (old, new) if r % 2 == 0 else (new, old):
-            runs[tree].append(run_worker(tree, scale, 7 if options.quick else 15))
+            runs[tree].append(run_worker(tree, scale, 7 if options.quick else 15, options.cases))
             print(f"round {r + 1}: {Path(tree).name} done", file=sys.stderr)
     print(report(old, new, runs))
 

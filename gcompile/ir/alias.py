@@ -112,3 +112,31 @@ def memory_of(node: Node) -> Node:
         if not node.is_mutation:
             return node
         node = node.args[0]
+
+
+def store_region(base: Node, params: dict) -> layout.Strided | None:
+    """The region a store into ``base`` with ``params`` (its ``views`` and ``index``) writes,
+    as a view of ``base``'s memory; None when ``base`` has no flat memory (layout ``"A"``)."""
+    if base.meta.layout not in "CF":
+        return None
+    region = layout.of_meta(base.meta)
+    for step in params.get("views", ()):
+        region = step.op.strided(region, **dict(step.params))
+        if region is None:
+            return None
+    return layout.getitem(region, params["index"])
+
+
+def copied_region(store: Node) -> layout.Strided | None:
+    """The region ``store`` writes when it copies an array of the region's shape and dtype
+    from other memory (a plain copy loop does that); otherwise None. Needs the graph's shape
+    environment (``shape_env.using``)."""
+    base, value = store.args[:2]
+    if not isinstance(value, Node) or value.meta.scalar or value.meta.ndim == 0:
+        return None
+    if memory_of(value) is memory_of(base):
+        return None  # (overlapping: NumPy buffers it)
+    region = store_region(base, store.kwargs)
+    if region is None or value.meta.dtype != store.meta.dtype:
+        return None
+    return region if tuple(value.meta.shape) == tuple(region.shape) else None

@@ -182,8 +182,10 @@ class Symbol(_Arith):
             raise ValueError(f"Symbol name must be an identifier, got {self.name!r}")
         for end, infinite in ((self.lo, -INF), (self.hi, INF)):
             if not (_is_value(end) or end == infinite):
-                raise TypeError(f"Symbol {self.name}: each end must be an int, an expression or "
-                                f"{infinite}, got [{self.lo!r}, {self.hi!r}]")
+                raise TypeError(
+                    f"Symbol {self.name}: each end must be an int, an expression or "
+                    f"{infinite}, got [{self.lo!r}, {self.hi!r}]"
+                )
             if isinstance(end, _Arith) and self.name in _names_below(end):
                 raise ValueError(f"Symbol {self.name}: its interval cannot refer to itself")
         if INF not in (-self.lo, self.hi) and prove_le(self.lo, self.hi) is False:
@@ -387,8 +389,9 @@ def _key(value) -> tuple:
         return (-1, -len(value.factors), tuple(_key(factor) for factor in value.factors))
     if isinstance(value, Symbol):
         prefix, number = _NAME_NUMBER.match(value.name).groups()
-        ends = tuple((1, _key(end)) if isinstance(end, _Arith) else (0, end)
-                     for end in (value.lo, value.hi))
+        ends = tuple(
+            (1, _key(end)) if isinstance(end, _Arith) else (0, end) for end in (value.lo, value.hi)
+        )
         return (0, prefix, int(number) if number else -1, value.name, ends)
     if isinstance(value, Sum):
         return (1, tuple((_key(term), coef) for term, coef in value.terms), value.const)
@@ -480,13 +483,20 @@ def _min_split(term: Min) -> tuple:
     linears = [_linear(arg) for arg in term.args]
     first = linears[0][1]
     common = {t: c for t, c in first.items() if all(co.get(t) == c for _, co in linears[1:])}
-    rests = [_make(const, {t: c for t, c in coefs.items() if t not in common})
-             for const, coefs in linears]
+    rests = [
+        _make(const, {t: c for t, c in coefs.items() if t not in common})
+        for const, coefs in linears
+    ]
     shift = _core_shift(rests)
     rests = [_linear(_add(rest, -shift)) for rest in rests]
     scale = math.gcd(*(number for const, coefs in rests for number in (const, *coefs.values())))
-    core = _minmax(Min, [_make(const // scale, {t: c // scale for t, c in coefs.items()})
-                         for const, coefs in rests])
+    core = _minmax(
+        Min,
+        [
+            _make(const // scale, {t: c // scale for t, c in coefs.items()})
+            for const, coefs in rests
+        ],
+    )
     return _make(shift, common), scale, core
 
 
@@ -666,7 +676,7 @@ def _product_stand_ins(term: Prod, coef: int, upper: bool, terms: dict) -> list:
     for index, factor in enumerate(term.factors):
         if index and factor == term.factors[index - 1]:
             continue  # another copy of a power gives the same stand-ins
-        others = _monomial(term.factors[:index] + term.factors[index + 1:])
+        others = _monomial(term.factors[:index] + term.factors[index + 1 :])
         if _bound(others, False, 0) >= 0:
             sign = 1
         elif _bound(others, True, 0) <= 0:
@@ -860,7 +870,6 @@ def _render_product(value: Prod, name_of, compact: bool) -> tuple[str, int]:
 def _negated_dual(value: Min) -> Max:
     """``max(-a, -b)`` for ``min(a, b)``, for printing only (it is ``-min(a, b)``)."""
     return Max(tuple(_scale(arg, -1) for arg in value.args))
-
 
 
 # ---- shape rules ---------------------------------------------------------------------------------

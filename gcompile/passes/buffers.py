@@ -23,7 +23,8 @@ this pass undoes them where nothing needs the old values:
    (the same index map: ``x[1:] = np.exp(x[1:])``) or provably elsewhere (an address range
    disjoint from the region's: ``A[2, :] = A[0, :] * c``). Otherwise the kernel's result stays
    a temporary and the store copies it in, as NumPy does: ``u[1:-1] = u[:-2] + u[2:]`` reads
-   the region's neighbours, which an in-place loop would already have overwritten.
+   the region's neighbours, which an in-place loop would already have overwritten. (The Numba
+   backend copies with a loop compiled once per machine, parallel on large arrays.)
 3. A ``writeback`` of an argument whose newest value already lives in the caller's array is
    dropped; readers of the written argument read that value (the same array object).
 
@@ -36,7 +37,7 @@ unchanged.
 from __future__ import annotations
 
 from ..ir import layout, ops
-from ..ir.alias import alias_parent, memory_of, memory_readers
+from ..ir.alias import alias_parent, copied_region, memory_of, memory_readers, store_region
 from ..ir.graph import Graph, Node
 from ..ir.kernel import FusedKernel
 from ..ir.meta import TupleMeta
@@ -151,12 +152,11 @@ def _fold(graph: Graph, writer: Node, params: dict) -> str:
     the note saying what was done."""
     base, kernel = writer.args[:2]
     where = f"%{base.name}[{format_index(params['index'])[1:-1]}]"
-    region = _region(base, params)
+    region = store_region(base, params)
     why_not = "no flat memory" if region is None else _foldable(kernel, base, region)
     if why_not:
-        if writer.target is ops.STORE and region is not None and _copies(writer, region):
-            _copy_kernel(graph, writer)
-            why_not += "; a kernel copies it in"
+        if writer.target is ops.STORE and copied_region(writer) is not None:
+            why_not += "; a copy loop writes it in"
         return f"%{writer.name} writes {where} in place; {why_not}"
     target: FusedKernel = kernel.target
     sub = target.graph
@@ -169,49 +169,6 @@ def _fold(graph: Graph, writer: Node, params: dict) -> str:
     graph.replace_all_uses_with(writer, kernel)
     graph.erase(writer)
     return f"%{kernel.name} writes its result into {where} (no temporary)"
-
-
-def _copies(store: Node, region: layout.Strided) -> bool:
-    """Whether a store copies an array of the region's shape and dtype (a loop can do it)."""
-    value = store.args[1]
-    return (
-        isinstance(value, Node)
-        and memory_of(value) is not memory_of(store.args[0])  # (overlapping: NumPy buffers it)
-        and not value.meta.scalar
-        and value.meta.dtype == store.meta.dtype
-        and tuple(value.meta.shape) == tuple(region.shape)
-    )
-
-
-def _copy_kernel(graph: Graph, store: Node) -> None:
-    """Replace ``store`` by a kernel copying its value into the region: one loop, run in
-    parallel on large arrays as every kernel (NumPy's assignment copies on one thread)."""
-    base, value = store.args
-    sub = Graph("fused", graph.shape_env)
-    destination, source = (
-        sub.placeholder(base.name, base.meta),
-        sub.placeholder("value", value.meta),
-    )
-    copied = sub.call(ops.COPY, (source,), {}, source=store.source)
-    sub.output((sub.call(ops.STORE, (destination, copied), store.kwargs, source=store.source),))
-    kernel = FusedKernel("fused", "pointwise", tuple(value.meta.shape), sub, ("copy", "store"))
-    with graph.inserting_before(store):
-        node = graph.call(kernel, (base, value), {}, source=store.source)
-    kernel.name = sub.name = node.name
-    graph.replace_all_uses_with(store, node)
-    graph.erase(store)
-
-
-def _region(base: Node, params: dict) -> layout.Strided | None:
-    """The region a store writes, as a view of ``base``'s memory (None: no flat memory)."""
-    if base.meta.layout not in "CF":
-        return None
-    region = layout.of_meta(base.meta)
-    for step in params.get("views", ()):
-        region = step.op.strided(region, **dict(step.params))
-        if region is None:
-            return None
-    return layout.getitem(region, params["index"])
 
 
 def _foldable(kernel, base: Node, region: layout.Strided) -> str | None:

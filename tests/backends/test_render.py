@@ -22,7 +22,7 @@ def test_the_canonical_form_numbers_values_and_has_no_comments():
     assert code.source == golden(
         """
         def kernel(out0, nd_v1, v2, n0, n1, st0, st1):
-            v1 = nd_v1.reshape(-1)
+            v1 = _s.flat(nd_v1)
             for i0 in range(n0):
                 for i1 in range(n1):
                     ld0 = v1[np.uint64(st0 * i0 + st1 * i1)]
@@ -41,7 +41,7 @@ def test_the_readable_form_has_node_names_and_ir_lines():
     kernel = kernel_of(scaled_exp, np.ones((4, 6), np.float32), np.float32(2.0))
     lines = codegen.generate(kernel, {"readable": True}).source.splitlines()
     assert lines[0] == "def kernel(out0, nd_x, s_v, n0, n1, st0, st1):"  # s: a generated name
-    assert lines[1] == "    x = nd_x.reshape(-1)"
+    assert lines[1] == "    x = _s.flat(nd_x)"
     assert lines[4].startswith(
         "            # %multiply_1 : f32[s0,(s1+1)//2] = multiply(%getitem_1, %s)    # "
     )

@@ -33,4 +33,3 @@ def compile_graph(graph: Graph, options: dict | None = None) -> Callable[[list],
     for note in run.program.notes:
         warnings.warn(f"gcompile ({graph.name}): {note}", GcompileWarning, stacklevel=4)
     return run
-

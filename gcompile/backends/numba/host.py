@@ -48,7 +48,7 @@ from ...ir.shape_env import concrete, is_symbolic, source_of
 from ...ir.subgraph import subgraphs_of
 from ...ir.symbolic import is_expr
 from .. import interpreter
-from . import codegen, kernels
+from . import codegen, copies, kernels
 
 
 @dataclass
@@ -147,6 +147,7 @@ class _HostWriter:
         # symbol -> host variable, for the symbols the graph still uses (not those replaced)
         self.sizes = {s: s.name for s in env.sources if s not in env.replacements}
         self.lazy: list = []  # kernels.LazyKernel stubs, told the namespace once it exists
+        self.orders: dict[Node, list] = {}  # a kernel node -> the order of each output it makes
 
     def constant(self, node: Node) -> None:
         name = f"_const_{node.name}"
@@ -219,6 +220,31 @@ class _HostWriter:
         self.lines.append(f"    {result} = _empty({shape}, {self.dtype_name(meta.dtype)}, 'C')")
         self.lines.append(f"    {function}({operands}, out={result}{extra})")
 
+    def copy(self, node: Node) -> bool:
+        """A store copying a temporary into a region: the copy loop of ``copies`` (False for
+        another store, which NumPy's assignment runs)."""
+        base, value = _variable(node.args[0]), node.args[1]
+        if not isinstance(value, Node):
+            return False
+        threshold, parallel = self.options["parallel_threshold"], self.options.get("parallel", True)
+        lines = copies.copy_lines(
+            node, _variable(value), base, self.order_of(value), self.sizes, threshold, parallel
+        )
+        if lines is None:
+            return False
+        self.globals.update(_copy_serial=copies.copy_serial, _copy_parallel=copies.copy_parallel)
+        self.lines += [f"    # {format_node(node)}", *lines, f"    {_variable(node)} = {base}"]
+        return True
+
+    def order_of(self, value: Node) -> str:
+        """The memory order of ``value``'s array: the order a kernel made it in, else the one
+        its meta promises (``"A"``: none)."""
+        if value.op == "call" and value.target is ops.KERNEL_OUTPUT:
+            orders = self.orders.get(value.args[0])
+            return orders[value.kwargs["item"]] if orders else value.meta.layout
+        orders = self.orders.get(value)
+        return orders[0] if orders else value.meta.layout
+
     def dtype_name(self, dtype: np.dtype) -> str:
         """The host function's global holding ``dtype``."""
         name = f"_{dtype.name}"
@@ -248,6 +274,7 @@ class _HostWriter:
         if code.writes is not None:  # the result is that input's array, written in place
             value = _variable(node.args[code.writes])
         else:
+            self.orders[node] = code.orders
             results = [f"{out}[0]" if m.ndim == 0 else out for out, m in zip(outputs, code.outputs)]
             value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
         self.lines.append(f"    {_variable(node)} = {value}")
@@ -353,7 +380,7 @@ class _HostWriter:
                     self.emit(node, f"{_variable(node.args[0])}[{node.kwargs['item']}]")
                 elif _product_into_buffer(node):
                     self.product(node)
-                else:
+                elif not (node.target is ops.STORE and self.copy(node)):
                     self.generic(node)
             dead = [_variable(v) for v in last_use.get(node, ())]
             if dead:

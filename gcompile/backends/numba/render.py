@@ -284,7 +284,7 @@ class _Renderer:
             floats = call.dtype.kind == "f" and kind in ("sum", "max", "min")
             return f"_s.{'float_lane' if floats else 'lane'}_{kind}({args})"
         if name in ("flat_C", "flat_F"):  # an array's memory as one axis (no copy: contiguous)
-            return f"{args}.reshape(-1)" if name == "flat_C" else f"{args}.T.reshape(-1)"
+            return f"_s.flat({args})"
         if name == "shifted_exp":
             return f"_s.shifted_{mathlib.TEMPLATES['exp'].function(call.dtype)}({args})"
         functions = {"rescaled_total": "_s.rescaled_total", "exp": "math.exp", "sqrt": "np.sqrt"}

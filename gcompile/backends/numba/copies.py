@@ -1,0 +1,81 @@
+"""Stores that copy a temporary into a region of an array, as loops compiled once per machine.
+
+A store that buffer assignment could not fold into the kernel computing its value (the value
+reads the region it overwrites, as in ``u[1:-1, 1:-1] = stencil(u)``) copies that value in, as
+NumPy's assignment does, but in parallel on large arrays. The loop is the same for every such
+store of one dtype and rank, so it is a function of this module, in Numba's disk cache like the
+scalar helpers, and a new program compiles nothing for it. The host writes ::
+
+    if (s0 - 2) * (s1 - 2) >= 131072:
+        _copy_parallel(v_fused_1, (s0 - 2, s1 - 2), v_u, s1 + 1, (s1, 1))
+    else:
+        _copy_serial(v_fused_1, (s0 - 2, s1 - 2), v_u, s1 + 1, (s1, 1))
+
+The value is C or F contiguous and read as its memory, its shape and the region's strides
+given in the order of that memory (reversed for F); the destination is read as its memory too,
+the region at ``offset + sum(index * strides)`` elements from its start.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ...ir.alias import copied_region
+from ...ir.graph import Node
+from ...ir.shape_env import source_of, using
+from . import scalar as _s
+
+
+def _copy_into(value, shape, destination, offset, strides):
+    source = _s.flat(value)
+    memory = _s.flat(destination)
+    last = len(shape) - 1
+    inner = shape[last]
+    if source.size == 0:
+        return
+    for row in prange(source.size // inner):
+        start, rest = offset, row + 0  # (a copy: Numba refuses writes to a prange index)
+        for axis in range(last - 1, -1, -1):
+            start += (rest % shape[axis]) * strides[axis]
+            rest //= shape[axis]
+        step, first = strides[last], row * inner
+        for i in range(inner):
+            memory[np.uint64(start + step * i)] = source[first + i]
+
+
+copy_serial = njit(cache=True, nogil=True)(_copy_into)
+copy_parallel = njit(cache=True, nogil=True, parallel=True)(_copy_into)
+
+
+def copy_lines(
+    store: Node, value: str, base: str, order: str, sizes: dict, threshold: int, parallel: bool
+) -> list | None:
+    """The host's lines copying ``store``'s value (host variable ``value``, an array in memory
+    ``order``) into its region of ``base``, sizes named by ``sizes``; None when the store is
+    no such copy."""
+    with using(store.graph.shape_env):
+        region = copied_region(store)
+    if region is None or order not in ("C", "F"):
+        return None
+    shape, strides = tuple(region.shape), tuple(region.strides)
+    if order == "F":
+        shape, strides = shape[::-1], strides[::-1]
+    offset = source_of(region.offset, sizes)
+    arguments = f"{value}, {_tuple(shape, sizes)}, {base}, {offset}, {_tuple(strides, sizes)}"
+    if not parallel:
+        return [f"    _copy_serial({arguments})"]
+    total = 1
+    for size in shape:
+        total = total * size
+    return [
+        f"    if {source_of(total, sizes)} >= {int(threshold)}:",
+        f"        _copy_parallel({arguments})",
+        "    else:",
+        f"        _copy_serial({arguments})",
+    ]
+
+
+def _tuple(items: tuple, sizes: dict) -> str:
+    text = ", ".join(source_of(item, sizes) for item in items)
+    return f"({text},)" if len(items) == 1 else f"({text})"
