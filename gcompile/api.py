@@ -391,12 +391,9 @@ def _memory_check(graph: Graph) -> tuple[list[int], list[str], list[tuple[str, n
     """What a call must check when the graph writes arguments back, computed once per entry:
     the written input positions, a label per input, and the arrays read from outside."""
     position = {node: i for i, node in enumerate(graph.placeholders)}
-    written = sorted(
-        {
-            position[memory_of(node)]
-            for node in graph.nodes
-            if node.is_mutation and memory_of(node) in position  # write-backs, in-place writes
-        }
+    targets = [node.args[i] for node in graph.nodes for i in node.written_arguments]
+    written = sorted(  # write-backs, in-place writes, loops running in an argument's memory
+        {position[memory_of(t)] for t in targets if memory_of(t) in position}
     )
     if not written:
         return [], [], []

@@ -36,6 +36,7 @@ from .ir.meta import TensorMeta, broadcast_shapes, meta_of, unsupported_dtype_re
 from .ir.pytree import TreeSpec, flatten
 from .ir.shape_env import SIZE_LOW, decide, using
 from .ir.symbolic import is_expr
+from .loop_tracing import LoopTracer
 from .symint import SymInt, unwrap
 
 _GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -466,6 +467,7 @@ class Tracer:
         self.argument_of: dict[Node, str] = {}
         # ``real``/``imag`` nodes of complex arrays, and those whose array was written since
         self.parts = ComplexParts(self)  # z.real, z.imag: values that see writes of z
+        self.loops = LoopTracer(self)  # captured loops: their bodies traced as sub-graphs
 
     # -- refusals -----------------------------------------------------------------------------------
     def refuse(self, construct: str, hint: str = "", detail: str = "") -> None:
@@ -496,6 +498,10 @@ class Tracer:
         self.argument_of[node] = name
         return TracedArray(self, node)
 
+    def is_traced(self, value: Any) -> bool:
+        """Whether ``value`` is a traced array or scalar (of any trace)."""
+        return isinstance(value, TracedArray)
+
     def symint_value(self, expr: Any) -> TracedArray:
         """A size used as a value (``x / x.shape[0]``): a weak Python int computed at run time."""
         return self.call(ops.SYMINT, expr=expr)
@@ -508,9 +514,8 @@ class Tracer:
                     "mixing values from two different traces (a nested compiled call?)",
                     user_source(),
                 )
-            if self.parts.stale:
-                return self.parts.retaken(value._node)
-            return value._node
+            node = self.parts.retaken(value._node) if self.parts.stale else value._node
+            return node if node.graph is self.graph else self.loops.lift(node)
         if isinstance(value, SymInt):
             return self.symint_value(value.expr)._node
         if value is None or isinstance(value, (bool, int, float, complex, np.generic)):

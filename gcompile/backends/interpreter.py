@@ -89,8 +89,10 @@ def plans_of(node: Node) -> dict:
 def run_graphs(plans: dict, sizes: dict | None) -> RunGraph:
     """A ``run_graph`` running the planned graphs ``plans`` at ``sizes`` (symbol -> int)."""
 
-    def run_graph(graph: Graph, inputs) -> list:
-        return execute(plans[graph], list(inputs), sizes)
+    def run_graph(graph: Graph, inputs, bindings: dict | None = None) -> list:
+        return execute(
+            plans[graph], list(inputs), {**(sizes or {}), **bindings} if bindings else sizes
+        )
 
     return run_graph
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import layout
+from . import layout, ops
 from .graph import Node
+from .meta import TupleMeta
 from .shape_env import using
+from .subgraph import SubgraphOp
 
 
 def reshape_is_view(node: Node) -> bool | None:
@@ -105,13 +107,32 @@ def returned(node: Node, excluding: Node | None = None) -> bool:
 
 def memory_of(node: Node) -> Node:
     """The node owning the memory ``node``'s value lives in: through views, and through nodes
-    that write into their first argument and are that argument, written (``store``, a kernel
-    writing in place, ``writeback``)."""
+    whose value is an argument they wrote (``store``, ``writeback``, a kernel writing in place,
+    a loop's output carried in place)."""
     while True:
         node = root(node)
-        if not node.is_mutation:
+        holder = _holding_argument(node)
+        if holder is None:
             return node
-        node = node.args[0]
+        node = holder
+
+
+def _holding_argument(node: Node) -> Node | None:
+    """The argument whose memory ``node``'s value is, when ``node`` wrote it in place."""
+    if node.op != "call":
+        return None
+    if node.target is ops.KERNEL_OUTPUT:
+        owner, output = node.args[0], node.kwargs["item"]
+    else:
+        owner, output = node, 0
+        if isinstance(node.meta, TupleMeta):
+            return None
+    target = owner.target
+    if isinstance(target, SubgraphOp):
+        position = target.output_argument(output)
+    else:
+        position = 0 if getattr(target, "mutates", False) else None
+    return None if position is None else owner.args[position]
 
 
 def store_region(base: Node, params: dict) -> layout.Strided | None:

@@ -130,9 +130,22 @@ class Node:
         return getattr(self.target, "kind", None) if self.op == "call" else None
 
     @property
+    def written_arguments(self) -> tuple:
+        """Positions of the arguments whose memory this node writes: the first for an op that
+        ``mutates`` (``setitem``, ``store``, ``writeback``); those a sub-graph op writes in
+        place (a kernel writing its result into its first argument, a loop carrying an array
+        in its own memory)."""
+        if self.op != "call":
+            return ()
+        written = getattr(self.target, "written_arguments", None)
+        if written is not None:
+            return written
+        return (0,) if getattr(self.target, "mutates", False) else ()
+
+    @property
     def is_mutation(self) -> bool:
-        """True for nodes that write into their first argument's memory (``setitem``, ``writeback``)."""
-        return self.op == "call" and getattr(self.target, "mutates", False)
+        """True for nodes that write an argument's memory (``written_arguments``)."""
+        return bool(self.written_arguments)
 
     @property
     def returned(self) -> bool:
@@ -327,16 +340,12 @@ class Graph:
         from .alias import memory_readers
 
         for writer in (n for n in nodes if n.is_mutation):
-            target = writer.args[0]
-            for reader in memory_readers(target):
-                only_writes = (
-                    reader.is_mutation
-                    and reader.args[0] is target
-                    and target not in nodes_in((reader.args[1:], reader.kwargs))
-                )
-                if reader is not writer and not only_writes and writer not in after[reader]:
-                    after[reader].append(writer)
-                    waiting[writer] += 1
+            for target in (writer.args[i] for i in writer.written_arguments):
+                for reader in memory_readers(target):
+                    if reader is not writer and not _only_writes(reader, target):
+                        if writer not in after[reader]:
+                            after[reader].append(writer)
+                            waiting[writer] += 1
         ready = [(position[n], n.name, n) for n in nodes if waiting[n] == 0]
         heapq.heapify(ready)
         ordered = []
@@ -469,6 +478,14 @@ class Graph:
     def print_tabular(self) -> None:
         """Print the table form."""
         print(self.tabular())
+
+
+def _only_writes(node: Node, target: Node) -> bool:
+    """Whether ``node`` meets ``target`` only as an array it writes (writes into one array are
+    ordered by the values they write, not as reads)."""
+    written = [node.args[i] for i in node.written_arguments]
+    others = [a for i, a in enumerate(node.args) if i not in node.written_arguments]
+    return target in written and target not in nodes_in((others, node.kwargs))
 
 
 def _meta_of_node(node: Node) -> TensorMeta:

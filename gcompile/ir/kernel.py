@@ -63,6 +63,15 @@ class FusedKernel(SubgraphOp):
         outputs = self.graph.output_node.args[0]
         return len(outputs) == 1 and getattr(outputs[0], "target", None) is ops.STORE
 
+    @property
+    def written_arguments(self) -> tuple:
+        """The first argument when the kernel writes into it (``mutates``)."""
+        return (0,) if self.mutates else ()
+
+    def output_argument(self, output: int) -> int | None:
+        """A kernel writing in place holds its one output in its first argument."""
+        return 0 if self.mutates and output == 0 else None
+
     def interpret(self, run_graph: RunGraph, args: tuple, kwargs: dict) -> object:
         """Run the sub-graph on the arguments: its one output, or a tuple of several."""
         outputs = run_graph(self.graph, list(args))

@@ -15,6 +15,15 @@ answers each one:
    compiled graph holds only for calls where every guard gives the same answer
    (``check_source`` builds the function that checks them at call time).
 
+A captured loop's index is a symbol too (``loop_symbol``: ``k0, k1, ...``), in the interval of
+its range, with bounds that may be expressions of the sizes and of outer loop indices
+(``k1`` in ``[k0+1, s0-1]``). It has no hint, since it takes every value of the range: a
+question about it is answered for every trip at once or not at all (``SymbolicError``). When
+the intervals prove nothing, each index is replaced by the end of its range that is worst for
+the question (innermost loop first: ``k0 < s1`` for ``k0`` in ``[0, s0-1]`` becomes
+``s0-1 < s1``), which leaves a question about sizes alone, decided as any other (and guarded).
+A nominal value of the index (the middle of its range at the hints) serves heuristics only.
+
 An equality guard that can be solved for a symbol with coefficient +-1 becomes a
 *replacement* (``s2 := s1``): the newer symbol is expressed by older ones from then on, and
 ``substitute_graph`` rewrites the shapes recorded before it was learned. Hints also serve
@@ -41,6 +50,7 @@ from .symbolic import (
     prove_eq,
     prove_nonnegative,
     substitute,
+    sym_max,
     to_source,
 )
 
@@ -115,6 +125,8 @@ class ShapeEnv:
     replacements: dict = field(default_factory=dict)
     guards: list = field(default_factory=list)
     locate: Callable[[], str | None] = field(default=lambda: None, repr=False)
+    loops: dict = field(default_factory=dict)  # loop index symbol -> (start, stop, step)
+    _nominal: dict = field(default_factory=dict, repr=False)  # loop symbol -> int, heuristics
     _facts: dict = field(default_factory=dict, repr=False)
     _learned_by: dict = field(default_factory=dict, repr=False)  # replaced symbol -> its guard
 
@@ -132,6 +144,17 @@ class ShapeEnv:
             self.sources[symbol] = source
         return symbol
 
+    def loop_symbol(self, start, stop, step: int) -> Symbol:
+        """The index of ``for k in range(start, stop, step)`` (``step`` a non-zero int) as a
+        symbol in the range's interval, assuming the loop runs; the caller makes sure it can
+        (``trip_count`` may be positive)."""
+        lo, hi = (start, stop - 1) if step > 0 else (stop + 1, start)
+        symbol = Symbol(f"k{len(self.loops)}", lo, hi)
+        self.loops[symbol] = (start, stop, step)
+        ends = [self.hint(end) for end in (lo, hi)]
+        self._nominal[symbol] = (ends[0] + ends[1]) // 2
+        return symbol
+
     def simplify(self, value):
         """``value`` with the replacements learned so far applied."""
         if not is_expr(value) or not self.replacements:
@@ -139,9 +162,11 @@ class ShapeEnv:
         return substitute(value, self.replacements)
 
     def hint(self, value) -> int:
-        """The int ``value`` takes at this trace's sizes."""
+        """The int ``value`` takes at this trace's sizes (a loop index at its nominal value)."""
         value = self.simplify(value)
-        return evaluate(value, self.hints) if is_expr(value) else value
+        if not is_expr(value):
+            return value
+        return evaluate(value, {**self.hints, **self._nominal} if self._nominal else self.hints)
 
     # -- decisions --------------------------------------------------------------------------------
     def decide(self, relation: str, lhs, rhs, reason: str) -> bool:
@@ -151,9 +176,41 @@ class ShapeEnv:
         proved = _prove(kind, expr)
         if proved is None:
             proved = self._known(kind, expr)
+        if proved is None and self.loops and free_symbols(expr) & set(self.loops):
+            proved = self._for_every_trip(kind, expr, f"{lhs} {relation} {rhs}", reason)
+            self._facts[(kind, expr)] = proved
         if proved is None:
             proved = self._assume(kind, expr, relation, lhs, rhs, negated, reason)
         return proved != negated
+
+    def _for_every_trip(self, kind: str, expr, question: str, reason: str) -> bool:
+        """``expr == 0`` / ``expr >= 0`` where ``expr`` holds loop indices: the answer that holds
+        on every trip of the loops, from a condition on the sizes (see the module docstring)."""
+        if kind == ">=":
+            if self._always_nonnegative(expr, reason):
+                return True
+            if self._always_nonnegative(-expr - 1, reason):
+                return False
+        elif self._always_nonnegative(expr - 1, reason) or self._always_nonnegative(
+            -expr - 1, reason
+        ):
+            return False
+        names = ", ".join(sorted(s.name for s in free_symbols(expr) if s in self.loops))
+        raise SymbolicError(f"{question} ({reason}) depends on the loop index {names}")
+
+    def _always_nonnegative(self, expr, reason: str) -> bool:
+        """Whether ``expr >= 0`` on every trip: its worst case over the loop indices, a
+        question about sizes, holds (decided, maybe guarded); False when it does not hold at the
+        hints or cannot be formed."""
+        worst = self.simplify(_worst_case(expr, list(self.loops)[::-1]))
+        if worst is None or free_symbols(worst) & set(self.loops):
+            return False
+        proved = _prove(">=", worst)
+        if proved is not None:
+            return proved
+        if self.hint(worst) < 0:
+            return False
+        return self.decide(">=", worst, 0, reason)
 
     def _known(self, kind: str, expr) -> bool | None:
         """A recorded answer to ``expr == 0`` / ``expr >= 0``, asked in any of its forms."""
@@ -228,6 +285,26 @@ class ShapeEnv:
     def bind(self, inputs: list) -> dict:
         """The int of each symbol in a call with these inputs (read, not checked)."""
         return {s: inputs[i].shape[axis] for s, (i, axis) in self.sources.items()}
+
+
+def _worst_case(expr, loops: list):
+    """``expr`` with each loop index (``loops``: innermost first) replaced by the end of its
+    interval that makes ``expr`` least; None when an index is not a plain term of ``expr``."""
+    for symbol in loops:
+        if expr is None or symbol not in free_symbols(expr):
+            continue
+        coefficient = _linear_coefficient(expr, symbol)
+        if coefficient == 0 or symbol in free_symbols(expr - coefficient * symbol):
+            return None
+        expr = substitute(expr, {symbol: symbol.lo if coefficient > 0 else symbol.hi})
+    return expr
+
+
+def trip_count(start, stop, step: int):
+    """How many times ``range(start, stop, step)`` runs its body (an int or an expression)."""
+    if step > 0:
+        return sym_max(stop - start + step - 1, 0) // step
+    return sym_max(start - stop - step - 1, 0) // -step
 
 
 def _linear_coefficient(expr, symbol: Symbol) -> int:

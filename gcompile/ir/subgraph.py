@@ -24,8 +24,12 @@ The op tells a consumer everything it needs, so no consumer knows which op it is
   ``OpDef``'s rule. The default checks the operands and returns the metas of the graphs'
   outputs, which must agree (one meta, or a ``TupleMeta`` for several outputs).
 * ``interpret(run_graph, args, kwargs)``: the op's reference semantics, given
-  ``run_graph(graph, inputs) -> outputs`` by whoever runs the node (the interpreter, the
-  Numba host's fallback, compare), which thus runs any such op without knowing it.
+  ``run_graph(graph, inputs, bindings=None) -> outputs`` by whoever runs the node (the
+  interpreter, the Numba host's fallback, compare), which thus runs any such op without
+  knowing it; ``bindings`` gives symbols the op binds (a loop's index) their int values.
+* ``holds_program``: whether the graphs are user code that the graph passes optimise like the
+  top level (a loop's body), or already a lowered group (a fused kernel's body, which fusion
+  must not fuse again). ``program_graphs(graph)`` walks the former.
 * ``params``: what dumps and drawings show about the op besides its graphs.
 
 Consumers reach nested graphs only through ``regions_of(node)`` and ``subgraphs_of(node)``,
@@ -41,8 +45,9 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 from .graph import Graph, Node
 from .meta import TensorMeta, TupleMeta, meta_of
 
-RunGraph = Callable[[Graph, Sequence], list]
-"""``run_graph(graph, inputs) -> outputs``: runs one of an op's graphs on its placeholder values."""
+RunGraph = Callable[..., list]
+"""``run_graph(graph, inputs, bindings=None) -> outputs``: runs one of an op's graphs on its
+placeholder values, with ``bindings`` (symbol -> int) added to the sizes of the call."""
 
 
 class Region(NamedTuple):
@@ -66,6 +71,10 @@ class SubgraphOp(abc.ABC):
 
     name: str
     kind: str
+    holds_program: bool = False
+    # the OpDef traits passes read of any call target: a sub-graph op is no view
+    may_copy = False
+    strided = None
 
     @property
     @abc.abstractmethod
@@ -80,6 +89,17 @@ class SubgraphOp(abc.ABC):
     def params(self) -> dict:
         """What dumps and drawings show about the op besides its graphs (name -> value)."""
         return {}
+
+    @property
+    def written_arguments(self) -> tuple:
+        """Positions of the node's arguments whose memory the op writes in place (default:
+        none; its value is new memory)."""
+        return ()
+
+    def output_argument(self, output: int) -> int | None:
+        """The argument whose memory holds the node's output ``output`` (written in place), or
+        None when that output is new memory."""
+        return None
 
     def map_sizes(self, fn: Callable[[Any], Any]) -> None:
         """Replace the symbolic sizes the op itself holds (not its graphs') by ``fn(size)``;
@@ -181,6 +201,16 @@ def walk(graph: Graph, path: tuple = ()) -> Iterator[Visit]:
         yield Visit(node, path)
         for region in regions_of(node):
             yield from walk(region.graph, (*path, (node, region)))
+
+
+def program_graphs(graph: Graph) -> Iterator[Graph]:
+    """``graph``, then every graph nested in it through ops that hold programs (loop bodies;
+    not fused kernels' bodies), depth first; lazy like ``graphs_in``."""
+    yield graph
+    for node in graph.nodes:
+        if node.op == "call" and getattr(node.target, "holds_program", False):
+            for sub in subgraphs_of(node):
+                yield from program_graphs(sub)
 
 
 def graphs_in(graph: Graph) -> Iterator[Graph]:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from ..ir import layout, ops
 from ..ir.alias import alias_parent, copied_region, memory_of, memory_readers, store_region
+from ..ir.control import ForRange
 from ..ir.graph import Graph, Node
 from ..ir.kernel import FusedKernel
 from ..ir.meta import TupleMeta
@@ -52,13 +53,14 @@ def assign_buffers(graph: Graph) -> bool:
     notes, changed = [], False
     with using(graph.shape_env):
         for update in [n for n in graph.nodes if n.op == "call" and n.target is ops.UPDATE]:
-            why_not = _in_place(graph, update)
+            why_not = _in_place(graph, update.args[0], update)
             if why_not:
                 notes.append(f"%{update.name} copies %{update.args[0].name}: {why_not}")
             else:
                 store = _to_store(graph, update)
                 notes.append(_fold(graph, store, store.kwargs))
                 changed = True
+        changed |= _loops_in_place(graph, notes)
         changed |= _drop_writebacks(graph)
         for writeback in _writebacks_of_kernels(graph):
             note = _fold(graph, writeback, {"index": (Ellipsis,)})
@@ -72,15 +74,16 @@ def assign_buffers(graph: Graph) -> bool:
     return changed
 
 
-assign_buffers.top_level_only = True  # (a kernel's own graph holds no update)
+assign_buffers.skips_kernels = True  # (a kernel's own graph holds no update)
+assign_buffers.nested_first = True  # (a loop runs in place when its body writes in place)
 
 
 # -- 1. in place ------------------------------------------------------------------------------
 
 
-def _in_place(graph: Graph, update: Node) -> str | None:
-    """Why ``update``'s base cannot be written in place, or None (module docstring, 1)."""
-    base = update.args[0]
+def _in_place(graph: Graph, base: Node, update: Node) -> str | None:
+    """Why ``base`` cannot be written in place by ``update`` (an update, or a loop carrying
+    it), or None (module docstring, 1)."""
     memory = memory_of(base)
     if alias_parent(base) is not None or not base.meta.writeable:
         return "it is a view, or read-only"
@@ -260,6 +263,47 @@ def _first_placeholder(sub: Graph, base: Node, kernel: Node) -> Node:
         args.remove(base)
     kernel.args = (base, *args)
     return destination
+
+
+# -- 4. loops -----------------------------------------------------------------------------------
+
+
+def _loops_in_place(graph: Graph, notes: list) -> bool:
+    """Let each loop run in the memory of the arrays it carries where its body writes them in
+    place and nothing needs their old values after the loop (module docstring, 4)."""
+    changed = False
+    for node in graph.nodes:
+        if node.op != "call" or not isinstance(node.target, ForRange):
+            continue
+        loop = node.target
+        for position, output in loop.carries:
+            argument = node.args[position]
+            if position in loop.in_place or not _written_by_body(loop, position, output):
+                continue
+            why_not = (
+                _in_place(graph, argument, node) if isinstance(argument, Node) else "a literal"
+            )
+            if why_not is None and _shared(node, position):
+                why_not = "the loop reads that memory through another argument too"
+            if why_not:
+                notes.append(f"%{node.name} copies %{argument.name} before it runs: {why_not}")
+                continue
+            loop.in_place = loop.in_place | {position}
+            notes.append(f"%{node.name} carries %{argument.name} in its own memory")
+            changed = True
+    return changed
+
+
+def _written_by_body(loop: ForRange, position: int, output: int) -> bool:
+    """Whether the body's value for carried ``position`` is its placeholder's memory, written."""
+    value = loop.body.output_node.args[0][output]
+    return isinstance(value, Node) and memory_of(value) is loop.body.placeholders[position]
+
+
+def _shared(node: Node, position: int) -> bool:
+    memory = memory_of(node.args[position])
+    others = [a for i, a in enumerate(node.args) if i != position and isinstance(a, Node)]
+    return any(memory_of(a) is memory for a in others)
 
 
 # -- 3. write-backs ---------------------------------------------------------------------------------

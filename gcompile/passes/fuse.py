@@ -694,4 +694,4 @@ def _fuse(graph: Graph, max_kernel_ops: int) -> bool:
 
 # The PassManager runs fusion on the top-level graph only: run on the bodies of the kernels it
 # has just made, it would nest kernels in kernels.
-fuse.top_level_only = True
+fuse.skips_kernels = True

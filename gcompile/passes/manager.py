@@ -7,9 +7,10 @@ The pipeline is a flat list of named steps (like tinygrad's ``full_rewrite_to_si
     FUSE     = [fuse, assign_buffers]                  stage "fused"
 
 Each pass runs on the graph and then on every graph nested in it (``ir/subgraph.py:
-graphs_in``: a fused kernel's body, later a loop's), top level first, unless the pass
-function says ``top_level_only = True`` (fusion: fusing a kernel's body would nest
-kernels in kernels); ``functools.partial`` of such a pass keeps saying it.
+graphs_in``: a fused kernel's body, a loop's), top level first. A pass function that says
+``skips_kernels = True`` runs on the program's graphs only (``program_graphs``: the top level
+and loop bodies, not fused kernels' bodies: fusing a kernel's body would nest kernels in
+kernels); ``functools.partial`` of such a pass keeps saying it.
 
 ``compile(..., options={"passes": [...], "disable": [...]})`` selects passes by
 the names used here and in the log. The graph is verified after every pass when
@@ -29,7 +30,7 @@ from typing import Callable
 from .. import config
 from ..errors import UnsupportedError
 from ..ir.graph import Graph
-from ..ir.subgraph import graphs_in
+from ..ir.subgraph import graphs_in, program_graphs
 from .buffers import assign_buffers
 from .constant_fold import constant_fold
 from .cse import cse
@@ -55,11 +56,20 @@ REQUIRED = ("functionalize",)  # backends rely on a graph without in-place setit
 _MAX_ROUNDS = 8
 
 
-def top_level_only(step: Pass) -> bool:
-    """Whether the pass ``step`` (or the pass it binds arguments of) says ``top_level_only``."""
+def skips_kernels(step: Pass) -> bool:
+    """Whether the pass ``step`` (or the pass it binds arguments of) says ``skips_kernels``."""
     while isinstance(step, functools.partial):
         step = step.func
-    return getattr(step, "top_level_only", False)
+    return getattr(step, "skips_kernels", False)
+
+
+def _graphs_for(step: Pass, graph: Graph) -> list:
+    """The graphs ``step`` runs on, in order: top level first, or nested graphs first when the
+    pass says ``nested_first`` (a loop's decision reads its body's)."""
+    graphs = program_graphs(graph) if skips_kernels(step) else graphs_in(graph)
+    while isinstance(step, functools.partial):
+        step = step.func
+    return list(graphs)[::-1] if getattr(step, "nested_first", False) else graphs
 
 
 class PassError(Exception):
@@ -126,7 +136,7 @@ class PassManager:
         start = time.perf_counter()
         try:
             changed = False
-            for each in [graph] if top_level_only(step) else graphs_in(graph):
+            for each in _graphs_for(step, graph):
                 changed = bool(step(each)) or changed
             if changed:
                 graph.propagate_metas()

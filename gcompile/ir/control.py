@@ -1,0 +1,117 @@
+"""Control flow as sub-graph ops: ``for_range``, a Python ``for`` loop kept as one loop.
+
+::
+
+    %for_range_1 : (f64[s0,s0],) = for_range(%A, start=0, stop=s0, step=1)
+      graph body(A: f64[s0,s0]):                               index k0 in [0, s0-1]
+        %getitem_1 : f64[s0-k0-1] = getitem(%A, index=[k0, k0+1:])
+        ...
+        return (%setitem_2,)           carried: A (placeholder 0 <- output 0)
+
+The loop's index is a symbol of the trace's shape environment (``ShapeEnv.loop_symbol``),
+bound to each value of ``range(start, stop, step)`` in turn; body shapes and indices may use it
+(``A[k0, k0+1:]`` is ``f64[s0-k0-1]``). ``start`` and ``stop`` are ints or expressions of the
+sizes and of outer loops' indices, kept in the node's kwargs; ``step`` is a non-zero int.
+
+The node's arguments are the body's placeholders, one to one. Some are *carried*: each
+``carries`` pair ``(placeholder, output)`` says that the body's output ``output`` is that
+placeholder's value in the next iteration; the first iteration gets the node's argument. The
+others are read-only captures (arrays and scalars the body reads from outside). The node's value
+is the body's outputs after the last iteration, in the order of the outputs (for a loop that
+does not run, the carried arguments themselves); one output is the value itself, several a
+tuple read through ``kernel_output`` nodes.
+
+Value semantics: a body may write a carried array in place (its placeholder's memory belongs
+to the loop), so the loop runs on copies of the carried arrays, and its value is new memory;
+except for the carried arguments in ``in_place``, which buffer assignment sets where nothing
+reads the argument's old value afterwards: the loop then runs in that argument's memory and
+its output is that array, written (``written_arguments``, ``output_argument``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .graph import Graph
+from .subgraph import Region, RunGraph, SubgraphOp
+from .symbolic import Symbol
+
+
+@dataclass(eq=False)
+class ForRange(SubgraphOp):
+    """``for index in range(start, stop, step)`` over a body graph (see the module docstring)."""
+
+    body: Graph
+    index: Symbol
+    carries: tuple  # ((placeholder position, output position), ...)
+    names: tuple = field(default=())  # the user's name of each output (carried value)
+    source: str | None = None  # file:line of the ``for`` statement
+    in_place: frozenset = frozenset()  # carried placeholders run in the argument's own memory
+
+    name = "for_range"
+    kind = "loop"
+    holds_program = True
+
+    @property
+    def regions(self) -> tuple[Region, ...]:
+        """One region, ``body``: its placeholders bound to the node's arguments in order."""
+        return (Region("body", self.body, tuple(range(len(self.body.placeholders)))),)
+
+    @property
+    def params(self) -> dict:
+        """The index symbol with its interval, and the carried names."""
+        index = self.index
+        return {"index": f"{index} in [{index.lo}, {index.hi}]", "carried": self.carried_text()}
+
+    def carried_text(self) -> str:
+        """``A <- %setitem_2, s <- %add_3``: each carried value and the output that feeds it."""
+        placeholders, outputs = self.body.placeholders, self.body.output_node.args[0]
+        parts = []
+        for position, output in self.carries:
+            value = outputs[output]
+            shown = f"%{value.name}" if hasattr(value, "name") else repr(value)
+            parts.append(f"{placeholders[position].name} <- {shown}")
+        return ", ".join(parts)
+
+    def interpret(self, run_graph: RunGraph, args: tuple, kwargs: dict) -> object:
+        """Run the body once per index value, feeding each carried value to the next iteration."""
+        inputs = [
+            _private(value) if self._is_carried(i) and i not in self.in_place else value
+            for i, value in enumerate(args)
+        ]
+        outputs = [inputs[position] for position, _ in sorted(self.carries, key=lambda c: c[1])]
+        for value in range(kwargs["start"], kwargs["stop"], kwargs["step"]):
+            outputs = run_graph(self.body, inputs, {self.index: value})
+            for position, output in self.carries:
+                inputs[position] = outputs[output]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _is_carried(self, position: int) -> bool:
+        return any(p == position for p, _ in self.carries)
+
+    @property
+    def written_arguments(self) -> tuple:
+        """The carried arguments the loop runs in their own memory (``in_place``)."""
+        return tuple(sorted(self.in_place))
+
+    def output_argument(self, output: int) -> int | None:
+        """The argument whose memory holds carried output ``output``, if it runs in place."""
+        for position, carried in self.carries:
+            if carried == output and position in self.in_place:
+                return position
+        return None
+
+    def map_sizes(self, fn) -> None:
+        """Sizes held by the op itself: none besides the index's interval, which is kept (a
+        replacement learned later names the same values)."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<for_range {self.index}>"
+
+
+def _private(value):
+    """A carried array the body may write in place: the loop's own copy."""
+    return np.array(value, copy=True) if isinstance(value, np.ndarray) else value

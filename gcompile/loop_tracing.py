@@ -1,0 +1,299 @@
+"""Tracing a captured loop: its body traced once, as the sub-graph of a ``for_range`` node.
+
+The capture front-end (``gcompile/capture``) rewrites ``for i in range(a, b, c): BODY`` into a
+call handing the tracer the body as a function ``body(i, *carried) -> carried`` (the names the
+loop rebinds and reads later). ``LoopTracer`` is that handler. It traces the body once, with a
+symbolic index (``ShapeEnv.loop_symbol``) into a graph of its own:
+
+* carried values become the body's first placeholders; a value whose type changes in the first
+  iteration (``s = 0`` then ``s += x[i]``) is traced again with the type it settles on, and its
+  initial value is cast to it;
+* arrays and scalars of the enclosing graph the body reads are *lifted*: a placeholder stands
+  for the array owning their memory (views are replayed on it, so aliasing stays visible), and
+  the loop node reads the outer value;
+* an array the body writes in place (``A[i, j] = v``, ``x += 1``) is carried as well: its
+  placeholder's final state is a body output, and after the loop the enclosing graph writes the
+  loop's result into the array, so eager mode's in-place semantics hold.
+
+The handler declines (returns ``NotImplemented``: the loop then runs in Python, i.e. is
+unrolled, as before) when the loop cannot be kept rolled: bounds computed from data, a
+question about the index that the ranges cannot answer (``if i == 0``, an index that may be
+negative), a carried value that is not a number or an array, or one whose shape changes. Every
+decision is a ``LoopNote`` on the graph (``graph.loop_notes``), which ``explain()`` shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import numpy as np
+
+from .complex_parts import ComplexParts
+from .errors import UnsupportedError
+from .ir import ops
+from .ir.alias import alias_chain
+from .ir.control import ForRange
+from .ir.graph import Graph, Node
+from .ir.meta import TensorMeta, meta_of
+from .ir.shape_env import SymbolicError, trip_count
+from .ir.symbolic import is_expr, prove_nonnegative
+from .symint import SymInt
+
+_WIDENING_ROUNDS = 4  # a carried type settles after one or two iterations (weak -> strong)
+
+
+class Declined(Exception):
+    """The loop cannot be kept rolled; the message says why (shown by ``explain()``)."""
+
+
+@dataclass
+class LoopNote:
+    """What became of one ``for`` loop the tracer met: rolled (a ``for_range`` node) or not."""
+
+    source: str | None
+    rolled: bool
+    reason: str = ""
+    node: str | None = None
+    trips: Any = None
+    carried: tuple = ()
+
+    def text(self) -> str:
+        """One line for ``explain()``."""
+        where = f"{self.source}: " if self.source else ""
+        if not self.rolled:
+            return f"{where}loop unrolled while tracing: {self.reason}"
+        carried = ", ".join(self.carried) or "nothing"
+        return f"{where}loop kept as %{self.node} ({self.trips} trips), carrying {carried}"
+
+
+@dataclass
+class _Frame:
+    """A body being traced: its graph, and the outer values lifted into it."""
+
+    graph: Graph
+    parent: "_Frame | None"
+    lifted: dict = field(default_factory=dict)  # outer node -> its placeholder here
+    outer: dict = field(default_factory=dict)  # placeholder -> the outer node it stands for
+    parts: ComplexParts | None = None
+    constants: dict = field(default_factory=dict)
+
+
+class LoopTracer:
+    """The capture front-end's loop handler for one ``Tracer`` (see the module docstring)."""
+
+    def __init__(self, tracer: Any):
+        self.tracer = tracer
+        self.frame: _Frame | None = None
+        self.notes: list[LoopNote] = []
+
+    # -- the handler protocol ---------------------------------------------------------------------
+    def capture_range(self, body, start, stop, step, carried, info, reverse=False):
+        """``for i in range(start, stop, step)`` (reversed if ``reverse``): the carried values
+        after the loop, or ``NotImplemented`` to run it in Python."""
+        source = _source_of(info)
+        try:
+            bounds = self._bounds(start, stop, step, reverse)
+            return self._capture(body, bounds, tuple(carried), info, source)
+        except Declined as declined:
+            self.notes.append(LoopNote(source, False, str(declined)))
+            return NotImplemented
+
+    def capture_each(self, body, iterable, carried, info):
+        """``for x in iterable``: a traced array is looped over its first axis."""
+        if not self.tracer.is_traced(iterable) or iterable.ndim == 0:
+            return NotImplemented
+        rows = iterable.shape[0]
+        return self.capture_range(
+            lambda i, *values: body(iterable[i], *values), 0, rows, 1, carried, info
+        )
+
+    # -- lifting ------------------------------------------------------------------------------------
+    def lift(self, node: Node) -> Node:
+        """``node`` of an enclosing graph as a value of the body being traced."""
+        root, views = alias_chain(node)
+        value = self._lift_root(root, self.frame)
+        graph = self.frame.graph
+        for view in views:
+            value = graph.call(view.target, (value,), view.kwargs, source=view.source)
+        return value
+
+    def _lift_root(self, root: Node, frame: _Frame) -> Node:
+        if frame is None or root.graph is frame.graph:
+            return root
+        outer = self._lift_root(root, frame.parent)
+        if outer not in frame.lifted:
+            placeholder = frame.graph.placeholder(root.name, root.meta)
+            frame.lifted[outer], frame.outer[placeholder] = placeholder, outer
+            name = self.tracer.argument_of.get(outer)
+            if name is not None:
+                self.tracer.argument_of[placeholder] = name
+        return frame.lifted[outer]
+
+    # -- one loop -----------------------------------------------------------------------------------
+    def _bounds(self, start, stop, step, reverse: bool) -> tuple:
+        values = [self._bound(v, what) for v, what in ((start, "start"), (stop, "stop"))]
+        step = self._bound(step, "step")
+        if is_expr(step) or step == 0:
+            raise Declined("the range's step is not a fixed non-zero int")
+        first, last = values
+        if reverse:
+            trips = trip_count(first, last, step)
+            first, last, step = first + (trips - 1) * step, first - step, -step
+        return first, last, step
+
+    def _bound(self, value, what: str):
+        if isinstance(value, SymInt):
+            return self.tracer.graph.shape_env.simplify(value.expr)
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            return int(value)
+        raise Declined(f"the range's {what} is not a size or a Python int ({type(value).__name__})")
+
+    def _capture(self, body: Callable, bounds: tuple, carried: tuple, info, source):
+        start, stop, step = bounds
+        trips = trip_count(start, stop, step)
+        if prove_nonnegative(-trips) is True:  # the loop never runs
+            self.notes.append(LoopNote(source, True, node="(none)", trips=0))
+            return carried
+        env = self.tracer.graph.shape_env
+        index = env.loop_symbol(start, stop, step)
+        names = tuple(getattr(info, "carried", ()) or (f"carried_{i}" for i in range(len(carried))))
+        inits = [self._initial(value, name) for value, name in zip(carried, names)]
+        metas = [_meta(value) for value in inits]
+        for _ in range(_WIDENING_ROUNDS):
+            frame, outputs = self._trace_body(body, index, inits, metas, names)
+            settled = [
+                _widened(meta, _meta(out), name) for meta, out, name in zip(metas, outputs, names)
+            ]
+            if settled == metas:
+                break
+            metas = settled
+        else:
+            raise Declined("the type of a carried value does not settle")
+        return self._finish(
+            frame, outputs, index, bounds, carried, inits, metas, names, source, trips
+        )
+
+    def _initial(self, value, name: str):
+        """A carried value's initial value as a node argument (a node or a literal)."""
+        if self.tracer.is_traced(value) or isinstance(value, (SymInt, np.ndarray)):
+            return self.tracer.operand(value)
+        if isinstance(value, (bool, int, float, complex, np.generic)):
+            return value
+        raise Declined(f"it rebinds {name!r}, a {type(value).__name__} (not a number or array)")
+
+    def _trace_body(self, body: Callable, index, inits: list, metas: list, names: tuple):
+        """Trace ``body`` once into a new graph: ``(frame, output nodes or literals)``."""
+        tracer = self.tracer
+        outer_graph = tracer.graph
+        graph = Graph("body", outer_graph.shape_env)
+        frame = _Frame(graph, self.frame, parts=ComplexParts(tracer))
+        proxies = [tracer.wrap(graph.placeholder(n, m)) for n, m in zip(names, metas)]
+        saved = (tracer.graph, tracer.parts, tracer._constants, self.frame)
+        tracer.graph, tracer.parts, tracer._constants, self.frame = graph, frame.parts, {}, frame
+        try:
+            results = body(SymInt(tracer, index), *proxies)
+            if len(results) != len(inits):
+                raise Declined("the loop body returned a different number of carried values")
+            outputs = [_output(tracer, value, name) for value, name in zip(results, names)]
+        except SymbolicError as error:
+            raise Declined(
+                f"a question about the loop index has no answer for every trip: {error}"
+            ) from None
+        except UnsupportedError as error:
+            raise Declined(error.construct) from None
+        finally:
+            tracer.graph, tracer.parts, tracer._constants, self.frame = saved
+        return frame, outputs
+
+    def _finish(self, frame, outputs, index, bounds, carried, inits, metas, names, source, trips):
+        """Make the ``for_range`` node; the carried values the user's code sees after it."""
+        tracer, graph = self.tracer, frame.graph
+        placeholders = graph.placeholders
+        written = _written_placeholders(graph)
+        carries = [(i, i) for i in range(len(outputs))]
+        in_place = []  # (placeholder position, the outer value the loop writes into)
+        for position, placeholder in enumerate(placeholders[: len(inits)]):
+            if placeholder in written:
+                if outputs[position] is not placeholder:
+                    raise Declined(f"{names[position]!r} is both written in place and rebound")
+                in_place.append((position, inits[position]))
+        arguments = [self._cast(init, meta) for init, meta in zip(inits, metas)]
+        for position, placeholder in enumerate(placeholders[len(inits) :], len(inits)):
+            arguments.append(frame.outer[placeholder])
+            if placeholder in written:
+                carries.append((position, len(outputs)))
+                outputs.append(placeholder)
+                in_place.append((position, frame.outer[placeholder]))
+        graph.output(tuple(outputs))
+        op = ForRange(graph, index, tuple(carries), names, source)
+        start, stop, step = bounds
+        kwargs = {"start": start, "stop": stop, "step": step}
+        node = tracer.graph.call(op, tuple(arguments), kwargs, source=source)
+        graph.name = f"{node.name}_body"
+        items = self._items(node, len(outputs))
+        output_of = dict(carries)
+        for position, target in in_place:  # eager mode wrote these arrays themselves
+            tracer.write(tracer.wrap(target), tracer.wrap(items[output_of[position]]), (Ellipsis,))
+        self.notes.append(LoopNote(source, True, node=node.name, trips=trips, carried=names))
+        kept = {position for position, _ in in_place}
+        return tuple(carried[i] if i in kept else tracer.wrap(items[i]) for i in range(len(inits)))
+
+    def _items(self, node: Node, count: int) -> list:
+        """The loop's outputs as nodes (``kernel_output`` items when there are several)."""
+        if count == 1:
+            return [node]
+        graph = self.tracer.graph
+        return [
+            graph.call(ops.KERNEL_OUTPUT, (node,), {"item": i}, source=node.source)
+            for i in range(count)
+        ]
+
+    def _cast(self, init, meta: TensorMeta):
+        """``init`` in the carried type ``meta`` (the type the loop settles on)."""
+        current = _meta(init)
+        if current.dtype == meta.dtype and current.weak == meta.weak:
+            return init
+        if not isinstance(init, Node):
+            return meta.dtype.type(init)
+        return self.tracer.call(ops.ASTYPE, self.tracer.wrap(init), dtype=meta.dtype)._node
+
+
+def _source_of(info) -> str | None:
+    filename, line = getattr(info, "filename", None), getattr(info, "line", None)
+    return f"{filename}:{line}" if filename and line else None
+
+
+def _meta(value) -> TensorMeta:
+    return value.meta if isinstance(value, Node) else meta_of(value)
+
+
+def _output(tracer, value, name: str):
+    """A carried value the body returns, as an output of the body graph."""
+    if tracer.is_traced(value) or isinstance(value, SymInt):
+        return tracer.operand(value)
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        return value
+    raise Declined(f"the loop makes {name!r} a {type(value).__name__} (not a number or array)")
+
+
+def _widened(before: TensorMeta, after: TensorMeta, name: str) -> TensorMeta:
+    """The carried type after an iteration: ``after``'s dtype, the shape kept, the layout kept
+    only if unchanged."""
+    if tuple(before.shape) != tuple(after.shape) or before.scalar != after.scalar:
+        raise Declined(f"{name!r} changes shape in the loop ({before.short()} to {after.short()})")
+    if before == after:
+        return before
+    layout = before.layout if before.layout == after.layout else "A"
+    return replace(after, layout=layout, writeable=before.writeable and after.writeable)
+
+
+def _written_placeholders(graph: Graph) -> set:
+    """The placeholders whose memory the body writes (through views too)."""
+    written = set()
+    for node in graph.nodes:
+        if node.op == "call" and node.is_mutation:
+            root, _ = alias_chain(node.args[0])
+            if root.op == "placeholder":
+                written.add(root)
+    return written
