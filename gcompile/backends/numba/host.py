@@ -173,9 +173,10 @@ class _HostWriter:
         plans = interpreter.plans_of(node)
 
         def evaluate(args, kwargs, sizes=None):
+            kwargs = kwargs if sizes is None else concrete(kwargs, sizes)
             return node.target.interpret(interpreter.run_graphs(plans, sizes), args, kwargs)
 
-        symbolic = any(plan.symbolic for plan in plans.values())
+        symbolic = is_symbolic(node.kwargs) or any(plan.symbolic for plan in plans.values())
         given = [f"sizes={self.sizes_dict()}"] if symbolic else []
         self.call_runner(node, f"_interpret_{node.name}", evaluate, given)
         self.program.notes.append(f"{what} {node.name} runs in the interpreter: {reason}")
