@@ -41,6 +41,7 @@ import numpy as np
 
 from ...errors import UnsupportedError
 from ...ir import ops
+from ...ir.control import ForRange
 from ...ir.graph import Graph, Node, map_arg
 from ...ir.kernel import FusedKernel
 from ...ir.printer import format_node
@@ -48,7 +49,7 @@ from ...ir.shape_env import concrete, is_symbolic, source_of
 from ...ir.subgraph import subgraphs_of
 from ...ir.symbolic import is_expr
 from .. import interpreter
-from . import codegen, copies, kernels
+from . import cache, codegen, copies, kernels, programs
 
 
 @dataclass
@@ -60,6 +61,7 @@ class HostProgram:
     kernels: list = field(default_factory=list)  # (KernelCode, Loaded) per compiled variant
     variants: list = field(default_factory=list)  # every kernels.Variant, compiled or not yet
     notes: list = field(default_factory=list)  # kernels left to the interpreter, and why
+    loops: list = field(default_factory=list)  # (name, source) of each compiled loop nest
     kernel_compiles: int = 0
     disk_cache_hits: int = 0
     timings: dict = field(default_factory=dict)
@@ -68,6 +70,8 @@ class HostProgram:
     def code(self) -> str:
         """The host function and every kernel, readable (node names, IR lines as comments)."""
         parts = [self.source]
+        for name, source in self.loops:
+            parts.append(f"# loop {name} (one Numba function)\n{source}")
         for variant in self.variants:
             code, loaded = variant.code, variant.loaded
             flags = f"parallel={code.parallel}, fastmath={code.fastmath_flags}"
@@ -280,6 +284,61 @@ class _HostWriter:
             value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
         self.lines.append(f"    {_variable(node)} = {value}")
 
+    def loop(self, node: Node) -> None:
+        """A top-level loop nest: one Numba function (``programs``), else the interpreter."""
+        start = time.perf_counter()
+        try:
+            program = programs.generate(node, self.sizes, self.options)
+            function = self.load_loop(node, program)
+        except codegen.NoTemplate as missing:
+            self.interpreted(node, "loop", str(missing))
+            return
+        except UnsupportedError as failed:
+            self.interpreted(node, "loop", f"{failed} ({failed.detail})")
+            return
+        self.program.timings[f"loop {node.name}"] = time.perf_counter() - start
+        name = f"_loop_{node.name}"
+        self.globals[name] = function
+        arguments = [
+            _variable(v) if kind == "array" else f"{self.dtype_name(kind)}.type({_variable(v)})"
+            for v, kind in zip([v for v in node.args if isinstance(v, Node)], program.arguments)
+        ]
+        self.lines.append(f"    # {format_node(node)}")
+        call = f"{name}({', '.join(arguments + list(self.sizes.values()))})"
+        self.lines.append(f"    _results = {call}")
+        results = [
+            f"_results[{i}]" if meta.ndim else f"{self.dtype_name(meta.dtype)}.type(_results[{i}])"
+            for i, meta in enumerate(program.outputs)
+        ]
+        value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
+        self.lines.append(f"    {_variable(node)} = {value}")
+
+    def load_loop(self, node: Node, program: programs.LoopProgram) -> object:
+        """Compile (or find) a loop's function; its kernels are cached modules of their own."""
+        fastmath = "True" if self.options.get("fastmath") else "False"
+        keys = {}
+        for name, (kernel, variant) in program.kernels.items():
+            code = variant.code
+            keys[name] = cache.module_key(code.source, False, code.fastmath_flags)
+            self.program.variants.append(variant)
+        preamble = programs.module_preamble(program, keys)
+        signature = programs.signature(program, node, self.sizes)
+        start = time.perf_counter()
+        try:
+            loaded = cache.load(program.source, signature, False, fastmath, preamble)
+        except Exception as error:  # Numba's own errors have no common base class
+            raise UnsupportedError(
+                f"a loop Numba cannot compile ({node.name})",
+                detail=f"{type(error).__name__}: {kernels.numba_message(error)}",
+            ) from error
+        self.program.timings[f"numba loop {node.name} ({loaded.event})"] = (
+            time.perf_counter() - start
+        )
+        self.program.kernel_compiles += loaded.event == "compiled"
+        self.program.disk_cache_hits += loaded.event == "disk"
+        self.program.loops.append((node.name, program.source))
+        return loaded.function
+
     def variant(self, kernel: FusedKernel, node: Node, variant, compile_now: bool) -> None:
         """Put ``variant`` in the host's globals: compiled now, or on its first call."""
         name = f"_{variant.role}_{node.name}"
@@ -374,6 +433,8 @@ class _HostWriter:
             elif node.op == "call":
                 if isinstance(node.target, FusedKernel):
                     self.kernel(node)
+                elif isinstance(node.target, ForRange):
+                    self.loop(node)
                 elif subgraphs_of(node):
                     reason = "the Numba backend generates no code for this op"
                     self.interpreted(node, f"{node.kind} op", reason)

@@ -64,7 +64,7 @@ def load(kernel: FusedKernel, variant: Variant, program: Any) -> object:
     except Exception as error:  # Numba's own errors have no common base class
         raise UnsupportedError(
             f"a kernel Numba cannot compile ({kernel.name}: {', '.join(kernel.members)})",
-            detail=f"{type(error).__name__}: {_numba_message(error)}",
+            detail=f"{type(error).__name__}: {numba_message(error)}",
             hint="the function runs eagerly; report this with the code from fn.code",
         ) from error
     program.timings[f"numba {kernel.name} {variant.role} ({loaded.event})"] = (
@@ -118,7 +118,7 @@ def first_needed(found: list, size: Any, threshold: int, env) -> Variant:
         return found[1] if hint(size) >= threshold else found[0]
 
 
-def _numba_message(error: Exception) -> str:
+def numba_message(error: Exception) -> str:
     """The informative lines of a Numba error (not its pipeline-stage headers)."""
     lines = [line.strip() for line in str(error).splitlines()]
     useful = [

@@ -1,0 +1,314 @@
+"""Loop programs: a top-level ``for_range`` node, with every loop nested in it, as one Numba
+function with real ``for`` loops.
+
+::
+
+    def kernel(A, s0, s1):                      # the loop's arguments, then the sizes
+        for k0 in range(0, s0):
+            for k1 in range(k0 + 1, s0):
+                divide_1 = np.float64(A[k1, k0] / A[k0, k0])
+                A[k1, k0] = divide_1
+                _kernel_fused_1(A, ..., n0=max(s1 - k0 - 1, 0), o0=..., ...)
+        return (A,)
+
+The body's nodes become statements: a read of one element is a subscript, a store into a
+region an assignment, a scalar elementwise op its Numba rule (``rules``, through the renderer
+of kernels), a fused kernel a call of its compiled serial variant (the base-plus-offset
+convention: sizes, offsets and strides are computed from the sizes and the loop indices at
+each iteration), a nested loop a nested ``for`` whose carried values are variables. Carried
+arrays the loop does not run in place (``ForRange.in_place``) are copied once before it, as the
+interpreter does. Anything else raises ``NoTemplate``; the host then runs the loop in the
+interpreter and says why.
+
+The function's module (``cache``) imports the kernels it calls by their cache keys, so kernels
+are cached on their own and shared with straight-line programs; the module text is the loop's
+cache key, and Numba keeps its machine code on disk beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba.core import types as nbtypes
+
+from ...ir import ops
+from ...ir.control import ForRange
+from ...ir.graph import Graph, Node
+from ...ir.kernel import FusedKernel
+from ...ir.shape_env import source_of
+from ...ir.symbolic import is_expr
+from ...loops.dtypes import operand_dtypes
+from ...loops.nodes import Apply, Var, typed
+from . import cache, codegen, kernels
+from .render import INDENT, Namespace, _Renderer
+from .rules import NoTemplate
+from .syntax import literal, type_name
+
+_CREATION = {ops.ZEROS: "np.zeros", ops.ONES: "np.ones", ops.EMPTY: "np.empty"}
+
+
+@dataclass
+class LoopProgram:
+    """The generated function of one loop nest and how the host calls it."""
+
+    source: str
+    params: list  # the loop node's arguments (by position), then the size names
+    arguments: list  # per argument node: how the host passes it ("array", or a scalar dtype)
+    kernels: dict = field(default_factory=dict)  # global name -> (FusedKernel, Variant)
+    outputs: list = field(default_factory=list)  # metas of the loop's outputs
+
+
+def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
+    """The function running ``node`` (a top-level ``for_range``); ``sizes`` names the host's
+    size variables by symbol. Raises ``NoTemplate`` for a body it cannot write."""
+    writer = _ProgramWriter(sizes, options)
+    arguments, params, given = [], [], []
+    for position, value in enumerate(node.args):
+        if isinstance(value, Node):
+            params.append(f"a{position}")
+            arguments.append("array" if _is_array(value) else value.meta.dtype)
+            given.append(params[-1])
+        else:
+            given.append(writer.value(value))
+    results = writer.loop(node, given, INDENT)
+    size_names = list(sizes.values())
+    header = f"def kernel({', '.join(params + size_names)}):"
+    returned = ", ".join(results) + ("," if len(results) == 1 else "")
+    lines = [header, *writer.lines, f"{INDENT}return ({returned})"]
+    outputs = [v.meta for v in node.target.body.output_node.args[0]]
+    return LoopProgram(
+        "\n".join(lines) + "\n", params + size_names, arguments, writer.kernels, outputs
+    )
+
+
+def signature(program: LoopProgram, node: Node, sizes: dict) -> tuple:
+    """The Numba argument types the host passes: arrays as their metas promise (``A``: any
+    layout), scalars as their dtypes, sizes as int64."""
+    types = []
+    for value in node.args:
+        if not isinstance(value, Node):
+            continue  # written into the function as a literal
+        dtype = codegen.numba_type(value.meta.dtype)
+        if _is_array(value):
+            layout = value.meta.layout if value.meta.layout in ("C", "F") else "A"
+            readonly = not value.meta.writeable
+            types.append(nbtypes.Array(dtype, value.meta.ndim, layout, readonly=readonly))
+        else:
+            types.append(dtype)
+    return tuple(types) + (nbtypes.int64,) * len(sizes)
+
+
+def module_preamble(program: LoopProgram, loaded: dict) -> str:
+    """The lines importing the kernels the loop calls (``loaded``: global name -> cache key)."""
+    lines = ["from gcompile.backends.numba.cache import dispatcher_of as _dispatcher_of", ""]
+    lines += [f"{name} = _dispatcher_of({key!r})" for name, key in sorted(loaded.items())]
+    return "\n".join(lines) + "\n\n"
+
+
+def _is_array(value: Node) -> bool:
+    return value.meta.ndim > 0
+
+
+class _ProgramWriter:
+    """Writes the statements of a loop nest (one instance per generated function)."""
+
+    def __init__(self, sizes: dict, options: dict):
+        self.sizes = dict(sizes)  # symbol -> variable; loop indices are added as they open
+        self.options = options
+        self.lines: list[str] = []
+        self.names = Namespace(True, ())
+        self.values: dict[Node, str] = {}
+        self.kernels: dict = {}
+        self.renderer = _Renderer.__new__(_Renderer)
+        self.renderer.readable, self.renderer.names = True, self.names
+
+    def fresh(self, base: str) -> str:
+        """A new variable (the namespace keeps names unique across nested graphs)."""
+        return self.names.name(_Named(base))
+
+    def size(self, value) -> str:
+        """Source of an int or a symbolic expression over sizes and loop indices."""
+        try:
+            return f"({source_of(value, self.sizes)})" if is_expr(value) else repr(int(value))
+        except KeyError as unknown:
+            raise NoTemplate(f"a size the host cannot compute ({unknown})") from None
+
+    def loop(self, node: Node, arguments: list, indent: str) -> list:
+        """Statements of ``node``'s loop at ``indent``; returns the variables of its outputs."""
+        loop: ForRange = node.target
+        body = loop.body
+        carried = dict(loop.carries)
+        variables = []
+        for position, (placeholder, argument) in enumerate(zip(body.placeholders, arguments)):
+            variable = self.fresh(placeholder.name)
+            copy = position in carried and position not in loop.in_place
+            copy = copy and _is_array(placeholder)
+            self.lines.append(f"{indent}{variable} = {argument}{'.copy()' if copy else ''}")
+            self.values[placeholder] = variable
+            variables.append(variable)
+        index = self.fresh(loop.index.name)
+        self.sizes[loop.index] = index
+        start, stop = self.size(node.kwargs["start"]), self.size(node.kwargs["stop"])
+        step = int(node.kwargs["step"])
+        self.lines.append(f"{indent}for {index} in range({start}, {stop}, {step}):")
+        mark = len(self.lines)
+        self.graph(body, indent + INDENT)
+        outputs = body.output_node.args[0]
+        pairs = [(variables[p], self.value(outputs[o])) for p, o in loop.carries]
+        pairs = [(target, value) for target, value in pairs if target != value]
+        targets, values = [t for t, _ in pairs], [v for _, v in pairs]
+        if targets:
+            self.lines.append(f"{indent + INDENT}{', '.join(targets)}, = {', '.join(values)},")
+        elif len(self.lines) == mark:
+            self.lines.append(f"{indent + INDENT}pass")
+        by_output = {o: variables[p] for p, o in loop.carries}
+        return [by_output[o] for o in range(len(outputs))]
+
+    def graph(self, graph: Graph, indent: str) -> None:
+        for node in graph.nodes:
+            if node.op == "constant":
+                self.constant(node)
+            elif node.op == "call":
+                self.call(node, indent)
+
+    def value(self, value) -> str:
+        """Source of an operand: a node's variable, a literal, or a size expression."""
+        if isinstance(value, Node):
+            return self.values[value]
+        if isinstance(value, np.generic):
+            return literal(value.item(), value.dtype)
+        if isinstance(value, (bool, float, complex)):
+            return repr(value)
+        if isinstance(value, int) or is_expr(value):
+            return self.size(value)
+        raise NoTemplate(f"a Python object in a loop body ({type(value).__name__})")
+
+    def constant(self, node: Node) -> None:
+        value = node.target
+        if isinstance(value, np.ndarray) and value.ndim > 0:
+            raise NoTemplate("an array constant in a loop body")
+        self.values[node] = literal(np.asarray(value).item(), node.meta.dtype)
+
+    def call(self, node: Node, indent: str) -> None:
+        target = node.target
+        if isinstance(target, ForRange):
+            arguments = [self.value(v) for v in node.args]
+            results = self.loop(node, arguments, indent)
+            self.values[node] = results[0] if len(results) == 1 else f"({', '.join(results)},)"
+            if len(results) > 1:
+                self.assign(node, indent, f"({', '.join(results)},)")
+        elif isinstance(target, FusedKernel):
+            self.kernel(node, indent)
+        elif target is ops.KERNEL_OUTPUT:
+            self.assign(node, indent, f"{self.values[node.args[0]]}[{node.kwargs['item']}]")
+        elif target is ops.GETITEM:
+            base = self.values[node.args[0]]
+            self.assign(node, indent, f"{base}[{self.subscript(node.kwargs['index'])}]")
+        elif target is ops.STORE:
+            self.store(node, indent)
+        elif target is ops.SYMINT:
+            self.assign(node, indent, self.size(node.kwargs["expr"]))
+        elif target in _CREATION:
+            self.creation(node, indent)
+        elif target.kind == "elementwise" and node.meta.ndim == 0:
+            self.assign(node, indent, self.scalar(node))
+        else:
+            raise NoTemplate(f"{target.name} in a loop body")
+
+    def assign(self, node: Node, indent: str, expression: str) -> None:
+        variable = self.fresh(node.name)
+        self.lines.append(f"{indent}{variable} = {expression}")
+        self.values[node] = variable
+
+    def subscript(self, index) -> str:
+        items = []
+        for item in index if isinstance(index, (tuple, list)) else (index,):
+            if isinstance(item, slice):
+                parts = ["" if p is None else self.size(p) for p in (item.start, item.stop)]
+                step = "" if item.step is None else f":{self.size(item.step)}"
+                items.append(f"{parts[0]}:{parts[1]}{step}")
+            elif item is None or item is Ellipsis or isinstance(item, Node):
+                raise NoTemplate("an index with None, Ellipsis or arrays in a loop body")
+            else:
+                items.append(self.size(item))
+        return ", ".join(items) if items else "()"
+
+    def store(self, node: Node, indent: str) -> None:
+        if node.kwargs.get("views"):
+            raise NoTemplate("a store through views in a loop body")
+        base, value = node.args
+        target = f"{self.values[base]}[{self.subscript(node.kwargs['index'])}]"
+        self.lines.append(f"{indent}{target} = {self.value(value)}")
+        self.values[node] = self.values[base]
+
+    def creation(self, node: Node, indent: str) -> None:
+        meta = node.meta
+        if meta.layout == "F" and meta.ndim > 1:
+            raise NoTemplate("a Fortran-ordered array created in a loop body")
+        shape = ", ".join(self.size(s) for s in meta.shape) + ("," if meta.ndim == 1 else "")
+        call = f"{_CREATION[node.target]}(({shape}), {type_name(meta.dtype)})"
+        self.assign(node, indent, call)
+
+    def scalar(self, node: Node) -> str:
+        """One scalar elementwise op through its Numba rule."""
+        operands = []
+        for value in node.args:
+            if isinstance(value, Node):
+                kind = value.meta.dtype
+                if value.meta.weak:
+                    kind = type(np.zeros((), kind).item())
+                operands.append((Var(self.values[value]), kind))
+            else:
+                kind = type(value) if not isinstance(value, np.generic) else value.dtype
+                operands.append((value, kind))
+        kinds = [k for _, k in operands]
+        loop = operand_dtypes(node, kinds)
+        if loop is None:
+            raise NoTemplate(f"{node.target.name}: no NumPy loop for {kinds}")
+        args = tuple(typed(e, k, d) for (e, k), d in zip(operands, loop))
+        return self.renderer.apply(Apply(node.target, node, args, loop, tuple(kinds)))
+
+    def kernel(self, node: Node, indent: str) -> None:
+        """A fused kernel's serial variant, called with the arrays and its integers."""
+        kernel: FusedKernel = node.target
+        found = kernels.variants(kernel, {**self.options, "parallel": False})
+        code = found[0].code
+        name = f"_kernel_{len(self.kernels)}"
+        self.kernels[name] = (kernel, found[0])
+        outputs = []
+        for position, meta in enumerate(code.outputs):
+            out = self.fresh(f"out{position}_{node.name}")
+            shape = [self.size(s) for s in (meta.shape or (1,))]
+            fortran = code.orders[position] == "F"
+            allocation = f"np.empty(({', '.join(shape[::-1] if fortran else shape)},), "
+            allocation += f"{type_name(meta.dtype)}){'.T' if fortran else ''}"
+            self.lines.append(f"{indent}{out} = {allocation}")
+            outputs.append(out)
+        arguments = [self.kernel_argument(node, outputs, a) for a in code.arguments]
+        self.lines.append(f"{indent}{name}({', '.join(arguments)})")
+        if code.writes is not None:
+            self.values[node] = self.values[node.args[code.writes]]
+            return
+        results = [f"{o}[0]" if m.ndim == 0 else o for o, m in zip(outputs, code.outputs)]
+        if len(results) == 1:
+            self.assign(node, indent, results[0])
+        else:
+            self.assign(node, indent, f"({', '.join(results)},)")
+
+    def kernel_argument(self, node: Node, outputs: list, argument: tuple) -> str:
+        kind = argument[0]
+        if kind == "output":
+            return outputs[argument[1]]
+        if kind == "int":
+            return self.size(argument[1])
+        if kind == "array" and argument[2]:
+            raise NoTemplate("a kernel input read through host-side views in a loop body")
+        return self.value(node.args[argument[1]])
+
+
+@dataclass(frozen=True, eq=False)
+class _Named:
+    """A stand-in with a name, for the namespace's unique identifiers."""
+
+    name: str
