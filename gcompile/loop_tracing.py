@@ -187,6 +187,7 @@ class LoopTracer:
         tracer = self.tracer
         outer_graph = tracer.graph
         graph = Graph("body", outer_graph.shape_env)
+        graph.repeated = True
         frame = _Frame(graph, self.frame, parts=ComplexParts(tracer))
         proxies = [tracer.wrap(graph.placeholder(n, m)) for n, m in zip(names, metas)]
         saved = (tracer.graph, tracer.parts, tracer._constants, self.frame)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .meta import TensorMeta, normalize_axes
-from .shape_env import decide, hint
+from .shape_env import decide, decide_in_loops, hint
 from .symbolic import is_expr, sym_max, sym_min
 
 
@@ -223,8 +223,17 @@ def _clamped(bound, size, default, low, high):
     if bound is None:
         return default
     if _negative(bound):
-        return sym_max(bound + size, low)
-    return sym_min(bound, high)
+        return _tightened(sym_max, bound + size, low)
+    return _tightened(sym_min, bound, high)
+
+
+def _tightened(extreme, value, limit):
+    """``extreme(value, limit)``; in a loop body, ``value`` itself when that holds on every
+    trip (``A[i, :i]`` has ``i`` elements, not ``min(i, n)``: guarded on the sizes)."""
+    relation = "<=" if extreme is sym_min else ">="
+    if decide_in_loops(relation, value, limit, "a slice bound inside the axis") is True:
+        return value
+    return extreme(value, limit)
 
 
 def slice_indices(size, item: slice) -> tuple:
@@ -237,10 +246,10 @@ def slice_indices(size, item: slice) -> tuple:
     if step > 0:
         first = _clamped(item.start, size, 0, 0, size)
         stop = _clamped(item.stop, size, size, 0, size)
-        return first, sym_max((stop - first + step - 1) // step, 0), step
+        return first, _tightened(sym_max, (stop - first + step - 1) // step, 0), step
     first = _clamped(item.start, size, size - 1, -1, size - 1)
     stop = _clamped(item.stop, size, -1, -1, size - 1)
-    return first, sym_max((first - stop - step - 1) // -step, 0), step
+    return first, _tightened(sym_max, (first - stop - step - 1) // -step, 0), step
 
 
 def getitem(view: Strided, index: tuple) -> Strided:

@@ -34,7 +34,7 @@ import numpy as np
 from . import layout
 from .einsum import MatmulPlan, eager_result, matmul_plan
 from .meta import TensorMeta, broadcast_shapes, dtype_probe, meta_of, normalize_axes
-from .shape_env import decide, hint
+from .shape_env import SymbolicError, decide, hint
 from .symbolic import is_expr, prove_le, sym_max
 
 KINDS = ("elementwise", "reduction", "matmul", "view", "shape", "creation", "scatter", "opaque")
@@ -219,6 +219,20 @@ def _small_probe(x: TensorMeta) -> Any:
     return np.ones((1,) * x.ndim, x.dtype)
 
 
+def _empty_reduction(impl: Callable, x: TensorMeta, params: dict) -> bool:
+    """Whether ``x`` is empty. In a loop body whose trips differ on that (``A[i, :i]``), a
+    reduction that NumPy runs on empty input alike (a sum: its identity) is treated as not
+    empty; one that raises there (``max``) cannot be captured."""
+    try:
+        return decide("==", x.size, 0, "an empty reduction")
+    except SymbolicError:
+        try:
+            _quiet(impl, np.empty((0,) * x.ndim, x.dtype), **params)
+        except Exception:
+            raise SymbolicError(f"{impl.__name__} of an array that is empty on some trips") from None
+        return False
+
+
 def _reduction_infer(impl: Callable, shape_rule: Callable = _reduced_shape) -> Callable:
     """Shape from ``shape_rule``; dtype, scalar-ness and axis errors from NumPy on a size-1 probe.
 
@@ -227,7 +241,7 @@ def _reduction_infer(impl: Callable, shape_rule: Callable = _reduced_shape) -> C
     """
 
     def infer(x: TensorMeta, **params: Any) -> TensorMeta:
-        if decide("==", x.size, 0, "an empty reduction"):
+        if _empty_reduction(impl, x, params):
             shape = tuple(hint(s) for s in x.shape)  # (a symbolic size guarded to be 0 is 0)
             out = _quiet(impl, np.empty(shape, x.dtype), **params)
             return TensorMeta(np.shape(out), out.dtype, scalar=isinstance(out, np.generic))

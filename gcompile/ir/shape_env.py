@@ -43,6 +43,8 @@ from typing import Any, Callable, Iterator
 
 from .symbolic import (
     Expr,
+    Max,
+    Min,
     Symbol,
     evaluate,
     free_symbols,
@@ -195,13 +197,20 @@ class ShapeEnv:
             -expr - 1, reason
         ):
             return False
+        elif self._always_nonnegative(expr, reason) and self._always_nonnegative(-expr, reason):
+            return True
         names = ", ".join(sorted(s.name for s in free_symbols(expr) if s in self.loops))
         raise SymbolicError(f"{question} ({reason}) depends on the loop index {names}")
 
     def _always_nonnegative(self, expr, reason: str) -> bool:
         """Whether ``expr >= 0`` on every trip: its worst case over the loop indices, a
         question about sizes, holds (decided, maybe guarded); False when it does not hold at the
-        hints or cannot be formed."""
+        hints or cannot be formed. ``min(a, b) >= 0`` holds when both do, ``max(a, b) >= 0``
+        when one does (a sufficient condition, tried in order)."""
+        if isinstance(expr, Min):
+            return all(self._always_nonnegative(arg, reason) for arg in expr.args)
+        if isinstance(expr, Max):
+            return any(self._always_nonnegative(arg, reason) for arg in expr.args)
         worst = self.simplify(_worst_case(expr, list(self.loops)[::-1]))
         if worst is None or free_symbols(worst) & set(self.loops):
             return False
@@ -334,6 +343,23 @@ def using(env: ShapeEnv | None) -> Iterator[ShapeEnv | None]:
 def active() -> ShapeEnv | None:
     """The environment ``decide`` consults, if any."""
     return _ACTIVE.get()
+
+
+def decide_in_loops(relation: str, lhs, rhs, reason: str) -> bool | None:
+    """``decide`` for a question on loop indices that may have no answer for every trip: None
+    then (and for a question on sizes alone, which the caller keeps symbolic)."""
+    env = active()
+    if env is None or not env.loops:
+        return None
+    symbols = set()
+    for side in (lhs, rhs):
+        symbols |= free_symbols(side) if is_expr(side) else set()
+    if not symbols & set(env.loops):
+        return None
+    try:
+        return env.decide(relation, lhs, rhs, reason)
+    except SymbolicError:
+        return None
 
 
 def decide(relation: str, lhs, rhs, reason: str) -> bool:

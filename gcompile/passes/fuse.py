@@ -47,7 +47,8 @@ from ..ir.alias import alias_chain, alias_parent, readers, root
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.kernel import FusedKernel
 from ..ir.meta import normalize_axes
-from ..ir.shape_env import decide, hint, using
+from ..ir.shape_env import decide, decide_in_loops, hint, using
+from ..ir.symbolic import free_symbols, is_expr
 from .dce import dce
 
 MAX_KERNEL_OPS = 64
@@ -113,8 +114,23 @@ def _reduction(node: Node) -> bool:
         and getattr(node.target, "loop_reduction", False)
         and isinstance(node.args[0], Node)
         and node.args[0].meta.ndim > 0
-        and decide(">", node.args[0].meta.size, 0, "an empty reduction")
+        and _not_empty(node)
     )
+
+
+def _not_empty(node: Node) -> bool:
+    """A reduction's input is not empty, or the reduction has an identity and its input is
+    empty on some trips of a loop only (``sum(A[i, :i])``: the kernel's loop runs no time)."""
+    size = node.args[0].meta.size
+    if node.target.identity is not None:
+        answer = decide_in_loops(">", size, 0, "an empty reduction")
+        if answer is not None or _varies_by_trip(size, node.graph):
+            return answer is not False
+    return decide(">", size, 0, "an empty reduction")
+
+
+def _varies_by_trip(size, graph: Graph) -> bool:
+    return is_expr(size) and bool(free_symbols(size) & set(graph.shape_env.loops))
 
 
 def _axes(node: Node) -> tuple:

@@ -3,7 +3,7 @@
 The pipeline is a flat list of named steps (like tinygrad's ``full_rewrite_to_sink``):
 
     CLEANUP  = [constant_fold, simplify, cse, dce]     repeated until nothing changes
-    OPTIMIZE = [functionalize] + CLEANUP               stage "optimized"
+    OPTIMIZE = [functionalize, vector_products] + CLEANUP   stage "optimized"
     FUSE     = [fuse, assign_buffers]                  stage "fused"
 
 Each pass runs on the graph and then on every graph nested in it (``ir/subgraph.py:
@@ -37,6 +37,7 @@ from .cse import cse
 from .dce import dce
 from .functionalize import functionalize
 from .fuse import MAX_KERNEL_OPS, fuse
+from .products import vector_products
 from .simplify import simplify
 
 Pass = Callable[[Graph], bool]
@@ -47,7 +48,11 @@ CLEANUP: list[tuple[str, Pass]] = [
     ("cse", cse),
     ("dce", dce),
 ]
-OPTIMIZE: list[tuple[str, Pass]] = [("functionalize", functionalize), *CLEANUP]
+OPTIMIZE: list[tuple[str, Pass]] = [
+    ("functionalize", functionalize),
+    ("vector_products", vector_products),
+    *CLEANUP,
+]
 FUSE: list[tuple[str, Pass]] = [("fuse", fuse), ("assign_buffers", assign_buffers)]
 PASS_NAMES = tuple(name for name, _ in OPTIMIZE + FUSE)
 STAGES = ("traced", "optimized", "fused")

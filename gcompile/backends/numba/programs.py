@@ -75,7 +75,7 @@ def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
     size_names = list(sizes.values())
     header = f"def kernel({', '.join(params + size_names)}):"
     returned = ", ".join(results) + ("," if len(results) == 1 else "")
-    lines = [header, *writer.lines, f"{INDENT}return ({returned})"]
+    lines = [header, *writer.prologue, *writer.lines, f"{INDENT}return ({returned})"]
     outputs = [v.meta for v in node.target.body.output_node.args[0]]
     return LoopProgram(
         "\n".join(lines) + "\n", params + size_names, arguments, writer.kernels, outputs
@@ -117,6 +117,7 @@ class _ProgramWriter:
         self.sizes = dict(sizes)  # symbol -> variable; loop indices are added as they open
         self.options = options
         self.lines: list[str] = []
+        self.prologue: list[str] = []  # before the loops: the buffers of kernels' scalar results
         self.names = Namespace(True, ())
         self.values: dict[Node, str] = {}
         self.kernels: dict = {}
@@ -283,7 +284,10 @@ class _ProgramWriter:
             fortran = code.orders[position] == "F"
             allocation = f"np.empty(({', '.join(shape[::-1] if fortran else shape)},), "
             allocation += f"{type_name(meta.dtype)}){'.T' if fortran else ''}"
-            self.lines.append(f"{indent}{out} = {allocation}")
+            if meta.ndim == 0:  # read at once: one buffer serves every iteration
+                self.prologue.append(f"{INDENT}{out} = {allocation}")
+            else:
+                self.lines.append(f"{indent}{out} = {allocation}")
             outputs.append(out)
         arguments = [self.kernel_argument(node, outputs, a) for a in code.arguments]
         self.lines.append(f"{indent}{name}({', '.join(arguments)})")
