@@ -287,6 +287,7 @@ class CompiledFunction:
             bound.is_input,
             bound.rebuild,
             dynamic=self.options.get("dynamic", True),
+            budget=self.options.get("max_graph_nodes", MAX_GRAPH_NODES),
         )
         self._stats["traces"] += 1
         timings["trace"] = time.perf_counter() - start
@@ -452,6 +453,11 @@ def _definition(fn: Callable) -> str:
         return getattr(fn, "__qualname__", repr(fn))
 
 
+# The most operations a trace may record (option ``max_graph_nodes``): past it the function runs
+# eagerly, with a warning naming the loops that were unrolled. An unrolled 2000-step loop records
+# about 16,000; generated code grows with the graph, and Numba's compile time about quadratically
+# with a function's size (1000 statements ~15 s, 5000 ~460 s on the reference machine).
+MAX_GRAPH_NODES = 10_000
 _MAX_EXACT_KEYS = 256  # exact-shape memo entries kept before the memo starts again
 
 
@@ -491,7 +497,9 @@ def compile(
         fullgraph: raise ``UnsupportedError`` instead of running eagerly when a construct is refused.
         static_argnames: parameters whose value is fixed at compile time (guarded; a new value recompiles).
         options: backend and pass options (``fastmath``, ``parallel``, ``parallel_threshold``,
-            ``max_kernel_ops``, passes to skip), and ``dynamic`` (default True: array sizes of
+            ``max_kernel_ops``, passes to skip, ``max_graph_nodes``: the compile budget, see
+            ``MAX_GRAPH_NODES``; ``max_loop_statements``: the budget of one loop nest's
+            function), and ``dynamic`` (default True: array sizes of
             2 or more are symbolic, so one trace serves every size; False fixes every size).
 
     Returns:

@@ -459,8 +459,10 @@ TracedArray.__rdivmod__ = _rdivmod_operator
 class Tracer:
     """Records the operations applied to TracedArrays into ``self.graph``."""
 
-    def __init__(self, name: str, dynamic: bool = True):
+    def __init__(self, name: str, dynamic: bool = True, budget: int | None = None):
         self.graph = Graph(name)
+        self.budget = budget  # most operations recorded before the trace is refused
+        self.recorded = 0
         self.graph.shape_env.locate = user_source
         self.dynamic = dynamic  # array sizes of 2 or more are symbols (else every size is fixed)
         self._constants: dict[int, tuple[Any, Node]] = {}
@@ -572,7 +574,21 @@ class Tracer:
                     hint=f"{key!r} must be known at compile time; take it from a shape or a static argument",
                 )
         node = self.graph.call(op, operands, params, source=user_source())
+        self.recorded += 1
+        if self.budget is not None and self.recorded > self.budget:
+            self._over_budget()
         return TracedArray(self, node)
+
+    def _over_budget(self) -> None:
+        """Refuse a trace grown past the budget, naming the loops that were unrolled."""
+        unrolled = [n for n in self.loops.notes if not n.rolled]
+        hint = "; ".join(f"the loop at {n.source} was unrolled: {n.reason}" for n in unrolled[:3])
+        self.refuse(
+            "a function too large to compile",
+            detail=f"more than {self.budget} operations recorded (option max_graph_nodes); Numba's "
+            "compile time grows about quadratically with a function's size",
+            hint=hint or "split the function, or keep its loops rolled (range loops over arrays)",
+        )
 
     def ufunc(
         self,
@@ -1086,6 +1102,7 @@ def trace(
     is_input: list[bool],
     rebuild: Callable,
     dynamic: bool = True,
+    budget: int | None = None,
 ) -> Graph:
     """Trace ``fn`` into a Graph.
 
@@ -1096,8 +1113,9 @@ def trace(
         is_input: per leaf, True for a graph input (arrays, floats), False for a static value.
         rebuild: ``rebuild(leaf_values) -> (args, kwargs)`` puts the leaves back into a call.
         dynamic: array sizes of 2 or more are symbolic (one trace for every size), else fixed.
+        budget: the most operations to record; a bigger trace is refused (``UnsupportedError``).
     """
-    tracer = Tracer(name, dynamic)
+    tracer = Tracer(name, dynamic, budget)
     values = [
         tracer.input(path, value) if flag else value
         for (path, value), flag in zip(leaves, is_input)

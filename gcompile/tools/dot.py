@@ -37,6 +37,7 @@ from ..ir.graph import Graph, Node, nodes_in
 from ..ir.kernel import FusedKernel
 from ..ir.printer import format_index, format_literal, format_node
 from ..ir.shape_env import using
+from ..ir.control import ForRange
 from ..ir.subgraph import Region, regions_of, walk
 
 OUTPUT_ID = "return"  # a keyword, so no node can be called that
@@ -291,8 +292,33 @@ def _cluster(index: VertexIndex, call: Node, used: dict) -> list[str]:
             role = f"label=<<i>{_html(region.role)}</i>>, fontsize=9, {_REGION_CLUSTER}"
             body = [f"  subgraph {name} {{", f"  graph [{role}];", *body, "  }"]
         lines += body
+    lines += _back_edges(index, call)
     lines.append("  }")
     return lines
+
+
+def _back_edges(index: VertexIndex, call: Node) -> list[str]:
+    """A loop's carried values: an edge from each body output back to the ops reading the
+    placeholder it feeds in the next iteration (placeholders are not drawn)."""
+    loop = call.target
+    if not isinstance(loop, ForRange):
+        return []
+    placeholders, outputs = loop.body.placeholders, loop.body.output_node.args[0]
+    edges = []
+    for position, output in loop.carries:
+        value = outputs[output]
+        if not isinstance(value, Node) or value.op == "placeholder":
+            continue
+        source = index.vertex_id(value)
+        for reader in placeholders[position].users:
+            if reader.op != "call":
+                continue
+            target = index.vertex_id(reader)
+            edges.append(
+                f"  {_quote(source)} -> {_quote(target)} [style=dashed, color=\"#1f6fb4\", "
+                f'constraint=false, label=<<font point-size="8">next</font>>];'
+            )
+    return edges
 
 
 def _cluster_look(call: Node, used: dict) -> tuple[str, str, str | None]:

@@ -21,6 +21,7 @@ from ..api import CompiledFunction, compile, trace
 from ..errors import UnsupportedError
 from ..passes.manager import STAGES
 from .compare import copy_inputs
+from .loops_report import loop_lines, symbol_lines
 
 
 @dataclass
@@ -51,6 +52,11 @@ class ExplainReport:
             if stage in self.graphs:
                 counts = ", ".join(f"{k} {v}" for k, v in self.counts[stage].items())
                 lines += ["", f"== {stage} graph ({counts})", str(self.graphs[stage])]
+        traced = self.graphs.get("optimized") or self.graphs.get("traced")
+        if traced is not None and (loop_lines(traced) or traced.shape_env.loops):
+            lines += ["", "== loops (from the optimized graph)", *loop_lines(traced)]
+        if traced is not None and traced.shape_env.symbols + list(traced.shape_env.loops):
+            lines += ["", "== symbols", *symbol_lines(traced)]
         if self.fusion is not None:
             lines += ["", "== fusion", str(self.fusion)]
         lines += ["", "== refusals"]

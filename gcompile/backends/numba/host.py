@@ -286,6 +286,7 @@ class _HostWriter:
 
     def loop(self, node: Node) -> None:
         """A top-level loop nest: one Numba function (``programs``), else the interpreter."""
+        programs.check_budget(node, self.options)
         start = time.perf_counter()
         try:
             program = programs.generate(node, self.sizes, self.options)

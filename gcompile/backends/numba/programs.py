@@ -32,11 +32,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba.core import types as nbtypes
 
+from ...errors import UnsupportedError
 from ...ir import ops
 from ...ir.control import ForRange
 from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
 from ...ir.shape_env import source_of
+from ...ir.subgraph import program_graphs
 from ...ir.symbolic import is_expr
 from ...loops.dtypes import operand_dtypes
 from ...loops.nodes import Apply, Var, typed
@@ -80,6 +82,30 @@ def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
     return LoopProgram(
         "\n".join(lines) + "\n", params + size_names, arguments, writer.kernels, outputs
     )
+
+
+# The most statements one loop nest's function may have (option ``max_loop_statements``): Numba
+# compiles a function in time growing about quadratically with its size (1000 statements ~15 s).
+MAX_LOOP_STATEMENTS = 400
+
+
+def check_budget(node: Node, options: dict) -> None:
+    """Refuse (``UnsupportedError``: the function runs eagerly) a loop nest whose function would
+    be too big to compile quickly; fused kernels count as one statement (compiled on their own)."""
+    budget = int(options.get("max_loop_statements", MAX_LOOP_STATEMENTS))
+    count = sum(
+        1
+        for graph in program_graphs(node.target.body)
+        for member in graph.nodes
+        if member.op in ("call", "constant")
+    )
+    if count > budget:
+        raise UnsupportedError(
+            "a loop too large to compile",
+            detail=f"the loop at {node.target.source or node.name} has {count} statements in its "
+            f"body (budget {budget}, option max_loop_statements)",
+            hint="move work out of the loop body, or split the loop",
+        )
 
 
 def signature(program: LoopProgram, node: Node, sizes: dict) -> tuple:

@@ -1,0 +1,62 @@
+"""The loops part of ``explain()``: every loop the tracer met, what became of it, and the
+symbols the trace reasons with.
+
+::
+
+    == loops
+      for_range_1  test.py:12  for i in range(n):  rolled, index k0 in [0, s0-1], s0 trips
+          carried: A (in place)
+        for_range_2  test.py:13  for j in range(i):  rolled, index k1 in [0, k0-1], k0 trips
+      test.py:20  for x in items:  unrolled in Python: it rebinds 'acc', a str
+    == symbols
+      s0  A.shape[0]  in [2, inf)
+      k0  index of the loop at test.py:12  in [0, s0-1]
+"""
+
+from __future__ import annotations
+
+from ..ir.control import ForRange
+from ..ir.graph import Graph
+from ..ir.shape_env import trip_count
+from ..ir.subgraph import walk
+
+
+def loop_lines(graph: Graph) -> list[str]:
+    """The loops of ``graph`` (nested ones indented) and the loops left to Python, with why."""
+    lines = []
+    for visit in walk(graph):
+        node = visit.node
+        if node.op != "call" or not isinstance(node.target, ForRange):
+            continue
+        loop: ForRange = node.target
+        indent = "  " * (1 + sum(1 for call, _ in visit.path if isinstance(call.target, ForRange)))
+        start, stop, step = (node.kwargs[k] for k in ("start", "stop", "step"))
+        trips = trip_count(start, stop, step)
+        index = f"index {loop.index} in [{loop.index.lo}, {loop.index.hi}]"
+        lines.append(f"{indent}{node.name}  {loop.source or ''}  rolled, {index}, {trips} trips")
+        carried = [
+            f"{loop.names[output] if output < len(loop.names) else output}"
+            f" ({'in place' if position in loop.in_place else 'by value'})"
+            for position, output in loop.carries
+        ]
+        if carried:
+            lines.append(f"{indent}    carried: {', '.join(carried)}")
+    for note in getattr(graph, "loop_notes", ()):
+        if not note.rolled:
+            lines.append(f"  {note.source or '?'}  unrolled in Python: {note.reason}")
+    return lines
+
+
+def symbol_lines(graph: Graph) -> list[str]:
+    """Every symbol of the trace with what it stands for and its range."""
+    env = graph.shape_env
+    lines = []
+    for symbol in env.symbols:
+        if symbol in env.replacements:
+            lines.append(f"  {symbol}  {env.origins.get(symbol, '')}  = {env.replacements[symbol]}")
+        else:
+            lines.append(f"  {symbol}  {env.origins.get(symbol, '')}  in [{symbol.lo}, inf)")
+    for symbol, (start, stop, step) in env.loops.items():
+        bounds = f"range({start}, {stop}, {step})"
+        lines.append(f"  {symbol}  loop index of {bounds}  in [{symbol.lo}, {symbol.hi}]")
+    return lines
