@@ -34,6 +34,7 @@ while it is capturing the outer one. With no handler, loops run in Python at onc
 from __future__ import annotations
 
 import contextlib
+import types
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
@@ -136,6 +137,25 @@ def for_each(body: Callable[..., tuple], iterable: Any, carried: tuple, info: Lo
         if result is not NotImplemented:
             return _checked(result, carried, info)
     return _run(body, iterable, carried)
+
+
+def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
+    """Call ``function(*args, **kwargs)``; while a handler is installed, a plain Python function
+    of ``module`` (the caller's) runs converted, so that its loops are offered too.
+
+    Converted functions make their calls of global or free names through this.
+    """
+    if (
+        _HANDLER.get() is not None
+        and type(function) is types.FunctionType
+        and function.__module__ == module
+    ):
+        from .convert import convert  # convert imports this module
+
+        converted = convert(function)
+        if converted is not None:
+            function = converted.function
+    return function(*args, **kwargs)
 
 
 def _run(body: Callable[..., tuple], iterable: Iterable, carried: tuple) -> tuple:
