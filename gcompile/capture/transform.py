@@ -76,8 +76,20 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     result = Rewrite()
     local = function_names(function).local | parameter_names(function.args)
     _Loops(result).scope(function)
+    _keep_local(function, local)
     _Calls(local, route_call, result.calls).visit_scope(function)
     return result
+
+
+def _keep_local(function: ast.FunctionDef, local: set[str]) -> None:
+    """Names only loop bodies assigned are no longer bound in ``function``: bind them in code
+    that never runs, so that they stay local there (reading one before the loop raises
+    UnboundLocalError as before instead of finding a global)."""
+    lost = sorted(local - function_names(function).local)
+    if lost:
+        assignments = "\n".join(f"    {name} = None" for name in lost)
+        where = (function.lineno, function.col_offset, function.lineno, function.col_offset)
+        function.body.append(_located(_statement(f"if False:\n{assignments}"), where))
 
 
 def uses_reserved(function: ast.FunctionDef) -> str:

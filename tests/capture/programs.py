@@ -211,3 +211,33 @@ def uses_exec(n):
     for i in range(n):
         s += i
     return eval("s")
+
+
+def stays_local(n):
+    try:
+        SCALE  # noqa: B018, F823 - local here: assigned only in the loop below
+        found = "global"
+    except UnboundLocalError:
+        found = "unbound"
+    for i in range(n):
+        SCALE = i  # noqa: F841
+    return found
+
+
+class Base:
+    def total(self, n):
+        return n
+
+
+class Derived(Base):
+    def total(self, n):
+        s = super().total(n)
+        for i in range(n):
+            s += i
+        return s
+
+    def private(self, n):
+        self.__v = 0
+        for i in range(n):
+            self.__v += i
+        return self.__v

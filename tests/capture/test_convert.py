@@ -161,6 +161,17 @@ def test_defaults_and_keywords():
     assert converted.function.__wrapped__ is p.defaults
 
 
+def test_names_assigned_only_in_loops_stay_local():
+    assert same(p.stays_local, 2).function(2) == "unbound"
+
+
+def test_methods():
+    converted = convert(p.Derived.total)
+    assert converted.function(p.Derived(), 4) == p.Derived().total(4) == 10
+    converted, why = convert_or_reason(p.Derived.private)
+    assert converted is None and "private names" in why
+
+
 def test_declined_functions_have_reasons():
     cases = [
         (p.no_loop, "no `for` loop"),
