@@ -7,7 +7,7 @@ A loop that ``plan.plan_scope`` accepts,
 
 becomes a function of one iteration and a call running it (names from ``runtime`` and the
 converter's closure are reserved: ``__gc_rt``, ``__gc_call``, ``__gc_info_N``,
-``_loop_body_N``)::
+``__gc_loop_N``, ``_loop_body_N``)::
 
     def _loop_body_0(i, s, t):          # the target, then the carried names
         if t is __gc_rt.UNDEFINED:       # an entry check: reading t raises as in Python
@@ -18,16 +18,19 @@ converter's closure are reserved: ``__gc_rt``, ``__gc_call``, ``__gc_info_N``,
         except NameError:
             t = __gc_rt.UNDEFINED
         return (s, t)
+    __gc_loop_0 = ((range,), (a, b))     # evaluated first, as the loop would
     try:                                 # a carried name perhaps unbound before the loop
         t
     except NameError:
         t = __gc_rt.UNDEFINED
-    (s, t) = __gc_rt.for_range(_loop_body_0, (a, b), (s, t), __gc_info_0, False,
-                               resolved=(range,))
+    (s, t) = __gc_rt.for_range(_loop_body_0, __gc_loop_0[1], (s, t), __gc_info_0, False,
+                               resolved=__gc_loop_0[0])
+    del __gc_loop_0
     if t is __gc_rt.UNDEFINED:
         del t
 
-When the target is carried, its slot comes first and the body takes its previous value as
+Without names perhaps unbound, the call takes the bounds (or iterable) and ``resolved=(range,)``
+directly. When the target is carried, its slot comes first and the body takes its previous value as
 ``__gc_prev`` (unused). Names the body only reads stay free variables of the body function.
 Each body function is a scope of its own, planned and rewritten in turn (nested loops). Every
 generated statement carries the location of the loop's header, so tracebacks point at the
@@ -48,6 +51,7 @@ CALL = "__gc_call"
 INFO = "__gc_info_"
 BODY = "_loop_body_"
 PREV = "__gc_prev"
+OPERANDS = "__gc_loop_"
 RESERVED_PREFIXES = ("__gc_", BODY)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -155,19 +159,44 @@ class _Loops:
         self.result.loops.append((info, plan))
         function = _body_function(plan, body)
         self.scope(function)
-        node, where = plan.node, _header(plan.node)
-        carried = [_name(n) for n in plan.carried]
-        if plan.kind == "each":
-            call = _runtime_call("for_each", [_name(body), node.iter, _tuple(carried), _name(info)])
-        else:
-            call = _range_call(plan, body, info, carried)
-        if carried:
+        operands, before, after = _operands(plan), [], []
+        if plan.maybe_unbound:  # evaluate them before binding names to UNDEFINED
+            hold = f"{OPERANDS}{number}"
+            before = [ast.Assign(targets=[_name(hold, ast.Store())], value=_tuple(operands))]
+            operands = [
+                ast.Subscript(_name(hold), ast.Constant(i), ast.Load())
+                for i in range(len(operands))
+            ]
+            after = [ast.Delete([_name(hold, ast.Del())])]
+        before += [_bind_undefined(n) for n in plan.maybe_unbound]
+        after += [_unbind_undefined(n) for n in plan.maybe_unbound]
+        call = _loop_call(plan, body, info, operands)
+        if plan.carried:
             run = ast.Assign(targets=[_tuple(plan.carried, ast.Store())], value=call)
         else:
             run = ast.Expr(call)
-        bind = [_bind_undefined(n) for n in plan.maybe_unbound]
-        unbind = [_unbind_undefined(n) for n in plan.maybe_unbound]
-        return [_located(s, where) for s in [function, *bind, run, *unbind]]
+        return [_located(s, _header(plan.node)) for s in [function, *before, run, *after]]
+
+
+def _operands(plan: LoopPlan) -> list[ast.expr]:
+    """What the loop statement evaluates: its iterable, or what ``range`` (and ``reversed``)
+    mean there and the bounds."""
+    if plan.kind == "each":
+        return [plan.node.iter]
+    names = ["reversed", "range"] if plan.kind == "reversed_range" else ["range"]
+    return [_tuple(names), _tuple(list(range_call(plan.node).args))]
+
+
+def _loop_call(plan: LoopPlan, body: str, info: str, operands: list[ast.expr]) -> ast.Call:
+    """``for_each(body, iterable, carried, info)`` or
+    ``for_range(body, bounds, carried, info, reverse, resolved=...)``."""
+    carried = _tuple(list(plan.carried))
+    if plan.kind == "each":
+        return _runtime_call("for_each", [_name(body), operands[0], carried, _name(info)])
+    reverse = ast.Constant(plan.kind == "reversed_range")
+    call = _runtime_call("for_range", [_name(body), operands[1], carried, _name(info), reverse])
+    call.keywords = [ast.keyword("resolved", operands[0])]
+    return call
 
 
 def _body_function(plan: LoopPlan, name: str) -> ast.FunctionDef:
@@ -189,21 +218,6 @@ def _body_function(plan: LoopPlan, name: str) -> ast.FunctionDef:
     if "type_params" in ast.FunctionDef._fields:
         function.type_params = []
     return _located(function, _header(plan.node))
-
-
-def _range_call(plan: LoopPlan, body: str, info: str, carried: list[ast.expr]) -> ast.Call:
-    reverse = plan.kind == "reversed_range"
-    resolved = [_name("reversed"), _name("range")] if reverse else [_name("range")]
-    args = [
-        _name(body),
-        _tuple(list(range_call(plan.node).args)),
-        _tuple(carried),
-        _name(info),
-        ast.Constant(reverse),
-    ]
-    call = _runtime_call("for_range", args)
-    call.keywords = [ast.keyword("resolved", _tuple(resolved))]
-    return call
 
 
 def _bind_undefined(name: str) -> ast.stmt:

@@ -241,3 +241,9 @@ class Derived(Base):
         for i in range(n):
             self.__v += i
         return self.__v
+
+
+def iterable_reads_carried(n):
+    for x in [n, u]:  # noqa: F821 - raises: u is unbound when the list is built
+        u = x
+    return u

@@ -96,6 +96,7 @@ def test_names_unbound_before_the_loop():
         same(p.maybe_unbound, n)
         same(p.read_before_assigned, n)
     same(p.reads_unbound, 0)
+    same(p.iterable_reads_carried, 1)  # the iterable is built before u holds UNDEFINED
     same(p.reads_unbound, 2)
     converted = convert(p.read_before_assigned)
     assert converted.loops[0].carried == ("s",)
