@@ -284,16 +284,19 @@ class _Calls(ast.NodeTransformer):
         function.body = [self.visit(stmt) for stmt in function.body]
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        """Loop body functions are part of the scope; the user's functions are not entered."""
         if node.name.startswith(BODY):
             self.visit_scope(node)
         return node
 
     def visit_AsyncFunctionDef(self, node: ast.AST) -> ast.AST:
+        """Nested scopes of the user's code are left as written."""
         return node
 
     visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
+        """``f(...)`` becomes ``__gc_call(f, ...)`` when ``f`` is routed."""
         self.generic_visit(node)
         func = node.func
         if not isinstance(func, ast.Name) or func.id in self.shadowed or not self.route(func.id):
