@@ -125,6 +125,13 @@ class _Scanner(ast.NodeVisitor):
 
     visit_ImportFrom = visit_Import
 
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        # ``x += v`` reads x before binding it (its target has only the Store context).
+        self.visit(node.value)
+        if isinstance(node.target, ast.Name):
+            self.names.loads.add(node.target.id)
+        self.visit(node.target)
+
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         # A local annotation is not evaluated, but ``x: int`` alone still makes x local.
         self.visit(node.target)

@@ -247,3 +247,12 @@ def iterable_reads_carried(n):
     for x in [n, u]:  # noqa: F821 - raises: u is unbound when the list is built
         u = x
     return u
+
+
+def reused_target(n):
+    s = 0
+    for i in range(n):
+        for i in range(i):  # noqa: B020 - the same name on purpose
+            s += i
+        s += i  # the inner loop's s is read here only by +=
+    return s, i

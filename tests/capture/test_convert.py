@@ -76,6 +76,9 @@ def test_nested_loops_convert_both():
     assert converted.loops[0].carried == ("s",)
     assert converted.loops[1].carried == ("t",)
     same(p.while_inside, 9)
+    for n in (0, 1, 4):
+        same(p.reused_target, n)
+    assert [info.carried for info in convert(p.reused_target).loops] == [("i", "s")] * 2
 
 
 def test_arrays_carried_and_mutated_in_place():

@@ -58,6 +58,8 @@ def statement(draw, indent, loop_vars):
     name = draw(st.sampled_from(VARIABLES))
     if kind == "assign":
         return [f"{pad}{name} = ({expression(draw, loop_vars)}) % 997"]
+    if kind == "augment" and draw(st.booleans()):
+        return [f"{pad}{name} += ({expression(draw, loop_vars)}) % 7"]
     if kind == "augment":
         return [f"{pad}{name} = ({name} + {expression(draw, loop_vars)}) % 997"]
     if kind == "break":
