@@ -1,8 +1,10 @@
 """Random small loop programs: converted and original compute the same results and raise the
 same errors, with no handler and with a handler that runs every loop itself."""
 
+import atexit
 import importlib.util
 import itertools
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 from gcompile.capture import convert_or_reason, handling
 
 _DIR = Path(tempfile.mkdtemp(prefix="gcompile-capture-"))
+atexit.register(shutil.rmtree, _DIR, ignore_errors=True)
 _COUNT = itertools.count()
 VARIABLES = ["s", "t", "u"]  # s and t start bound; u only when a program assigns it
 
