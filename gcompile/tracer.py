@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import capture
 from .complex_parts import ComplexParts
 from .errors import UnsupportedError, source_text
 from .ir import ops
@@ -36,11 +37,12 @@ from .ir.meta import TensorMeta, broadcast_shapes, meta_of, unsupported_dtype_re
 from .ir.pytree import TreeSpec, flatten
 from .ir.shape_env import SIZE_LOW, decide, using
 from .ir.symbolic import is_expr
-from .loop_tracing import LoopTracer
+from .loop_tracing import LoopNote, LoopTracer
 from .symint import SymInt, unwrap
 
 _GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
+_CAPTURE_DIR = os.path.join(_GCOMPILE_DIR, "capture") + os.sep  # converted loops' runtime
 
 # Lookups built from the op table.
 _UFUNC_OPS = {f: op for op in ops.OPS for f in op.numpy if isinstance(f, np.ufunc)}
@@ -1012,9 +1014,22 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
     return targets
 
 
+def _unconverted(fn: Callable, converted: Any, why: str) -> list:
+    """Notes on the loops that stay Python loops whatever they do (so are unrolled)."""
+    if converted is None:
+        if why.startswith("no `for` loop") or not why:
+            return []
+        return [LoopNote(None, False, f"the function's loops were not converted: {why}")]
+    filename = fn.__code__.co_filename
+    return [LoopNote(f"{filename}:{line}", False, reason) for line, reason in converted.notes]
+
+
 def _called_by_library() -> bool:
     """True when a patched function is called from NumPy or gcompile itself, which need the original."""
-    filename = sys._getframe(2).f_code.co_filename
+    frame = sys._getframe(2)
+    while frame.f_code.co_filename.startswith(_CAPTURE_DIR):  # a call routed for the user
+        frame = frame.f_back
+    filename = frame.f_code.co_filename
     return filename.startswith(_GCOMPILE_DIR) or filename.startswith(_NUMPY_DIR)
 
 
@@ -1103,6 +1118,7 @@ def trace(
     rebuild: Callable,
     dynamic: bool = True,
     budget: int | None = None,
+    loops: bool = True,
 ) -> Graph:
     """Trace ``fn`` into a Graph.
 
@@ -1114,24 +1130,29 @@ def trace(
         rebuild: ``rebuild(leaf_values) -> (args, kwargs)`` puts the leaves back into a call.
         dynamic: array sizes of 2 or more are symbolic (one trace for every size), else fixed.
         budget: the most operations to record; a bigger trace is refused (``UnsupportedError``).
+        loops: capture ``for`` loops as loops (``gcompile/capture`` converts the function's
+            source); else every loop is unrolled.
     """
     tracer = Tracer(name, dynamic, budget)
+    converted, why = capture.convert_or_reason(fn) if loops else (None, "option loops=False")
     values = [
         tracer.input(path, value) if flag else value
         for (path, value), flag in zip(leaves, is_input)
     ]
-    with tracing(tracer), using(tracer.graph.shape_env):
+    function = fn if converted is None else converted.function
+    with tracing(tracer), using(tracer.graph.shape_env), capture.handling(tracer.loops):
         args, kwargs = rebuild(values)
         args = tuple(convertible_sequences(v) for v in args)
         kwargs = {k: convertible_sequences(v) for k, v in kwargs.items()}
         before = _container_snapshot(fn, args, kwargs)
-        result = fn(*args, **kwargs)
+        result = function(*args, **kwargs)
         _refuse_changed_containers(before, fn)
         out_leaves, out_spec = flatten(result)
         code = getattr(fn, "__code__", None)
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
         outputs = [tracer_output(tracer, value, where) for _, value in out_leaves]
     tracer.graph.output(tuple(outputs), out_spec)
+    tracer.graph.loop_notes = tracer.loops.notes + _unconverted(fn, converted, why)
     env = tracer.graph.shape_env
     if env.replacements:  # sizes recorded before an equality was learned take its form
         tracer.graph.substitute_sizes(env.simplify)

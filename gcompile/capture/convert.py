@@ -1,0 +1,245 @@
+"""Converting a Python function: its loops become runtime calls (see ``transform``).
+
+``convert(fn)`` reads the function's source, rewrites it and compiles it into a new function
+sharing ``fn``'s globals dict (module globals stay live) and closure cells. The runtime, the
+loops' ``LoopInfo`` objects and the call router reach the new code through closure cells of
+their own, so the user's globals are not touched. Conversions are cached: the compiled code
+per code object, the function per function object.
+"""
+
+from __future__ import annotations
+import __future__
+
+import ast
+import builtins
+import functools
+import inspect
+import types
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import runtime
+from .runtime import LoopInfo
+from .transform import CALL, RUNTIME, rewrite, uses_reserved
+
+_FACTORY = "__gc_factory"
+_FUTURE_FLAGS = functools.reduce(
+    lambda a, b: a | b, (getattr(__future__, f).compiler_flag for f in __future__.all_feature_names)
+)
+_UNCONVERTIBLE_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+@dataclass
+class Converted:
+    """A converted function.
+
+    Attributes:
+        function: the new function (same globals, closure cells, defaults and name).
+        loops: a ``LoopInfo`` per converted loop, outer loops before the loops nested in them.
+        notes: ``(line, reason)`` per loop left as a Python loop.
+        source: the rewritten function as text (for debugging; line numbers differ).
+    """
+
+    function: Callable
+    loops: list[LoopInfo] = field(default_factory=list)
+    notes: list[tuple[int, str]] = field(default_factory=list)
+    source: str = ""
+
+
+@dataclass
+class _Template:
+    """What every function of one code object shares."""
+
+    code: types.CodeType  # the rewritten function's code
+    cells: dict[str, Any]  # values of its reserved free names
+    loops: list[LoopInfo]
+    notes: list[tuple[int, str]]
+    source: str
+
+
+_TEMPLATES: dict[tuple[types.CodeType, str], _Template | str] = {}
+_FUNCTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def convert(fn: Callable) -> Converted | None:
+    """``fn`` with its loops converted, or None when it is not converted (see
+    ``convert_or_reason`` for why)."""
+    return convert_or_reason(fn)[0]
+
+
+def convert_or_reason(fn: Callable) -> tuple[Converted | None, str]:
+    """``(Converted, "")``, or ``(None, why fn is not converted)``.
+
+    Not converted: objects other than plain Python functions, lambdas, generators and
+    coroutines, functions without source (builtins, ``exec``, the REPL) or whose source does
+    not match their code, functions using a reserved name (``__gc_...``, ``_loop_body_...``),
+    methods using private (mangled) names, and functions with neither a ``for`` loop nor a
+    call of a function defined in their module.
+    """
+    if type(fn) is not types.FunctionType:
+        return None, f"{fn!r} is not a plain Python function"
+    known = _FUNCTIONS.get(fn)
+    if known is not None and known[0] is fn.__code__ and known[1] is fn.__defaults__:
+        return known[2], ""
+    key = (fn.__code__, fn.__code__.co_filename)
+    template = _TEMPLATES.get(key)
+    if template is None:
+        template = _TEMPLATES[key] = _template_or_reason(fn)
+    if isinstance(template, str):
+        return None, template
+    converted = Converted(_build(fn, template), template.loops, template.notes, template.source)
+    _FUNCTIONS[fn] = (fn.__code__, fn.__defaults__, converted)
+    _FUNCTIONS[converted.function] = (converted.function.__code__, fn.__defaults__, converted)
+    return converted, ""
+
+
+def _template_or_reason(fn: types.FunctionType) -> _Template | str:
+    code = fn.__code__
+    if code.co_flags & _UNCONVERTIBLE_FLAGS:
+        return "generators and coroutines are not converted"
+    if code.co_name == "<lambda>":
+        return "lambdas are not converted"
+    found = _parse(fn)
+    if isinstance(found, str):
+        return found
+    function, lines, first = found
+    why = _source_problem(fn, function)
+    if why:
+        return why
+    function.decorator_list = []
+    done = rewrite(function, _router(fn))
+    if not done.loops and not done.notes and not _calls_module_function(fn, done.calls):
+        return "no `for` loop and no call of a function of its module"
+    loops = [_loop_info(code.co_filename, lines, first, info, plan) for info, plan in done.loops]
+    source = ast.unparse(function)
+    cells = {RUNTIME: runtime, CALL: functools.partial(runtime.call, fn.__module__)}
+    cells.update((name, info) for (name, _), info in zip(done.loops, loops))
+    return _Template(_compile(fn, function, list(cells)), cells, loops, done.notes, source)
+
+
+def _parse(fn: types.FunctionType) -> tuple[ast.FunctionDef, list[str], int] | str:
+    """The function's definition with the line numbers of its file, its source lines and
+    the number of the first one; or why there is none."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as error:
+        return f"its source is not available ({error})"
+    text = "".join(lines)
+    indented = text[:1].isspace()
+    if indented:  # keeps columns and multi-line strings as written (dedent would not)
+        text = "if 1:\n" + text
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        return f"its source does not parse ({error.msg})"
+    ast.increment_lineno(tree, first - 1 - indented)
+    node = tree.body[0].body[0] if indented else tree.body[0]
+    if not isinstance(node, ast.FunctionDef) or node.name != fn.__code__.co_name:
+        return "its source is not a `def` statement of that name"
+    return node, lines, first
+
+
+def _source_problem(fn: types.FunctionType, function: ast.FunctionDef) -> str:
+    code = fn.__code__
+    params = function.args
+    names = [a.arg for a in params.posonlyargs + params.args + params.kwonlyargs]
+    names += [a.arg for a in (params.vararg, params.kwarg) if a is not None]
+    if tuple(names) != code.co_varnames[: len(names)]:
+        return "its source does not match its code (was the file edited?)"
+    reserved = uses_reserved(function)
+    if reserved:
+        return f"it uses the name `{reserved}`, reserved for converted code"
+    if _in_class(fn) and any(_is_private(n) for n in _all_names(function)):
+        return "a method using private names (`__x`, which Python mangles in class bodies)"
+    return ""
+
+
+def _in_class(fn: types.FunctionType) -> bool:
+    parts = fn.__qualname__.split(".")
+    return len(parts) > 1 and parts[-2] != "<locals>"
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("__") and not name.endswith("__")
+
+
+def _all_names(function: ast.FunctionDef):
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name):
+            yield node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.attr
+        elif isinstance(node, ast.arg):
+            yield node.arg
+
+
+def _router(fn: types.FunctionType) -> Callable[[str], bool]:
+    """Which non-local call names go through ``runtime.call``: all but the builtins that the
+    module does not shadow."""
+    globals_ = fn.__globals__
+    return lambda name: name in globals_ or not hasattr(builtins, name)
+
+
+def _calls_module_function(fn: types.FunctionType, names: set[str]) -> bool:
+    """Whether one of ``names`` is now a function of ``fn``'s module."""
+    free = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    for name in names:
+        value = _cell_value(free[name]) if name in free else fn.__globals__.get(name)
+        if type(value) is types.FunctionType and value.__module__ == fn.__module__:
+            return True
+    return False
+
+
+def _cell_value(cell: types.CellType) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
+
+
+def _loop_info(filename: str, lines: list[str], first: int, name: str, plan) -> LoopInfo:
+    node = plan.node
+    return LoopInfo(
+        filename=filename,
+        line=node.lineno,
+        end_line=node.end_lineno,
+        target=node.target.id,
+        carried=plan.carried,
+        source=lines[node.lineno - first].strip(),
+        kind=plan.kind,
+    )
+
+
+def _compile(fn: types.FunctionType, function: ast.FunctionDef, names: list[str]) -> types.CodeType:
+    """The code of ``function`` compiled inside a factory function whose parameters are
+    ``names`` and ``fn``'s free names, so that all of them are free names of the result."""
+    code = fn.__code__
+    params = [ast.arg(name) for name in names + list(code.co_freevars)]
+    args = ast.arguments(posonlyargs=[], args=params, kwonlyargs=[], kw_defaults=[], defaults=[])
+    factory = ast.FunctionDef(_FACTORY, args, [function], decorator_list=[], returns=None)
+    if "type_params" in ast.FunctionDef._fields:
+        factory.type_params = []
+    module = ast.Module([ast.copy_location(factory, function)], type_ignores=[])
+    ast.fix_missing_locations(module)
+    flags = code.co_flags & _FUTURE_FLAGS
+    compiled = compile(module, code.co_filename, "exec", flags=flags, dont_inherit=True)
+    inner = _nested_code(_nested_code(compiled, _FACTORY), code.co_name)
+    if hasattr(code, "co_qualname"):  # Python 3.11+
+        inner = inner.replace(co_qualname=code.co_qualname)
+    return inner
+
+
+def _nested_code(code: types.CodeType, name: str) -> types.CodeType:
+    return next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
+
+
+def _build(fn: types.FunctionType, template: _Template) -> types.FunctionType:
+    """A function of the template's code with ``fn``'s globals, cells and attributes."""
+    own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells = {name: types.CellType(value) for name, value in template.cells.items()}
+    cells.update(own)
+    closure = tuple(cells[name] for name in template.code.co_freevars)
+    new = types.FunctionType(template.code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    return functools.update_wrapper(new, fn)

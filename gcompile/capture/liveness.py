@@ -1,0 +1,210 @@
+"""Data flow over one function's structured statements, for every ``for`` loop in it.
+
+Two analyses on the AST of a single scope (nested functions are other scopes):
+
+- liveness, backward: a name is live at a point when its current value may be read later.
+  Loops are fixpoints; ``break``/``continue`` jump to the loop's exit and head; an exception
+  may leave any statement for the handlers of an enclosing ``try``, its ``finally``, or the
+  code after a ``with`` (whose context manager may suppress it). ``match`` and the bindings of
+  walrus, ``except ... as`` and pattern captures never end a name's liveness (conservative).
+- definite assignment, forward: the names certainly bound before each loop (parameters,
+  plain assignments on every path), never counting a walrus or a binding inside ``try``.
+
+More names live, or fewer certainly bound, is always the safe side.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .scopes import definite_binds, parameter_names, scan, target_names
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+@dataclass(frozen=True)
+class LoopFacts:
+    """What the analyses know about one ``for`` statement."""
+
+    body_entry: frozenset[str]  # live at the start of the body, once the target is bound
+    exit: frozenset[str]  # live after the loop
+    exc: frozenset[str]  # live where this function may resume after an exception in the loop
+    definite: frozenset[str]  # certainly bound when the loop starts
+
+
+@dataclass(frozen=True)
+class _Jumps:
+    brk: frozenset[str] = frozenset()
+    cont: frozenset[str] = frozenset()
+    exc: frozenset[str] = frozenset()
+
+
+def analyze(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.AST, LoopFacts]:
+    """The facts of every ``for`` statement of ``function``'s own scope, keyed by its node."""
+    live = _Liveness()
+    live.block(function.body, frozenset(), _Jumps())
+    bound = _Definite()
+    bound.block(function.body, frozenset(parameter_names(function.args)))
+    return {
+        node: LoopFacts(entry, exit, exc, bound.before[node])
+        for node, (entry, exit, exc) in live.loops.items()
+    }
+
+
+class _Liveness:
+    """Backward liveness; ``loops`` holds each ``for``'s sets from the final (fixpoint) pass."""
+
+    def __init__(self):
+        self.loops: dict[ast.AST, tuple[frozenset, frozenset, frozenset]] = {}
+
+    def block(self, stmts: list[ast.stmt], out: frozenset, jumps: _Jumps) -> frozenset:
+        """Names live before ``stmts`` given those live after them."""
+        for stmt in reversed(stmts):
+            out = self.stmt(stmt, out, jumps) | jumps.exc
+        return out
+
+    def stmt(self, stmt: ast.stmt, out: frozenset, jumps: _Jumps) -> frozenset:
+        """Names live before one statement."""
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            return self._for(stmt, out, jumps)
+        if isinstance(stmt, ast.While):
+            return self._while(stmt, out, jumps)
+        if isinstance(stmt, ast.If):
+            branches = self.block(stmt.body, out, jumps) | self.block(stmt.orelse, out, jumps)
+            return _reads(stmt.test) | branches
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            return self._with(stmt, out, jumps)
+        if isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            return self._try(stmt, out, jumps)
+        if isinstance(stmt, ast.Match):
+            cases = frozenset().union(*(self._case(c, out, jumps) for c in stmt.cases))
+            return _reads(stmt.subject) | cases | out
+        if isinstance(stmt, ast.Break):
+            return jumps.brk
+        if isinstance(stmt, ast.Continue):
+            return jumps.cont
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return _reads(stmt)
+        return (out - definite_binds(stmt)) | _reads(stmt)
+
+    def _for(self, stmt: ast.For | ast.AsyncFor, out: frozenset, jumps: _Jumps) -> frozenset:
+        exit = self.block(stmt.orelse, out, jumps)
+        bound, target_reads = target_names(stmt.target), _reads(stmt.target)
+        head = exit
+        while True:
+            inner = _Jumps(out, head, jumps.exc)
+            entry = self.block(stmt.body, head, inner)
+            new_head = exit | (entry - bound) | target_reads | jumps.exc
+            if new_head == head:
+                break
+            head = new_head
+        self.loops[stmt] = (entry, out, jumps.exc)
+        return _reads(stmt.iter) | head
+
+    def _while(self, stmt: ast.While, out: frozenset, jumps: _Jumps) -> frozenset:
+        exit = self.block(stmt.orelse, out, jumps)
+        head = exit | _reads(stmt.test)
+        while True:
+            entry = self.block(stmt.body, head, _Jumps(out, head, jumps.exc))
+            new_head = head | entry
+            if new_head == head:
+                return head
+            head = new_head
+
+    def _with(self, stmt: ast.With | ast.AsyncWith, out: frozenset, jumps: _Jumps) -> frozenset:
+        # The context manager may suppress an exception: execution then continues after it.
+        body = self.block(stmt.body, out, _Jumps(jumps.brk, jumps.cont, jumps.exc | out))
+        bound = set().union(*(target_names(i.optional_vars) for i in stmt.items if i.optional_vars))
+        heads = frozenset().union(*(_reads(i) for i in stmt.items))
+        return heads | (body - bound) | out
+
+    def _try(self, stmt: ast.Try, out: frozenset, jumps: _Jumps) -> frozenset:
+        if stmt.finalbody:
+            # finally runs on every way out; what is live on any of them is live after it.
+            after = self.block(stmt.finalbody, out | jumps.brk | jumps.cont | jumps.exc, jumps)
+            jumps = _Jumps(jumps.brk | after, jumps.cont | after, jumps.exc | after)
+            out = after
+        handlers = frozenset().union(*(self._handler(h, out, jumps) for h in stmt.handlers))
+        orelse = self.block(stmt.orelse, out, jumps)
+        body_jumps = _Jumps(jumps.brk, jumps.cont, jumps.exc | handlers)
+        return self.block(stmt.body, orelse, body_jumps) | handlers | jumps.exc
+
+    def _handler(self, handler: ast.ExceptHandler, out: frozenset, jumps: _Jumps) -> frozenset:
+        kind = _reads(handler.type) if handler.type is not None else frozenset()
+        return kind | self.block(handler.body, out, jumps)
+
+    def _case(self, case: ast.match_case, out: frozenset, jumps: _Jumps) -> frozenset:
+        guard = _reads(case.guard) if case.guard is not None else frozenset()
+        return _reads(case.pattern) | guard | self.block(case.body, out, jumps)
+
+
+class _Definite:
+    """Forward definite assignment; ``before`` holds the certainly bound names at each ``for``.
+    ``None`` stands for an unreachable point (after ``return``, ``raise``, ``break``, ...)."""
+
+    def __init__(self):
+        self.before: dict[ast.AST, frozenset[str]] = {}
+
+    def block(self, stmts: list[ast.stmt], bound: frozenset | None) -> frozenset | None:
+        """Names certainly bound after ``stmts`` given those bound before."""
+        for stmt in stmts:
+            bound = self.stmt(stmt, bound)
+        return bound
+
+    def stmt(self, stmt: ast.stmt, bound: frozenset | None) -> frozenset | None:
+        """Names certainly bound after one statement."""
+        if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+            return None
+        known = bound if bound is not None else frozenset()  # dead code: assume nothing
+        if isinstance(stmt, ast.If):
+            return _meet(self.block(stmt.body, bound), self.block(stmt.orelse, bound))
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            bound_vars = (target_names(i.optional_vars) for i in stmt.items if i.optional_vars)
+            entered = known | frozenset().union(*bound_vars)
+            self.block(stmt.body, entered)  # the manager may suppress an exception midway
+            return entered - scan(stmt.body).dels
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            self.before[stmt] = known
+        if isinstance(stmt, _LOOPS) or _is_compound(stmt):
+            return self._compound(stmt, known)
+        if isinstance(stmt, ast.Delete):
+            return known - scan([stmt]).dels
+        return known | definite_binds(stmt)
+
+    def _compound(self, stmt: ast.stmt, known: frozenset) -> frozenset:
+        """Loops, ``try`` and ``match``: each part is entered with what is bound before the
+        statement less what any part may delete; nothing is added after it."""
+        kept = known - scan([stmt]).dels
+        for part, extra in _parts(stmt):
+            self.block(part, kept | extra)
+        return kept
+
+
+def _parts(stmt: ast.stmt) -> list[tuple[list[ast.stmt], frozenset]]:
+    """The statement lists of a loop, ``try`` or ``match``, each with the names bound on
+    entering it (a ``for`` body has its target)."""
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return [(stmt.body, frozenset(target_names(stmt.target))), (stmt.orelse, frozenset())]
+    if isinstance(stmt, ast.While):
+        return [(stmt.body, frozenset()), (stmt.orelse, frozenset())]
+    if isinstance(stmt, ast.Match):
+        return [(case.body, frozenset()) for case in stmt.cases]
+    lists = [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
+    return [(part, frozenset()) for part in lists]
+
+
+def _is_compound(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match))
+
+
+def _meet(a: frozenset | None, b: frozenset | None) -> frozenset | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a & b
+
+
+def _reads(node: ast.AST) -> frozenset[str]:
+    return frozenset(scan([node]).reads)

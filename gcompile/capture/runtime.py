@@ -1,0 +1,183 @@
+"""The calls converted loops make, and the slot where a tracer takes them over.
+
+A converted ``for NAME in ITER:`` calls ``for_range`` (for ``range(...)`` and
+``reversed(range(...))``) or ``for_each`` (any other iterable) with:
+
+- ``body(index, *carried) -> tuple``: one iteration. It takes the loop index (or item) and the
+  current values of the carried names, runs the loop body, and returns their new values.
+- ``carried``: a tuple, the values of ``info.carried`` names before the loop, in that order;
+  ``UNDEFINED`` stands for a name unbound at that point (a body that reads one raises
+  UnboundLocalError as Python would, one that assigns it replaces it).
+- ``info``: a ``LoopInfo``, the loop's place in the user's source and its carried names.
+
+Both return the tuple of carried values after the loop, in the order of ``info.carried``. When
+``info.target`` is one of them, the body returns the loop variable's last value in its slot
+(a loop of no iteration leaves the value it had, or UNDEFINED).
+
+Handler protocol. ``handling(handler)`` installs a handler for the current context (thread or
+task); while one is installed the runtime first offers every loop to it:
+
+- ``handler.capture_range(body, start, stop, step, carried, info, reverse)``: ``start``, ``stop``
+  and ``step`` are the objects the user's ``range(...)`` received, untouched (ints, symbolic
+  sizes, traced scalars); an omitted start is ``0`` and an omitted step ``1``. ``reverse`` is
+  True for ``reversed(range(start, stop, step))``.
+- ``handler.capture_each(body, iterable, carried, info)``: ``iterable`` is the evaluated
+  iterable expression, not yet passed to ``iter()``.
+
+Each returns the tuple of carried values after the loop (same length and order as
+``carried``), or ``NotImplemented`` to decline: the runtime then runs the loop as Python would,
+calling ``body`` once per item. A handler that captures a loop must raise what Python would for
+bounds ``range`` rejects (or decline). Loops nested in a captured body call the handler again
+while it is capturing the outer one. With no handler, loops run in Python at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import types
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator
+
+_BUILTINS = {False: (range,), True: (reversed, range)}
+_HANDLER: ContextVar[Any] = ContextVar("gcompile_capture_handler", default=None)
+
+
+class _Undefined:
+    """The value of a carried name that is unbound (the one instance is ``UNDEFINED``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+    def __reduce__(self) -> str:
+        return "UNDEFINED"  # copies and pickles are the instance itself
+
+
+UNDEFINED = _Undefined()
+
+
+@dataclass(frozen=True)
+class LoopInfo:
+    """One converted loop, as the user wrote it.
+
+    Attributes:
+        filename: the user's source file.
+        line: the line of the ``for``; ``end_line`` the last line of its body.
+        target: the loop variable's name.
+        carried: the carried names, in the order of the ``carried`` tuples.
+        source: the text of the ``for`` line, stripped (for messages).
+        kind: ``"range"``, ``"reversed_range"`` or ``"each"``.
+    """
+
+    filename: str
+    line: int
+    end_line: int
+    target: str
+    carried: tuple[str, ...]
+    source: str
+    kind: str
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the ``for`` statement."""
+        return f"{self.filename}:{self.line}"
+
+
+def current_handler() -> Any:
+    """The handler installed for the current context, or None."""
+    return _HANDLER.get()
+
+
+@contextlib.contextmanager
+def handling(handler: Any) -> Iterator[Any]:
+    """Offer the loops run in this block to ``handler`` (None: run them in Python)."""
+    token = _HANDLER.set(handler)
+    try:
+        yield handler
+    finally:
+        _HANDLER.reset(token)
+
+
+def for_range(
+    body: Callable[..., tuple],
+    bounds: tuple,
+    carried: tuple,
+    info: LoopInfo,
+    reverse: bool = False,
+    *,
+    resolved: tuple | None = None,
+) -> tuple:
+    """Run ``for info.target in range(*bounds)`` (reversed when ``reverse``) and return the
+    carried values after it.
+
+    ``resolved``: what the names ``reversed`` and ``range`` (just ``range`` when not
+    ``reverse``) meant where the loop was written; when they are not the builtins, the loop
+    runs in Python over what they return.
+    """
+    if resolved is not None and any(a is not b for a, b in zip(resolved, _BUILTINS[reverse])):
+        iterable = resolved[-1](*bounds)
+        return _run(body, resolved[0](iterable) if reverse else iterable, carried)
+    handler = _HANDLER.get()
+    if handler is not None:
+        start, stop, step = _full_bounds(bounds)
+        result = handler.capture_range(body, start, stop, step, carried, info, reverse)
+        if result is not NotImplemented:
+            return _checked(result, carried, info)
+    iterable = range(*bounds)
+    return _run(body, reversed(iterable) if reverse else iterable, carried)
+
+
+def for_each(body: Callable[..., tuple], iterable: Any, carried: tuple, info: LoopInfo) -> tuple:
+    """Run ``for info.target in iterable`` and return the carried values after it."""
+    handler = _HANDLER.get()
+    if handler is not None:
+        result = handler.capture_each(body, iterable, carried, info)
+        if result is not NotImplemented:
+            return _checked(result, carried, info)
+    return _run(body, iterable, carried)
+
+
+def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
+    """Call ``function(*args, **kwargs)``; while a handler is installed, a plain Python function
+    of ``module`` (the caller's) runs converted, so that its loops are offered too.
+
+    Converted functions make their calls of global or free names through this.
+    """
+    if (
+        _HANDLER.get() is not None
+        and type(function) is types.FunctionType
+        and function.__module__ == module
+    ):
+        from .convert import convert  # convert imports this module
+
+        converted = convert(function)
+        if converted is not None:
+            function = converted.function
+    return function(*args, **kwargs)
+
+
+def _run(body: Callable[..., tuple], iterable: Iterable, carried: tuple) -> tuple:
+    for item in iterable:
+        carried = body(item, *carried)
+    return carried
+
+
+def _full_bounds(bounds: tuple) -> tuple:
+    """``(start, stop, step)`` from the one to three arguments of ``range``."""
+    if len(bounds) == 1:
+        return 0, bounds[0], 1
+    if len(bounds) == 2:
+        return bounds[0], bounds[1], 1
+    return tuple(bounds)
+
+
+def _checked(result: Any, carried: tuple, info: LoopInfo) -> tuple:
+    result = tuple(result)
+    if len(result) != len(carried):
+        raise TypeError(
+            f"the loop handler returned {len(result)} values for the {len(carried)} carried "
+            f"names {info.carried} of the loop at {info.where}"
+        )
+    return result

@@ -1,0 +1,316 @@
+"""The AST rewrite of one function: planned ``for`` loops become runtime calls.
+
+A loop that ``plan.plan_scope`` accepts,
+
+    for i in range(a, b):
+        BODY
+
+becomes a function of one iteration and a call running it (names from ``runtime`` and the
+converter's closure are reserved: ``__gc_rt``, ``__gc_call``, ``__gc_info_N``,
+``__gc_loop_N``, ``_loop_body_N``)::
+
+    def _loop_body_0(i, s, t):          # the target, then the carried names
+        if t is __gc_rt.UNDEFINED:       # an entry check: reading t raises as in Python
+            del t
+        BODY
+        try:                             # an entry-checked name may still be unbound
+            t
+        except NameError:
+            t = __gc_rt.UNDEFINED
+        return (s, t)
+    __gc_loop_0 = ((range,), (a, b))     # evaluated first, as the loop would
+    try:                                 # a carried name perhaps unbound before the loop
+        t
+    except NameError:
+        t = __gc_rt.UNDEFINED
+    (s, t) = __gc_rt.for_range(_loop_body_0, __gc_loop_0[1], (s, t), __gc_info_0, False,
+                               resolved=__gc_loop_0[0])
+    del __gc_loop_0
+    if t is __gc_rt.UNDEFINED:
+        del t
+
+Without names perhaps unbound, the call takes the bounds (or iterable) and ``resolved=(range,)``
+directly. When the target is carried, its slot comes first and the body takes its previous value as
+``__gc_prev`` (unused). Names the body only reads stay free variables of the body function.
+Each body function is a scope of its own, planned and rewritten in turn (nested loops). Every
+generated statement carries the location of the loop's header, so tracebacks point at the
+user's lines. Nested functions, lambdas and classes of the user's code are left as written.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .plan import LoopPlan, plan_scope, range_call
+from .scopes import function_names, parameter_names, target_names
+
+RUNTIME = "__gc_rt"
+CALL = "__gc_call"
+INFO = "__gc_info_"
+BODY = "_loop_body_"
+PREV = "__gc_prev"
+OPERANDS = "__gc_loop_"
+RESERVED_PREFIXES = ("__gc_", BODY)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+@dataclass
+class Rewrite:
+    """What ``rewrite`` did to a function.
+
+    ``loops``: one ``(info name, plan)`` per converted loop, outer loops before the loops
+    nested in them. ``notes``: ``(line, reason)`` per loop left as a Python loop. ``calls``:
+    the names of the calls routed through ``__gc_call``.
+    """
+
+    loops: list[tuple[str, LoopPlan]] = field(default_factory=list)
+    notes: list[tuple[int, str]] = field(default_factory=list)
+    calls: set[str] = field(default_factory=set)
+
+
+def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rewrite:
+    """Rewrite ``function`` in place (see the module docstring).
+
+    ``route_call(name)`` tells whether a call ``name(...)`` of a name that is not local to the
+    function becomes ``__gc_call(name, ...)`` (see ``runtime.call``).
+    """
+    result = Rewrite()
+    local = function_names(function).local | parameter_names(function.args)
+    _Loops(result).scope(function)
+    _keep_local(function, local)
+    _Calls(local, route_call, result.calls).visit_scope(function)
+    return result
+
+
+def _keep_local(function: ast.FunctionDef, local: set[str]) -> None:
+    """Names only loop bodies assigned are no longer bound in ``function``: bind them in code
+    that never runs, so that they stay local there (reading one before the loop raises
+    UnboundLocalError as before instead of finding a global)."""
+    lost = sorted(local - function_names(function).local)
+    if lost:
+        assignments = "\n".join(f"    {name} = None" for name in lost)
+        where = (function.lineno, function.col_offset, function.lineno, function.col_offset)
+        function.body.append(_located(_statement(f"if False:\n{assignments}"), where))
+
+
+def uses_reserved(function: ast.FunctionDef) -> str:
+    """A name of ``function`` that starts with a reserved prefix, or ``""``."""
+    for node in ast.walk(function):
+        for name in _identifiers(node):
+            if name.startswith(RESERVED_PREFIXES):
+                return name
+    return ""
+
+
+def _identifiers(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return list(node.names)
+    if isinstance(node, ast.alias):
+        return [node.asname or node.name.split(".")[0]]
+    return []
+
+
+class _Loops:
+    """Converts the planned loops of one scope, then those of the body functions it makes."""
+
+    def __init__(self, result: Rewrite):
+        self.result = result
+
+    def scope(self, function: ast.FunctionDef) -> None:
+        """Rewrite the loops of ``function``'s own scope."""
+        plans = plan_scope(function)
+        function.body = self.block(function.body, plans)
+
+    def block(self, stmts: list[ast.stmt], plans: dict) -> list[ast.stmt]:
+        """``stmts`` with their planned loops replaced."""
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            plan = plans.get(stmt)
+            if isinstance(plan, LoopPlan):
+                out.extend(self.loop(plan))
+                continue
+            if isinstance(plan, str):
+                self.result.notes.append((stmt.lineno, plan))
+            if not isinstance(stmt, _SCOPES):
+                self._inner_blocks(stmt, plans)
+            out.append(stmt)
+        return out
+
+    def _inner_blocks(self, stmt: ast.stmt, plans: dict) -> None:
+        for name in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(stmt, name, None), list):
+                setattr(stmt, name, self.block(getattr(stmt, name), plans))
+        for part in getattr(stmt, "handlers", []) + getattr(stmt, "cases", []):
+            part.body = self.block(part.body, plans)
+
+    def loop(self, plan: LoopPlan) -> list[ast.stmt]:
+        """The statements replacing one planned loop."""
+        number = len(self.result.loops)
+        info, body = f"{INFO}{number}", f"{BODY}{number}"
+        self.result.loops.append((info, plan))
+        function = _body_function(plan, body)
+        self.scope(function)
+        operands, before, after = _operands(plan), [], []
+        if plan.maybe_unbound:  # evaluate them before binding names to UNDEFINED
+            hold = f"{OPERANDS}{number}"
+            before = [ast.Assign(targets=[_name(hold, ast.Store())], value=_tuple(operands))]
+            operands = [
+                ast.Subscript(_name(hold), ast.Constant(i), ast.Load())
+                for i in range(len(operands))
+            ]
+            after = [ast.Delete([_name(hold, ast.Del())])]
+        before += [_bind_undefined(n) for n in plan.maybe_unbound]
+        after += [_unbind_undefined(n) for n in plan.maybe_unbound]
+        call = _loop_call(plan, body, info, operands)
+        if plan.carried:
+            run = ast.Assign(targets=[_tuple(plan.carried, ast.Store())], value=call)
+        else:
+            run = ast.Expr(call)
+        return [_located(s, _header(plan.node)) for s in [function, *before, run, *after]]
+
+
+def _operands(plan: LoopPlan) -> list[ast.expr]:
+    """What the loop statement evaluates: its iterable, or what ``range`` (and ``reversed``)
+    mean there and the bounds."""
+    if plan.kind == "each":
+        return [plan.node.iter]
+    names = ["reversed", "range"] if plan.kind == "reversed_range" else ["range"]
+    return [_tuple(names), _tuple(list(range_call(plan.node).args))]
+
+
+def _loop_call(plan: LoopPlan, body: str, info: str, operands: list[ast.expr]) -> ast.Call:
+    """``for_each(body, iterable, carried, info)`` or
+    ``for_range(body, bounds, carried, info, reverse, resolved=...)``."""
+    carried = _tuple(list(plan.carried))
+    if plan.kind == "each":
+        return _runtime_call("for_each", [_name(body), operands[0], carried, _name(info)])
+    reverse = ast.Constant(plan.kind == "reversed_range")
+    call = _runtime_call("for_range", [_name(body), operands[1], carried, _name(info), reverse])
+    call.keywords = [ast.keyword("resolved", operands[0])]
+    return call
+
+
+def _body_function(plan: LoopPlan, name: str) -> ast.FunctionDef:
+    """``def name(target, *carried): checks; body; return carried``."""
+    target = plan.node.target.id
+    params = [target] + [PREV if n == target else n for n in plan.carried]
+    checks = [_unbind_undefined(n) for n in plan.entry_checks]
+    rebinds = [_bind_undefined(n) for n in plan.entry_checks]
+    done = ast.Return(_tuple([_name(n) for n in plan.carried]))
+    args = ast.arguments(
+        posonlyargs=[],
+        args=[ast.arg(p) for p in params],
+        kwonlyargs=[],
+        kw_defaults=[],
+        defaults=[],
+    )
+    body = [*checks, *plan.node.body, *rebinds, done]
+    function = ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None)
+    if "type_params" in ast.FunctionDef._fields:
+        function.type_params = []
+    return _located(function, _header(plan.node))
+
+
+def _bind_undefined(name: str) -> ast.stmt:
+    """``try: name / except NameError: name = UNDEFINED``."""
+    return _statement(f"try:\n    {name}\nexcept NameError:\n    {name} = {RUNTIME}.UNDEFINED")
+
+
+def _unbind_undefined(name: str) -> ast.stmt:
+    """``if name is UNDEFINED: del name``."""
+    return _statement(f"if {name} is {RUNTIME}.UNDEFINED:\n    del {name}")
+
+
+def _statement(text: str) -> ast.stmt:
+    """One statement parsed from ``text``, without locations (``_located`` gives them)."""
+    stmt = ast.parse(text).body[0]
+    for node in ast.walk(stmt):
+        for attribute in node._attributes:
+            if hasattr(node, attribute):
+                delattr(node, attribute)
+    return stmt
+
+
+def _runtime_call(function: str, args: list[ast.expr]) -> ast.Call:
+    return ast.Call(ast.Attribute(_name(RUNTIME), function, ast.Load()), args, [])
+
+
+def _name(name: str, ctx: ast.expr_context | None = None) -> ast.Name:
+    return ast.Name(name, ctx or ast.Load())
+
+
+def _tuple(items: list, ctx: ast.expr_context | None = None) -> ast.Tuple:
+    ctx = ctx or ast.Load()
+    elts = [_name(i, ctx) if isinstance(i, str) else i for i in items]
+    return ast.Tuple(elts, ctx)
+
+
+def _header(node: ast.For) -> tuple[int, int, int, int]:
+    """The location of ``for TARGET in ITER`` (not its body)."""
+    return node.lineno, node.col_offset, node.iter.end_lineno, node.iter.end_col_offset
+
+
+def _located(node: ast.AST, where: tuple[int, int, int, int]) -> ast.AST:
+    """``node`` with the location ``where`` given to it and to every node inside it that has
+    none (the generated ones; the user's keep theirs)."""
+    line, col, end_line, end_col = where
+    for child in ast.walk(node):
+        if "lineno" in child._attributes and not hasattr(child, "lineno"):
+            child.lineno, child.col_offset = line, col
+            child.end_lineno, child.end_col_offset = end_line, end_col
+    return node
+
+
+class _Calls(ast.NodeTransformer):
+    """Routes ``name(...)`` calls of non-local names through ``__gc_call`` in the function's
+    own scope and its loop bodies (not in nested user functions, lambdas or classes)."""
+
+    def __init__(self, local: set[str], route: Callable[[str], bool], routed: set[str]):
+        self.shadowed = set(local)
+        self.route = route
+        self.routed = routed
+
+    def visit_scope(self, function: ast.FunctionDef) -> None:
+        """Rewrite the calls of ``function``'s body."""
+        function.body = [self.visit(stmt) for stmt in function.body]
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        """Loop body functions are part of the scope; the user's functions are not entered."""
+        if node.name.startswith(BODY):
+            self.visit_scope(node)
+        return node
+
+    def visit_AsyncFunctionDef(self, node: ast.AST) -> ast.AST:
+        """Nested scopes of the user's code are left as written."""
+        return node
+
+    visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        """``f(...)`` becomes ``__gc_call(f, ...)`` when ``f`` is routed."""
+        self.generic_visit(node)
+        func = node.func
+        if not isinstance(func, ast.Name) or func.id in self.shadowed or not self.route(func.id):
+            return node
+        self.routed.add(func.id)
+        routed = ast.Call(_name(CALL), [func, *node.args], node.keywords)
+        return ast.copy_location(routed, node)
+
+    def _comprehension(self, node: ast.AST) -> ast.AST:
+        bound = set().union(*(target_names(g.target) for g in node.generators))
+        saved, self.shadowed = self.shadowed, self.shadowed | bound
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.shadowed = saved
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension

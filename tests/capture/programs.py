@@ -1,0 +1,258 @@
+"""Functions with loops for the capture tests; each is run original and converted."""
+
+import numpy as np
+
+SCALE = 2
+
+
+def range_one(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+
+def range_two(a, b):
+    s = 1
+    for i in range(a, b):
+        s = s * 3 + i
+    return s
+
+
+def range_three(a, b, c):
+    out = []
+    for i in range(a, b, c):
+        out.append(i)
+    return out, len(out)
+
+
+def reversed_range(a, b, c):
+    s = 0
+    for i in reversed(range(a, b, c)):
+        s = s * 10 + i
+    return s
+
+
+def over_list(items):
+    total = 0.0
+    for x in items:
+        total += x / 2
+    return total
+
+
+def over_array_rows(a):
+    acc = np.zeros(a.shape[1:])
+    for row in a:
+        acc = acc + row * row
+    return acc
+
+
+def nested(n, m):
+    s = 0
+    for i in range(n):
+        t = 0
+        for j in range(i, m):
+            t += i * j
+        s += t
+    return s
+
+
+def carried_array(a, n):
+    x = a.copy()
+    for _ in range(n):
+        x = 0.5 * x + 1.0
+    return x
+
+
+def in_place(a):
+    for i in range(a.shape[0]):
+        a[i] = a[i] * 2 + i
+    return a.sum()
+
+
+def target_after(n):
+    for i in range(n):  # noqa: B007 - read after the loop
+        pass
+    return i
+
+
+def breaks(items):
+    for x in items:
+        if x < 0:
+            break
+    return x
+
+
+def returns_inside(items):
+    for x in items:
+        if x > 2:
+            return x
+    return None
+
+
+def continues(n):
+    s = 0
+    for i in range(n):
+        if i % 2:
+            continue
+        s += i
+    return s
+
+
+def maybe_unbound(n):
+    for i in range(n):
+        if i == 2:
+            last = i
+    return last
+
+
+def read_before_assigned(n):
+    for i in range(n):
+        if i > 0:
+            s = s + i  # noqa: F821 - bound in the first iteration
+        else:
+            s = 0
+    return s
+
+
+def reads_unbound(n):
+    for _ in range(n):
+        t = q + 1  # noqa: F821 - q is bound later: this raises
+    q = 0
+    return t, q
+
+
+def globals_and_closures(n):
+    offset = 3
+
+    def shift(v):
+        return v + offset
+
+    s = 0
+    for i in range(n):
+        s += shift(i) * SCALE
+    return s
+
+
+def make_closure(k):
+    def inner(n):
+        s = 0
+        for i in range(n):
+            s += i * k
+        return s
+
+    return inner
+
+
+def helper_with_loop(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+
+
+def calls_helper(n):
+    return helper_with_loop(n) + helper_with_loop(n + 1)
+
+
+def calls_helper_in_loop(n):
+    s = 0
+    for i in range(n):
+        s += helper_with_loop(i)
+    return s
+
+
+def shadowed_range(n):
+    range = lambda k: [k, k, k]  # noqa: A001
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+
+
+def defaults(n, start=1, *, step=2, scale=1.5):
+    s = 0
+    for i in range(start, n, step):
+        s += i * scale
+    return s
+
+
+def while_inside(n):
+    s = 0
+    for i in range(n):
+        k = i
+        while k > 0:
+            s += k
+            k //= 2
+    return s
+
+
+def conditionals(xs, limit):
+    big = small = 0
+    for x in xs:
+        if x > limit:
+            big += x
+        elif x < -limit:
+            small -= x
+    return big, small
+
+
+def no_loop(x):
+    return x + 1
+
+
+def generator(n):
+    for i in range(n):
+        yield i
+
+
+def uses_exec(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return eval("s")
+
+
+def stays_local(n):
+    try:
+        SCALE  # noqa: B018, F823 - local here: assigned only in the loop below
+        found = "global"
+    except UnboundLocalError:
+        found = "unbound"
+    for i in range(n):
+        SCALE = i  # noqa: F841
+    return found
+
+
+class Base:
+    def total(self, n):
+        return n
+
+
+class Derived(Base):
+    def total(self, n):
+        s = super().total(n)
+        for i in range(n):
+            s += i
+        return s
+
+    def private(self, n):
+        self.__v = 0
+        for i in range(n):
+            self.__v += i
+        return self.__v
+
+
+def iterable_reads_carried(n):
+    for x in [n, u]:  # noqa: F821 - raises: u is unbound when the list is built
+        u = x
+    return u
+
+
+def reused_target(n):
+    s = 0
+    for i in range(n):
+        for i in range(i):  # noqa: B020 - the same name on purpose
+            s += i
+        s += i  # the inner loop's s is read here only by +=
+    return s, i

@@ -1,0 +1,130 @@
+"""What a loop handler receives from converted functions, and what its answers do."""
+
+import numpy as np
+import pytest
+
+from gcompile.capture import UNDEFINED, convert, handling
+
+from . import programs as p
+
+
+class Recorder:
+    """Records every loop offered to it; declines them, runs them itself, or answers
+    ``answer`` (a function of the call's record)."""
+
+    def __init__(self, mode="decline", answer=None):
+        self.mode, self.answer, self.calls = mode, answer, []
+
+    def capture_range(self, body, start, stop, step, carried, info, reverse):
+        self.calls.append(("range", (start, stop, step), reverse, carried, info))
+        items = range(start, stop, step)
+        return self._finish(body, reversed(items) if reverse else items, carried)
+
+    def capture_each(self, body, iterable, carried, info):
+        self.calls.append(("each", iterable, None, carried, info))
+        return self._finish(body, iterable, carried)
+
+    def _finish(self, body, items, carried):
+        if self.mode == "decline":
+            return NotImplemented
+        if self.mode == "answer":
+            return self.answer(self.calls[-1])
+        for item in items:
+            carried = body(item, *carried)
+        return carried
+
+
+def line_of(fn, offset):
+    return fn.__code__.co_firstlineno + offset
+
+
+@pytest.mark.parametrize("mode", ["decline", "run"])
+def test_range_bounds_carried_and_info(mode):
+    fn = convert(p.range_three).function
+    recorder = Recorder(mode)
+    with handling(recorder):
+        assert fn(10, 0, -3) == p.range_three(10, 0, -3)
+    [(kind, bounds, reverse, carried, info)] = recorder.calls
+    assert (kind, bounds, reverse, carried) == ("range", (10, 0, -3), False, ())
+    assert info.line == line_of(p.range_three, 2) and info.kind == "range"
+    assert (info.target, info.carried, info.source) == ("i", (), "for i in range(a, b, c):")
+
+
+@pytest.mark.parametrize("mode", ["decline", "run"])
+def test_omitted_start_and_step_and_reversed(mode):
+    recorder = Recorder(mode)
+    with handling(recorder):
+        assert convert(p.range_one).function(4) == p.range_one(4)
+        assert convert(p.reversed_range).function(1, 7, 2) == p.reversed_range(1, 7, 2)
+    (_, one, rev1, carried1, _), (_, three, rev3, carried3, info) = recorder.calls
+    assert (one, rev1, carried1) == ((0, 4, 1), False, (0,))
+    assert (three, rev3, carried3) == ((1, 7, 2), True, (0,))
+    assert info.kind == "reversed_range" and info.line == line_of(p.reversed_range, 2)
+
+
+@pytest.mark.parametrize("mode", ["decline", "run"])
+def test_each_gets_the_evaluated_iterable(mode):
+    rows = np.arange(6.0).reshape(3, 2)
+    recorder = Recorder(mode)
+    with handling(recorder):
+        np.testing.assert_array_equal(convert(p.over_array_rows).function(rows), [20.0, 35.0])
+    [(kind, iterable, _, carried, info)] = recorder.calls
+    assert kind == "each" and iterable is rows and info.kind == "each"
+    np.testing.assert_array_equal(carried[0], np.zeros(2))
+
+
+def test_answers_set_the_carried_names():
+    fn = convert(p.conditionals).function
+    with handling(Recorder("answer", lambda call: (100, 200))):
+        assert fn([1, 2], 0) == (100, 200)
+    with handling(Recorder("answer", lambda call: (7,))):
+        assert convert(p.target_after).function(0) == 7  # the target's slot
+    with handling(Recorder("answer", lambda call: (1, 2, 3))):
+        with pytest.raises(TypeError, match="returned 3 values for the 2 carried names"):
+            fn([1], 0)
+
+
+def test_unbound_names_arrive_as_undefined_and_stay_unbound():
+    recorder = Recorder("answer", lambda call: call[3])  # changes nothing
+    with handling(recorder):
+        with pytest.raises(UnboundLocalError):
+            convert(p.maybe_unbound).function(5)
+    assert recorder.calls[0][3] == (UNDEFINED,)
+    assert recorder.calls[0][4].carried == ("last",)
+
+
+def test_nested_loops_are_offered_from_the_body():
+    recorder = Recorder("run")
+    with handling(recorder):
+        assert convert(p.nested).function(3, 4) == p.nested(3, 4)
+    lines = [call[4].line for call in recorder.calls]
+    outer, inner = line_of(p.nested, 2), line_of(p.nested, 4)
+    assert lines == [outer, inner, inner, inner]
+    assert [call[1] for call in recorder.calls[1:]] == [(0, 4, 1), (1, 4, 1), (2, 4, 1)]
+
+
+def test_helpers_run_converted_under_a_handler():
+    recorder = Recorder("run")
+    with handling(recorder):
+        assert convert(p.calls_helper).function(3) == p.calls_helper(3)
+    assert [call[4].line for call in recorder.calls] == [line_of(p.helper_with_loop, 2)] * 2
+    recorder = Recorder("run")
+    assert convert(p.calls_helper).function(3) == p.calls_helper(3)  # no handler: as is
+    assert recorder.calls == []
+
+
+def test_shadowed_range_is_not_offered():
+    recorder = Recorder("answer", lambda call: (0,))
+    with handling(recorder):
+        assert convert(p.shadowed_range).function(2) == p.shadowed_range(2)
+    assert recorder.calls == []
+
+
+def test_handler_is_per_context_and_reset():
+    recorder = Recorder("decline")
+    with handling(recorder):
+        with handling(None):
+            convert(p.range_one).function(3)
+        convert(p.range_one).function(3)
+    convert(p.range_one).function(3)
+    assert len(recorder.calls) == 1
