@@ -288,6 +288,7 @@ class CompiledFunction:
             bound.rebuild,
             dynamic=self.options.get("dynamic", True),
             budget=self.options.get("max_graph_nodes", MAX_GRAPH_NODES),
+            loops=self.options.get("loops", True),
         )
         self._stats["traces"] += 1
         timings["trace"] = time.perf_counter() - start
@@ -499,7 +500,7 @@ def compile(
         options: backend and pass options (``fastmath``, ``parallel``, ``parallel_threshold``,
             ``max_kernel_ops``, passes to skip, ``max_graph_nodes``: the compile budget, see
             ``MAX_GRAPH_NODES``; ``max_loop_statements``: the budget of one loop nest's
-            function), and ``dynamic`` (default True: array sizes of
+            function; ``loops``: default True, capture ``for`` loops as loops), and ``dynamic`` (default True: array sizes of
             2 or more are symbolic, so one trace serves every size; False fixes every size).
 
     Returns:
@@ -553,6 +554,7 @@ def trace(
         bound.is_input,
         bound.rebuild,
         dynamic=(options or {}).get("dynamic", True),
+        loops=(options or {}).get("loops", True),
     )
     manager.run_pipeline(graph, stage, options)
     return graph

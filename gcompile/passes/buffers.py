@@ -94,7 +94,7 @@ def _in_place(graph: Graph, base: Node, update: Node) -> str | None:
     if memory.op == "placeholder" and any(_may_refuse(n) for n in graph.nodes):
         return "Python arithmetic may refuse at run time, then eager mode reruns the call"
     others = _old_value_readers(base, update)
-    if any(reader.is_mutation for reader in others):
+    if any(_writes(reader, memory) for reader in others):
         return "another write starts from the same value"
     later = _descendants(update)
     if any(reader in later for reader in others):
@@ -111,6 +111,14 @@ def _old_value_readers(base: Node, update: Node) -> list:
         for reader in memory_readers(base)
         if reader is not update and not (reader.target is ops.WRITEBACK and reader.args[0] is base)
     ]
+
+
+def _writes(node: Node, memory: Node) -> bool:
+    """Whether ``node`` writes into ``memory`` (a kernel storing into another array does not)."""
+    return any(
+        isinstance(node.args[i], Node) and memory_of(node.args[i]) is memory
+        for i in node.written_arguments
+    )
 
 
 def _written_back(placeholder: Node) -> bool:
