@@ -33,38 +33,28 @@ from .complex_parts import ComplexParts
 from .errors import UnsupportedError
 from .ir import ops
 from .ir.alias import alias_chain
-from .ir.control import ForRange
+from .ir.control import ForRange, LoopNote
 from .ir.graph import Graph, Node
 from .ir.meta import TensorMeta, meta_of
-from .ir.shape_env import SymbolicError, trip_count
-from .ir.symbolic import is_expr, prove_nonnegative
+from .ir.shape_env import IndexQuestion, SymbolicError, trip_count
+from .ir.symbolic import free_symbols, is_expr, prove_nonnegative, sym_max, sym_min
 from .symint import SymInt
 
 _WIDENING_ROUNDS = 4  # a carried type settles after one or two iterations (weak -> strong)
+_MAX_PIECES = 4  # a loop's range is split in at most this many pieces (``if i == 0``, ``i < n-1``)
 
 
 class Declined(Exception):
     """The loop cannot be kept rolled; the message says why (shown by ``explain()``)."""
 
 
-@dataclass
-class LoopNote:
-    """What became of one ``for`` loop the tracer met: rolled (a ``for_range`` node) or not."""
+class _Split(Exception):
+    """The body asked a question on its own index whose answer changes at ``points``: the loop
+    runs as one loop per piece of its range."""
 
-    source: str | None
-    rolled: bool
-    reason: str = ""
-    node: str | None = None
-    trips: Any = None
-    carried: tuple = ()
-
-    def text(self) -> str:
-        """One line for ``explain()``."""
-        where = f"{self.source}: " if self.source else ""
-        if not self.rolled:
-            return f"{where}loop unrolled while tracing: {self.reason}"
-        carried = ", ".join(self.carried) or "nothing"
-        return f"{where}loop kept as %{self.node} ({self.trips} trips), carrying {carried}"
+    def __init__(self, points: list, question: str):
+        super().__init__(question)
+        self.points = points
 
 
 @dataclass
@@ -149,7 +139,21 @@ class LoopTracer:
             return int(value)
         raise Declined(f"the range's {what} is not a size or a Python int ({type(value).__name__})")
 
-    def _capture(self, body: Callable, bounds: tuple, carried: tuple, info, source):
+    def _capture(self, body: Callable, bounds: tuple, carried: tuple, info, source, pieces=1):
+        """The loop over ``bounds`` as ``for_range`` nodes: one, or one per piece of its range
+        where the body's answers to questions on its index differ (index-set splitting)."""
+        try:
+            return self._capture_piece(body, bounds, carried, info, source)
+        except _Split as split:
+            if pieces >= _MAX_PIECES or abs(bounds[2]) != 1:
+                raise Declined(f"a question about the loop index changes from trip to trip: {split}")
+            where = ", ".join(str(point) for point in split.points)
+            self.notes.append(LoopNote(source, True, reason=f"range split at {where}: {split}"))
+            for part in _pieces(bounds, split.points):
+                carried = self._capture(body, part, carried, info, source, pieces + 1)
+            return carried
+
+    def _capture_piece(self, body: Callable, bounds: tuple, carried: tuple, info, source):
         start, stop, step = bounds
         trips = trip_count(start, stop, step)
         if prove_nonnegative(-trips) is True:  # the loop never runs
@@ -197,6 +201,15 @@ class LoopTracer:
             if len(results) != len(inits):
                 raise Declined("the loop body returned a different number of carried values")
             outputs = [_output(tracer, value, name) for value, name in zip(results, names)]
+        except IndexQuestion as question:
+            if index not in free_symbols(question.expr):
+                raise  # a question on an enclosing loop's index: that loop splits
+            point = _change_point(question, index)
+            if point is None:
+                raise Declined(
+                    f"a question about the loop index has no answer for every trip: {question}"
+                ) from None
+            raise _Split(point, str(question)) from None
         except SymbolicError as error:
             raise Declined(
                 f"a question about the loop index has no answer for every trip: {error}"
@@ -258,6 +271,34 @@ class LoopTracer:
         if not isinstance(init, Node):
             return meta.dtype.type(init)
         return self.tracer.call(ops.ASTYPE, self.tracer.wrap(init), dtype=meta.dtype)._node
+
+
+def _change_point(question: IndexQuestion, index) -> list | None:
+    """Where the answer to ``question`` changes along ``index``, ascending: the first index
+    value of each new piece (``k < n - 1``: ``[n - 1]``; ``k == 0``: ``[0, 1]``); None unless
+    the question is ``±index + rest`` with ``rest`` free of ``index``."""
+    expr = question.expr
+    terms = dict(expr.terms) if hasattr(expr, "terms") else {expr: 1}
+    coefficient = terms.get(index, 0)
+    rest = expr - coefficient * index
+    if coefficient not in (1, -1) or index in free_symbols(rest):
+        return None
+    at = -rest if coefficient == 1 else rest  # where ``expr`` is 0
+    if question.kind == "==":
+        return [at, at + 1]
+    return [at] if coefficient == 1 else [at + 1]  # index >= at, or index <= at
+
+
+def _pieces(bounds: tuple, points: list) -> list:
+    """``bounds`` (step 1 or -1) cut where the index reaches each of ``points`` (clamped to
+    the range); a loop going down meets them in the opposite order."""
+    start, stop, step = bounds
+    if step == 1:
+        cuts = [sym_min(sym_max(point, start), stop) for point in points]
+    else:  # first the indices >= the last point, going down
+        cuts = [sym_min(sym_max(point - 1, stop), start) for point in reversed(points)]
+    ends = [start, *cuts, stop]
+    return [(ends[i], ends[i + 1], step) for i in range(len(ends) - 1)]
 
 
 def _source_of(info) -> str | None:

@@ -37,7 +37,8 @@ from .ir.meta import TensorMeta, broadcast_shapes, meta_of, unsupported_dtype_re
 from .ir.pytree import TreeSpec, flatten
 from .ir.shape_env import SIZE_LOW, decide, using
 from .ir.symbolic import is_expr
-from .loop_tracing import LoopNote, LoopTracer
+from .ir.control import LoopNote
+from .loop_tracing import LoopTracer
 from .symint import SymInt, unwrap
 
 _GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

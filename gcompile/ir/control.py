@@ -31,6 +31,7 @@ its output is that array, written (``written_arguments``, ``output_argument``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -115,3 +116,23 @@ class ForRange(SubgraphOp):
 def _private(value):
     """A carried array the body may write in place: the loop's own copy."""
     return np.array(value, copy=True) if isinstance(value, np.ndarray) else value
+
+
+@dataclass
+class LoopNote:
+    """What became of one ``for`` loop the tracer met: rolled (a ``for_range`` node) or not."""
+
+    source: str | None
+    rolled: bool
+    reason: str = ""
+    node: str | None = None
+    trips: Any = None
+    carried: tuple = ()
+
+    def text(self) -> str:
+        """One line for ``explain()``."""
+        where = f"{self.source}: " if self.source else ""
+        if not self.rolled:
+            return f"{where}loop unrolled while tracing: {self.reason}"
+        carried = ", ".join(self.carried) or "nothing"
+        return f"{where}loop kept as %{self.node} ({self.trips} trips), carrying {carried}"

@@ -64,6 +64,15 @@ class SymbolicError(Exception):
     """A question about symbolic sizes that could not be answered (no proof, no hint)."""
 
 
+class IndexQuestion(SymbolicError):
+    """A question on loop indices whose answer changes from trip to trip: ``expr == 0`` or
+    ``expr >= 0`` (``kind``). A loop may split its range where the answer changes."""
+
+    def __init__(self, message: str, kind: str, expr):
+        super().__init__(message)
+        self.kind, self.expr = kind, expr
+
+
 @dataclass(frozen=True)
 class Guard:
     """A decision a trace took on its sizes: ``lhs relation rhs`` was ``holds`` at the hints.
@@ -200,7 +209,7 @@ class ShapeEnv:
         elif self._always_nonnegative(expr, reason) and self._always_nonnegative(-expr, reason):
             return True
         names = ", ".join(sorted(s.name for s in free_symbols(expr) if s in self.loops))
-        raise SymbolicError(f"{question} ({reason}) depends on the loop index {names}")
+        raise IndexQuestion(f"{question} ({reason}) depends on the loop index {names}", kind, expr)
 
     def _always_nonnegative(self, expr, reason: str) -> bool:
         """Whether ``expr >= 0`` on every trip: its worst case over the loop indices, a

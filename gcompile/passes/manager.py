@@ -3,7 +3,7 @@
 The pipeline is a flat list of named steps (like tinygrad's ``full_rewrite_to_sink``):
 
     CLEANUP  = [constant_fold, simplify, cse, dce]     repeated until nothing changes
-    OPTIMIZE = [functionalize, vector_products] + CLEANUP   stage "optimized"
+    OPTIMIZE = [unroll_loops, functionalize, vector_products] + CLEANUP   stage "optimized"
     FUSE     = [fuse, assign_buffers]                  stage "fused"
 
 Each pass runs on the graph and then on every graph nested in it (``ir/subgraph.py:
@@ -39,6 +39,7 @@ from .functionalize import functionalize
 from .fuse import MAX_KERNEL_OPS, fuse
 from .products import vector_products
 from .simplify import simplify
+from .unroll import unroll_loops
 
 Pass = Callable[[Graph], bool]
 
@@ -49,6 +50,7 @@ CLEANUP: list[tuple[str, Pass]] = [
     ("dce", dce),
 ]
 OPTIMIZE: list[tuple[str, Pass]] = [
+    ("unroll_loops", unroll_loops),
     ("functionalize", functionalize),
     ("vector_products", vector_products),
     *CLEANUP,
