@@ -194,7 +194,8 @@ class CompiledFunction:
             try:
                 entry.graph = self._trace(bound, entry.timings)
                 _log("graph", lambda: f"traced {entry.graph}")
-                records = manager.run_pipeline(entry.graph, "fused", self.options, dump)
+                options = {**self.options, "backend": self.backend}
+                records = manager.run_pipeline(entry.graph, "fused", options, dump)
                 for record in records:
                     key = f"pass {record.name}"
                     entry.timings[key] = entry.timings.get(key, 0.0) + record.seconds

@@ -466,6 +466,7 @@ class Tracer:
         self.graph = Graph(name)
         self.budget = budget  # most operations recorded before the trace is refused
         self.recorded = 0
+        self.unconverted: list = []  # LoopNotes of the loops capture left to Python
         self.graph.shape_env.locate = user_source
         self.dynamic = dynamic  # array sizes of 2 or more are symbols (else every size is fixed)
         self._constants: dict[int, tuple[Any, Node]] = {}
@@ -584,7 +585,7 @@ class Tracer:
 
     def _over_budget(self) -> None:
         """Refuse a trace grown past the budget, naming the loops that were unrolled."""
-        unrolled = [n for n in self.loops.notes if not n.rolled]
+        unrolled = self.unconverted + [n for n in self.loops.notes if not n.rolled]
         hint = "; ".join(f"the loop at {n.source} was unrolled: {n.reason}" for n in unrolled[:3])
         self.refuse(
             "a function too large to compile",
@@ -1141,6 +1142,7 @@ def trace(
         for (path, value), flag in zip(leaves, is_input)
     ]
     function = fn if converted is None else converted.function
+    tracer.unconverted = _unconverted(fn, converted, why)
     with tracing(tracer), using(tracer.graph.shape_env), capture.handling(tracer.loops):
         args, kwargs = rebuild(values)
         args = tuple(convertible_sequences(v) for v in args)
@@ -1153,7 +1155,7 @@ def trace(
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
         outputs = [tracer_output(tracer, value, where) for _, value in out_leaves]
     tracer.graph.output(tuple(outputs), out_spec)
-    tracer.graph.loop_notes = tracer.loops.notes + _unconverted(fn, converted, why)
+    tracer.graph.loop_notes = tracer.loops.notes + tracer.unconverted
     env = tracer.graph.shape_env
     if env.replacements:  # sizes recorded before an equality was learned take its form
         tracer.graph.substitute_sizes(env.simplify)

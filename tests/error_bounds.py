@@ -41,8 +41,9 @@ def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
     ``fn``'s result and arguments: a float64 array (or scalar) per float leaf, ``nan`` where
     no bound is known. ``graph``: ``fn``'s traced graph for these arguments, if the caller
     has it."""
-    if graph is None or graph.shape_env.symbols:  # (bounds are per element: fixed sizes)
-        graph = trace(fn, *args, options={"dynamic": False}, **kwargs)
+    if graph is None or graph.shape_env.symbols or graph.shape_env.loops:
+        # bounds are per element: fixed sizes, loops unrolled
+        graph = trace(fn, *args, options={"dynamic": False, "loops": False}, **kwargs)
     call = ArgumentBinder(fn).bind(copy_inputs(args), copy_inputs(kwargs))
     values: dict = {}
     errors: dict = {}

@@ -43,8 +43,10 @@ from typing import Any, Callable, Iterator
 
 from .symbolic import (
     Expr,
+    FloorDiv,
     Max,
     Min,
+    Sum,
     Symbol,
     evaluate,
     free_symbols,
@@ -307,15 +309,36 @@ class ShapeEnv:
 
 def _worst_case(expr, loops: list):
     """``expr`` with each loop index (``loops``: innermost first) replaced by the end of its
-    interval that makes ``expr`` least; None when an index is not a plain term of ``expr``."""
+    interval that makes ``expr`` least; None when ``expr`` is not monotone in an index (an index
+    may appear as a plain term and inside floor divisions, ``k // 3``, all in one direction)."""
     for symbol in loops:
         if expr is None or symbol not in free_symbols(expr):
             continue
-        coefficient = _linear_coefficient(expr, symbol)
-        if coefficient == 0 or symbol in free_symbols(expr - coefficient * symbol):
+        direction = _direction(expr, symbol)
+        if direction is None:
             return None
-        expr = substitute(expr, {symbol: symbol.lo if coefficient > 0 else symbol.hi})
+        expr = substitute(expr, {symbol: symbol.lo if direction > 0 else symbol.hi})
     return expr
+
+
+def _direction(expr, symbol: Symbol) -> int | None:
+    """+1 or -1 when ``expr`` grows (or shrinks) with ``symbol``, None when it is not monotone
+    in it by the terms' form."""
+    terms = dict(expr.terms) if isinstance(expr, Sum) else {expr: 1}
+    signs = set()
+    for term, coefficient in terms.items():
+        if symbol not in free_symbols(term):
+            continue
+        if term == symbol:
+            signs.add(1 if coefficient > 0 else -1)
+        elif isinstance(term, FloorDiv) and _linear_coefficient(term.num, symbol) != 0:
+            inner = term.num - _linear_coefficient(term.num, symbol) * symbol
+            if symbol in free_symbols(inner):
+                return None
+            signs.add(1 if coefficient * _linear_coefficient(term.num, symbol) > 0 else -1)
+        else:
+            return None
+    return signs.pop() if len(signs) == 1 else None
 
 
 def trip_count(start, stop, step: int):

@@ -58,7 +58,10 @@ OPTIMIZE: list[tuple[str, Pass]] = [
 FUSE: list[tuple[str, Pass]] = [("fuse", fuse), ("assign_buffers", assign_buffers)]
 PASS_NAMES = tuple(name for name, _ in OPTIMIZE + FUSE)
 STAGES = ("traced", "optimized", "fused")
-REQUIRED = ("functionalize",)  # backends rely on a graph without in-place setitem nodes
+REQUIRED = ("functionalize",)
+# Lowerings for generated code, not for the interpreter (which runs NumPy's own ops exactly):
+# a vector product as a fused sum sums in another (valid) order than BLAS.
+GENERATED_CODE_ONLY = ("vector_products",)  # backends rely on a graph without in-place setitem nodes
 
 _MAX_ROUNDS = 8
 
@@ -105,6 +108,8 @@ def select(steps: list[tuple[str, Pass]], options: dict | None) -> list[tuple[st
     for name in REQUIRED:
         if name in disabled or (wanted is not None and name not in wanted):
             raise ValueError(f"the {name!r} pass cannot be disabled: backends need its result")
+    if options.get("backend", "numba") != "numba":
+        disabled |= set(GENERATED_CODE_ONLY)
     return [(n, p) for n, p in steps if (wanted is None or n in wanted) and n not in disabled]
 
 

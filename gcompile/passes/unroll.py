@@ -15,11 +15,11 @@ the functionalization and buffer assignment that follow remove copies nothing ne
 from __future__ import annotations
 
 from ..ir import ops
-from ..ir.graph import Graph, Node, map_arg
-from ..ir.shape_env import map_symbolic
-from ..ir.subgraph import subgraphs_of
-from ..ir.symbolic import is_expr, substitute
 from ..ir.control import ForRange, LoopNote
+from ..ir.graph import Graph, Node, map_arg
+from ..ir.shape_env import map_symbolic, trip_count
+from ..ir.subgraph import subgraphs_of
+from ..ir.symbolic import is_expr, prove_eq, substitute
 
 MAX_UNROLLED_OPS = 64  # trips x body ops of a loop unrolled
 
@@ -48,19 +48,21 @@ def _size(node: Node) -> int:
     return sum(1 for n in node.target.body.nodes if n.op in ("call", "constant"))
 
 
-def _small_trip_count(node: Node) -> range | None:
+def _small_trip_count(node: Node) -> range | list | None:
     """The index values of a loop to unroll, or None to keep it."""
     bounds = [node.kwargs[key] for key in ("start", "stop", "step")]
     body = node.target.body
-    if any(is_expr(b) for b in bounds) or any(subgraphs_of(n) for n in body.nodes):
+    if any(subgraphs_of(n) for n in body.nodes):
         return None
+    if any(is_expr(b) for b in bounds):  # one trip, at a symbolic index (a piece of a split)
+        return [bounds[0]] if prove_eq(trip_count(*bounds), 1) is True else None
     trips = range(*bounds)
     if len(trips) <= 1 or len(trips) * _size(node) <= MAX_UNROLLED_OPS:
         return trips
     return None
 
 
-def _inline(graph: Graph, node: Node, trips: range) -> None:
+def _inline(graph: Graph, node: Node, trips) -> None:
     """Replace ``node`` by its body once per index value."""
     loop: ForRange = node.target
     body = loop.body

@@ -1,0 +1,271 @@
+"""Loops as loops: ``for`` loops captured as ``for_range`` nodes, compiled into one Numba
+function per loop nest, checked against eager NumPy (results and arguments written in place),
+with the graph's size independent of the trip count and one trace for every size."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.ir.control import ForRange
+from gcompile.ir.subgraph import walk
+
+from .support import check
+
+RNG = np.random.default_rng(7)
+
+
+def _loops(graph) -> list:
+    return [v.node for v in walk(graph) if v.node.op == "call" and isinstance(v.node.target, ForRange)]
+
+
+# -- programs -------------------------------------------------------------------------------------
+
+
+def crout_lu(A):
+    n = A.shape[0]
+    for k in range(n):
+        for i in range(k + 1, n):
+            A[i, k] /= A[k, k]
+            A[i, k + 1 :] -= A[i, k] * A[k, k + 1 :]
+    return A
+
+
+def lower_solve(L, b):
+    n = L.shape[0]
+    x = np.empty(n)
+    for i in range(n):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def upper_solve_in_place(U, b):
+    n = U.shape[0]
+    for i in range(n - 1, -1, -1):
+        b[i] = (b[i] - np.dot(U[i, i + 1 :], b[i + 1 :])) / U[i, i]
+
+
+def running_max(x):
+    best = x[0]
+    for i in range(1, x.shape[0]):
+        best = np.maximum(best, x[i])
+    return best
+
+
+def decay(x, alpha):
+    acc = 0.0
+    for v in x:
+        acc = alpha * acc + v
+    return acc
+
+
+def smooth_rows(img, passes):
+    out = img.copy()
+    for _ in range(passes):
+        out[:, 1:-1] = 0.25 * out[:, :-2] + 0.5 * out[:, 1:-1] + 0.25 * out[:, 2:]
+    return out
+
+
+def first_and_last(x):
+    y = np.zeros_like(x)
+    n = x.shape[0]
+    for i in range(n):
+        if i == 0:
+            y[i] = x[i]
+        elif i == n - 1:
+            y[i] = -x[i]
+        else:
+            y[i] = x[i - 1] + x[i + 1]
+    return y
+
+
+def reversed_prefix(x):
+    total = np.float32(0)
+    for i in reversed(range(x.shape[0])):
+        total = total + x[i]
+        x[i] = total
+    return x
+
+
+def counts(a):
+    hits = 0
+    for i in range(a.shape[0]):
+        hits = hits + a[i]
+    return hits
+
+
+def empty_and_single(x):
+    s = 1.0
+    for i in range(3, 3):
+        s = s * x[i]
+    for i in range(2, 3):
+        s = s + x[i]
+    return s
+
+
+def stepped(x):
+    out = np.zeros(x.shape[0] // 3 + 1)
+    for i in range(0, x.shape[0], 3):
+        out[i // 3] = x[i]
+    return out
+
+
+def _scale_row(A, i, c):
+    for j in range(A.shape[1]):
+        A[i, j] *= c
+
+
+def with_helper(A):
+    for i in range(A.shape[0]):
+        _scale_row(A, i, 2.0)
+    return A
+
+
+def python_list_loop(x):
+    for c in [1.0, 2.0, 3.0]:
+        x = x * c
+    return x
+
+
+PROGRAMS = {
+    "crout_lu": (crout_lu, lambda n: (RNG.random((n, n)) + n * np.eye(n),)),
+    "lower_solve": (lower_solve, lambda n: (np.tril(RNG.random((n, n))) + n * np.eye(n), RNG.random(n))),
+    "upper_solve_in_place": (
+        upper_solve_in_place,
+        lambda n: (np.triu(RNG.random((n, n))) + n * np.eye(n), RNG.random(n)),
+    ),
+    "running_max": (running_max, lambda n: (RNG.random(n),)),
+    "decay": (decay, lambda n: (RNG.random(n), 0.9)),
+    "smooth_rows": (smooth_rows, lambda n: (RNG.random((n, n + 3)), 90)),
+    "first_and_last": (first_and_last, lambda n: (RNG.random(n),)),
+    "reversed_prefix": (reversed_prefix, lambda n: (RNG.random(n).astype(np.float32),)),
+    "counts": (counts, lambda n: (RNG.integers(0, 5, n).astype(np.int32),)),
+    "empty_and_single": (empty_and_single, lambda n: (RNG.random(n),)),
+    "stepped": (stepped, lambda n: (RNG.random(n),)),
+    "with_helper": (with_helper, lambda n: (RNG.random((n, 4)),)),
+    "python_list_loop": (python_list_loop, lambda n: (RNG.random(n),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("n", [5, 40])
+def test_loop_programs_match_eager(name, n):
+    fn, make = PROGRAMS[name]
+    check(fn, *make(n))
+
+
+@pytest.mark.parametrize("name", sorted(set(PROGRAMS) - {"python_list_loop", "empty_and_single"}))
+def test_loops_stay_loops_and_compile_to_one_numba_function(name):
+    fn, make = PROGRAMS[name]
+    compiled = gcompile.compile(fn, fullgraph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no loop left to the interpreter
+        compiled(*make(30))
+    assert _loops(compiled.entries[-1].graph), "the loop was unrolled"
+    assert "# loop for_range" in compiled.code
+    assert "runs in the interpreter" not in compiled.code
+
+
+def test_one_trace_for_every_size():
+    compiled = gcompile.compile(crout_lu)
+    for n in (6, 17, 40):
+        A = RNG.random((n, n)) + n * np.eye(n)
+        expected = crout_lu(A.copy())
+        np.testing.assert_allclose(compiled(A), expected, rtol=1e-12)
+    assert compiled.stats["traces"] == 1
+
+
+def test_graph_size_does_not_grow_with_the_trip_count():
+    def sizes(steps):
+        graph = gcompile.trace(smooth_rows, RNG.random((8, 8)), steps, stage="fused")
+        return len(str(graph).splitlines())
+
+    assert sizes(200) == sizes(2000)
+
+
+def test_small_fixed_loops_are_unrolled_by_a_pass():
+    graph = gcompile.trace(smooth_rows, RNG.random((8, 8)), 3)
+    assert _loops(graph), "the tracer keeps the loop"
+    optimized = gcompile.trace(smooth_rows, RNG.random((8, 8)), 3, stage="optimized")
+    assert not _loops(optimized)
+    notes = [n.reason for n in optimized.loop_notes if not n.rolled]
+    assert any("unroll_loops" in reason for reason in notes)
+
+
+def test_a_question_on_the_index_splits_the_range():
+    graph = gcompile.trace(first_and_last, RNG.random(9), stage="optimized")
+    starts = sorted(str(node.kwargs["start"]) for node in _loops(graph))
+    assert starts == ["1"]  # i == 0 and i == n - 1 unrolled, one loop over 1..n-2 left
+    assert check(first_and_last, np.arange(9.0)) is not None
+
+
+def test_out_of_bounds_index_raises_index_error_like_numpy():
+    def shift(x):
+        y = np.empty_like(x)
+        for i in range(x.shape[0]):
+            y[i] = x[i + 1]
+        return y
+
+    compiled = gcompile.compile(shift)
+    with pytest.raises(IndexError), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled(np.arange(5.0))
+
+
+def test_loops_left_to_python_are_explained():
+    def early_exit(x, limit):
+        total = 0.0
+        for i in range(x.shape[0]):
+            if i >= limit:
+                break
+            total += x[i]
+        return total
+
+    report = gcompile.explain(early_exit, np.arange(4.0), 2)
+    text = str(report)
+    assert "== loops" in text and "unrolled in Python" in text and "break" in text
+
+
+def test_explain_lists_rolled_loops_with_index_and_carried_values():
+    text = str(gcompile.explain(decay, RNG.random(10), 0.5))
+    assert "rolled, index k0 in [0, s0-1], s0 trips" in text
+    assert "carried: acc (by value)" in text
+    assert "== symbols" in text and "s0  x.shape[0]" in text
+
+
+def test_drawing_has_a_back_edge_per_carried_value():
+    graph = gcompile.trace(decay, RNG.random(10), 0.5)
+    dot = graph.to_dot() if hasattr(graph, "to_dot") else gcompile.tools.dot.to_dot(graph)
+    assert 'label=<<font point-size="8">next</font>>' in dot
+
+
+def test_a_trace_past_the_budget_runs_eagerly_naming_the_unrolled_loop():
+    def early_exit_sum(x):
+        total = 0.0
+        for i in range(x.shape[0]):
+            if i < 0:
+                break
+            total = total + x[i]
+        return total
+
+    compiled = gcompile.compile(early_exit_sum, options={"max_graph_nodes": 500})
+    x = RNG.random(2000)
+    with pytest.warns(gcompile.GcompileWarning, match="too large to compile"):
+        assert compiled(x) == early_exit_sum(x)
+    assert "unrolled" in compiled.refusals[-1].hint
+
+
+def test_a_loop_body_past_the_statement_budget_is_refused_with_its_line():
+    compiled = gcompile.compile(crout_lu, options={"max_loop_statements": 3})
+    A = RNG.random((6, 6)) + 6 * np.eye(6)
+    with pytest.warns(gcompile.GcompileWarning, match="a loop too large to compile"):
+        compiled(A.copy())
+    assert "test_loops.py" in compiled.refusals[-1].detail
+
+
+def test_loops_option_off_unrolls_as_before():
+    graph = gcompile.trace(decay, RNG.random(6), 0.5, options={"loops": False})
+    assert not _loops(graph)
