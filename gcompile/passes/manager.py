@@ -3,7 +3,8 @@
 The pipeline is a flat list of named steps (like tinygrad's ``full_rewrite_to_sink``):
 
     CLEANUP  = [constant_fold, simplify, cse, dce]     repeated until nothing changes
-    OPTIMIZE = [unroll_loops, functionalize, vector_products] + CLEANUP   stage "optimized"
+    OPTIMIZE = [unroll_loops, functionalize]              once, then to a fixpoint:
+               [vector_products, hoist_invariants] + CLEANUP  stage "optimized"
     FUSE     = [fuse, assign_buffers]                  stage "fused"
 
 Each pass runs on the graph and then on every graph nested in it (``ir/subgraph.py:
@@ -37,6 +38,7 @@ from .cse import cse
 from .dce import dce
 from .functionalize import functionalize
 from .fuse import MAX_KERNEL_OPS, fuse
+from .hoist import hoist_invariants
 from .products import vector_products
 from .simplify import simplify
 from .unroll import unroll_loops
@@ -53,8 +55,10 @@ OPTIMIZE: list[tuple[str, Pass]] = [
     ("unroll_loops", unroll_loops),
     ("functionalize", functionalize),
     ("vector_products", vector_products),
+    ("hoist_invariants", hoist_invariants),
     *CLEANUP,
 ]
+_ONCE = ("unroll_loops", "functionalize")  # the rest of OPTIMIZE repeats to a fixpoint
 FUSE: list[tuple[str, Pass]] = [("fuse", fuse), ("assign_buffers", assign_buffers)]
 PASS_NAMES = tuple(name for name, _ in OPTIMIZE + FUSE)
 STAGES = ("traced", "optimized", "fused")
@@ -190,8 +194,10 @@ def optimize(
     """Functionalize and clean up ``graph`` in place (stage "optimized"); returns the pass records."""
     records = [] if records is None else records
     steps = select(OPTIMIZE, options)
-    PassManager(steps[:1], records=records, dump_dir=dump_dir).run(graph)
-    PassManager(steps[1:], repeat=True, records=records, dump_dir=dump_dir).run(graph)
+    once = [step for step in steps if step[0] in _ONCE]
+    repeated = [step for step in steps if step[0] not in _ONCE]
+    PassManager(once, records=records, dump_dir=dump_dir).run(graph)
+    PassManager(repeated, repeat=True, records=records, dump_dir=dump_dir).run(graph)
     return records
 
 
