@@ -120,3 +120,59 @@ def test_floyd_warshall_and_conv2d():
     h, w = image.shape[0] - k + 1, image.shape[1] - k + 1
     expected = sum(image[a : a + h, b : b + w] * weights[a, b] for a in range(k) for b in range(k))
     np.testing.assert_allclose(_run(BY_NAME["conv2d"], (image, weights))[0], expected, rtol=1e-12)
+
+
+# -- the harness, bench/loop_bench.py: its helpers and a tiny run, no Pythran build, no gcompile --
+
+
+def test_agreement_counts_in_place_updates_and_mismatches():
+    from bench.loop_measure import observed, relative_error
+
+    a, b = np.ones(3), np.zeros(2)
+    produced = observed(None, (a, 2.0, b))
+    assert [x.shape for x in produced] == [(3,), (2,)]  # the updated arguments, scalars left out
+    assert relative_error(produced, [np.ones(3), np.zeros(2)]) == 0.0
+    assert relative_error(produced, [np.ones(3), np.full(2, 0.5)]) == 0.5 / 0.5
+    assert relative_error(produced, [np.ones(3)]) == np.inf
+    assert relative_error([np.full(3, np.nan)], [np.ones(3)]) == np.inf
+
+
+def test_every_timed_call_gets_fresh_inputs():
+    from bench.loop_measure import timed_rounds
+
+    def destructive(x):
+        assert np.all(x == 1.0), "a timed call saw a previous call's update"
+        x *= 2.0
+
+    times = timed_rounds({"a": destructive, "b": destructive}, (np.ones(4),), rounds=5)
+    assert set(times) == {"a", "b"} and all(t > 0 for t in times.values())
+
+
+def test_pythran_module_source_and_cache_key():
+    from bench import pythran_build
+
+    lu = BY_NAME["lu"]
+    source = pythran_build.module_source(lu)
+    assert source.startswith("#pythran export lu(float64[:,:])\n")
+    assert "def lu(A):" in source
+    other = pythran_build.build_directory(BY_NAME["cholesky"])
+    assert pythran_build.build_directory(lu) != other
+    assert pythran_build.build_directory(lu).name.startswith("lu-")
+
+
+def test_harness_tiny_run_writes_table_and_json(tmp_path):
+    import json
+
+    from bench import loop_bench
+
+    out, results = tmp_path / "out.json", tmp_path / "results.md"
+    argv = ["--size", "tiny", "--programs", "exponential_moving_average", "--quick"]
+    argv += ["--no-pythran", "--no-gcompile", "--json", str(out), "--results", str(results)]
+    loop_bench.main(argv)
+    figures = json.loads(out.read_text())
+    (row,) = figures["rows"]
+    assert row["program"] == "exponential_moving_average" and row["size"] == "tiny"
+    assert row["variants"]["numba"]["correct"] and row["variants"]["numba"]["speedup"] > 0
+    text = results.read_text()
+    assert text.startswith("<!-- loops:start -->") and "<!-- loops:end -->" in text
+    assert "| exponential_moving_average | tiny |" in text and "| yes |" in text
