@@ -73,6 +73,7 @@ from bench.loop_measure import (  # noqa: E402
 )
 from bench.loop_programs import PROGRAMS, SIZES, Program  # noqa: E402
 from bench.run import write_section  # noqa: E402
+from bench.vector_math import cpu_pressure  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
 VARIANTS = ("numba", "pythran", "gcompile")
@@ -215,16 +216,17 @@ def describe_inputs(program: Program, args: tuple) -> str:
 # -- the report -------------------------------------------------------------------------------------
 
 
-def speedup_cell(row: Row, variant: str, notes: list[str]) -> str:
+def speedup_cell(row: Row, variant: str, notes: dict[str, list[str]]) -> str:
     """``1.23x`` (``**wrong**`` when it disagrees with NumPy), or the failure's kind with a
-    numbered note below the table."""
+    numbered note below the table (one note per distinct failure, naming its programs)."""
     outcome = row.outcomes[variant]
     ratio = row.speedup(variant)
     if ratio is not None and not outcome.failure:
         return f"{ratio:.2f}x" + ("" if outcome.correct else " **wrong**")
-    notes.append(f"{HEADINGS[variant]} on {row.program} ({row.size}): {outcome.failure}")
+    programs = notes.setdefault(f"{HEADINGS[variant]}: {outcome.failure}", [])
+    programs.append(f"{row.program} ({row.size})")
     kind = outcome.failure.split(":")[0].split(" (")[0]
-    return f"{kind} [{len(notes)}]"
+    return f"{kind} [{list(notes).index(f'{HEADINGS[variant]}: {outcome.failure}') + 1}]"
 
 
 def first_calls_cell(row: Row, variants: tuple) -> str:
@@ -271,14 +273,15 @@ def table(rows: list[Row], variants: tuple) -> list[str]:
     header = ["program", "size", "NumPy ms", *(f"{n} x" for n in names)]
     header += [f"first call s ({' / '.join(names)})", "correct?"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    notes: list[str] = []
+    notes: dict[str, list[str]] = {}
     for row in rows:
         cells = [row.program, row.size, f"{row.numpy_seconds * 1e3:.3g}"]
         cells += [speedup_cell(row, v, notes) for v in variants]
         cells += [first_calls_cell(row, variants), correct_cell(row, variants)]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     lines += geomean_lines(rows, variants) if variants else []
-    return lines + [""] + [f"[{i}] {n}  " for i, n in enumerate(notes, 1)]
+    footnotes = [f"[{i}] {n}: {', '.join(p)}  " for i, (n, p) in enumerate(notes.items(), 1)]
+    return lines + [""] + footnotes
 
 
 def versions(variants: tuple) -> str:
@@ -319,7 +322,8 @@ def report(rows: list[Row], options: Options, command: str, notes: list[str]) ->
         "## Loop programs: `bench/loop_bench.py`",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M')} on {os.cpu_count()} cores, "
-        f"{versions(options.variants)}, with `{command}`.",
+        f"{versions(options.variants)}, with `{command}`; CPU pressure (share of the last "
+        f"minute some task waited for a core) at the end: {cpu_pressure()}.",
         "",
         "Each program (bench/loop_programs.py) is one NumPy source with Python loops, run by "
         "every variant: "
@@ -398,7 +402,7 @@ def chosen_variants(args: argparse.Namespace, notes: list[str]) -> tuple:
 
 
 def progress_line(row: Row) -> str:
-    cells = [f"{v} {speedup_cell(row, v, [])}" for v in row.outcomes]
+    cells = [f"{v} {row.outcomes[v].failure or speedup_cell(row, v, {})}" for v in row.outcomes]
     return f"{row.size} {row.program}: numpy {row.numpy_seconds * 1e3:.3g} ms, " + ", ".join(cells)
 
 
