@@ -401,6 +401,12 @@ def chosen_variants(args: argparse.Namespace, notes: list[str]) -> tuple:
     return variants
 
 
+def command_line(argv: list[str]) -> str:
+    """The command as the report shows it: ``--note`` texts (printed below it) elided."""
+    shown = ["..." if i and argv[i - 1] == "--note" else a for i, a in enumerate(argv)]
+    return "python " + shlex.join(["bench/loop_bench.py", *shown])
+
+
 def progress_line(row: Row) -> str:
     cells = [f"{v} {row.outcomes[v].failure or speedup_cell(row, v, {})}" for v in row.outcomes]
     return f"{row.size} {row.program}: numpy {row.numpy_seconds * 1e3:.3g} ms, " + ", ".join(cells)
@@ -413,8 +419,7 @@ def main(argv: list[str] | None = None) -> None:
     variants = chosen_variants(args, notes)
     rounds = QUICK if args.quick else FULL
     options = Options(variants, rounds, args.timeout, args.pythran_timeout)
-    given = sys.argv[1:] if argv is None else argv
-    command = "python " + shlex.join(["bench/loop_bench.py", *given])
+    command = command_line(sys.argv[1:] if argv is None else argv)
     if "numba" in variants:
         warm_up_numba()
     programs = [p for p in PROGRAMS if p.name in args.programs]
