@@ -82,10 +82,13 @@ class LoopTracer:
         """``for i in range(start, stop, step)`` (reversed if ``reverse``): the carried values
         after the loop, or ``NotImplemented`` to run it in Python."""
         source = _source_of(info)
+        graph = self.tracer.graph
+        mark = len(graph.nodes)
         try:
             bounds = self._bounds(start, stop, step, reverse)
             return self._capture(body, bounds, tuple(carried), info, source)
         except Declined as declined:
+            _roll_back(graph, mark)  # the loop runs in Python from its start: no piece of it stays
             self.notes.append(LoopNote(source, False, str(declined)))
             return NotImplemented
 
@@ -251,6 +254,7 @@ class LoopTracer:
             tracer.write(tracer.wrap(target), tracer.wrap(items[output_of[position]]), (Ellipsis,))
         self.notes.append(LoopNote(source, True, node=node.name, trips=trips, carried=names))
         kept = {position for position, _ in in_place}
+        kept |= {i for i in range(len(inits)) if outputs[i] is placeholders[i]}  # unchanged
         return tuple(carried[i] if i in kept else tracer.wrap(items[i]) for i in range(len(inits)))
 
     def _items(self, node: Node, count: int) -> list:
@@ -271,6 +275,12 @@ class LoopTracer:
         if not isinstance(init, Node):
             return meta.dtype.type(init)
         return self.tracer.call(ops.ASTYPE, self.tracer.wrap(init), dtype=meta.dtype)._node
+
+
+def _roll_back(graph: Graph, mark: int) -> None:
+    """Remove the nodes recorded after the first ``mark`` nodes of ``graph``, newest first."""
+    for node in graph.nodes[mark:][::-1]:
+        graph.erase(node)
 
 
 def _change_point(question: IndexQuestion, index) -> list | None:

@@ -23,8 +23,10 @@ import numpy as np
 import pytest
 
 import gcompile
+from gcompile.backends import interpreter
 from gcompile.guards import ArgumentBinder
 from gcompile.ir.graph import map_arg
+from gcompile.ir.subgraph import subgraphs_of
 from gcompile.ir.pytree import flatten
 from gcompile.ir.shape_env import concrete
 from gcompile.ir.symbolic import evaluate
@@ -1056,9 +1058,15 @@ def _node_values(graph, inputs):
             env[node] = node.target
         elif node.op == "call":
             kwargs = concrete(map_arg(node.kwargs, env.__getitem__), sizes)
-            value = node.target.impl(*map_arg(node.args, env.__getitem__), **kwargs)
+            args = map_arg(node.args, env.__getitem__)
+            if subgraphs_of(node):  # (a loop: its own semantics, its body run by the interpreter)
+                run = interpreter.run_graphs(interpreter.plans_of(node), sizes)
+                value = node.target.interpret(run, args, kwargs)
+            else:
+                value = node.target.impl(*args, **kwargs)
             env[node] = value.item() if node.meta.weak and hasattr(value, "item") else value
-            yield node, env[node], sizes
+            if not isinstance(value, tuple):  # (a loop's several values: checked item by item)
+                yield node, env[node], sizes
 
 
 def _meta_mismatches(node, value, sizes):

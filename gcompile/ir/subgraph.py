@@ -39,6 +39,8 @@ the op's node) and ``graphs_in(graph)`` (the graph, then every nested graph).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import abc
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
@@ -139,9 +141,16 @@ def operand_problems(region: Region, inputs: Sequence) -> Iterator[str]:
         except TypeError as exc:
             yield f"{where} is bound to argument {index}, which has no meta: {exc}"
             continue
-        if meta != placeholder.meta:
+        if meta != placeholder.meta and not _promises_less(placeholder.meta, meta):
             expected, given = _distinct_texts(placeholder.meta, meta)
             yield f"{where} is {expected} but argument {index} is {given}"
+
+
+def _promises_less(placeholder: Any, given: Any) -> bool:
+    """A placeholder with no layout promise (``A``) takes an argument of any layout."""
+    if not isinstance(placeholder, TensorMeta) or not isinstance(given, TensorMeta):
+        return False
+    return placeholder.layout == "A" and placeholder == replace(given, layout="A")
 
 
 def _input_meta(value: Any) -> TensorMeta | TupleMeta:

@@ -112,4 +112,5 @@ def _read_from_outside(body: Graph, loop_node: Node, member: Node, value: Node) 
     with body.inserting_after(body.placeholders[-1]):  # placeholders bind arguments in order
         placeholder = body.placeholder(member.name, member.meta)
     body.replace_all_uses_with(member, placeholder)
+    body.sort()  # (placeholders first, in order: one made mid-trace may follow its readers)
     loop_node.args = (*loop_node.args, value)

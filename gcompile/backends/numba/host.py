@@ -49,7 +49,7 @@ from ...ir.shape_env import concrete, is_symbolic, source_of
 from ...ir.subgraph import subgraphs_of
 from ...ir.symbolic import is_expr
 from .. import interpreter
-from . import cache, codegen, copies, kernels, programs
+from . import codegen, copies, kernels, program_host, programs
 
 
 @dataclass
@@ -62,6 +62,7 @@ class HostProgram:
     variants: list = field(default_factory=list)  # every kernels.Variant, compiled or not yet
     notes: list = field(default_factory=list)  # kernels left to the interpreter, and why
     loops: list = field(default_factory=list)  # (name, source) of each compiled loop nest
+    whole: str = ""  # whether the host is one Numba function (a graph with loops), and why not
     kernel_compiles: int = 0
     disk_cache_hits: int = 0
     timings: dict = field(default_factory=dict)
@@ -69,7 +70,7 @@ class HostProgram:
     @property
     def code(self) -> str:
         """The host function and every kernel, readable (node names, IR lines as comments)."""
-        parts = [self.source]
+        parts = [self.source] + ([f"# {self.whole}"] if self.whole else [])
         for name, source in self.loops:
             parts.append(f"# loop {name} (one Numba function)\n{source}")
         for variant in self.variants:
@@ -287,58 +288,37 @@ class _HostWriter:
     def loop(self, node: Node) -> None:
         """A top-level loop nest: one Numba function (``programs``), else the interpreter."""
         programs.check_budget(node, self.options)
-        start = time.perf_counter()
         try:
             program = programs.generate(node, self.sizes, self.options)
-            function = self.load_loop(node, program)
+            function = program_host.load(program, node.name, self.options, self.program)
         except codegen.NoTemplate as missing:
             self.interpreted(node, "loop", str(missing))
             return
         except UnsupportedError as failed:
             self.interpreted(node, "loop", f"{failed} ({failed.detail})")
             return
-        self.program.timings[f"loop {node.name}"] = time.perf_counter() - start
-        name = f"_loop_{node.name}"
-        self.globals[name] = function
-        arguments = [
-            _variable(v) if kind == "array" else f"{self.dtype_name(kind)}.type({_variable(v)})"
-            for v, kind in zip([v for v in node.args if isinstance(v, Node)], program.arguments)
-        ]
         self.lines.append(f"    # {format_node(node)}")
-        call = f"{name}({', '.join(arguments + list(self.sizes.values()))})"
-        self.lines.append(f"    _results = {call}")
-        results = [
-            f"_results[{i}]" if meta.ndim else f"{self.dtype_name(meta.dtype)}.type(_results[{i}])"
-            for i, meta in enumerate(program.outputs)
-        ]
+        results = self.program_call(node.name, program, function)
         value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
         self.lines.append(f"    {_variable(node)} = {value}")
 
-    def load_loop(self, node: Node, program: programs.LoopProgram) -> object:
-        """Compile (or find) a loop's function; its kernels are cached modules of their own."""
-        fastmath = "True" if self.options.get("fastmath") else "False"
-        keys = {}
-        for name, (kernel, variant) in program.kernels.items():
-            code = variant.code
-            keys[name] = cache.module_key(code.source, False, code.fastmath_flags)
-            self.program.variants.append(variant)
-        preamble = programs.module_preamble(program, keys)
-        signature = programs.signature(program, node, self.sizes)
-        start = time.perf_counter()
-        try:
-            loaded = cache.load(program.source, signature, False, fastmath, preamble)
-        except Exception as error:  # Numba's own errors have no common base class
-            raise UnsupportedError(
-                f"a loop Numba cannot compile ({node.name})",
-                detail=f"{type(error).__name__}: {kernels.numba_message(error)}",
-            ) from error
-        self.program.timings[f"numba loop {node.name} ({loaded.event})"] = (
-            time.perf_counter() - start
-        )
-        self.program.kernel_compiles += loaded.event == "compiled"
-        self.program.disk_cache_hits += loaded.event == "disk"
-        self.program.loops.append((node.name, program.source))
-        return loaded.function
+    def program_call(self, name: str, program, function) -> list:
+        """Emit the call of a program's function; the source of each of its results."""
+        self.globals[f"_loop_{name}"] = function
+        arguments = [
+            _variable(v) if v.meta.ndim else f"{self.dtype_name(v.meta.dtype)}.type({_variable(v)})"
+            for v in program.inputs
+        ]
+        for position, constant in enumerate(program.constants):
+            self.globals[f"_loop_{name}_c{position}"] = constant
+            arguments.append(f"_loop_{name}_c{position}")
+        given = len(program.inputs)
+        arguments[given:given] = program.sizes  # inputs, sizes, constants
+        self.lines.append(f"    _results = _loop_{name}({', '.join(arguments)})")
+        return [
+            f"_results[{i}]" if meta.ndim else f"{self.dtype_name(meta.dtype)}.type(_results[{i}])"
+            for i, meta in enumerate(program.outputs)
+        ]
 
     def variant(self, kernel: FusedKernel, node: Node, variant, compile_now: bool) -> None:
         """Put ``variant`` in the host's globals: compiled now, or on its first call."""
@@ -427,43 +407,9 @@ class _HostWriter:
             self.lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = inputs")
         self.lines += self.size_bindings()
         entry = len(self.lines)
-        last_use = _last_uses(graph)
-        for node in graph.nodes:
-            if node.op == "constant":
-                self.constant(node)
-            elif node.op == "call":
-                if isinstance(node.target, FusedKernel):
-                    self.kernel(node)
-                elif isinstance(node.target, ForRange):
-                    self.loop(node)
-                elif subgraphs_of(node):
-                    reason = "the Numba backend generates no code for this op"
-                    self.interpreted(node, f"{node.kind} op", reason)
-                elif node.target is ops.KERNEL_OUTPUT:
-                    self.emit(node, f"{_variable(node.args[0])}[{node.kwargs['item']}]")
-                elif _product_into_buffer(node):
-                    self.product(node)
-                elif not (node.target is ops.STORE and self.copy(node)):
-                    self.generic(node)
-            dead = [_variable(v) for v in last_use.get(node, ())]
-            if dead:
-                self.lines.append(f"    del {', '.join(dead)}")
-        outputs = [
-            _variable(v) if isinstance(v, Node) else repr(v) for v in graph.output_node.args[0]
-        ]
-        for literal in graph.output_node.args[0]:
-            if not isinstance(literal, Node):
-                outputs = None
-        if outputs is None:
-            values = graph.output_node.args[0]
-            self.globals["_literal_outputs"] = values
-            lookup = ", ".join(
-                _variable(v) if isinstance(v, Node) else f"_literal_outputs[{i}]"
-                for i, v in enumerate(values)
-            )
-            self.lines.append(f"    return [{lookup}]")
-        else:
-            self.lines.append(f"    return [{', '.join(outputs)}]")
+        if not self.whole_program():
+            self.node_by_node()
+            self.returns()
         if "_symbols" in self.globals:
             pairs = ", ".join(
                 f"_symbols[{i}]: {name}" for i, name in enumerate(self.sizes.values())
@@ -477,6 +423,66 @@ class _HostWriter:
         self.program.run = namespace[f"host_{graph.name}"]
         self.program.source = source
         return self.program
+
+    def whole_program(self) -> bool:
+        """A graph with a loop: the whole graph as one Numba function (``programs``), the host
+        only calling it; False (and why, in ``whole``) when some node has no form there."""
+        graph = self.graph
+        loops = [n for n in graph.nodes if n.op == "call" and isinstance(n.target, ForRange)]
+        if not loops:
+            return False
+        for node in loops:
+            programs.check_budget(node, self.options)
+        try:
+            program = programs.generate_graph(graph, self.sizes, self.options)
+            function = program_host.load(program, graph.name, self.options, self.program)
+        except (codegen.NoTemplate, UnsupportedError) as why:
+            self.program.whole = f"the host stays Python: {why}"
+            return False
+        self.program.whole = "the host is one Numba function"
+        results = self.program_call(graph.name, program, function)
+        self.lines.append(f"    return [{', '.join(results)}]")
+        return True
+
+    def node_by_node(self) -> None:
+        """The host's lines for each node: kernels, loops, library calls, NumPy ops."""
+        last_use = _last_uses(self.graph)
+        for node in self.graph.nodes:
+            if node.op == "constant":
+                self.constant(node)
+            elif node.op == "call":
+                self.call(node)
+            dead = [_variable(v) for v in last_use.get(node, ())]
+            if dead:
+                self.lines.append(f"    del {', '.join(dead)}")
+
+    def call(self, node: Node) -> None:
+        if isinstance(node.target, FusedKernel):
+            self.kernel(node)
+        elif isinstance(node.target, ForRange):
+            self.loop(node)
+        elif subgraphs_of(node):
+            reason = "the Numba backend generates no code for this op"
+            self.interpreted(node, f"{node.kind} op", reason)
+        elif node.target is ops.KERNEL_OUTPUT:
+            self.emit(node, f"{_variable(node.args[0])}[{node.kwargs['item']}]")
+        elif _product_into_buffer(node):
+            self.product(node)
+        elif not (node.target is ops.STORE and self.copy(node)):
+            self.generic(node)
+
+    def returns(self) -> None:
+        """``return [...]``: the outputs, literals through a global."""
+        values = self.graph.output_node.args[0]
+        if all(isinstance(v, Node) for v in values):
+            self.lines.append(f"    return [{', '.join(_variable(v) for v in values)}]")
+            return
+        self.globals["_literal_outputs"] = values
+        lookup = ", ".join(
+            _variable(v) if isinstance(v, Node) else f"_literal_outputs[{i}]"
+            for i, v in enumerate(values)
+        )
+        self.lines.append(f"    return [{lookup}]")
 
 
 def _product_into_buffer(node: Node) -> bool:

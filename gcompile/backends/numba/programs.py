@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import numba
 from numba.core import types as nbtypes
 
 from ...errors import UnsupportedError
@@ -48,40 +49,43 @@ from .rules import NoTemplate
 from .syntax import literal, type_name
 
 _CREATION = {ops.ZEROS: "np.zeros", ops.ONES: "np.ones", ops.EMPTY: "np.empty"}
+# views that keep the elements' C order: a reshape (of a contiguous copy when the input is not
+# contiguous; a value in a loop body is only read, so a copy is as good as the view)
+_RESHAPING = (ops.RESHAPE, ops.EXPAND_DIMS, ops.SQUEEZE, ops.RAVEL)
 
 
 @dataclass
 class LoopProgram:
-    """The generated function of one loop nest and how the host calls it."""
+    """A generated function (a loop nest, or a whole graph) and how the host calls it:
+    ``kernel(*inputs, *sizes, *constants)``, returning the tuple of ``outputs``."""
 
     source: str
-    params: list  # the loop node's arguments (by position), then the size names
-    arguments: list  # per argument node: how the host passes it ("array", or a scalar dtype)
+    inputs: list  # the nodes the host passes first, in order (arrays, scalars as their dtype)
+    outputs: list  # metas of the returned values
+    sizes: list = field(default_factory=list)  # the size parameters, passed after the inputs
     kernels: dict = field(default_factory=dict)  # global name -> (FusedKernel, Variant)
-    outputs: list = field(default_factory=list)  # metas of the loop's outputs
+    constants: list = field(default_factory=list)  # arrays the function reads, passed last
 
 
 def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
     """The function running ``node`` (a top-level ``for_range``); ``sizes`` names the host's
     size variables by symbol. Raises ``NoTemplate`` for a body it cannot write."""
     writer = _ProgramWriter(sizes, options)
-    arguments, params, given = [], [], []
-    for position, value in enumerate(node.args):
-        if isinstance(value, Node):
-            params.append(f"a{position}")
-            arguments.append("array" if _is_array(value) else value.meta.dtype)
-            given.append(params[-1])
-        else:
-            given.append(writer.value(value))
+    given = [writer.input(v) if isinstance(v, Node) else writer.value(v) for v in node.args]
     results = writer.loop(node, given, INDENT)
-    size_names = list(sizes.values())
-    header = f"def kernel({', '.join(params + size_names)}):"
-    returned = ", ".join(results) + ("," if len(results) == 1 else "")
-    lines = [header, *writer.prologue, *writer.lines, f"{INDENT}return ({returned})"]
-    outputs = [v.meta for v in node.target.body.output_node.args[0]]
-    return LoopProgram(
-        "\n".join(lines) + "\n", params + size_names, arguments, writer.kernels, outputs
-    )
+    return writer.finish(results, [v.meta for v in node.target.body.output_node.args[0]])
+
+
+def generate_graph(graph: Graph, sizes: dict, options: dict) -> LoopProgram:
+    """The function running the whole of ``graph`` (its host, as one Numba function)."""
+    writer = _ProgramWriter(sizes, options)
+    for placeholder in graph.placeholders:
+        writer.values[placeholder] = writer.input(placeholder)
+    writer.graph(graph, INDENT)
+    returned = graph.output_node.args[0]
+    if not all(isinstance(v, Node) for v in returned):
+        raise NoTemplate("the function returns a Python object")
+    return writer.finish([writer.values[v] for v in returned], [v.meta for v in returned])
 
 
 # The most statements one loop nest's function may have (option ``max_loop_statements``): Numba
@@ -108,13 +112,11 @@ def check_budget(node: Node, options: dict) -> None:
         )
 
 
-def signature(program: LoopProgram, node: Node, sizes: dict) -> tuple:
+def signature(program: LoopProgram) -> tuple:
     """The Numba argument types the host passes: arrays as their metas promise (``A``: any
-    layout), scalars as their dtypes, sizes as int64."""
+    layout), scalars as their dtypes, sizes as int64, constants as they are."""
     types = []
-    for value in node.args:
-        if not isinstance(value, Node):
-            continue  # written into the function as a literal
+    for value in program.inputs:
         dtype = codegen.numba_type(value.meta.dtype)
         if _is_array(value):
             layout = value.meta.layout if value.meta.layout in ("C", "F") else "A"
@@ -122,7 +124,8 @@ def signature(program: LoopProgram, node: Node, sizes: dict) -> tuple:
             types.append(nbtypes.Array(dtype, value.meta.ndim, layout, readonly=readonly))
         else:
             types.append(dtype)
-    return tuple(types) + (nbtypes.int64,) * len(sizes)
+    types += [nbtypes.int64] * len(program.sizes)
+    return tuple(types) + tuple(numba.typeof(array) for array in program.constants)
 
 
 def module_preamble(program: LoopProgram, loaded: dict) -> str:
@@ -141,14 +144,33 @@ class _ProgramWriter:
 
     def __init__(self, sizes: dict, options: dict):
         self.sizes = dict(sizes)  # symbol -> variable; loop indices are added as they open
+        self.sizes_given = list(sizes.values())
         self.options = options
         self.lines: list[str] = []
+        self.inputs: list[Node] = []
+        self.constants: list = []
         self.prologue: list[str] = []  # before the loops: the buffers of kernels' scalar results
         self.names = Namespace(True, ())
         self.values: dict[Node, str] = {}
         self.kernels: dict = {}
         self.renderer = _Renderer.__new__(_Renderer)
         self.renderer.readable, self.renderer.names = True, self.names
+
+    def input(self, value: Node) -> str:
+        """The parameter of a value the host passes."""
+        self.inputs.append(value)
+        return f"a{len(self.inputs) - 1}"
+
+    def finish(self, results: list, outputs: list) -> LoopProgram:
+        """The function: its header, the prologue, the statements, and the return."""
+        constants = [f"c{i}" for i in range(len(self.constants))]
+        params = [f"a{i}" for i in range(len(self.inputs))] + list(self.sizes_given) + constants
+        returned = ", ".join(results) + ("," if len(results) == 1 else "")
+        lines = [f"def kernel({', '.join(params)}):", *self.prologue, *self.lines]
+        source = "\n".join([*lines, f"{INDENT}return ({returned})"]) + "\n"
+        return LoopProgram(
+            source, self.inputs, outputs, self.sizes_given, self.kernels, self.constants
+        )
 
     def fresh(self, base: str) -> str:
         """A new variable (the namespace keeps names unique across nested graphs)."""
@@ -212,10 +234,13 @@ class _ProgramWriter:
         raise NoTemplate(f"a Python object in a loop body ({type(value).__name__})")
 
     def constant(self, node: Node) -> None:
+        """A scalar as a literal; an array as a parameter (the host passes the array)."""
         value = node.target
         if isinstance(value, np.ndarray) and value.ndim > 0:
-            raise NoTemplate("an array constant in a loop body")
-        self.values[node] = literal(np.asarray(value).item(), node.meta.dtype)
+            self.values[node] = f"c{len(self.constants)}"
+            self.constants.append(value)
+        else:
+            self.values[node] = literal(np.asarray(value).item(), node.meta.dtype)
 
     def call(self, node: Node, indent: str) -> None:
         target = node.target
@@ -231,13 +256,20 @@ class _ProgramWriter:
             self.assign(node, indent, f"{self.values[node.args[0]]}[{node.kwargs['item']}]")
         elif target is ops.GETITEM:
             base = self.values[node.args[0]]
-            self.assign(node, indent, f"{base}[{self.subscript(node.kwargs['index'])}]")
+            index = self.subscript(node.kwargs["index"], node.args[0].meta.ndim)
+            self.assign(node, indent, f"{base}[{index}]")
         elif target is ops.STORE:
             self.store(node, indent)
+        elif target is ops.UPDATE:
+            self.update(node, indent)
+        elif target is ops.WRITEBACK:
+            self.writeback(node, indent)
         elif target is ops.SYMINT:
             self.assign(node, indent, self.size(node.kwargs["expr"]))
         elif target in _CREATION:
             self.creation(node, indent)
+        elif target in _RESHAPING or target in (ops.TRANSPOSE, ops.BROADCAST_TO):
+            self.assign(node, indent, self.view(node))
         elif target.kind == "elementwise" and node.meta.ndim == 0:
             self.assign(node, indent, self.scalar(node))
         else:
@@ -248,26 +280,62 @@ class _ProgramWriter:
         self.lines.append(f"{indent}{variable} = {expression}")
         self.values[node] = variable
 
-    def subscript(self, index) -> str:
-        items = []
-        for item in index if isinstance(index, (tuple, list)) else (index,):
+    def subscript(self, index, ndim: int) -> str:
+        """Numba's subscript of basic index ``index`` into an array of ``ndim`` axes (an
+        Ellipsis spelled as the slices it stands for)."""
+        items = list(index) if isinstance(index, (tuple, list)) else [index]
+        if any(isinstance(item, Node) for item in items):
+            raise NoTemplate("an index array in a loop body")
+        if Ellipsis in items:
+            at = items.index(Ellipsis)
+            taken = sum(1 for item in items if item is not None and item is not Ellipsis)
+            items[at : at + 1] = [slice(None)] * (ndim - taken)
+        texts = []
+        for item in items:
             if isinstance(item, slice):
                 parts = ["" if p is None else self.size(p) for p in (item.start, item.stop)]
                 step = "" if item.step is None else f":{self.size(item.step)}"
-                items.append(f"{parts[0]}:{parts[1]}{step}")
-            elif item is None or item is Ellipsis or isinstance(item, Node):
-                raise NoTemplate("an index with None, Ellipsis or arrays in a loop body")
+                texts.append(f"{parts[0]}:{parts[1]}{step}")
             else:
-                items.append(self.size(item))
-        return ", ".join(items) if items else "()"
+                texts.append("None" if item is None else self.size(item))
+        return ", ".join(texts) if texts else "()"
 
     def store(self, node: Node, indent: str) -> None:
         if node.kwargs.get("views"):
             raise NoTemplate("a store through views in a loop body")
         base, value = node.args
-        target = f"{self.values[base]}[{self.subscript(node.kwargs['index'])}]"
-        self.lines.append(f"{indent}{target} = {self.value(value)}")
+        index = self.subscript(node.kwargs["index"], base.meta.ndim)
+        self.lines.append(f"{indent}{self.values[base]}[{index}] = {self.value(value)}")
         self.values[node] = self.values[base]
+
+    def view(self, node: Node) -> str:
+        """A reshape, transpose or broadcast of an array read in the body."""
+        base, meta = self.values[node.args[0]], node.meta
+        shape = ", ".join(self.size(s) for s in meta.shape) + ("," if meta.ndim == 1 else "")
+        if node.target in _RESHAPING:
+            return f"np.ascontiguousarray({base}).reshape(({shape}))"
+        if node.target is ops.BROADCAST_TO:
+            return f"np.broadcast_to({base}, ({shape}))"
+        axes = node.kwargs.get("axes")
+        axes = tuple(range(meta.ndim))[::-1] if axes is None else tuple(axes)
+        return f"{base}.transpose({axes!r})"
+
+    def update(self, node: Node, indent: str) -> None:
+        """A functional update: a copy of the array with the region replaced."""
+        if node.kwargs.get("views"):
+            raise NoTemplate("an update through views")
+        base, value = node.args
+        self.assign(node, indent, f"{self.values[base]}.copy()")
+        index = self.subscript(node.kwargs["index"], base.meta.ndim)
+        self.lines.append(f"{indent}{self.values[node]}[{index}] = {self.value(value)}")
+
+    def writeback(self, node: Node, indent: str) -> None:
+        """The newest value of an array written into the caller's array."""
+        target, value = node.args
+        if target.meta.ndim == 0:
+            raise NoTemplate("a write into a 0-d argument")
+        self.lines.append(f"{indent}{self.values[target]}[:] = {self.value(value)}")
+        self.values[node] = self.values[target]
 
     def creation(self, node: Node, indent: str) -> None:
         meta = node.meta

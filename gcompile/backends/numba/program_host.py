@@ -1,0 +1,41 @@
+"""Compiling loop programs (``programs``) for the host: their kernels as cached modules of their
+own, the program's module importing them, and a graph's whole host as one program.
+
+A program's module (``cache``) starts with a preamble binding each kernel it calls to the
+kernel's dispatcher by cache key, so kernels are shared with straight-line programs and cached
+separately; the module text is the program's key, and Numba keeps its machine code on disk.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ...errors import UnsupportedError
+from . import cache, kernels, programs
+
+
+def load(program: programs.LoopProgram, name: str, options: dict, host) -> object:
+    """Compile (or find) ``program``'s function; what it cost goes into ``host`` (the
+    ``HostProgram``). Raises ``UnsupportedError`` when Numba cannot compile it."""
+    fastmath = "True" if options.get("fastmath") else "False"
+    keys = {}
+    for global_name, (_, variant) in program.kernels.items():
+        code = variant.code
+        keys[global_name] = cache.module_key(code.source, False, code.fastmath_flags)
+        host.variants.append(variant)
+    preamble = programs.module_preamble(program, keys)
+    signature = programs.signature(program)
+    start = time.perf_counter()
+    try:
+        loaded = cache.load(program.source, signature, False, fastmath, preamble)
+    except Exception as error:  # Numba's own errors have no common base class
+        raise UnsupportedError(
+            f"a loop Numba cannot compile ({name})",
+            detail=f"{type(error).__name__}: {kernels.numba_message(error)}",
+        ) from error
+    host.timings[f"numba loop {name} ({loaded.event})"] = time.perf_counter() - start
+    host.kernel_compiles += loaded.event == "compiled"
+    host.disk_cache_hits += loaded.event == "disk"
+    host.loops.append((name, program.source))
+    return loaded.function
+
