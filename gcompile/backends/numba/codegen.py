@@ -100,7 +100,10 @@ def generate(kernel: FusedKernel, options: dict, parallel: bool = False) -> Kern
     form)."""
     fastmath = bool(options.get("fastmath", False))
     ctx = MathContext(parallel=parallel, range_limits=range_limits)
-    loops = apply_rewrites(loop_kernel(kernel, fastmath), ctx, REWRITES)
+    rewrites = REWRITES
+    if options.get("sequential_sums"):  # short sums in a loop program: one accumulator each
+        rewrites = [r for r in REWRITES if r[0] not in ("blocked_sums", "split_lanes")]
+    loops = apply_rewrites(loop_kernel(kernel, fastmath), ctx, rewrites)
     source, params = render(loops, bool(options.get("readable")))
     return KernelCode(
         kernel.name,

@@ -41,15 +41,16 @@ class Variant:
 def variants(kernel: FusedKernel, options: dict) -> list[Variant]:
     """The kernel's variants: serial, then parallel when the options allow it and a loop of
     the kernel can run in parallel. Raises ``codegen.NoTemplate``."""
-    found = [Variant("serial", _generated(kernel, options, False))]
+    found = [Variant("serial", generated(kernel, options, False))]
     if options.get("parallel", True) and kernel.style != "epilogue":  # (see host.py)
-        parallel = _generated(kernel, options, True)
+        parallel = generated(kernel, options, True)
         if parallel.parallel:
             found.append(Variant("parallel", parallel))
     return found
 
 
-def _generated(kernel: FusedKernel, options: dict, parallel: bool) -> codegen.KernelCode:
+def generated(kernel: FusedKernel, options: dict, parallel: bool) -> codegen.KernelCode:
+    """The code of one variant, with its readable form."""
     code = codegen.generate(kernel, options, parallel)
     code.readable = codegen.generate(kernel, {**options, "readable": True}, parallel).source
     return code

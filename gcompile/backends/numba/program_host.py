@@ -19,9 +19,9 @@ def load(program: programs.LoopProgram, name: str, options: dict, host) -> objec
     ``HostProgram``). Raises ``UnsupportedError`` when Numba cannot compile it."""
     fastmath = "True" if options.get("fastmath") else "False"
     keys = {}
-    for global_name, (_, variant) in program.kernels.items():
+    for global_name, (variant, inline) in program.kernels.items():
         code = variant.code
-        keys[global_name] = cache.module_key(code.source, False, code.fastmath_flags)
+        keys[global_name] = cache.module_key(code.source, False, code.fastmath_flags, inline)
         host.variants.append(variant)
     preamble = programs.module_preamble(program, keys)
     signature = programs.signature(program)

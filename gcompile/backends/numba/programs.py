@@ -48,6 +48,9 @@ from .render import INDENT, Namespace, _Renderer
 from .rules import NoTemplate
 from .syntax import literal, type_name
 
+# A sum in a loop body of at least this many terms is added in blocks of lanes (vectorised);
+# a shorter one in order, in one accumulator (a block's set-up costs more than it saves).
+LONG_SUM = 512
 _CREATION = {ops.ZEROS: "np.zeros", ops.ONES: "np.ones", ops.EMPTY: "np.empty"}
 # views that keep the elements' C order: a reshape (of a contiguous copy when the input is not
 # contiguous; a value in a loop body is only read, so a copy is as good as the view)
@@ -63,7 +66,7 @@ class LoopProgram:
     inputs: list  # the nodes the host passes first, in order (arrays, scalars as their dtype)
     outputs: list  # metas of the returned values
     sizes: list = field(default_factory=list)  # the size parameters, passed after the inputs
-    kernels: dict = field(default_factory=dict)  # global name -> (FusedKernel, Variant)
+    kernels: dict = field(default_factory=dict)  # global name -> (Variant, inlined or called)
     constants: list = field(default_factory=list)  # arrays the function reads, passed last
 
 
@@ -367,10 +370,11 @@ class _ProgramWriter:
     def kernel(self, node: Node, indent: str) -> None:
         """A fused kernel's serial variant, called with the arrays and its integers."""
         kernel: FusedKernel = node.target
-        found = kernels.variants(kernel, {**self.options, "parallel": False})
+        found = _loop_variants(kernel, self.options)
         code = found[0].code
         name = f"_kernel_{len(self.kernels)}"
-        self.kernels[name] = (kernel, found[0])
+        for variant, suffix in zip(found, ("", "_long")):
+            self.kernels[name + suffix] = (variant, not suffix)  # (inlined: the short one)
         outputs = []
         for position, meta in enumerate(code.outputs):
             out = self.fresh(f"out{position}_{node.name}")
@@ -383,8 +387,15 @@ class _ProgramWriter:
             else:
                 self.lines.append(f"{indent}{out} = {allocation}")
             outputs.append(out)
-        arguments = [self.kernel_argument(node, outputs, a) for a in code.arguments]
-        self.lines.append(f"{indent}{name}({', '.join(arguments)})")
+        arguments = ", ".join(self.kernel_argument(node, outputs, a) for a in code.arguments)
+        if len(found) == 2:
+            size = self.size(_product(kernel.space))
+            self.lines.append(f"{indent}if {size} >= {LONG_SUM}:")
+            self.lines.append(f"{indent}{INDENT}{name}_long({arguments})")
+            self.lines.append(f"{indent}else:")
+            indent += INDENT
+        self.lines.append(f"{indent}{name}({arguments})")
+        indent = indent[: len(indent) - len(INDENT)] if len(found) == 2 else indent
         if code.writes is not None:
             self.values[node] = self.values[node.args[code.writes]]
             return
@@ -403,6 +414,26 @@ class _ProgramWriter:
         if kind == "array" and argument[2]:
             raise NoTemplate("a kernel input read through host-side views in a loop body")
         return self.value(node.args[argument[1]])
+
+
+def _loop_variants(kernel: FusedKernel, options: dict) -> list:
+    """A kernel called in a loop program: its variant summing in order (short sums), and when
+    it has float sums the usual one, summing in blocks of lanes (vectorised; long sums)."""
+    options = {**options, "parallel": False}
+    short = kernels.Variant("serial", kernels.generated(kernel, options, False))
+    ordered = kernels.Variant(
+        "serial", kernels.generated(kernel, {**options, "sequential_sums": True}, False)
+    )
+    if ordered.code.source == short.code.source or ordered.code.params != short.code.params:
+        return [short]
+    return [ordered, short]
+
+
+def _product(sizes: tuple):
+    total = 1
+    for size in sizes:
+        total = total * size
+    return total
 
 
 @dataclass(frozen=True, eq=False)
