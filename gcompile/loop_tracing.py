@@ -199,6 +199,7 @@ class LoopTracer:
         proxies = [tracer.wrap(graph.placeholder(n, m)) for n, m in zip(names, metas)]
         saved = (tracer.graph, tracer.parts, tracer._constants, self.frame)
         tracer.graph, tracer.parts, tracer._constants, self.frame = graph, frame.parts, {}, frame
+        outer_graph.shape_env.in_body += 1
         try:
             results = body(SymInt(tracer, index), *proxies)
             if len(results) != len(inits):
@@ -220,6 +221,7 @@ class LoopTracer:
         except UnsupportedError as error:
             raise Declined(error.construct) from None
         finally:
+            outer_graph.shape_env.in_body -= 1
             tracer.graph, tracer.parts, tracer._constants, self.frame = saved
         return frame, outputs
 

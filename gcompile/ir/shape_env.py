@@ -139,6 +139,7 @@ class ShapeEnv:
     guards: list = field(default_factory=list)
     locate: Callable[[], str | None] = field(default=lambda: None, repr=False)
     loops: dict = field(default_factory=dict)  # loop index symbol -> (start, stop, step)
+    in_body: int = 0  # how many loop bodies are being traced (loop_tracing.py)
     _nominal: dict = field(default_factory=dict, repr=False)  # loop symbol -> int, heuristics
     _facts: dict = field(default_factory=dict, repr=False)
     _learned_by: dict = field(default_factory=dict, repr=False)  # replaced symbol -> its guard
@@ -231,6 +232,14 @@ class ShapeEnv:
         if self.hint(worst) < 0:
             return False
         return self.decide(">=", worst, 0, reason)
+
+    def known(self, relation: str, lhs, rhs) -> bool | None:
+        """The answer this trace already gave to ``lhs relation rhs`` (proved or guarded), or
+        None when it was not asked."""
+        kind, expr, negated = _canonical(relation, self.simplify(lhs), self.simplify(rhs))
+        answer = _prove(kind, expr)
+        answer = self._known(kind, expr) if answer is None else answer
+        return None if answer is None else answer != negated
 
     def _known(self, kind: str, expr) -> bool | None:
         """A recorded answer to ``expr == 0`` / ``expr >= 0``, asked in any of its forms."""
@@ -378,16 +387,18 @@ def active() -> ShapeEnv | None:
 
 
 def decide_in_loops(relation: str, lhs, rhs, reason: str) -> bool | None:
-    """``decide`` for a question on loop indices that may have no answer for every trip: None
-    then (and for a question on sizes alone, which the caller keeps symbolic)."""
+    """``decide`` for a question asked while a loop body is traced (``ShapeEnv.in_body``) or
+    on loop indices, which may have no answer for every trip: None then, and for a question
+    on sizes alone outside loop bodies (which the caller keeps symbolic). In a body, simple
+    sizes are worth a guard: the body's ops then agree on them and fuse."""
     env = active()
     if env is None or not env.loops:
         return None
     symbols = set()
     for side in (lhs, rhs):
         symbols |= free_symbols(side) if is_expr(side) else set()
-    if not symbols & set(env.loops):
-        return None
+    if not symbols & set(env.loops) and not env.in_body:
+        return env.known(relation, lhs, rhs)  # (a body's shapes inferred again after tracing)
     try:
         return env.decide(relation, lhs, rhs, reason)
     except SymbolicError:

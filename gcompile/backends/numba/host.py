@@ -440,8 +440,14 @@ class _HostWriter:
             self.program.whole = f"the host stays Python: {why}"
             return False
         self.program.whole = "the host is one Numba function"
-        results = self.program_call(graph.name, program, function)
-        self.lines.append(f"    return [{', '.join(results)}]")
+        results = iter(self.program_call(graph.name, program, function))
+        values = graph.output_node.args[0]
+        self.globals["_literal_outputs"] = values
+        items = [
+            next(results) if isinstance(v, Node) else f"_literal_outputs[{i}]"
+            for i, v in enumerate(values)
+        ]
+        self.lines.append(f"    return [{', '.join(items)}]")
         return True
 
     def node_by_node(self) -> None:

@@ -2,8 +2,9 @@
 own, the program's module importing them, and a graph's whole host as one program.
 
 A program's module (``cache``) starts with a preamble binding each kernel it calls to the
-kernel's dispatcher by cache key, so kernels are shared with straight-line programs and cached
-separately; the module text is the program's key, and Numba keeps its machine code on disk.
+kernel's dispatcher by cache key, so kernels are cached separately (their modules written
+first, compiled by the program's typing for the types it passes); the module text is the
+program's key, and Numba keeps its machine code on disk.
 """
 
 from __future__ import annotations
@@ -18,12 +19,7 @@ def load(program: programs.LoopProgram, name: str, options: dict, host) -> objec
     """Compile (or find) ``program``'s function; what it cost goes into ``host`` (the
     ``HostProgram``). Raises ``UnsupportedError`` when Numba cannot compile it."""
     fastmath = "True" if options.get("fastmath") else "False"
-    keys = {}
-    for global_name, (variant, inline) in program.kernels.items():
-        code = variant.code
-        keys[global_name] = cache.module_key(code.source, False, code.fastmath_flags, inline)
-        host.variants.append(variant)
-    preamble = programs.module_preamble(program, keys)
+    preamble = _preamble(program, fastmath, host)
     signature = programs.signature(program)
     start = time.perf_counter()
     try:
@@ -39,3 +35,13 @@ def load(program: programs.LoopProgram, name: str, options: dict, host) -> objec
     host.loops.append((name, program.source))
     return loaded.function
 
+
+def _preamble(program: programs.LoopProgram, fastmath: str, host) -> str:
+    """The module preamble binding the kernels ``program`` calls; their modules are written to
+    the cache, and compiled when the program is, for the types it passes them."""
+    keys = {}
+    for global_name, variant in program.kernels.items():
+        code = variant.code
+        keys[global_name] = cache.module_key(code.source, False, code.fastmath_flags)
+        host.variants.append(variant)
+    return programs.module_preamble(program, keys)

@@ -66,7 +66,7 @@ class LoopProgram:
     inputs: list  # the nodes the host passes first, in order (arrays, scalars as their dtype)
     outputs: list  # metas of the returned values
     sizes: list = field(default_factory=list)  # the size parameters, passed after the inputs
-    kernels: dict = field(default_factory=dict)  # global name -> (Variant, inlined or called)
+    kernels: dict = field(default_factory=dict)  # global name -> the Variant called there
     constants: list = field(default_factory=list)  # arrays the function reads, passed last
 
 
@@ -85,9 +85,7 @@ def generate_graph(graph: Graph, sizes: dict, options: dict) -> LoopProgram:
     for placeholder in graph.placeholders:
         writer.values[placeholder] = writer.input(placeholder)
     writer.graph(graph, INDENT)
-    returned = graph.output_node.args[0]
-    if not all(isinstance(v, Node) for v in returned):
-        raise NoTemplate("the function returns a Python object")
+    returned = [v for v in graph.output_node.args[0] if isinstance(v, Node)]  # (not literals)
     return writer.finish([writer.values[v] for v in returned], [v.meta for v in returned])
 
 
@@ -155,7 +153,8 @@ class _ProgramWriter:
         self.prologue: list[str] = []  # before the loops: the buffers of kernels' scalar results
         self.names = Namespace(True, ())
         self.values: dict[Node, str] = {}
-        self.kernels: dict = {}
+        self.kernels: dict = {}  # global name -> the Variant called there
+        self.kernel_count = 0
         self.renderer = _Renderer.__new__(_Renderer)
         self.renderer.readable, self.renderer.names = True, self.names
 
@@ -172,7 +171,12 @@ class _ProgramWriter:
         lines = [f"def kernel({', '.join(params)}):", *self.prologue, *self.lines]
         source = "\n".join([*lines, f"{INDENT}return ({returned})"]) + "\n"
         return LoopProgram(
-            source, self.inputs, outputs, self.sizes_given, self.kernels, self.constants
+            source,
+            self.inputs,
+            outputs,
+            self.sizes_given,
+            self.kernels,
+            self.constants,
         )
 
     def fresh(self, base: str) -> str:
@@ -372,9 +376,8 @@ class _ProgramWriter:
         kernel: FusedKernel = node.target
         found = _loop_variants(kernel, self.options)
         code = found[0].code
-        name = f"_kernel_{len(self.kernels)}"
-        for variant, suffix in zip(found, ("", "_long")):
-            self.kernels[name + suffix] = (variant, not suffix)  # (inlined: the short one)
+        name = f"_kernel_{self.kernel_count}"
+        self.kernel_count += 1
         outputs = []
         for position, meta in enumerate(code.outputs):
             out = self.fresh(f"out{position}_{node.name}")
@@ -387,15 +390,16 @@ class _ProgramWriter:
             else:
                 self.lines.append(f"{indent}{out} = {allocation}")
             outputs.append(out)
-        arguments = ", ".join(self.kernel_argument(node, outputs, a) for a in code.arguments)
-        if len(found) == 2:
+        values = [self.kernel_argument(node, outputs, a) for a in code.arguments]
+        if len(found) == 2:  # long sums: the blocked variant, called
+            self.kernels[f"{name}_long"] = found[1]
             size = self.size(_product(kernel.space))
             self.lines.append(f"{indent}if {size} >= {LONG_SUM}:")
-            self.lines.append(f"{indent}{INDENT}{name}_long({arguments})")
+            self.lines.append(f"{indent}{INDENT}{name}_long({', '.join(values)})")
             self.lines.append(f"{indent}else:")
-            indent += INDENT
-        self.lines.append(f"{indent}{name}({arguments})")
-        indent = indent[: len(indent) - len(INDENT)] if len(found) == 2 else indent
+        inner = indent + INDENT if len(found) == 2 else indent
+        self.kernels[name] = found[0]
+        self.lines.append(f"{inner}{name}({', '.join(values)})")
         if code.writes is not None:
             self.values[node] = self.values[node.args[code.writes]]
             return
