@@ -76,12 +76,15 @@ class LoopTracer:
         self.tracer = tracer
         self.frame: _Frame | None = None
         self.notes: list[LoopNote] = []
+        self.unroll_all = False  # option loops="unroll": every loop runs in Python (unrolled)
 
     # -- the handler protocol ---------------------------------------------------------------------
     def capture_range(self, body, start, stop, step, carried, info, reverse=False):
         """``for i in range(start, stop, step)`` (reversed if ``reverse``): the carried values
         after the loop, or ``NotImplemented`` to run it in Python."""
         source = _source_of(info)
+        if self.unroll_all:
+            return NotImplemented
         graph = self.tracer.graph
         mark = len(graph.nodes)
         try:
@@ -94,12 +97,27 @@ class LoopTracer:
 
     def capture_each(self, body, iterable, carried, info):
         """``for x in iterable``: a traced array is looped over its first axis."""
-        if not self.tracer.is_traced(iterable) or iterable.ndim == 0:
+        if self.unroll_all or not self.tracer.is_traced(iterable) or iterable.ndim == 0:
             return NotImplemented
         rows = iterable.shape[0]
         return self.capture_range(
             lambda i, *values: body(iterable[i], *values), 0, rows, 1, carried, info
         )
+
+    def builtin(self, function, args: tuple, kwargs: dict):
+        """Python's ``max``/``min`` of traced scalars of one dtype: ``max(a, b)`` is ``a``
+        unless ``b > a`` (so NaN and ties pick as Python does), as a select; else
+        ``NotImplemented`` (Python runs it, asking ``bool()`` of traced values)."""
+        traced = [self.tracer.is_traced(a) for a in args]
+        if kwargs or len(args) < 2 or not all(traced):
+            return NotImplemented
+        if len({a.dtype for a in args}) != 1 or any(a.ndim for a in args):
+            return NotImplemented
+        result = args[0]
+        for value in args[1:]:
+            better = value > result if function is max else value < result
+            result = np.where(better, value, result)[()]
+        return result
 
     # -- lifting ------------------------------------------------------------------------------------
     def lift(self, node: Node) -> Node:

@@ -1120,7 +1120,7 @@ def trace(
     rebuild: Callable,
     dynamic: bool = True,
     budget: int | None = None,
-    loops: bool = True,
+    loops: bool | str = True,
 ) -> Graph:
     """Trace ``fn`` into a Graph.
 
@@ -1133,9 +1133,11 @@ def trace(
         dynamic: array sizes of 2 or more are symbolic (one trace for every size), else fixed.
         budget: the most operations to record; a bigger trace is refused (``UnsupportedError``).
         loops: capture ``for`` loops as loops (``gcompile/capture`` converts the function's
-            source); else every loop is unrolled.
+            source); ``"unroll"``: convert, but unroll every loop (``max``/``min`` of traced
+            scalars still traced); False: no conversion, every loop unrolled.
     """
     tracer = Tracer(name, dynamic, budget)
+    tracer.loops.unroll_all = loops == "unroll"
     converted, why = capture.convert_or_reason(fn) if loops else (None, "option loops=False")
     values = [
         tracer.input(path, value) if flag else value

@@ -43,7 +43,7 @@ def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
     has it."""
     if graph is None or graph.shape_env.symbols or graph.shape_env.loops:
         # bounds are per element: fixed sizes, loops unrolled
-        graph = trace(fn, *args, options={"dynamic": False, "loops": False}, **kwargs)
+        graph = trace(fn, *args, options={"dynamic": False, "loops": "unroll"}, **kwargs)
     call = ArgumentBinder(fn).bind(copy_inputs(args), copy_inputs(kwargs))
     values: dict = {}
     errors: dict = {}

@@ -130,6 +130,30 @@ def python_list_loop(x):
     return x
 
 
+def table_max(seq):
+    n = seq.shape[0]
+    table = np.zeros((n, n), np.int32)
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            table[i, j] = max(table[i, j], table[i, j - 1] + seq[j])
+            table[i, j] = min(table[i, j], table[i, j - 1] + 7)
+    return table
+
+
+def outer_min_plus(path):
+    for k in range(path.shape[0]):
+        path[:] = np.minimum(path[:], np.add.outer(path[:, k], path[k, :]))
+
+
+def sweep_rows(steps, n, A):
+    for _ in range(steps - 1):
+        for i in range(1, n - 1):
+            A[i, 1:-1] += A[i - 1, :-2] + A[i + 1, 2:]
+            for j in range(1, n - 1):
+                A[i, j] += A[i, j - 1]
+                A[i, j] /= 4.0
+
+
 PROGRAMS = {
     "crout_lu": (crout_lu, lambda n: (RNG.random((n, n)) + n * np.eye(n),)),
     "lower_solve": (lower_solve, lambda n: (np.tril(RNG.random((n, n))) + n * np.eye(n), RNG.random(n))),
@@ -147,6 +171,9 @@ PROGRAMS = {
     "stepped": (stepped, lambda n: (RNG.random(n),)),
     "with_helper": (with_helper, lambda n: (RNG.random((n, 4)),)),
     "python_list_loop": (python_list_loop, lambda n: (RNG.random(n),)),
+    "table_max": (table_max, lambda n: (RNG.integers(0, 4, n).astype(np.int32),)),
+    "outer_min_plus": (outer_min_plus, lambda n: (RNG.integers(1, 50, (n, n)).astype(np.int64),)),
+    "sweep_rows": (sweep_rows, lambda n: (4, n, RNG.random((n, n)))),
 }
 
 

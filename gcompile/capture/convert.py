@@ -176,9 +176,11 @@ def _all_names(function: ast.FunctionDef):
 
 def _router(fn: types.FunctionType) -> Callable[[str], bool]:
     """Which non-local call names go through ``runtime.call``: all but the builtins that the
-    module does not shadow."""
+    module does not shadow, except ``max`` and ``min`` (a handler may take them over)."""
     globals_ = fn.__globals__
-    return lambda name: name in globals_ or not hasattr(builtins, name)
+    return lambda name: (
+        name in globals_ or not hasattr(builtins, name) or name in runtime.OFFERED_BUILTINS
+    )
 
 
 def _calls_module_function(fn: types.FunctionType, names: set[str]) -> bool:

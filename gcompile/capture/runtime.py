@@ -139,12 +139,22 @@ def for_each(body: Callable[..., tuple], iterable: Any, carried: tuple, info: Lo
     return _run(body, iterable, carried)
 
 
+OFFERED_BUILTINS = ("max", "min")  # calls offered to ``handler.builtin`` (see ``call``)
+
+
 def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
     """Call ``function(*args, **kwargs)``; while a handler is installed, a plain Python function
-    of ``module`` (the caller's) runs converted, so that its loops are offered too.
+    of ``module`` (the caller's) runs converted, so that its loops are offered too, and the
+    builtins ``max`` and ``min`` are first offered to ``handler.builtin(function, args,
+    kwargs)``, which returns the result or ``NotImplemented``.
 
     Converted functions make their calls of global or free names through this.
     """
+    handler = _HANDLER.get()
+    if handler is not None and function in (max, min) and hasattr(handler, "builtin"):
+        result = handler.builtin(function, args, kwargs)
+        if result is not NotImplemented:
+            return result
     if (
         _HANDLER.get() is not None
         and type(function) is types.FunctionType

@@ -16,16 +16,29 @@ from . import layout, ops
 from .graph import Node
 from .meta import TupleMeta
 from .shape_env import using
+from .symbolic import is_expr
 from .subgraph import SubgraphOp
 
 
 def reshape_is_view(node: Node) -> bool | None:
     """Whether a reshape/ravel node returns a view: exact for C and F inputs, None when unknown."""
     parent = node.args[0].meta
+    if _unit_axes_only(parent.shape, node.meta.shape):
+        return True  # NumPy adds or drops axes of size 1 without copying, whatever the strides
     if parent.layout == "A":
         return None
     with using(node.graph.shape_env):
         return node.target.strided(layout.of_meta(parent), **node.kwargs) is not None
+
+
+def _unit_axes_only(before: tuple, after: tuple) -> bool:
+    """The shapes differ only by axes of size 1 (a symbolic size is never 1: sizes 0 and 1 are
+    specialised)."""
+    return [s for s in before if not _is_one(s)] == [s for s in after if not _is_one(s)]
+
+
+def _is_one(size) -> bool:
+    return not is_expr(size) and size == 1
 
 
 def view_parent(node: Node) -> Node | None:

@@ -261,6 +261,8 @@ class _ProgramWriter:
             self.kernel(node, indent)
         elif target is ops.KERNEL_OUTPUT:
             self.assign(node, indent, f"{self.values[node.args[0]]}[{node.kwargs['item']}]")
+        elif target is ops.GETITEM and node.args[0].meta.ndim == 0:  # x[()]: a scalar already
+            self.values[node] = self.values[node.args[0]]
         elif target is ops.GETITEM:
             base = self.values[node.args[0]]
             index = self.subscript(node.kwargs["index"], node.args[0].meta.ndim)
