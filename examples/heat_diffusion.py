@@ -7,8 +7,9 @@ The temperature ``u`` on a square grid evolves by ``du/dt = D * laplacian(u)``. 
 
 where ``alpha = D * dt / dx**2`` must stay below 1/4 for stability. The border rows and
 columns are never written: they hold the boundary temperatures (Dirichlet conditions).
-The number of steps is a Python int, so the loop runs while tracing and the compiled graph
-holds all ``steps`` updates.
+The time loop stays a loop: its body is traced once (the step count is a Python int, fixed
+for the compiled entry), and the compiled function is one Numba function with a real ``for``
+loop around the stencil kernel, which writes the interior in place.
 
 Run it to see gcompile's eager-vs-compiled report:
 

@@ -24,6 +24,7 @@ CASES = [
     ("transformer_block.py", "layernorm", {"batch": 4, "seq": 16, "width": 32}),
     ("transformer_block.py", "attention_probs", {"batch": 2, "seq": 16, "head_dim": 8}),
     ("heat_diffusion.py", "diffuse", {"n": 200, "steps": 3}),
+    ("lu_factorization.py", "lu", {"n": 30}),
     ("haversine.py", "haversine", {"n": 50_000}),
     ("haversine.py", "bearing", {"n": 1_000}),
     ("image_pipeline.py", "normalize_frame", {"height": 120, "width": 160}),

@@ -66,6 +66,13 @@ class ForRange(SubgraphOp):
         index = self.index
         return {"index": f"{index} in [{index.lo}, {index.hi}]", "carried": self.carried_text()}
 
+    def region_note(self, region: Region) -> str:
+        """The body's header comment: ``k0 in [0, s0-1]; carried A <- %store_1 (in place)``."""
+        index = self.index
+        carried = self.carried_text() or "nothing"
+        in_place = " (in place)" if self.in_place else ""
+        return f"{index} in [{index.lo}, {index.hi}]; carried {carried}{in_place}"
+
     def carried_text(self) -> str:
         """``A <- %setitem_2, s <- %add_3``: each carried value and the output that feeds it."""
         placeholders, outputs = self.body.placeholders, self.body.output_node.args[0]

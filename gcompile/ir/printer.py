@@ -137,6 +137,10 @@ def _format_regions(node: Node) -> list[str]:
     lines = []
     for region in regions:
         text = format_graph(region.graph)
+        note = getattr(node.target, "region_note", None)  # a loop: its index and carried values
+        if note is not None:
+            head, _, rest = text.partition("\n")
+            text = f"{head}    # {note(region)}\n{rest}"
         lines.extend((f"{region.role}: {text}" if len(regions) > 1 else text).splitlines())
     return lines
 
