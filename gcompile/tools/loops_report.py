@@ -8,6 +8,7 @@ symbols the trace reasons with.
           carried: A (in place)
         for_range_2  test.py:13  for j in range(i):  rolled, index k1 in [0, k0-1], k0 trips
       test.py:20  for x in items:  unrolled in Python: it rebinds 'acc', a str
+      test.py:12  hoisted out of %for_range_1: %multiply_3
     == symbols
       s0  A.shape[0]  in [2, inf)
       k0  index of the loop at test.py:12  in [0, s0-1]
@@ -18,7 +19,7 @@ from __future__ import annotations
 from ..ir.control import ForRange
 from ..ir.graph import Graph
 from ..ir.shape_env import trip_count
-from ..ir.subgraph import walk
+from ..ir.subgraph import program_graphs, walk
 
 
 def loop_lines(graph: Graph) -> list[str]:
@@ -41,10 +42,26 @@ def loop_lines(graph: Graph) -> list[str]:
         ]
         if carried:
             lines.append(f"{indent}    carried: {', '.join(carried)}")
-    for note in getattr(graph, "loop_notes", ()):
-        if not note.rolled:
+    for note in _notes(graph):
+        if not note.rolled and "unroll_loops" in note.reason:
+            lines.append(f"  {note.source or '?'}  {note.reason}")
+        elif not note.rolled:
             lines.append(f"  {note.source or '?'}  unrolled in Python: {note.reason}")
+        elif note.reason:  # a split range, hoisted code
+            lines.append(f"  {note.source or '?'}  {note.reason}")
     return lines
+
+
+def _notes(graph: Graph) -> list:
+    """The loop notes of ``graph`` and of the loop bodies in it (passes note on the graph
+    they run on), each once."""
+    found, seen = [], set()
+    for each in program_graphs(graph):
+        for note in getattr(each, "loop_notes", ()):
+            if id(note) not in seen:
+                seen.add(id(note))
+                found.append(note)
+    return found
 
 
 def symbol_lines(graph: Graph) -> list[str]:
