@@ -38,7 +38,7 @@ from ...ir import ops
 from ...ir.control import ForRange
 from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
-from ...ir.shape_env import source_of
+from ...ir.shape_env import hint, source_of, using
 from ...ir.subgraph import program_graphs
 from ...ir.symbolic import is_expr
 from ...loops.dtypes import operand_dtypes
@@ -313,9 +313,28 @@ class _ProgramWriter:
         if node.kwargs.get("views"):
             raise NoTemplate("a store through views in a loop body")
         base, value = node.args
-        index = self.subscript(node.kwargs["index"], base.meta.ndim)
-        self.lines.append(f"{indent}{self.values[base]}[{index}] = {self.value(value)}")
+        self.write(self.values[base], base, node.kwargs["index"], value, indent)
         self.values[node] = self.values[base]
+
+    def write(self, array: str, base: Node, index, value, indent: str) -> None:
+        """``array[index] = value``; an array region as element loops: Numba's array assignment
+        compiles its broadcasting error messages (~1.7 s on a program's first compile)."""
+        text = f"{array}[{self.subscript(index, base.meta.ndim)}]"
+        with using(base.graph.shape_env):
+            region = ops.GETITEM.infer(base.meta, index=tuple(index)).shape
+        shape = value.meta.shape if isinstance(value, Node) else ()
+        if not region or (shape and tuple(shape) != tuple(region)):
+            self.lines.append(f"{indent}{text} = {self.value(value)}")  # an element, or broadcast
+            return
+        target = self.fresh("region")
+        self.lines.append(f"{indent}{target} = {text}")
+        axes = [self.fresh(f"t{axis}") for axis in range(len(region))]
+        for depth, axis in enumerate(axes):
+            inner = indent + INDENT * depth
+            self.lines.append(f"{inner}for {axis} in range({target}.shape[{depth}]):")
+        element = ", ".join(axes)
+        source = f"{self.value(value)}[{element}]" if shape else self.value(value)
+        self.lines.append(f"{indent + INDENT * len(axes)}{target}[{element}] = {source}")
 
     def view(self, node: Node) -> str:
         """A reshape, transpose or broadcast of an array read in the body."""
@@ -335,15 +354,14 @@ class _ProgramWriter:
             raise NoTemplate("an update through views")
         base, value = node.args
         self.assign(node, indent, f"{self.values[base]}.copy()")
-        index = self.subscript(node.kwargs["index"], base.meta.ndim)
-        self.lines.append(f"{indent}{self.values[node]}[{index}] = {self.value(value)}")
+        self.write(self.values[node], base, node.kwargs["index"], value, indent)
 
     def writeback(self, node: Node, indent: str) -> None:
         """The newest value of an array written into the caller's array."""
         target, value = node.args
         if target.meta.ndim == 0:
             raise NoTemplate("a write into a 0-d argument")
-        self.lines.append(f"{indent}{self.values[target]}[:] = {self.value(value)}")
+        self.write(self.values[target], target, (Ellipsis,), value, indent)
         self.values[node] = self.values[target]
 
     def creation(self, node: Node, indent: str) -> None:
@@ -376,7 +394,7 @@ class _ProgramWriter:
     def kernel(self, node: Node, indent: str) -> None:
         """A fused kernel's serial variant, called with the arrays and its integers."""
         kernel: FusedKernel = node.target
-        found = _loop_variants(kernel, self.options)
+        found = _loop_variants(node, self.options)
         code = found[0].code
         name = f"_kernel_{self.kernel_count}"
         self.kernel_count += 1
@@ -422,14 +440,19 @@ class _ProgramWriter:
         return self.value(node.args[argument[1]])
 
 
-def _loop_variants(kernel: FusedKernel, options: dict) -> list:
+def _loop_variants(node: Node, options: dict) -> list:
     """A kernel called in a loop program: its variant summing in order (short sums), and when
-    it has float sums the usual one, summing in blocks of lanes (vectorised; long sums)."""
+    it has float sums of a length that may reach ``LONG_SUM`` (at the traced sizes) the usual
+    one too, summing in blocks of lanes (vectorised; long sums). Each variant costs a compile."""
+    kernel: FusedKernel = node.target
     options = {**options, "parallel": False}
-    short = kernels.Variant("serial", kernels.generated(kernel, options, False))
     ordered = kernels.Variant(
         "serial", kernels.generated(kernel, {**options, "sequential_sums": True}, False)
     )
+    with using(node.graph.shape_env):
+        if hint(_product(kernel.space)) < LONG_SUM // 2:
+            return [ordered]
+    short = kernels.Variant("serial", kernels.generated(kernel, options, False))
     if ordered.code.source == short.code.source or ordered.code.params != short.code.params:
         return [short]
     return [ordered, short]
