@@ -32,12 +32,12 @@ from .complex_parts import ComplexParts
 from .errors import UnsupportedError, source_text
 from .ir import ops
 from .ir.alias import root
+from .ir.control import LoopNote
 from .ir.graph import Graph, Node
 from .ir.meta import TensorMeta, broadcast_shapes, meta_of, unsupported_dtype_reason
 from .ir.pytree import TreeSpec, flatten
 from .ir.shape_env import SIZE_LOW, decide, using
 from .ir.symbolic import is_expr
-from .ir.control import LoopNote
 from .loop_tracing import LoopTracer
 from .symint import SymInt, unwrap
 

@@ -19,7 +19,9 @@ RNG = np.random.default_rng(7)
 
 
 def _loops(graph) -> list:
-    return [v.node for v in walk(graph) if v.node.op == "call" and isinstance(v.node.target, ForRange)]
+    return [
+        v.node for v in walk(graph) if v.node.op == "call" and isinstance(v.node.target, ForRange)
+    ]
 
 
 # -- programs -------------------------------------------------------------------------------------
@@ -156,7 +158,10 @@ def sweep_rows(steps, n, A):
 
 PROGRAMS = {
     "crout_lu": (crout_lu, lambda n: (RNG.random((n, n)) + n * np.eye(n),)),
-    "lower_solve": (lower_solve, lambda n: (np.tril(RNG.random((n, n))) + n * np.eye(n), RNG.random(n))),
+    "lower_solve": (
+        lower_solve,
+        lambda n: (np.tril(RNG.random((n, n))) + n * np.eye(n), RNG.random(n)),
+    ),
     "upper_solve_in_place": (
         upper_solve_in_place,
         lambda n: (np.triu(RNG.random((n, n))) + n * np.eye(n), RNG.random(n)),

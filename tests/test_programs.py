@@ -26,9 +26,9 @@ import gcompile
 from gcompile.backends import interpreter
 from gcompile.guards import ArgumentBinder
 from gcompile.ir.graph import map_arg
-from gcompile.ir.subgraph import subgraphs_of
 from gcompile.ir.pytree import flatten
 from gcompile.ir.shape_env import concrete
+from gcompile.ir.subgraph import subgraphs_of
 from gcompile.ir.symbolic import evaluate
 from tests.support import (
     BACKENDS,

@@ -16,8 +16,8 @@ from . import layout, ops
 from .graph import Node
 from .meta import TupleMeta
 from .shape_env import using
-from .symbolic import is_expr
 from .subgraph import SubgraphOp
+from .symbolic import is_expr
 
 
 def reshape_is_view(node: Node) -> bool | None:

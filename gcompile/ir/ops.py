@@ -229,7 +229,9 @@ def _empty_reduction(impl: Callable, x: TensorMeta, params: dict) -> bool:
         try:
             _quiet(impl, np.empty((0,) * x.ndim, x.dtype), **params)
         except Exception:
-            raise SymbolicError(f"{impl.__name__} of an array that is empty on some trips") from None
+            raise SymbolicError(
+                f"{impl.__name__} of an array that is empty on some trips"
+            ) from None
         return False
 
 

@@ -39,9 +39,8 @@ the op's node) and ``graphs_in(graph)`` (the graph, then every nested graph).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import abc
+from dataclasses import replace
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from .graph import Graph, Node

@@ -65,7 +65,9 @@ STAGES = ("traced", "optimized", "fused")
 REQUIRED = ("functionalize",)
 # Lowerings for generated code, not for the interpreter (which runs NumPy's own ops exactly):
 # a vector product as a fused sum sums in another (valid) order than BLAS.
-GENERATED_CODE_ONLY = ("vector_products",)  # backends rely on a graph without in-place setitem nodes
+GENERATED_CODE_ONLY = (
+    "vector_products",
+)  # backends rely on a graph without in-place setitem nodes
 
 _MAX_ROUNDS = 8
 

@@ -33,11 +33,11 @@ from typing import Any, NamedTuple
 
 from ..backends.numba import codegen
 from ..ir import ops
+from ..ir.control import ForRange
 from ..ir.graph import Graph, Node, nodes_in
 from ..ir.kernel import FusedKernel
 from ..ir.printer import format_index, format_literal, format_node
 from ..ir.shape_env import using
-from ..ir.control import ForRange
 from ..ir.subgraph import Region, regions_of, walk
 
 OUTPUT_ID = "return"  # a keyword, so no node can be called that
@@ -315,7 +315,7 @@ def _back_edges(index: VertexIndex, call: Node) -> list[str]:
                 continue
             target = index.vertex_id(reader)
             edges.append(
-                f"  {_quote(source)} -> {_quote(target)} [style=dashed, color=\"#1f6fb4\", "
+                f'  {_quote(source)} -> {_quote(target)} [style=dashed, color="#1f6fb4", '
                 f'constraint=false, label=<<font point-size="8">next</font>>];'
             )
     return edges

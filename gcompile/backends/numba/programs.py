@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 import numba
+import numpy as np
 from numba.core import types as nbtypes
 
 from ...errors import UnsupportedError
@@ -43,7 +43,7 @@ from ...ir.subgraph import program_graphs
 from ...ir.symbolic import is_expr
 from ...loops.dtypes import operand_dtypes
 from ...loops.nodes import Apply, Var, typed
-from . import cache, codegen, kernels
+from . import codegen, kernels
 from .render import INDENT, Namespace, _Renderer
 from .rules import NoTemplate
 from .syntax import literal, type_name
