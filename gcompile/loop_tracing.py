@@ -167,9 +167,8 @@ class LoopTracer:
             return self._capture_piece(body, bounds, carried, info, source)
         except _Split as split:
             if pieces >= _MAX_PIECES or abs(bounds[2]) != 1:
-                raise Declined(
-                    f"a question about the loop index changes from trip to trip: {split}"
-                )
+                reason = f"a question about the loop index changes from trip to trip: {split}"
+                raise Declined(reason) from None
             where = ", ".join(str(point) for point in split.points)
             self.notes.append(LoopNote(source, True, reason=f"range split at {where}: {split}"))
             for part in _pieces(bounds, split.points):
