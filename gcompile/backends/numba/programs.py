@@ -1,28 +1,33 @@
-"""Loop programs: a top-level ``for_range`` node, with every loop nested in it, as one Numba
-function with real ``for`` loops.
+"""Loop programs: a graph with loops (or one top-level loop nest) as one Numba function with
+real ``for`` loops.
 
 ::
 
-    def kernel(A, s0, s1):                      # the loop's arguments, then the sizes
-        for k0 in range(0, s0):
-            for k1 in range(k0 + 1, s0):
-                divide_1 = np.float64(A[k1, k0] / A[k0, k0])
-                A[k1, k0] = divide_1
-                _kernel_fused_1(A, ..., n0=max(s1 - k0 - 1, 0), o0=..., ...)
+    def kernel(a0, s0, s1):                      # the inputs, then the sizes, then constants
+        out0_fused_1 = np.empty((1,), np.float64)
+        A = a0
+        for k0 in range(0, (s0), 1):
+            A_2 = A
+            for k1 in range(0, (k0), 1):
+                getitem_1 = A_2[(k0), (k1)]
+                _kernel_0(out0_fused_1, A_2, (k1), (k0 * s1), (k1), (s1))   # A[k0, :k1] @ A[:k1, k1]
+                subtract_1 = np.float64((getitem_1 - out0_fused_1[0]))
+                ...
         return (A,)
 
-The body's nodes become statements: a read of one element is a subscript, a store into a
-region an assignment, a scalar elementwise op its Numba rule (``rules``, through the renderer
-of kernels), a fused kernel a call of its compiled serial variant (the base-plus-offset
-convention: sizes, offsets and strides are computed from the sizes and the loop indices at
-each iteration), a nested loop a nested ``for`` whose carried values are variables. Carried
-arrays the loop does not run in place (``ForRange.in_place``) are copied once before it, as the
-interpreter does. Anything else raises ``NoTemplate``; the host then runs the loop in the
-interpreter and says why.
+The graph's nodes become statements: a read of one element is a subscript, a store into a
+region element loops over the region (Numba's array assignment would compile its broadcasting
+error messages), a scalar elementwise op its Numba rule (``rules``, through the renderer of
+kernels), a fused kernel a call of its serial variant with the integers of the
+base-plus-offset convention computed from the sizes and loop indices at each call, a nested
+loop a nested ``for`` whose carried values are variables. Carried arrays the loop does not run
+in place (``ForRange.in_place``) are copied once before it, as the interpreter does. A kernel in
+a loop sums in order, one accumulator (short sums); when its sums may be long it also gets the
+blocked-lane variant, called from ``LONG_SUM`` terms. Anything else raises ``NoTemplate``: the
+host then calls a program per loop nest, or runs the loop in the interpreter, and says why.
 
-The function's module (``cache``) imports the kernels it calls by their cache keys, so kernels
-are cached on their own and shared with straight-line programs; the module text is the loop's
-cache key, and Numba keeps its machine code on disk beside it.
+``program_host`` compiles a program: its module imports the kernels it calls by their cache
+keys, so kernels are cached on their own; the module text is the program's cache key.
 """
 
 from __future__ import annotations
