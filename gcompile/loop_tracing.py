@@ -105,9 +105,14 @@ class LoopTracer:
         )
 
     def builtin(self, function, args: tuple, kwargs: dict):
-        """Python's ``max``/``min`` of traced scalars of one dtype: ``max(a, b)`` is ``a``
-        unless ``b > a`` (so NaN and ties pick as Python does), as a select; else
-        ``NotImplemented`` (Python runs it, asking ``bool()`` of traced values)."""
+        """``len(x)`` of a traced array: its first size, symbolic (Python's ``len`` must return
+        an int, which would specialise the trace). Python's ``max``/``min`` of traced scalars
+        of one dtype: ``max(a, b)`` is ``a`` unless ``b > a`` (so NaN and ties pick as Python
+        does), as a select. Else ``NotImplemented``: Python runs it."""
+        if function is len:
+            array = args[0] if len(args) == 1 and not kwargs else None
+            traced = self.tracer.is_traced(array) and array.ndim > 0
+            return array.shape[0] if traced else NotImplemented
         traced = [self.tracer.is_traced(a) for a in args]
         if kwargs or len(args) < 2 or not all(traced):
             return NotImplemented

@@ -210,6 +210,20 @@ def test_one_trace_for_every_size():
     assert compiled.stats["traces"] == 1
 
 
+def test_len_of_an_array_stays_symbolic_in_a_loop():
+    def weighted(x):
+        total = 0.0
+        for i in range(len(x)):
+            total = total + x[i] * i
+        return total
+
+    compiled = gcompile.compile(weighted, fullgraph=True)
+    for n in (5, 50, 500):
+        x = RNG.random(n)
+        assert compiled(x) == weighted(x)  # (the same order of additions: exact)
+    assert compiled.stats["traces"] == 1
+
+
 def test_graph_size_does_not_grow_with_the_trip_count():
     def sizes(steps):
         graph = gcompile.trace(smooth_rows, RNG.random((8, 8)), steps, stage="fused")

@@ -139,19 +139,20 @@ def for_each(body: Callable[..., tuple], iterable: Any, carried: tuple, info: Lo
     return _run(body, iterable, carried)
 
 
-OFFERED_BUILTINS = ("max", "min")  # calls offered to ``handler.builtin`` (see ``call``)
+OFFERED_BUILTINS = ("max", "min", "len")  # calls offered to ``handler.builtin`` (``call``)
+_OFFERED = (max, min, len)
 
 
 def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
     """Call ``function(*args, **kwargs)``; while a handler is installed, a plain Python function
     of ``module`` (the caller's) runs converted, so that its loops are offered too, and the
-    builtins ``max`` and ``min`` are first offered to ``handler.builtin(function, args,
-    kwargs)``, which returns the result or ``NotImplemented``.
+    builtins ``max``, ``min`` and ``len`` are first offered to ``handler.builtin(function,
+    args, kwargs)``, which returns the result or ``NotImplemented``.
 
     Converted functions make their calls of global or free names through this.
     """
     handler = _HANDLER.get()
-    if handler is not None and function in (max, min) and hasattr(handler, "builtin"):
+    if handler is not None and function in _OFFERED and hasattr(handler, "builtin"):
         result = handler.builtin(function, args, kwargs)
         if result is not NotImplemented:
             return result
