@@ -193,8 +193,10 @@ class LoopTracer:
         metas = [_meta(value) for value in inits]
         for _ in range(_WIDENING_ROUNDS):
             frame, outputs = self._trace_body(body, index, inits, metas, names)
+            env = self.tracer.graph.shape_env
             settled = [
-                _widened(meta, _meta(out), name) for meta, out, name in zip(metas, outputs, names)
+                _widened(meta, _meta(out), name, env)
+                for meta, out, name in zip(metas, outputs, names)
             ]
             if settled == metas:
                 break
@@ -355,15 +357,30 @@ def _output(tracer, value, name: str):
     raise Declined(f"the loop makes {name!r} a {type(value).__name__} (not a number or array)")
 
 
-def _widened(before: TensorMeta, after: TensorMeta, name: str) -> TensorMeta:
+def _widened(before: TensorMeta, after: TensorMeta, name: str, env) -> TensorMeta:
     """The carried type after an iteration: ``after``'s dtype, the shape kept, the layout kept
-    only if unchanged."""
-    if tuple(before.shape) != tuple(after.shape) or before.scalar != after.scalar:
+    only if unchanged. Sizes that differ as expressions but agree at the traced sizes are
+    taken as equal, guarded (``x = A @ x`` with ``A`` square: ``x``'s size is ``A``'s)."""
+    if not _same_shape(before, after, name, env) or before.scalar != after.scalar:
         raise Declined(f"{name!r} changes shape in the loop ({before.short()} to {after.short()})")
+    before, after = before.map_sizes(env.simplify), after.map_sizes(env.simplify)
     if before == after:
         return before
     layout = before.layout if before.layout == after.layout else "A"
     return replace(after, layout=layout, writeable=before.writeable and after.writeable)
+
+
+def _same_shape(before: TensorMeta, after: TensorMeta, name: str, env) -> bool:
+    if before.ndim != after.ndim:
+        return False
+    reason = f"the shape of the carried {name!r}"
+    try:
+        return all(
+            b == a or (env.hint(b) == env.hint(a) and env.decide("==", b, a, reason))
+            for b, a in zip(before.shape, after.shape)
+        )
+    except SymbolicError:  # (a size that changes from trip to trip)
+        return False
 
 
 def _written_placeholders(graph: Graph) -> set:

@@ -126,6 +126,20 @@ def with_helper(A):
     return A
 
 
+def power_iteration(A, x, steps):
+    for _ in range(steps):
+        y = A @ x
+        x = y / np.sqrt(y @ y)
+    return x
+
+
+def left_products(A, x, steps):
+    for _ in range(steps):
+        y = x @ A
+        x = y / np.sum(np.abs(y))
+    return x
+
+
 def python_list_loop(x):
     for c in [1.0, 2.0, 3.0]:
         x = x * c
@@ -176,6 +190,8 @@ PROGRAMS = {
     "stepped": (stepped, lambda n: (RNG.random(n),)),
     "with_helper": (with_helper, lambda n: (RNG.random((n, 4)),)),
     "python_list_loop": (python_list_loop, lambda n: (RNG.random(n),)),
+    "power_iteration": (power_iteration, lambda n: (RNG.random((n, n)), RNG.random(n), 30)),
+    "left_products": (left_products, lambda n: (RNG.random((n, n)), RNG.random(n), 30)),
     "table_max": (table_max, lambda n: (RNG.integers(0, 4, n).astype(np.int32),)),
     "outer_min_plus": (outer_min_plus, lambda n: (RNG.integers(1, 50, (n, n)).astype(np.int64),)),
     "sweep_rows": (sweep_rows, lambda n: (4, n, RNG.random((n, n)))),

@@ -45,6 +45,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from .graph import Graph, Node
 from .meta import TensorMeta, TupleMeta, meta_of
+from .shape_env import active
 
 RunGraph = Callable[..., list]
 """``run_graph(graph, inputs, bindings=None) -> outputs``: runs one of an op's graphs on its
@@ -140,9 +141,19 @@ def operand_problems(region: Region, inputs: Sequence) -> Iterator[str]:
         except TypeError as exc:
             yield f"{where} is bound to argument {index}, which has no meta: {exc}"
             continue
-        if meta != placeholder.meta and not _promises_less(placeholder.meta, meta):
+        expected_meta, meta = _simplified(placeholder.meta), _simplified(meta)
+        if meta != expected_meta and not _promises_less(expected_meta, meta):
             expected, given = _distinct_texts(placeholder.meta, meta)
             yield f"{where} is {expected} but argument {index} is {given}"
+
+
+def _simplified(meta: Any) -> Any:
+    """``meta`` with the equalities the active trace learned applied (an argument recorded
+    before its size was found equal to another, ``x = A @ x``)."""
+    env = active()
+    if env is None or not env.replacements or not hasattr(meta, "map_sizes"):
+        return meta
+    return meta.map_sizes(env.simplify)
 
 
 def _promises_less(placeholder: Any, given: Any) -> bool:

@@ -1,6 +1,8 @@
 """Vector products in loop bodies become fusible elementwise products and sums.
 
-``matmul(a, b)`` or ``dot(a, b)`` of two 1-D arrays => ``sum(multiply(a, b))``. Run once per
+``matmul(a, b)`` or ``dot(a, b)`` of two 1-D arrays => ``sum(multiply(a, b))``; of a matrix
+and a vector => ``sum(multiply(M, v), axis=1)``; of a vector and a matrix =>
+``sum(multiply(v[:, None], M), axis=0)``. Run once per
 iteration of a loop (``Graph.repeated``), a BLAS call costs a library call and its dispatch for
 a few dozen elements (``A[i, :j] @ A[:j, j]`` in a factorisation); as a multiply and a sum it
 fuses with the slices around it into one reduction kernel, which the loop program calls
@@ -17,17 +19,24 @@ from ..ir import ops
 from ..ir.graph import Graph, Node
 
 
-def _vector(value) -> bool:
-    return isinstance(value, Node) and value.meta.ndim == 1 and not value.meta.scalar
+def _ndim(value) -> int | None:
+    if not isinstance(value, Node) or value.meta.scalar:
+        return None
+    return value.meta.ndim
 
 
 def _decomposable(node: Node) -> bool:
+    """A product of a vector with a vector or a matrix (either side) of a summable dtype."""
     if node.op != "call" or node.target not in (ops.MATMUL, ops.DOT) or node.kwargs:
         return False
-    if not all(_vector(v) for v in node.args) or len(node.args) != 2:
+    if len(node.args) != 2 or tuple(_ndim(v) for v in node.args) not in _SUMMED_AXIS:
         return False
     dtype = node.meta.dtype
     return dtype.kind in "fc" or (dtype.kind in "iu" and dtype.itemsize == 8)
+
+
+# (ndim of a, ndim of b) -> the axis of multiply(a', b') summed: v @ w, M @ v (rows), v @ M
+_SUMMED_AXIS = {(1, 1): None, (2, 1): 1, (1, 2): 0}
 
 
 def vector_products(graph: Graph) -> bool:
@@ -38,9 +47,16 @@ def vector_products(graph: Graph) -> bool:
     for node in list(graph.nodes):
         if not _decomposable(node):
             continue
+        a, b = node.args
+        axis = _SUMMED_AXIS[(a.meta.ndim, b.meta.ndim)]
         with graph.inserting_before(node):
-            product = graph.call(ops.MULTIPLY, node.args, source=node.source)
-            total = graph.call(ops.SUM, (product,), source=node.source)
+            if axis == 0:  # v @ M: v as a column, broadcast along M's rows
+                a = graph.call(
+                    ops.GETITEM, (a,), {"index": (slice(None), None)}, source=node.source
+                )
+            product = graph.call(ops.MULTIPLY, (a, b), source=node.source)
+            params = {} if axis is None else {"axis": axis}
+            total = graph.call(ops.SUM, (product,), params, source=node.source)
         graph.replace_all_uses_with(node, total)  # dce removes the product node
         changed = True
     return changed
