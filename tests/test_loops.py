@@ -257,6 +257,21 @@ def test_small_fixed_loops_are_unrolled_by_a_pass():
     assert any("unroll_loops" in reason for reason in notes)
 
 
+def test_a_loop_multiplying_matrices_is_unrolled_into_library_calls():
+    def layers(x, w, b):
+        for _ in range(12):
+            x = np.tanh(x @ w + b)
+        return x
+
+    args = (RNG.random((8, 16)), RNG.random((16, 16)) * 0.1, RNG.random(16))
+    graph = gcompile.trace(layers, *args, stage="optimized")
+    assert not _loops(graph)  # (no form for a matrix product in a loop program)
+    assert sum(1 for n in graph.nodes if n.op == "call" and n.target.name == "matmul") == 12
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check(layers, *args)
+
+
 def test_a_question_on_the_index_splits_the_range():
     graph = gcompile.trace(first_and_last, RNG.random(9), stage="optimized")
     starts = sorted(str(node.kwargs["start"]) for node in _loops(graph))

@@ -81,8 +81,8 @@ def test_sizes_used_as_values_shapes_and_bounds(fn, size):
 def test_python_that_needs_the_value_specialises_and_says_why():
     def loop(x):
         total = x[0] * 0
-        for i in range(len(x)):
-            total = total + x[i]
+        for value in [x[i] for i in range(len(x))]:  # a Python list: its length must be an int
+            total = total + value
         return total
 
     fn = gcompile.compile(loop, backend="interpreter")

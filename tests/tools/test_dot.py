@@ -197,7 +197,12 @@ def test_long_literals_are_truncated_in_labels_not_in_tooltips():
 
 def test_a_few_hundred_nodes_draw_quickly_with_shared_inputs_drawn_again():
     graph = gcompile.trace(
-        deep, np.ones((16, 32)), np.full((32, 32), 0.01), np.zeros(32), stage="fused"
+        deep,
+        np.ones((16, 32)),
+        np.full((32, 32), 0.01),
+        np.zeros(32),
+        stage="fused",
+        options={"loops": False},  # (forty layers unrolled: the drawing's size is the point)
     )
     start = time.perf_counter()
     text = to_dot(graph)
@@ -215,7 +220,12 @@ def test_a_few_hundred_nodes_draw_quickly_with_shared_inputs_drawn_again():
 @needs_dot
 def test_a_few_hundred_nodes_render_in_seconds(tmp_path):
     graph = gcompile.trace(
-        deep, np.ones((16, 32)), np.full((32, 32), 0.01), np.zeros(32), stage="fused"
+        deep,
+        np.ones((16, 32)),
+        np.full((32, 32), 0.01),
+        np.zeros(32),
+        stage="fused",
+        options={"loops": False},  # (forty layers unrolled: the drawing's size is the point)
     )
     start = time.perf_counter()
     render(graph, tmp_path / "deep.svg")
