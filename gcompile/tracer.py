@@ -1157,7 +1157,7 @@ def trace(
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
         outputs = [tracer_output(tracer, value, where) for _, value in out_leaves]
     tracer.graph.output(tuple(outputs), out_spec)
-    tracer.graph.loop_notes = tracer.loops.notes + tracer.unconverted
+    tracer.graph.loop_notes += tracer.loops.notes + tracer.unconverted
     env = tracer.graph.shape_env
     if env.replacements:  # sizes recorded before an equality was learned take its form
         tracer.graph.substitute_sizes(env.simplify)

@@ -29,7 +29,7 @@ import numpy as np
 
 from .meta import TensorMeta, normalize_axes
 from .shape_env import decide, decide_in_loops, hint
-from .symbolic import is_expr, sym_max, sym_min
+from .symbolic import is_expr, product_of, sym_max, sym_min
 
 
 @dataclass(frozen=True)
@@ -275,13 +275,6 @@ def getitem(view: Strided, index: tuple) -> Strided:
 # -- reshape ------------------------------------------------------------------------------------------
 
 
-def _product(sizes) -> object:
-    total = 1
-    for size in sizes:
-        total = total * size
-    return total
-
-
 def _exact_quotient(total, known):
     """``total / known`` for NumPy's ``-1``: exact as polynomials, or by a guarded division."""
     from .symbolic import exact_divide
@@ -306,7 +299,7 @@ def new_shape(size, shape) -> tuple:
         raise ValueError("can only specify one unknown dimension")
     if any(not is_expr(s) and s < -1 for s in shape):
         raise ValueError("negative dimensions not allowed")
-    known = _product(s for k, s in enumerate(shape) if k not in unknown)
+    known = product_of(s for k, s in enumerate(shape) if k not in unknown)
     if unknown:
         quotient = _exact_quotient(size, known)
         if quotient is None:
@@ -315,7 +308,7 @@ def new_shape(size, shape) -> tuple:
                 f"{tuple(hint(s) for s in shape)}"
             )
         shape = shape[: unknown[0]] + (quotient,) + shape[unknown[0] + 1 :]
-    elif not decide("==", _product(shape), size, "reshape size"):
+    elif not decide("==", product_of(shape), size, "reshape size"):
         raise ValueError(
             f"cannot reshape array of size {hint(size)} into shape {tuple(hint(s) for s in shape)}"
         )
@@ -324,7 +317,7 @@ def new_shape(size, shape) -> tuple:
 
 def reshape(view: Strided, shape) -> Strided | None:
     """``np.reshape`` in C order: the view, or None when NumPy must copy."""
-    size = _product(view.shape)
+    size = product_of(view.shape)
     target = new_shape(size, shape)
     if not view.exact or size == 0 or layout(view) == "C":  # (NumPy: an empty array is contiguous)
         return replace(view, shape=target, strides=c_strides(target))

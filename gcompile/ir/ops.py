@@ -35,7 +35,7 @@ from . import layout
 from .einsum import MatmulPlan, eager_result, matmul_plan
 from .meta import TensorMeta, broadcast_shapes, dtype_probe, meta_of, normalize_axes
 from .shape_env import SymbolicError, decide, hint
-from .symbolic import is_expr, prove_le, sym_max
+from .symbolic import is_expr, product_of, prove_le, sym_max
 
 KINDS = ("elementwise", "reduction", "matmul", "view", "shape", "creation", "scatter", "opaque")
 
@@ -207,7 +207,7 @@ def _reduced_shape(shape: tuple, axis: Any, keepdims: bool) -> tuple:
 
 
 def _cumulative_shape(shape: tuple, axis: Any, keepdims: bool) -> tuple:
-    return (layout._product(shape),) if axis is None else tuple(shape)
+    return (product_of(shape),) if axis is None else tuple(shape)
 
 
 def _small_probe(x: TensorMeta) -> Any:
@@ -415,7 +415,7 @@ def _concatenate_infer(*arrays: TensorMeta, axis: Any = 0) -> TensorMeta:
     dtype = _quiet(np.concatenate, probes, axis=axis).dtype
     shapes = [a.shape if isinstance(a, TensorMeta) else np.shape(a) for a in arrays]
     if axis is None:
-        return TensorMeta((sum(layout._product(s) for s in shapes),), dtype)
+        return TensorMeta((sum(product_of(s) for s in shapes),), dtype)
     ax = axis % len(shapes[0])
     for i, s in enumerate(shapes[1:], start=1):
         for d in range(len(s)):

@@ -902,3 +902,11 @@ def slice_length(n, start: int | None, stop: int | None, step: int | None):
     first = _clamp_index(start, n, n - 1, -1, n - 1)
     end = stop if stop is not None and stop >= 0 else _clamp_index(stop, n, -1, -1, n - 1)
     return sym_max((first - end - step - 1) // -step, 0)
+
+
+def product_of(sizes):
+    """The product of ``sizes`` (ints or expressions): an array's element count."""
+    total = 1
+    for size in sizes:
+        total = total * size
+    return total

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..ir.control import ForRange, LoopNote
 from ..ir.graph import Graph, Node, map_arg
-from ..ir.shape_env import is_symbolic
+from ..ir.shape_env import is_symbolic, map_symbolic
 from ..ir.subgraph import subgraphs_of
 from ..ir.symbolic import free_symbols
 
@@ -62,9 +62,10 @@ def _hoist(graph: Graph, loop_node: Node) -> bool:
         if any(user not in moved for user in member.users):
             _read_from_outside(body, loop_node, member, moved[member])
     if calls:
-        notes = graph.__dict__.setdefault("loop_notes", [])
         names = ", ".join(f"%{m.name}" for m in calls)
-        notes.append(LoopNote(loop.source, True, f"hoisted out of %{loop_node.name}: {names}"))
+        graph.loop_notes.append(
+            LoopNote(loop.source, True, f"hoisted out of %{loop_node.name}: {names}")
+        )
     return bool(calls)
 
 
@@ -88,7 +89,6 @@ def _mentions(value, indices: set) -> bool:
 
 def _collect(value, found: set) -> None:
     """The symbols in ``value`` (an expression, a meta, or a structure holding them)."""
-    from ..ir.shape_env import map_symbolic
 
     def note(expr):
         found.update(free_symbols(expr))

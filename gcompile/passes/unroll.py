@@ -39,9 +39,8 @@ def unroll_loops(graph: Graph) -> bool:
         if trips is None:
             continue
         _inline(graph, node, trips)
-        notes = graph.__dict__.setdefault("loop_notes", [])
         reason = f"unrolled by the unroll_loops pass ({len(trips)} trips, {_size(node)} ops)"
-        notes.append(LoopNote(node.target.source, False, reason))
+        graph.loop_notes.append(LoopNote(node.target.source, False, reason))
         changed = True
     return changed
 

@@ -47,7 +47,7 @@ from ...ir.kernel import FusedKernel
 from ...ir.printer import format_node
 from ...ir.shape_env import concrete, is_symbolic, source_of
 from ...ir.subgraph import subgraphs_of
-from ...ir.symbolic import is_expr
+from ...ir.symbolic import is_expr, product_of
 from .. import interpreter
 from . import codegen, copies, kernels, program_host, programs
 
@@ -266,7 +266,7 @@ class _HostWriter:
             self.interpreted(node, "kernel", str(missing))
             return
         self.program.timings[f"codegen {kernel.name}"] = time.perf_counter() - start
-        size, threshold = _product(kernel.space), int(self.options["parallel_threshold"])
+        size, threshold = product_of(kernel.space), int(self.options["parallel_threshold"])
         needed = kernels.first_needed(found, size, threshold, self.graph.shape_env)
         for variant in found:
             self.variant(kernel, node, variant, compile_now=variant is needed)
@@ -549,13 +549,6 @@ def _view_applier(views: tuple) -> Callable:
         return value
 
     return apply
-
-
-def _product(sizes: tuple) -> Any:
-    total = 1
-    for size in sizes:
-        total = total * size
-    return total
 
 
 def compile_graph(graph: Graph, options: dict | None = None) -> Callable[[list], list]:

@@ -45,11 +45,11 @@ from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
 from ...ir.shape_env import hint, source_of, using
 from ...ir.subgraph import program_graphs
-from ...ir.symbolic import is_expr
+from ...ir.symbolic import is_expr, product_of
 from ...loops.dtypes import operand_dtypes
 from ...loops.nodes import Apply, Var, typed
 from . import codegen, kernels
-from .render import INDENT, Namespace, _Renderer
+from .render import INDENT, Namespace, element_source
 from .rules import NoTemplate
 from .syntax import literal, type_name
 
@@ -160,8 +160,6 @@ class _ProgramWriter:
         self.values: dict[Node, str] = {}
         self.kernels: dict = {}  # global name -> the Variant called there
         self.kernel_count = 0
-        self.renderer = _Renderer.__new__(_Renderer)
-        self.renderer.readable, self.renderer.names = True, self.names
 
     def input(self, value: Node) -> str:
         """The parameter of a value the host passes."""
@@ -394,7 +392,7 @@ class _ProgramWriter:
         if loop is None:
             raise NoTemplate(f"{node.target.name}: no NumPy loop for {kinds}")
         args = tuple(typed(e, k, d) for (e, k), d in zip(operands, loop))
-        return self.renderer.apply(Apply(node.target, node, args, loop, tuple(kinds)))
+        return element_source(Apply(node.target, node, args, loop, tuple(kinds)), self.names)
 
     def kernel(self, node: Node, indent: str) -> None:
         """A fused kernel's serial variant, called with the arrays and its integers."""
@@ -418,7 +416,7 @@ class _ProgramWriter:
         values = [self.kernel_argument(node, outputs, a) for a in code.arguments]
         if len(found) == 2:  # long sums: the blocked variant, called
             self.kernels[f"{name}_long"] = found[1]
-            size = self.size(_product(kernel.space))
+            size = self.size(product_of(kernel.space))
             self.lines.append(f"{indent}if {size} >= {LONG_SUM}:")
             self.lines.append(f"{indent}{INDENT}{name}_long({', '.join(values)})")
             self.lines.append(f"{indent}else:")
@@ -455,19 +453,12 @@ def _loop_variants(node: Node, options: dict) -> list:
         "serial", kernels.generated(kernel, {**options, "sequential_sums": True}, False)
     )
     with using(node.graph.shape_env):
-        if hint(_product(kernel.space)) < LONG_SUM // 2:
+        if hint(product_of(kernel.space)) < LONG_SUM // 2:
             return [ordered]
     short = kernels.Variant("serial", kernels.generated(kernel, options, False))
     if ordered.code.source == short.code.source or ordered.code.params != short.code.params:
         return [short]
     return [ordered, short]
-
-
-def _product(sizes: tuple):
-    total = 1
-    for size in sizes:
-        total = total * size
-    return total
 
 
 @dataclass(frozen=True, eq=False)

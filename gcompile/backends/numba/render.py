@@ -120,17 +120,23 @@ class Namespace:
 def render(kernel: Kernel, readable: bool) -> tuple[str, list]:
     """``(source, parameter names)`` of ``kernel``; raises ``NoTemplate`` for an element no
     rule writes."""
-    renderer = _Renderer(kernel, readable)
+    renderer = _Renderer(Namespace(readable, kernel.values), readable)
     lines = renderer.block(kernel.entry + kernel.body, INDENT)
     params = [renderer.names.var(p.var) for p in kernel.params]
     header = f"def kernel({', '.join(params)}):"
     return "\n".join([header, *lines]) + "\n", params
 
 
+def element_source(apply: Apply, names: Namespace) -> str:
+    """One element of an elementwise op as source, its operands' variables named by ``names``
+    (a scalar op of a loop program); raises ``NoTemplate`` as ``render`` does."""
+    return _Renderer(names, True).apply(apply)
+
+
 class _Renderer:
-    def __init__(self, kernel: Kernel, readable: bool):
+    def __init__(self, names: Namespace, readable: bool):
         self.readable = readable
-        self.names = Namespace(readable, kernel.values)
+        self.names = names
 
     # -- statements ---------------------------------------------------------------------------
     def block(self, stmts: tuple, indent: str) -> list:
