@@ -8,10 +8,13 @@ checks the host calls the loop with sizes computed from the arguments.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 import gcompile
+from gcompile.backends.numba import copies
 from tests.support import check
 
 
@@ -78,3 +81,14 @@ def test_a_cast_on_the_way_in_stays_numpys_assignment():
     host = _host(narrowing, x, threshold=1)
     assert "_copy_" not in host and "_op_store_1(" in host
     check(narrowing, x)
+
+
+def test_a_float16_region_stays_numpys_assignment():
+    x = np.random.default_rng(5).random((6, 8)).astype(np.float16)  # (Numba has no float16)
+    graph = gcompile.trace(stencil_in_place, x, stage="fused")
+    (store,) = [n for n in graph.nodes if n.op == "call" and n.target.name == "store"]
+    sizes = {symbol: symbol.name for symbol in graph.shape_env.sources}
+    assert copies.copy_lines(store, "v", "b", "C", sizes, 1, True) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gcompile.GcompileWarning)  # (its kernel: interpreted)
+        check(stencil_in_place, x)

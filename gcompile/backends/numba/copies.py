@@ -24,6 +24,7 @@ from numba import njit, prange
 from ...ir.alias import copied_region
 from ...ir.graph import Node
 from ...ir.shape_env import source_of, using
+from ...ir.symbolic import product_of
 from . import scalar as _s
 
 
@@ -56,8 +57,8 @@ def copy_lines(
     no such copy."""
     with using(store.graph.shape_env):
         region = copied_region(store)
-    if region is None or order not in ("C", "F"):
-        return None
+    if region is None or order not in ("C", "F") or store.meta.dtype == np.float16:
+        return None  # (Numba has no float16: NumPy's assignment copies it)
     shape, strides = tuple(region.shape), tuple(region.strides)
     if order == "F":
         shape, strides = shape[::-1], strides[::-1]
@@ -65,11 +66,8 @@ def copy_lines(
     arguments = f"{value}, {_tuple(shape, sizes)}, {base}, {offset}, {_tuple(strides, sizes)}"
     if not parallel:
         return [f"    _copy_serial({arguments})"]
-    total = 1
-    for size in shape:
-        total = total * size
     return [
-        f"    if {source_of(total, sizes)} >= {int(threshold)}:",
+        f"    if {source_of(product_of(shape), sizes)} >= {int(threshold)}:",
         f"        _copy_parallel({arguments})",
         "    else:",
         f"        _copy_serial({arguments})",
