@@ -346,3 +346,33 @@ def test_a_loop_body_past_the_statement_budget_is_refused_with_its_line():
 def test_loops_option_off_unrolls_as_before():
     graph = gcompile.trace(decay, RNG.random(6), 0.5, options={"loops": False})
     assert not _loops(graph)
+
+
+def _calls(graph, name: str) -> int:
+    return sum(1 for v in walk(graph) if v.node.op == "call" and v.node.target.name == name)
+
+
+def test_vector_products_in_loop_bodies_become_sums_for_generated_code_only():
+    L, b = RNG.random((6, 6)) + 6 * np.eye(6), RNG.random(6)
+    optimized = gcompile.trace(lower_solve, L, b, stage="optimized")
+    assert _calls(optimized, "matmul") == 0 and _calls(optimized, "sum") >= 1
+    interpreted = gcompile.trace(
+        lower_solve, L, b, stage="optimized", options={"backend": "interpreter"}
+    )
+    assert _calls(interpreted, "matmul") >= 1  # (the interpreter keeps NumPy's dot)
+
+
+def test_loop_invariant_code_is_hoisted_before_the_loop():
+    def scaled_decay(x, alpha):
+        acc = 0.0
+        for v in x:
+            acc = (1.0 - alpha) * acc + alpha * v
+        return acc
+
+    graph = gcompile.trace(scaled_decay, RNG.random(10), 0.25, stage="optimized")
+    (loop,) = _loops(graph)
+    body_ops = {n.target.name for n in loop.target.body.nodes if n.op == "call"}
+    assert "subtract" not in body_ops  # 1.0 - alpha: computed once, before the loop
+    assert any(n.op == "call" and n.target.name == "subtract" for n in graph.nodes)
+    assert any("hoisted out of" in note.reason for note in graph.loop_notes)
+    check(scaled_decay, RNG.random(10), 0.25)
