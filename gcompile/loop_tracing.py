@@ -32,7 +32,7 @@ import numpy as np
 from .complex_parts import ComplexParts
 from .errors import UnsupportedError
 from .ir import ops
-from .ir.alias import alias_chain
+from .ir.alias import alias_chain, shared_with_written, written_placeholders
 from .ir.control import ForRange, LoopNote
 from .ir.graph import Graph, Node
 from .ir.meta import TensorMeta, meta_of
@@ -67,6 +67,8 @@ class _Frame:
     outer: dict = field(default_factory=dict)  # placeholder -> the outer node it stands for
     parts: ComplexParts | None = None
     constants: dict = field(default_factory=dict)
+    # per carried value: its placeholder, or (carried by reference) its view of lifted memory
+    carried: list = field(default_factory=list)
 
 
 class LoopTracer:
@@ -190,22 +192,33 @@ class LoopTracer:
         index = env.loop_symbol(start, stop, step)
         names = tuple(getattr(info, "carried", ()) or (f"carried_{i}" for i in range(len(carried))))
         inits = [self._initial(value, name) for value, name in zip(carried, names)]
-        metas = [_meta(value) for value in inits]
-        for _ in range(_WIDENING_ROUNDS):
-            frame, outputs = self._trace_body(body, index, inits, metas, names)
-            env = self.tracer.graph.shape_env
-            settled = [
-                _widened(meta, _meta(out), name, env)
-                for meta, out, name in zip(metas, outputs, names)
-            ]
-            if settled == metas:
+        by_reference: frozenset = frozenset()
+        while True:  # grows by_reference at most once per carried value
+            frame, outputs, metas = self._settle(body, index, inits, names, by_reference)
+            sharing = _sharing_carried(frame, inits, outputs, names)
+            if not sharing:
                 break
-            metas = settled
-        else:
-            raise Declined("the type of a carried value does not settle")
+            by_reference |= sharing
         return self._finish(
             frame, outputs, index, bounds, carried, inits, metas, names, source, trips
         )
+
+    def _settle(self, body: Callable, index, inits: list, names: tuple, by_reference):
+        """Trace the body until the types of its carried values settle: ``(frame, outputs,
+        metas)``. Carried values in ``by_reference`` are not placeholders but views of the
+        memory they share with other values of the body (see ``_sharing_carried``)."""
+        metas = [_meta(value) for value in inits]
+        for _ in range(_WIDENING_ROUNDS):
+            frame, outputs = self._trace_body(body, index, inits, metas, names, by_reference)
+            env = self.tracer.graph.shape_env
+            settled = [
+                meta if i in by_reference else _widened(meta, _meta(out), name, env)
+                for i, (meta, out, name) in enumerate(zip(metas, outputs, names))
+            ]
+            if settled == metas:
+                return frame, outputs, metas
+            metas = settled
+        raise Declined("the type of a carried value does not settle")
 
     def _initial(self, value, name: str):
         """A carried value's initial value as a node argument (a node or a literal)."""
@@ -215,22 +228,28 @@ class LoopTracer:
             return value
         raise Declined(f"it rebinds {name!r}, a {type(value).__name__} (not a number or array)")
 
-    def _trace_body(self, body: Callable, index, inits: list, metas: list, names: tuple):
+    def _trace_body(self, body: Callable, index, inits, metas, names, by_reference=frozenset()):
         """Trace ``body`` once into a new graph: ``(frame, output nodes or literals)``."""
         tracer = self.tracer
         outer_graph = tracer.graph
         graph = Graph("body", outer_graph.shape_env)
         graph.repeated = True
         frame = _Frame(graph, self.frame, parts=ComplexParts(tracer))
-        proxies = [tracer.wrap(graph.placeholder(n, m)) for n, m in zip(names, metas)]
+        frame.carried = [
+            None if i in by_reference else graph.placeholder(n, m)
+            for i, (n, m) in enumerate(zip(names, metas))
+        ]
         saved = (tracer.graph, tracer.parts, tracer._constants, self.frame)
         tracer.graph, tracer.parts, tracer._constants, self.frame = graph, frame.parts, {}, frame
         outer_graph.shape_env.in_body += 1
         try:
-            results = body(SymInt(tracer, index), *proxies)
+            for i in by_reference:  # after the carried placeholders: lifted ones follow them
+                frame.carried[i] = self.lift(inits[i])
+            results = body(SymInt(tracer, index), *map(tracer.wrap, frame.carried))
             if len(results) != len(inits):
                 raise Declined("the loop body returned a different number of carried values")
             outputs = [_output(tracer, value, name) for value, name in zip(results, names)]
+            _check_by_reference(frame, outputs, names, by_reference)
         except IndexQuestion as question:
             if index not in free_symbols(question.expr):
                 raise  # a question on an enclosing loop's index: that loop splits
@@ -254,36 +273,41 @@ class LoopTracer:
     def _finish(self, frame, outputs, index, bounds, carried, inits, metas, names, source, trips):
         """Make the ``for_range`` node; the carried values the user's code sees after it."""
         tracer, graph = self.tracer, frame.graph
-        placeholders = graph.placeholders
-        written = _written_placeholders(graph)
-        carries = [(i, i) for i in range(len(outputs))]
+        by_value = [i for i, value in enumerate(frame.carried) if value.op == "placeholder"]
+        written = written_placeholders(graph)
         in_place = []  # (placeholder position, the outer value the loop writes into)
-        for position, placeholder in enumerate(placeholders[: len(inits)]):
-            if placeholder in written:
-                if outputs[position] is not placeholder:
-                    raise Declined(f"{names[position]!r} is both written in place and rebound")
-                in_place.append((position, inits[position]))
-        arguments = [self._cast(init, meta) for init, meta in zip(inits, metas)]
-        for position, placeholder in enumerate(placeholders[len(inits) :], len(inits)):
+        for position, i in enumerate(by_value):
+            if frame.carried[i] in written:
+                if outputs[i] is not frame.carried[i]:
+                    raise Declined(f"{names[i]!r} is both written in place and rebound")
+                in_place.append((position, inits[i]))
+        carries = [(position, position) for position in range(len(by_value))]
+        graph_outputs = [outputs[i] for i in by_value]
+        arguments = [self._cast(inits[i], metas[i]) for i in by_value]
+        lifted = graph.placeholders[len(by_value) :]
+        for position, placeholder in enumerate(lifted, len(by_value)):
             arguments.append(frame.outer[placeholder])
             if placeholder in written:
-                carries.append((position, len(outputs)))
-                outputs.append(placeholder)
+                carries.append((position, len(graph_outputs)))
+                graph_outputs.append(placeholder)
                 in_place.append((position, frame.outer[placeholder]))
-        graph.output(tuple(outputs))
-        op = ForRange(graph, index, tuple(carries), names, source)
+        graph.output(tuple(graph_outputs))
+        op = ForRange(graph, index, tuple(carries), tuple(names[i] for i in by_value), source)
         start, stop, step = bounds
         kwargs = {"start": start, "stop": stop, "step": step}
         node = tracer.graph.call(op, tuple(arguments), kwargs, source=source)
         graph.name = f"{node.name}_body"
-        items = self._items(node, len(outputs))
+        items = self._items(node, len(graph_outputs))
         output_of = dict(carries)
         for position, target in in_place:  # eager mode wrote these arrays themselves
             tracer.write(tracer.wrap(target), tracer.wrap(items[output_of[position]]), (Ellipsis,))
         self.notes.append(LoopNote(source, True, node=node.name, trips=trips, carried=names))
-        kept = {position for position, _ in in_place}
-        kept |= {i for i in range(len(inits)) if outputs[i] is placeholders[i]}  # unchanged
-        return tuple(carried[i] if i in kept else tracer.wrap(items[i]) for i in range(len(inits)))
+        kept = {by_value[position] for position, _ in in_place if position < len(by_value)}
+        kept |= {i for i in range(len(inits)) if outputs[i] is frame.carried[i]}  # unchanged
+        item_of = {i: items[position] for position, i in enumerate(by_value)}
+        return tuple(
+            carried[i] if i in kept else tracer.wrap(item_of[i]) for i in range(len(inits))
+        )
 
     def _items(self, node: Node, count: int) -> list:
         """The loop's outputs as nodes (``kernel_output`` items when there are several)."""
@@ -383,12 +407,45 @@ def _same_shape(before: TensorMeta, after: TensorMeta, name: str, env) -> bool:
         return False
 
 
-def _written_placeholders(graph: Graph) -> set:
-    """The placeholders whose memory the body writes (through views too)."""
-    written = set()
-    for node in graph.nodes:
-        if node.op == "call" and node.is_mutation:
-            root, _ = alias_chain(node.args[0])
-            if root.op == "placeholder":
-                written.add(root)
-    return written
+def _sharing_carried(frame: _Frame, inits: list, outputs: list, names: tuple) -> frozenset:
+    """The carried values that must be carried by reference: those sharing memory with
+    another value of the body when the body writes either.
+
+    The invariant this keeps (``verify`` checks it on every loop): **no argument of a loop that
+    its body writes shares memory with another argument.** Each placeholder is separate memory
+    to the body's own alias analysis, so a write through one would not be seen through the
+    other (``u = U[1:]`` carried, ``U`` read: the next trip would read ``U`` stale). Lifted
+    values share one placeholder per memory root (their views are replayed on it). A carried
+    array that the body keeps (writes in place, or leaves alone) is the same memory on every
+    trip: it becomes a view of that lifted root. One that the body rebinds is that memory on
+    the first trip only: the loop is declined (it runs in Python)."""
+    placeholders = frame.graph.placeholders
+    values = [
+        frame.outer[p] if p in frame.outer else inits[frame.carried.index(p)] for p in placeholders
+    ]
+    written = {placeholders.index(p) for p in written_placeholders(frame.graph)}
+    found = set()
+    for pair in shared_with_written(values, written):
+        carried = [
+            frame.carried.index(placeholders[k]) for k in pair if placeholders[k] in frame.carried
+        ]
+        what = " and ".join(repr(placeholders[k].name) for k in pair)
+        if not carried:
+            raise Declined(f"{what} share memory that the loop writes")
+        for i in carried:
+            if outputs[i] is not frame.carried[i]:
+                raise Declined(
+                    f"{what} share memory that the loop writes, and it rebinds {names[i]!r} "
+                    "(that memory on the first trip only)"
+                )
+            found.add(i)
+    return frozenset(found)
+
+
+def _check_by_reference(frame: _Frame, outputs: list, names: tuple, by_reference) -> None:
+    """A value carried by reference must stay that memory: written in place or unchanged."""
+    for i in by_reference:
+        if outputs[i] is not frame.carried[i]:
+            raise Declined(
+                f"{names[i]!r} shares memory with an array the loop writes, and is rebound"
+            )

@@ -1084,9 +1084,15 @@ def _random_patch(func: Callable) -> Callable:
 _PATCHES: list[tuple[Any, str, Callable, Callable]] | None = None
 
 
+# (id of a globals dict, name) -> [the dict, the original function, how many traces patch it]
+_NAMESPACE_PATCHES: dict[tuple[int, str], list] = {}
+
+
 @contextlib.contextmanager
-def tracing(tracer: Tracer):
-    """Make ``tracer`` active in this thread and route undispatched NumPy functions to it."""
+def tracing(tracer: Tracer, namespace: dict | None = None):
+    """Make ``tracer`` active in this thread and route undispatched NumPy functions to it: in
+    NumPy's namespace, and in ``namespace`` (the traced function's globals) for the names bound
+    to them there (``from numpy import zeros``)."""
     global _patch_depth, _PATCHES
     if current_tracer() is not None:
         raise UnsupportedError(
@@ -1100,6 +1106,7 @@ def tracing(tracer: Tracer):
             for module, name, _, replacement in _PATCHES:
                 setattr(module, name, replacement)
         _patch_depth += 1
+        keys = _patch_namespace(namespace) if namespace is not None else []
     _state.tracer = tracer
     try:
         yield tracer
@@ -1110,6 +1117,34 @@ def tracing(tracer: Tracer):
             if _patch_depth == 0:
                 for module, name, original, _ in _PATCHES:
                     setattr(module, name, original)
+            _unpatch_namespace(keys)
+
+
+def _patch_namespace(namespace: dict) -> list:
+    """Bind the names of ``namespace`` that hold a patched NumPy function to its replacement
+    (counted, so that concurrent traces of one module restore it once); the keys patched."""
+    replacements = {id(original): replacement for _, _, original, replacement in _PATCHES}
+    keys = []
+    for name, value in list(namespace.items()):
+        key = (id(namespace), name)
+        if key in _NAMESPACE_PATCHES:
+            _NAMESPACE_PATCHES[key][2] += 1
+        elif id(value) in replacements:
+            namespace[name] = replacements[id(value)]
+            _NAMESPACE_PATCHES[key] = [namespace, value, 1]
+        else:
+            continue
+        keys.append(key)
+    return keys
+
+
+def _unpatch_namespace(keys: list) -> None:
+    for key in keys:
+        entry = _NAMESPACE_PATCHES[key]
+        entry[2] -= 1
+        if entry[2] == 0:
+            entry[0][key[1]] = entry[1]
+            del _NAMESPACE_PATCHES[key]
 
 
 def trace(
@@ -1145,7 +1180,8 @@ def trace(
     ]
     function = fn if converted is None else converted.function
     tracer.unconverted = _unconverted(fn, converted, why)
-    with tracing(tracer), using(tracer.graph.shape_env), capture.handling(tracer.loops):
+    namespace = getattr(fn, "__globals__", None)
+    with tracing(tracer, namespace), using(tracer.graph.shape_env), capture.handling(tracer.loops):
         args, kwargs = rebuild(values)
         args = tuple(convertible_sequences(v) for v in args)
         kwargs = {k: convertible_sequences(v) for k, v in kwargs.items()}

@@ -24,6 +24,7 @@ from .runtime import LoopInfo
 from .transform import CALL, RUNTIME, rewrite, uses_reserved
 
 _FACTORY = "__gc_factory"
+_CONVERTED = "__gc_converted"
 _FUTURE_FLAGS = functools.reduce(
     lambda a, b: a | b, (getattr(__future__, f).compiler_flag for f in __future__.all_feature_names)
 )
@@ -108,11 +109,12 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     if why:
         return why
     function.decorator_list = []
+    function.name = _CONVERTED  # inside the factory, the function's own name stays global
     done = rewrite(function, _router(fn))
     if not done.loops and not done.notes and not _calls_module_function(fn, done.calls):
         return "no `for` loop and no call of a function of its module"
     loops = [_loop_info(code.co_filename, lines, first, info, plan) for info, plan in done.loops]
-    source = ast.unparse(function)
+    source = ast.unparse(function).replace(_CONVERTED, code.co_name, 1)
     cells = {RUNTIME: runtime, CALL: functools.partial(runtime.call, fn.__module__)}
     cells.update((name, info) for (name, _), info in zip(done.loops, loops))
     return _Template(_compile(fn, function, list(cells)), cells, loops, done.notes, source)
@@ -226,7 +228,7 @@ def _compile(fn: types.FunctionType, function: ast.FunctionDef, names: list[str]
     ast.fix_missing_locations(module)
     flags = code.co_flags & _FUTURE_FLAGS
     compiled = compile(module, code.co_filename, "exec", flags=flags, dont_inherit=True)
-    inner = _nested_code(_nested_code(compiled, _FACTORY), code.co_name)
+    inner = _nested_code(_nested_code(compiled, _FACTORY), _CONVERTED).replace(co_name=code.co_name)
     if hasattr(code, "co_qualname"):  # Python 3.11+
         inner = inner.replace(co_qualname=code.co_qualname)
     return inner

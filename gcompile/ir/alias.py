@@ -148,6 +148,46 @@ def _holding_argument(node: Node) -> Node | None:
     return None if position is None else owner.args[position]
 
 
+def shared_with_written(args, written) -> list[tuple[int, int]]:
+    """Pairs ``(w, i)`` of argument positions whose values share memory (``memory_of``) where
+    ``w`` is in ``written``: the arguments of a loop whose body writes ``w`` and reads ``i``
+    as separate memory, which would miss each other's writes."""
+    memory = {
+        i: memory_of(value)
+        for i, value in enumerate(args)
+        if isinstance(value, Node) and not value.meta.scalar
+    }
+    return [
+        (w, i)
+        for w in sorted(written)
+        if w in memory
+        for i in memory
+        if i != w and memory[i] is memory[w]
+    ]
+
+
+def written_placeholders(graph) -> set[Node]:
+    """The placeholders of ``graph`` whose memory it writes (in place, or through views)."""
+    written = set()
+    for member in graph.nodes:
+        for i in member.written_arguments:
+            base = memory_of(member.args[i])
+            if base.op == "placeholder":
+                written.add(base)
+    return written
+
+
+def written_operands(node: Node) -> set[int]:
+    """Positions of a sub-graph op's arguments that it writes: in place, or its graphs through
+    their placeholders."""
+    written = set(node.written_arguments)
+    for region in getattr(node.target, "regions", ()):
+        placeholders = region.graph.placeholders
+        for base in written_placeholders(region.graph):
+            written.add(region.operands[placeholders.index(base)])
+    return written
+
+
 def store_region(base: Node, params: dict) -> layout.Strided | None:
     """The region a store into ``base`` with ``params`` (its ``views`` and ``index``) writes,
     as a view of ``base``'s memory; None when ``base`` has no flat memory (layout ``"A"``)."""

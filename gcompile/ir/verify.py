@@ -4,7 +4,8 @@ Checked: every node belongs to the graph and is linked in order; names are uniqu
 identifiers; every argument is defined earlier in the same graph; ``users`` lists
 match the arguments exactly; there is one output node and it is last; each call
 node's meta equals what its op's ``infer`` derives from its arguments (like
-autodidax's ``typecheck_jaxpr``). A node holding sub-graphs (``ir/subgraph.py``)
+autodidax's ``typecheck_jaxpr``); a loop's arguments that its body writes share memory with
+no other argument. A node holding sub-graphs (``ir/subgraph.py``)
 must feed each graph's placeholders arguments of their metas, and each of its graphs
 is verified too, its problems prefixed with their path::
 
@@ -74,6 +75,8 @@ def _check_call(node):
     """The node's arguments against its op: the binding of every sub-graph, else the op's rule;
     then the problems inside each sub-graph, with their path."""
     regions = regions_of(node)
+    if getattr(node.target, "holds_program", False):
+        yield from _check_disjoint(node)
     inputs = map_arg(node.args, lambda n: n.meta)
     binding = [p for region in regions for p in operand_problems(region, inputs)]
     if binding:
@@ -83,6 +86,18 @@ def _check_call(node):
     for region in regions:
         for problem in _problems(region.graph):
             yield f"in %{node.name}'s {region.role}: {problem}"
+
+
+def _check_disjoint(node):
+    """A loop's body sees each argument as separate memory: no argument it writes may share
+    memory with another (the loop tracer carries such values by reference instead)."""
+    from .alias import shared_with_written, written_operands
+
+    for w, i in shared_with_written(node.args, written_operands(node)):
+        yield (
+            f"%{node.name}'s argument {w} (%{node.args[w].name}), which its body writes, shares "
+            f"memory with argument {i} (%{node.args[i].name})"
+        )
 
 
 def _check_meta(node):

@@ -313,18 +313,36 @@ class _ProgramWriter:
         return ", ".join(texts) if texts else "()"
 
     def store(self, node: Node, indent: str) -> None:
-        if node.kwargs.get("views"):
-            raise NoTemplate("a store through views in a loop body")
         base, value = node.args
-        self.write(self.values[base], base, node.kwargs["index"], value, indent)
+        array, meta = self.values[base], base.meta
+        with using(base.graph.shape_env):
+            for step in node.kwargs.get("views", ()):
+                array, meta = self.view_step(array, meta, step)
+        self.write(array, base, node.kwargs["index"], value, indent, meta)
         self.values[node] = self.values[base]
 
-    def write(self, array: str, base: Node, index, value, indent: str) -> None:
-        """``array[index] = value``; an array region as element loops: Numba's array assignment
-        compiles its broadcasting error messages (~1.7 s on a program's first compile)."""
-        text = f"{array}[{self.subscript(index, base.meta.ndim)}]"
+    def view_step(self, array: str, meta, step: ops.ViewStep) -> tuple:
+        """``array`` seen through one step of a store's ``views`` (basic indexing or a
+        transpose, which Numba's arrays take as views): ``(text, meta)``."""
+        params = dict(step.params)
+        if step.op is ops.GETITEM:
+            text = f"{array}[{self.subscript(params['index'], meta.ndim)}]"
+        elif step.op is ops.TRANSPOSE:
+            axes = params.get("axes")
+            axes = tuple(range(meta.ndim))[::-1] if axes is None else tuple(axes)
+            text = f"{array}.transpose({axes!r})"
+        else:
+            raise NoTemplate(f"a store through a {step.op.name} view in a loop body")
+        return text, step.op.infer(meta, **params)
+
+    def write(self, array: str, base: Node, index, value, indent: str, meta=None) -> None:
+        """``array[index] = value`` (``array`` of ``meta``, by default ``base``'s); an array
+        region as element loops: Numba's array assignment compiles its broadcasting error
+        messages (~1.7 s on a program's first compile)."""
+        meta = base.meta if meta is None else meta
+        text = f"{array}[{self.subscript(index, meta.ndim)}]"
         with using(base.graph.shape_env):
-            region = ops.GETITEM.infer(base.meta, index=tuple(index)).shape
+            region = ops.GETITEM.infer(meta, index=tuple(index)).shape
         shape = value.meta.shape if isinstance(value, Node) else ()
         if not region or (shape and tuple(shape) != tuple(region)):
             self.lines.append(f"{indent}{text} = {self.value(value)}")  # an element, or broadcast

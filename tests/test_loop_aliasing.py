@@ -1,0 +1,202 @@
+"""Loops whose values share memory see each other's writes, on the same trip and on later trips,
+as eager NumPy does (issue 19): views made before the loop or inside it, views of views, steps,
+transposes, reshapes, ``[None]``, carried views, nested loops, element writes.
+
+The invariant behind it (``loop_tracing._sharing_carried``, checked by ``verify``): no argument
+of a loop that its body writes shares memory with another argument of the loop; a carried
+array that keeps its memory is a view of the one lifted array instead.
+"""
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile import loop_tracing
+from gcompile.ir.control import ForRange
+from gcompile.ir.verify import GraphError
+from tests.support import check
+
+
+def reduced(U, n):  # the issue's reduction: stale reads of U after writes through u
+    u = U[1:]
+    for i in range(n):
+        d = U[:-1] * 1.0
+        u += d
+    return U
+
+
+def gray_scott(Z, n):
+    """Gray-Scott reaction-diffusion in the usual tutorial form: U and V views of one array,
+    u and v views of their interiors made before the loop and updated in place."""
+    U, V = Z[0], Z[1]
+    u, v = U[1:-1, 1:-1], V[1:-1, 1:-1]
+    Du, Dv, F, k = 0.16, 0.08, 0.035, 0.065
+    for i in range(n):
+        Lu = U[0:-2, 1:-1] + U[1:-1, 0:-2] - 4 * U[1:-1, 1:-1] + U[1:-1, 2:] + U[2:, 1:-1]
+        Lv = V[0:-2, 1:-1] + V[1:-1, 0:-2] - 4 * V[1:-1, 1:-1] + V[1:-1, 2:] + V[2:, 1:-1]
+        uvv = u * v * v
+        u += Du * Lu - uvv + F * (1 - u)
+        v += Dv * Lv + uvv - (F + k) * v
+    return Z
+
+
+def stepped(U, n):
+    e, o = U[::2], U[1::2]
+    for i in range(n):
+        e[1:] += o[:-1]
+        o += e
+    return U
+
+
+def transposed(A, n):
+    t = A.T
+    for i in range(n):
+        t += A * 0.5
+    return A
+
+
+def transposed_rows(A, n):
+    At = A.T
+    for i in range(n):
+        for j in range(A.shape[0]):
+            A[j, :] += At[j, :] * 0.5
+    return A
+
+
+def new_axis(U, n):
+    v = U[None]
+    for i in range(n):
+        v[0, 1:] += U[:-1]
+    return U
+
+
+def reshaped(A, n):
+    r = A.reshape(-1)
+    for i in range(n):
+        r[1:] += A.reshape(-1)[:-1]
+        r[0] = r[0] + A[0, 0]
+    return A
+
+
+def two_views(U, n):
+    a, b = U[1:], U[:-1]
+    for i in range(n):
+        a += b
+        b *= 0.5
+    return U
+
+
+def element_writes(U, n):
+    u = U[1:]
+    for i in range(n):
+        for j in range(1, u.shape[0]):
+            u[j] = u[j - 1] + U[j]
+    return U
+
+
+def nested(U, n):
+    u = U[1:]
+    for i in range(n):
+        for j in range(2):
+            u += U[:-1] * 0.5
+    return U
+
+
+def view_in_outer_body(U, n):
+    for i in range(n):
+        w = U[1:]
+        for j in range(2):
+            w += U[:-1] * 0.25
+    return U
+
+
+def column_view(A, n):
+    c = A[:, 0]
+    for i in range(n):
+        A[1:, :] += c[:-1, None] * 0.5
+    return A
+
+
+def carried_local(U, n):
+    W = U.copy()
+    w = W[1:]
+    for i in range(n):
+        w += W[:-1]
+        U += W
+    return U, W
+
+
+def scalar_reads(U, n):
+    u = U[1:]
+    s = 0.0
+    for i in range(n):
+        u *= 1.5
+        s = s + U[-1] + U.sum()
+    return s, U
+
+
+def rebound_after_write(U, n):  # x is U's memory on the first trip only
+    x = U[1:]
+    for i in range(n):
+        U[0] += x[0]
+        x = x * 2.0
+    return U, x
+
+
+VECTOR_CASES = [
+    reduced,
+    stepped,
+    new_axis,
+    two_views,
+    element_writes,
+    nested,
+    view_in_outer_body,
+    carried_local,
+    scalar_reads,
+    rebound_after_write,
+]
+MATRIX_CASES = [transposed, transposed_rows, reshaped, column_view]
+
+
+@pytest.mark.parametrize("fn", VECTOR_CASES, ids=lambda f: f.__name__)
+def test_vector_loops_see_writes_through_views(fn):
+    check(fn, np.linspace(0.5, 2.0, 8), 3, backends=("interpreter",))
+
+
+@pytest.mark.parametrize("fn", MATRIX_CASES, ids=lambda f: f.__name__)
+def test_matrix_loops_see_writes_through_views(fn):
+    check(fn, np.arange(25.0).reshape(5, 5) / 7, 3, backends=("interpreter",))
+
+
+def test_the_reduced_case_and_gray_scott_compiled():
+    assert reduced(np.array([1.0, 0.0, 0.0]), 2).tolist() == [1.0, 2.0, 1.0]
+    check(reduced, np.array([1.0, 0.0, 0.0]), 2)
+    check(reduced, np.linspace(0.0, 1.0, 9), 4)
+    rng = np.random.default_rng(5)
+    Z = np.stack([np.ones((12, 12)), np.zeros((12, 12))])
+    Z[:, 4:8, 4:8] = [[[0.5]], [[0.25]]]
+    Z += 0.05 * rng.random(Z.shape)
+    check(gray_scott, Z, 20)
+
+
+def test_the_loops_stay_loops_carrying_the_base():
+    graph = gcompile.trace(reduced, np.zeros(5), 3)
+    (loop,) = [n for n in graph.nodes if isinstance(n.target, ForRange)]
+    assert [p.name for p in loop.target.body.placeholders] == ["U"]
+    assert loop.args == (graph.placeholders[0],)
+    graph = gcompile.trace(gray_scott, np.zeros((2, 6, 6)), 3)
+    assert sum(isinstance(n.target, ForRange) for n in graph.nodes) == 1
+
+
+def test_a_loop_rebinding_shared_memory_runs_in_python_with_a_reason():
+    graph = gcompile.trace(rebound_after_write, np.zeros(5), 3)
+    assert not any(isinstance(n.target, ForRange) for n in graph.nodes)
+    (note,) = graph.loop_notes
+    assert not note.rolled and "share memory" in note.reason and "'x'" in note.reason
+
+
+def test_verify_names_a_loop_whose_arguments_share_written_memory(monkeypatch):
+    monkeypatch.setattr(loop_tracing, "_sharing_carried", lambda *args: frozenset())
+    graph = gcompile.trace(reduced, np.zeros(5), 3)
+    with pytest.raises(GraphError, match=r"argument 0 \(%getitem_1\), which its body writes"):
+        graph.verify()
