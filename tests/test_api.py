@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 import pytest
+from numpy import ones, zeros
 
 import gcompile
 from gcompile import backends
@@ -349,3 +350,19 @@ def test_python_scalar_results_and_creation_only_functions():
     np.testing.assert_array_equal(
         gcompile.compile(keyword_only, fullgraph=True)(np.ones(2), scale=3.0), [3.0, 3.0]
     )
+
+
+def from_numpy_names(a):
+    """NumPy functions imported by name: the tracer routes them as it routes ``np.zeros``."""
+    out = zeros(a.shape)
+    for k in range(a.shape[0]):
+        out[k] = a[k] + ones(())
+    return out
+
+
+def test_names_imported_from_numpy_are_traced_and_restored_after():
+    graph = gcompile.trace(from_numpy_names, np.arange(4.0))
+    assert [n.target.name for n in graph.nodes if n.op == "call"][:1] == ["zeros"]
+    assert zeros is np.zeros and globals()["zeros"] is np.zeros  # the module's names restored
+    compiled = gcompile.compile(from_numpy_names, backend="interpreter", fullgraph=True)
+    np.testing.assert_array_equal(compiled(np.arange(4.0)), np.arange(4.0) + 1)

@@ -229,3 +229,10 @@ def test_undefined_is_one_object():
     assert copy.deepcopy(UNDEFINED) is UNDEFINED
     assert pickle.loads(pickle.dumps(UNDEFINED)) is UNDEFINED
     assert repr(UNDEFINED) == "UNDEFINED"
+
+
+def test_recursive_functions_call_themselves_by_their_global_name():
+    converted = same(p.recursive_sum, np.arange(8.0))
+    assert converted.function.__name__ == "recursive_sum"
+    assert converted.function.__code__.co_freevars.count("recursive_sum") == 0
+    assert "def recursive_sum(x):" in converted.source
