@@ -7,6 +7,9 @@ the backends may all raise these.
 from __future__ import annotations
 
 import linecache
+import os
+
+_GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class UnsupportedError(Exception):
@@ -51,3 +54,31 @@ def source_text(source: str | None) -> str:
         return ""
     path, _, line = source.rpartition(":")
     return linecache.getline(path, int(line)).strip() if line.isdigit() else ""
+
+
+def refusal_from(error: Exception) -> UnsupportedError | None:
+    """The refusal for an exception raised while the user's code ran on traced values, when it
+    was raised in the user's code or in NumPy called from it (a traced value reached code that
+    needs a concrete one: ``out[k] = v`` into an array made outside the trace); None when it was
+    raised inside gcompile (ours: not to be dressed up as a refusal)."""
+    import numpy
+
+    numpy_dir = os.path.dirname(os.path.abspath(numpy.__file__)) + os.sep
+    innermost = None
+    frame = error.__traceback__
+    while frame is not None:
+        if not frame.tb_frame.f_code.co_filename.startswith(numpy_dir):
+            innermost = frame
+        frame = frame.tb_next
+    if innermost is None or innermost.tb_frame.f_code.co_filename.startswith(_GCOMPILE_DIR):
+        return None
+    source = f"{innermost.tb_frame.f_code.co_filename}:{innermost.tb_lineno}"
+    statement = source_text(source) or "a statement"
+    return UnsupportedError(
+        f"`{statement}` on traced values",
+        source,
+        hint="a traced value reached Python or NumPy code that needs a concrete value or an "
+        "array of the trace (an array made outside the function, a list indexed by a loop "
+        "index, a function imported from another module)",
+        detail=f"it raised {type(error).__name__}: {error}",
+    )

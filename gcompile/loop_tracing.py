@@ -30,7 +30,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .complex_parts import ComplexParts
-from .errors import UnsupportedError
+from .errors import UnsupportedError, refusal_from
 from .ir import ops
 from .ir.alias import alias_chain, shared_with_written, written_placeholders
 from .ir.control import ForRange, LoopNote
@@ -265,6 +265,13 @@ class LoopTracer:
             ) from None
         except UnsupportedError as error:
             raise Declined(error.construct) from None
+        except (Declined, RecursionError):
+            raise
+        except Exception as error:  # the user's code met a traced value it cannot take
+            refusal = refusal_from(error)
+            if refusal is None:
+                raise
+            raise Declined(f"{refusal.construct} ({refusal.detail})") from None
         finally:
             outer_graph.shape_env.in_body -= 1
             tracer.graph, tracer.parts, tracer._constants, self.frame = saved

@@ -57,6 +57,8 @@ class SymInt:
         return other if _is_int(other) else None
 
     def _arith(self, other: Any, fn: Callable, reflected: bool = False) -> Any:
+        if isinstance(other, (list, tuple, str)):
+            return NotImplemented  # Python's own: [0.0] * n repeats the list (n as an int)
         size = self._size_operand(other)
         if size is None:
             value = self.value()

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import capture
 from .complex_parts import ComplexParts
-from .errors import UnsupportedError, source_text
+from .errors import UnsupportedError, refusal_from, source_text
 from .ir import ops
 from .ir.alias import root
 from .ir.control import LoopNote
@@ -1084,15 +1084,15 @@ def _random_patch(func: Callable) -> Callable:
 _PATCHES: list[tuple[Any, str, Callable, Callable]] | None = None
 
 
-# (id of a globals dict, name) -> [the dict, the original function, how many traces patch it]
+# (id of a globals dict or closure cell, name) -> [its holder, the original, how many patch it]
 _NAMESPACE_PATCHES: dict[tuple[int, str], list] = {}
 
 
 @contextlib.contextmanager
-def tracing(tracer: Tracer, namespace: dict | None = None):
+def tracing(tracer: Tracer, fn: Callable | None = None):
     """Make ``tracer`` active in this thread and route undispatched NumPy functions to it: in
-    NumPy's namespace, and in ``namespace`` (the traced function's globals) for the names bound
-    to them there (``from numpy import zeros``)."""
+    NumPy's namespace, and where ``fn`` (the traced function) names them itself, in its globals
+    and closure cells (``from numpy import zeros``)."""
     global _patch_depth, _PATCHES
     if current_tracer() is not None:
         raise UnsupportedError(
@@ -1106,7 +1106,7 @@ def tracing(tracer: Tracer, namespace: dict | None = None):
             for module, name, _, replacement in _PATCHES:
                 setattr(module, name, replacement)
         _patch_depth += 1
-        keys = _patch_namespace(namespace) if namespace is not None else []
+        keys = _patch_names(fn) if fn is not None else []
     _state.tracer = tracer
     try:
         yield tracer
@@ -1117,33 +1117,52 @@ def tracing(tracer: Tracer, namespace: dict | None = None):
             if _patch_depth == 0:
                 for module, name, original, _ in _PATCHES:
                     setattr(module, name, original)
-            _unpatch_namespace(keys)
+            _unpatch_names(keys)
 
 
-def _patch_namespace(namespace: dict) -> list:
-    """Bind the names of ``namespace`` that hold a patched NumPy function to its replacement
-    (counted, so that concurrent traces of one module restore it once); the keys patched."""
+def _names_of(fn: Callable):
+    """``(holder, name, value)`` for ``fn``'s globals and closure cells."""
+    namespace = getattr(fn, "__globals__", None) or {}
+    for name, value in list(namespace.items()):
+        yield namespace, name, value
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            yield cell, "cell_contents", cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+
+
+def _assign(holder: Any, name: str, value: Any) -> None:
+    if isinstance(holder, dict):
+        holder[name] = value
+    else:
+        setattr(holder, name, value)
+
+
+def _patch_names(fn: Callable) -> list:
+    """Bind the names of ``fn`` that hold a patched NumPy function to its replacement (counted,
+    so that concurrent traces of one module restore it once); the keys patched."""
     replacements = {id(original): replacement for _, _, original, replacement in _PATCHES}
     keys = []
-    for name, value in list(namespace.items()):
-        key = (id(namespace), name)
+    for holder, name, value in _names_of(fn):
+        key = (id(holder), name)
         if key in _NAMESPACE_PATCHES:
             _NAMESPACE_PATCHES[key][2] += 1
         elif id(value) in replacements:
-            namespace[name] = replacements[id(value)]
-            _NAMESPACE_PATCHES[key] = [namespace, value, 1]
+            _assign(holder, name, replacements[id(value)])
+            _NAMESPACE_PATCHES[key] = [holder, value, 1]
         else:
             continue
         keys.append(key)
     return keys
 
 
-def _unpatch_namespace(keys: list) -> None:
+def _unpatch_names(keys: list) -> None:
     for key in keys:
         entry = _NAMESPACE_PATCHES[key]
         entry[2] -= 1
         if entry[2] == 0:
-            entry[0][key[1]] = entry[1]
+            _assign(entry[0], key[1], entry[1])
             del _NAMESPACE_PATCHES[key]
 
 
@@ -1180,13 +1199,20 @@ def trace(
     ]
     function = fn if converted is None else converted.function
     tracer.unconverted = _unconverted(fn, converted, why)
-    namespace = getattr(fn, "__globals__", None)
-    with tracing(tracer, namespace), using(tracer.graph.shape_env), capture.handling(tracer.loops):
+    with tracing(tracer, fn), using(tracer.graph.shape_env), capture.handling(tracer.loops):
         args, kwargs = rebuild(values)
         args = tuple(convertible_sequences(v) for v in args)
         kwargs = {k: convertible_sequences(v) for k, v in kwargs.items()}
         before = _container_snapshot(fn, args, kwargs)
-        result = function(*args, **kwargs)
+        try:
+            result = function(*args, **kwargs)
+        except (UnsupportedError, RecursionError):
+            raise
+        except Exception as error:
+            refusal = refusal_from(error)
+            if refusal is None:
+                raise
+            raise refusal from error
         _refuse_changed_containers(before, fn)
         out_leaves, out_spec = flatten(result)
         code = getattr(fn, "__code__", None)

@@ -126,6 +126,12 @@ def ndarray_method_not_in_table(x):
 
 GLOBAL_BUFFER = np.zeros(4)
 
+
+def element_into_an_array_made_outside(x):
+    out = np.frombuffer(b"\0" * 32, dtype=np.float64).copy()  # NumPy's, not the trace's
+    out[0] = x[0]
+    return out
+
 REFUSALS = [
     (data_dependent_if, "bool() of a traced value", "if x.sum() > 0"),
     (float_of_traced, "float() of a traced value", "float(x[0])"),
@@ -158,6 +164,11 @@ REFUSALS = [
     (slice_bound_from_data, "a slice bound computed from data", "x[: x[0]]"),
     (returns_object, "returning a value of type set", "def returns_object"),
     (ndarray_method_not_in_table, "the ndarray attribute or method .sort", "x.sort()"),
+    (
+        element_into_an_array_made_outside,
+        "`out[0] = x[0]` on traced values: it raised ValueError",
+        "out[0] = x[0]",
+    ),
 ]
 
 
@@ -334,3 +345,38 @@ def test_changing_a_container_argument_is_refused_and_eager_keeps_the_change(fn,
     for a, b in zip(expected.values() if isinstance(expected, dict) else expected,
                     got.values() if isinstance(got, dict) else got):
         np.testing.assert_array_equal(a, b)
+
+
+def list_filled_by_index(x):
+    out = [0.0] * x.shape[0]  # a list of n items: n is taken as an int
+    for k in range(x.shape[0]):
+        out[k] = x[k] * 2  # k indexes a list: the loop runs in Python
+    return np.array(out)
+
+
+def test_a_size_repeats_a_list_and_a_loop_index_used_as_an_int_unrolls_its_loop():
+    x = np.arange(1.0, 5.0)
+    graph = gcompile.trace(list_filled_by_index, x)
+    (note,) = graph.loop_notes
+    assert not note.rolled and "loop index k0 used as a Python int" in note.reason
+    compiled = gcompile.compile(list_filled_by_index, backend="interpreter", fullgraph=True)
+    np.testing.assert_array_equal(compiled(x), x * 2)
+
+
+def closure_importing_from_numpy():
+    from numpy import empty
+
+    def fill(a):
+        out = empty(a.shape)
+        for k in range(a.shape[0]):
+            out[k] = a[k] * 2
+        return out
+
+    return fill
+
+
+def test_numpy_names_in_closure_cells_are_traced():
+    fill = closure_importing_from_numpy()
+    compiled = gcompile.compile(fill, backend="interpreter", fullgraph=True)
+    np.testing.assert_array_equal(compiled(np.arange(3.0)), np.arange(3.0) * 2)
+    assert fill.__closure__[0].cell_contents is np.empty  # restored after tracing

@@ -269,6 +269,9 @@ class ShapeEnv:
         value = self.simplify(value)
         if not is_expr(value):
             return value
+        indices = [s for s in free_symbols(value) if s in self.loops]
+        if indices:  # one int for every trip: no split of the range can give that
+            raise SymbolicError(f"{reason}: loop index {indices[0]} used as a Python int")
         hint = self.hint(value)
         self.decide("==", value, hint, reason)
         return hint
