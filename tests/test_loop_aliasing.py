@@ -19,7 +19,7 @@ from tests.support import check
 
 def reduced(U, n):  # the reduction: stale reads of U after writes through u
     u = U[1:]
-    for i in range(n):
+    for _ in range(n):
         d = U[:-1] * 1.0
         u += d
     return U
@@ -31,7 +31,7 @@ def gray_scott(Z, n):
     U, V = Z[0], Z[1]
     u, v = U[1:-1, 1:-1], V[1:-1, 1:-1]
     Du, Dv, F, k = 0.16, 0.08, 0.035, 0.065
-    for i in range(n):
+    for _ in range(n):
         Lu = U[0:-2, 1:-1] + U[1:-1, 0:-2] - 4 * U[1:-1, 1:-1] + U[1:-1, 2:] + U[2:, 1:-1]
         Lv = V[0:-2, 1:-1] + V[1:-1, 0:-2] - 4 * V[1:-1, 1:-1] + V[1:-1, 2:] + V[2:, 1:-1]
         uvv = u * v * v
@@ -42,7 +42,7 @@ def gray_scott(Z, n):
 
 def stepped(U, n):
     e, o = U[::2], U[1::2]
-    for i in range(n):
+    for _ in range(n):
         e[1:] += o[:-1]
         o += e
     return U
@@ -50,14 +50,14 @@ def stepped(U, n):
 
 def transposed(A, n):
     t = A.T
-    for i in range(n):
+    for _ in range(n):
         t += A * 0.5
     return A
 
 
 def transposed_rows(A, n):
     At = A.T
-    for i in range(n):
+    for _ in range(n):
         for j in range(A.shape[0]):
             A[j, :] += At[j, :] * 0.5
     return A
@@ -65,14 +65,14 @@ def transposed_rows(A, n):
 
 def new_axis(U, n):
     v = U[None]
-    for i in range(n):
+    for _ in range(n):
         v[0, 1:] += U[:-1]
     return U
 
 
 def reshaped(A, n):
     r = A.reshape(-1)
-    for i in range(n):
+    for _ in range(n):
         r[1:] += A.reshape(-1)[:-1]
         r[0] = r[0] + A[0, 0]
     return A
@@ -80,7 +80,7 @@ def reshaped(A, n):
 
 def two_views(U, n):
     a, b = U[1:], U[:-1]
-    for i in range(n):
+    for _ in range(n):
         a += b
         b *= 0.5
     return U
@@ -88,7 +88,7 @@ def two_views(U, n):
 
 def element_writes(U, n):
     u = U[1:]
-    for i in range(n):
+    for _ in range(n):
         for j in range(1, u.shape[0]):
             u[j] = u[j - 1] + U[j]
     return U
@@ -96,23 +96,23 @@ def element_writes(U, n):
 
 def nested(U, n):
     u = U[1:]
-    for i in range(n):
-        for j in range(2):
+    for _ in range(n):
+        for _j in range(2):
             u += U[:-1] * 0.5
     return U
 
 
 def view_in_outer_body(U, n):
-    for i in range(n):
+    for _ in range(n):
         w = U[1:]
-        for j in range(2):
+        for _j in range(2):
             w += U[:-1] * 0.25
     return U
 
 
 def column_view(A, n):
     c = A[:, 0]
-    for i in range(n):
+    for _ in range(n):
         A[1:, :] += c[:-1, None] * 0.5
     return A
 
@@ -120,7 +120,7 @@ def column_view(A, n):
 def carried_local(U, n):
     W = U.copy()
     w = W[1:]
-    for i in range(n):
+    for _ in range(n):
         w += W[:-1]
         U += W
     return U, W
@@ -129,7 +129,7 @@ def carried_local(U, n):
 def scalar_reads(U, n):
     u = U[1:]
     s = 0.0
-    for i in range(n):
+    for _ in range(n):
         u *= 1.5
         s = s + U[-1] + U.sum()
     return s, U
@@ -137,7 +137,7 @@ def scalar_reads(U, n):
 
 def rebound_after_write(U, n):  # x is U's memory on the first trip only
     x = U[1:]
-    for i in range(n):
+    for _ in range(n):
         U[0] += x[0]
         x = x * 2.0
     return U, x

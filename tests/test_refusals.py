@@ -132,6 +132,7 @@ def element_into_an_array_made_outside(x):
     out[0] = x[0]
     return out
 
+
 REFUSALS = [
     (data_dependent_if, "bool() of a traced value", "if x.sum() > 0"),
     (float_of_traced, "float() of a traced value", "float(x[0])"),
@@ -334,7 +335,9 @@ def test_changing_a_list_nested_in_tuples_or_star_args_is_refused():
 )
 def test_changing_a_container_argument_is_refused_and_eager_keeps_the_change(fn, make, name):
     """Eager NumPy changes the caller's dict or list; a compiled call could not, so it refuses."""
-    with pytest.raises(UnsupportedError, match=f"changing the list or dict passed as argument '{name}'"):
+    with pytest.raises(
+        UnsupportedError, match=f"changing the list or dict passed as argument '{name}'"
+    ):
         gcompile.trace(fn, make(), np.arange(3.0))
     compiled = gcompile.compile(fn, backend="interpreter")
     expected, got = make(), make()
@@ -342,8 +345,10 @@ def test_changing_a_container_argument_is_refused_and_eager_keeps_the_change(fn,
     with pytest.warns(gcompile.GcompileWarning, match="changing the list or dict"):
         compiled(got, np.arange(3.0))
     assert len(got) == len(expected)
-    for a, b in zip(expected.values() if isinstance(expected, dict) else expected,
-                    got.values() if isinstance(got, dict) else got):
+    for a, b in zip(
+        expected.values() if isinstance(expected, dict) else expected,
+        got.values() if isinstance(got, dict) else got,
+    ):
         np.testing.assert_array_equal(a, b)
 
 
