@@ -83,7 +83,7 @@ class ArgumentBinder:
         if self._positional and not kwargs and len(args) <= len(self._names):
             # The common call f(x, y, 0.5): no need for inspect's general binding.
             tail = self._defaults[len(args) :]
-            if inspect.Parameter.empty not in tail:
+            if not any(default is inspect.Parameter.empty for default in tail):  # (no ==: arrays)
                 return dict(zip(self._names, (*args, *tail)))
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()

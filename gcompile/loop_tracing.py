@@ -48,6 +48,16 @@ class Declined(Exception):
     """The loop cannot be kept rolled; the message says why (shown by ``explain()``)."""
 
 
+class LoopEscape(Exception):
+    """A value made in a captured loop's body was used after the loop other than as a carried
+    value (appended to a list, stored in a dict the body was given): the trace runs again with
+    that loop (``source``) run in Python."""
+
+    def __init__(self, source: str | None):
+        super().__init__(f"a value made in the body of the loop at {source} escaped it")
+        self.source = source
+
+
 class _Split(Exception):
     """The body asked a question on its own index whose answer changes at ``points``: the loop
     runs as one loop per piece of its range."""
@@ -79,6 +89,9 @@ class LoopTracer:
         self.frame: _Frame | None = None
         self.notes: list[LoopNote] = []
         self.unroll_all = False  # option loops="unroll": every loop runs in Python (unrolled)
+        self.in_python: set = set()  # sources of loops whose body values escape (LoopEscape)
+        self._top = tracer.graph
+        self._bodies: dict = {}  # each body graph traced -> its loop's source
 
     # -- the handler protocol ---------------------------------------------------------------------
     def capture_range(self, body, start, stop, step, carried, info, reverse=False):
@@ -86,6 +99,15 @@ class LoopTracer:
         after the loop, or ``NotImplemented`` to run it in Python."""
         source = _source_of(info)
         if self.unroll_all:
+            return NotImplemented
+        effects = getattr(info, "effects", ())
+        if effects:
+            reason = f"its body {effects[0]}, which a loop traced once would do once"
+            self.notes.append(LoopNote(source, False, reason))
+            return NotImplemented
+        if source in self.in_python:
+            reason = "a value made in its body is used after it other than as a carried value"
+            self.notes.append(LoopNote(source, False, f"{reason} (appended to a list?)"))
             return NotImplemented
         graph = self.tracer.graph
         mark = len(graph.nodes)
@@ -129,12 +151,21 @@ class LoopTracer:
     # -- lifting ------------------------------------------------------------------------------------
     def lift(self, node: Node) -> Node:
         """``node`` of an enclosing graph as a value of the body being traced."""
+        if node.graph in self._bodies and not self._encloses(node.graph):
+            raise LoopEscape(self._bodies[node.graph])
         root, views = alias_chain(node)
         value = self._lift_root(root, self.frame)
         graph = self.frame.graph
         for view in views:
             value = graph.call(view.target, (value,), view.kwargs, source=view.source)
         return value
+
+    def _encloses(self, graph: Graph) -> bool:
+        """Whether ``graph`` is the body being traced or one enclosing it."""
+        frame = self.frame
+        while frame is not None and frame.graph is not graph:
+            frame = frame.parent
+        return frame is not None or graph is self._top
 
     def _lift_root(self, root: Node, frame: _Frame) -> Node:
         if frame is None or root.graph is frame.graph:
@@ -194,7 +225,7 @@ class LoopTracer:
         inits = [self._initial(value, name) for value, name in zip(carried, names)]
         by_reference: frozenset = frozenset()
         while True:  # grows by_reference at most once per carried value
-            frame, outputs, metas = self._settle(body, index, inits, names, by_reference)
+            frame, outputs, metas = self._settle(body, index, inits, names, by_reference, source)
             sharing = _sharing_carried(frame, inits, outputs, names)
             if not sharing:
                 break
@@ -203,13 +234,15 @@ class LoopTracer:
             frame, outputs, index, bounds, carried, inits, metas, names, source, trips
         )
 
-    def _settle(self, body: Callable, index, inits: list, names: tuple, by_reference):
+    def _settle(self, body: Callable, index, inits: list, names: tuple, by_reference, source):
         """Trace the body until the types of its carried values settle: ``(frame, outputs,
         metas)``. Carried values in ``by_reference`` are not placeholders but views of the
         memory they share with other values of the body (see ``_sharing_carried``)."""
         metas = [_meta(value) for value in inits]
         for _ in range(_WIDENING_ROUNDS):
-            frame, outputs = self._trace_body(body, index, inits, metas, names, by_reference)
+            frame, outputs = self._trace_body(
+                body, index, inits, metas, names, by_reference, source
+            )
             env = self.tracer.graph.shape_env
             settled = [
                 meta if i in by_reference else _widened(meta, _meta(out), name, env)
@@ -228,12 +261,13 @@ class LoopTracer:
             return value
         raise Declined(f"it rebinds {name!r}, a {type(value).__name__} (not a number or array)")
 
-    def _trace_body(self, body: Callable, index, inits, metas, names, by_reference=frozenset()):
+    def _trace_body(self, body: Callable, index, inits, metas, names, by_reference, source):
         """Trace ``body`` once into a new graph: ``(frame, output nodes or literals)``."""
         tracer = self.tracer
         outer_graph = tracer.graph
         graph = Graph("body", outer_graph.shape_env)
         graph.repeated = True
+        self._bodies[graph] = source  # (a value of it used after the loop: ``LoopEscape``)
         frame = _Frame(graph, self.frame, parts=ComplexParts(tracer))
         frame.carried = [
             None if i in by_reference else graph.placeholder(n, m)

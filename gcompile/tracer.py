@@ -38,7 +38,7 @@ from .ir.meta import TensorMeta, broadcast_shapes, meta_of, unsupported_dtype_re
 from .ir.pytree import TreeSpec, flatten
 from .ir.shape_env import SIZE_LOW, decide, using
 from .ir.symbolic import is_expr
-from .loop_tracing import LoopTracer
+from .loop_tracing import LoopEscape, LoopTracer
 from .symint import SymInt, unwrap
 
 _GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -1190,8 +1190,23 @@ def trace(
             source); ``"unroll"``: convert, but unroll every loop (``max``/``min`` of traced
             scalars still traced); False: no conversion, every loop unrolled.
     """
+    in_python: set = set()  # loops whose body values escaped them: run in Python
+    while True:
+        try:
+            return _trace_once(
+                fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_python
+            )
+        except LoopEscape as escape:
+            if escape.source is None or escape.source in in_python:
+                raise UnsupportedError(str(escape), escape.source) from None
+            in_python.add(escape.source)
+
+
+def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_python) -> Graph:
+    """One trace of ``fn`` (see ``trace``), the loops at ``in_python`` run in Python."""
     tracer = Tracer(name, dynamic, budget)
     tracer.loops.unroll_all = loops == "unroll"
+    tracer.loops.in_python = in_python
     converted, why = capture.convert_or_reason(fn) if loops else (None, "option loops=False")
     values = [
         tracer.input(path, value) if flag else value

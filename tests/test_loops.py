@@ -376,3 +376,31 @@ def test_loop_invariant_code_is_hoisted_before_the_loop():
     assert any(n.op == "call" and n.target.name == "subtract" for n in graph.nodes)
     assert any("hoisted out of" in note.reason for note in graph.loop_notes)
     check(scaled_decay, RNG.random(10), 0.25)
+
+
+def rows_appended(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x * i)
+    return np.stack(rows)
+
+
+def last_in_a_dict(x, n):
+    d = {}
+    for i in range(n):
+        d["last"] = x * i  # the body's value leaves the loop through the dict
+    return d["last"] + 1
+
+
+def test_loops_changing_python_objects_run_in_python_with_their_reason():
+    x = np.arange(3.0)
+    graph = gcompile.trace(rows_appended, x, 4)
+    assert not _loops(graph)
+    (note,) = graph.loop_notes
+    assert "its body calls `.append(...)`" in note.reason
+    graph = gcompile.trace(last_in_a_dict, x, 4)
+    assert not _loops(graph)
+    (note,) = graph.loop_notes
+    assert "a value made in its body is used after it" in note.reason
+    check(rows_appended, x, 4, backends=("interpreter",))
+    check(last_in_a_dict, x, 4, backends=("interpreter",))

@@ -212,6 +212,7 @@ def _loop_info(filename: str, lines: list[str], first: int, name: str, plan) -> 
         carried=plan.carried,
         source=lines[node.lineno - first].strip(),
         kind=plan.kind,
+        effects=plan.effects,
     )
 
 

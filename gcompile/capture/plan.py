@@ -26,7 +26,8 @@ class LoopPlan:
     ``carried``: in and out of every iteration, in this order (the target first when it is
     one of them). ``maybe_unbound``: carried names perhaps unbound when the loop starts (passed
     as UNDEFINED). ``entry_checks``: those of them an iteration may read before assigning, so
-    the body unbinds them again when they hold UNDEFINED.
+    the body unbinds them again when they hold UNDEFINED. ``effects``: changes the body makes
+    to Python objects other than arrays (a handler tracing the body once would make them once).
     """
 
     node: ast.For
@@ -34,6 +35,7 @@ class LoopPlan:
     carried: tuple[str, ...]
     maybe_unbound: tuple[str, ...]
     entry_checks: tuple[str, ...]
+    effects: tuple[str, ...] = ()
 
 
 def plan_scope(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.AST, LoopPlan | str]:
@@ -79,7 +81,10 @@ class _Scope:
             )
         maybe_unbound = tuple(n for n in carried if n not in facts.definite)
         checks = tuple(n for n in maybe_unbound if n in facts.body_entry and n != target)
-        return LoopPlan(node, _kind(node.iter), carried, maybe_unbound, checks)
+        effects = tuple(
+            dict.fromkeys(filter(None, (_python_effect(n) for n, _ in _body_nodes(node.body))))
+        )
+        return LoopPlan(node, _kind(node.iter), carried, maybe_unbound, checks, effects)
 
     def _assignment_problem(self, assigned: set[str], facts: LoopFacts) -> str:
         for name in sorted(assigned):
@@ -181,6 +186,41 @@ def _body_problem(body: list[ast.stmt]) -> str:
             return f"a `{kind}` statement inside the loop"
         if _is_bare_super(node):
             return "calls `super()` without arguments (it needs the method's own frame)"
+    return ""
+
+
+# Methods that change a Python list, dict or set in place (no NumPy array has them)
+_CONTAINER_MUTATORS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "remove",
+        "clear",
+        "update",
+        "setdefault",
+        "add",
+        "discard",
+        "popitem",
+    }
+)
+
+
+def _python_effect(node: ast.AST) -> str:
+    """A change the node makes to a Python object other than an array, or ``""``:
+    ``out.append(v)``, ``self.count += 1`` (``.real``/``.imag`` are an array's own)."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _CONTAINER_MUTATORS
+    ):
+        return f"calls `.{node.func.attr}(...)` (a change to a Python container)"
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        for target in targets:
+            if isinstance(target, ast.Attribute) and target.attr not in ("real", "imag"):
+                return f"assigns the attribute `.{target.attr}`"
     return ""
 
 

@@ -69,6 +69,8 @@ class LoopInfo:
         carried: the carried names, in the order of the ``carried`` tuples.
         source: the text of the ``for`` line, stripped (for messages).
         kind: ``"range"``, ``"reversed_range"`` or ``"each"``.
+        effects: changes the body makes to Python objects other than arrays (``out.append``,
+            ``self.n += 1``), which a handler tracing the body once would make once.
     """
 
     filename: str
@@ -78,6 +80,7 @@ class LoopInfo:
     carried: tuple[str, ...]
     source: str
     kind: str
+    effects: tuple[str, ...] = ()
 
     @property
     def where(self) -> str:

@@ -559,6 +559,7 @@ def _astype(x: Any, dtype: Any, order: str = "K") -> Any:
 
 
 def _astype_infer(x: TensorMeta, dtype: Any, order: str = "K") -> TensorMeta:
+    x = x if isinstance(x, TensorMeta) else meta_of(x)  # a literal (a carried scalar, unrolled)
     return TensorMeta(x.shape, np.dtype(dtype), _ordered_layout(x, order, x.ndim), scalar=x.scalar)
 
 

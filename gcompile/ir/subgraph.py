@@ -157,10 +157,14 @@ def _simplified(meta: Any) -> Any:
 
 
 def _promises_less(placeholder: Any, given: Any) -> bool:
-    """A placeholder with no layout promise (``A``) takes an argument of any layout."""
+    """A placeholder with no layout promise (``A``) takes an argument of any layout, and a
+    read-only one a writeable argument (a carried scalar settles as a computed, read-only
+    value; its first value may be an argument)."""
     if not isinstance(placeholder, TensorMeta) or not isinstance(given, TensorMeta):
         return False
-    return placeholder.layout == "A" and placeholder == replace(given, layout="A")
+    layout = "A" if placeholder.layout == "A" else given.layout
+    writeable = given.writeable and placeholder.writeable
+    return placeholder == replace(given, layout=layout, writeable=writeable)
 
 
 def _input_meta(value: Any) -> TensorMeta | TupleMeta:

@@ -263,3 +263,21 @@ def recursive_sum(x):
     if x.shape[0] == 1:
         return x * 1.0
     return recursive_sum(x[::2]) + recursive_sum(x[1::2])[: x[::2].shape[0]]
+
+
+def appends(n):
+    out = []
+    for i in range(n):
+        out.append(i * i)
+    return out
+
+
+class Counter:
+    count = 0
+
+
+def sets_attributes(n):
+    counter = Counter()
+    for i in range(n):
+        counter.count += i
+    return counter.count

@@ -236,3 +236,13 @@ def test_recursive_functions_call_themselves_by_their_global_name():
     assert converted.function.__name__ == "recursive_sum"
     assert converted.function.__code__.co_freevars.count("recursive_sum") == 0
     assert "def recursive_sum(x):" in converted.source
+
+
+def test_changes_to_python_objects_are_the_loops_effects():
+    for fn, effect in [
+        (p.appends, "calls `.append(...)` (a change to a Python container)"),
+        (p.sets_attributes, "assigns the attribute `.count`"),
+    ]:
+        (info,) = same(fn, 5).loops
+        assert info.effects == (effect,)
+    assert convert(p.range_two).loops[0].effects == ()

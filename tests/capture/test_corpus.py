@@ -1,0 +1,118 @@
+"""Ordinary NumPy code (``corpus.py``) never makes gcompile fail internally (issue 19, point 3).
+
+Every corpus function either traces, and then compiles (interpreter backend) to what eager
+NumPy computes, results and arguments afterwards; or is refused with an ``UnsupportedError``
+naming the construct and the user's ``file:line``.
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile import GcompileWarning, UnsupportedError
+from gcompile.errors import source_text
+from tests.capture import corpus
+from tests.capture.corpus import CASES, Call
+from tests.support import assert_same_value, copy_args, quiet
+
+CORPUS_FILE = str(Path(corpus.__file__).resolve())
+LOCATION = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
+SEED = 19
+
+
+def make_call(make_args) -> tuple[tuple, dict]:
+    """Fresh positional and keyword arguments from a case's ``make_args``."""
+    made = make_args(np.random.default_rng(SEED))
+    if isinstance(made, Call):
+        return made.args, made.kwargs
+    return tuple(made), {}
+
+
+_TRACED: dict[str, object] = {}
+
+
+def trace_outcome(fn, make_args):
+    """The optimized graph, or the ``UnsupportedError``; anything else propagates (cached)."""
+    if fn.__name__ not in _TRACED:
+        args, kwargs = copy_args(*make_call(make_args))
+        try:
+            with quiet():
+                _TRACED[fn.__name__] = gcompile.trace(fn, *args, stage="optimized", **kwargs)
+        except UnsupportedError as err:
+            _TRACED[fn.__name__] = err
+    return _TRACED[fn.__name__]
+
+
+def check_refusal(name: str, err: UnsupportedError) -> None:
+    """The refusal names a construct and a line of the corpus, and its message shows both."""
+    assert err.construct, f"{name}: refusal names no construct: {err!s}"
+    assert err.source, f"{name}: refusal of {err.construct!r} names no line: {err!s}"
+    where = LOCATION.match(err.source)
+    assert where, f"{name}: refusal location {err.source!r} is not file:line"
+    assert str(Path(where["path"]).resolve()) == CORPUS_FILE, (
+        f"{name}: refusal of {err.construct!r} points outside the user's code: {err.source}"
+    )
+    n_lines = len(Path(CORPUS_FILE).read_text().splitlines())
+    assert 1 <= int(where["line"]) <= n_lines, f"{name}: no such line {err.source}"
+    assert source_text(err.source), f"{name}: refusal points at a blank line: {err.source}"
+    assert f"at {err.source}" in str(err), f"{name}: message lacks the location: {err!s}"
+
+
+def run_compiled(name: str, fn, args: tuple, kwargs: dict):
+    """Call ``fn`` compiled with the interpreter backend; any gcompile warning fails."""
+    compiled = gcompile.compile(fn, backend="interpreter")
+    with quiet(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", GcompileWarning)
+        result = compiled(*args, **kwargs)
+    for warning in caught:
+        message = str(warning.message)
+        assert "gcompile bug" not in message, f"{name}: internal error when compiling: {message}"
+        # it traced, so it must compile: a fallback to eager would make the comparison vacuous
+        assert not issubclass(warning.category, GcompileWarning), f"{name}: {message}"
+    return result
+
+
+@pytest.mark.parametrize(("fn", "make_args"), CASES, ids=[fn.__name__ for fn, _ in CASES])
+def test_corpus_function(fn, make_args):
+    name = fn.__name__
+    try:
+        outcome = trace_outcome(fn, make_args)
+    except Exception as err:  # noqa: BLE001 - any other exception is an internal error
+        inner = err
+        while inner.__cause__ or inner.__context__:
+            inner = inner.__cause__ or inner.__context__
+        detail = "".join(traceback.format_exception(inner)[-6:])
+        pytest.fail(f"{name}: internal error while tracing: {type(err).__name__}: {err}\n{detail}")
+    if isinstance(outcome, UnsupportedError):
+        check_refusal(name, outcome)
+        return
+    args, kwargs = make_call(make_args)
+    eager_args, eager_kwargs = copy_args(args, kwargs)
+    run_args, run_kwargs = copy_args(args, kwargs)
+    with quiet():
+        expected = fn(*eager_args, **eager_kwargs)
+    actual = run_compiled(name, fn, run_args, run_kwargs)
+    assert_same_value(expected, actual, where=f"{name} result")
+    assert_same_value(eager_args, run_args, where=f"{name} arguments after the call")
+    assert_same_value(eager_kwargs, run_kwargs, where=f"{name} keyword arguments after the call")
+
+
+def test_corpus_is_large_and_mostly_traced():
+    names = [fn.__name__ for fn, _ in CASES]
+    assert len(names) >= 100
+    assert len(set(names)) == len(names), "corpus function names must be unique (test ids)"
+    traced = 0
+    for fn, make_args in CASES:
+        try:
+            outcome = trace_outcome(fn, make_args)
+        except Exception:  # noqa: BLE001 - counted as not traced; its own test reports it
+            continue
+        traced += not isinstance(outcome, UnsupportedError)
+    assert traced >= len(names) / 2, f"only {traced} of {len(names)} corpus functions trace"
