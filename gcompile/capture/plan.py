@@ -81,9 +81,8 @@ class _Scope:
             )
         maybe_unbound = tuple(n for n in carried if n not in facts.definite)
         checks = tuple(n for n in maybe_unbound if n in facts.body_entry and n != target)
-        effects = tuple(
-            dict.fromkeys(filter(None, (_python_effect(n) for n, _ in _body_nodes(node.body))))
-        )
+        nodes = (n for n, _ in _body_nodes(node.body))
+        effects = tuple(dict.fromkeys(filter(None, (_python_effect(n, self.local) for n in nodes))))
         return LoopPlan(node, _kind(node.iter), carried, maybe_unbound, checks, effects)
 
     def _assignment_problem(self, assigned: set[str], facts: LoopFacts) -> str:
@@ -207,13 +206,15 @@ _CONTAINER_MUTATORS = frozenset(
 )
 
 
-def _python_effect(node: ast.AST) -> str:
+def _python_effect(node: ast.AST, local: set[str]) -> str:
     """A change the node makes to a Python object other than an array, or ``""``:
-    ``out.append(v)``, ``self.count += 1`` (``.real``/``.imag`` are an array's own)."""
+    ``out.append(v)``, ``self.count += 1`` (``.real``/``.imag`` are an array's own). A method is
+    a container's when called on a local name or its attributes (``np.add`` is a function)."""
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in _CONTAINER_MUTATORS
+        and _rooted_at(node.func.value, local)
     ):
         return f"calls `.{node.func.attr}(...)` (a change to a Python container)"
     targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
@@ -222,6 +223,13 @@ def _python_effect(node: ast.AST) -> str:
             if isinstance(target, ast.Attribute) and target.attr not in ("real", "imag"):
                 return f"assigns the attribute `.{target.attr}`"
     return ""
+
+
+def _rooted_at(node: ast.expr, names: set[str]) -> bool:
+    """Whether ``node`` is one of ``names``, or an attribute or item of one (``self.log``)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in names
 
 
 def _is_bare_super(node: ast.AST) -> bool:

@@ -24,7 +24,7 @@ import numpy as np
 from ..ir import ops
 from ..ir.graph import Node
 from ..ir.kernel import FusedKernel
-from ..ir.shape_env import using
+from ..ir.shape_env import active, using
 from ..ir.symbolic import is_expr, prove_le
 from .dtypes import operand_dtypes
 from .indexing import alias_root, flat_index, view_chain
@@ -355,12 +355,12 @@ class _Lowering:
         elif (
             plan.axes
             and len(shape) == len(plan.kept)
-            and all(s == plan.space[k] or s == 1 for s, k in zip(shape, plan.kept))
+            and all(s == plan.space[k] or _is_one(s) for s, k in zip(shape, plan.kept))
         ):
             axes = plan.kept
         else:
             axes = list(range(plan.nd - len(shape), plan.nd))
-        return [None if size == 1 else index_var(axis) for size, axis in zip(shape, axes)]
+        return [None if _is_one(size) else index_var(axis) for size, axis in zip(shape, axes)]
 
     def read(self, value: Node, consumer_shape: tuple, body: list):
         """The expression of ``value`` (an input, or a view of one) for a consumer of
@@ -368,7 +368,7 @@ class _Lowering:
         cvars = self.consumer_vars(consumer_shape)
         shape = tuple(value.meta.shape)
         pad = len(cvars) - len(shape)
-        loop_vars = [None if size == 1 else cvars[pad + j] for j, size in enumerate(shape)]
+        loop_vars = [None if _is_one(size) else cvars[pad + j] for j, size in enumerate(shape)]
         root, views = view_chain(value)
         key = (value, tuple(loop_vars))
         if key in self.loads:
@@ -452,3 +452,12 @@ class _Lowering:
         return self.param(
             var, argument, meta.dtype, ndim=meta.ndim, layout="A", readonly=not meta.writeable
         )
+
+
+def _is_one(size) -> bool:
+    """Whether an axis of ``size`` is broadcast: 1, or a size the trace found to be 1 (proved, or
+    guarded when broadcasting decided it: ``B[1:(s0+1)//2]`` against ``A[:s0-k]``)."""
+    if not is_expr(size):
+        return size == 1
+    env = active()
+    return env is not None and env.known("==", size, 1) is True

@@ -316,9 +316,17 @@ class _HostWriter:
         arguments[given:given] = program.sizes  # inputs, sizes, constants
         self.lines.append(f"    _results = _loop_{name}({', '.join(arguments)})")
         return [
-            f"_results[{i}]" if meta.ndim else f"{self.dtype_name(meta.dtype)}.type(_results[{i}])"
-            for i, meta in enumerate(program.outputs)
+            self.program_result(f"_results[{i}]", meta) for i, meta in enumerate(program.outputs)
         ]
+
+    def program_result(self, value: str, meta) -> str:
+        """A program's result as the graph's value: an array as it is; a scalar as its NumPy
+        type, or a Python one when weak (``s = x * 0.5`` of a Python float stays a float)."""
+        if meta.ndim:
+            return value
+        if meta.weak:
+            return f"{type(np.zeros((), meta.dtype).item()).__name__}({value})"
+        return f"{self.dtype_name(meta.dtype)}.type({value})"
 
     def variant(self, kernel: FusedKernel, node: Node, variant, compile_now: bool) -> None:
         """Put ``variant`` in the host's globals: compiled now, or on its first call."""
