@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .capture import UNDEFINED
 from .complex_parts import ComplexParts
 from .errors import UnsupportedError, refusal_from
 from .ir import ops
@@ -79,6 +80,7 @@ class _Frame:
     constants: dict = field(default_factory=dict)
     # per carried value: its placeholder, or (carried by reference) its view of lifted memory
     carried: list = field(default_factory=list)
+    by_reference: frozenset = frozenset()  # the positions of the latter
 
 
 class LoopTracer:
@@ -259,6 +261,8 @@ class LoopTracer:
             return self.tracer.operand(value)
         if isinstance(value, (bool, int, float, complex, np.generic)):
             return value
+        if value is UNDEFINED:
+            raise Declined(f"{name!r} is unbound when the loop starts and read after it")
         raise Declined(f"it rebinds {name!r}, a {type(value).__name__} (not a number or array)")
 
     def _trace_body(self, body: Callable, index, inits, metas, names, by_reference, source):
@@ -268,7 +272,7 @@ class LoopTracer:
         graph = Graph("body", outer_graph.shape_env)
         graph.repeated = True
         self._bodies[graph] = source  # (a value of it used after the loop: ``LoopEscape``)
-        frame = _Frame(graph, self.frame, parts=ComplexParts(tracer))
+        frame = _Frame(graph, self.frame, parts=ComplexParts(tracer), by_reference=by_reference)
         frame.carried = [
             None if i in by_reference else graph.placeholder(n, m)
             for i, (n, m) in enumerate(zip(names, metas))
@@ -314,7 +318,7 @@ class LoopTracer:
     def _finish(self, frame, outputs, index, bounds, carried, inits, metas, names, source, trips):
         """Make the ``for_range`` node; the carried values the user's code sees after it."""
         tracer, graph = self.tracer, frame.graph
-        by_value = [i for i, value in enumerate(frame.carried) if value.op == "placeholder"]
+        by_value = [i for i in range(len(inits)) if i not in frame.by_reference]
         written = written_placeholders(graph)
         in_place = []  # (placeholder position, the outer value the loop writes into)
         for position, i in enumerate(by_value):

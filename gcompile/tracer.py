@@ -1236,8 +1236,10 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
     tracer.graph.output(tuple(outputs), out_spec)
     tracer.graph.loop_notes += tracer.loops.notes + tracer.unconverted
     env = tracer.graph.shape_env
-    if env.replacements:  # sizes recorded before an equality was learned take its form
-        tracer.graph.substitute_sizes(env.simplify)
+    if env.replacements:  # sizes recorded before an equality was learned take its form, and
+        tracer.graph.substitute_sizes(env.simplify)  # the metas derived from them agree again
+        with using(env):
+            tracer.graph.propagate_metas()
     return tracer.graph
 
 

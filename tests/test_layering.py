@@ -1,6 +1,7 @@
 """Who may import whom (docs/architecture.md): ir imports only ir; passes import ir; loops (the
 loop IR) imports ir; backends import ir and loops, never passes; tracer imports ir, symint,
-complex_parts, loop_tracing and capture; capture (loop conversion) imports nothing else of
+complex_parts, loop_tracing and capture; loop_tracing (capture's handler) capture too; capture
+(loop conversion) imports nothing else of
 gcompile; tools and cli sit on top; nothing imports cli. ``errors`` and ``config`` are leaves
 that any layer may use."""
 
@@ -19,7 +20,7 @@ ALLOWED = {
     "loops": {"ir", "loops"},
     "backends": {"ir", "loops", "backends", "errors", "config"},
     "tracer": {"ir", "errors", "symint", "complex_parts", "loop_tracing", "capture"},
-    "loop_tracing": {"ir", "errors", "symint", "complex_parts"},
+    "loop_tracing": {"ir", "errors", "symint", "complex_parts", "capture"},
     "complex_parts": {"ir", "errors"},
     "symint": {"ir"},
     "guards": {"ir", "errors"},

@@ -139,7 +139,8 @@ def _elementwise_infer(impl: Callable) -> Callable:
 
     When every operand is weak (Python scalars), the result is weak too: that is
     Python arithmetic (``dt * 2.0`` stays a Python float), which the tracer only
-    records for Python operators.
+    records for Python operators; so is an op whose operands all became Python
+    literals (an unrolled loop's carried float).
     """
 
     def infer(*xs: Any, **params: Any) -> TensorMeta:
@@ -153,7 +154,7 @@ def _elementwise_infer(impl: Callable) -> Callable:
         )
         zero_d = len(shape) == 0
         out = _quiet(impl, *(dtype_probe(x, zero_d) for x in xs), **params)
-        weak = bool(metas) and all(_is_weak(x) for x in xs if x is not None)
+        weak = all(_is_weak(x) for x in xs if x is not None)
         layout = _fresh_layout(metas, len(shape))
         scalar = weak or (zero_d and isinstance(out, np.generic))
         return TensorMeta(shape, np.asarray(out).dtype, layout, weak=weak, scalar=scalar)

@@ -280,7 +280,7 @@ class ShapeEnv:
         """From ``expr == 0``, express its newest symbol of coefficient +-1 by the others."""
         order = {symbol: i for i, symbol in enumerate(self.symbols)}
         for symbol in sorted(free_symbols(expr), key=lambda s: -order.get(s, -1)):
-            if symbol not in order:
+            if symbol not in order or symbol in self.loops:  # an index is bound per trip
                 continue
             coefficient = _linear_coefficient(expr, symbol)
             if coefficient not in (1, -1):

@@ -157,13 +157,16 @@ def _simplified(meta: Any) -> Any:
 
 
 def _promises_less(placeholder: Any, given: Any) -> bool:
-    """A placeholder with no layout promise (``A``) takes an argument of any layout, and a
+    """A placeholder with no layout promise (``A``) takes an argument of any layout, a
     read-only one a writeable argument (a carried scalar settles as a computed, read-only
-    value; its first value may be an argument)."""
+    value; its first value may be an argument), and a scalar one any scalar of its type (a
+    NumPy scalar literal is read-only, a scalar argument writeable: neither is written)."""
     if not isinstance(placeholder, TensorMeta) or not isinstance(given, TensorMeta):
         return False
     layout = "A" if placeholder.layout == "A" else given.layout
     writeable = given.writeable and placeholder.writeable
+    if placeholder.scalar:  # a scalar is never written in place
+        writeable = placeholder.writeable
     return placeholder == replace(given, layout=layout, writeable=writeable)
 
 

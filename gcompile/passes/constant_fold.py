@@ -58,8 +58,8 @@ def constant_fold(graph: Graph) -> bool:
             continue
         if node.meta.weak:
             replacement = value.item() if hasattr(value, "item") else value
-        elif node.meta.scalar:
-            replacement = value
+        elif node.meta.scalar:  # as a NumPy scalar of its dtype (strong), as eager's
+            replacement = node.meta.dtype.type(value)
         else:
             with graph.inserting_before(node):
                 replacement = graph.constant(np.asarray(value), node.meta, source=node.source)

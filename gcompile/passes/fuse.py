@@ -47,7 +47,7 @@ from ..ir.alias import alias_chain, alias_parent, readers, root
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.kernel import FusedKernel
 from ..ir.meta import normalize_axes
-from ..ir.shape_env import decide, decide_in_loops, hint, using
+from ..ir.shape_env import SymbolicError, decide, decide_in_loops, hint, using
 from ..ir.symbolic import free_symbols, is_expr
 from .dce import dce
 
@@ -126,7 +126,10 @@ def _not_empty(node: Node) -> bool:
         answer = decide_in_loops(">", size, 0, "an empty reduction")
         if answer is not None or _varies_by_trip(size, node.graph):
             return answer is not False
-    return decide(">", size, 0, "an empty reduction")
+    try:
+        return decide(">", size, 0, "an empty reduction")
+    except SymbolicError:  # no answer for every trip of a loop (A[i:].mean(axis=0)): unfused
+        return False
 
 
 def _varies_by_trip(size, graph: Graph) -> bool:
