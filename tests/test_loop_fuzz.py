@@ -1,7 +1,7 @@
 """Random loop programs (``tests/loop_fuzz.py``): compiled agrees with eager NumPy on results and
 on the final state of every array argument, or falls back with a stated refusal.
 
-Two quick, derandomized runs for CI (the same programs on every run): 150 programs on the
+Two quick, derandomized runs for CI (the same programs on every run): 100 programs on the
 interpreter backend and 25 on Numba (each a Numba compile, cached on disk between runs). They do
 not shrink (minutes per failure on these programs): a failure reports its whole program, which
 the sweep below, or a hand edit, shrinks. The
@@ -51,7 +51,7 @@ def run(case, backend):
         event(f"loop {re.sub(r'[0-9]+', 'N', note)}")
 
 
-@settings(max_examples=150, **QUICK)
+@settings(max_examples=100, **QUICK)
 @given(loop_cases())
 def test_random_loop_programs_interpreter(case):
     run(case, "interpreter")

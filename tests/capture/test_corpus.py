@@ -35,19 +35,28 @@ def make_call(make_args) -> tuple[tuple, dict]:
     return tuple(made), {}
 
 
-_TRACED: dict[str, object] = {}
+_OUTCOMES: dict[str, object] = {}
 
 
-def trace_outcome(fn, make_args):
-    """The optimized graph, or the ``UnsupportedError``; anything else propagates (cached)."""
-    if fn.__name__ not in _TRACED:
+def outcome_of(fn, make_args):
+    """``("ran", result, arguments after)`` of ``fn`` compiled whole (interpreter backend,
+    ``fullgraph``: traced once), or ``("refused", UnsupportedError)``; anything else propagates
+    (cached per function)."""
+    if fn.__name__ not in _OUTCOMES:
         args, kwargs = copy_args(*make_call(make_args))
+        compiled = gcompile.compile(fn, backend="interpreter", fullgraph=True)
         try:
-            with quiet():
-                _TRACED[fn.__name__] = gcompile.trace(fn, *args, stage="optimized", **kwargs)
+            with quiet(), warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", GcompileWarning)
+                result = compiled(*args, **kwargs)
         except UnsupportedError as err:
-            _TRACED[fn.__name__] = err
-    return _TRACED[fn.__name__]
+            _OUTCOMES[fn.__name__] = ("refused", err)
+        else:
+            # it compiled, so nothing may fall back: an eager run would make the check vacuous
+            problems = [str(w.message) for w in caught if issubclass(w.category, GcompileWarning)]
+            assert not problems, f"{fn.__name__}: {problems}"
+            _OUTCOMES[fn.__name__] = ("ran", result, (args, kwargs))
+    return _OUTCOMES[fn.__name__]
 
 
 def check_refusal(name: str, err: UnsupportedError) -> None:
@@ -65,40 +74,26 @@ def check_refusal(name: str, err: UnsupportedError) -> None:
     assert f"at {err.source}" in str(err), f"{name}: message lacks the location: {err!s}"
 
 
-def run_compiled(name: str, fn, args: tuple, kwargs: dict):
-    """Call ``fn`` compiled with the interpreter backend; any gcompile warning fails."""
-    compiled = gcompile.compile(fn, backend="interpreter")
-    with quiet(), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", GcompileWarning)
-        result = compiled(*args, **kwargs)
-    for warning in caught:
-        message = str(warning.message)
-        assert "gcompile bug" not in message, f"{name}: internal error when compiling: {message}"
-        # it traced, so it must compile: a fallback to eager would make the comparison vacuous
-        assert not issubclass(warning.category, GcompileWarning), f"{name}: {message}"
-    return result
-
-
 @pytest.mark.parametrize(("fn", "make_args"), CASES, ids=[fn.__name__ for fn, _ in CASES])
 def test_corpus_function(fn, make_args):
     name = fn.__name__
     try:
-        outcome = trace_outcome(fn, make_args)
+        outcome = outcome_of(fn, make_args)
     except Exception as err:  # noqa: BLE001 - any other exception is an internal error
         inner = err
         while inner.__cause__ or inner.__context__:
             inner = inner.__cause__ or inner.__context__
         detail = "".join(traceback.format_exception(inner)[-6:])
-        pytest.fail(f"{name}: internal error while tracing: {type(err).__name__}: {err}\n{detail}")
-    if isinstance(outcome, UnsupportedError):
-        check_refusal(name, outcome)
+        pytest.fail(
+            f"{name}: internal error while compiling: {type(err).__name__}: {err}\n{detail}"
+        )
+    if outcome[0] == "refused":
+        check_refusal(name, outcome[1])
         return
-    args, kwargs = make_call(make_args)
-    eager_args, eager_kwargs = copy_args(args, kwargs)
-    run_args, run_kwargs = copy_args(args, kwargs)
+    _, actual, (run_args, run_kwargs) = outcome
+    eager_args, eager_kwargs = copy_args(*make_call(make_args))
     with quiet():
         expected = fn(*eager_args, **eager_kwargs)
-    actual = run_compiled(name, fn, run_args, run_kwargs)
     assert_same_value(expected, actual, where=f"{name} result")
     assert_same_value(eager_args, run_args, where=f"{name} arguments after the call")
     assert_same_value(eager_kwargs, run_kwargs, where=f"{name} keyword arguments after the call")
@@ -111,8 +106,8 @@ def test_corpus_is_large_and_mostly_traced():
     traced = 0
     for fn, make_args in CASES:
         try:
-            outcome = trace_outcome(fn, make_args)
+            outcome = outcome_of(fn, make_args)
         except Exception:  # noqa: BLE001 - counted as not traced; its own test reports it
             continue
-        traced += not isinstance(outcome, UnsupportedError)
+        traced += outcome[0] == "ran"
     assert traced >= len(names) / 2, f"only {traced} of {len(names)} corpus functions trace"
