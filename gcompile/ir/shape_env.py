@@ -308,15 +308,31 @@ class ShapeEnv:
             text = f"{self.origins[symbol]} == {value} ({guard.reason}{where})"
             found.append(("==", symbol, value, text))
         learned = set(self._learned_by.values())
-        for guard in self.guards:
-            if guard not in learned:
-                relation, lhs, rhs = guard.condition()
-                found.append((relation, lhs, rhs, guard.text()))
+        for guard in _strongest([g for g in self.guards if g not in learned]):
+            relation, lhs, rhs = guard.condition()
+            found.append((relation, lhs, rhs, guard.text()))
         return found
 
     def bind(self, inputs: list) -> dict:
         """The int of each symbol in a call with these inputs (read, not checked)."""
         return {s: inputs[i].shape[axis] for s, (i, axis) in self.sources.items()}
+
+
+def _strongest(guards: list) -> list:
+    """``guards`` without the bounds others imply: of ``base + c >= 0`` for one ``base``, only the
+    least ``c`` (a loop unrolled over ``range(n)`` asks ``2 < n``, ``3 < n``, ...: one guard)."""
+    best: dict = {}
+    keys = []
+    for guard in guards:
+        kind, expr, negated = _canonical(*guard.condition())
+        key = None
+        if kind == ">=" and not negated and is_expr(expr):
+            const = expr.const if isinstance(expr, Sum) else 0
+            key = expr - const
+            if key not in best or const < best[key][0]:
+                best[key] = (const, guard)
+        keys.append(key)
+    return [g for g, key in zip(guards, keys) if key is None or best[key][1] is g]
 
 
 def _worst_case(expr, loops: list):

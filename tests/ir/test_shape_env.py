@@ -78,3 +78,19 @@ def test_bind_reads_each_symbol_from_its_input():
 
     env, (s0, s1) = env_with(4, 3)
     assert env.bind([np.zeros((10, 2))]) == {s0: 10, s1: 2}
+
+
+def test_conditions_drop_the_bounds_others_imply():
+    env, (s0, s1) = env_with(3000, 9)
+    for k in range(2, 60):  # a loop unrolled in Python asks k < s0 on every trip
+        assert env.decide("<", k, s0, "index bounds") is True
+    assert env.decide(">", s1, 4, "a comparison") is True
+    assert env.decide("<=", s1, 8, "a comparison") is False  # s1 > 8: the stronger bound on s1
+    assert env.decide("!=", s0, s1, "broadcasting") is True
+    texts = [text for *_, text in env.conditions()]
+    assert texts == [
+        "59 < s0 (index bounds)",
+        "s1 > 8 (a comparison)",
+        "s0 != s1 (broadcasting)",
+    ]
+    assert len(env.guards) == 61  # recorded; a call checks (and explain shows) the three
