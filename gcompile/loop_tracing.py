@@ -117,6 +117,7 @@ class LoopTracer:
             bounds = self._bounds(start, stop, step, reverse)
             return self._capture(body, bounds, tuple(carried), info, source)
         except Declined as declined:
+            self._forget(graph.nodes[mark:])  # placeholders lifted for it into enclosing bodies
             _roll_back(graph, mark)  # the loop runs in Python from its start: no piece of it stays
             self.notes.append(LoopNote(source, False, str(declined)))
             return NotImplemented
@@ -161,6 +162,15 @@ class LoopTracer:
         for view in views:
             value = graph.call(view.target, (value,), view.kwargs, source=view.source)
         return value
+
+    def _forget(self, erased: list) -> None:
+        """Drop the lifted values among ``erased`` nodes from the bodies being traced."""
+        erased = set(erased)
+        frame = self.frame
+        while frame is not None:
+            frame.lifted = {k: v for k, v in frame.lifted.items() if v not in erased}
+            frame.outer = {k: v for k, v in frame.outer.items() if k not in erased}
+            frame = frame.parent
 
     def _encloses(self, graph: Graph) -> bool:
         """Whether ``graph`` is the body being traced or one enclosing it."""

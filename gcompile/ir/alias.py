@@ -167,19 +167,22 @@ def shared_with_written(args, written) -> list[tuple[int, int]]:
 
 
 def written_placeholders(graph) -> set[Node]:
-    """The placeholders of ``graph`` whose memory it writes (in place, or through views)."""
+    """The placeholders of ``graph`` the user's code writes (``setitem``, through views too):
+    as traced, a loop body's write into a placeholder is a write into the caller's memory.
+    (After functionalization a body writes its own copy of a carried array, unless the loop
+    runs ``in_place``.)"""
     written = set()
     for member in graph.nodes:
-        for i in member.written_arguments:
-            base = memory_of(member.args[i])
+        if member.op == "call" and member.target is ops.SETITEM:
+            base = memory_of(member.args[0])
             if base.op == "placeholder":
                 written.add(base)
     return written
 
 
 def written_operands(node: Node) -> set[int]:
-    """Positions of a sub-graph op's arguments that it writes: in place, or its graphs through
-    their placeholders."""
+    """Positions of a sub-graph op's arguments whose memory it writes: in place, or (as traced)
+    its graphs through their placeholders."""
     written = set(node.written_arguments)
     for region in getattr(node.target, "regions", ()):
         placeholders = region.graph.placeholders

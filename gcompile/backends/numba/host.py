@@ -199,7 +199,11 @@ class _HostWriter:
         host's size variables, other objects through globals."""
         if is_expr(value):
             return f"({source_of(value, self.sizes)})"
-        if isinstance(value, (tuple, list)) and not hasattr(type(value), "_fields"):
+        if isinstance(value, tuple) and hasattr(type(value), "_fields"):  # a store's ViewStep
+            kind = f"_literal_{len(self.globals)}"
+            self.globals[kind] = type(value)
+            return f"{kind}({', '.join(self.literal(v) for v in value)})"
+        if isinstance(value, (tuple, list)):
             items = ", ".join(self.literal(v) for v in value)
             return f"({items},)" if isinstance(value, tuple) else f"[{items}]"
         if isinstance(value, slice):

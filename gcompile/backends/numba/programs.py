@@ -40,6 +40,7 @@ from numba.core import types as nbtypes
 
 from ...errors import UnsupportedError
 from ...ir import ops
+from ...ir.alias import memory_of
 from ...ir.control import ForRange
 from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
@@ -344,8 +345,13 @@ class _ProgramWriter:
         with using(base.graph.shape_env):
             region = ops.GETITEM.infer(meta, index=tuple(index)).shape
         shape = value.meta.shape if isinstance(value, Node) else ()
+        source = self.value(value)
+        if shape and memory_of(value) is memory_of(base):  # B[1:] = B[:-1]: NumPy buffers it
+            buffered = self.fresh("buffered")
+            self.lines.append(f"{indent}{buffered} = {source}.copy()")
+            source = buffered
         if not region or (shape and tuple(shape) != tuple(region)):
-            self.lines.append(f"{indent}{text} = {self.value(value)}")  # an element, or broadcast
+            self.lines.append(f"{indent}{text} = {source}")  # an element, or broadcast
             return
         target = self.fresh("region")
         self.lines.append(f"{indent}{target} = {text}")
@@ -354,7 +360,7 @@ class _ProgramWriter:
             inner = indent + INDENT * depth
             self.lines.append(f"{inner}for {axis} in range({target}.shape[{depth}]):")
         element = ", ".join(axes)
-        source = f"{self.value(value)}[{element}]" if shape else self.value(value)
+        source = f"{source}[{element}]" if shape else source
         self.lines.append(f"{indent + INDENT * len(axes)}{target}[{element}] = {source}")
 
     def view(self, node: Node) -> str:
