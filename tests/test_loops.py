@@ -404,3 +404,23 @@ def test_loops_changing_python_objects_run_in_python_with_their_reason():
     assert "a value made in its body is used after it" in note.reason
     check(rows_appended, x, 4, backends=("interpreter",))
     check(last_in_a_dict, x, 4, backends=("interpreter",))
+
+
+def diagonal_then_add(a):
+    t = 0.0
+    for i in range(a.shape[0]):
+        t += np.tanh(a[i, i])
+    return a + t
+
+
+def test_a_programs_top_level_kernels_write_host_buffers_in_parallel_on_large_spaces():
+    a = RNG.random((40, 40))
+    check(diagonal_then_add, a, backends=("numba",))
+    compiled = gcompile.compile(diagonal_then_add)
+    first = compiled(a)
+    code = compiled.code
+    assert "_loop_diagonal_then_add(v_a, _empty((s0, s1), _float64, 'C'), s0, s1)" in code
+    assert "_kernel_0_parallel(b0, a0, t, " in code and "if (s0 * s1) >= 131072:" in code
+    second = compiled(a)  # the caller still holds the first result: a new buffer
+    assert second is not first and np.array_equal(first, second)
+    np.testing.assert_array_equal(first, diagonal_then_add(a))

@@ -317,7 +317,11 @@ class _HostWriter:
             self.globals[f"_loop_{name}_c{position}"] = constant
             arguments.append(f"_loop_{name}_c{position}")
         given = len(program.inputs)
-        arguments[given:given] = program.sizes  # inputs, sizes, constants
+        buffers = [
+            f"_empty({self.shape_source(shape)}, {self.dtype_name(dtype)}, {order!r})"
+            for shape, dtype, order in program.buffers
+        ]
+        arguments[given:given] = buffers + program.sizes  # inputs, buffers, sizes, constants
         self.lines.append(f"    _results = _loop_{name}({', '.join(arguments)})")
         return [
             self.program_result(f"_results[{i}]", meta) for i, meta in enumerate(program.outputs)

@@ -74,6 +74,9 @@ class LoopProgram:
     sizes: list = field(default_factory=list)  # the size parameters, passed after the inputs
     kernels: dict = field(default_factory=dict)  # global name -> the Variant called there
     constants: list = field(default_factory=list)  # arrays the function reads, passed last
+    # arrays the host allocates (through NumPy, and its buffer pool) for the program's top-level
+    # kernels, passed after the inputs: ``(shape, dtype, order)`` each
+    buffers: list = field(default_factory=list)
 
 
 def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
@@ -88,6 +91,7 @@ def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
 def generate_graph(graph: Graph, sizes: dict, options: dict) -> LoopProgram:
     """The function running the whole of ``graph`` (its host, as one Numba function)."""
     writer = _ProgramWriter(sizes, options)
+    writer.whole = True
     for placeholder in graph.placeholders:
         writer.values[placeholder] = writer.input(placeholder)
     writer.graph(graph, INDENT)
@@ -131,6 +135,8 @@ def signature(program: LoopProgram) -> tuple:
             types.append(nbtypes.Array(dtype, value.meta.ndim, layout, readonly=readonly))
         else:
             types.append(dtype)
+    for shape, dtype, order in program.buffers:
+        types.append(nbtypes.Array(codegen.numba_type(dtype), len(shape), order))
     types += [nbtypes.int64] * len(program.sizes)
     return tuple(types) + tuple(numba.typeof(array) for array in program.constants)
 
@@ -161,6 +167,8 @@ class _ProgramWriter:
         self.values: dict[Node, str] = {}
         self.kernels: dict = {}  # global name -> the Variant called there
         self.kernel_count = 0
+        self.whole = False  # the whole graph: its top-level kernels run as the host's would
+        self.buffers: list = []
 
     def input(self, value: Node) -> str:
         """The parameter of a value the host passes."""
@@ -170,7 +178,8 @@ class _ProgramWriter:
     def finish(self, results: list, outputs: list) -> LoopProgram:
         """The function: its header, the prologue, the statements, and the return."""
         constants = [f"c{i}" for i in range(len(self.constants))]
-        params = [f"a{i}" for i in range(len(self.inputs))] + list(self.sizes_given) + constants
+        params = [f"a{i}" for i in range(len(self.inputs))]
+        params += [f"b{i}" for i in range(len(self.buffers))] + list(self.sizes_given) + constants
         returned = ", ".join(results) + ("," if len(results) == 1 else "")
         lines = [f"def kernel({', '.join(params)}):", *self.prologue, *self.lines]
         source = "\n".join([*lines, f"{INDENT}return ({returned})"]) + "\n"
@@ -181,6 +190,7 @@ class _ProgramWriter:
             self.sizes_given,
             self.kernels,
             self.constants,
+            self.buffers,
         )
 
     def fresh(self, base: str) -> str:
@@ -419,34 +429,24 @@ class _ProgramWriter:
         return element_source(Apply(node.target, node, args, loop, tuple(kinds)), self.names)
 
     def kernel(self, node: Node, indent: str) -> None:
-        """A fused kernel's serial variant, called with the arrays and its integers."""
-        kernel: FusedKernel = node.target
-        found = _loop_variants(node, self.options)
+        """A fused kernel called with the arrays and its integers: in a loop its serial variant
+        (and the blocked one for long sums); at the top level of a whole graph as the host
+        calls it, the parallel variant on large spaces, into buffers the host allocates."""
+        top = self.whole and indent == INDENT
+        found = (
+            kernels.variants(node.target, self.options)
+            if top
+            else _loop_variants(node, self.options)
+        )
         code = found[0].code
         name = f"_kernel_{self.kernel_count}"
         self.kernel_count += 1
-        outputs = []
-        for position, meta in enumerate(code.outputs):
-            out = self.fresh(f"out{position}_{node.name}")
-            shape = [self.size(s) for s in (meta.shape or (1,))]
-            fortran = code.orders[position] == "F"
-            allocation = f"np.empty(({', '.join(shape[::-1] if fortran else shape)},), "
-            allocation += f"{type_name(meta.dtype)}){'.T' if fortran else ''}"
-            if meta.ndim == 0:  # read at once: one buffer serves every iteration
-                self.prologue.append(f"{INDENT}{out} = {allocation}")
-            else:
-                self.lines.append(f"{indent}{out} = {allocation}")
-            outputs.append(out)
+        outputs = [
+            self.output_buffer(node, position, meta, code.orders[position], indent, top)
+            for position, meta in enumerate(code.outputs)
+        ]
         values = [self.kernel_argument(node, outputs, a) for a in code.arguments]
-        if len(found) == 2:  # long sums: the blocked variant, called
-            self.kernels[f"{name}_long"] = found[1]
-            size = self.size(product_of(kernel.space))
-            self.lines.append(f"{indent}if {size} >= {LONG_SUM}:")
-            self.lines.append(f"{indent}{INDENT}{name}_long({', '.join(values)})")
-            self.lines.append(f"{indent}else:")
-        inner = indent + INDENT if len(found) == 2 else indent
-        self.kernels[name] = found[0]
-        self.lines.append(f"{inner}{name}({', '.join(values)})")
+        self.call_variants(node, name, found, ", ".join(values), indent, top)
         if code.writes is not None:
             self.values[node] = self.values[node.args[code.writes]]
             return
@@ -455,6 +455,39 @@ class _ProgramWriter:
             self.assign(node, indent, results[0])
         else:
             self.assign(node, indent, f"({', '.join(results)},)")
+
+    def output_buffer(self, node: Node, position: int, meta, order: str, indent: str, top: bool):
+        """The array a kernel output goes into: a buffer of the host's (top level), one made
+        before the loops (a scalar result, read at once), or one made where it is called."""
+        if top and meta.ndim:
+            self.buffers.append((tuple(meta.shape), meta.dtype, order))
+            return f"b{len(self.buffers) - 1}"
+        out = self.fresh(f"out{position}_{node.name}")
+        shape = [self.size(s) for s in (meta.shape or (1,))]
+        fortran = order == "F"
+        allocation = f"np.empty(({', '.join(shape[::-1] if fortran else shape)},), "
+        allocation += f"{type_name(meta.dtype)}){'.T' if fortran else ''}"
+        if meta.ndim == 0:  # read at once: one buffer serves every iteration
+            self.prologue.append(f"{INDENT}{out} = {allocation}")
+        else:
+            self.lines.append(f"{indent}{out} = {allocation}")
+        return out
+
+    def call_variants(self, node: Node, name: str, found: list, values: str, indent: str, top):
+        """The call of a kernel's variant: one, or a test of its size choosing between two (the
+        parallel variant at the threshold at the top level; the blocked sums in a loop)."""
+        if len(found) == 1:
+            self.kernels[name] = found[0]
+            self.lines.append(f"{indent}{name}({values})")
+            return
+        size = self.size(product_of(node.target.space))
+        threshold = int(self.options["parallel_threshold"]) if top else LONG_SUM
+        second = f"{name}_{'parallel' if top else 'long'}"
+        self.kernels[name], self.kernels[second] = found
+        self.lines.append(f"{indent}if {size} >= {threshold}:")
+        self.lines.append(f"{indent}{INDENT}{second}({values})")
+        self.lines.append(f"{indent}else:")
+        self.lines.append(f"{indent}{INDENT}{name}({values})")
 
     def kernel_argument(self, node: Node, outputs: list, argument: tuple) -> str:
         kind = argument[0]
