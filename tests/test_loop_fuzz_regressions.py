@@ -164,3 +164,21 @@ NUMBA = {
 def test_fuzz_finding_agrees_with_eager(fn, make):
     backends = ("interpreter", "numba") if fn in NUMBA else ("interpreter",)
     check(fn, *make(), backends=backends)
+
+
+def reductions_of_a_strided_argument(A, B, n):
+    """An unrolled loop's ``A[3:]`` (``max(s0-3,0)`` when fused, ``s0-3`` in the kernel):
+    the kernel's space kept the old form, and its loads fell out of its loop (LoopIRError)."""
+    for k in range(n):
+        B[k] = (A[k:] * 2.0).sum() + np.exp(A[1:]).max()
+    return B
+
+
+def test_a_kernels_space_takes_the_forms_of_its_body():
+    A = RNG.random(20)[::2]  # no layout promise: read through views
+    check(reductions_of_a_strided_argument, A, np.zeros(5), 5)  # unrolled
+
+
+def test_a_loop_programs_kernels_read_strided_inputs_through_their_views():
+    A = RNG.random(100)[::2]  # (the loop ran in the interpreter: views the host applied)
+    check(reductions_of_a_strided_argument, A, np.zeros(40), 40, backends=("numba",))

@@ -383,11 +383,16 @@ class Graph:
 
         for node in self._iter():
             if node.op == "call":
+                renamed: dict = {}
                 for region in regions_of(node):
                     for placeholder, index in zip(region.graph.placeholders, region.operands):
                         if isinstance(node.args[index], Node):
                             placeholder.meta = node.args[index].meta
+                    before = {member: member.meta for member in region.graph.nodes}
                     region.graph.propagate_metas()
+                    renamed.update(renamed_sizes((meta, m.meta) for m, meta in before.items()))
+                if renamed:  # sizes the op holds itself (a kernel's space) follow its graphs'
+                    node.target.map_sizes(lambda size, table=renamed: table.get(size, size))
                 node.meta = self.infer(node.target, node.args, node.kwargs)
 
     def substitute_sizes(self, fn: Callable) -> None:
@@ -480,6 +485,17 @@ class Graph:
     def print_tabular(self) -> None:
         """Print the table form."""
         print(self.tabular())
+
+
+def renamed_sizes(pairs) -> dict:
+    """Sizes whose form re-deriving changed (``max(s0-3,0)`` to ``s0-3`` once ``s0 >= 3`` is
+    known): old size -> new, from ``(old meta, new meta)`` pairs of the same values."""
+    renamed = {}
+    for before, after in pairs:
+        old, new = getattr(before, "shape", None), getattr(after, "shape", None)
+        if old is not None and new is not None and len(old) == len(new):
+            renamed.update((a, b) for a, b in zip(old, new) if a is not b and a != b)
+    return renamed
 
 
 def _only_writes(node: Node, target: Node) -> bool:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 from ..ir import ops
 from ..ir.alias import alias_chain, alias_parent, readers, root
-from ..ir.graph import Graph, Node, map_arg
+from ..ir.graph import Graph, Node, map_arg, renamed_sizes
 from ..ir.kernel import FusedKernel
 from ..ir.meta import normalize_axes
 from ..ir.shape_env import SymbolicError, decide, decide_in_loops, hint, using
@@ -626,7 +626,11 @@ def _outline(graph: Graph, group: _Group) -> Node:
             ):
                 inplace = i
     members = tuple(n.target.name for n in group.nodes)
-    kernel = FusedKernel("fused", group.style, group.space, sub, members, inplace)
+    # the copies' metas are inferred again, with what the trace knows now (max(s0-3,0) may be
+    # s0-3): the space takes the same forms, so that it matches their shapes
+    renamed = renamed_sizes((node.meta, mapping[node].meta) for node in group.nodes)
+    space = tuple(renamed.get(size, size) for size in group.space)
+    kernel = FusedKernel("fused", group.style, space, sub, members, inplace)
     with graph.inserting_after(group.nodes[-1]):  # where the group's last op was
         node = graph.call(kernel, tuple(inputs), {})  # its meta is what ``sub`` returns
     kernel.name = sub.name = node.name

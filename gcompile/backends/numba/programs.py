@@ -333,18 +333,13 @@ class _ProgramWriter:
         self.values[node] = self.values[base]
 
     def view_step(self, array: str, meta, step: ops.ViewStep) -> tuple:
-        """``array`` seen through one step of a store's ``views`` (basic indexing or a
-        transpose, which Numba's arrays take as views): ``(text, meta)``."""
+        """``array`` seen through one step of a store's ``views``: ``(text, meta)``; only the
+        steps Numba's arrays take as views of the same memory (basic indexing, transposes)."""
         params = dict(step.params)
-        if step.op is ops.GETITEM:
-            text = f"{array}[{self.subscript(params['index'], meta.ndim)}]"
-        elif step.op is ops.TRANSPOSE:
-            axes = params.get("axes")
-            axes = tuple(range(meta.ndim))[::-1] if axes is None else tuple(axes)
-            text = f"{array}.transpose({axes!r})"
-        else:
+        if step.op not in (ops.GETITEM, ops.TRANSPOSE):
             raise NoTemplate(f"a store through a {step.op.name} view in a loop body")
-        return text, step.op.infer(meta, **params)
+        after = step.op.infer(meta, **params)
+        return self.view_text(array, step.op, params, meta, after), after
 
     def write(self, array: str, base: Node, index, value, indent: str, meta=None) -> None:
         """``array[index] = value`` (``array`` of ``meta``, by default ``base``'s); an array
@@ -375,15 +370,24 @@ class _ProgramWriter:
 
     def view(self, node: Node) -> str:
         """A reshape, transpose or broadcast of an array read in the body."""
-        base, meta = self.values[node.args[0]], node.meta
-        shape = ", ".join(self.size(s) for s in meta.shape) + ("," if meta.ndim == 1 else "")
-        if node.target in _RESHAPING:
-            return f"np.ascontiguousarray({base}).reshape(({shape}))"
-        if node.target is ops.BROADCAST_TO:
-            return f"np.broadcast_to({base}, ({shape}))"
-        axes = node.kwargs.get("axes")
-        axes = tuple(range(meta.ndim))[::-1] if axes is None else tuple(axes)
-        return f"{base}.transpose({axes!r})"
+        base = self.values[node.args[0]]
+        return self.view_text(base, node.target, node.kwargs, node.args[0].meta, node.meta)
+
+    def view_text(self, array: str, op, params: dict, before, after) -> str:
+        """``array`` (of meta ``before``) through view op ``op`` (giving ``after``): basic
+        indexing, a transpose or broadcast; a reshape of a contiguous copy (read only)."""
+        shape = ", ".join(self.size(s) for s in after.shape) + ("," if after.ndim == 1 else "")
+        if op is ops.GETITEM:
+            return f"{array}[{self.subscript(params['index'], before.ndim)}]"
+        if op in _RESHAPING:
+            return f"np.ascontiguousarray({array}).reshape(({shape}))"
+        if op is ops.BROADCAST_TO:
+            return f"np.broadcast_to({array}, ({shape}))"
+        if op is ops.TRANSPOSE:
+            axes = params.get("axes")
+            axes = tuple(range(after.ndim))[::-1] if axes is None else tuple(axes)
+            return f"{array}.transpose({axes!r})"
+        raise NoTemplate(f"a {op.name} view in a loop body")
 
     def update(self, node: Node, indent: str) -> None:
         """A functional update: a copy of the array with the region replaced."""
@@ -495,9 +499,11 @@ class _ProgramWriter:
             return outputs[argument[1]]
         if kind == "int":
             return self.size(argument[1])
-        if kind == "array" and argument[2]:
-            raise NoTemplate("a kernel input read through host-side views in a loop body")
-        return self.value(node.args[argument[1]])
+        text = self.value(node.args[argument[1]])
+        if kind == "array":  # an input without a layout promise, through its views (read only)
+            for view in argument[2]:
+                text = self.view_text(text, view.target, view.kwargs, view.args[0].meta, view.meta)
+        return text
 
 
 def _loop_variants(node: Node, options: dict) -> list:
