@@ -446,7 +446,10 @@ def _widened(before: TensorMeta, after: TensorMeta, name: str, env) -> TensorMet
     if before == after:
         return before
     layout = before.layout if before.layout == after.layout else "A"
-    return replace(after, layout=layout, writeable=before.writeable and after.writeable)
+    # the shape in the initial value's form (the placeholder is bound to that value)
+    return replace(
+        after, shape=before.shape, layout=layout, writeable=before.writeable and after.writeable
+    )
 
 
 def _same_shape(before: TensorMeta, after: TensorMeta, name: str, env) -> bool:

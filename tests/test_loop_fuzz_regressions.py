@@ -131,6 +131,34 @@ def inner_loop_declined_after_lifting(A, B, x, n):
             v6 = v6 * 0.5 + r4[1::2]
 
 
+def load_reused_after_a_reduction(A, B, n):
+    """A row kernel's inner reduction loop named its load ``ld0`` again, overwriting the row's
+    ``ld0`` read after it: wrong values on Numba (in the code before issue 19 too)."""
+    for j in range(A.shape[0] - 1, 0, -1):
+        B[j, j] = np.mean(B)
+        mean = np.mean(A, axis=0)
+        A[j] += (mean * np.cos(n * 0.25) - np.maximum(B[-1], A[j])) - np.cos(
+            np.minimum(mean, B.max(axis=1))
+        )
+    return A[:-1]
+
+
+def carried_view_of_one_element(A, B):
+    """``v0`` (``A[1::2]``, one element) carried: its type settled as ``f64[1]`` while its first
+    value is ``f64[s0//2]``."""
+    v0 = A[1::2]
+    for _ in range(A.shape[0] - 1):
+        v0 = v0 * 0.5 + np.minimum(-v0[::2], np.mean(A))
+    return v0
+
+
+def unrolled_shrinking_views(A, B, x, n):
+    """The unrolled copies kept their metas (``max(s0-3,0)``) where their rules now give
+    ``s0-3``."""
+    for i1 in range(n):
+        B[i1:] += 0.5 * np.maximum(A[i1:], B[: B.shape[0] - i1])
+
+
 RNG = np.random.default_rng(19)
 CASES = [
     (broadcast_by_guard, lambda: (np.zeros(4), np.array([1.0, 2.0, 3.0]))),
@@ -149,6 +177,9 @@ CASES = [
     (equal_zeros_written_and_read, lambda: (RNG.random((3, 7)), RNG.random((3, 7)))),
     (element_of_a_sliced_view, lambda: (RNG.random(3), RNG.random(3))),
     (inner_loop_declined_after_lifting, lambda: (RNG.random((6, 5)), RNG.random((6, 5)), 0.5, 1)),
+    (load_reused_after_a_reduction, lambda: (RNG.random((6, 6)), RNG.random((6, 6)), 1)),
+    (carried_view_of_one_element, lambda: (RNG.random(3), RNG.random(6))),
+    (unrolled_shrinking_views, lambda: (RNG.random(6), RNG.random(6), 0.5, 5)),
 ]
 # found wrong (or failing) on Numba only
 NUMBA = {
@@ -157,6 +188,7 @@ NUMBA = {
     shift_then_loop,
     shift_in_a_loop,
     element_of_a_sliced_view,
+    load_reused_after_a_reduction,
 }
 
 

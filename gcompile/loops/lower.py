@@ -95,6 +95,7 @@ class _Lowering:
         self.int_params: dict[tuple, Var] = {}
         self.values: dict[Node, None] = {}  # graph nodes in the order they are named
         self.loads: dict = {}  # (value, loop variables) -> its expression, in the current scope
+        self.enclosing: set = set()  # load variables of the scope enclosing the current one
         self.index = {p: i for i, p in enumerate(self.graph.placeholders)}
         self.outputs = list(self.graph.output_node.args[0])
         # a kernel writing its result into its first input: the store, and its value
@@ -213,7 +214,9 @@ class _Lowering:
             out += [Init(acc) for acc in accumulating]
             self.counted = False
             row_loads = self.loads
+            self.enclosing = {v.name for v in row_loads.values() if isinstance(v, Var)}
             body = self.phase_body(fulls, accumulating)
+            self.enclosing = set()
             stashed = plan.stashed
             if reduced and (
                 self.counted
@@ -387,10 +390,20 @@ class _Lowering:
                 self.loads[key] = array
                 return array
             expr = Load(array, Subscript(tuple(loop_vars)))
-        load = Var(f"ld{len(self.loads)}")
+        load = self.load_variable()
         body.append(Let(load, expr))
         self.loads[key] = load
         return load
+
+    def load_variable(self) -> Var:
+        """A new ``ld<k>``: numbered by the loads of the current scope, and unlike the loads of
+        the scope around it (a phase loop's loads must not overwrite the row's, which are read
+        again after the loop)."""
+        taken = self.enclosing | {v.name for v in self.loads.values() if isinstance(v, Var)}
+        number = len(self.loads)
+        while f"ld{number}" in taken:
+            number += 1
+        return Var(f"ld{number}")
 
     def reduced_count(self):
         """The number of elements the reduced axes span per row."""

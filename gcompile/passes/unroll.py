@@ -114,8 +114,8 @@ def _copy_body(graph: Graph, body: Graph, inputs: list, index: dict) -> list:
         elif member.op == "call":
             args = map_symbolic(map_arg(member.args, env.__getitem__), sizes)
             kwargs = map_symbolic(map_arg(member.kwargs, env.__getitem__), sizes)
-            meta = map_symbolic(member.meta, sizes)
-            env[member] = graph.call(member.target, args, kwargs, meta, member.source)
+            # (the meta inferred again: at a known index a size may take a simpler form)
+            env[member] = graph.call(member.target, args, kwargs, source=member.source)
     return [env[v] if isinstance(v, Node) else v for v in body.output_node.args[0]]
 
 
