@@ -36,7 +36,7 @@ from .ir.control import LoopNote
 from .ir.graph import Graph, Node
 from .ir.meta import TensorMeta, broadcast_shapes, meta_of, unsupported_dtype_reason
 from .ir.pytree import TreeSpec, flatten
-from .ir.shape_env import SIZE_LOW, decide, using
+from .ir.shape_env import SIZE_LOW, SymbolicError, decide, using
 from .ir.symbolic import is_expr
 from .loop_tracing import LoopEscape, LoopTracer
 from .symint import SymInt, unwrap
@@ -1238,9 +1238,22 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
     env = tracer.graph.shape_env
     if env.replacements:  # sizes recorded before an equality was learned take its form, and
         tracer.graph.substitute_sizes(env.simplify)  # the metas derived from them agree again
-        with using(env):
-            tracer.graph.propagate_metas()
+        _rederive(tracer.graph)
     return tracer.graph
+
+
+def _rederive(graph: Graph) -> None:
+    """The graph's metas derived again from its sizes' final forms; a question on a loop index
+    that has no answer for every trip once sizes are known equal is a refusal, not a guess."""
+    with using(graph.shape_env):
+        try:
+            graph.propagate_metas()
+        except SymbolicError as error:
+            raise UnsupportedError(
+                "a loop whose range was split on sizes the trace later found equal to others",
+                detail=str(error),
+                hint="compute the loop's bounds from one array's sizes",
+            ) from None
 
 
 def _container_snapshot(fn: Callable, args: tuple, kwargs: dict) -> list:

@@ -5,6 +5,8 @@ error (the suite verifies every graph)."""
 import numpy as np
 import pytest
 
+import gcompile
+from gcompile import UnsupportedError
 from tests.support import check
 
 
@@ -214,3 +216,24 @@ def test_a_kernels_space_takes_the_forms_of_its_body():
 def test_a_loop_programs_kernels_read_strided_inputs_through_their_views():
     A = RNG.random(100)[::2]  # (the loop ran in the interpreter: views the host applied)
     check(reductions_of_a_strided_argument, A, np.zeros(40), 40, backends=("numba",))
+
+
+def range_split_on_a_size_found_equal_later(A, B, x, n):
+    """The loop's range is split on ``B``'s size; ``A``'s is found to be 3 afterwards, and the
+    split question has no answer for every trip in the final sizes (before issue 19 the host
+    failed with a NameError at run time)."""
+    for i0 in range(A.shape[0] - 1, 0, -1):
+        scale = np.minimum(i0 * 0.125, np.abs(A[1 : A.shape[0] - 1]))
+        B[: B.shape[0] - i0] -= 0.5 * scale * np.sin(np.cos(np.abs(B[1::2])))
+
+
+def test_an_unanswerable_split_is_a_refusal_with_its_reason():
+    A, B = RNG.random(3), RNG.random(3)
+    with pytest.raises(UnsupportedError, match="a loop whose range was split on sizes"):
+        gcompile.trace(range_split_on_a_size_found_equal_later, A, B, 0.5, 1)
+    compiled = gcompile.compile(range_split_on_a_size_found_equal_later)
+    expected, actual = B.copy(), B.copy()
+    range_split_on_a_size_found_equal_later(A.copy(), expected, 0.5, 1)
+    with pytest.warns(gcompile.GcompileWarning, match="runs range_split_on_a_size_found_equal_l"):
+        compiled(A.copy(), actual, 0.5, 1)
+    np.testing.assert_array_equal(actual, expected)
