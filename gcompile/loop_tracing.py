@@ -13,12 +13,17 @@ symbolic index (``ShapeEnv.loop_symbol``) into a graph of its own:
   the loop node reads the outer value;
 * an array the body writes in place (``A[i, j] = v``, ``x += 1``) is carried as well: its
   placeholder's final state is a body output, and after the loop the enclosing graph writes the
-  loop's result into the array, so eager mode's in-place semantics hold.
+  loop's result into the array, so eager mode's in-place semantics hold;
+* a carried array sharing memory with another value of the body (``u = U[1:]`` carried, ``U``
+  read) is carried by reference, as a view of that memory's one placeholder, so that the body
+  sees its own writes through every alias (``_sharing_carried``).
 
 The handler declines (returns ``NotImplemented``: the loop then runs in Python, i.e. is
 unrolled, as before) when the loop cannot be kept rolled: bounds computed from data, a
 question about the index that the ranges cannot answer (``if i == 0``, an index that may be
-negative), a carried value that is not a number or an array, or one whose shape changes. Every
+negative), a carried value that is not a number or an array, or one whose shape changes, a
+body that changes Python objects (``out.append``: capture's ``effects``) or raises on a traced
+value, a carried array rebound while it shares memory the body writes. Every
 decision is a ``LoopNote`` on the graph (``graph.loop_notes``), which ``explain()`` shows.
 """
 
