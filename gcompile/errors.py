@@ -9,7 +9,11 @@ from __future__ import annotations
 import linecache
 import os
 
-_GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+import numpy
+
+# where gcompile's and NumPy's own code lives: frames outside both are the user's
+GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+NUMPY_DIR = os.path.dirname(os.path.abspath(numpy.__file__)) + os.sep
 
 
 class UnsupportedError(Exception):
@@ -61,16 +65,13 @@ def refusal_from(error: Exception) -> UnsupportedError | None:
     was raised in the user's code or in NumPy called from it (a traced value reached code that
     needs a concrete one: ``out[k] = v`` into an array made outside the trace); None when it was
     raised inside gcompile (ours: not to be dressed up as a refusal)."""
-    import numpy
-
-    numpy_dir = os.path.dirname(os.path.abspath(numpy.__file__)) + os.sep
     innermost = None
     frame = error.__traceback__
     while frame is not None:
-        if not frame.tb_frame.f_code.co_filename.startswith(numpy_dir):
+        if not frame.tb_frame.f_code.co_filename.startswith(NUMPY_DIR):
             innermost = frame
         frame = frame.tb_next
-    if innermost is None or innermost.tb_frame.f_code.co_filename.startswith(_GCOMPILE_DIR):
+    if innermost is None or innermost.tb_frame.f_code.co_filename.startswith(GCOMPILE_DIR):
         return None
     source = f"{innermost.tb_frame.f_code.co_filename}:{innermost.tb_lineno}"
     statement = source_text(source) or "a statement"

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import capture
 from .complex_parts import ComplexParts
-from .errors import UnsupportedError, refusal_from, source_text
+from .errors import GCOMPILE_DIR, NUMPY_DIR, UnsupportedError, refusal_from, source_text
 from .ir import ops
 from .ir.alias import root
 from .ir.control import LoopNote
@@ -41,9 +41,7 @@ from .ir.symbolic import is_expr
 from .loop_tracing import LoopEscape, LoopTracer
 from .symint import SymInt, unwrap
 
-_GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
-_CAPTURE_DIR = os.path.join(_GCOMPILE_DIR, "capture") + os.sep  # converted loops' runtime
+_CAPTURE_DIR = os.path.join(GCOMPILE_DIR, "capture") + os.sep  # converted loops' runtime
 
 # Lookups built from the op table.
 _UFUNC_OPS = {f: op for op in ops.OPS for f in op.numpy if isinstance(f, np.ufunc)}
@@ -72,8 +70,8 @@ def user_source() -> str | None:
     while frame is not None:
         filename = frame.f_code.co_filename
         if not (
-            filename.startswith(_GCOMPILE_DIR)
-            or filename.startswith(_NUMPY_DIR)
+            filename.startswith(GCOMPILE_DIR)
+            or filename.startswith(NUMPY_DIR)
             or filename.startswith("<__array")
         ):
             return f"{filename}:{frame.f_lineno}"
@@ -1032,7 +1030,7 @@ def _called_by_library() -> bool:
     while frame.f_code.co_filename.startswith(_CAPTURE_DIR):  # a call routed for the user
         frame = frame.f_back
     filename = frame.f_code.co_filename
-    return filename.startswith(_GCOMPILE_DIR) or filename.startswith(_NUMPY_DIR)
+    return filename.startswith(GCOMPILE_DIR) or filename.startswith(NUMPY_DIR)
 
 
 def _creation_patch(func: Callable) -> Callable:
