@@ -170,6 +170,28 @@ def sweep_rows(steps, n, A):
                 A[i, j] /= 4.0
 
 
+def covariance(M, float_n, data):  # npbench's polybench covariance: one v @ M per column
+    mean = np.mean(data, axis=0)
+    data -= mean
+    cov = np.zeros((M, M), dtype=data.dtype)
+    for i in range(M):
+        cov[i:M, i] = cov[i, i:M] = data[:, i] @ data[:, i:M] / (float_n - 1.0)
+    return cov
+
+
+def batched_rows(A, C4):  # npbench's polybench doitgen: a (NQ, 1, NP) @ (NP, NP) per trip
+    NR, NQ, NP = A.shape
+    for r in range(NR):
+        A[r, :, :] = np.reshape(np.reshape(A[r], (NQ, 1, NP)) @ C4, (NQ, NP))
+
+
+def mixed_products(A, B, x, steps):  # M @ M, M.T @ v of float32 v, reversed v @ M in a body
+    for _ in range(steps):
+        B = np.tanh(A @ B[:, ::-1]) + A.T @ x
+        x = (x[::-1] @ B).astype(np.float32) / B.shape[0]
+    return B, x
+
+
 PROGRAMS = {
     "crout_lu": (crout_lu, lambda n: (RNG.random((n, n)) + n * np.eye(n),)),
     "lower_solve": (
@@ -195,6 +217,17 @@ PROGRAMS = {
     "table_max": (table_max, lambda n: (RNG.integers(0, 4, n).astype(np.int32),)),
     "outer_min_plus": (outer_min_plus, lambda n: (RNG.integers(1, 50, (n, n)).astype(np.int64),)),
     "sweep_rows": (sweep_rows, lambda n: (4, n, RNG.random((n, n)))),
+    "covariance": (covariance, lambda n: (n, 3.0 * n, RNG.random((3 * n, n)))),
+    "batched_rows": (batched_rows, lambda n: (RNG.random((n, 3, n)), RNG.random((n, n)))),
+    "mixed_products": (
+        mixed_products,
+        lambda n: (
+            RNG.random((2 * n, 2 * n)) / n,
+            RNG.random((2 * n, 2 * n)),
+            RNG.random(2 * n).astype(np.float32),
+            40,
+        ),
+    ),
 }
 
 
@@ -257,19 +290,20 @@ def test_small_fixed_loops_are_unrolled_by_a_pass():
     assert any("unroll_loops" in reason for reason in notes)
 
 
-def test_a_loop_multiplying_matrices_is_unrolled_into_library_calls():
+def test_matrix_products_in_a_loop_body_call_blas_from_the_program():
     def layers(x, w, b):
-        for _ in range(12):
+        for _ in range(40):
             x = np.tanh(x @ w + b)
         return x
 
     args = (RNG.random((8, 16)), RNG.random((16, 16)) * 0.1, RNG.random(16))
-    graph = gcompile.trace(layers, *args, stage="optimized")
-    assert not _loops(graph)  # (no form for a matrix product in a loop program)
-    assert sum(1 for n in graph.nodes if n.op == "call" and n.target.name == "matmul") == 12
+    compiled = gcompile.compile(layers, fullgraph=True)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error")  # no loop left to the interpreter
         check(layers, *args)
+        compiled(*args)
+    assert _loops(compiled.entries[-1].graph), "the loop was unrolled"
+    assert "_matmul_into(" in compiled.code
 
 
 def test_a_question_on_the_index_splits_the_range():

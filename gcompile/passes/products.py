@@ -1,4 +1,4 @@
-"""Vector products in loop bodies become fusible elementwise products and sums.
+"""Short vector products in loop bodies become fusible elementwise products and sums.
 
 ``matmul(a, b)`` or ``dot(a, b)`` of two 1-D arrays => ``sum(multiply(a, b))``; of a matrix
 and a vector => ``sum(multiply(M, v), axis=1)``; of a vector and a matrix =>
@@ -6,7 +6,9 @@ and a vector => ``sum(multiply(M, v), axis=1)``; of a vector and a matrix =>
 iteration of a loop (``Graph.repeated``), a BLAS call costs a library call and its dispatch for
 a few dozen elements (``A[i, :j] @ A[:j, j]`` in a factorisation); as a multiply and a sum it
 fuses with the slices around it into one reduction kernel, which the loop program calls
-natively and whose sum the kernel rewrites vectorise. Not bitwise NumPy's result: BLAS
+natively and whose sum the kernel rewrites vectorise. A matrix of ``SMALL_MATRIX`` elements or
+more (at the traced sizes) stays a product, which the loop program hands to BLAS: a kernel
+would sum ``v @ M`` down M's columns, one strided pass per column. Not bitwise NumPy's result: BLAS
 accumulates in its own order, the kernel in another, both valid summation orders (the error
 bound of a sum holds for either). Not applied to straight-line code, where NumPy's own call
 runs at BLAS speed, nor to integer products narrower than int64 (``sum`` would widen them)
@@ -17,6 +19,10 @@ from __future__ import annotations
 
 from ..ir import ops
 from ..ir.graph import Graph, Node
+from ..ir.shape_env import hint, using
+from ..ir.symbolic import product_of
+
+SMALL_MATRIX = 4096  # elements of the largest matrix a matrix-vector product is fused with
 
 
 def _ndim(value) -> int | None:
@@ -32,7 +38,12 @@ def _decomposable(node: Node) -> bool:
     if len(node.args) != 2 or tuple(_ndim(v) for v in node.args) not in _SUMMED_AXIS:
         return False
     dtype = node.meta.dtype
-    return dtype.kind in "fc" or (dtype.kind in "iu" and dtype.itemsize == 8)
+    if not (dtype.kind in "fc" or (dtype.kind in "iu" and dtype.itemsize == 8)):
+        return False
+    if dtype.kind in "iu":  # BLAS has no integer product
+        return True
+    with using(node.graph.shape_env):
+        return all(hint(product_of(v.meta.shape)) < SMALL_MATRIX for v in node.args)
 
 
 # (ndim of a, ndim of b) -> the axis of multiply(a', b') summed: v @ w, M @ v (rows), v @ M

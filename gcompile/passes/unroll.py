@@ -4,8 +4,8 @@ once per index value, in the enclosing graph.
 A loop of few trips gains nothing from staying a loop: its body's ops, repeated, fuse with the
 code around them into kernels (``for _ in range(8): a = np.sin(a) + a`` is one kernel), and
 a one-trip loop (a piece of a split range, ``if i == 0``) is straight-line code. Unrolled when
-the bounds are ints and ``trips * body ops <= MAX_UNROLLED_OPS`` (or one trip; a body with a
-product of matrices: ``MAX_UNROLLED_LIBRARY_OPS``), the body holds no loop itself, and the pass
+the bounds are ints and ``trips * body ops <= MAX_UNROLLED_OPS`` (or one trip), the body holds
+no loop itself, and the pass
 runs first, on the traced graph (mutations still ``setitem``s).
 
 The loop's value semantics are kept: an array the body writes in place is the loop's own
@@ -23,10 +23,6 @@ from ..ir.subgraph import subgraphs_of
 from ..ir.symbolic import is_expr, prove_eq, substitute
 
 MAX_UNROLLED_OPS = 64  # trips x body ops of a loop unrolled
-# ... of a loop whose body multiplies matrices: the loop programs of the Numba backend have no
-# form for a matrix product (Numba's needs SciPy), so such a loop of fixed trips is unrolled, its
-# products BLAS calls of the host, rather than run in the interpreter
-MAX_UNROLLED_LIBRARY_OPS = 2048
 
 
 def unroll_loops(graph: Graph) -> bool:
@@ -61,20 +57,9 @@ def _small_trip_count(node: Node) -> range | list | None:
     if any(is_expr(b) for b in bounds):  # one trip, at a symbolic index (a piece of a split)
         return [bounds[0]] if prove_eq(trip_count(*bounds), 1) is True else None
     trips = range(*bounds)
-    budget = MAX_UNROLLED_LIBRARY_OPS if _multiplies_matrices(body) else MAX_UNROLLED_OPS
-    if len(trips) <= 1 or len(trips) * _size(node) <= budget:
+    if len(trips) <= 1 or len(trips) * _size(node) <= MAX_UNROLLED_OPS:
         return trips
     return None
-
-
-def _multiplies_matrices(body: Graph) -> bool:
-    """Whether the body has a product of two matrices (a library call)."""
-    return any(
-        n.op == "call"
-        and n.kind == "matmul"
-        and all(isinstance(v, Node) and v.meta.ndim >= 2 for v in n.args)
-        for n in body.nodes
-    )
 
 
 def _inline(graph: Graph, node: Node, trips) -> None:

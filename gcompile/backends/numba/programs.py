@@ -49,7 +49,7 @@ from ...ir.subgraph import program_graphs
 from ...ir.symbolic import is_expr, product_of
 from ...loops.dtypes import operand_dtypes
 from ...loops.nodes import Apply, Var, typed
-from . import codegen, kernels
+from . import blas, codegen, kernels
 from .render import INDENT, Namespace, element_source
 from .rules import NoTemplate
 from .syntax import literal, type_name
@@ -77,6 +77,7 @@ class LoopProgram:
     # arrays the host allocates (through NumPy, and its buffer pool) for the program's top-level
     # kernels, passed after the inputs: ``(shape, dtype, order)`` each
     buffers: list = field(default_factory=list)
+    blas: bool = False  # whether it calls ``blas.matmul_into`` (a matrix product)
 
 
 def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
@@ -143,7 +144,10 @@ def signature(program: LoopProgram) -> tuple:
 
 def module_preamble(program: LoopProgram, loaded: dict) -> str:
     """The lines importing the kernels the loop calls (``loaded``: global name -> cache key)."""
-    lines = ["from gcompile.backends.numba.cache import dispatcher_of as _dispatcher_of", ""]
+    lines = ["from gcompile.backends.numba.cache import dispatcher_of as _dispatcher_of"]
+    if program.blas:
+        lines.append("from gcompile.backends.numba.blas import matmul_into as _matmul_into")
+    lines.append("")
     lines += [f"{name} = _dispatcher_of({key!r})" for name, key in sorted(loaded.items())]
     return "\n".join(lines) + "\n\n"
 
@@ -169,6 +173,7 @@ class _ProgramWriter:
         self.kernel_count = 0
         self.whole = False  # the whole graph: its top-level kernels run as the host's would
         self.buffers: list = []
+        self.blas = False
 
     def input(self, value: Node) -> str:
         """The parameter of a value the host passes."""
@@ -191,6 +196,7 @@ class _ProgramWriter:
             self.kernels,
             self.constants,
             self.buffers,
+            self.blas,
         )
 
     def fresh(self, base: str) -> str:
@@ -287,6 +293,8 @@ class _ProgramWriter:
             self.update(node, indent)
         elif target is ops.WRITEBACK:
             self.writeback(node, indent)
+        elif target in (ops.MATMUL, ops.DOT):
+            self.product(node, indent)
         elif target is ops.SYMINT:
             self.assign(node, indent, self.size(node.kwargs["expr"]))
         elif target in _CREATION:
@@ -412,6 +420,38 @@ class _ProgramWriter:
         shape = ", ".join(self.size(s) for s in meta.shape) + ("," if meta.ndim == 1 else "")
         call = f"{_CREATION[node.target]}(({shape}), {type_name(meta.dtype)})"
         self.assign(node, indent, call)
+
+    def product(self, node: Node, indent: str) -> None:
+        """A matrix (or matrix-vector) product: BLAS's ``gemm`` into a fresh array (``blas``).
+        A left operand of more than two axes and a matrix on the right (``x @ W`` over a batch
+        of rows) is one product of its rows, read as a matrix."""
+        meta = node.meta
+        operands = [v for v in node.args if isinstance(v, Node) and not v.meta.scalar]
+        if node.kwargs or len(operands) != 2 or len(node.args) != 2 or meta.dtype.kind not in "fc":
+            raise NoTemplate(f"{node.target.name} of {meta.dtype} operands in a loop body")
+        unavailable = blas.available()
+        if unavailable:
+            raise NoTemplate(unavailable)
+        a, b = (self.cast(v, meta.dtype) for v in operands)
+        ndims = tuple(v.meta.ndim for v in operands)
+        if max(ndims) > 2 and (ndims[1] != 2 or node.target is ops.DOT):
+            raise NoTemplate(f"a product of {ndims[0]}-d and {ndims[1]}-d arrays in a loop body")
+        top = self.whole and indent == INDENT
+        out = self.output_buffer(node, 0, meta, "C", indent, top)
+        into = out
+        if ndims[0] > 2:  # the rows of a (batch, k) matrix; out as (batch, n)
+            rows = self.size(product_of(operands[0].meta.shape[:-1]))
+            inner, columns = (self.size(v.meta.shape[-1]) for v in operands)
+            a = f"np.ascontiguousarray({a}).reshape(({rows}, {inner}))"
+            into = f"{out}.reshape(({rows}, {columns}))"
+        self.lines.append(f"{indent}_matmul_into({into}, {a}, {b})")
+        self.blas = True
+        self.assign(node, indent, f"{out}[0]" if meta.ndim == 0 else out)
+
+    def cast(self, value: Node, dtype) -> str:
+        """An operand's variable, converted to ``dtype`` when it has another."""
+        text = self.values[value]
+        return text if value.meta.dtype == dtype else f"{text}.astype({type_name(dtype)})"
 
     def scalar(self, node: Node) -> str:
         """One scalar elementwise op through its Numba rule."""
