@@ -24,7 +24,15 @@ import numpy as np
 
 from . import backends, config, tracer
 from .errors import GcompileWarning, UnsupportedError
-from .guards import ArgumentBinder, BoundCall, SizeCheck, guard_changes, guard_text, size_check
+from .guards import (
+    ArgumentBinder,
+    BoundCall,
+    SizeCheck,
+    changed_ints,
+    guard_changes,
+    guard_text,
+    size_check,
+)
 from .ir.alias import memory_of
 from .ir.graph import Graph
 from .ir.pytree import unflatten
@@ -67,6 +75,7 @@ class Recompile:
     closest: int  # index into ``fn.entries`` of the entry whose guards differ least
     where: str  # the function's file:line
     hint: str = ""
+    int_paths: set = field(default_factory=set)  # int arguments only their value changed
 
     def __str__(self) -> str:
         text = f"recompiling {self.function} ({self.where}): " + "; ".join(self.changes)
@@ -141,6 +150,8 @@ class CompiledFunction:
         entry = self._find(bound)
         if entry is None:
             entry = self._compile(bound)
+            if entry.key != bound.key:  # an int argument became a size symbol: an input now
+                bound = self._binder.bind(args, kwargs)
         else:
             self._stats["cache_hits"] += 1
         if not kwargs and len(args) == self._array_arity:
@@ -187,6 +198,11 @@ class CompiledFunction:
             if entry is not None:
                 return entry
             recompile = self._recompile(bound) if self._cache else None
+            if recompile is not None and self._make_ints_symbolic(recompile, bound):
+                bound = self._binder.bind(*bound.rebuild([v for _, v in bound.leaves]))
+                entry = self._find(bound)
+                if entry is not None:
+                    return entry
             entry = CacheEntry(
                 bound.key, paths=[path for path, _ in bound.leaves], order=len(self.entries)
             )
@@ -228,6 +244,16 @@ class CompiledFunction:
             self._check_cache_size()
             return entry
 
+    def _make_ints_symbolic(self, recompile: "Recompile", bound: BoundCall) -> bool:
+        """On a miss that only a new value of Python int arguments causes (not in
+        ``static_argnames``; sizes symbolic), trace those ints as size symbols from now on
+        (``guards.dynamic_ints``), as ``torch.compile`` marks a changing size dynamic."""
+        if not self.options.get("dynamic", True) or not recompile.int_paths:
+            return False
+        self._binder.dynamic_ints |= recompile.int_paths
+        recompile.hint = f"{', '.join(sorted(recompile.int_paths))}: traced as a size from now on"
+        return True
+
     def _write_dump(self, folder: Path, entry: "CacheEntry", bound: BoundCall) -> None:
         """The GCOMPILE_DEBUG_DIR folder of one compile; a failure to write it only warns."""
         from .tools.debug import write_compile_dump  # tools sit above api; imported when asked
@@ -251,19 +277,29 @@ class CompiledFunction:
             failed = entries[closest].sizes.failures(bound.inputs())
             texts = [f"sizes: {text} does not hold" for text in failed]
             return Recompile(_graph_name(self.eager), texts, closest, _definition(self.eager))
-        names = {c.path for c in changes if c.static}
-        hint = ""
-        if names:
-            listed = names & set(self.static_argnames)
-            hint = f"{', '.join(sorted(names))} {'is' if len(names) == 1 else 'are'} static " + (
-                "(named in static_argnames): each value compiles its own graph"
-                if listed
-                else "(a Python int, bool or other non-array value is baked into the graph): "
-                "each value compiles its own graph; pass a NumPy scalar (np.int64(n)) or a "
-                "float to make it an input"
-            )
         texts = [c.text for c in changes]
-        return Recompile(_graph_name(self.eager), texts, closest, _definition(self.eager), hint)
+        ints = changed_ints(entries[closest].key, bound) - self._binder.dynamic_ints
+        hint = self._static_hint({c.path for c in changes if c.static})
+        where = _definition(self.eager)
+        return Recompile(_graph_name(self.eager), texts, closest, where, hint, ints)
+
+    def _static_hint(self, names: set) -> str:
+        """Why a new value of the static arguments ``names`` compiles again."""
+        if not names:
+            return ""
+        text = f"{', '.join(sorted(names))} {'is' if len(names) == 1 else 'are'} "
+        if names <= self._binder.dynamic_ints:
+            return (
+                text
+                + "a size symbol for values of 2 or more; 0, 1 and negative values are specialised"
+            )
+        if names & set(self.static_argnames):
+            return text + "static (named in static_argnames): each value compiles its own graph"
+        return text + (
+            "static (a bool or other non-array value is baked into the graph; an int becomes a "
+            "size symbol when its value alone changes): each value compiles its own graph; "
+            "pass a NumPy scalar or a float to make it an input"
+        )
 
     def _dump_folder(self) -> Path | None:
         """``<GCOMPILE_DEBUG_DIR>/<function>_<n>`` for the n-th compile, or None."""

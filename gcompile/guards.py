@@ -8,7 +8,10 @@ lists and dicts are flattened into leaves. Each leaf is one of
   ``float`` or ``complex`` (guarded on its type only: a new value does not re-trace);
 * **static**: a Python ``int`` or ``bool``, a name listed in ``static_argnames``,
   ``None``, a string or another hashable value; its value is guarded and baked
-  into the graph.
+  into the graph;
+* a **symbolic int**: a Python ``int`` argument seen with two values (``dynamic_ints``, set by
+  ``api``): an input whose value of 2 or more is a size symbol, as an array's size is (0, 1 and
+  negative values stay static, in the key).
 
 The key holds no size of 2 or more: those are symbolic in the trace (``ir/shape_env.py``),
 so one trace serves them all. What the trace assumed about them (``y.shape[0] == s1`` for
@@ -62,6 +65,7 @@ class ArgumentBinder:
         if isinstance(static_argnames, str):
             static_argnames = (static_argnames,)
         self.static_argnames = frozenset(static_argnames)
+        self.dynamic_ints: set[str] = set()  # paths of int leaves traced as size symbols
         unknown = self.static_argnames - set(self.signature.parameters)
         if unknown:
             raise ValueError(
@@ -106,7 +110,7 @@ class ArgumentBinder:
         static_paths = self.static_argnames
         keys, is_input = [], []
         for path, value in leaves:
-            key, flag = _leaf_guard(path, value, path in static_paths)
+            key, flag = _leaf_guard(path, value, path in static_paths, path in self.dynamic_ints)
             keys.append(key)
             is_input.append(flag)
         return BoundCall((spec, tuple(keys)), leaves, is_input, spec, self)
@@ -117,11 +121,13 @@ class ArgumentBinder:
         return rebuilt.args, rebuilt.kwargs
 
 
-def _leaf_guard(path: str, value: Any, static: bool) -> tuple[tuple, bool]:
+def _leaf_guard(path: str, value: Any, static: bool, symbolic: bool) -> tuple[tuple, bool]:
     """(guard key, is graph input) of one leaf."""
     if static:
         _hashable(path, value, static=True)
         return ("static", literal_key(value)), False
+    if symbolic and is_plain_int(value) and value >= SIZE_LOW:
+        return ("int",), True
     if isinstance(value, np.ndarray):
         _check_dtype(path, value.dtype)
         pinned = tuple(size if size < SIZE_LOW else None for size in value.shape)
@@ -140,6 +146,11 @@ def _leaf_guard(path: str, value: Any, static: bool) -> tuple[tuple, bool]:
         )
     _hashable(path, value, static=False)
     return ("static", literal_key(value)), False
+
+
+def is_plain_int(value: Any) -> bool:
+    """A Python int, not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # Values that are safe to bake into a graph and guard by equality (or identity, for functions).
@@ -199,6 +210,8 @@ def guard_text(key: tuple, path: str) -> str:
         return f"{path}: NumPy scalar {key[1].name}"
     if kind == "static":
         return f"{path}: static value {_static_value(key[1])}"
+    if kind == "int":
+        return f"{path}: Python int >= {SIZE_LOW} (a size symbol)"
     return f"{path}: Python {kind} (any value)"
 
 
@@ -222,6 +235,22 @@ def guard_changes(old_key: tuple, new: BoundCall) -> list[GuardChange]:
         for (path, _), before, after in zip(new.leaves, old_leaves, new_leaves)
         if before != after
     ]
+
+
+def changed_ints(old_key: tuple, new: BoundCall) -> set[str]:
+    """The paths of Python int arguments whose value alone tells a cache entry from a new
+    call (outside ``static_argnames``); empty when anything else differs too."""
+    if old_key[0] != new.key[0]:
+        return set()
+    paths = set()
+    for (path, _), before, after in zip(new.leaves, old_key[1], new.key[1]):
+        if before == after:
+            continue
+        ints = [key[0] == "static" and key[1][0] == "int" for key in (before, after)]
+        if path in new.binder.static_argnames or not all(ints):
+            return set()
+        paths.add(path)
+    return paths
 
 
 def _leaf_change(path: str, before: tuple, after: tuple) -> str:
@@ -308,7 +337,7 @@ def size_check(paths: list, metas: list, env: ShapeEnv) -> SizeCheck | None:
     symbols read from the inputs), and the fixed sizes of 2 or more of a trace without
     symbols there. None when there is nothing to check."""
     names = {symbol: symbol.name for symbol in env.sources}
-    binding = [f"    {s.name} = inputs[{i}].shape[{axis}]" for s, (i, axis) in env.sources.items()]
+    binding = [f"    {s.name} = inputs{_read(i, axis)}" for s, (i, axis) in env.sources.items()]
     read = set(env.sources.values())
     tests, texts = [], []
     for position, meta in enumerate(metas):
@@ -321,10 +350,15 @@ def size_check(paths: list, metas: list, env: ShapeEnv) -> SizeCheck | None:
         texts.append(text)
     if not tests:
         return None
-    origins = [f"{s.name} = {paths[i]}.shape[{axis}]" for s, (i, axis) in env.sources.items()]
+    origins = [f"{s.name} = {env.origins[s]}" for s in env.sources]
     source = _check_source(binding, " and ".join(tests))
     singles = [(text, _compiled(_check_source(binding, test))) for text, test in zip(texts, tests)]
     return SizeCheck(origins + texts, _compiled(source), source, singles)
+
+
+def _read(position: int, axis: int | None) -> str:
+    """The subscript reading a symbol from the inputs: an int input itself, or a size."""
+    return f"[{position}]" if axis is None else f"[{position}].shape[{axis}]"
 
 
 def _check_source(binding: list, condition: str) -> str:

@@ -36,7 +36,7 @@ from .ir.control import LoopNote
 from .ir.graph import Graph, Node
 from .ir.meta import TensorMeta, broadcast_shapes, meta_of, unsupported_dtype_reason
 from .ir.pytree import TreeSpec, flatten
-from .ir.shape_env import SIZE_LOW, SymbolicError, decide, using
+from .ir.shape_env import SIZE_LOW, SymbolicError, decide, is_symbolic, map_symbolic, using
 from .ir.symbolic import is_expr
 from .loop_tracing import LoopEscape, LoopTracer
 from .symint import SymInt, unwrap
@@ -483,11 +483,18 @@ class Tracer:
         raise UnsupportedError(construct, source, hint, detail)
 
     # -- inputs ----------------------------------------------------------------------------------------
-    def input(self, name: str, value: Any) -> TracedArray:
-        """A graph input standing for ``value`` (array, NumPy scalar, or Python float/complex).
+    def input(self, name: str, value: Any) -> TracedArray | SymInt:
+        """A graph input standing for ``value`` (array, NumPy scalar, or Python float/complex;
+        a Python int is a size symbol, given to the function as a ``SymInt``).
 
         An array's sizes of 2 or more are symbols (``s0, s1, ...``) unless tracing is static."""
         meta = meta_of(value)
+        if isinstance(value, int) and not isinstance(value, bool):  # a size (guards.dynamic_ints)
+            symbol = self.graph.shape_env.size_symbol(
+                value, name, (len(self.graph.placeholders), None)
+            )
+            self.argument_of[self.graph.placeholder(name, meta)] = name
+            return SymInt(self, symbol)
         if self.dynamic and meta.ndim:
             env = self.graph.shape_env
             position = len(self.graph.placeholders)
@@ -575,11 +582,26 @@ class Tracer:
                     f"a traced value as the {key!r} argument of {op.name}",
                     hint=f"{key!r} must be known at compile time; take it from a shape or a static argument",
                 )
-        node = self.graph.call(op, operands, params, source=user_source())
+        try:
+            node = self.graph.call(op, operands, params, source=user_source())
+        except TypeError:  # a size where the op needs an int (``axis=n - 3``): specialise it
+            params = self._specialised(op, params)
+            if params is None:
+                raise
+            node = self.graph.call(op, operands, params, source=user_source())
         self.recorded += 1
         if self.budget is not None and self.recorded > self.budget:
             self._over_budget()
         return TracedArray(self, node)
+
+    def _specialised(self, op: ops.OpDef, params: dict) -> dict | None:
+        """``params`` with every symbolic size replaced by its int at the traced sizes, guarded;
+        None when none is symbolic."""
+        if not is_symbolic(params):
+            return None
+        env = self.graph.shape_env
+        reason = f"a parameter of {op.name} that must be an int"
+        return map_symbolic(params, lambda expr: env.specialize(expr, reason))
 
     def _over_budget(self) -> None:
         """Refuse a trace grown past the budget, naming the loops that were unrolled."""

@@ -259,6 +259,19 @@ def test_one_trace_for_every_size():
     assert compiled.stats["traces"] == 1
 
 
+def test_an_int_argument_that_changes_is_a_size_from_its_second_value():
+    compiled = gcompile.compile(covariance, fullgraph=True)
+    for M in (6, 9, 13, 6):
+        data = RNG.random((3 * M, M))
+        np.testing.assert_allclose(
+            compiled(M, 3.0, data.copy()), covariance(M, 3.0, data), rtol=1e-12
+        )
+        if M == 9:
+            compiles = compiled.stats["kernel_compiles"]
+    assert compiled.stats["traces"] == 2
+    assert compiled.stats["kernel_compiles"] == compiles  # (no compile for M = 13)
+
+
 def test_len_of_an_array_stays_symbolic_in_a_loop():
     def weighted(x):
         total = 0.0

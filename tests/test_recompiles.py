@@ -62,11 +62,35 @@ def test_the_closest_entry_is_the_one_with_fewest_differences():
     assert len(fn.recompiles[0].changes) == 2
 
 
+def test_an_int_whose_value_alone_changes_becomes_a_size_symbol():
+    fn = gcompile.compile(scale, backend="interpreter")
+    for n in (5, 6, 7, 40, 5):
+        np.testing.assert_array_equal(fn(X, n), scale(X, n))
+    assert fn.stats["traces"] == 2  # the second value traces n as a symbol; no trace after
+    assert fn.recompiles[0].hint == "n: traced as a size from now on"
+    assert "n: Python int >= 2 (a size symbol)" in fn.entries[1].guards()
+    np.testing.assert_array_equal(fn(X, -3), scale(X, -3))  # 0, 1, negatives: specialised
+    assert fn.stats["traces"] == 3
+    assert "a size symbol for values of 2 or more" in fn.recompiles[-1].hint
+
+
+def test_a_symbolic_int_an_op_needs_as_an_int_is_specialised_and_guarded():
+    def total(x, n):
+        return np.sum(x, axis=n - 3) * n
+
+    fn = gcompile.compile(total, backend="interpreter", fullgraph=True)
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for n in (3, 4, 5, 4):
+        np.testing.assert_array_equal(fn(x, n), total(x, n))
+    assert fn.stats["traces"] == 3  # n = 4 and 5 differ as axes: each is guarded
+    assert any("n == 4" in line for line in fn.entries[1].guards())
+
+
 def test_a_static_value_comes_with_a_hint():
     fn = gcompile.compile(scale, backend="interpreter")
-    fn(X, 5)
-    fn(X, 6)
-    assert "np.int64(n)" in fn.recompiles[0].hint
+    fn(X, True)
+    fn(X, False)
+    assert "a NumPy scalar or a float to make it an input" in fn.recompiles[0].hint
     named = gcompile.compile(scale_by, backend="interpreter", static_argnames="factor")
     named(X, 2.0)
     named(X, 3.0)
@@ -132,7 +156,9 @@ def test_a_size_decision_is_guarded_and_named_when_it_changes():
     np.testing.assert_array_equal(fn(np.arange(3.0)), np.arange(3.0) - 1)
     (record,) = fn.recompiles
     (change,) = record.changes
-    assert change.startswith("sizes: s0 > 4 (a comparison of sizes, at ") and "does not hold" in change
+    assert (
+        change.startswith("sizes: s0 > 4 (a comparison of sizes, at ") and "does not hold" in change
+    )
     assert "test_recompiles.py:" in change
     assert any("s0 > 4" in line for line in fn.entries[0].guards())
     np.testing.assert_array_equal(fn(np.arange(4.0)), np.arange(4.0) - 1)

@@ -134,7 +134,8 @@ class ShapeEnv:
     symbols: list = field(default_factory=list)
     hints: dict = field(default_factory=dict)
     origins: dict = field(default_factory=dict)  # symbol -> "x.shape[0]"
-    sources: dict = field(default_factory=dict)  # symbol -> (input position, axis)
+    # symbol -> (input position, axis); axis None: the input is a Python int (``guards``)
+    sources: dict = field(default_factory=dict)
     replacements: dict = field(default_factory=dict)
     guards: list = field(default_factory=list)
     locate: Callable[[], str | None] = field(default=lambda: None, repr=False)
@@ -315,7 +316,10 @@ class ShapeEnv:
 
     def bind(self, inputs: list) -> dict:
         """The int of each symbol in a call with these inputs (read, not checked)."""
-        return {s: inputs[i].shape[axis] for s, (i, axis) in self.sources.items()}
+        return {
+            s: inputs[i] if axis is None else inputs[i].shape[axis]
+            for s, (i, axis) in self.sources.items()
+        }
 
 
 def _strongest(guards: list) -> list:

@@ -400,13 +400,17 @@ class _HostWriter:
         return "_sizes"
 
     def size_bindings(self) -> list:
-        """``s0, s1 = v_x.shape``: each symbolic size read from the input it comes from."""
+        """``s0, s1 = v_x.shape``: each symbolic size read from the input it comes from (``s2 =
+        v_n``: an int argument traced as a symbol)."""
         by_input: dict = {}
-        for symbol, name in self.sizes.items():
-            position, axis = self.graph.shape_env.sources[symbol]
-            by_input.setdefault(position, {})[axis] = name
         lines = []
         placeholders = self.graph.placeholders
+        for symbol, name in self.sizes.items():
+            position, axis = self.graph.shape_env.sources[symbol]
+            if axis is None:  # a Python int argument, itself the size
+                lines.append(f"    {name} = {_variable(placeholders[position])}")
+            else:
+                by_input.setdefault(position, {})[axis] = name
         for position, axes in by_input.items():
             ndim = placeholders[position].meta.ndim
             targets = ", ".join(axes.get(axis, "_") for axis in range(ndim))
