@@ -111,10 +111,11 @@ class CompiledFunction:
         self.static_argnames = tuple(sorted(self._binder.static_argnames))
         self.options = dict(options or {})
         self._cache: dict[tuple, list[CacheEntry]] = {}  # guard key -> entries, oldest first
-        # Calls whose arguments are all arrays, passed positionally: their exact shapes and
-        # flags -> entry, found without binding (the per-call overhead is this lookup and one
-        # host call). Exact shapes decide every size check, so a hit needs no check.
-        self._array_calls: dict[tuple, CacheEntry] = {}
+        # Calls whose arguments are all arrays and scalars, passed positionally: their exact
+        # shapes, flags, scalar types and int values -> (entry, positions of the graph inputs),
+        # found without binding (the per-call overhead is this lookup and one host call). Exact
+        # shapes and ints decide every size check, so a hit needs no check.
+        self._array_calls: dict[tuple, tuple] = {}
         self._array_arity = (
             len(self._binder.signature.parameters)
             if self._binder.simple_positional and not self.static_argnames
@@ -132,10 +133,11 @@ class CompiledFunction:
         self._stats["calls"] += 1
         if not kwargs and len(args) == self._array_arity:
             key = _array_key(args)
-            entry = self._array_calls.get(key) if key is not None else None
-            if entry is not None and not config.get("disable") and tracer.current_tracer() is None:
+            found = self._array_calls.get(key) if key is not None else None
+            if found is not None and not config.get("disable") and tracer.current_tracer() is None:
                 self._stats["cache_hits"] += 1
-                return self._run(entry, list(args), args, kwargs)
+                entry, positions = found
+                return self._run(entry, [args[i] for i in positions], args, kwargs)
         if config.get("disable") or tracer.current_tracer() is not None:
             # Disabled, or called from a function being traced: run the Python code, so an
             # enclosing trace records these operations inline.
@@ -159,7 +161,8 @@ class CompiledFunction:
             if key is not None:
                 if len(self._array_calls) >= _MAX_EXACT_KEYS:
                     self._array_calls.clear()  # many sizes: the memo restarts, entries stay
-                self._array_calls[key] = entry
+                positions = tuple(i for i, flag in enumerate(bound.is_input) if flag)
+                self._array_calls[key] = (entry, positions)
         return self._run(entry, bound.inputs(), args, kwargs)
 
     def _run(self, entry: CacheEntry, inputs: list, args: tuple, kwargs: dict) -> Any:
@@ -500,16 +503,26 @@ _MAX_EXACT_KEYS = 256  # exact-shape memo entries kept before the memo starts ag
 
 
 def _array_key(args: tuple) -> tuple | None:
-    """The guard of a call whose arguments are all ndarrays (None otherwise): per array its
-    dtype, shape, contiguity and writeability, which decide its full guard key."""
+    """The exact guard of a call whose arguments are all ndarrays and scalars (None otherwise):
+    per array its dtype, shape, contiguity and writeability; a Python float or complex its
+    type; an int or bool its value (static, or a size); a NumPy scalar its dtype. Each argument
+    is one leaf of the bound call."""
     key = []
     for value in args:
-        if type(value) is not np.ndarray:
+        kind = type(value)
+        if kind is np.ndarray:
+            flags = value.flags
+            key.append(
+                (value.dtype, value.shape, flags.c_contiguous, flags.f_contiguous, flags.writeable)
+            )
+        elif kind is float or kind is complex:
+            key.append(kind)
+        elif kind is int or kind is bool:
+            key.append((kind, value))
+        elif isinstance(value, np.generic):
+            key.append((np.generic, value.dtype))
+        else:
             return None
-        flags = value.flags
-        key.append(
-            (value.dtype, value.shape, flags.c_contiguous, flags.f_contiguous, flags.writeable)
-        )
     return tuple(key)
 
 

@@ -155,6 +155,20 @@ def test_returning_python_values_and_none():
     assert out[1:] == (3, None, "tag")
 
 
+def test_calls_of_arrays_and_scalars_reuse_their_entry_with_the_right_inputs():
+    def mix(x, a, n, flag, y):
+        return x * a + y[:n].sum() if flag else x - a
+
+    fn = gcompile.compile(mix, backend="interpreter")
+    x, y = np.arange(4.0), np.arange(6.0)
+    calls = [(2.0, 3, True), (2.5, 3, True), (np.float64(1.5), 3, True), (2.0, 3, True)]
+    calls += [(2.0, 4, True), (0.5, 5, True), (2.0, 5, False), (0.5, 4, True)]
+    for a, n, flag in calls:
+        np.testing.assert_array_equal(fn(x, a, n, flag, y), mix(x, a, n, flag, y))
+    # a float, a NumPy scalar; n symbolic from its second value; one per value of the bool
+    assert fn.stats["traces"] == 4 and fn.stats["cache_hits"] == 4
+
+
 def test_numpy_and_python_scalar_arguments():
     fn = gcompile.compile(lambda x, s, c: x * s + c, fullgraph=True)
     x = np.ones(3, np.float32)

@@ -532,3 +532,28 @@ def test_read_only_inputs_compile_once():
     np.testing.assert_array_equal(fn(x), only_here(x))
     ((code, loaded),) = program(fn).kernels
     assert len(loaded.function.overloads) == 1  # the declared types match what the host passes
+
+
+def periodic_laplacian(u, dx):
+    lap = np.empty_like(u)
+    lap[1:-1] = u[:-2] - 2.0 * u[1:-1] + u[2:]
+    lap[0] = u[-1] - 2.0 * u[0] + u[1]
+    lap[-1] = u[-2] - 2.0 * u[-1] + u[0]
+    lap /= dx * dx
+    return lap
+
+
+def test_a_graph_of_many_small_steps_runs_as_one_numba_function():
+    fn = compiled(periodic_laplacian)
+    for n in (2, 3, 100):
+        u = np.random.default_rng(n).random(n)
+        np.testing.assert_array_equal(fn(u, 0.1), periodic_laplacian(u, 0.1))
+    assert "# the host is one Numba function" in fn.code
+    assert "_op_" not in fn.code.split("# loop")[0]  # (no Python step per scalar op)
+    check(periodic_laplacian, np.random.default_rng(0).random(50), 0.25)
+
+
+def test_a_few_steps_stay_a_python_host():
+    fn = compiled(lambda x, y: np.sum(x) * y)
+    np.testing.assert_array_equal(fn(np.arange(5.0), np.arange(3.0)), 10.0 * np.arange(3.0))
+    assert "the host is one Numba function" not in fn.code

@@ -140,6 +140,12 @@ class BufferPool:
         return array
 
 
+# A graph without loops whose host would run this many steps (kernel calls, scalar ops, stores)
+# one by one is one Numba function too: a step of the Python host costs 1-2 us a call, the
+# function one compile (about 0.5 s, then kept on disk).
+WHOLE_PROGRAM_STEPS = 6
+
+
 class _HostWriter:
     def __init__(self, graph: Graph, options: dict):
         self.graph = graph
@@ -445,11 +451,14 @@ class _HostWriter:
         return self.program
 
     def whole_program(self) -> bool:
-        """A graph with a loop: the whole graph as one Numba function (``programs``), the host
-        only calling it; False (and why, in ``whole``) when some node has no form there."""
+        """A graph with a loop, or of many steps: the whole graph as one Numba function
+        (``programs``), the host only calling it; False (and why, in ``whole``) when some node
+        has no form there."""
         graph = self.graph
         loops = [n for n in graph.nodes if n.op == "call" and isinstance(n.target, ForRange)]
-        if not loops:
+        steps = sum(1 for n in graph.nodes if n.op == "call" and n.target is not ops.KERNEL_OUTPUT)
+        budget = int(self.options.get("max_loop_statements", programs.MAX_LOOP_STATEMENTS))
+        if not loops and not WHOLE_PROGRAM_STEPS <= steps <= budget:
             return False
         for node in loops:
             programs.check_budget(node, self.options)

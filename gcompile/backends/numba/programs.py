@@ -429,6 +429,8 @@ class _ProgramWriter:
         operands = [v for v in node.args if isinstance(v, Node) and not v.meta.scalar]
         if node.kwargs or len(operands) != 2 or len(node.args) != 2 or meta.dtype.kind not in "fc":
             raise NoTemplate(f"{node.target.name} of {meta.dtype} operands in a loop body")
+        if self.whole and indent == INDENT:  # (the host's product and epilogue: ``host``)
+            raise NoTemplate("a matrix product outside loops runs in the host, through NumPy")
         unavailable = blas.available()
         if unavailable:
             raise NoTemplate(unavailable)
@@ -436,8 +438,7 @@ class _ProgramWriter:
         ndims = tuple(v.meta.ndim for v in operands)
         if max(ndims) > 2 and (ndims[1] != 2 or node.target is ops.DOT):
             raise NoTemplate(f"a product of {ndims[0]}-d and {ndims[1]}-d arrays in a loop body")
-        top = self.whole and indent == INDENT
-        out = self.output_buffer(node, 0, meta, "C", indent, top)
+        out = self.output_buffer(node, 0, meta, "C", indent, False)
         into = out
         if ndims[0] > 2:  # the rows of a (batch, k) matrix; out as (batch, n)
             rows = self.size(product_of(operands[0].meta.shape[:-1]))
