@@ -4,7 +4,7 @@ The pipeline is a flat list of named steps (like tinygrad's ``full_rewrite_to_si
 
     CLEANUP  = [constant_fold, simplify, cse, dce]     repeated until nothing changes
     OPTIMIZE = [unroll_loops, functionalize]              once, then to a fixpoint:
-               [vector_products, hoist_invariants] + CLEANUP  stage "optimized"
+               [vector_products, scalar_factors, hoist_invariants] + CLEANUP  stage "optimized"
     FUSE     = [fuse, assign_buffers]                  stage "fused"
 
 Each pass runs on the graph and then on every graph nested in it (``ir/subgraph.py:
@@ -39,7 +39,7 @@ from .dce import dce
 from .functionalize import functionalize
 from .fuse import MAX_KERNEL_OPS, fuse
 from .hoist import hoist_invariants
-from .products import vector_products
+from .products import scalar_factors, vector_products
 from .simplify import simplify
 from .unroll import unroll_loops
 
@@ -55,6 +55,7 @@ OPTIMIZE: list[tuple[str, Pass]] = [
     ("unroll_loops", unroll_loops),
     ("functionalize", functionalize),
     ("vector_products", vector_products),
+    ("scalar_factors", scalar_factors),
     ("hoist_invariants", hoist_invariants),
     *CLEANUP,
 ]
@@ -64,9 +65,11 @@ PASS_NAMES = tuple(name for name, _ in OPTIMIZE + FUSE)
 STAGES = ("traced", "optimized", "fused")
 REQUIRED = ("functionalize",)
 # Lowerings for generated code, not for the interpreter (which runs NumPy's own ops exactly):
-# a vector product as a fused sum sums in another (valid) order than BLAS.
+# a vector product as a fused sum sums in another (valid) order than BLAS, and a scalar factor
+# moved out of a product rounds once instead of once per term.
 GENERATED_CODE_ONLY = (
     "vector_products",
+    "scalar_factors",
 )  # backends rely on a graph without in-place setitem nodes
 
 _MAX_ROUNDS = 8

@@ -1,4 +1,5 @@
-"""Short vector products in loop bodies become fusible elementwise products and sums.
+"""Products for generated code: short vector products in loop bodies become fusible elementwise
+products and sums, and scalar factors move out of products (``scalar_factors``).
 
 ``matmul(a, b)`` or ``dot(a, b)`` of two 1-D arrays => ``sum(multiply(a, b))``; of a matrix
 and a vector => ``sum(multiply(M, v), axis=1)``; of a vector and a matrix =>
@@ -74,3 +75,59 @@ def vector_products(graph: Graph) -> bool:
 
 
 vector_products.skips_kernels = True
+
+
+def scalar_factors(graph: Graph) -> bool:
+    """``matmul(s * M, x) => s * matmul(M, x)`` (and ``M * s``, ``M / s``, on either operand;
+    ``dot`` too) when the scaled operand has more elements than the product, at the traced
+    sizes, and nothing else reads it: ``alpha * A @ x`` scales a vector, not the matrix. Not
+    bitwise NumPy's result (one rounding moves from each term to the sum); the error bound of
+    the product holds for both. Dtypes must not change: the scalar does not promote M."""
+    changed = False
+    for node in list(graph.nodes):
+        if node.op != "call" or node.target not in (ops.MATMUL, ops.DOT) or node.kwargs:
+            continue
+        for position, operand in enumerate(node.args):
+            scaled = _scaled(operand, node)
+            if scaled is None:
+                continue
+            matrix, factor, op, matrix_first = scaled
+            args = list(node.args)
+            args[position] = matrix
+            with graph.inserting_before(node):
+                product = graph.call(node.target, tuple(args), source=node.source)
+                pair = (product, factor) if matrix_first else (factor, product)
+                result = graph.call(op, pair, source=node.source)
+            if result.meta.dtype != node.meta.dtype or result.meta.shape != node.meta.shape:
+                graph.erase(result)
+                graph.erase(product)
+                continue
+            graph.replace_all_uses_with(node, result)
+            changed = True
+            break
+    return changed
+
+
+scalar_factors.skips_kernels = True
+
+
+def _scaled(operand, product: Node) -> tuple | None:
+    """``(M, s, op, M first)`` of an operand ``s * M``, ``M * s`` or ``M / s`` worth splitting."""
+    if not isinstance(operand, Node) or operand.op != "call" or len(operand.users) != 1:
+        return None
+    if operand.target not in (ops.MULTIPLY, ops.DIVIDE) or operand.kwargs:
+        return None
+    sides = [(0, 1)] if operand.target is ops.DIVIDE else [(0, 1), (1, 0)]
+    for m, f in sides:
+        matrix, factor = operand.args[m], operand.args[f]
+        if not isinstance(matrix, Node) or matrix.meta.ndim == 0:
+            continue
+        if isinstance(factor, Node) and factor.meta.ndim != 0 or isinstance(factor, (list, tuple)):
+            continue
+        if matrix.meta.dtype != operand.meta.dtype or operand.meta.dtype.kind not in "fc":
+            continue
+        with using(product.graph.shape_env):
+            larger = hint(product_of(operand.meta.shape)) > hint(product_of(product.meta.shape))
+        if larger:
+            return matrix, factor, operand.target, m == 0
+    return None

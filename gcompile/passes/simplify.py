@@ -216,6 +216,28 @@ def reshape_reshape(node: Node, graph: Graph) -> Any:
     return None
 
 
+def outer_as_product(node: Node, graph: Graph) -> Any:
+    """``outer(a, b) => multiply(ravel(a)[:, None], ravel(b)[None, :])``. Exact: NumPy's
+    ``outer`` is that multiply; as an elementwise op it fuses with what reads it
+    (``A += np.outer(u, v)`` is one pass over A, not a temporary the size of A)."""
+    if node.target is not ops.OUTER or node.kwargs:
+        return None
+    a, b = node.args
+    if not all(isinstance(v, Node) and v.meta.ndim >= 1 for v in (a, b)):
+        return None
+    with graph.inserting_before(node):
+        column, row = (
+            graph.call(
+                ops.GETITEM,
+                (v if v.meta.ndim == 1 else graph.call(ops.RAVEL, (v,), source=node.source),),
+                {"index": index},
+                source=node.source,
+            )
+            for v, index in ((a, (slice(None), None)), (b, (None, slice(None))))
+        )
+        return graph.call(ops.MULTIPLY, (column, row), source=node.source)
+
+
 RULES: list[Callable] = [
     multiply_by_one,
     divide_by_one,
@@ -231,6 +253,7 @@ RULES: list[Callable] = [
     positive,
     transpose_transpose,
     reshape_reshape,
+    outer_as_product,
 ]
 
 

@@ -808,6 +808,10 @@ def reshape_reshape(x):
     return x.copy().reshape(-1).reshape(x.shape)
 
 
+def outer_as_product(x):
+    return np.outer(x, x[::-1]) + 1.0
+
+
 RULE_EXAMPLES = {
     fn.__name__: fn
     for fn in (
@@ -825,6 +829,7 @@ RULE_EXAMPLES = {
         positive,
         transpose_transpose,
         reshape_reshape,
+        outer_as_product,
     )
 }
 
