@@ -269,6 +269,25 @@ def exponential_moving_average(x, alpha):
     return y
 
 
+def diagonal_tanh(a):
+    """A sum of tanh over a matrix's diagonal, then the matrix plus it (elementwise work over a
+    large fresh array inside a loop program)."""
+    t = 0.0
+    for i in range(a.shape[0]):
+        t += np.tanh(a[i, i])
+    return a + t
+
+
+def covariance(M, float_n, data):
+    """npbench's polybench covariance: one vector-matrix product per column (BLAS in a loop)."""
+    mean = np.mean(data, axis=0)
+    data -= mean
+    cov = np.zeros((M, M), dtype=data.dtype)
+    for i in range(M):
+        cov[i:M, i] = cov[i, i:M] = data[:, i] @ data[:, i:M] / (float_n - 1.0)
+    return cov
+
+
 # -- inputs -----------------------------------------------------------------------------------
 
 
@@ -505,6 +524,20 @@ PROGRAMS = [
             {"h": 12, "w": 10, "k": 3}, {"h": 120, "w": 100, "k": 5}, {"h": 240, "w": 200, "k": 7}
         ),
         f"{MATRIX}, {MATRIX}",
+    ),
+    Program(
+        "diagonal_tanh",
+        diagonal_tanh,
+        lambda rng, n: (rng.random((n, n)),),
+        _n(16, 3000, 5000),
+        MATRIX,
+    ),
+    Program(
+        "covariance",
+        covariance,
+        lambda rng, m, n: (m, float(n), rng.random((n, m))),
+        _sizes({"m": 12, "n": 14}, {"m": 500, "n": 600}, {"m": 1000, "n": 1200}),
+        f"{INT}, {FLOAT}, {MATRIX}",
     ),
     Program(
         "exponential_moving_average",

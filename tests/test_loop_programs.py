@@ -176,3 +176,12 @@ def test_harness_tiny_run_writes_table_and_json(tmp_path):
     text = results.read_text()
     assert text.startswith("<!-- loops:start -->") and "<!-- loops:end -->" in text
     assert "| exponential_moving_average | tiny |" in text and "| yes |" in text
+
+
+def test_covariance_and_diagonal_tanh_compute_what_they_say():
+    M, float_n, data = _small("covariance")
+    cov = _run(BY_NAME["covariance"], (M, float_n, data))[0]
+    np.testing.assert_allclose(cov, np.cov(data, rowvar=False), rtol=1e-10, atol=1e-12)
+    (a,) = BY_NAME["diagonal_tanh"].make_inputs("tiny", np.random.default_rng(1))
+    out = _run(BY_NAME["diagonal_tanh"], (a,))[0]
+    np.testing.assert_allclose(out, a + np.sum(np.tanh(np.diag(a))), rtol=1e-14)
