@@ -36,8 +36,9 @@ from typing import Any
 import numpy as np
 
 from .graph import Graph
+from .shape_env import trip_count
 from .subgraph import Region, RunGraph, SubgraphOp
-from .symbolic import Symbol
+from .symbolic import Symbol, is_expr, prove_eq
 
 
 @dataclass(eq=False)
@@ -54,6 +55,7 @@ class ForRange(SubgraphOp):
     name = "for_range"
     kind = "loop"
     holds_program = True
+    repeats = True
 
     @property
     def regions(self) -> tuple[Region, ...]:
@@ -95,6 +97,24 @@ class ForRange(SubgraphOp):
             for position, output in self.carries:
                 inputs[position] = outputs[output]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    @property
+    def bound_symbols(self) -> tuple:
+        """The loop's index."""
+        return (self.index,)
+
+    def trips(self, kwargs: dict) -> range | list | None:
+        """``range(start, stop, step)`` of int bounds; ``[start]`` for one trip at a symbolic
+        index (a piece of a split range); None when the count depends on the sizes."""
+        start, stop, step = (kwargs[key] for key in ("start", "stop", "step"))
+        if is_expr(start) or is_expr(stop):
+            return [start] if prove_eq(trip_count(start, stop, step), 1) is True else None
+        return range(start, stop, step)
+
+    def summary(self, kwargs: dict) -> str:
+        """``index k0 in [0, s0-1], s0 trips``."""
+        trips = trip_count(*(kwargs[key] for key in ("start", "stop", "step")))
+        return f"index {self.index} in [{self.index.lo}, {self.index.hi}], {trips} trips"
 
     def _is_carried(self, position: int) -> bool:
         return any(p == position for p, _ in self.carries)

@@ -31,6 +31,14 @@ The op tells a consumer everything it needs, so no consumer knows which op it is
   top level (a loop's body), or already a lowered group (a fused kernel's body, which fusion
   must not fuse again). ``program_graphs(graph)`` walks the former.
 * ``params``: what dumps and drawings show about the op besides its graphs.
+* loops (``repeats``: the first region, the body, runs many times per call): ``carries``
+  (``(placeholder, output)`` pairs: a body output fed back to a placeholder for the next
+  trip), ``in_place`` (carried placeholders that run in their argument's own memory, set by
+  buffer assignment), ``names`` (the user's names of the outputs), ``bound_symbols`` (symbols
+  the op binds in its graphs: a loop's index), ``trips(kwargs)`` (the bound symbol's values
+  when the trip count is known at compile time: unrolling), ``summary(kwargs)`` (one line
+  for reports) and ``source`` (the user's ``file:line``). Passes (unroll, hoist, buffers),
+  drawings and reports read loops through these only.
 
 Consumers reach nested graphs only through ``regions_of(node)`` and ``subgraphs_of(node)``,
 and walk them with ``walk(graph)`` (each node, with the nodes of an op's graphs right after
@@ -74,6 +82,11 @@ class SubgraphOp(abc.ABC):
     name: str
     kind: str
     holds_program: bool = False
+    repeats: bool = False  # the body (first region) runs many times per call: a loop
+    carries: tuple = ()  # ((placeholder position, output position), ...) of a loop's body
+    in_place: frozenset = frozenset()  # carried placeholders run in the argument's memory
+    names: tuple = ()  # the user's name of each output
+    source: str | None = None  # file:line of the user's statement
     # the OpDef traits passes read of any call target: a sub-graph op is no view
     may_copy = False
     strided = None
@@ -102,6 +115,20 @@ class SubgraphOp(abc.ABC):
         """The argument whose memory holds the node's output ``output`` (written in place), or
         None when that output is new memory."""
         return None
+
+    @property
+    def bound_symbols(self) -> tuple:
+        """The symbols the op binds in its graphs (a loop's index); none by default."""
+        return ()
+
+    def trips(self, kwargs: dict) -> range | list | None:
+        """The values of the bound symbol, one per trip, when the count is known at compile
+        time (unrolling); None otherwise, the default."""
+        return None
+
+    def summary(self, kwargs: dict) -> str:
+        """One line for reports (``index k0 in [0, s0-1], s0 trips``); empty by default."""
+        return ""
 
     def map_sizes(self, fn: Callable[[Any], Any]) -> None:
         """Replace the symbolic sizes the op itself holds (not its graphs') by ``fn(size)``;
@@ -191,6 +218,18 @@ def regions_of(node: Node) -> tuple[Region, ...]:
     if node.op == "call" and isinstance(node.target, SubgraphOp):
         return node.target.regions
     return ()
+
+
+def loop_of(node: Node) -> SubgraphOp | None:
+    """The op of ``node`` when it is a loop (``repeats``), else None."""
+    if node.op == "call" and isinstance(node.target, SubgraphOp) and node.target.repeats:
+        return node.target
+    return None
+
+
+def body_of(op: SubgraphOp) -> Graph:
+    """A loop's body: its first region's graph."""
+    return op.regions[0].graph
 
 
 def subgraphs_of(node: Node) -> tuple[Graph, ...]:

@@ -38,12 +38,12 @@ from __future__ import annotations
 
 from ..ir import layout, ops
 from ..ir.alias import alias_parent, copied_region, memory_of, memory_readers, store_region
-from ..ir.control import ForRange
 from ..ir.graph import Graph, Node
 from ..ir.kernel import FusedKernel
 from ..ir.meta import TupleMeta
 from ..ir.printer import format_index
 from ..ir.shape_env import using
+from ..ir.subgraph import body_of, loop_of
 from ..ir.symbolic import is_expr, prove_lt, prove_nonnegative
 
 
@@ -281,9 +281,9 @@ def _loops_in_place(graph: Graph, notes: list) -> bool:
     place and nothing needs their old values after the loop (module docstring, 4)."""
     changed = False
     for node in graph.nodes:
-        if node.op != "call" or not isinstance(node.target, ForRange):
+        loop = loop_of(node)
+        if loop is None:
             continue
-        loop = node.target
         for position, output in loop.carries:
             argument = node.args[position]
             if position in loop.in_place or not _written_by_body(loop, position, output):
@@ -302,10 +302,11 @@ def _loops_in_place(graph: Graph, notes: list) -> bool:
     return changed
 
 
-def _written_by_body(loop: ForRange, position: int, output: int) -> bool:
+def _written_by_body(loop, position: int, output: int) -> bool:
     """Whether the body's value for carried ``position`` is its placeholder's memory, written."""
-    value = loop.body.output_node.args[0][output]
-    return isinstance(value, Node) and memory_of(value) is loop.body.placeholders[position]
+    body = body_of(loop)
+    value = body.output_node.args[0][output]
+    return isinstance(value, Node) and memory_of(value) is body.placeholders[position]
 
 
 def _shared(node: Node, position: int) -> bool:

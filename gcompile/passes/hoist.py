@@ -16,10 +16,10 @@ placeholder for its value. Each move is a note in ``graph.loop_notes`` (``explai
 
 from __future__ import annotations
 
-from ..ir.control import ForRange, LoopNote
+from ..ir.control import LoopNote
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.shape_env import is_symbolic, map_symbolic
-from ..ir.subgraph import subgraphs_of
+from ..ir.subgraph import body_of, loop_of, regions_of, subgraphs_of
 from ..ir.symbolic import free_symbols
 
 
@@ -27,7 +27,7 @@ def hoist_invariants(graph: Graph) -> bool:
     """Move the invariant nodes of every loop of ``graph`` out of it; True if any moved."""
     changed = False
     for node in list(graph.nodes):
-        if node.op == "call" and isinstance(node.target, ForRange):
+        if loop_of(node) is not None:
             changed |= _hoist(graph, node)
     return changed
 
@@ -36,15 +36,15 @@ hoist_invariants.skips_kernels = True
 
 
 def _hoist(graph: Graph, loop_node: Node) -> bool:
-    loop: ForRange = loop_node.target
-    body = loop.body
+    loop = loop_node.target
+    body = body_of(loop)
     carried = {position for position, _ in loop.carries}
     outer = {
         placeholder: loop_node.args[position]
         for position, placeholder in enumerate(body.placeholders)
         if position not in carried
     }
-    indices = _indices(body) | {loop.index}
+    indices = _indices(body) | set(loop.bound_symbols)
     moved: dict[Node, Node] = {}
     for member in body.nodes:
         if member.op == "constant":
@@ -98,12 +98,11 @@ def _collect(value, found: set) -> None:
 
 
 def _indices(body: Graph) -> set:
-    """The index symbols of the loops nested in ``body``."""
+    """The symbols bound by the ops nested in ``body`` (the indices of its loops)."""
     found = set()
     for member in body.nodes:
-        if member.op == "call" and isinstance(member.target, ForRange):
-            found.add(member.target.index)
-            found |= _indices(member.target.body)
+        for region in regions_of(member):
+            found |= set(member.target.bound_symbols) | _indices(region.graph)
     return found
 
 

@@ -16,11 +16,11 @@ the functionalization and buffer assignment that follow remove copies nothing ne
 from __future__ import annotations
 
 from ..ir import ops
-from ..ir.control import ForRange, LoopNote
+from ..ir.control import LoopNote
 from ..ir.graph import Graph, Node, map_arg
-from ..ir.shape_env import map_symbolic, trip_count
-from ..ir.subgraph import subgraphs_of
-from ..ir.symbolic import is_expr, prove_eq, substitute
+from ..ir.shape_env import map_symbolic
+from ..ir.subgraph import body_of, loop_of, subgraphs_of
+from ..ir.symbolic import substitute
 
 MAX_UNROLLED_OPS = 64  # trips x body ops of a loop unrolled
 
@@ -29,7 +29,7 @@ def unroll_loops(graph: Graph) -> bool:
     """Unroll every small loop of ``graph`` (see the module docstring); True if any."""
     changed = False
     for node in list(graph.nodes):
-        if node.op != "call" or not isinstance(node.target, ForRange):
+        if loop_of(node) is None:
             continue
         trips = _small_trip_count(node)
         if trips is None:
@@ -45,18 +45,16 @@ unroll_loops.skips_kernels = True
 
 
 def _size(node: Node) -> int:
-    return sum(1 for n in node.target.body.nodes if n.op in ("call", "constant"))
+    return sum(1 for n in body_of(node.target).nodes if n.op in ("call", "constant"))
 
 
 def _small_trip_count(node: Node) -> range | list | None:
     """The index values of a loop to unroll, or None to keep it."""
-    bounds = [node.kwargs[key] for key in ("start", "stop", "step")]
-    body = node.target.body
-    if any(subgraphs_of(n) for n in body.nodes):
+    if any(subgraphs_of(n) for n in body_of(node.target).nodes):
         return None
-    if any(is_expr(b) for b in bounds):  # one trip, at a symbolic index (a piece of a split)
-        return [bounds[0]] if prove_eq(trip_count(*bounds), 1) is True else None
-    trips = range(*bounds)
+    trips = node.target.trips(node.kwargs)  # (a list: one trip at a symbolic index)
+    if trips is None or isinstance(trips, list):
+        return trips
     if len(trips) <= 1 or len(trips) * _size(node) <= MAX_UNROLLED_OPS:
         return trips
     return None
@@ -64,8 +62,9 @@ def _small_trip_count(node: Node) -> range | list | None:
 
 def _inline(graph: Graph, node: Node, trips) -> None:
     """Replace ``node`` by its body once per index value."""
-    loop: ForRange = node.target
-    body = loop.body
+    loop = node.target
+    body = body_of(loop)
+    bound = loop.bound_symbols[:1]  # the index, if the loop has one
     written = {n.args[0] for n in body.nodes if n.op == "call" and n.is_mutation}
     values = list(node.args)
     with graph.inserting_before(node):
@@ -75,7 +74,7 @@ def _inline(graph: Graph, node: Node, trips) -> None:
                     ops.COPY, (values[position],), {"order": "K"}, source=node.source
                 )
         for value in trips:
-            outputs = _copy_body(graph, body, values, {loop.index: value})
+            outputs = _copy_body(graph, body, values, dict(zip(bound, [value])))
             for position, output in loop.carries:
                 values[position] = outputs[output]
     by_output = {output: values[position] for position, output in loop.carries}

@@ -33,12 +33,11 @@ from typing import Any, NamedTuple
 
 from ..backends.numba import codegen
 from ..ir import ops
-from ..ir.control import ForRange
 from ..ir.graph import Graph, Node, nodes_in
 from ..ir.kernel import FusedKernel
 from ..ir.printer import format_index, format_literal, format_node
 from ..ir.shape_env import using
-from ..ir.subgraph import Region, regions_of, walk
+from ..ir.subgraph import Region, body_of, loop_of, regions_of, walk
 
 OUTPUT_ID = "return"  # a keyword, so no node can be called that
 FORMATS = ("svg", "png", "pdf")
@@ -300,10 +299,10 @@ def _cluster(index: VertexIndex, call: Node, used: dict) -> list[str]:
 def _back_edges(index: VertexIndex, call: Node) -> list[str]:
     """A loop's carried values: an edge from each body output back to the ops reading the
     placeholder it feeds in the next iteration (placeholders are not drawn)."""
-    loop = call.target
-    if not isinstance(loop, ForRange):
+    loop = loop_of(call)
+    if loop is None:
         return []
-    placeholders, outputs = loop.body.placeholders, loop.body.output_node.args[0]
+    placeholders, outputs = body_of(loop).placeholders, body_of(loop).output_node.args[0]
     edges = []
     for position, output in loop.carries:
         value = outputs[output]

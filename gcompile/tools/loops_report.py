@@ -16,10 +16,8 @@ symbols the trace reasons with.
 
 from __future__ import annotations
 
-from ..ir.control import ForRange
 from ..ir.graph import Graph
-from ..ir.shape_env import trip_count
-from ..ir.subgraph import program_graphs, walk
+from ..ir.subgraph import loop_of, program_graphs, walk
 
 
 def loop_lines(graph: Graph) -> list[str]:
@@ -27,14 +25,12 @@ def loop_lines(graph: Graph) -> list[str]:
     lines = []
     for visit in walk(graph):
         node = visit.node
-        if node.op != "call" or not isinstance(node.target, ForRange):
+        loop = loop_of(node)
+        if loop is None:
             continue
-        loop: ForRange = node.target
-        indent = "  " * (1 + sum(1 for call, _ in visit.path if isinstance(call.target, ForRange)))
-        start, stop, step = (node.kwargs[k] for k in ("start", "stop", "step"))
-        trips = trip_count(start, stop, step)
-        index = f"index {loop.index} in [{loop.index.lo}, {loop.index.hi}]"
-        lines.append(f"{indent}{node.name}  {loop.source or ''}  rolled, {index}, {trips} trips")
+        indent = "  " * (1 + sum(1 for call, _ in visit.path if loop_of(call) is not None))
+        summary = loop.summary(node.kwargs)
+        lines.append(f"{indent}{node.name}  {loop.source or ''}  rolled, {summary}")
         carried = [
             f"{loop.names[output] if output < len(loop.names) else output}"
             f" ({'in place' if position in loop.in_place else 'by value'})"

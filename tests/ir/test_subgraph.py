@@ -362,3 +362,75 @@ def test_the_json_dump_nests_each_graph_with_its_role_and_operands():
         ("then", [1, 2], ["x", "y", "multiply_1", "output"]),
         ("else", [2], ["y", "negative_1", "output"]),
     ]
+
+
+# -- a loop op of its own: the passes, reports and drawings reach loops through the protocol ------
+
+
+@dataclass(eq=False)
+class Repeat(SubgraphOp):
+    """``repeat(x, c, times=n)``: ``x = body(x, c)`` n times (a test-only loop: no index,
+    placeholder 0 carried from output 0, ``c`` read only)."""
+
+    body: Graph
+
+    name = "repeat"
+    kind = "loop"
+    holds_program = True
+    repeats = True
+    carries = ((0, 0),)
+
+    @property
+    def regions(self) -> tuple[Region, ...]:
+        return (Region("body", self.body, tuple(range(len(self.body.placeholders)))),)
+
+    def interpret(self, run_graph: RunGraph, args: tuple, kwargs: dict) -> object:
+        x, *read = args
+        for _ in range(kwargs["times"]):
+            (x,) = run_graph(self.body, [x, *read])
+        return x
+
+    def trips(self, kwargs: dict) -> range:
+        return range(kwargs["times"])
+
+    def summary(self, kwargs: dict) -> str:
+        return f"{kwargs['times']} trips"
+
+
+def repeated(times: int) -> Graph:
+    """``repeat(x, c)`` of a body ``x * (c * 2.0) + 1.0``: ``c * 2.0`` is invariant."""
+    body = Graph("body")
+    x, c = body.placeholder("x", F64), body.placeholder("c", F64)
+    twice = body.call(ops.MULTIPLY, (c, 2.0))
+    body.output((body.call(ops.ADD, (body.call(ops.MULTIPLY, (x, twice)), 1.0)),))
+    graph = Graph("repeated")
+    x, c = graph.placeholder("x", F64), graph.placeholder("c", F64)
+    graph.output((graph.call(Repeat(body), (x, c), {"times": times}),))
+    return graph
+
+
+def _expected(times: int, x, c):
+    for _ in range(times):
+        x = x * (c * 2.0) + 1.0
+    return x
+
+
+def test_a_loop_op_is_hoisted_unrolled_reported_and_drawn_through_the_protocol():
+    from gcompile.passes.hoist import hoist_invariants
+    from gcompile.passes.unroll import unroll_loops
+    from gcompile.tools.loops_report import loop_lines
+
+    x, c = np.array([0.5, 1.0, 2.0]), np.array([0.25, 0.5, -1.0])
+    graph = repeated(100)
+    assert hoist_invariants(graph)  # c * 2.0 leaves the body, read through a new placeholder
+    (body,) = subgraphs_of(graph.find("repeat_1"))
+    dce(body)
+    assert [n.name for n in body.nodes if n.op == "call"] == ["multiply_2", "add_1"]
+    assert graph.find("repeat_1").args[2] is graph.find("multiply_1")
+    assert not unroll_loops(graph)  # 100 trips: stays a loop
+    assert "repeat_1    rolled, 100 trips" in "\n".join(loop_lines(graph))
+    assert 'label=<<font point-size="8">next</font>>' in to_dot(graph)  # the carried value
+    np.testing.assert_allclose(interpreter.run(graph, [x, c])[0], _expected(100, x, c))
+    small = repeated(3)
+    assert unroll_loops(small) and not any(subgraphs_of(n) for n in small.nodes)
+    np.testing.assert_allclose(interpreter.run(small, [x, c])[0], _expected(3, x, c))

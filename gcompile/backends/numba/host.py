@@ -41,12 +41,11 @@ import numpy as np
 
 from ...errors import UnsupportedError
 from ...ir import ops
-from ...ir.control import ForRange
 from ...ir.graph import Graph, Node, map_arg
 from ...ir.kernel import FusedKernel
 from ...ir.printer import format_node
 from ...ir.shape_env import concrete, is_symbolic, source_of
-from ...ir.subgraph import subgraphs_of
+from ...ir.subgraph import loop_of, subgraphs_of
 from ...ir.symbolic import is_expr, product_of
 from .. import interpreter
 from . import codegen, copies, kernels, program_host, programs
@@ -455,7 +454,7 @@ class _HostWriter:
         (``programs``), the host only calling it; False (and why, in ``whole``) when some node
         has no form there."""
         graph = self.graph
-        loops = [n for n in graph.nodes if n.op == "call" and isinstance(n.target, ForRange)]
+        loops = [n for n in graph.nodes if loop_of(n) is not None]
         steps = sum(1 for n in graph.nodes if n.op == "call" and n.target is not ops.KERNEL_OUTPUT)
         budget = int(self.options.get("max_loop_statements", programs.MAX_LOOP_STATEMENTS))
         if not loops and not WHOLE_PROGRAM_STEPS <= steps <= budget:
@@ -494,7 +493,7 @@ class _HostWriter:
     def call(self, node: Node) -> None:
         if isinstance(node.target, FusedKernel):
             self.kernel(node)
-        elif isinstance(node.target, ForRange):
+        elif loop_of(node) is not None:
             self.loop(node)
         elif subgraphs_of(node):
             reason = "the Numba backend generates no code for this op"

@@ -83,6 +83,8 @@ class LoopProgram:
 def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
     """The function running ``node`` (a top-level ``for_range``); ``sizes`` names the host's
     size variables by symbol. Raises ``NoTemplate`` for a body it cannot write."""
+    if not isinstance(node.target, ForRange):
+        raise NoTemplate(f"{node.target.name}: no loop program form")
     writer = _ProgramWriter(sizes, options)
     given = [writer.input(v) if isinstance(v, Node) else writer.value(v) for v in node.args]
     results = writer.loop(node, given, INDENT)
@@ -111,7 +113,8 @@ def check_budget(node: Node, options: dict) -> None:
     budget = int(options.get("max_loop_statements", MAX_LOOP_STATEMENTS))
     count = sum(
         1
-        for graph in program_graphs(node.target.body)
+        for region in node.target.regions
+        for graph in program_graphs(region.graph)
         for member in graph.nodes
         if member.op in ("call", "constant")
     )
