@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import backends, config, tracer
+from . import backends, config, frontend
 from .errors import GcompileWarning, UnsupportedError
 from .guards import (
     ArgumentBinder,
@@ -134,11 +134,15 @@ class CompiledFunction:
         if not kwargs and len(args) == self._array_arity:
             key = _array_key(args)
             found = self._array_calls.get(key) if key is not None else None
-            if found is not None and not config.get("disable") and tracer.current_tracer() is None:
+            if (
+                found is not None
+                and not config.get("disable")
+                and frontend.current_tracer() is None
+            ):
                 self._stats["cache_hits"] += 1
                 entry, positions = found
                 return self._run(entry, [args[i] for i in positions], args, kwargs)
-        if config.get("disable") or tracer.current_tracer() is not None:
+        if config.get("disable") or frontend.current_tracer() is not None:
             # Disabled, or called from a function being traced: run the Python code, so an
             # enclosing trace records these operations inline.
             return self.eager(*args, **kwargs)
@@ -320,7 +324,7 @@ class CompiledFunction:
 
     def _trace(self, bound: BoundCall, timings: dict) -> Graph:
         start = time.perf_counter()
-        graph = tracer.trace(
+        graph = frontend.trace(
             self.eager,
             _graph_name(self.eager),
             bound.leaves,
@@ -597,7 +601,7 @@ def trace(
         options = options if options is not None else fn.options
         fn = fn.eager
     bound = ArgumentBinder(fn, static_argnames).bind(args, kwargs)
-    graph = tracer.trace(
+    graph = frontend.trace(
         fn,
         _graph_name(fn),
         bound.leaves,

@@ -1,7 +1,7 @@
 """Who may import whom (docs/architecture.md): ir imports only ir; passes import ir; loops (the
-loop IR) imports ir; backends import ir and loops, never passes; tracer imports ir, symint,
-complex_parts, loop_tracing and capture; loop_tracing (capture's handler) capture too; capture
-(loop conversion) imports nothing else of
+loop IR) imports ir; backends import ir and loops, never passes; the front end (``frontend/``:
+the traced array, the recorder, NumPy patching, loop tracing, sizes, complex parts,
+decompositions) imports ir and capture; capture (loop conversion) imports nothing else of
 gcompile; tools and cli sit on top; nothing imports cli. ``errors`` and ``config`` are leaves
 that any layer may use."""
 
@@ -19,10 +19,7 @@ ALLOWED = {
     "passes": {"ir", "passes", "errors", "config"},
     "loops": {"ir", "loops"},
     "backends": {"ir", "loops", "backends", "errors", "config"},
-    "tracer": {"ir", "errors", "symint", "complex_parts", "loop_tracing", "capture"},
-    "loop_tracing": {"ir", "errors", "symint", "complex_parts", "capture"},
-    "complex_parts": {"ir", "errors"},
-    "symint": {"ir"},
+    "frontend": {"ir", "errors", "frontend", "capture"},
     "guards": {"ir", "errors"},
     "capture": {"capture"},
     "errors": set(),
@@ -66,12 +63,10 @@ def test_import_layers():
 
 
 def test_the_checker_sees_imports():
-    assert gcompile_imports(PACKAGE / "tracer.py") == {
+    assert gcompile_imports(PACKAGE / "frontend" / "function.py") == {
         "errors",
         "ir",
-        "symint",
-        "complex_parts",
-        "loop_tracing",
+        "frontend",
         "capture",
     }
     assert gcompile_imports(PACKAGE / "backends" / "interpreter.py") == {"errors", "ir"}

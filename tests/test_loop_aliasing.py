@@ -2,7 +2,7 @@
 as eager NumPy does (issue 19): views made before the loop or inside it, views of views, steps,
 transposes, reshapes, ``[None]``, carried views, nested loops, element writes.
 
-The invariant behind it (``loop_tracing._sharing_carried``, checked by ``verify``): no argument
+The invariant behind it (``frontend/loops._sharing_carried``, checked by ``verify``): no argument
 of a loop that its body writes shares memory with another argument of the loop; a carried
 array that keeps its memory is a view of the one lifted array instead.
 """
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import gcompile
-from gcompile import loop_tracing
+from gcompile.frontend import loops as loop_tracing
 from gcompile.ir.control import ForRange
 from gcompile.ir.verify import GraphError
 from tests.support import check

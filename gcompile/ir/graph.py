@@ -179,7 +179,7 @@ class Graph:
         self._counters: dict[str, int] = {}
         self.out_spec: TreeSpec | None = None
         self.fusion_report: Any = None  # set by passes/fuse.py
-        self.repeated = False  # a loop's body: it runs once per iteration (loop_tracing.py)
+        self.repeated = False  # a loop's body: it runs once per iteration (frontend/loops.py)
         self.loop_notes: list = []  # what became of its loops (ir/control.py LoopNote)
 
     # -- iteration --------------------------------------------------------------

@@ -140,7 +140,7 @@ class ShapeEnv:
     guards: list = field(default_factory=list)
     locate: Callable[[], str | None] = field(default=lambda: None, repr=False)
     loops: dict = field(default_factory=dict)  # loop index symbol -> (start, stop, step)
-    in_body: int = 0  # how many loop bodies are being traced (loop_tracing.py)
+    in_body: int = 0  # how many loop bodies are being traced (frontend/loops.py)
     _nominal: dict = field(default_factory=dict, repr=False)  # loop symbol -> int, heuristics
     _facts: dict = field(default_factory=dict, repr=False)
     _learned_by: dict = field(default_factory=dict, repr=False)  # replaced symbol -> its guard

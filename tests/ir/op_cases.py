@@ -3,7 +3,7 @@
 ``CASES`` maps a target to its cases. A target is an op name from
 ``gcompile.ir.ops.OPS`` (every op except the ufunc-backed elementwise ones,
 which ``test_ops.py`` generates from the table) or a NumPy callable that is a
-key of ``gcompile.ir.ops.DECOMPOSITIONS``. Each ``Case`` is a small function
+key of ``gcompile.frontend.decompositions.DECOMPOSITIONS``. Each ``Case`` is a small function
 written the way users write NumPy, the arguments to build for it and the dtypes
 it applies to. ``ERROR_CASES`` are calls that NumPy rejects; tracing them must
 raise the same exception.

@@ -27,8 +27,9 @@ import pytest
 
 import gcompile
 from gcompile.backends.numba import mathlib
+from gcompile.frontend.decompositions import DECOMPOSITIONS
 from gcompile.ir.graph import Node
-from gcompile.ir.ops import DECOMPOSITIONS, OPS, load_scipy_special
+from gcompile.ir.ops import OPS, load_scipy_special
 from gcompile.ir.pytree import flatten
 from gcompile.ir.subgraph import walk
 from tests.ir.op_cases import ALL, CASES, ERROR_CASES, Arg, Case, F, reversed_, scalar, strided

@@ -333,10 +333,13 @@ class _HostWriter:
         ]
 
     def program_result(self, value: str, meta) -> str:
-        """A program's result as the graph's value: an array as it is; a scalar as its NumPy
-        type, or a Python one when weak (``s = x * 0.5`` of a Python float stays a float)."""
+        """A program's result as the graph's value: an array as it is (a 0-d one made an array
+        again: Numba returns its element); a scalar as its NumPy type, or a Python one when weak
+        (``s = x * 0.5`` of a Python float stays a float)."""
         if meta.ndim:
             return value
+        if not meta.scalar:
+            return f"np.asarray({value}, {self.dtype_name(meta.dtype)})"
         if meta.weak:
             return f"{type(np.zeros((), meta.dtype).item()).__name__}({value})"
         return f"{self.dtype_name(meta.dtype)}.type({value})"

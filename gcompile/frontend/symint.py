@@ -19,7 +19,7 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable
 
-from .ir.symbolic import is_expr
+from ..ir.symbolic import is_expr
 
 _VALUE_TYPES_NOTE = "a size used as a Python int (range(), an index, int(), len(), hash())"
 

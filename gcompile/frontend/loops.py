@@ -34,16 +34,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .capture import UNDEFINED
+from ..capture import UNDEFINED
+from ..errors import UnsupportedError, refusal_from
+from ..ir import ops
+from ..ir.alias import alias_chain, shared_with_written, written_placeholders
+from ..ir.control import ForRange, LoopNote
+from ..ir.graph import Graph, Node
+from ..ir.meta import TensorMeta, meta_of
+from ..ir.shape_env import IndexQuestion, SymbolicError, trip_count
+from ..ir.symbolic import free_symbols, is_expr, prove_nonnegative, sym_max, sym_min
 from .complex_parts import ComplexParts
-from .errors import UnsupportedError, refusal_from
-from .ir import ops
-from .ir.alias import alias_chain, shared_with_written, written_placeholders
-from .ir.control import ForRange, LoopNote
-from .ir.graph import Graph, Node
-from .ir.meta import TensorMeta, meta_of
-from .ir.shape_env import IndexQuestion, SymbolicError, trip_count
-from .ir.symbolic import free_symbols, is_expr, prove_nonnegative, sym_max, sym_min
 from .symint import SymInt
 
 _WIDENING_ROUNDS = 4  # a carried type settles after one or two iterations (weak -> strong)

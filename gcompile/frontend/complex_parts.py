@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import UnsupportedError, source_text
-from .ir import ops
-from .ir.alias import alias_parent, may_copy, root, view_parent
-from .ir.graph import Node
+from ..errors import UnsupportedError, source_text
+from ..ir import ops
+from ..ir.alias import alias_parent, may_copy, root, view_parent
+from ..ir.graph import Node
 
 
 class ComplexParts:

@@ -1,0 +1,246 @@
+"""Decompositions: NumPy callables the tracer supports by recording other ops of the table.
+
+``DECOMPOSITIONS`` maps a NumPy callable to a ``Decomposition``: a function
+``fn(rec, *args, **kwargs)`` that records the call through ``rec.call(op, *operands,
+**params)`` or through NumPy calls on the traced values (``np.divmod`` is ``floor_divide`` and
+``remainder``; ``np.einsum`` of a matrix product is ``matmul`` of transposed operands). The op
+table (``ir/ops.py``) knows nothing of them: they are the front end's.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..ir.einsum import MatmulPlan, eager_result, matmul_plan
+from ..ir.meta import dtype_probe, normalize_axes
+from ..ir.ops import ASTYPE, CLIP, COPY, EMPTY, EYE, FULL, ONES, RESHAPE, ZEROS, OpDef
+from ..ir.shape_env import hint
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """``fn(rec, *args, **kwargs)`` records the NumPy call through ``rec.call(op, *operands, **params)``.
+
+    ``patch`` marks functions NumPy does not dispatch to traced arrays (they take
+    no array argument, or convert instead of dispatching); the tracer replaces
+    them in the ``numpy`` namespace while it traces.
+    """
+
+    fn: Callable
+    patch: bool = False
+
+
+def _like_order(a: Any, order: str) -> str:
+    if order in ("K", "A"):
+        return "F" if a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous else "C"
+    return order
+
+
+def _like(op: OpDef) -> Callable:
+    def decompose(rec, a, dtype=None, order="K", subok=True, shape=None):
+        shape = a.shape if shape is None else shape
+        return rec.call(
+            op, shape=shape, dtype=a.dtype if dtype is None else dtype, order=_like_order(a, order)
+        )
+
+    return decompose
+
+
+def _empty_like(rec, prototype, dtype=None, order="K", subok=True, shape=None):
+    return _like(EMPTY)(rec, prototype, dtype, order, subok, shape)
+
+
+def _full_like(rec, a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    shape = a.shape if shape is None else shape
+    return rec.call(
+        FULL,
+        fill_value,
+        shape=shape,
+        dtype=a.dtype if dtype is None else dtype,
+        order=_like_order(a, order),
+    )
+
+
+def _divmod(rec, x1, x2):
+    return np.floor_divide(x1, x2), np.remainder(x1, x2)
+
+
+_NO_VALUE = getattr(np, "_NoValue", object())
+
+
+def _clip(rec, a, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE):  # noqa: A002
+    low = min if a_min is _NO_VALUE else a_min
+    high = max if a_max is _NO_VALUE else a_max
+    return rec.call(CLIP, a, None if low is _NO_VALUE else low, None if high is _NO_VALUE else high)
+
+
+def _identity(rec, n, dtype=None):
+    return rec.call(EYE, N=n, dtype=float if dtype is None else dtype)
+
+
+def _asarray(rec, a, dtype=None, order=None, *, device=None, copy=None):
+    if copy:
+        return _array(rec, a, dtype, order=order or "K")
+    if dtype is not None and np.dtype(dtype) != a.dtype:
+        a = rec.call(ASTYPE, a, dtype=np.dtype(dtype))
+    if a.meta.scalar:  # a NumPy scalar becomes a new 0-d array
+        return rec.call(COPY, a)
+    if order == "C" and not a.flags.c_contiguous or order == "F" and not a.flags.f_contiguous:
+        return rec.call(COPY, a, order=order)
+    return a
+
+
+def _array(rec, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0):  # noqa: A002
+    if ndmin > object.ndim:
+        rec.refuse("np.array(..., ndmin=...)", hint="use x.reshape or x[None, ...]")
+    if not copy:
+        return _asarray(rec, object, dtype, order=None if order in ("K", "A") else order)
+    if dtype is not None and np.dtype(dtype) != object.dtype:
+        return rec.call(ASTYPE, object, dtype=np.dtype(dtype), order=order)
+    return rec.call(COPY, object, order=order)
+
+
+def _ascontiguousarray(rec, a, dtype=None):
+    a = _asarray(rec, a, dtype)
+    if a.ndim == 0:  # NumPy returns at least one dimension
+        return rec.call(RESHAPE, rec.call(COPY, a, order="C"), shape=(1,))
+    return a if a.flags.c_contiguous else rec.call(COPY, a, order="C")
+
+
+def _copyto(rec, dst, src, casting="same_kind", where=True):
+    if where is not True:
+        rec.refuse(
+            "np.copyto(..., where=...)",
+            "compute np.where(mask, src, dst) and assign it with dst[...] = ...",
+        )
+    # Python scalars (and traced Python floats) are weak: they take the destination's kind (NEP 50).
+    if isinstance(src, (bool, int, float, complex)):
+        src_dtype = np.result_type(dst.dtype, src)
+    elif getattr(getattr(src, "meta", None), "weak", False):
+        src_dtype = np.result_type(dst.dtype, dtype_probe(src.meta))
+    else:
+        src_dtype = src.dtype if hasattr(src, "dtype") else np.asarray(src).dtype
+    if not np.can_cast(src_dtype, dst.dtype, casting):
+        raise TypeError(
+            f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} according to the rule "
+            f"{casting!r}"
+        )
+    dst[...] = src
+
+
+def _diff(rec, a, n=1, axis=-1):
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n!r}")
+    for _ in range(n):
+        axis_ = axis % a.ndim
+        upper = (slice(None),) * axis_ + (slice(1, None),)
+        lower = (slice(None),) * axis_ + (slice(None, -1),)
+        a = np.not_equal(a[upper], a[lower]) if a.dtype == bool else a[upper] - a[lower]
+    return a
+
+
+def _flip(rec, m, axis=None):
+    axes = normalize_axes(axis, m.ndim)
+    return m[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(m.ndim))]
+
+
+def _real(rec, val):
+    return val.real  # the traced array's property: the array itself unless it is complex
+
+
+def _imag(rec, val):
+    return val.imag
+
+
+def _angle(rec, z, deg=False):
+    """NumPy's own definition: ``arctan2(z.imag, z.real)`` (``arctan2(0, z)`` of a real ``z``)."""
+    angle = np.arctan2(z.imag, z.real) if z.dtype.kind == "c" else np.arctan2(0, z)
+    # (NumPy multiplies in place: the same rounding, and the same dtype for a float32 angle)
+    return angle * (180 / np.pi) if deg else angle
+
+
+def _sizes(x: Any) -> tuple:
+    """The shape of a traced array as sizes (ints or expressions), or of a concrete array."""
+    meta = getattr(x, "meta", None)
+    return tuple(meta.shape) if meta is not None else tuple(x.shape)
+
+
+def _einsum(rec, operands=(), optimize=False, **kwargs):
+    """``np.einsum`` that is a matrix product: ``matmul`` of transposed operands (ir/einsum.py)."""
+    defaults = (("dtype", None), ("order", "K"), ("casting", "safe"))
+    if any(kwargs.get(key, default) != default for key, default in defaults):
+        rec.refuse("np.einsum(..., dtype=/order=/casting=...)", hint="cast the operands first")
+    if len(operands) != 3 or not isinstance(operands[0], str):
+        rec.refuse("np.einsum other than einsum('subscripts', a, b)", hint="write it with @")
+    subscripts, a, b = operands
+    if not all(hasattr(x, "shape") and hasattr(x, "dtype") for x in (a, b)):
+        rec.refuse("np.einsum of a Python scalar", hint="multiply by the scalar instead")
+    plan = matmul_plan(subscripts, _sizes(a), _sizes(b))
+    if not isinstance(plan, MatmulPlan):
+        rec.refuse(
+            plan
+            or f"np.einsum({subscripts!r}) on operands of shapes {_hinted(_sizes(a))} and "
+            f"{_hinted(_sizes(b))}",
+            hint="write the product with @ or np.matmul, the rest with NumPy operations",
+        )
+    eager = eager_result(subscripts, (a, b))
+    if isinstance(eager, str):
+        rec.refuse(eager, hint="write the product with @ or np.matmul")
+    probes = [np.ones((1,) * x.ndim, x.dtype) for x in (a, b)]
+    if eager[0] != _quiet(np.matmul, *probes).dtype:
+        rec.refuse(f"np.einsum on {a.dtype} and {b.dtype}: its dtype is not matmul's")
+    left = a if plan.a_axes == tuple(range(a.ndim)) else np.transpose(a, plan.a_axes)
+    right = b if plan.b_axes == tuple(range(b.ndim)) else np.transpose(b, plan.b_axes)
+    if eager[1] == "F":  # (a @ b) laid out as the transpose of b.T @ a.T
+        if left.ndim != 2 or right.ndim != 2:
+            rec.refuse("np.einsum with batch axes whose result NumPy lays out in F order")
+        return np.matmul(right.T, left.T).T
+    result = np.matmul(
+        left[..., None, :] if plan.a_row_added else left,
+        right[..., None] if plan.b_column_added else right,
+    )
+    if plan.b_column_added:
+        result = result[..., 0]
+    if plan.a_row_added:
+        result = result[..., 0] if plan.b_column_added else result[..., 0, :]
+    return result
+
+
+DECOMPOSITIONS: dict[Callable, Decomposition] = {
+    np.einsum: Decomposition(_einsum),
+    np.divmod: Decomposition(_divmod),
+    np.clip: Decomposition(_clip),
+    np.zeros_like: Decomposition(_like(ZEROS)),
+    np.ones_like: Decomposition(_like(ONES)),
+    np.empty_like: Decomposition(_empty_like),
+    np.full_like: Decomposition(_full_like),
+    np.identity: Decomposition(_identity, patch=True),
+    np.asarray: Decomposition(_asarray, patch=True),
+    np.asanyarray: Decomposition(_asarray, patch=True),
+    np.array: Decomposition(_array, patch=True),
+    np.ascontiguousarray: Decomposition(_ascontiguousarray, patch=True),
+    np.copyto: Decomposition(_copyto),
+    np.diff: Decomposition(_diff),
+    np.flip: Decomposition(_flip),
+    np.real: Decomposition(_real),
+    np.imag: Decomposition(_imag),
+    np.angle: Decomposition(_angle),
+}
+
+
+def _quiet(fn: Callable, *args, **kwargs):
+    """Run a probe without NumPy's floating-point and deprecation chatter."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def _hinted(shape: tuple) -> tuple:
+    """A shape as the ints it has at the traced sizes (for NumPy's error messages)."""
+    return tuple(hint(s) for s in shape)

@@ -1,0 +1,170 @@
+"""Tracing a whole function: its arguments as graph inputs, its loops converted (``capture``),
+its body run under the tracer, its outputs and the containers it may not change.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import capture
+from ..errors import UnsupportedError, refusal_from
+from ..ir.control import LoopNote
+from ..ir.graph import Graph
+from ..ir.pytree import TreeSpec, flatten
+from ..ir.shape_env import SymbolicError, using
+from .loops import LoopEscape
+from .numpy_patching import tracing
+from .recorder import Tracer, convertible_sequences
+from .symint import SymInt
+from .traced_array import TracedArray
+
+
+def trace(
+    fn: Callable,
+    name: str,
+    leaves: list,
+    is_input: list[bool],
+    rebuild: Callable,
+    dynamic: bool = True,
+    budget: int | None = None,
+    loops: bool | str = True,
+) -> Graph:
+    """Trace ``fn`` into a Graph.
+
+    Args:
+        fn: the user's function.
+        name: the graph's name.
+        leaves: ``(path, value)`` for every flattened argument.
+        is_input: per leaf, True for a graph input (arrays, floats), False for a static value.
+        rebuild: ``rebuild(leaf_values) -> (args, kwargs)`` puts the leaves back into a call.
+        dynamic: array sizes of 2 or more are symbolic (one trace for every size), else fixed.
+        budget: the most operations to record; a bigger trace is refused (``UnsupportedError``).
+        loops: capture ``for`` loops as loops (``gcompile/capture`` converts the function's
+            source); ``"unroll"``: convert, but unroll every loop (``max``/``min`` of traced
+            scalars still traced); False: no conversion, every loop unrolled.
+    """
+    in_python: set = set()  # loops whose body values escaped them: run in Python
+    while True:
+        try:
+            return _trace_once(
+                fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_python
+            )
+        except LoopEscape as escape:
+            if escape.source is None or escape.source in in_python:
+                raise UnsupportedError(str(escape), escape.source) from None
+            in_python.add(escape.source)
+
+
+def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_python) -> Graph:
+    """One trace of ``fn`` (see ``trace``), the loops at ``in_python`` run in Python."""
+    tracer = Tracer(name, dynamic, budget)
+    tracer.loops.unroll_all = loops == "unroll"
+    tracer.loops.in_python = in_python
+    converted, why = capture.convert_or_reason(fn) if loops else (None, "option loops=False")
+    values = [
+        tracer.input(path, value) if flag else value
+        for (path, value), flag in zip(leaves, is_input)
+    ]
+    function = fn if converted is None else converted.function
+    tracer.unconverted = _unconverted(fn, converted, why)
+    with tracing(tracer, fn), using(tracer.graph.shape_env), capture.handling(tracer.loops):
+        args, kwargs = rebuild(values)
+        args = tuple(convertible_sequences(v) for v in args)
+        kwargs = {k: convertible_sequences(v) for k, v in kwargs.items()}
+        before = _container_snapshot(fn, args, kwargs)
+        try:
+            result = function(*args, **kwargs)
+        except (UnsupportedError, RecursionError):
+            raise
+        except Exception as error:
+            refusal = refusal_from(error)
+            if refusal is None:
+                raise
+            raise refusal from error
+        _refuse_changed_containers(before, fn)
+        out_leaves, out_spec = flatten(result)
+        code = getattr(fn, "__code__", None)
+        where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
+        outputs = [tracer_output(tracer, value, where) for _, value in out_leaves]
+    tracer.graph.output(tuple(outputs), out_spec)
+    tracer.graph.loop_notes += tracer.loops.notes + tracer.unconverted
+    env = tracer.graph.shape_env
+    if env.replacements:  # sizes recorded before an equality was learned take its form, and
+        tracer.graph.substitute_sizes(env.simplify)  # the metas derived from them agree again
+        _rederive(tracer.graph)
+    return tracer.graph
+
+
+def _rederive(graph: Graph) -> None:
+    """The graph's metas derived again from its sizes' final forms; a question on a loop index
+    that has no answer for every trip once sizes are known equal is a refusal, not a guess."""
+    with using(graph.shape_env):
+        try:
+            graph.propagate_metas()
+        except SymbolicError as error:
+            raise UnsupportedError(
+                "a loop whose range was split on sizes the trace later found equal to others",
+                detail=str(error),
+                hint="compute the loop's bounds from one array's sizes",
+            ) from None
+
+
+def _container_snapshot(fn: Callable, args: tuple, kwargs: dict) -> list:
+    """Per list or dict argument: its name, itself, its structure and its leaves' identities."""
+    try:
+        named = list(inspect.signature(fn).bind(*args, **kwargs).arguments.items())
+    except (TypeError, ValueError):
+        named = [(f"#{i}", v) for i, v in enumerate(args)] + list(kwargs.items())
+    snapshot = []
+    for name, value in named:
+        leaves, spec = flatten(value)
+        if _holds_mutable(spec):
+            snapshot.append((f"argument '{name}'", value, spec, [id(leaf) for _, leaf in leaves]))
+    return snapshot
+
+
+def _holds_mutable(spec: TreeSpec) -> bool:
+    """Whether a flattened value has a list or dict at any depth."""
+    return spec.kind in ("list", "dict") or any(_holds_mutable(c) for c in spec.children)
+
+
+def _refuse_changed_containers(snapshot: list, fn: Callable) -> None:
+    """Refuse a function that changed a list or dict it was given (``d['w'] = ...``,
+    ``a.append(...)``): eager NumPy leaves that change in the caller's container, a compiled
+    call would not replay it."""
+    for label, value, spec, ids in snapshot:
+        leaves, now = flatten(value)
+        if now != spec or [id(leaf) for _, leaf in leaves] != ids:
+            code = getattr(fn, "__code__", None)
+            raise UnsupportedError(
+                f"changing the list or dict passed as {label} (an item set, added or removed): "
+                "a compiled call cannot repeat changes to a Python container",
+                f"{code.co_filename}:{code.co_firstlineno}" if code else None,
+                hint="update arrays in place (d['w'][...] = new) or return the new values",
+            )
+
+
+def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> Any:
+    """A node or literal for one returned leaf (``function_source``: where the function is defined)."""
+    if isinstance(value, (TracedArray, np.ndarray, SymInt)):
+        return tracer.operand(value)
+    if value is None or isinstance(value, (bool, int, float, complex, str, np.generic)):
+        return value
+    raise UnsupportedError(
+        f"returning a value of type {type(value).__name__}",
+        function_source,
+        hint="return arrays, scalars, or tuples, lists and dicts of them",
+    )
+
+
+def _unconverted(fn: Callable, converted: Any, why: str) -> list:
+    """Notes on the loops that stay Python loops whatever they do (so are unrolled)."""
+    if converted is None:
+        if why.startswith("no `for` loop") or not why:
+            return []
+        return [LoopNote(None, False, f"the function's loops were not converted: {why}")]
+    filename = fn.__code__.co_filename
+    return [LoopNote(f"{filename}:{line}", False, reason) for line, reason in converted.notes]

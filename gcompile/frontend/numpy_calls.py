@@ -1,0 +1,289 @@
+"""NumPy calls on traced arrays, recorded through the op table: ufuncs (with ``out=``, ``where``,
+``.reduce``/``.accumulate``), NumPy functions, creation functions and decompositions. Each call's
+parameters are bound to NumPy's signature, checked against the op's, and normalised; the
+recorder (``recorder.Tracer``) adds the node.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from ..ir import ops
+from ..ir.meta import broadcast_shapes
+from ..ir.shape_env import decide
+from ..ir.symbolic import is_expr
+from .decompositions import DECOMPOSITIONS, Decomposition
+from .symint import unwrap
+from .traced_array import UFUNC_OPS, TracedArray, optional_ufunc_op
+
+if TYPE_CHECKING:
+    from .recorder import Tracer
+
+_FUNCTION_OPS = {
+    f: op
+    for op in ops.OPS
+    for f in op.numpy
+    if not isinstance(f, np.ufunc) and op.kind != "creation"
+}
+
+CREATION_OPS = {f: op for op in ops.OPS if op.kind == "creation" for f in op.numpy}
+_REDUCE_OPS = {op.reduces: op for op in ops.OPS if op.reduces is not None}
+
+_ACCUMULATE_OPS = {op.accumulates: op for op in ops.OPS if op.accumulates is not None}
+
+_ALLOWED_UFUNC_KWARGS = {
+    "where": True,
+    "casting": "same_kind",
+    "order": "K",
+    "subok": True,
+    "signature": None,
+}
+
+
+def _numpy_name(func: Any) -> str:
+    module = getattr(func, "__module__", None) or "numpy"
+    module = "np" if module in ("numpy", "numpy._core.multiarray", "numpy._core.umath") else module
+    return f"{module}.{getattr(func, '__name__', repr(func))}"
+
+
+def _same(value: Any, default: Any) -> bool:
+    if value is default:
+        return True
+    try:
+        return bool(value == default)
+    except Exception:
+        return False
+
+
+def _normalize_param(key: str, value: Any) -> Any:
+    value = unwrap(value)
+    if key == "dtype" and value is not None:
+        return np.dtype(value)
+    if key == "shape" and is_expr(value):
+        return (value,)
+    if key == "shape" and np.ndim(value) == 0:
+        return (int(value),)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, list):
+        value = tuple(value)
+    if isinstance(value, tuple):
+        return tuple(int(v) if isinstance(v, np.integer) else v for v in value)
+    return value
+
+
+@functools.lru_cache(maxsize=None)
+def _signature(func: Callable) -> inspect.Signature:
+    return inspect.signature(func)
+
+
+def _bind(func: Callable, args: tuple, kwargs: dict) -> dict:
+    """NumPy's own signature binding: the arguments passed explicitly, by parameter name."""
+    bound = _signature(func).bind(*args, **kwargs)
+    arguments = dict(bound.arguments)
+    for param in _signature(func).parameters.values():
+        if param.kind is inspect.Parameter.VAR_KEYWORD and param.name in arguments:
+            arguments.update(arguments.pop(param.name))
+    return arguments
+
+
+# -- the tracer active in this thread ------------------------------------------------------------
+
+
+class NumpyCalls:
+    """The NumPy calls of one trace, recorded by its ``tracer``."""
+
+    def __init__(self, tracer: "Tracer"):
+        self.tracer = tracer
+
+    def ufunc(
+        self,
+        ufunc: np.ufunc,
+        method: str,
+        inputs: tuple,
+        kwargs: dict,
+        python_operator: bool = False,
+    ) -> Any:
+        """Record a ufunc call or ufunc method (``reduce``, ``accumulate``, ``outer``)."""
+        if method == "reduce":
+            return self._ufunc_reduction(ufunc, _REDUCE_OPS, ufunc.reduce, inputs, kwargs)
+        if method == "accumulate":
+            return self._ufunc_reduction(ufunc, _ACCUMULATE_OPS, ufunc.accumulate, inputs, kwargs)
+        if method == "outer":
+            a, b = inputs
+            a_shape = np.shape(a) if not isinstance(a, TracedArray) else a.shape
+            b_ndim = np.ndim(b) if not isinstance(b, TracedArray) else b.ndim
+            return self.ufunc(
+                ufunc, "__call__", (np.reshape(a, a_shape + (1,) * b_ndim), b), kwargs
+            )
+        if method != "__call__":
+            self.tracer.refuse(f"the ufunc method np.{ufunc.__name__}.{method}")
+        if len(inputs) > ufunc.nin:  # outputs given positionally
+            kwargs = {**kwargs, "out": inputs[ufunc.nin :]}
+            inputs = inputs[: ufunc.nin]
+        out = kwargs.pop("out", None)
+        if out is not None and not isinstance(out, tuple):
+            out = (out,)
+        if out is not None and all(o is None for o in out):
+            out = None
+        for key, value in kwargs.items():
+            if key == "dtype":
+                continue
+            if key not in _ALLOWED_UFUNC_KWARGS or not _same(value, _ALLOWED_UFUNC_KWARGS[key]):
+                self.tracer.refuse(f"np.{ufunc.__name__}(..., {key}=...)")
+        params = {"dtype": np.dtype(kwargs["dtype"])} if kwargs.get("dtype") is not None else {}
+        decomposition = DECOMPOSITIONS.get(ufunc)
+        if decomposition is not None:
+            return self._finish(
+                decomposition.fn(self.tracer, *inputs, **params), out, ufunc.__name__
+            )
+        op = UFUNC_OPS.get(ufunc) or optional_ufunc_op(ufunc)
+        if op is None:
+            self.tracer.refuse(f"the NumPy ufunc np.{ufunc.__name__}")
+        operands = list(inputs)
+        if op.kind == "elementwise" and not python_operator:
+            operands = self._strengthen(operands)
+        return self._finish(self.tracer.call(op, *operands, **params), out, ufunc.__name__)
+
+    def _strengthen(self, operands: list) -> list:
+        """NumPy functions return NumPy scalars: a call on Python scalars only is not Python arithmetic."""
+        weak = [isinstance(x, TracedArray) and x.meta.weak for x in operands]
+        strong = [
+            isinstance(x, TracedArray)
+            and not x.meta.weak
+            or isinstance(x, (np.ndarray, np.generic))
+            for x in operands
+        ]
+        if any(strong) or not any(weak):
+            return operands
+        first = weak.index(True)
+        operands[first] = self.tracer.call(ops.ASTYPE, operands[first], dtype=operands[first].dtype)
+        return operands
+
+    def _ufunc_reduction(
+        self, ufunc: np.ufunc, table: dict, method: Callable, inputs: tuple, kwargs: dict
+    ) -> Any:
+        name = f"np.{ufunc.__name__}.{method.__name__}"
+        if ufunc not in UFUNC_OPS or ufunc.nin != 2:
+            self.tracer.refuse(f"the ufunc method {name}")
+        bound = _bind(method, inputs, kwargs)
+        out = bound.pop("out", None)
+        array = bound.pop("array")
+        op = table.get(ufunc)
+        generic = ops.REDUCE if method.__name__ == "reduce" else ops.ACCUMULATE
+        params = {} if op is not None else {"ufunc": ufunc}
+        params["axis"] = _normalize_param("axis", bound.pop("axis", 0))
+        if bound.get("dtype") is not None:
+            params["dtype"] = np.dtype(bound["dtype"])
+        bound.pop("dtype", None)
+        if bound.pop("keepdims", False):
+            params["keepdims"] = True
+        op = op or generic
+        for key in [*bound, *(k for k in params if k not in op.params)]:
+            self.tracer.refuse(f"{name}(..., {key}=...)")
+        return self._finish(self.tracer.call(op, array, **params), out, name)
+
+    def array_function(self, func: Callable, args: tuple, kwargs: dict) -> Any:
+        """Record a NumPy function call dispatched through ``__array_function__``."""
+        name = _numpy_name(func)
+        decomposition = DECOMPOSITIONS.get(func)
+        if decomposition is not None:
+            return self.decompose(func, decomposition, args, kwargs)
+        op = _FUNCTION_OPS.get(func)
+        if op is None:
+            self.tracer.refuse(
+                f"the NumPy function {name}",
+                hint="compute it with supported NumPy operations, or "
+                "call it outside the compiled function",
+            )
+        bound = _bind(func, args, kwargs)
+        out = bound.pop("out", None)
+        operands = []
+        for key in op.operands:
+            if key not in bound:
+                break
+            value = bound.pop(key)
+            operands.extend(value if key == "arrays" else [value])
+        if op is ops.WHERE and len(operands) == 1:
+            self.tracer.refuse(
+                "np.where(condition) with one argument (np.nonzero): its shape depends on the data"
+            )
+        params = self._params(op, name, func, bound)
+        return self._finish(self.tracer.call(op, *operands, **params), out, name)
+
+    def _params(self, op: ops.OpDef, name: str, func: Callable, bound: dict) -> dict:
+        defaults = {p.name: p.default for p in _signature(func).parameters.values()}
+        params = {}
+        for key, value in bound.items():
+            if key not in op.params:
+                if _same(value, defaults.get(key, inspect.Parameter.empty)):
+                    continue
+                self.tracer.refuse(f"{name}(..., {key}=...)")
+            params[key] = _normalize_param(key, value)
+        return params
+
+    def decompose(
+        self, func: Callable, decomposition: Decomposition, args: tuple, kwargs: dict
+    ) -> Any:
+        name = _numpy_name(func)
+        bound = _bind(func, args, kwargs)
+        out = bound.pop("out", None)
+        accepted = _signature(decomposition.fn).parameters
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
+            defaults = {p.name: p.default for p in _signature(func).parameters.values()}
+            for key in list(bound):
+                if key not in accepted:
+                    if _same(bound[key], defaults.get(key, inspect.Parameter.empty)):
+                        del bound[key]
+                    else:
+                        self.tracer.refuse(f"{name}(..., {key}=...)")
+        return self._finish(decomposition.fn(self.tracer, **bound), out, name)
+
+    def creation(self, func: Callable, args: tuple, kwargs: dict) -> TracedArray:
+        """Record a creation function (``np.zeros``) called while tracing."""
+        op = CREATION_OPS[func]
+        name = _numpy_name(func)
+        signature = op.binding or func
+        bound = _bind(signature, args, kwargs)
+        operands = [bound.pop(key) for key in op.operands if key in bound]
+        params = self._params(op, name, signature, bound)
+        return self.tracer.call(op, *operands, **params)
+
+    def _finish(self, result: Any, out: tuple | None, name: str) -> Any:
+        """Write ``result`` into ``out`` as NumPy would (same_kind casting, exact shape) and return ``out``."""
+        if out is None:
+            return result
+        out = out if isinstance(out, tuple) else (out,)
+        results = result if isinstance(result, tuple) else (result,)
+        if len(out) != len(results):
+            raise ValueError(f"{name}: expected {len(results)} output arrays, got {len(out)}")
+        for target, value in zip(out, results):
+            if not isinstance(target, TracedArray):
+                self.tracer.refuse(
+                    f"{name}(..., out=...) writing into an array that is not an argument of the function",
+                    hint="let the function return the result, or pass the output array as an argument",
+                )
+            if not np.can_cast(value.dtype, target.dtype, "same_kind"):
+                raise TypeError(
+                    f"Cannot cast {name} output from {value.dtype!r} to {target.dtype!r} with "
+                    f"casting rule 'same_kind'"
+                )
+            value_shape = value.meta.shape if isinstance(value, TracedArray) else np.shape(value)
+            broadcast = broadcast_shapes(value_shape, target.meta.shape)
+            if (
+                not all(
+                    decide("==", a, b, "an out= array's shape")
+                    for a, b in zip(broadcast, target.meta.shape)
+                )
+                or len(broadcast) != target.ndim
+            ):
+                raise ValueError(
+                    f"non-broadcastable output operand with shape {target.shape} doesn't match the "
+                    f"broadcast shape {broadcast}"
+                )
+            self.tracer.write(target, value, (Ellipsis,))
+        return out[0] if len(out) == 1 else out

@@ -1,0 +1,206 @@
+"""NumPy functions that do not dispatch to traced arrays, routed to the active tracer.
+
+Creation functions that take no array (``np.zeros``), conversions NumPy does not dispatch
+(``np.asarray``) and random draws (refused: they would be baked into the graph) are replaced
+in the ``numpy`` namespace while a function is traced, and where the traced function names them
+itself (``from numpy import zeros``: its globals and closure cells), for the tracing thread
+only: elsewhere the replacements call NumPy's own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+import threading
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import GCOMPILE_DIR, NUMPY_DIR, UnsupportedError
+from .decompositions import DECOMPOSITIONS, Decomposition
+from .numpy_calls import CREATION_OPS
+from .recorder import ACTIVE, Tracer, current_tracer, holds_traced, user_source
+from .traced_array import TracedArray
+
+_CAPTURE_DIR = os.path.join(GCOMPILE_DIR, "capture") + os.sep  # converted loops' runtime
+_patch_lock = threading.Lock()
+_patch_depth = 0
+
+# Random draws at trace time would be baked into the graph as constants and replayed on every call.
+_RANDOM_FUNCTIONS = (
+    "default_rng",
+    "rand",
+    "randn",
+    "random",
+    "random_sample",
+    "randint",
+    "normal",
+    "uniform",
+    "standard_normal",
+    "choice",
+    "permutation",
+    "shuffle",
+    "exponential",
+    "poisson",
+    "binomial",
+)
+
+
+def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
+    """(module, attribute, original, replacement) for NumPy functions that do not dispatch to us."""
+    targets = []
+    for func in CREATION_OPS:
+        targets.append((np, func.__name__, func, _creation_patch(func)))
+    for func, decomposition in DECOMPOSITIONS.items():
+        if decomposition.patch:
+            targets.append((np, func.__name__, func, _conversion_patch(func, decomposition)))
+    for name in _RANDOM_FUNCTIONS:
+        func = getattr(np.random, name)
+        targets.append((np.random, name, func, _random_patch(func)))
+    for module, name, func, _ in targets:
+        assert getattr(module, name) is func, (
+            f"{module.__name__}.{name} is not the function we patch"
+        )
+    return targets
+
+
+def _called_by_library() -> bool:
+    """True when a patched function is called from NumPy or gcompile itself, which need the original."""
+    frame = sys._getframe(2)
+    while frame.f_code.co_filename.startswith(_CAPTURE_DIR):  # a call routed for the user
+        frame = frame.f_back
+    filename = frame.f_code.co_filename
+    return filename.startswith(GCOMPILE_DIR) or filename.startswith(NUMPY_DIR)
+
+
+def _creation_patch(func: Callable) -> Callable:
+    @functools.wraps(func)
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        tracer = current_tracer()
+        if tracer is None or kwargs.get("like") is not None or _called_by_library():
+            return func(*args, **kwargs)
+        return tracer.numpy.creation(func, args, kwargs)
+
+    return patched
+
+
+def _conversion_patch(func: Callable, decomposition: Decomposition) -> Callable:
+    @functools.wraps(func)
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        tracer = current_tracer()
+        if tracer is None or _called_by_library():
+            return func(*args, **kwargs)
+        first = args[0] if args else next(iter(kwargs.values()), None)
+        if isinstance(first, TracedArray):
+            return tracer.numpy.decompose(func, decomposition, args, kwargs)
+        if isinstance(first, (list, tuple)) and holds_traced(first):
+            array = tracer.sequence_as_array(first)
+            if args:
+                args = (array, *args[1:])
+            else:
+                kwargs = {**kwargs, next(iter(kwargs)): array}
+            return tracer.numpy.decompose(func, decomposition, args, kwargs)
+        return func(*args, **kwargs)
+
+    return patched
+
+
+def _random_patch(func: Callable) -> Callable:
+    @functools.wraps(func)
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        tracer = current_tracer()
+        if tracer is None or _called_by_library():
+            return func(*args, **kwargs)
+        tracer.refuse(
+            f"random numbers drawn inside the function (np.random.{func.__name__})",
+            hint="draws would be frozen into the compiled graph; draw them outside and pass the arrays in",
+        )
+
+    return patched
+
+
+_PATCHES: list[tuple[Any, str, Callable, Callable]] | None = None
+
+
+# (id of a globals dict or closure cell, name) -> [its holder, the original, how many patch it]
+_NAMESPACE_PATCHES: dict[tuple[int, str], list] = {}
+
+
+@contextlib.contextmanager
+def tracing(tracer: Tracer, fn: Callable | None = None):
+    """Make ``tracer`` active in this thread and route undispatched NumPy functions to it: in
+    NumPy's namespace, and where ``fn`` (the traced function) names them itself, in its globals
+    and closure cells (``from numpy import zeros``)."""
+    global _patch_depth, _PATCHES
+    if current_tracer() is not None:
+        raise UnsupportedError(
+            "tracing a compiled function while another is being traced (nested compile)",
+            user_source(),
+        )
+    with _patch_lock:
+        if _PATCHES is None:
+            _PATCHES = _patch_targets()
+        if _patch_depth == 0:
+            for module, name, _, replacement in _PATCHES:
+                setattr(module, name, replacement)
+        _patch_depth += 1
+        keys = _patch_names(fn) if fn is not None else []
+    ACTIVE.tracer = tracer
+    try:
+        yield tracer
+    finally:
+        ACTIVE.tracer = None
+        with _patch_lock:
+            _patch_depth -= 1
+            if _patch_depth == 0:
+                for module, name, original, _ in _PATCHES:
+                    setattr(module, name, original)
+            _unpatch_names(keys)
+
+
+def _names_of(fn: Callable):
+    """``(holder, name, value)`` for ``fn``'s globals and closure cells."""
+    namespace = getattr(fn, "__globals__", None) or {}
+    for name, value in list(namespace.items()):
+        yield namespace, name, value
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            yield cell, "cell_contents", cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+
+
+def _assign(holder: Any, name: str, value: Any) -> None:
+    if isinstance(holder, dict):
+        holder[name] = value
+    else:
+        setattr(holder, name, value)
+
+
+def _patch_names(fn: Callable) -> list:
+    """Bind the names of ``fn`` that hold a patched NumPy function to its replacement (counted,
+    so that concurrent traces of one module restore it once); the keys patched."""
+    replacements = {id(original): replacement for _, _, original, replacement in _PATCHES}
+    keys = []
+    for holder, name, value in _names_of(fn):
+        key = (id(holder), name)
+        if key in _NAMESPACE_PATCHES:
+            _NAMESPACE_PATCHES[key][2] += 1
+        elif id(value) in replacements:
+            _assign(holder, name, replacements[id(value)])
+            _NAMESPACE_PATCHES[key] = [holder, value, 1]
+        else:
+            continue
+        keys.append(key)
+    return keys
+
+
+def _unpatch_names(keys: list) -> None:
+    for key in keys:
+        entry = _NAMESPACE_PATCHES[key]
+        entry[2] -= 1
+        if entry[2] == 0:
+            _assign(entry[0], key[1], entry[1])
+            del _NAMESPACE_PATCHES[key]

@@ -1,0 +1,357 @@
+"""The recorder: ``Tracer`` turns each operation on traced arrays into a node of its graph.
+
+NumPy functions and ufuncs are looked up in the op table (``ir/ops.py``: ``OpDef.numpy``,
+``reduces``, ``accumulates``) or its decompositions (``decompositions.py``); their parameters are
+bound to NumPy's signature and normalised; Python scalars and lists become literals or constant
+nodes; the user's ``file:line`` goes on every node. ``current_tracer()`` is the tracer active in
+this thread (``numpy_patching.tracing`` makes one active).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from dataclasses import replace
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import GCOMPILE_DIR, NUMPY_DIR, UnsupportedError, source_text
+from ..ir import ops
+from ..ir.alias import root
+from ..ir.graph import Graph, Node
+from ..ir.meta import meta_of, unsupported_dtype_reason
+from ..ir.shape_env import SIZE_LOW, is_symbolic, map_symbolic
+from .complex_parts import ComplexParts
+from .loops import LoopTracer
+from .numpy_calls import NumpyCalls
+from .symint import SymInt, unwrap
+from .traced_array import TracedArray
+
+# Lookups built from the op table.
+
+
+def user_source() -> str | None:
+    """``file:line`` of the innermost frame outside gcompile and NumPy (the user's code)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not (
+            filename.startswith(GCOMPILE_DIR)
+            or filename.startswith(NUMPY_DIR)
+            or filename.startswith("<__array")
+        ):
+            return f"{filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+class Tracer:
+    """Records the operations applied to TracedArrays into ``self.graph``."""
+
+    def __init__(self, name: str, dynamic: bool = True, budget: int | None = None):
+        self.graph = Graph(name)
+        self.budget = budget  # most operations recorded before the trace is refused
+        self.recorded = 0
+        self.unconverted: list = []  # LoopNotes of the loops capture left to Python
+        self.graph.shape_env.locate = user_source
+        self.dynamic = dynamic  # array sizes of 2 or more are symbols (else every size is fixed)
+        self._constants: dict[int, tuple[Any, Node]] = {}
+        self.numpy = NumpyCalls(self)  # ufuncs, NumPy functions, creation, decompositions
+        self.argument_of: dict[Node, str] = {}
+        # ``real``/``imag`` nodes of complex arrays, and those whose array was written since
+        self.parts = ComplexParts(self)  # z.real, z.imag: values that see writes of z
+        self.loops = LoopTracer(self)  # captured loops: their bodies traced as sub-graphs
+
+    # -- refusals -----------------------------------------------------------------------------------
+    def refuse(self, construct: str, hint: str = "", detail: str = "") -> None:
+        """Raise UnsupportedError for ``construct`` at the user's current line."""
+        source = user_source()
+        text = source_text(source)
+        if text:
+            detail = (detail + "; " if detail else "") + f"in `{text}`"
+        raise UnsupportedError(construct, source, hint, detail)
+
+    # -- inputs ----------------------------------------------------------------------------------------
+    def input(self, name: str, value: Any) -> TracedArray | SymInt:
+        """A graph input standing for ``value`` (array, NumPy scalar, or Python float/complex;
+        a Python int is a size symbol, given to the function as a ``SymInt``).
+
+        An array's sizes of 2 or more are symbols (``s0, s1, ...``) unless tracing is static."""
+        meta = meta_of(value)
+        if isinstance(value, int) and not isinstance(value, bool):  # a size (guards.dynamic_ints)
+            symbol = self.graph.shape_env.size_symbol(
+                value, name, (len(self.graph.placeholders), None)
+            )
+            self.argument_of[self.graph.placeholder(name, meta)] = name
+            return SymInt(self, symbol)
+        if self.dynamic and meta.ndim:
+            env = self.graph.shape_env
+            position = len(self.graph.placeholders)
+            sizes = tuple(
+                env.size_symbol(size, f"{name}.shape[{axis}]", (position, axis))
+                if size >= SIZE_LOW
+                else size
+                for axis, size in enumerate(meta.shape)
+            )
+            meta = replace(meta, shape=sizes)
+        node = self.graph.placeholder(name, meta)
+        self.argument_of[node] = name
+        return TracedArray(self, node)
+
+    def is_traced(self, value: Any) -> bool:
+        """Whether ``value`` is a traced array or scalar (of any trace)."""
+        return isinstance(value, TracedArray)
+
+    def symint_value(self, expr: Any) -> TracedArray:
+        """A size used as a value (``x / x.shape[0]``): a weak Python int computed at run time."""
+        return self.call(ops.SYMINT, expr=expr)
+
+    def operand(self, value: Any) -> Any:
+        """A node argument for ``value``: a Node, or a literal kept inline (Python and NumPy scalars, None)."""
+        if isinstance(value, TracedArray):
+            if value._tracer is not self:
+                raise UnsupportedError(
+                    "mixing values from two different traces (a nested compiled call?)",
+                    user_source(),
+                )
+            node = self.parts.retaken(value._node) if self.parts.stale else value._node
+            return node if node.graph is self.graph else self.loops.lift(node)
+        if isinstance(value, SymInt):
+            return self.symint_value(value.expr)._node
+        if value is None or isinstance(value, (bool, int, float, complex, np.generic)):
+            return value
+        if isinstance(value, (list, tuple)) and holds_traced(value):
+            return self.operand(self.sequence_as_array(value))
+        array = np.asarray(value)
+        reason = unsupported_dtype_reason(array.dtype)
+        if reason:
+            self.refuse(f"a constant array of {reason}")
+        return self._constant(value if isinstance(value, np.ndarray) else array)
+
+    def sequence_as_array(self, value: list | tuple) -> TracedArray:
+        """``np.asarray(value)`` for a (nested) list or tuple holding traced values: NumPy's
+        dtype (its elements' dtypes promoted, a Python float as float64, not weak) and shape."""
+        leaves = _leaves(value)
+        numbers = (TracedArray, bool, int, float, complex, np.generic, np.ndarray)
+        for leaf in leaves:
+            if not isinstance(leaf, numbers):
+                self.refuse(
+                    f"a Python list or tuple holding traced values and a {type(leaf).__name__}",
+                    hint="NumPy would convert it to an array of that type; keep such values apart",
+                )
+        dtype = np.result_type(*(np.asarray(v).dtype if _concrete(v) else v.dtype for v in leaves))
+        reason = unsupported_dtype_reason(dtype)
+        if reason:
+            self.refuse(f"a Python list or tuple that NumPy converts to an array of {reason}")
+        return self._stacked(value, dtype)
+
+    def _stacked(self, value: Any, dtype: np.dtype) -> Any:
+        if not holds_traced(value):
+            return np.asarray(value, dtype)
+        if isinstance(value, TracedArray):
+            return value.astype(dtype)
+        return np.stack([self._stacked(v, dtype) for v in value])
+
+    def _constant(self, array: np.ndarray) -> Node:
+        key = id(array)
+        if key in self._constants:
+            return self._constants[key][1]
+        node = self.graph.constant(array, meta_of(array), source=user_source(), captured=True)
+        self._constants[key] = (array, node)  # keep ``array`` alive so its id stays unique
+        return node
+
+    # -- recording ---------------------------------------------------------------------------------------
+    def call(self, op: ops.OpDef, *args: Any, **params: Any) -> TracedArray:
+        """Record ``op(*args, **params)`` and return its proxy."""
+        operands = tuple(self.operand(a) for a in args)
+        params = {key: unwrap(value) for key, value in params.items()}
+        for key, value in params.items():
+            if any(isinstance(v, TracedArray) for v in _leaves(value)):
+                self.refuse(
+                    f"a traced value as the {key!r} argument of {op.name}",
+                    hint=f"{key!r} must be known at compile time; take it from a shape or a static argument",
+                )
+        try:
+            node = self.graph.call(op, operands, params, source=user_source())
+        except TypeError:  # a size where the op needs an int (``axis=n - 3``): specialise it
+            params = self._specialised(op, params)
+            if params is None:
+                raise
+            node = self.graph.call(op, operands, params, source=user_source())
+        self.recorded += 1
+        if self.budget is not None and self.recorded > self.budget:
+            self._over_budget()
+        return TracedArray(self, node)
+
+    def _specialised(self, op: ops.OpDef, params: dict) -> dict | None:
+        """``params`` with every symbolic size replaced by its int at the traced sizes, guarded;
+        None when none is symbolic."""
+        if not is_symbolic(params):
+            return None
+        env = self.graph.shape_env
+        reason = f"a parameter of {op.name} that must be an int"
+        return map_symbolic(params, lambda expr: env.specialize(expr, reason))
+
+    def _over_budget(self) -> None:
+        """Refuse a trace grown past the budget, naming the loops that were unrolled."""
+        unrolled = self.unconverted + [n for n in self.loops.notes if not n.rolled]
+        hint = "; ".join(f"the loop at {n.source} was unrolled: {n.reason}" for n in unrolled[:3])
+        self.refuse(
+            "a function too large to compile",
+            detail=f"more than {self.budget} operations recorded (option max_graph_nodes); Numba's "
+            "compile time grows about quadratically with a function's size",
+            hint=hint or "split the function, or keep its loops rolled (range loops over arrays)",
+        )
+
+    def write(self, target: TracedArray, value: Any, index: tuple) -> None:
+        """Record ``target[index] = value``; the caller's memory is written as in eager mode."""
+        if not target.meta.writeable:
+            argument = self.root_argument(target._node)
+            if argument:
+                whose = f"argument '{argument}'"
+            elif root(target._node).target is ops.IMAG:
+                whose = "the imaginary part of a real array (NumPy's read-only zeros)"
+            else:
+                whose = "a read-only view (such as np.broadcast_to's)"
+            source = user_source()
+            raise ValueError(
+                f"assignment destination is read-only: the function writes into {whose}, "
+                f"which is not writeable\n  at {source}"
+            )
+        chain = self.parts.chain(target._node) if self.parts.taken else None
+        if chain is not None:
+            self.parts.write(*chain, value, index)
+            return
+        self.call(ops.SETITEM, target, value, index=index)
+        self.parts.written(root(target._node))
+
+    def wrap(self, node: Node) -> TracedArray:
+        """The proxy of ``node`` the traced function sees."""
+        return TracedArray(self, node)
+
+    def root_argument(self, node: Node) -> str | None:
+        """The read-only argument whose memory ``node`` views (following view ops back), if any."""
+        owner = root(node)
+        return self.argument_of.get(owner) if not owner.meta.writeable else None
+
+    def basic_index(self, index: Any) -> tuple:
+        """``index`` as a tuple of ints, slices, None and Ellipsis; other indices are refused."""
+        items = index if isinstance(index, tuple) else (index,)
+        out = []
+        for item in items:
+            if isinstance(item, TracedArray):
+                if item.dtype == bool:
+                    self.refuse(
+                        "boolean-mask indexing x[mask] (its shape depends on the data)",
+                        hint="use np.where(mask, x, fill) to keep the shape",
+                    )
+                self.refuse(
+                    "indexing with a traced integer array or value (x[idx]: gather by data)"
+                )
+            if isinstance(item, (bool, np.bool_)):
+                self.refuse("boolean scalar index x[True]")
+            if isinstance(item, SymInt):
+                out.append(item.expr)
+            elif isinstance(item, (int, np.integer)):
+                out.append(int(item))
+            elif isinstance(item, slice):
+                out.append(
+                    slice(*(self._slice_bound(b) for b in (item.start, item.stop, item.step)))
+                )
+            elif item is None or item is Ellipsis:
+                out.append(item)
+            elif isinstance(item, (list, np.ndarray)):
+                kind = "boolean-mask" if np.asarray(item).dtype == bool else "integer-array"
+                self.refuse(f"{kind} indexing x[[...]] (fancy indexing)")
+            else:
+                raise IndexError(
+                    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                    "integer or boolean arrays are valid indices"
+                )
+        return tuple(out)
+
+    def _slice_bound(self, bound: Any) -> Any:
+        if bound is None:
+            return None
+        if isinstance(bound, SymInt):
+            return bound.expr
+        if isinstance(bound, TracedArray):
+            self.refuse("a slice bound computed from data")
+        return int(bound.__index__())
+
+
+def _leaves(value: Any) -> list:
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def holds_traced(value: Any) -> bool:
+    return any(isinstance(v, TracedArray) for v in _leaves(value))
+
+
+def _concrete(value: Any) -> bool:
+    return not isinstance(value, TracedArray)
+
+
+class _ConvertedByNumPy:
+    """A list or tuple argument holding traced values. Python operations on it are list
+    operations (``a * 2`` repeats it); a NumPy function or ufunc given it converts it as
+    ``np.asarray`` would, as eager NumPy does."""
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        inputs = self._as_array_in(inputs[: ufunc.nin]) + inputs[ufunc.nin :]
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
+        args, kwargs = self._as_array_in((args, kwargs))
+        return func(*args, **kwargs)
+
+    def _as_array_in(self, value: Any) -> Any:
+        """``value`` with this sequence, wherever it occurs in it (not as ``out=``), replaced
+        by its array."""
+        array = current_tracer().sequence_as_array(self)
+        found = []
+
+        def swap(v: Any, key: Any = None) -> Any:
+            if v is self and key != "out":
+                found.append(v)
+                return array
+            if isinstance(v, dict):
+                return {k: swap(x, k) for k, x in v.items()}
+            if type(v) in (list, tuple):
+                return type(v)(swap(x) for x in v)
+            return v
+
+        swapped = swap(value)
+        if not found:  # only given as out=, which NumPy requires to be an array
+            raise TypeError("return arrays must be of ArrayType")
+        return swapped
+
+
+class TracedList(_ConvertedByNumPy, list):
+    """A list argument holding traced values (see ``_ConvertedByNumPy``)."""
+
+
+class TracedTuple(_ConvertedByNumPy, tuple):
+    """A tuple argument holding traced values (see ``_ConvertedByNumPy``)."""
+
+
+def convertible_sequences(value: Any) -> Any:
+    """``value`` (an argument) with its lists and tuples that hold traced values, at any
+    depth, made TracedList and TracedTuple, so NumPy functions given them convert them."""
+    if isinstance(value, dict):
+        return {k: convertible_sequences(v) for k, v in value.items()}
+    if type(value) in (list, tuple) and holds_traced(value):
+        items = [convertible_sequences(v) for v in value]
+        return TracedList(items) if isinstance(value, list) else TracedTuple(items)
+    return value
+
+
+ACTIVE = threading.local()
+
+
+def current_tracer() -> Tracer | None:
+    """The tracer active in this thread, if any."""
+    return getattr(ACTIVE, "tracer", None)

@@ -1,0 +1,401 @@
+"""TracedArray: the proxy NumPy dispatches to while a function is traced into a Graph.
+
+A traced function receives ``TracedArray`` objects in place of its array (and Python ``float``)
+arguments. NumPy hands every operation on them back through ``__array_ufunc__`` and
+``__array_function__``, which call the recorder (``recorder.Tracer``); Python operators,
+indexing and methods are defined here, the operators read from the op table's ``dunder``.
+Shapes and dtypes are concrete (sizes ``SymInt``), so Python control flow on them runs; anything
+that needs a *value* (``bool(t)``, ``float(t)``) is refused by the recorder with the user's line.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from ..ir import ops
+from ..ir.graph import Node
+from ..ir.meta import TensorMeta
+from ..ir.shape_env import decide
+from .symint import SymInt
+
+if TYPE_CHECKING:
+    from .recorder import Tracer
+
+# ufunc -> op, from the op table (optional libraries' ufuncs are added on first use)
+UFUNC_OPS = {f: op for op in ops.OPS for f in op.numpy if isinstance(f, np.ufunc)}
+
+
+class _Flags:
+    """The subset of ``ndarray.flags`` a traced array can answer from its meta."""
+
+    def __init__(self, meta: TensorMeta):
+        contiguous_1d = meta.ndim <= 1 or decide("<=", meta.size, 1, "x.flags")
+        self.c_contiguous = meta.layout == "C" or (contiguous_1d and meta.layout != "A")
+        self.f_contiguous = meta.layout == "F" or (contiguous_1d and meta.layout != "A")
+        self.writeable = meta.writeable
+
+    def __getitem__(self, key: str) -> bool:
+        return {
+            "C_CONTIGUOUS": self.c_contiguous,
+            "F_CONTIGUOUS": self.f_contiguous,
+            "WRITEABLE": self.writeable,
+        }[key.upper()]
+
+
+class TracedArray:
+    """Stands for an array (or scalar) while a function is traced; every operation is recorded."""
+
+    __slots__ = ("_tracer", "_node")
+    __array_priority__ = 1000
+    __hash__ = None  # like ndarray
+
+    def __init__(self, tracer: "Tracer", node: Node):
+        self._tracer = tracer
+        self._node = node
+
+    # -- attributes known at trace time ---------------------------------------------
+    @property
+    def meta(self) -> TensorMeta:
+        return self._node.meta
+
+    @property
+    def shape(self) -> tuple:
+        """The sizes: ints, and ``SymInt`` for sizes known only at call time."""
+        return tuple(SymInt.wrap(self._tracer, s) for s in self._node.meta.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._node.meta.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._node.meta.ndim
+
+    @property
+    def size(self) -> int | SymInt:
+        return SymInt.wrap(self._tracer, self._node.meta.size)
+
+    @property
+    def itemsize(self) -> int:
+        return self._node.meta.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int | SymInt:
+        return SymInt.wrap(self._tracer, self._node.meta.nbytes)
+
+    @property
+    def flags(self) -> _Flags:
+        return _Flags(self._node.meta)
+
+    @property
+    def T(self) -> "TracedArray":
+        return np.transpose(self)
+
+    @property
+    def real(self) -> "TracedArray":
+        """The real part: the array itself unless it is complex (as NumPy's ``.real``)."""
+        if self.dtype.kind != "c":
+            return self
+        return self._tracer.parts.take(ops.REAL, self)
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        self._tracer.parts.assign(self, ops.REAL, value)
+
+    @property
+    def imag(self) -> "TracedArray":
+        """The imaginary part (read-only zeros for a real array, as NumPy's ``.imag``)."""
+        return self._tracer.parts.take(ops.IMAG, self)
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        self._tracer.parts.assign(self, ops.IMAG, value)
+
+    def __repr__(self) -> str:
+        return f"TracedArray(%{self._node.name}: {self._node.meta.short()})"
+
+    # -- NumPy protocols -----------------------------------------------------------------
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return self._tracer.numpy.ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
+        return self._tracer.numpy.array_function(func, args, kwargs)
+
+    # -- indexing ----------------------------------------------------------------------------
+    def __getitem__(self, index: Any) -> "TracedArray":
+        return self._tracer.call(ops.GETITEM, self, index=self._tracer.basic_index(index))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._tracer.write(self, value, self._tracer.basic_index(index))
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return int(self.shape[0])  # Python wants an int: a symbolic size is specialised
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(len(self)))
+
+    # -- conversions that need data: refused ------------------------------------------------------
+    def __bool__(self) -> bool:
+        self._tracer.refuse(
+            "bool() of a traced value (Python `if`, `while`, `and`, `or`, `not` on array data)",
+            hint="use np.where(cond, a, b) to choose elementwise, or pass the deciding value in "
+            "static_argnames so it is fixed at compile time",
+        )
+
+    def __float__(self) -> float:
+        self._tracer.refuse(
+            "float() of a traced value (also math.* functions, which convert to float)",
+            hint="use the NumPy function instead (np.exp, np.sqrt, ...)",
+        )
+
+    def __int__(self) -> int:
+        self._tracer.refuse(
+            "int() of a traced value", hint="keep the value as an array: x.astype(np.int64)"
+        )
+
+    def __complex__(self) -> complex:
+        self._tracer.refuse("complex() of a traced value", hint="use x.astype(np.complex128)")
+
+    def __index__(self) -> int:
+        self._tracer.refuse(
+            "a traced value used as a Python integer (an index, a size or a range bound)",
+            hint="sizes must come from shapes (x.shape[0]) or static arguments",
+        )
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        self._tracer.refuse(
+            "converting a traced value to a concrete NumPy array (a NumPy function given a Python "
+            "list or tuple of traced values made in the function, np.asarray inside a library "
+            "that NumPy does not dispatch, or writing a traced value into an array that is not an "
+            "argument)",
+            hint="build an array from traced values with np.stack([...]); create a destination "
+            "inside the function (np.zeros, np.empty_like) or pass it as an argument",
+        )
+
+    def __contains__(self, item: Any) -> bool:
+        self._tracer.refuse("`in` on a traced array (needs data)", hint="use np.any(x == item)")
+
+    def item(self, *args: Any) -> Any:
+        self._tracer.refuse("x.item() (reads a value)", hint="keep the value as a 0-d array")
+
+    def tolist(self) -> Any:
+        self._tracer.refuse("x.tolist() (reads the data)")
+
+    def __getattr__(self, name: str) -> Any:
+        # Protocol probes (``__array_struct__``...) must see AttributeError so NumPy tries the next protocol.
+        if hasattr(np.ndarray, name) and not name.startswith("__"):
+            self._tracer.refuse(f"the ndarray attribute or method .{name}")
+        raise AttributeError(f"'TracedArray' object has no attribute {name!r}")
+
+    # -- methods: the same NumPy functions, so the table and the binding rules are shared -----------------
+    def sum(self, *args, **kwargs):
+        return np.sum(self, *args, **kwargs)
+
+    def prod(self, *args, **kwargs):
+        return np.prod(self, *args, **kwargs)
+
+    def mean(self, *args, **kwargs):
+        return np.mean(self, *args, **kwargs)
+
+    def max(self, *args, **kwargs):
+        return np.max(self, *args, **kwargs)
+
+    def min(self, *args, **kwargs):
+        return np.min(self, *args, **kwargs)
+
+    def argmax(self, *args, **kwargs):
+        return np.argmax(self, *args, **kwargs)
+
+    def argmin(self, *args, **kwargs):
+        return np.argmin(self, *args, **kwargs)
+
+    def any(self, *args, **kwargs):
+        return np.any(self, *args, **kwargs)
+
+    def all(self, *args, **kwargs):
+        return np.all(self, *args, **kwargs)
+
+    def var(self, *args, **kwargs):
+        return np.var(self, *args, **kwargs)
+
+    def std(self, *args, **kwargs):
+        return np.std(self, *args, **kwargs)
+
+    def cumsum(self, *args, **kwargs):
+        return np.cumsum(self, *args, **kwargs)
+
+    def cumprod(self, *args, **kwargs):
+        return np.cumprod(self, *args, **kwargs)
+
+    def clip(self, *args, **kwargs):
+        return np.clip(self, *args, **kwargs)
+
+    def dot(self, *args, **kwargs):
+        return np.dot(self, *args, **kwargs)
+
+    def round(self, *args, **kwargs):
+        return np.round(self, *args, **kwargs)
+
+    def __round__(self, ndigits=None):
+        if not self.meta.scalar:
+            raise TypeError("type numpy.ndarray doesn't define __round__ method")
+        if ndigits is None:  # round() of a scalar is a Python int: it needs the value
+            self._tracer.refuse(
+                "round() of a traced scalar (returns a Python int)",
+                hint="use np.round(x) to keep an array value",
+            )
+        return np.round(self, ndigits)
+
+    def trace(self, *args, **kwargs):
+        return np.trace(self, *args, **kwargs)
+
+    def conj(self):
+        return np.conjugate(self)
+
+    conjugate = conj
+
+    def swapaxes(self, axis1, axis2):
+        return np.swapaxes(self, axis1, axis2)
+
+    def squeeze(self, axis=None):
+        return np.squeeze(self, axis)
+
+    def ravel(self, order="C"):
+        return np.ravel(self, order)
+
+    def flatten(self, order="C"):
+        return np.copy(np.ravel(self, order))
+
+    def reshape(self, *shape, order="C"):
+        return np.reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
+
+    def transpose(self, *axes):
+        return np.transpose(self, axes[0] if len(axes) == 1 else (axes or None))
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        if not copy and np.dtype(dtype) == self.dtype:
+            return self
+        if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting):
+            raise TypeError(
+                f"Cannot cast array data from {self.dtype!r} to {np.dtype(dtype)!r} according to "
+                f"the rule {casting!r}"
+            )
+        params = {"order": order} if order != "K" else {}
+        return self._tracer.call(ops.ASTYPE, self, dtype=np.dtype(dtype), **params)
+
+    def copy(self, order="C"):
+        if self.meta.scalar:  # a NumPy scalar's copy is an equal (immutable) scalar
+            return self
+        return self._tracer.call(ops.COPY, self, order=order)
+
+    def fill(self, value):
+        self[...] = value
+
+
+_REFLECTED_BY_PYTHON = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})  # no __r*__ or __i*__
+
+
+def optional_ufunc_op(ufunc: np.ufunc) -> ops.OpDef | None:
+    """The op of a ufunc from an optional library (SciPy), registered on first use."""
+    ops.load_scipy_special()
+    for op in ops.OPS:
+        if op.kind == "elementwise" and isinstance(op.impl, np.ufunc):
+            UFUNC_OPS.setdefault(op.impl, op)
+    return UFUNC_OPS.get(ufunc)
+
+
+def _install_operators() -> None:
+    """Python operators from ``OpDef.dunder`` (FX's magic_methods, read from our table)."""
+    for op in ops.OPS:
+        if not op.dunder:
+            continue
+        ufunc = op.numpy[0]
+        if op.kind == "elementwise" and ufunc.nin == 1:
+            setattr(TracedArray, f"__{op.dunder}__", _unary_operator(ufunc))
+            continue
+        setattr(TracedArray, f"__{op.dunder}__", _binary_operator(ufunc, reflected=False))
+        if op.dunder not in _REFLECTED_BY_PYTHON:
+            setattr(TracedArray, f"__r{op.dunder}__", _binary_operator(ufunc, reflected=True))
+            setattr(TracedArray, f"__i{op.dunder}__", _inplace_operator(ufunc))
+
+
+def _unary_operator(ufunc: np.ufunc) -> Callable:
+    def method(self: TracedArray) -> TracedArray:
+        return self._tracer.numpy.ufunc(ufunc, "__call__", (self,), {}, python_operator=True)
+
+    return method
+
+
+def _binary_operator(ufunc: np.ufunc, reflected: bool) -> Callable:
+    def method(self: TracedArray, other: Any) -> TracedArray:
+        operands = (other, self) if reflected else (self, other)
+        return self._tracer.numpy.ufunc(ufunc, "__call__", operands, {}, python_operator=True)
+
+    return method
+
+
+def _inplace_operator(ufunc: np.ufunc) -> Callable:
+    def method(self: TracedArray, other: Any) -> TracedArray:
+        if self.meta.scalar:  # scalars are immutable: Python rebinds the name
+            return self._tracer.numpy.ufunc(
+                ufunc, "__call__", (self, other), {}, python_operator=True
+            )
+        return self._tracer.numpy.ufunc(ufunc, "__call__", (self, other), {"out": (self,)})
+
+    return method
+
+
+def _fast_power(base: TracedArray, exponent: Any) -> np.ufunc | None:
+    """The ufunc NumPy's ``array ** scalar`` uses instead of ``power`` for special exponents.
+
+    ``ndarray.__pow__`` takes a fast path for an exact Python int 2 (``square``, any
+    dtype: ``bool ** 2`` is int8), and for float or complex arrays an exact int -1
+    (``reciprocal``) or float 0.5 (``sqrt``). The results differ from ``power`` in
+    dtype or in the last bit, so the graph records what NumPy actually runs.
+    """
+    if base.meta.scalar or type(exponent) not in (int, float):
+        return None
+    if type(exponent) is int and exponent == 2:
+        return np.square
+    if base.dtype.kind not in "fc":
+        return None
+    if type(exponent) is int and exponent == -1:
+        return np.reciprocal
+    if type(exponent) is float and exponent == 0.5:
+        return np.sqrt
+    return None
+
+
+def _power_operator(self: TracedArray, other: Any) -> TracedArray:
+    fast = _fast_power(self, other)
+    if fast is not None:
+        return self._tracer.numpy.ufunc(fast, "__call__", (self,), {}, python_operator=True)
+    return self._tracer.numpy.ufunc(np.power, "__call__", (self, other), {}, python_operator=True)
+
+
+def _inplace_power_operator(self: TracedArray, other: Any) -> TracedArray:
+    fast = _fast_power(self, other)
+    if fast is None:
+        return _inplace_operator(np.power)(self, other)
+    return self._tracer.numpy.ufunc(fast, "__call__", (self,), {"out": (self,)})
+
+
+def _divmod_operator(self: TracedArray, other: Any) -> tuple:
+    return self // other, self % other
+
+
+def _rdivmod_operator(self: TracedArray, other: Any) -> tuple:
+    return other // self, other % self
+
+
+_install_operators()
+TracedArray.__pow__ = _power_operator
+TracedArray.__ipow__ = _inplace_power_operator
+TracedArray.__divmod__ = _divmod_operator
+TracedArray.__rdivmod__ = _rdivmod_operator
