@@ -204,7 +204,7 @@ class CompiledFunction:
             entry = self._find(bound)
             if entry is not None:
                 return entry
-            recompile = self._recompile(bound) if self._cache else None
+            recompile = _recompile(self, bound) if self._cache else None
             if recompile is not None and self._make_ints_symbolic(recompile, bound):
                 bound = self._binder.bind(*bound.rebuild([v for _, v in bound.leaves]))
                 entry = self._find(bound)
@@ -213,7 +213,7 @@ class CompiledFunction:
             entry = CacheEntry(
                 bound.key, paths=[path for path, _ in bound.leaves], order=len(self.entries)
             )
-            dump = self._dump_folder()
+            dump = _dump_folder(self)
             try:
                 entry.graph = self._trace(bound, entry.timings)
                 _log("graph", lambda: f"traced {entry.graph}")
@@ -242,7 +242,7 @@ class CompiledFunction:
                 entry.failure = error
             finally:
                 if dump is not None:
-                    self._write_dump(dump, entry, bound)
+                    _write_dump(self, dump, entry, bound)
             self._cache.setdefault(bound.key, []).append(entry)
             _log("guards", lambda: "\n".join(entry.guards()))
             if recompile is not None:
@@ -260,62 +260,6 @@ class CompiledFunction:
         self._binder.dynamic_ints |= recompile.int_paths
         recompile.hint = f"{', '.join(sorted(recompile.int_paths))}: traced as a size from now on"
         return True
-
-    def _write_dump(self, folder: Path, entry: "CacheEntry", bound: BoundCall) -> None:
-        """The GCOMPILE_DEBUG_DIR folder of one compile; a failure to write it only warns."""
-        from .tools.debug import write_compile_dump  # tools sit above api; imported when asked
-
-        try:
-            write_compile_dump(folder, self, entry, bound)
-        except Exception as error:  # a debugging aid must never break the user's call
-            warnings.warn(
-                f"gcompile could not write the debug folder {folder}: {type(error).__name__}: {error}",
-                GcompileWarning,
-                stacklevel=5,
-            )
-
-    def _recompile(self, bound: BoundCall) -> "Recompile":
-        """Why ``bound`` missed the cache: the closest entry and the guards that differ."""
-        entries = self.entries
-        diffs = [guard_changes(e.key, bound) for e in entries]
-        closest = min(range(len(entries)), key=lambda i: len(diffs[i]))
-        changes = diffs[closest]
-        if not changes and entries[closest].sizes is not None:  # same key: a size check failed
-            failed = entries[closest].sizes.failures(bound.inputs())
-            texts = [f"sizes: {text} does not hold" for text in failed]
-            return Recompile(_graph_name(self.eager), texts, closest, _definition(self.eager))
-        texts = [c.text for c in changes]
-        ints = changed_ints(entries[closest].key, bound) - self._binder.dynamic_ints
-        hint = self._static_hint({c.path for c in changes if c.static})
-        where = _definition(self.eager)
-        return Recompile(_graph_name(self.eager), texts, closest, where, hint, ints)
-
-    def _static_hint(self, names: set) -> str:
-        """Why a new value of the static arguments ``names`` compiles again."""
-        if not names:
-            return ""
-        text = f"{', '.join(sorted(names))} {'is' if len(names) == 1 else 'are'} "
-        if names <= self._binder.dynamic_ints:
-            return (
-                text
-                + "a size symbol for values of 2 or more; 0, 1 and negative values are specialised"
-            )
-        if names & set(self.static_argnames):
-            return text + "static (named in static_argnames): each value compiles its own graph"
-        return text + (
-            "static (a bool or other non-array value is baked into the graph; an int becomes a "
-            "size symbol when its value alone changes): each value compiles its own graph; "
-            "pass a NumPy scalar or a float to make it an input"
-        )
-
-    def _dump_folder(self) -> Path | None:
-        """``<GCOMPILE_DEBUG_DIR>/<function>_<n>`` for the n-th compile, or None."""
-        root = config.get("debug_dir")
-        if not root:
-            return None
-        folder = Path(root) / f"{_graph_name(self.eager)}_{self._stats['traces'] + 1}"
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder
 
     @staticmethod
     def _code_of(entry: "CacheEntry") -> str:
@@ -424,6 +368,65 @@ class CompiledFunction:
 
     def __repr__(self) -> str:
         return f"<gcompile.CompiledFunction {_graph_name(self.eager)} backend={self.backend}>"
+
+
+def _recompile(fn: "CompiledFunction", bound: BoundCall) -> Recompile:
+    """Why ``bound`` missed the cache: the closest entry and the guards that differ."""
+    entries = fn.entries
+    diffs = [guard_changes(e.key, bound) for e in entries]
+    closest = min(range(len(entries)), key=lambda i: len(diffs[i]))
+    changes = diffs[closest]
+    if not changes and entries[closest].sizes is not None:  # same key: a size check failed
+        failed = entries[closest].sizes.failures(bound.inputs())
+        texts = [f"sizes: {text} does not hold" for text in failed]
+        return Recompile(_graph_name(fn.eager), texts, closest, _definition(fn.eager))
+    texts = [c.text for c in changes]
+    ints = changed_ints(entries[closest].key, bound) - fn._binder.dynamic_ints
+    hint = _static_hint(fn, {c.path for c in changes if c.static})
+    where = _definition(fn.eager)
+    return Recompile(_graph_name(fn.eager), texts, closest, where, hint, ints)
+
+
+def _static_hint(fn: "CompiledFunction", names: set) -> str:
+    """Why a new value of the static arguments ``names`` compiles again."""
+    if not names:
+        return ""
+    text = f"{', '.join(sorted(names))} {'is' if len(names) == 1 else 'are'} "
+    if names <= fn._binder.dynamic_ints:
+        return (
+            text + "a size symbol for values of 2 or more; 0, 1 and negative values are specialised"
+        )
+    if names & set(fn.static_argnames):
+        return text + "static (named in static_argnames): each value compiles its own graph"
+    return text + (
+        "static (a bool or other non-array value is baked into the graph; an int becomes a "
+        "size symbol when its value alone changes): each value compiles its own graph; "
+        "pass a NumPy scalar or a float to make it an input"
+    )
+
+
+def _dump_folder(fn: "CompiledFunction") -> Path | None:
+    """``<GCOMPILE_DEBUG_DIR>/<function>_<n>`` for the n-th compile, or None."""
+    root = config.get("debug_dir")
+    if not root:
+        return None
+    folder = Path(root) / f"{_graph_name(fn.eager)}_{fn.stats['traces'] + 1}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _write_dump(fn: "CompiledFunction", folder: Path, entry: CacheEntry, bound: BoundCall) -> None:
+    """The GCOMPILE_DEBUG_DIR folder of one compile; a failure to write it only warns."""
+    from .tools.debug import write_compile_dump  # tools sit above api; imported when asked
+
+    try:
+        write_compile_dump(folder, fn, entry, bound)
+    except Exception as error:  # a debugging aid must never break the user's call
+        warnings.warn(
+            f"gcompile could not write the debug folder {folder}: {type(error).__name__}: {error}",
+            GcompileWarning,
+            stacklevel=5,
+        )
 
 
 def _size_check(graph: Graph, bound: BoundCall) -> SizeCheck | None:

@@ -411,46 +411,6 @@ class Graph:
             if subgraphs_of(node):
                 node.target.map_sizes(fn)
 
-    def stats(self) -> dict:
-        """Counts: ``nodes`` (calls), ``kernels`` (fused), ``library_calls`` (ops run as one NumPy or
-        BLAS call each), ``buffers`` (intermediate arrays that library calls and ops holding
-        sub-graphs allocate; returned values, views and scalars excluded; an epilogue writing into
-        its matmul's buffer, and a kernel writing into its first argument, allocate none)."""
-        from .subgraph import subgraphs_of
-
-        calls = [n for n in self._iter() if n.op == "call"]
-        returned = set(self.output_node.all_input_nodes)
-        kernels = [n for n in calls if n.kind == "fused"]
-        # kernels, and any other op with graphs, that make a new array
-        holders = [n for n in calls if subgraphs_of(n) and not n.is_mutation]
-        library = [
-            n
-            for n in calls
-            if not subgraphs_of(n)
-            and n.kind not in ("view", "opaque")
-            and not n.is_mutation
-            and not n.meta.scalar
-        ]
-        buffers = 0
-        for node in holders + library:
-            if hasattr(node.meta, "items"):  # several outputs, read through kernel_output nodes
-                by_item = {
-                    u.kwargs["item"]: u for u in node.users if u.target.name == "kernel_output"
-                }
-                values = [(by_item.get(i), meta) for i, meta in enumerate(node.meta.items)]
-            else:
-                values = [(node, node.meta)]
-            buffers += sum(1 for value, meta in values if value not in returned and not meta.scalar)
-            reused = getattr(node.target, "inplace_input", None)
-            if reused is not None and node.args[reused] not in returned:
-                buffers -= 1
-        return {
-            "nodes": len(calls),
-            "kernels": len(kernels),
-            "library_calls": len(library),
-            "buffers": buffers,
-        }
-
     def erase(self, node: Node) -> None:
         """Remove ``node``, which must have no users."""
         if node.users:

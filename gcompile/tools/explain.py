@@ -19,6 +19,8 @@ import numpy as np
 
 from ..api import CompiledFunction, compile, trace
 from ..errors import UnsupportedError
+from ..ir.graph import Graph
+from ..ir.subgraph import subgraphs_of
 from ..passes.manager import STAGES
 from .compare import copy_inputs
 from .loops_report import loop_lines, symbol_lines
@@ -31,7 +33,7 @@ class ExplainReport:
     name: str
     backend: str
     graphs: dict = field(default_factory=dict)  # stage -> Graph
-    counts: dict = field(default_factory=dict)  # stage -> graph.stats()
+    counts: dict = field(default_factory=dict)  # stage -> graph_counts(graph)
     fusion: Any = None  # the fused graph's FusionReport
     refusals: list = field(default_factory=list)  # UnsupportedError
     notes: list = field(default_factory=list)  # kernels left to the interpreter, and why
@@ -119,7 +121,7 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
             report.refusals.append(error)
             break
         report.graphs[stage] = graph
-        report.counts[stage] = graph.stats()
+        report.counts[stage] = graph_counts(graph)
     if "fused" in report.graphs:
         report.fusion = getattr(report.graphs["fused"], "fusion_report", None)
     compiled = compile(fn, backend=backend, **settings)
@@ -154,3 +156,40 @@ def _add_entry(report: ExplainReport, compiled: CompiledFunction) -> None:
         report.refusals.append(
             UnsupportedError("an internal compiler error", detail=f"{entry.failure!r}")
         )
+
+
+def graph_counts(graph: Graph) -> dict:
+    """Counts: ``nodes`` (calls), ``kernels`` (fused), ``library_calls`` (ops run as one NumPy or
+    BLAS call each), ``buffers`` (intermediate arrays that library calls and ops holding
+    sub-graphs allocate; returned values, views and scalars excluded; an epilogue writing into
+    its matmul's buffer, and a kernel writing into its first argument, allocate none)."""
+    calls = [n for n in graph.nodes if n.op == "call"]
+    returned = set(graph.output_node.all_input_nodes)
+    kernels = [n for n in calls if n.kind == "fused"]
+    # kernels, and any other op with graphs, that make a new array
+    holders = [n for n in calls if subgraphs_of(n) and not n.is_mutation]
+    library = [
+        n
+        for n in calls
+        if not subgraphs_of(n)
+        and n.kind not in ("view", "opaque")
+        and not n.is_mutation
+        and not n.meta.scalar
+    ]
+    buffers = 0
+    for node in holders + library:
+        if hasattr(node.meta, "items"):  # several outputs, read through kernel_output nodes
+            by_item = {u.kwargs["item"]: u for u in node.users if u.target.name == "kernel_output"}
+            values = [(by_item.get(i), meta) for i, meta in enumerate(node.meta.items)]
+        else:
+            values = [(node, node.meta)]
+        buffers += sum(1 for value, meta in values if value not in returned and not meta.scalar)
+        reused = getattr(node.target, "inplace_input", None)
+        if reused is not None and node.args[reused] not in returned:
+            buffers -= 1
+    return {
+        "nodes": len(calls),
+        "kernels": len(kernels),
+        "library_calls": len(library),
+        "buffers": buffers,
+    }
