@@ -467,7 +467,9 @@ def test_a_programs_top_level_kernels_write_host_buffers_in_parallel_on_large_sp
     first = compiled(a)
     code = compiled.code
     assert "_loop_diagonal_then_add(v_a, _empty((s0, s1), _float64, 'C'), s0, s1)" in code
-    assert "_kernel_0_parallel(b0, a0, t, " in code and "if (s0 * s1) >= 131072:" in code
+    assert "_fused_1_parallel(b0, a0, t, n0=s0, n1=s1, st0=s1)" in code
+    assert "if s0 * s1 >= 131072:" in code
+    assert "# kernel fused_1 (called as _fused_1_parallel in loop diagonal_then_add)" in code
     second = compiled(a)  # the caller still holds the first result: a new buffer
     assert second is not first and np.array_equal(first, second)
     np.testing.assert_array_equal(first, diagonal_then_add(a))

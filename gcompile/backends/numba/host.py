@@ -83,7 +83,8 @@ class HostProgram:
                 origin = f"  [{loaded.event}: {loaded.path.name}]"
             else:
                 origin = f"  [{loaded.event}]"
-            heading = f"# kernel {code.name}, {variant.role} ({flags}){origin}"
+            called = f" (called as {variant.called_as})" if variant.called_as else ""
+            heading = f"# kernel {code.name}{called}, {variant.role} ({flags}){origin}"
             parts.append(f"{heading}\n{code.readable}")
         for note in self.notes:
             parts.append(f"# {note}")

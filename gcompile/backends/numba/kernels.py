@@ -36,6 +36,7 @@ class Variant:
     role: str  # "serial" or "parallel"
     code: codegen.KernelCode
     loaded: cache.Loaded | None = None
+    called_as: str = ""  # the global a loop program calls it by (``_fused_1 in loop kernel``)
 
 
 def variants(kernel: FusedKernel, options: dict) -> list[Variant]:

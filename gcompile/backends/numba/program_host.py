@@ -19,7 +19,7 @@ def load(program: programs.LoopProgram, name: str, options: dict, host) -> objec
     """Compile (or find) ``program``'s function; what it cost goes into ``host`` (the
     ``HostProgram``). Raises ``UnsupportedError`` when Numba cannot compile it."""
     fastmath = "True" if options.get("fastmath") else "False"
-    preamble = _preamble(program, fastmath, host)
+    preamble = _preamble(program, name, fastmath, host)
     signature = programs.signature(program)
     start = time.perf_counter()
     try:
@@ -36,11 +36,12 @@ def load(program: programs.LoopProgram, name: str, options: dict, host) -> objec
     return loaded.function
 
 
-def _preamble(program: programs.LoopProgram, fastmath: str, host) -> str:
+def _preamble(program: programs.LoopProgram, name: str, fastmath: str, host) -> str:
     """The module preamble binding the kernels ``program`` calls; their modules are written to
     the cache, and compiled when the program is, for the types it passes them."""
     keys = {}
     for global_name, variant in program.kernels.items():
+        variant.called_as = f"{global_name} in loop {name}"
         code = variant.code
         keys[global_name] = cache.module_key(code.source, False, code.fastmath_flags)
         host.variants.append(variant)

@@ -43,6 +43,7 @@ from ...ir import ops
 from ...ir.control import ForRange
 from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
+from ...ir.printer import format_node
 from ...ir.shape_env import hint, source_of, using
 from ...ir.subgraph import program_graphs
 from ...ir.symbolic import is_expr, product_of
@@ -170,7 +171,6 @@ class _ProgramWriter(RegionWriting):
         self.names = Namespace(True, ())
         self.values: dict[Node, str] = {}
         self.kernels: dict = {}  # global name -> the Variant called there
-        self.kernel_count = 0
         self.whole = False  # the whole graph: its top-level kernels run as the host's would
         self.buffers: list = []
         self.blas = False
@@ -206,7 +206,7 @@ class _ProgramWriter(RegionWriting):
     def size(self, value) -> str:
         """Source of an int or a symbolic expression over sizes and loop indices."""
         try:
-            return f"({source_of(value, self.sizes)})" if is_expr(value) else repr(int(value))
+            return source_of(value, self.sizes) if is_expr(value) else repr(int(value))
         except KeyError as unknown:
             raise NoTemplate(f"a size the host cannot compute ({unknown})") from None
 
@@ -230,13 +230,14 @@ class _ProgramWriter(RegionWriting):
         self.lines.append(f"{indent}for {index} in range({start}, {stop}, {step}):")
         mark = len(self.lines)
         self.graph(body, indent + INDENT)
+        statements = [line for line in self.lines[mark:] if not line.lstrip().startswith("#")]
         outputs = body.output_node.args[0]
         pairs = [(variables[p], self.value(outputs[o])) for p, o in loop.carries]
         pairs = [(target, value) for target, value in pairs if target != value]
         targets, values = [t for t, _ in pairs], [v for _, v in pairs]
         if targets:
             self.lines.append(f"{indent + INDENT}{', '.join(targets)}, = {', '.join(values)},")
-        elif len(self.lines) == mark:
+        elif not statements:
             self.lines.append(f"{indent + INDENT}pass")
         by_output = {o: variables[p] for p, o in loop.carries}
         return [by_output[o] for o in range(len(outputs))]
@@ -270,6 +271,9 @@ class _ProgramWriter(RegionWriting):
             self.values[node] = literal(np.asarray(value).item(), node.meta.dtype)
 
     def call(self, node: Node, indent: str) -> None:
+        """The statements of one call node, under its IR line and the user's ``file:line``."""
+        where = f"    # {node.source}" if node.source else ""
+        self.lines.append(f"{indent}# {format_node(node)}{where}")
         target = node.target
         if isinstance(target, ForRange):
             arguments = [self.value(v) for v in node.args]
@@ -382,13 +386,14 @@ class _ProgramWriter(RegionWriting):
             else _loop_variants(node, self.options)
         )
         code = found[0].code
-        name = f"_kernel_{self.kernel_count}"
-        self.kernel_count += 1
+        name = self.fresh(f"_{node.name}")
         outputs = [
             self.output_buffer(node, position, meta, code.orders[position], indent, top)
             for position, meta in enumerate(code.outputs)
         ]
-        values = [self.kernel_argument(node, outputs, a) for a in code.arguments]
+        values = [
+            self.kernel_argument(node, outputs, a, p) for p, a in zip(code.params, code.arguments)
+        ]
         self.call_variants(node, name, found, ", ".join(values), indent, top)
         if code.writes is not None:
             self.values[node] = self.values[node.args[code.writes]]
@@ -432,12 +437,14 @@ class _ProgramWriter(RegionWriting):
         self.lines.append(f"{indent}else:")
         self.lines.append(f"{indent}{INDENT}{name}({values})")
 
-    def kernel_argument(self, node: Node, outputs: list, argument: tuple) -> str:
+    def kernel_argument(self, node: Node, outputs: list, argument: tuple, name: str) -> str:
+        """One argument of a kernel call: arrays and scalars by position, ints by name
+        (``n0=s0 - 2``), as the host calls kernels."""
         kind = argument[0]
         if kind == "output":
             return outputs[argument[1]]
         if kind == "int":
-            return self.size(argument[1])
+            return f"{name}={self.size(argument[1])}"
         text = self.value(node.args[argument[1]])
         if kind == "array":  # an input without a layout promise, through its views (read only)
             for view in argument[2]:
