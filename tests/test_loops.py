@@ -473,3 +473,25 @@ def test_a_programs_top_level_kernels_write_host_buffers_in_parallel_on_large_sp
     second = compiled(a)  # the caller still holds the first result: a new buffer
     assert second is not first and np.array_equal(first, second)
     np.testing.assert_array_equal(first, diagonal_then_add(a))
+
+
+def smooth_steps(u, steps):
+    for _ in range(steps):
+        v = np.tanh(u[1:-1]) * 0.5  # a fixed-size kernel output that dies within the trip
+        u[1:-1] = v + u[:-2] * 0.25
+    w = u.copy()
+    for _ in range(steps):
+        w = np.tanh(w) + 0.5  # carried: a new array each trip
+    return u, w
+
+
+def test_a_kernel_output_that_dies_within_the_trip_gets_one_buffer_before_the_loop():
+    u = RNG.random(50)
+    check(smooth_steps, u, 40)
+    compiled = gcompile.compile(smooth_steps, fullgraph=True)
+    compiled(u.copy(), 40)  # (40 trips: neither loop is unrolled)
+    ((_, source),) = compiled.entries[-1].run.program.loops
+    before_loops = source.split("for k")[0]
+    assert before_loops.count("= np.empty((s0 - 2,), np.float64)") == 1  # v's buffer
+    assert source.count("np.empty((s0,), np.float64)") == 1  # w's, made on every trip
+    assert "np.empty((s0,)" not in before_loops

@@ -45,8 +45,8 @@ from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
 from ...ir.printer import format_node
 from ...ir.shape_env import hint, source_of, using
-from ...ir.subgraph import program_graphs
-from ...ir.symbolic import is_expr, product_of
+from ...ir.subgraph import program_graphs, subgraphs_of
+from ...ir.symbolic import free_symbols, is_expr, product_of
 from ...loops.dtypes import operand_dtypes
 from ...loops.nodes import Apply, Var, typed
 from . import blas, codegen, kernels
@@ -171,6 +171,7 @@ class _ProgramWriter(RegionWriting):
         self.names = Namespace(True, ())
         self.values: dict[Node, str] = {}
         self.kernels: dict = {}  # global name -> the Variant called there
+        self.loop_indices: set = set()  # the index symbols of the loops opened so far
         self.whole = False  # the whole graph: its top-level kernels run as the host's would
         self.buffers: list = []
         self.blas = False
@@ -225,6 +226,7 @@ class _ProgramWriter(RegionWriting):
             variables.append(variable)
         index = self.fresh(loop.index.name)
         self.sizes[loop.index] = index
+        self.loop_indices.add(loop.index)
         start, stop = self.size(node.kwargs["start"]), self.size(node.kwargs["stop"])
         step = int(node.kwargs["step"])
         self.lines.append(f"{indent}for {index} in range({start}, {stop}, {step}):")
@@ -415,11 +417,19 @@ class _ProgramWriter(RegionWriting):
         fortran = order == "F"
         allocation = f"np.empty(({', '.join(shape[::-1] if fortran else shape)},), "
         allocation += f"{type_name(meta.dtype)}){'.T' if fortran else ''}"
-        if meta.ndim == 0:  # read at once: one buffer serves every iteration
+        if meta.ndim == 0 or self.reusable(node, meta):  # one buffer serves every iteration
             self.prologue.append(f"{INDENT}{out} = {allocation}")
         else:
             self.lines.append(f"{indent}{out} = {allocation}")
         return out
+
+    def reusable(self, node: Node, meta) -> bool:
+        """Whether one buffer, made before the loops, can hold ``node``'s output on every trip:
+        its shape names no loop index, and its value dies within the trip (read by ops that
+        copy or reduce it, never carried, returned, viewed or written into)."""
+        if any(free_symbols(size) & self.loop_indices for size in meta.shape if is_expr(size)):
+            return False
+        return _dies_within_the_trip(node)
 
     def call_variants(self, node: Node, name: str, found: list, values: str, indent: str, top):
         """The call of a kernel's variant: one, or a test of its size choosing between two (the
@@ -450,6 +460,23 @@ class _ProgramWriter(RegionWriting):
             for view in argument[2]:
                 text = self.view_text(text, view.target, view.kwargs, view.args[0].meta, view.meta)
         return text
+
+
+def _dies_within_the_trip(node: Node) -> bool:
+    """Whether ``node``'s array (or each output of it) is only read by ops that make values of
+    their own: no view, write into it, loop, or output of its graph holds its memory."""
+    for user in node.users:
+        if user.target is ops.KERNEL_OUTPUT:
+            if not _dies_within_the_trip(user):
+                return False
+            continue
+        if user.op != "call" or subgraphs_of(user) and not isinstance(user.target, FusedKernel):
+            return False
+        if user.target.kind == "view" and user.meta.ndim > 0:
+            return False
+        if user.is_mutation and user.args and user.args[0] is node:
+            return False
+    return True
 
 
 def _loop_variants(node: Node, options: dict) -> list:
