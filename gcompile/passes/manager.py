@@ -31,7 +31,10 @@ from typing import Callable
 from .. import config
 from ..errors import UnsupportedError
 from ..ir.graph import Graph
-from ..ir.subgraph import graphs_in, program_graphs
+from ..ir.meta import TensorMeta
+from ..ir.shape_env import using
+from ..ir.subgraph import graphs_in, program_graphs, regions_of, walk
+from ..ir.symbolic import prove_eq
 from .buffers import assign_buffers
 from .constant_fold import constant_fold
 from .cse import cse
@@ -159,6 +162,8 @@ class PassManager:
             changed = False
             for each in _graphs_for(step, graph):
                 changed = bool(step(each)) or changed
+            if changed and self.verify:
+                _check_metas(graph, name)
             if changed:
                 graph.propagate_metas()
             if self.verify:
@@ -188,6 +193,35 @@ class PassManager:
         folder = self.dump_dir or Path(self.debug_dir) / graph.name
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{len(self.records):02d}_{name}.txt").write_text(str(graph) + "\n")
+
+
+def _check_metas(graph: Graph, name: str) -> None:
+    """Raise ``PassError`` naming the pass ``name`` when a node it left has a meta its op
+    infers otherwise (dtype, rank, a size provably different, scalar-ness): before the metas are
+    re-derived, which would repair it silently. Layouts may be stale (re-deriving updates
+    them after a substitution), and so may the form of a size (``max(s0-3,0)`` and ``s0-3``)."""
+    for visit in walk(graph):
+        node = visit.node
+        if node.op != "call" or regions_of(node) or not isinstance(node.meta, TensorMeta):
+            continue
+        try:
+            inferred = node.graph.infer(node.target, node.args, node.kwargs)
+        except Exception:  # (an input's own stale meta: verify reports what is wrong there)
+            continue
+        if not isinstance(inferred, TensorMeta):
+            continue
+        with using(node.graph.shape_env):
+            wrong = (
+                inferred.dtype != node.meta.dtype
+                or inferred.ndim != node.meta.ndim
+                or inferred.scalar != node.meta.scalar
+                or any(prove_eq(a, b) is False for a, b in zip(inferred.shape, node.meta.shape))
+            )
+        if wrong:
+            raise PassError(
+                f"the {name!r} pass left %{node.name} as {node.meta}, but {node.target.name} of "
+                f"its inputs is {inferred}"
+            )
 
 
 def optimize(

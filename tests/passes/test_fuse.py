@@ -756,6 +756,20 @@ def test_a_pass_leaving_an_invalid_graph_is_reported():
         PassManager([("corrupt", corrupt)], verify=True).run(graph)
 
 
+def test_a_wrong_meta_is_reported_before_re_deriving_would_repair_it():
+    def mislabel(graph: Graph) -> bool:  # says it changed the graph: metas are re-derived
+        node = next(n for n in graph.nodes if n.op == "call")
+        node.meta = TensorMeta(node.meta.shape, np.dtype(np.float32))
+        return True
+
+    graph = gcompile.trace(twice_exp, _uniform(5))
+    with pytest.raises(PassError, match=r"the 'mislabel' pass left %exp_1 as f32\[s0\]"):
+        PassManager([("mislabel", mislabel)], verify=True).run(graph)
+    graph = gcompile.trace(twice_exp, _uniform(5))
+    PassManager([("mislabel", mislabel)], verify=False).run(graph)  # (re-derived, unchecked)
+    assert graph.find("exp_1").meta.dtype == np.float64
+
+
 def _dump(monkeypatch, tmp_path) -> tuple[Graph, list, list]:
     """Run the pipeline on softmax with GCOMPILE_DEBUG_DIR set: (graph, records, files)."""
     monkeypatch.setenv("GCOMPILE_DEBUG_DIR", str(tmp_path))
