@@ -39,7 +39,7 @@ def test_the_canonical_form_numbers_values_and_has_no_comments():
 
 def test_the_readable_form_has_node_names_and_ir_lines():
     kernel = kernel_of(scaled_exp, np.ones((4, 6), np.float32), np.float32(2.0))
-    lines = codegen.generate(kernel, {"readable": True}).source.splitlines()
+    lines = codegen.generate(kernel, {}).readable.splitlines()
     assert lines[0] == "def kernel(out0, nd_x, s_v, n0, n1, st0, st1):"  # s: a generated name
     assert lines[1] == "    x = _s.flat(nd_x)"
     assert lines[4].startswith(

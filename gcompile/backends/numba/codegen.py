@@ -70,6 +70,7 @@ class KernelCode:
     outputs: list = field(default_factory=list)  # metas of the outputs, in order
     orders: list = field(default_factory=list)  # "C" or "F" per output buffer
     writes: int | None = None  # the input the result is written into (then no output buffer)
+    readable: str = ""  # the source with node names and IR lines as comments (``fn.code``)
 
     def signature(self) -> tuple:
         """The Numba argument types."""
@@ -96,18 +97,19 @@ def numba_type(dtype: np.dtype) -> nbtypes.Type:
 def generate(kernel: FusedKernel, options: dict, parallel: bool = False) -> KernelCode:
     """The generated function of ``kernel`` (``NoTemplate`` when an op has no rule): its
     parallel variant when ``parallel`` (``code.parallel`` is False when no loop of it can run
-    in parallel), else the serial one. Options: ``fastmath``, ``readable`` (the readable
-    form)."""
+    in parallel), else the serial one, with its readable form (node names, IR lines) rendered
+    from the same loop IR. Options: ``fastmath``, ``sequential_sums``."""
     fastmath = bool(options.get("fastmath", False))
     ctx = MathContext(parallel=parallel, range_limits=range_limits)
     rewrites = REWRITES
     if options.get("sequential_sums"):  # short sums in a loop program: one accumulator each
         rewrites = [r for r in REWRITES if r[0] not in ("blocked_sums", "split_lanes")]
     loops = apply_rewrites(loop_kernel(kernel, fastmath), ctx, rewrites)
-    source, params = render(loops, bool(options.get("readable")))
+    source, params = render(loops, False)
     return KernelCode(
         kernel.name,
         source,
+        readable=render(loops, True)[0],
         params=params,
         arguments=[p.argument for p in loops.params],
         types=[_param_type(p) for p in loops.params],

@@ -52,9 +52,7 @@ def variants(kernel: FusedKernel, options: dict) -> list[Variant]:
 
 def generated(kernel: FusedKernel, options: dict, parallel: bool) -> codegen.KernelCode:
     """The code of one variant, with its readable form."""
-    code = codegen.generate(kernel, options, parallel)
-    code.readable = codegen.generate(kernel, {**options, "readable": True}, parallel).source
-    return code
+    return codegen.generate(kernel, options, parallel)
 
 
 def load(kernel: FusedKernel, variant: Variant, program: Any) -> object:
