@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from ..ir import ops
-from ..ir.graph import Graph, Node, map_arg
+from ..ir.graph import Graph, Node, last_uses, map_arg
 from ..ir.printer import format_node
 from ..ir.shape_env import ShapeEnv, concrete, is_symbolic
 from ..ir.subgraph import RunGraph, subgraphs_of
@@ -51,15 +51,7 @@ class _Plan:
 def plan(graph: Graph) -> _Plan:
     """What running ``graph`` needs (release points, nested graphs' plans), computed once."""
     output = graph.output_node
-    kept = set(output.all_input_nodes)
-    last_reader: dict[Node, Node] = {}
-    for node in graph.nodes:
-        for value in node.all_input_nodes:
-            last_reader[value] = node
-    releases: dict[Node, list] = {}
-    for value, reader in last_reader.items():
-        if value not in kept and reader is not output:
-            releases.setdefault(reader, []).append(value)
+    releases = last_uses(graph)
     steps = [
         _Step(
             node,

@@ -64,13 +64,20 @@ def may_copy(node: Node) -> bool:
     return node.op == "call" and node.target.may_copy and reshape_is_view(node) is None
 
 
+def chain(node: Node, parent_of: Callable[[Node], Node | None]) -> tuple[Node, list[Node]]:
+    """``(start, steps)``: following ``parent_of`` from ``node`` until it gives None, the node
+    reached and the nodes passed on the way, from it to ``node``. One walk for view chains:
+    exact aliasing (``alias_chain``), a kernel's index maps (``loops/indexing.view_chain``)."""
+    steps = []
+    while (parent := parent_of(node)) is not None:
+        steps.append(node)
+        node = parent
+    return node, steps[::-1]
+
+
 def alias_chain(node: Node) -> tuple[Node, list[Node]]:
     """``(root, views)``: the node owning ``node``'s memory and the views from it to ``node``."""
-    views = []
-    while (parent := alias_parent(node)) is not None:
-        views.append(node)
-        node = parent
-    return node, views[::-1]
+    return chain(node, alias_parent)
 
 
 def root(node: Node) -> Node:

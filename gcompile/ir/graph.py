@@ -447,6 +447,22 @@ class Graph:
         print(self.tabular())
 
 
+def last_uses(graph: Graph) -> dict:
+    """Per node, the values whose last reader it is (the returned values excepted): where a
+    runner of the graph may release them."""
+    output = graph.output_node
+    kept = set(output.all_input_nodes)
+    last_reader: dict[Node, Node] = {}
+    for node in graph._iter():
+        for value in node.all_input_nodes:
+            last_reader[value] = node
+    releases: dict[Node, list] = {}
+    for value, reader in last_reader.items():
+        if value not in kept and reader is not output:
+            releases.setdefault(reader, []).append(value)
+    return releases
+
+
 def renamed_sizes(pairs) -> dict:
     """Sizes whose form re-deriving changed (``max(s0-3,0)`` to ``s0-3`` once ``s0 >= 3`` is
     known): old size -> new, from ``(old meta, new meta)`` pairs of the same values."""

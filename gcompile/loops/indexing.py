@@ -18,18 +18,16 @@ from __future__ import annotations
 from typing import Callable
 
 from ..ir import layout
+from ..ir.alias import chain
 from ..ir.graph import Node
 from ..ir.meta import TensorMeta
 from .nodes import Affine, Var
 
 
 def view_chain(value: Node) -> tuple[Node, list]:
-    """``(root, views)`` inside a kernel's sub-graph: views are the cloned index maps."""
-    views = []
-    while value.op == "call" and value.kind == "view":
-        views.append(value)
-        value = value.args[0]
-    return value, views[::-1]
+    """``(root, views)`` inside a kernel's sub-graph: views are the cloned index maps (every
+    view, a reshape that may copy included: in a kernel it is an index map)."""
+    return chain(value, lambda v: v.args[0] if v.op == "call" and v.kind == "view" else None)
 
 
 def alias_root(value: Node) -> Node:

@@ -178,10 +178,7 @@ class _Fuser:
         per-row value (``m[:, None]``, ``m[..., 0]``); otherwise ``refusal`` says why the
         consumer cannot join that group.
         """
-        node, views = value, []
-        while alias_parent(node) is not None:
-            views.append(node)
-            node = node.args[0]
+        node, views = alias_chain(value)
         group = self.group_of.get(node)
         reorders = (
             views
@@ -305,11 +302,9 @@ class _Fuser:
     def _refuse(self, groups: list, node: Node, reason: str) -> None:
         """Record ``reason`` on every edge from ``groups`` into ``node`` (direct or through views)."""
         for value in node.all_input_nodes:
-            root = value
-            while alias_parent(root) is not None:
-                root = root.args[0]
-            if any(root in g.nodes for g in groups):
-                self.reasons.setdefault((root, node), reason)
+            owner = root(value)
+            if any(owner in g.nodes for g in groups):
+                self.reasons.setdefault((owner, node), reason)
         return None
 
     def merge_siblings(self) -> None:

@@ -41,7 +41,7 @@ import numpy as np
 
 from ...errors import UnsupportedError
 from ...ir import ops
-from ...ir.graph import Graph, Node, map_arg
+from ...ir.graph import Graph, Node, last_uses, map_arg
 from ...ir.kernel import FusedKernel
 from ...ir.printer import format_node
 from ...ir.shape_env import concrete, is_symbolic, source_of
@@ -396,7 +396,7 @@ class _HostWriter(ProgramCalls):
 
     def node_by_node(self) -> None:
         """The host's lines for each node: kernels, loops, library calls, NumPy ops."""
-        last_use = _last_uses(self.graph)
+        last_use = last_uses(self.graph)
         for node in self.graph.nodes:
             if node.op == "constant":
                 self.constant(node)
@@ -447,20 +447,6 @@ def _product_into_buffer(node: Node) -> bool:
     if meta.scalar or meta.ndim == 0:
         return False
     return all(isinstance(v, Node) and not v.meta.scalar and v.meta.ndim > 0 for v in node.args)
-
-
-def _last_uses(graph: Graph) -> dict:
-    """Per node, the values whose last reader it is (outputs excepted): the host deletes them."""
-    kept = set(graph.output_node.all_input_nodes)
-    last: dict[Node, Node] = {}
-    for node in graph.nodes:
-        for value in node.all_input_nodes:
-            last[value] = node
-    released: dict[Node, list] = {}
-    for value, reader in last.items():
-        if value not in kept and reader.op != "output":
-            released.setdefault(reader, []).append(value)
-    return released
 
 
 def _node_runner(node: Node, inputs: list, evaluate: Callable) -> Callable:
