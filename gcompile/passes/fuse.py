@@ -236,44 +236,9 @@ class _Fuser:
         return True
 
     def _legal(self, merged: "_Group") -> bool:
-        return self._reads_ok(merged) and self._no_cycle_through(
+        return _reads_ok(merged) and self._no_cycle_through(
             merged, {**self.group_of, **{n: merged for n in merged.nodes}}
         )
-
-    def _reads_ok(self, group: "_Group") -> bool:
-        """Every read inside ``group`` can be done by its loops; recomputes ``group.reduced``.
-
-        A member may read another member through views only if that value comes from a
-        reduction of a row kernel over trailing axes, is aligned with the rows, and the views
-        only add or drop size-1 axes. Checked on the whole group, since merging groups brings
-        together reads that were each placed legally.
-        """
-        inside = set(group.nodes)
-        reduced: set = set()
-        rows = group.style == "row" and _trailing(group.axes or (), len(group.space))
-        for member in group.nodes:
-            for value in member.all_input_nodes:
-                owner, views = alias_chain(value)
-                if owner not in inside:
-                    continue
-                if owner not in reduced:
-                    if views:
-                        return False  # a view of a value computed in the kernel reorders its loop
-                    continue
-                if not rows or not all(_only_reshapes(v) for v in views):
-                    return False
-                if not _same_values(value.meta.shape, owner.meta.shape):
-                    return False
-                if member.target.loop_reduction:
-                    if value.meta.shape != group.space:
-                        return False
-                elif not _row_aligned(value.meta.shape, member.meta.shape, group):
-                    return False
-                reduced.add(member)
-            if member.target.loop_reduction:
-                reduced.add(member)
-        group.reduced = reduced
-        return True
 
     def _join(
         self, groups: list, node: Node, style: str, space: tuple, axes, reduced: bool
@@ -379,7 +344,7 @@ class _Fuser:
             if group is None or any(group is g for g in rejected):
                 continue
             after_reduction = producer in group.reduced
-            reason = reason or self._fits(group, shape, after_reduction)
+            reason = reason or _fits(group, shape, after_reduction)
             if reason is None and after_reduction and not _row_aligned(read_shape, shape, group):
                 reason = "reads a reduction result from other rows (not aligned with its rows)"
             if (
@@ -433,38 +398,6 @@ class _Fuser:
         return any(
             v.kind == "matmul" and v.meta.shape == node.meta.shape for v in node.all_input_nodes
         )
-
-    def _fits(self, group: _Group, shape: tuple, after_reduction: bool) -> str | None:
-        """Why an elementwise op of ``shape`` cannot join ``group``, or None.
-
-        Reading a reduction's result (``after_reduction``) is legal only in a row kernel: the
-        reduction must run over trailing axes, and the reader iterates the same rows later.
-        """
-        rows = group.rows if group.axes is not None else None
-        row_forms = (
-            group.space,
-            rows,
-            rows and tuple(s for i, s in enumerate(group.space) if i not in group.axes),
-        )
-        if after_reduction:
-            if not _trailing(group.axes, len(group.space)):
-                return (
-                    "reduction output consumed in its own loop (it reduces leading axes, not rows)"
-                )
-            return (
-                None
-                if shape in row_forms
-                else f"shape mismatch {list(group.space)} vs {list(shape)}"
-            )
-        if group.style == "row":
-            return (
-                None
-                if shape in row_forms
-                else f"shape mismatch {list(group.space)} vs {list(shape)}"
-            )
-        if shape != group.space:
-            return f"shape mismatch {list(group.space)} vs {list(shape)}"
-        return None
 
     def place_reduction(self, node: Node) -> None:
         """Join the group producing the reduced value (same space and axes), else start a group."""
@@ -582,6 +515,69 @@ def _peak_bytes(order: dict, group_of: dict) -> int:
     return peak
 
 
+def _reads_ok(group: "_Group") -> bool:
+    """Every read inside ``group`` can be done by its loops; recomputes ``group.reduced``.
+
+    A member may read another member through views only if that value comes from a
+    reduction of a row kernel over trailing axes, is aligned with the rows, and the views
+    only add or drop size-1 axes. Checked on the whole group, since merging groups brings
+    together reads that were each placed legally.
+    """
+    inside = set(group.nodes)
+    reduced: set = set()
+    rows = group.style == "row" and _trailing(group.axes or (), len(group.space))
+    for member in group.nodes:
+        for value in member.all_input_nodes:
+            owner, views = alias_chain(value)
+            if owner not in inside:
+                continue
+            if owner not in reduced:
+                if views:
+                    return False  # a view of a value computed in the kernel reorders its loop
+                continue
+            if not rows or not all(_only_reshapes(v) for v in views):
+                return False
+            if not _same_values(value.meta.shape, owner.meta.shape):
+                return False
+            if member.target.loop_reduction:
+                if value.meta.shape != group.space:
+                    return False
+            elif not _row_aligned(value.meta.shape, member.meta.shape, group):
+                return False
+            reduced.add(member)
+        if member.target.loop_reduction:
+            reduced.add(member)
+    group.reduced = reduced
+    return True
+
+
+def _fits(group: _Group, shape: tuple, after_reduction: bool) -> str | None:
+    """Why an elementwise op of ``shape`` cannot join ``group``, or None.
+
+    Reading a reduction's result (``after_reduction``) is legal only in a row kernel: the
+    reduction must run over trailing axes, and the reader iterates the same rows later.
+    """
+    rows = group.rows if group.axes is not None else None
+    row_forms = (
+        group.space,
+        rows,
+        rows and tuple(s for i, s in enumerate(group.space) if i not in group.axes),
+    )
+    if after_reduction:
+        if not _trailing(group.axes, len(group.space)):
+            return "reduction output consumed in its own loop (it reduces leading axes, not rows)"
+        return (
+            None if shape in row_forms else f"shape mismatch {list(group.space)} vs {list(shape)}"
+        )
+    if group.style == "row":
+        return (
+            None if shape in row_forms else f"shape mismatch {list(group.space)} vs {list(shape)}"
+        )
+    if shape != group.space:
+        return f"shape mismatch {list(group.space)} vs {list(shape)}"
+    return None
+
+
 def _outline(graph: Graph, group: _Group) -> Node:
     """Replace ``group``'s nodes by one kernel node; returns it."""
     inside = set(group.nodes)
@@ -607,19 +603,9 @@ def _outline(graph: Graph, group: _Group) -> Node:
         mapping[node] = sub.call(node.target, args, node.kwargs, source=node.source, name=node.name)
     outputs = [n for n in group.nodes if _used_outside(n, inside)]
     sub.output(tuple(mapping[o] for o in outputs))
-    inplace = None
-    if group.style == "epilogue":
-        # The result may overwrite a product that only a member reads, element for element: a
-        # product read through a view (``q[:, :1]`` broadcast along a row) is still needed
-        # after the loop has written over the elements it reads.
-        for i, value in enumerate(inputs):
-            if (
-                value.kind == "matmul"
-                and len(value.users) == 1
-                and next(iter(value.users)) in inside
-                and value.meta == outputs[-1].meta
-            ):
-                inplace = i
+    inplace = (
+        _product_overwritten(group, inputs, outputs[-1]) if group.style == "epilogue" else None
+    )
     members = tuple(n.target.name for n in group.nodes)
     # the copies' metas are inferred again, with what the trace knows now (max(s0-3,0) may be
     # s0-3): the space takes the same forms, so that it matches their shapes
@@ -638,7 +624,29 @@ def _outline(graph: Graph, group: _Group) -> Node:
         for user in list(output.users):
             if user not in inside:
                 user.replace_input_with(output, projection)
-    # Members go, and with them the views of members that only members read (cloned above).
+    _erase_members(graph, group, inside)
+    return node
+
+
+def _product_overwritten(group: _Group, inputs: list, result: Node) -> int | None:
+    """The input an epilogue's result may overwrite: a product that only a member reads,
+    element for element (a product read through a view, ``q[:, :1]`` broadcast along a row, is
+    still needed after the loop has written over the elements it reads)."""
+    inplace = None
+    for i, value in enumerate(inputs):
+        if (
+            value.kind == "matmul"
+            and len(value.users) == 1
+            and next(iter(value.users)) in set(group.nodes)
+            and value.meta == result.meta
+        ):
+            inplace = i
+    return inplace
+
+
+def _erase_members(graph: Graph, group: _Group, inside: set) -> None:
+    """Erase the group's members, and with them the views of members that only members read
+    (cloned into the kernel)."""
     position = {n: i for i, n in enumerate(graph.nodes)}
     doomed = set(group.nodes)
     frontier = [u for n in group.nodes for u in n.users]
@@ -653,7 +661,6 @@ def _outline(graph: Graph, group: _Group) -> Node:
             frontier.extend(user.users)
     for member in sorted(doomed, key=position.__getitem__, reverse=True):
         graph.erase(member)
-    return node
 
 
 def _boundaries(fuser: _Fuser) -> list[Boundary]:

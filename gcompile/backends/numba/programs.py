@@ -417,19 +417,11 @@ class _ProgramWriter(RegionWriting):
         fortran = order == "F"
         allocation = f"np.empty(({', '.join(shape[::-1] if fortran else shape)},), "
         allocation += f"{type_name(meta.dtype)}){'.T' if fortran else ''}"
-        if meta.ndim == 0 or self.reusable(node, meta):  # one buffer serves every iteration
+        if meta.ndim == 0 or _reusable(node, meta, self.loop_indices):  # one buffer, every trip
             self.prologue.append(f"{INDENT}{out} = {allocation}")
         else:
             self.lines.append(f"{indent}{out} = {allocation}")
         return out
-
-    def reusable(self, node: Node, meta) -> bool:
-        """Whether one buffer, made before the loops, can hold ``node``'s output on every trip:
-        its shape names no loop index, and its value dies within the trip (read by ops that
-        copy or reduce it, never carried, returned, viewed or written into)."""
-        if any(free_symbols(size) & self.loop_indices for size in meta.shape if is_expr(size)):
-            return False
-        return _dies_within_the_trip(node)
 
     def call_variants(self, node: Node, name: str, found: list, values: str, indent: str, top):
         """The call of a kernel's variant: one, or a test of its size choosing between two (the
@@ -460,6 +452,15 @@ class _ProgramWriter(RegionWriting):
             for view in argument[2]:
                 text = self.view_text(text, view.target, view.kwargs, view.args[0].meta, view.meta)
         return text
+
+
+def _reusable(node: Node, meta, loop_indices: set) -> bool:
+    """Whether one buffer, made before the loops, can hold ``node``'s output on every trip:
+    its shape names no loop index, and its value dies within the trip (read by ops that copy
+    or reduce it, never carried, returned, viewed or written into)."""
+    if any(free_symbols(size) & loop_indices for size in meta.shape if is_expr(size)):
+        return False
+    return _dies_within_the_trip(node)
 
 
 def _dies_within_the_trip(node: Node) -> bool:
