@@ -4,7 +4,8 @@ The pipeline is a flat list of named steps (like tinygrad's ``full_rewrite_to_si
 
     CLEANUP  = [constant_fold, simplify, cse, dce]     repeated until nothing changes
     OPTIMIZE = [unroll_loops, functionalize]              once, then to a fixpoint:
-               [vector_products, scalar_factors, hoist_invariants] + CLEANUP  stage "optimized"
+               [vector_products, scalar_factors, batched_rows, hoist_invariants]
+               + CLEANUP                                  stage "optimized"
     FUSE     = [fuse, assign_buffers]                  stage "fused"
 
 Each pass runs on the graph and then on every graph nested in it (``ir/subgraph.py:
@@ -42,7 +43,7 @@ from .dce import dce
 from .functionalize import functionalize
 from .fuse import MAX_KERNEL_OPS, fuse
 from .hoist import hoist_invariants
-from .products import scalar_factors, vector_products
+from .products import batched_rows, scalar_factors, vector_products
 from .simplify import simplify
 from .unroll import unroll_loops
 
@@ -59,6 +60,7 @@ OPTIMIZE: list[tuple[str, Pass]] = [
     ("functionalize", functionalize),
     ("vector_products", vector_products),
     ("scalar_factors", scalar_factors),
+    ("batched_rows", batched_rows),
     ("hoist_invariants", hoist_invariants),
     *CLEANUP,
 ]
@@ -73,6 +75,7 @@ REQUIRED = ("functionalize",)
 GENERATED_CODE_ONLY = (
     "vector_products",
     "scalar_factors",
+    "batched_rows",
 )  # backends rely on a graph without in-place setitem nodes
 
 _MAX_ROUNDS = 8

@@ -780,9 +780,9 @@ def _dump(monkeypatch, tmp_path) -> tuple[Graph, list, list]:
 
 def test_debug_dir_receives_one_file_per_pass_run(monkeypatch, tmp_path):
     graph, records, files = _dump(monkeypatch, tmp_path)
-    # unroll_loops, functionalize, one round of vector_products, scalar_factors,
+    # unroll_loops, functionalize, one round of vector_products, scalar_factors, batched_rows,
     # hoist_invariants and the cleanup (4 passes), fuse, assign_buffers
-    assert len(files) == len(records) == 11
+    assert len(files) == len(records) == 12
     assert sorted(re.sub(r"^\d+_", "", f.stem) for f in files) == sorted(r.name for r in records)
     (fuse_dump,) = [f for f in files if f.stem.endswith("_fuse")]
     assert fuse_dump.read_text() == str(graph) + "\n"

@@ -1,6 +1,6 @@
 """Products for generated code (``passes/products.py``): scalar factors moved out of matrix
-products, against NumPy through ``check`` (the error bound of a product holds for both
-evaluations), and the cases left alone."""
+products and batches of rows made one matrix product, against NumPy through ``check`` (the
+error bound of a product holds for both evaluations), and the cases left alone."""
 
 from __future__ import annotations
 
@@ -72,3 +72,25 @@ def test_the_interpreter_keeps_numpys_order():
     args = (1.5, 1.2, RNG.random((40, 40)), RNG.random((40, 40)), RNG.random(40))
     for product in _products(_optimized(gesummv, *args, backend="interpreter")):
         assert product.args[0].target.name == "multiply"
+
+
+def doitgen(A, C4):  # npbench's polybench doitgen
+    NR, NQ, NP = A.shape
+    A[:] = np.reshape(np.reshape(A, (NR, NQ, 1, NP)) @ C4, (NR, NQ, NP))
+
+
+def batch_of_transposed(A, W):
+    return np.swapaxes(A, 0, 1) @ W  # not C-ordered: NumPy's batched product stays
+
+
+def test_a_batch_of_rows_times_a_matrix_is_one_matrix_product():
+    A, C4 = RNG.random((5, 4, 6)), RNG.random((6, 6))
+    (product,) = _products(_optimized(doitgen, A, C4))
+    assert [v.meta.ndim for v in product.args] == [2, 2]
+    assert product.args[0].target.name == "reshape"
+    check(doitgen, A, C4)
+    (product,) = _products(_optimized(batch_of_transposed, A, C4))
+    assert product.args[0].meta.ndim == 3
+    check(batch_of_transposed, A, C4)
+    (product,) = _products(_optimized(doitgen, A, C4, backend="interpreter"))
+    assert product.args[0].meta.ndim == 4
