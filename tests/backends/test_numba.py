@@ -557,3 +557,16 @@ def test_a_few_steps_stay_a_python_host():
     fn = compiled(lambda x, y: np.sum(x) * y)
     np.testing.assert_array_equal(fn(np.arange(5.0), np.arange(3.0)), 10.0 * np.arange(3.0))
     assert "the host is one Numba function" not in fn.code
+
+
+def scalar_ratio(x, y):
+    return np.sum(x) / np.max(y)
+
+
+def test_an_operator_on_numpy_scalars_runs_as_the_operator_itself_in_the_host():
+    fn = compiled(scalar_ratio)
+    for x, y in ((np.arange(4.0), np.ones(3)), (np.arange(4.0), np.zeros(3))):
+        with np.errstate(divide="ignore"):
+            expected, actual = scalar_ratio(x, y), fn(x, y)
+        assert type(actual) is type(expected) and actual == expected  # (inf, not an error)
+    assert "v_divide_1 = _operator_truediv(v_fused_1, v_fused_2)" in fn.code

@@ -31,6 +31,7 @@ serially; a GELU pass was no faster in parallel (19 ms) than serially (14-18 ms)
 from __future__ import annotations
 
 import functools
+import operator
 import sys
 import threading
 import time
@@ -163,7 +164,23 @@ class _HostWriter(ProgramCalls):
 
     def generic(self, node: Node) -> None:
         """A node run by its op's NumPy implementation; symbolic parameters are passed
-        computed from the sizes (``_op_reshape_1(v_x, shape=(s0 * s1,))``)."""
+        computed from the sizes (``_op_reshape_1(v_x, shape=(s0 * s1,))``). An operator on
+        NumPy scalars is the operator itself, as eager runs it (``ops.evaluate``), called
+        directly: a scalar step then costs a call of ``operator.__truediv__``, not a runner."""
+        if _scalar_operator(node):
+            function = f"_operator_{node.target.dunder}"
+            self.globals[function] = getattr(operator, f"__{node.target.dunder}__")
+            operands = []
+            for position, value in enumerate(node.args):
+                if not isinstance(value, Node):
+                    self.globals[f"_literal_{node.name}_{position}"] = value
+                operands.append(
+                    _variable(value)
+                    if isinstance(value, Node)
+                    else f"_literal_{node.name}_{position}"
+                )
+            self.emit(node, f"{function}({', '.join(operands)})")
+            return
         evaluate = functools.partial(interpreter.evaluate_node, node)
         symbolic = [key for key, value in node.kwargs.items() if is_symbolic(value)]
         given = [f"{key}={self.literal(node.kwargs[key])}" for key in symbolic]
@@ -447,6 +464,22 @@ def _product_into_buffer(node: Node) -> bool:
     if meta.scalar or meta.ndim == 0:
         return False
     return all(isinstance(v, Node) and not v.meta.scalar and v.meta.ndim > 0 for v in node.args)
+
+
+def _scalar_operator(node: Node) -> bool:
+    """Whether ``node`` is a Python operator on NumPy scalars (and number literals) with a
+    strong scalar result: ``ops.evaluate`` runs the operator itself there."""
+    target = node.target
+    if not isinstance(target, ops.OpDef) or not target.dunder or node.kwargs or not node.args:
+        return False
+    if node.meta.weak or not node.meta.scalar:
+        return False
+    return all(
+        v.meta.scalar
+        if isinstance(v, Node)
+        else isinstance(v, (bool, int, float, complex, np.generic))
+        for v in node.args
+    )
 
 
 def _node_runner(node: Node, inputs: list, evaluate: Callable) -> Callable:
