@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import gcompile
+from bench.loop_programs import covariance  # npbench's polybench covariance: v @ M per column
 from gcompile.ir.control import ForRange
 from gcompile.ir.subgraph import walk
 
@@ -168,15 +169,6 @@ def sweep_rows(steps, n, A):
             for j in range(1, n - 1):
                 A[i, j] += A[i, j - 1]
                 A[i, j] /= 4.0
-
-
-def covariance(M, float_n, data):  # npbench's polybench covariance: one v @ M per column
-    mean = np.mean(data, axis=0)
-    data -= mean
-    cov = np.zeros((M, M), dtype=data.dtype)
-    for i in range(M):
-        cov[i:M, i] = cov[i, i:M] = data[:, i] @ data[:, i:M] / (float_n - 1.0)
-    return cov
 
 
 def batched_rows(A, C4):  # npbench's polybench doitgen: a (NQ, 1, NP) @ (NP, NP) per trip
