@@ -177,10 +177,10 @@ def batched_rows(A, C4):  # npbench's polybench doitgen: a (NQ, 1, NP) @ (NP, NP
         A[r, :, :] = np.reshape(np.reshape(A[r], (NQ, 1, NP)) @ C4, (NQ, NP))
 
 
-def mixed_products(A, B, x, steps):  # M @ M, M.T @ v of float32 v, reversed v @ M in a body
-    for _ in range(steps):
-        B = np.tanh(A @ B[:, ::-1]) + A.T @ x
-        x = (x[::-1] @ B).astype(np.float32) / B.shape[0]
+def mixed_products(A, B, x, steps):  # M @ M, M.T @ v of float32 v, v @ M in a body
+    for _ in range(steps):  # (strided and reversed operands: tests/backends/test_blas.py)
+        B = np.tanh(A @ B) + A.T @ x
+        x = (x @ B).astype(np.float32) / B.shape[0]
     return B, x
 
 

@@ -6,6 +6,8 @@ operand is passed as a layout-free array (Numba's ``A``), whatever its strides."
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 import pytest
@@ -13,15 +15,16 @@ import pytest
 from gcompile.backends.numba.blas import matmul_into
 
 RNG = np.random.default_rng(3)
-DTYPES = [np.float64, np.float32, np.complex128, np.complex64]
 
 
 def _numba_type(dtype):
     return numba.from_dtype(np.dtype(dtype))
 
 
+@functools.cache
 def _compiled(dtype, a_ndim, b_ndim):
-    """``matmul_into`` for one dtype and operand ranks, every operand typed ``A``."""
+    """``matmul_into`` for one dtype and operand ranks, every operand typed ``A`` (compiled
+    once per test run)."""
     item = _numba_type(dtype)
     a, b = (numba.types.Array(item, n, "A") for n in (a_ndim, b_ndim))
     out = numba.types.Array(item, max(a_ndim + b_ndim - 2, 1), "C")
@@ -69,24 +72,34 @@ def _agrees(actual, a, b):
     assert np.all(np.abs(actual - expected) <= bound), np.max(np.abs(actual - expected))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_products_read_operands_in_place_or_copied(dtype):
-    matrix_matrix, matrix_vector, vector_matrix = (
-        _compiled(dtype, 2, 2),
-        _compiled(dtype, 2, 1),
-        _compiled(dtype, 1, 2),
-    )
+# (dtype, forms): every form in double precision, one form each in single (the BLAS routine's
+# letter is the only difference; each compiled form costs a Numba compile)
+CASES = [
+    (np.float64, ("matrix @ matrix", "matrix @ vector", "vector @ matrix")),
+    (np.complex128, ("matrix @ matrix", "matrix @ vector", "vector @ matrix")),
+    (np.float32, ("matrix @ matrix",)),
+    (np.complex64, ("vector @ matrix",)),
+]
+
+
+@pytest.mark.parametrize("dtype, forms", CASES)
+def test_products_read_operands_in_place_or_copied(dtype, forms):
     for m, k, n in ((5, 7, 4), (1, 6, 3), (4, 1, 1), (0, 3, 2), (3, 0, 2), (2, 3, 0)):
         for left in _matrices(dtype, m, k).values():
-            for right in _matrices(dtype, k, n).values():
-                out = np.full((m, n), 7, dtype)
-                matrix_matrix(out, left, right)
-                _agrees(out, left, right)
-            for vector in _vectors(dtype, k).values():
-                out = np.full(m, 7, dtype)
-                matrix_vector(out, left, vector)
-                _agrees(out, left, vector)
-            for vector in _vectors(dtype, m).values():
-                out = np.full(k, 7, dtype)
-                vector_matrix(out, vector, left)
-                _agrees(out, vector, left)
+            for form in forms:
+                _check_form(form, dtype, left, m, k, n)
+
+
+def _check_form(form: str, dtype, left, m: int, k: int, n: int) -> None:
+    """``form`` with ``left`` (m x k) on every operand of the other side, against NumPy."""
+    if form == "matrix @ matrix":
+        run, others, shape = _compiled(dtype, 2, 2), _matrices(dtype, k, n), (m, n)
+    elif form == "matrix @ vector":
+        run, others, shape = _compiled(dtype, 2, 1), _vectors(dtype, k), (m,)
+    else:
+        run, others, shape = _compiled(dtype, 1, 2), _vectors(dtype, m), (k,)
+    for other in others.values():
+        a, b = (other, left) if form == "vector @ matrix" else (left, other)
+        out = np.full(shape, 7, dtype)
+        run(out, a, b)
+        _agrees(out, a, b)
