@@ -155,9 +155,7 @@ class CompiledFunction:
             return self._fallback(error, args, kwargs)
         entry = self._find(bound)
         if entry is None:
-            entry = self._compile(bound)
-            if entry.key != bound.key:  # an int argument became a size symbol: an input now
-                bound = self._binder.bind(args, kwargs)
+            entry, bound = self._compile(bound)
         else:
             self._stats["cache_hits"] += 1
         if not kwargs and len(args) == self._array_arity:
@@ -199,17 +197,19 @@ class CompiledFunction:
                 return entry
         return None
 
-    def _compile(self, bound: BoundCall) -> CacheEntry:
+    def _compile(self, bound: BoundCall) -> tuple[CacheEntry, BoundCall]:
+        """The entry for ``bound``, traced and compiled unless another thread just made it,
+        and the call bound again when its int arguments became size symbols."""
         with self._lock:
             entry = self._find(bound)
             if entry is not None:
-                return entry
+                return entry, bound
             recompile = _recompile(self, bound) if self._cache else None
             if recompile is not None and self._make_ints_symbolic(recompile, bound):
                 bound = self._binder.bind(*bound.rebuild([v for _, v in bound.leaves]))
                 entry = self._find(bound)
                 if entry is not None:
-                    return entry
+                    return entry, bound
             entry = CacheEntry(
                 bound.key, paths=[path for path, _ in bound.leaves], order=len(self.entries)
             )
@@ -249,7 +249,7 @@ class CompiledFunction:
                 self.recompiles.append(recompile)
                 _log("recompiles", lambda: str(recompile))
             self._check_cache_size()
-            return entry
+            return entry, bound
 
     def _make_ints_symbolic(self, recompile: "Recompile", bound: BoundCall) -> bool:
         """On a miss that only a new value of Python int arguments causes (not in

@@ -35,7 +35,7 @@ from .ir.literals import literal_key
 from .ir.meta import layout_of, unsupported_dtype_reason
 from .ir.pytree import TreeSpec, flatten, unflatten
 from .ir.shape_env import SIZE_LOW, ShapeEnv, source_of
-from .ir.symbolic import is_expr
+from .ir.symbolic import is_expr, is_int
 
 
 @dataclass
@@ -126,7 +126,7 @@ def _leaf_guard(path: str, value: Any, static: bool, symbolic: bool) -> tuple[tu
     if static:
         _hashable(path, value, static=True)
         return ("static", literal_key(value)), False
-    if symbolic and is_plain_int(value) and value >= SIZE_LOW:
+    if symbolic and is_int(value) and value >= SIZE_LOW:
         return ("int",), True
     if isinstance(value, np.ndarray):
         _check_dtype(path, value.dtype)
@@ -146,11 +146,6 @@ def _leaf_guard(path: str, value: Any, static: bool, symbolic: bool) -> tuple[tu
         )
     _hashable(path, value, static=False)
     return ("static", literal_key(value)), False
-
-
-def is_plain_int(value: Any) -> bool:
-    """A Python int, not a bool."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # Values that are safe to bake into a graph and guard by equality (or identity, for functions).

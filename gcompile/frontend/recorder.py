@@ -22,6 +22,7 @@ from ..ir.alias import root
 from ..ir.graph import Graph, Node
 from ..ir.meta import meta_of, unsupported_dtype_reason
 from ..ir.shape_env import SIZE_LOW, is_symbolic, map_symbolic
+from ..ir.symbolic import is_int
 from .complex_parts import ComplexParts
 from .loops import LoopTracer
 from .numpy_calls import NumpyCalls
@@ -79,7 +80,7 @@ class Tracer:
 
         An array's sizes of 2 or more are symbols (``s0, s1, ...``) unless tracing is static."""
         meta = meta_of(value)
-        if isinstance(value, int) and not isinstance(value, bool):  # a size (guards.dynamic_ints)
+        if is_int(value):  # a size the call passes (guards.dynamic_ints)
             symbol = self.graph.shape_env.size_symbol(
                 value, name, (len(self.graph.placeholders), None)
             )

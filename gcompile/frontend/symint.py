@@ -19,13 +19,9 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable
 
-from ..ir.symbolic import is_expr
+from ..ir.symbolic import is_expr, is_int
 
 _VALUE_TYPES_NOTE = "a size used as a Python int (range(), an index, int(), len(), hash())"
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class SymInt:
@@ -54,7 +50,7 @@ class SymInt:
     def _size_operand(self, other: Any) -> Any:
         if isinstance(other, SymInt):
             return other.expr
-        return other if _is_int(other) else None
+        return other if is_int(other) else None
 
     def _arith(self, other: Any, fn: Callable, reflected: bool = False) -> Any:
         if isinstance(other, (list, tuple, str)):
@@ -99,7 +95,7 @@ class SymInt:
         return self._arith(other, operator.mod, reflected=True)
 
     def __pow__(self, other):
-        if _is_int(other) and 0 <= other <= 8:
+        if is_int(other) and 0 <= other <= 8:
             return SymInt.wrap(self._tracer, self.expr**other)
         return self.value() ** other
 

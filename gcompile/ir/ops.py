@@ -136,12 +136,13 @@ def evaluate(op: "OpDef", args: tuple, kwargs: dict) -> Any:
     from the ufunc: Python raises ZeroDivisionError and returns complex powers, NumPy scalar
     ``**`` calls libm. Running the operator reproduces it; everything else runs ``impl``.
     """
-    if op.dunder and not kwargs and args and all(_is_scalar_value(a) for a in args):
+    if op.dunder and not kwargs and args and all(is_scalar_value(a) for a in args):
         return getattr(operator, f"__{op.dunder}__")(*args)
     return op.impl(*args, **kwargs)
 
 
-def _is_scalar_value(value: Any) -> bool:
+def is_scalar_value(value: Any) -> bool:
+    """A Python or NumPy scalar: what eager applies a Python operator to as itself."""
     return isinstance(value, (bool, int, float, complex, np.generic))
 
 

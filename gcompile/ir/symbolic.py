@@ -148,7 +148,7 @@ class _Arith:
         raise TypeError(f"cannot take {other} modulo the symbolic size {self}: only an int")
 
     def __pow__(self, exponent, modulo=None):
-        if modulo is not None or not _is_int(exponent) or exponent < 0:
+        if modulo is not None or not is_int(exponent) or exponent < 0:
             raise TypeError(
                 f"a symbolic size can only be raised to an int power >= 0, got {exponent!r}"
             )
@@ -251,12 +251,13 @@ class SymbolTable:
 # ---- construction -------------------------------------------------------------------------------
 
 
-def _is_int(value) -> bool:
+def is_int(value) -> bool:
+    """A Python int, not a bool."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _is_value(value) -> bool:
-    return _is_int(value) or isinstance(value, _Arith)
+    return is_int(value) or isinstance(value, _Arith)
 
 
 def _check(value, what: str = "value"):
@@ -267,7 +268,7 @@ def _check(value, what: str = "value"):
 
 def _linear(value) -> tuple[int, dict]:
     """``value`` as ``(const, {term: coef})``."""
-    if _is_int(value):
+    if is_int(value):
         return value, {}
     if isinstance(value, Sum):
         return value.const, dict(value.terms)
@@ -307,14 +308,14 @@ def _add(a, b):
 
 
 def _scale(value, factor: int):
-    if not _is_int(factor):
+    if not is_int(factor):
         raise TypeError(f"a symbolic size can only be multiplied by an int, got {factor!r}")
     const, coefs = _linear(value)
     return _make(const * factor, {term: coef * factor for term, coef in coefs.items()})
 
 
 def _floordiv(value, den: int):
-    if not _is_int(den):
+    if not is_int(den):
         raise TypeError(f"a symbolic size can only be floor-divided by an int, got {den!r}")
     if den == 0:
         raise ZeroDivisionError(f"symbolic floor division of {value} by zero")
@@ -322,7 +323,7 @@ def _floordiv(value, den: int):
         return _floordiv(_scale(value, -1), -den)
     if den == 1:
         return value
-    if _is_int(value):
+    if is_int(value):
         return value // den
     if isinstance(value, (Min, Max)):
         return _minmax(type(value), [_floordiv(arg, den) for arg in value.args])
@@ -332,7 +333,7 @@ def _floordiv(value, den: int):
     # the constant stays in the numerator: (s-2)//3 reads better than (s+1)//3-1
     quotient = _make(0, {term: coef // den for term, coef in coefs.items()})
     rest = _make(const, {term: coef % den for term, coef in coefs.items()})
-    if _is_int(rest) or isinstance(rest, (Min, Max, FloorDiv)):
+    if is_int(rest) or isinstance(rest, (Min, Max, FloorDiv)):
         return _add(quotient, _floordiv(rest, den))
     lo, hi = bounds(rest)
     if lo != -INF and hi != INF and lo // den == hi // den:
@@ -383,7 +384,7 @@ _NAME_NUMBER = re.compile(r"(.*?)(\d*)$")
 def _key(value) -> tuple:
     """Total order of canonical values: products (higher degree first), symbols (natural name
     order), sums, min, max, div, ints."""
-    if _is_int(value):
+    if is_int(value):
         return (9, value)
     if isinstance(value, Prod):
         return (-1, -len(value.factors), tuple(_key(factor) for factor in value.factors))
@@ -407,8 +408,8 @@ def _key(value) -> tuple:
 
 def _mul(a, b):
     """The canonical value of ``a * b``: an int scales, two expressions multiply as polynomials."""
-    if _is_int(a) or _is_int(b):
-        return _scale(b, a) if _is_int(a) else _scale(a, b)
+    if is_int(a) or is_int(b):
+        return _scale(b, a) if is_int(a) else _scale(a, b)
     product = {}
     for mono_a, coef_a in _poly(a).items():
         for mono_b, coef_b in _poly(b).items():
@@ -505,8 +506,8 @@ def _core_shift(args: list) -> int:
     max (see ``_max_like``) keeps an int argument 0 (``max(s0-1,0)``), any other the least
     constant of a non-int argument 0 (``min(s0,3)``). Adding a constant to every argument adds
     it to the answer, so the core does not depend on how the min was built."""
-    ints = [arg for arg in args if _is_int(arg)]
-    others = [arg for arg in args if not _is_int(arg)]
+    ints = [arg for arg in args if is_int(arg)]
+    others = [arg for arg in args if not is_int(arg)]
     if ints and all(map(_leads_negative, others)):
         return ints[0]
     return min(_linear(arg)[0] for arg in others)
@@ -521,7 +522,7 @@ def _leads_negative(value) -> bool:
 def _max_like(value: Min) -> bool:
     """Whether ``min(args)`` reads better as ``-max(-args)``: its non-int arguments all lead
     with a negative coefficient (``min(1-s0, 0) == -max(s0-1, 0)``)."""
-    return all(_leads_negative(arg) for arg in value.args if not _is_int(arg))
+    return all(_leads_negative(arg) for arg in value.args if not is_int(arg))
 
 
 def _poly_divide(num: dict, den: dict) -> dict | None:
@@ -569,7 +570,7 @@ def exact_divide(a, b):
     ``exact_divide(s0, 2) is None``.
     """
     _check(a, "dividend")
-    if _is_int(_check(b, "divisor")) and b == 0:
+    if is_int(_check(b, "divisor")) and b == 0:
         raise ZeroDivisionError(f"exact_divide of {a} by zero")
     quotient = _poly_divide(_poly(a), _poly(b))
     return None if quotient is None else _from_poly(quotient)
@@ -597,7 +598,7 @@ def _floor_div_bound(bound, den: int):
 def _bound(value, upper: bool, depth: int = _REFINE_DEPTH):
     """The least (``upper=False``) or greatest value of ``value``, as far as intervals tell;
     ``depth`` limits how many terms ``_refine`` replaces in a row."""
-    if _is_int(value):
+    if is_int(value):
         return value
     if isinstance(value, Symbol):
         end = value.hi if upper else value.lo
@@ -756,7 +757,7 @@ def _names_below(value) -> set:
 
 def free_symbols(value) -> frozenset:
     """The symbols ``value`` depends on."""
-    if _is_int(_check(value)):
+    if is_int(_check(value)):
         return frozenset()
     if isinstance(value, Symbol):
         return frozenset([value])
@@ -771,7 +772,7 @@ def free_symbols(value) -> frozenset:
 
 def substitute(value, mapping: dict):
     """``value`` with each symbol in ``mapping`` replaced by its int or expression, simplified."""
-    if _is_int(_check(value)):
+    if is_int(_check(value)):
         return value
     if isinstance(value, Symbol):
         return _check(mapping.get(value, value), f"value for symbol {value.name}")
@@ -795,7 +796,7 @@ def substitute(value, mapping: dict):
 def evaluate(value, values: dict) -> int:
     """The int ``value`` takes when each symbol has the int given in ``values``."""
     result = substitute(value, values)
-    if not _is_int(result):
+    if not is_int(result):
         missing = sorted(sym.name for sym in free_symbols(result))
         raise ValueError(
             f"cannot evaluate {value}: no int value for symbol(s) {', '.join(missing)}"
@@ -811,7 +812,7 @@ def to_source(value, names: dict | None = None) -> str:
 
 def _render(value, name_of, compact: bool) -> str:
     """Text of ``value``: compact (``2*s0-1``) or spaced Python source (``2 * s0 - 1``)."""
-    if _is_int(value):
+    if is_int(value):
         return str(value)
     if isinstance(value, Symbol):
         return name_of(value)
@@ -888,7 +889,7 @@ def slice_length(n, start: int | None, stop: int | None, step: int | None):
     """``len(range(*slice(start, stop, step).indices(n)))`` for a size ``n`` (int or expression)."""
     _check(n, "slice_length size")
     for name, bound in (("start", start), ("stop", stop), ("step", step)):
-        if bound is not None and not _is_int(bound):
+        if bound is not None and not is_int(bound):
             raise TypeError(f"slice_length {name} must be an int or None, got {bound!r}")
     step = 1 if step is None else step
     if step == 0:

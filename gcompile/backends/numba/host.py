@@ -474,12 +474,7 @@ def _scalar_operator(node: Node) -> bool:
         return False
     if node.meta.weak or not node.meta.scalar:
         return False
-    return all(
-        v.meta.scalar
-        if isinstance(v, Node)
-        else isinstance(v, (bool, int, float, complex, np.generic))
-        for v in node.args
-    )
+    return all(v.meta.scalar if isinstance(v, Node) else ops.is_scalar_value(v) for v in node.args)
 
 
 def _node_runner(node: Node, inputs: list, evaluate: Callable) -> Callable:

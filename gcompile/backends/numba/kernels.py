@@ -42,17 +42,12 @@ class Variant:
 def variants(kernel: FusedKernel, options: dict) -> list[Variant]:
     """The kernel's variants: serial, then parallel when the options allow it and a loop of
     the kernel can run in parallel. Raises ``codegen.NoTemplate``."""
-    found = [Variant("serial", generated(kernel, options, False))]
+    found = [Variant("serial", codegen.generate(kernel, options, False))]
     if options.get("parallel", True) and kernel.style != "epilogue":  # (see host.py)
-        parallel = generated(kernel, options, True)
+        parallel = codegen.generate(kernel, options, True)
         if parallel.parallel:
             found.append(Variant("parallel", parallel))
     return found
-
-
-def generated(kernel: FusedKernel, options: dict, parallel: bool) -> codegen.KernelCode:
-    """The code of one variant, with its readable form."""
-    return codegen.generate(kernel, options, parallel)
 
 
 def load(kernel: FusedKernel, variant: Variant, program: Any) -> object:

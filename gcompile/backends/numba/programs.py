@@ -487,12 +487,12 @@ def _loop_variants(node: Node, options: dict) -> list:
     kernel: FusedKernel = node.target
     options = {**options, "parallel": False}
     ordered = kernels.Variant(
-        "serial", kernels.generated(kernel, {**options, "sequential_sums": True}, False)
+        "serial", codegen.generate(kernel, {**options, "sequential_sums": True}, False)
     )
     with using(node.graph.shape_env):
         if hint(product_of(kernel.space)) < LONG_SUM // 2:
             return [ordered]
-    short = kernels.Variant("serial", kernels.generated(kernel, options, False))
+    short = kernels.Variant("serial", codegen.generate(kernel, options, False))
     if ordered.code.source == short.code.source or ordered.code.params != short.code.params:
         return [short]
     return [ordered, short]
