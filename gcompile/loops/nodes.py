@@ -4,18 +4,22 @@ Grammar (every node a frozen dataclass; bodies are tuples)::
 
     Kernel     name, params: Param*, entry: Let*, body: Stmt*, values: Node*,
                accumulators: Accumulator*
-    Stmt     = Loop(var, start, stop, step, body, parallel, kind)
+    Stmt     = Loop(var, start, stop, step, body, parallel, kind, carried)
              | Let(var, value) | Update(var, op, value)          x = e ; x op= e
              | Store(buffer, index, value)                         b[index] = e
+             | Assign(target, value)                               a[2:n, k] = e
              | Init(acc, part) | Accumulate(acc, value, source, part, index)
-             | Alloc(var, size, dtype, fill, stack) | If(cond, body, orelse)
+             | Alloc(var, size, dtype, fill, stack, order, once) | If(cond, body, orelse)
              | Eval(value) | Comment(node, text, names)
+             | CallKernel(function, arguments) | Return(values)
     Expr     = Var(name, node, suffix) | Const(value, dtype) | Load(buffer, index)
              | Cast(value, source, target) | Convert(value, dtype)
              | Apply(op, node, args, loop, kinds, where, fast, exact)
              | BinOp(op, left, right) | Compare(ops, operands) | BoolOp(op, values)
              | IfExp(cond, then, orelse) | Intrinsic(name, args, dtype)
              | RangeCheck(site, value, bound)
+             | Size(expr) | Name(text) | Call(function, args) | Attr(value, name)
+             | Item(value, items) | Slice(start, stop, step) | Tuple(items)
     Index    = Affine(offset, terms)      flat: offset + sum of coefficient * variable
              | Subscript(items)           one variable (or 0) per axis
 
@@ -23,6 +27,12 @@ A ``Var`` names a variable: ``Var("i1")`` a loop index, ``Var("acc_", node)`` a 
 a graph node, whose identifier the renderer's namespace chooses (``acc_v0`` or ``acc_sum_1``).
 ``Kernel.values`` lists the graph nodes in the order the lowering first referred to them: the
 canonical names are numbered in that order, so equal kernels print equal text.
+
+A loop program (a graph with loops, ``backends``) is a ``Kernel`` too: its loops carry values
+(``Loop.carried``), it calls kernels (``CallKernel``, integers by keyword), allocates arrays of
+a shape (``Alloc`` of a ``Tuple`` size, made once before the loops when ``once``), reads and
+writes regions (``Item`` of ``Slice`` items, ``Assign``), computes sizes (``Size``: a symbolic
+expression over the symbols of ``Kernel.symbols``) and returns its results (``Return``).
 
 An ``Accumulator`` is the state of one reduction: its kind (how values combine), dtype, start
 value, the expression of the result once its loop is done (``final``), whether its sum is
@@ -119,7 +129,8 @@ class Apply:
     ``args`` are already in the dtypes the op computes in (``loop``: NumPy's loop for a ufunc,
     inputs then outputs; None when NumPy has none); ``kinds`` are the operands' own dtypes (or
     Python types, for weak scalars), for messages. ``where`` is ``"row"`` for a value computed
-    once per row, outside the loops over the row, else ``"loop"``. ``fast``: the backend's
+    once per row, outside the loops over the row, ``"scalar"`` for a scalar op of a loop
+    program, else ``"loop"``. ``fast``: the backend's
     vectorisable expansion is used; ``exact``: a recomputation that must not use a fast path
     with a range limit (set by the rewrites).
     """
@@ -188,6 +199,62 @@ class RangeCheck:
     bound: Const
 
 
+@dataclass(frozen=True)
+class Size:
+    """A symbolic size (``ir.symbolic``) over the symbols ``Kernel.symbols`` names."""
+
+    expr: Any
+
+
+@dataclass(frozen=True)
+class Name:
+    """A global or builtin the generated code reads (``np.empty``, ``np.float64``)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Call:
+    """``function(*args, **dict(keywords))``."""
+
+    function: Any
+    args: tuple = ()
+    keywords: tuple = ()  # ((name, value), ...)
+
+
+@dataclass(frozen=True)
+class Attr:
+    """``value.name``."""
+
+    value: Any
+    name: str
+
+
+@dataclass(frozen=True)
+class Slice:
+    """``start:stop:step`` in an ``Item`` (None: omitted)."""
+
+    start: Any = None
+    stop: Any = None
+    step: Any = None
+
+
+@dataclass(frozen=True)
+class Item:
+    """``value[items]``: basic indexing, an item an expression, a ``Slice`` or None (a new
+    axis); no items is ``value[()]``."""
+
+    value: Any
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Tuple:
+    """``(item, ...)``: a shape, several results."""
+
+    items: tuple
+
+
 # -- accumulators and parameters ----------------------------------------------------------------
 
 
@@ -250,6 +317,7 @@ class Loop:
     body: tuple
     parallel: bool = False
     kind: str = "reduce"
+    carried: tuple = ()  # ((var, value), ...): each var set to its value at the end of a trip
 
 
 @dataclass(frozen=True)
@@ -300,14 +368,42 @@ class Accumulate:
 
 @dataclass(frozen=True)
 class Alloc:
-    """``var``: a new buffer of ``size`` elements of ``dtype``, on the stack (``stack``: a
-    block buffer) or the heap, filled with ``fill`` when not None."""
+    """``var``: a new buffer of ``size`` elements of ``dtype`` (or of a shape: a ``Tuple``, in
+    memory ``order``), on the stack (``stack``: a block buffer) or the heap, filled with
+    ``fill`` when not None. ``once``: one buffer serves every trip of the loops around it
+    (the ``allocations`` rewrite moves it before them)."""
 
     var: Var
     size: Any
     dtype: np.dtype
     fill: Any = None
     stack: bool = False
+    order: str = "C"
+    once: bool = False
+
+
+@dataclass(frozen=True)
+class Assign:
+    """``target = value``, ``target`` an ``Item`` (a store into a region of an array)."""
+
+    target: Any
+    value: Any
+
+
+@dataclass(frozen=True)
+class CallKernel:
+    """A call of a compiled kernel: ``arguments`` are ``(keyword, value)`` pairs, keyword None
+    for the arrays and scalars passed by position, the parameter's name for an integer."""
+
+    function: Var
+    arguments: tuple
+
+
+@dataclass(frozen=True)
+class Return:
+    """``return (values...)``: a program's results."""
+
+    values: tuple
 
 
 @dataclass(frozen=True)
@@ -356,6 +452,7 @@ class Kernel:
     parallel: bool = False
     entry: tuple = ()
     writes: int | None = None
+    symbols: tuple = ()  # ((symbol, Var), ...): the variable holding each symbol of a Size
 
 
 def typed(value: Any, kind: Any, dtype: np.dtype) -> Any:

@@ -29,8 +29,12 @@ from .nodes import (
     Affine,
     Alloc,
     Apply,
+    Assign,
+    Attr,
     BinOp,
     BoolOp,
+    Call,
+    CallKernel,
     Cast,
     Comment,
     Compare,
@@ -41,18 +45,25 @@ from .nodes import (
     IfExp,
     Init,
     Intrinsic,
+    Item,
     Kernel,
     Let,
     Load,
     Loop,
+    Name,
     RangeCheck,
+    Return,
+    Size,
+    Slice,
     Store,
+    Tuple,
     Update,
     Var,
 )
 
 ATOM = 20  # the precedence of a name, a call or a subscript
 UNARY = 11  # the precedence of -x (a negative literal)
+SUM = 9  # the precedence of a sum (a symbolic size as source: ``s0 - 2``, ``2 * s1``)
 _PRECEDENCE = {
     "or": 1,
     "and": 2,
@@ -122,6 +133,10 @@ def _block(stmts: tuple, indent: str, lines: list) -> None:
                 f"[{stmt.kind}]:"
             )
             _block(stmt.body, indent + "  ", lines)
+            if stmt.carried:
+                targets = ", ".join(_name(var) for var, _ in stmt.carried)
+                values = ", ".join(format_value(value) for _, value in stmt.carried)
+                lines.append(f"{indent}  carry {targets} = {values}")
         elif isinstance(stmt, If):
             _branch(stmt, indent, "if", lines)
         else:
@@ -162,7 +177,19 @@ def _statement(stmt) -> str:
     if isinstance(stmt, Alloc):
         where = "stack" if stmt.stack else "alloc"
         fill = f" = {format_value(stmt.fill)}" if stmt.fill is not None else ""
-        return f"{_name(stmt.var)} = {where}[{format_value(stmt.size)}] {_dtype(stmt.dtype)}{fill}"
+        once = " once" if stmt.once else ""
+        order = f" {stmt.order}" if isinstance(stmt.size, Tuple) else ""
+        size = format_value(stmt.size)
+        return f"{_name(stmt.var)} = {where}{once}[{size}] {_dtype(stmt.dtype)}{order}{fill}"
+    if isinstance(stmt, Assign):
+        return f"{format_value(stmt.target)} = {format_value(stmt.value)}"
+    if isinstance(stmt, CallKernel):
+        arguments = [
+            format_value(v) if k is None else f"{k}={format_value(v)}" for k, v in stmt.arguments
+        ]
+        return f"call {_name(stmt.function)}({', '.join(arguments)})"
+    if isinstance(stmt, Return):
+        return f"return {', '.join(format_value(v) for v in stmt.values)}"
     if isinstance(stmt, Eval):
         return format_value(stmt.value)
     if isinstance(stmt, Comment):
@@ -199,7 +226,38 @@ def _leaf(expr) -> tuple[str, int]:
         return f"{expr.name}({', '.join(format_value(a) for a in expr.args)})", ATOM
     if expr is None or isinstance(expr, (bool, int, float, complex, np.generic)):
         return repr(expr), ATOM
+    return _program_leaf(expr)
+
+
+def _program_leaf(expr) -> tuple[str, int]:
+    """The expressions of loop programs."""
+    if isinstance(expr, Size):
+        text = str(expr.expr)
+        return text, ATOM if text.isidentifier() or text.isdigit() else SUM
+    if isinstance(expr, Name):
+        return expr.text, ATOM
+    if isinstance(expr, Call):
+        arguments = [format_value(a) for a in expr.args]
+        arguments += [f"{k}={format_value(v)}" for k, v in expr.keywords]
+        return f"{format_expr(expr.function, _leaf)[0]}({', '.join(arguments)})", ATOM
+    if isinstance(expr, Attr):
+        return f"{format_value(expr.value)}.{expr.name}", ATOM
+    if isinstance(expr, Item):
+        items = ", ".join(_item(i) for i in expr.items) or "()"
+        return f"{format_value(expr.value)}[{items}]", ATOM
+    if isinstance(expr, Tuple):
+        items = ", ".join(format_value(i) for i in expr.items)
+        return f"({items}{',' if len(expr.items) == 1 else ''})", ATOM
     raise TypeError(f"not a loop IR expression: {expr!r}")
+
+
+def _item(item) -> str:
+    if item is None:
+        return "None"
+    if not isinstance(item, Slice):
+        return format_value(item)
+    start, stop = ("" if p is None else format_value(p) for p in (item.start, item.stop))
+    return f"{start}:{stop}" + ("" if item.step is None else f":{format_value(item.step)}")
 
 
 def _name(var: Var) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .nodes import Accumulate, Alloc, Comment, If, Init, Kernel, Let, Loop, Update, Var
+from .nodes import Accumulate, Alloc, CallKernel, Comment, If, Init, Kernel, Let, Loop, Update, Var
 from .printer import format_kernel
 
 _SKIPPED = ("node", "op", "site", "acc")  # fields that hold no variable of the loop IR
@@ -34,6 +34,9 @@ def _check(stmts: tuple, defined: set, problems: list) -> None:
             _reads((stmt.start, stmt.stop), defined, problems, stmt)
             defined.add(stmt.var)
             _check(stmt.body, defined, problems)
+            _reads(stmt.carried, defined, problems, stmt)
+        elif isinstance(stmt, CallKernel):  # (its function is a global of the module)
+            _reads(stmt.arguments, defined, problems, stmt)
         elif isinstance(stmt, If):
             _reads(stmt.cond, defined, problems, stmt)
             _check(stmt.body, defined, problems)

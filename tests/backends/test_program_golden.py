@@ -52,7 +52,7 @@ DIAGONAL = golden("""
         # %for_range_1 : f64[] = for_range(f64(0.0), %a, start=0, step=1, stop=s0)    # <here>:19
         t = 0.0
         a = a0
-        for k0 in range(0, s0, 1):
+        for k0 in range(s0):
             # %getitem_1 : f64[] = getitem(%a, index=[k0, k0])    # <here>:20
             getitem_1 = a[k0, k0]
             # %tanh_1 : f64[] = tanh(%getitem_1)    # <here>:20
@@ -78,7 +78,7 @@ FORWARD_SOLVE = golden("""
         b_v = a1
         L = a0
         zeros_1_2 = zeros_1
-        for k0 in range(0, s2, 1):
+        for k0 in range(s2):
             # %getitem_1 : f64[] = getitem(%b, index=[k0])    # <here>:27
             getitem_1 = b_v[k0]
             # %fused_1 : f64[] = fused_1(%L, %zeros_1)
@@ -154,3 +154,19 @@ def test_a_solve_calls_its_dot_product_kernel_by_name():
 def test_a_straight_line_graph_of_many_steps():
     text = program_text(periodic_laplacian, np.random.default_rng(2).random(9), 0.5)
     assert text == LAPLACIAN, text
+
+
+def names_of_the_program_itself(a0, b0, s0):
+    c0 = np.zeros_like(a0)
+    for k0 in range(a0.shape[0]):
+        c0[k0] = a0[k0] * b0[k0] + s0
+    return c0
+
+
+def test_user_names_that_a_program_uses_itself_are_renamed():
+    a, b = np.arange(5.0), np.arange(5.0) + 1
+    compiled = gcompile.compile(names_of_the_program_itself, fullgraph=True)
+    np.testing.assert_array_equal(compiled(a, b, 2.0), names_of_the_program_itself(a, b, 2.0))
+    ((_, source),) = compiled.entries[-1].run.program.loops
+    assert "def kernel(a0, a1, a2, s0, s1):" in source
+    assert "a0_v = a0" in source and "b0_v = a1" in source and "s0_v = a2" in source

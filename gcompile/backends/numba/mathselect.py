@@ -168,6 +168,8 @@ class _Selection:
         math, name = self.ctx.math, expr.op.name
         if template is None:
             reason = "libm call per element: gcompile has no vectorisable expansion for it"
+        elif expr.where == "scalar":
+            reason = "libm call: a scalar op of a loop program, one value per trip"
         elif not in_vector:
             reason = (
                 "libm call: computed once per row, outside the element loops"

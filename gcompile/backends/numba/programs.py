@@ -43,22 +43,49 @@ from ...ir import ops
 from ...ir.control import ForRange
 from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
-from ...ir.printer import format_node
-from ...ir.shape_env import hint, source_of, using
+from ...ir.shape_env import hint, using
 from ...ir.subgraph import program_graphs, subgraphs_of
 from ...ir.symbolic import free_symbols, is_expr, product_of
+from ...loops.allocations import hoist_allocations
 from ...loops.dtypes import operand_dtypes
-from ...loops.nodes import Apply, Var, typed
+from ...loops.nodes import (
+    Alloc,
+    Apply,
+    Attr,
+    Call,
+    CallKernel,
+    Comment,
+    Compare,
+    Const,
+    Eval,
+    If,
+    Item,
+    Kernel,
+    Let,
+    Loop,
+    Name,
+    Param,
+    Return,
+    Size,
+    Tuple,
+    Var,
+    typed,
+)
+from ...loops.rewrite import apply_rewrites
 from . import blas, codegen, kernels
-from .program_regions import RESHAPING, RegionWriting
-from .render import INDENT, Namespace, element_source
+from .mathselect import MathContext, select_math
+from .program_regions import RESHAPING, RegionLowering
+from .program_regions import reshaped as _reshaped
+from .render import Namespace, render
 from .rules import NoTemplate
-from .syntax import literal, type_name
+from .syntax import type_name
 
 # A sum in a loop body of at least this many terms is added in blocks of lanes (vectorised);
 # a shorter one in order, in one accumulator (a block's set-up costs more than it saves).
 LONG_SUM = 512
 _CREATION = {ops.ZEROS: "np.zeros", ops.ONES: "np.ones", ops.EMPTY: "np.empty"}
+# the rewrites of a program's loop IR, in order (kernels have theirs: ``codegen.REWRITES``)
+PROGRAM_REWRITES = [("allocations", hoist_allocations), ("select_math", select_math)]
 
 
 @dataclass
@@ -83,21 +110,23 @@ def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
     size variables by symbol. Raises ``NoTemplate`` for a body it cannot write."""
     if not isinstance(node.target, ForRange):
         raise NoTemplate(f"{node.target.name}: no loop program form")
-    writer = _ProgramWriter(sizes, options)
-    given = [writer.input(v) if isinstance(v, Node) else writer.value(v) for v in node.args]
-    results = writer.loop(node, given, INDENT)
-    return writer.finish(results, [v.meta for v in node.target.body.output_node.args[0]])
+    lowering = _ProgramLowering(sizes, options)
+    given = [lowering.input(v) if isinstance(v, Node) else lowering.value(v) for v in node.args]
+    results = lowering.loop(node, given)
+    outputs = [v.meta for v in node.target.body.output_node.args[0]]
+    return lowering.finish(node.name, results, outputs)
 
 
 def generate_graph(graph: Graph, sizes: dict, options: dict) -> LoopProgram:
     """The function running the whole of ``graph`` (its host, as one Numba function)."""
-    writer = _ProgramWriter(sizes, options)
-    writer.whole = True
+    lowering = _ProgramLowering(sizes, options)
+    lowering.whole = True
     for placeholder in graph.placeholders:
-        writer.values[placeholder] = writer.input(placeholder)
-    writer.graph(graph, INDENT)
+        lowering.values[placeholder] = lowering.input(placeholder)
+    lowering.graph(graph)
     returned = [v for v in graph.output_node.args[0] if isinstance(v, Node)]  # (not literals)
-    return writer.finish([writer.values[v] for v in returned], [v.meta for v in returned])
+    results = [lowering.values[v] for v in returned]
+    return lowering.finish(graph.name, results, [v.meta for v in returned])
 
 
 # The most statements one loop nest's function may have (option ``max_loop_statements``): Numba
@@ -157,62 +186,81 @@ def _is_array(value: Node) -> bool:
     return value.meta.ndim > 0
 
 
-class _ProgramWriter(RegionWriting):
-    """Writes the statements of a loop nest (one instance per generated function)."""
+class _ProgramLowering(RegionLowering):
+    """Lowers the nodes of a loop nest, or of a whole graph, into the statements of one loop
+    program (one instance per generated function)."""
 
     def __init__(self, sizes: dict, options: dict):
-        self.sizes = dict(sizes)  # symbol -> variable; loop indices are added as they open
+        # symbol -> the variable holding it: the host's sizes, then loop indices as they open
+        self.symbols = {symbol: Var(name) for symbol, name in sizes.items()}
         self.sizes_given = list(sizes.values())
         self.options = options
-        self.lines: list[str] = []
+        self.statements: list = []  # of the block being lowered
         self.inputs: list[Node] = []
         self.constants: list = []
-        self.prologue: list[str] = []  # before the loops: the buffers of kernels' scalar results
-        self.names = Namespace(True, ())
-        self.values: dict[Node, str] = {}
-        self.kernels: dict = {}  # global name -> the Variant called there
-        self.loop_indices: set = set()  # the index symbols of the loops opened so far
-        self.whole = False  # the whole graph: its top-level kernels run as the host's would
         self.buffers: list = []
+        self.values: dict[Node, object] = {}  # node -> the expression of its value
+        self.kernels: dict[Var, kernels.Variant] = {}  # a kernel's global -> the Variant called
+        self.loop_indices: set = set()  # the index symbols of the loops opened so far
+        self.depth = 0  # the loops around the statements being lowered
+        self.whole = False  # the whole graph: its top-level kernels run as the host's would
         self.blas = False
 
-    def input(self, value: Node) -> str:
+    def input(self, value: Node) -> Var:
         """The parameter of a value the host passes."""
         self.inputs.append(value)
-        return f"a{len(self.inputs) - 1}"
+        return Var(f"a{len(self.inputs) - 1}")
 
-    def finish(self, results: list, outputs: list) -> LoopProgram:
-        """The function: its header, the prologue, the statements, and the return."""
-        constants = [f"c{i}" for i in range(len(self.constants))]
-        params = [f"a{i}" for i in range(len(self.inputs))]
-        params += [f"b{i}" for i in range(len(self.buffers))] + list(self.sizes_given) + constants
-        returned = ", ".join(results) + ("," if len(results) == 1 else "")
-        lines = [f"def kernel({', '.join(params)}):", *self.prologue, *self.lines]
-        source = "\n".join([*lines, f"{INDENT}return ({returned})"]) + "\n"
+    def finish(self, name: str, results: list, outputs: list) -> LoopProgram:
+        """The program: its statements as a loop IR kernel, rewritten and rendered."""
+        params = [
+            Param(Var(f"a{i}"), ("input", i), v.meta.dtype, v.meta.ndim)
+            for i, v in enumerate(self.inputs)
+        ]
+        params += [
+            Param(Var(f"b{i}"), ("buffer", i), dtype, len(shape), order)
+            for i, (shape, dtype, order) in enumerate(self.buffers)
+        ]
+        params += [Param(Var(s), ("size", s), np.dtype(np.int64)) for s in self.sizes_given]
+        params += [
+            Param(Var(f"c{i}"), ("constant", i), c.dtype, c.ndim)
+            for i, c in enumerate(self.constants)
+        ]
+        body = (*self.statements, Return(tuple(results)))
+        program = Kernel(name, tuple(params), body, (), (), symbols=tuple(self.symbols.items()))
+        program = apply_rewrites(program, MathContext(), PROGRAM_REWRITES)
+        names = Namespace(True, ())
+        source, _ = render(program, True, names)
+        called = {names.var(var): variant for var, variant in self.kernels.items()}
         return LoopProgram(
             source,
             self.inputs,
             outputs,
             self.sizes_given,
-            self.kernels,
+            called,
             self.constants,
             self.buffers,
             self.blas,
         )
 
-    def fresh(self, base: str) -> str:
-        """A new variable (the namespace keeps names unique across nested graphs)."""
-        return self.names.name(_Named(base))
+    def emit(self, statement) -> None:
+        self.statements.append(statement)
 
-    def size(self, value) -> str:
-        """Source of an int or a symbolic expression over sizes and loop indices."""
-        try:
-            return source_of(value, self.sizes) if is_expr(value) else repr(int(value))
-        except KeyError as unknown:
-            raise NoTemplate(f"a size the host cannot compute ({unknown})") from None
+    def fresh(self, base: str) -> Var:
+        """A new variable (the renderer's namespace keeps names unique across nested graphs)."""
+        return Var("", _Named(base))
 
-    def loop(self, node: Node, arguments: list, indent: str) -> list:
-        """Statements of ``node``'s loop at ``indent``; returns the variables of its outputs."""
+    def size(self, value):
+        """An int, or a symbolic expression over sizes and loop indices."""
+        if not is_expr(value):
+            return Const(int(value))
+        unknown = free_symbols(value) - set(self.symbols)
+        if unknown:
+            raise NoTemplate(f"a size the host cannot compute ({min(map(str, unknown))})")
+        return Size(value)
+
+    def loop(self, node: Node, arguments: list) -> list:
+        """The statements of ``node``'s loop; returns the variables of its outputs."""
         loop: ForRange = node.target
         body = loop.body
         carried = dict(loop.carries)
@@ -221,44 +269,41 @@ class _ProgramWriter(RegionWriting):
             variable = self.fresh(placeholder.name)
             copy = position in carried and position not in loop.in_place
             copy = copy and _is_array(placeholder)
-            self.lines.append(f"{indent}{variable} = {argument}{'.copy()' if copy else ''}")
+            self.emit(Let(variable, Call(Attr(argument, "copy")) if copy else argument))
             self.values[placeholder] = variable
             variables.append(variable)
         index = self.fresh(loop.index.name)
-        self.sizes[loop.index] = index
+        self.symbols[loop.index] = index
         self.loop_indices.add(loop.index)
         start, stop = self.size(node.kwargs["start"]), self.size(node.kwargs["stop"])
-        step = int(node.kwargs["step"])
-        self.lines.append(f"{indent}for {index} in range({start}, {stop}, {step}):")
-        mark = len(self.lines)
-        self.graph(body, indent + INDENT)
-        statements = [line for line in self.lines[mark:] if not line.lstrip().startswith("#")]
+        outer, self.statements = self.statements, []
+        self.depth += 1
+        self.graph(body)
+        self.depth -= 1
+        statements, self.statements = tuple(self.statements), outer
         outputs = body.output_node.args[0]
         pairs = [(variables[p], self.value(outputs[o])) for p, o in loop.carries]
-        pairs = [(target, value) for target, value in pairs if target != value]
-        targets, values = [t for t, _ in pairs], [v for _, v in pairs]
-        if targets:
-            self.lines.append(f"{indent + INDENT}{', '.join(targets)}, = {', '.join(values)},")
-        elif not statements:
-            self.lines.append(f"{indent + INDENT}pass")
+        pairs = tuple((target, value) for target, value in pairs if target != value)
+        step = int(node.kwargs["step"])
+        self.emit(Loop(index, start, stop, step, statements, kind="program", carried=pairs))
         by_output = {o: variables[p] for p, o in loop.carries}
         return [by_output[o] for o in range(len(outputs))]
 
-    def graph(self, graph: Graph, indent: str) -> None:
+    def graph(self, graph: Graph) -> None:
         for node in graph.nodes:
             if node.op == "constant":
                 self.constant(node)
             elif node.op == "call":
-                self.call(node, indent)
+                self.call(node)
 
-    def value(self, value) -> str:
-        """Source of an operand: a node's variable, a literal, or a size expression."""
+    def value(self, value):
+        """The expression of an operand: a node's value, a literal, or a size."""
         if isinstance(value, Node):
             return self.values[value]
         if isinstance(value, np.generic):
-            return literal(value.item(), value.dtype)
+            return Const(value.item(), value.dtype)
         if isinstance(value, (bool, float, complex)):
-            return repr(value)
+            return Const(value)
         if isinstance(value, int) or is_expr(value):
             return self.size(value)
         raise NoTemplate(f"a Python object in a loop body ({type(value).__name__})")
@@ -267,65 +312,64 @@ class _ProgramWriter(RegionWriting):
         """A scalar as a literal; an array as a parameter (the host passes the array)."""
         value = node.target
         if isinstance(value, np.ndarray) and value.ndim > 0:
-            self.values[node] = f"c{len(self.constants)}"
+            self.values[node] = Var(f"c{len(self.constants)}")
             self.constants.append(value)
         else:
-            self.values[node] = literal(np.asarray(value).item(), node.meta.dtype)
+            self.values[node] = Const(np.asarray(value).item(), node.meta.dtype)
 
-    def call(self, node: Node, indent: str) -> None:
+    def call(self, node: Node) -> None:
         """The statements of one call node, under its IR line and the user's ``file:line``."""
-        where = f"    # {node.source}" if node.source else ""
-        self.lines.append(f"{indent}# {format_node(node)}{where}")
+        self.emit(Comment(node))
         target = node.target
         if isinstance(target, ForRange):
-            arguments = [self.value(v) for v in node.args]
-            results = self.loop(node, arguments, indent)
-            self.values[node] = results[0] if len(results) == 1 else f"({', '.join(results)},)"
+            results = self.loop(node, [self.value(v) for v in node.args])
+            self.values[node] = results[0]
             if len(results) > 1:
-                self.assign(node, indent, f"({', '.join(results)},)")
+                self.assign(node, Tuple(tuple(results)))
         elif isinstance(target, FusedKernel):
-            self.kernel(node, indent)
+            self.kernel(node)
         elif target is ops.KERNEL_OUTPUT:
-            self.assign(node, indent, f"{self.values[node.args[0]]}[{node.kwargs['item']}]")
+            self.assign(node, Item(self.values[node.args[0]], (Const(node.kwargs["item"]),)))
         elif target is ops.GETITEM and node.args[0].meta.ndim == 0:  # x[()]: a scalar already
             self.values[node] = self.values[node.args[0]]
         elif target is ops.GETITEM:
-            base = self.values[node.args[0]]
-            index = self.subscript(node.kwargs["index"], node.args[0].meta.ndim)
-            self.assign(node, indent, f"{base}[{index}]")
+            items = self.items(node.kwargs["index"], node.args[0].meta.ndim)
+            self.assign(node, Item(self.values[node.args[0]], items))
         elif target is ops.STORE:
-            self.store(node, indent)
+            self.store(node)
         elif target is ops.UPDATE:
-            self.update(node, indent)
+            self.update(node)
         elif target is ops.WRITEBACK:
-            self.writeback(node, indent)
+            self.writeback(node)
         elif target in (ops.MATMUL, ops.DOT):
-            self.product(node, indent)
+            self.product(node)
         elif target is ops.SYMINT:
-            self.assign(node, indent, self.size(node.kwargs["expr"]))
+            self.assign(node, self.size(node.kwargs["expr"]))
         elif target in _CREATION:
-            self.creation(node, indent)
+            self.creation(node)
         elif target in RESHAPING or target in (ops.TRANSPOSE, ops.BROADCAST_TO):
-            self.assign(node, indent, self.view(node))
+            self.assign(node, self.view(node))
         elif target.kind == "elementwise" and node.meta.ndim == 0:
-            self.assign(node, indent, self.scalar(node))
+            self.assign(node, self.scalar(node))
         else:
             raise NoTemplate(f"{target.name} in a loop body")
 
-    def assign(self, node: Node, indent: str, expression: str) -> None:
+    def assign(self, node: Node, expression) -> None:
         variable = self.fresh(node.name)
-        self.lines.append(f"{indent}{variable} = {expression}")
+        self.emit(Let(variable, expression))
         self.values[node] = variable
 
-    def creation(self, node: Node, indent: str) -> None:
+    def shape(self, shape: tuple) -> Tuple:
+        return Tuple(tuple(self.size(s) for s in shape))
+
+    def creation(self, node: Node) -> None:
         meta = node.meta
         if meta.layout == "F" and meta.ndim > 1:
             raise NoTemplate("a Fortran-ordered array created in a loop body")
-        shape = ", ".join(self.size(s) for s in meta.shape) + ("," if meta.ndim == 1 else "")
-        call = f"{_CREATION[node.target]}(({shape}), {type_name(meta.dtype)})"
-        self.assign(node, indent, call)
+        function = Name(_CREATION[node.target])
+        self.assign(node, Call(function, (self.shape(meta.shape), Name(type_name(meta.dtype)))))
 
-    def product(self, node: Node, indent: str) -> None:
+    def product(self, node: Node) -> None:
         """A matrix (or matrix-vector) product: BLAS's ``gemm`` into a fresh array (``blas``).
         A left operand of more than two axes and a matrix on the right (``x @ W`` over a batch
         of rows) is one product of its rows, read as a matrix."""
@@ -333,7 +377,7 @@ class _ProgramWriter(RegionWriting):
         operands = [v for v in node.args if isinstance(v, Node) and not v.meta.scalar]
         if node.kwargs or len(operands) != 2 or len(node.args) != 2 or meta.dtype.kind not in "fc":
             raise NoTemplate(f"{node.target.name} of {meta.dtype} operands in a loop body")
-        if self.whole and indent == INDENT:  # (the host's product and epilogue: ``host``)
+        if self.whole and not self.depth:  # (the host's product and epilogue: ``host``)
             raise NoTemplate("a matrix product outside loops runs in the host, through NumPy")
         unavailable = blas.available()
         if unavailable:
@@ -342,31 +386,33 @@ class _ProgramWriter(RegionWriting):
         ndims = tuple(v.meta.ndim for v in operands)
         if max(ndims) > 2 and (ndims[1] != 2 or node.target is ops.DOT):
             raise NoTemplate(f"a product of {ndims[0]}-d and {ndims[1]}-d arrays in a loop body")
-        out = self.output_buffer(node, 0, meta, "C", indent, False)
+        out = self.output_buffer(node, 0, meta, "C", False)
         into = out
         if ndims[0] > 2:  # the rows of a (batch, k) matrix; out as (batch, n)
-            rows = self.size(product_of(operands[0].meta.shape[:-1]))
-            inner, columns = (self.size(v.meta.shape[-1]) for v in operands)
-            a = f"np.ascontiguousarray({a}).reshape(({rows}, {inner}))"
-            into = f"{out}.reshape(({rows}, {columns}))"
-        self.lines.append(f"{indent}_matmul_into({into}, {a}, {b})")
+            rows = product_of(operands[0].meta.shape[:-1])
+            inner, columns = (v.meta.shape[-1] for v in operands)
+            a = _reshaped(Call(Name("np.ascontiguousarray"), (a,)), self.shape((rows, inner)))
+            into = _reshaped(out, self.shape((rows, columns)))
+        self.emit(Eval(Call(Name("_matmul_into"), (into, a, b))))
         self.blas = True
-        self.assign(node, indent, f"{out}[0]" if meta.ndim == 0 else out)
+        self.assign(node, Item(out, (Const(0),)) if meta.ndim == 0 else out)
 
-    def cast(self, value: Node, dtype) -> str:
-        """An operand's variable, converted to ``dtype`` when it has another."""
-        text = self.values[value]
-        return text if value.meta.dtype == dtype else f"{text}.astype({type_name(dtype)})"
+    def cast(self, value: Node, dtype):
+        """An operand's value, converted to ``dtype`` when it has another."""
+        expression = self.values[value]
+        if value.meta.dtype == dtype:
+            return expression
+        return Call(Attr(expression, "astype"), (Name(type_name(dtype)),))
 
-    def scalar(self, node: Node) -> str:
-        """One scalar elementwise op through its Numba rule."""
+    def scalar(self, node: Node) -> Apply:
+        """One scalar elementwise op, as its Numba rule writes it."""
         operands = []
         for value in node.args:
             if isinstance(value, Node):
                 kind = value.meta.dtype
                 if value.meta.weak:
                     kind = type(np.zeros((), kind).item())
-                operands.append((Var(self.values[value]), kind))
+                operands.append((self.values[value], kind))
             else:
                 kind = type(value) if not isinstance(value, np.generic) else value.dtype
                 operands.append((value, kind))
@@ -375,83 +421,75 @@ class _ProgramWriter(RegionWriting):
         if loop is None:
             raise NoTemplate(f"{node.target.name}: no NumPy loop for {kinds}")
         args = tuple(typed(e, k, d) for (e, k), d in zip(operands, loop))
-        return element_source(Apply(node.target, node, args, loop, tuple(kinds)), self.names)
+        return Apply(node.target, node, args, loop, tuple(kinds), where="scalar")
 
-    def kernel(self, node: Node, indent: str) -> None:
+    def kernel(self, node: Node) -> None:
         """A fused kernel called with the arrays and its integers: in a loop its serial variant
         (and the blocked one for long sums); at the top level of a whole graph as the host
         calls it, the parallel variant on large spaces, into buffers the host allocates."""
-        top = self.whole and indent == INDENT
-        found = (
-            kernels.variants(node.target, self.options)
-            if top
-            else _loop_variants(node, self.options)
-        )
+        top = self.whole and not self.depth
+        if top:
+            found = kernels.variants(node.target, self.options)
+        else:
+            found = _loop_variants(node, self.options)
         code = found[0].code
-        name = self.fresh(f"_{node.name}")
         outputs = [
-            self.output_buffer(node, position, meta, code.orders[position], indent, top)
+            self.output_buffer(node, position, meta, code.orders[position], top)
             for position, meta in enumerate(code.outputs)
         ]
-        values = [
+        arguments = tuple(
             self.kernel_argument(node, outputs, a, p) for p, a in zip(code.params, code.arguments)
-        ]
-        self.call_variants(node, name, found, ", ".join(values), indent, top)
+        )
+        self.call_variants(node, found, arguments, top)
         if code.writes is not None:
             self.values[node] = self.values[node.args[code.writes]]
             return
-        results = [f"{o}[0]" if m.ndim == 0 else o for o, m in zip(outputs, code.outputs)]
-        if len(results) == 1:
-            self.assign(node, indent, results[0])
-        else:
-            self.assign(node, indent, f"({', '.join(results)},)")
+        results = [
+            Item(o, (Const(0),)) if m.ndim == 0 else o for o, m in zip(outputs, code.outputs)
+        ]
+        self.assign(node, results[0] if len(results) == 1 else Tuple(tuple(results)))
 
-    def output_buffer(self, node: Node, position: int, meta, order: str, indent: str, top: bool):
+    def output_buffer(self, node: Node, position: int, meta, order: str, top: bool) -> Var:
         """The array a kernel output goes into: a buffer of the host's (top level), one made
-        before the loops (a scalar result, read at once), or one made where it is called."""
+        once before the loops (a scalar result, read at once; or a value that dies within the
+        trip), or one made where it is called."""
         if top and meta.ndim:
             self.buffers.append((tuple(meta.shape), meta.dtype, order))
-            return f"b{len(self.buffers) - 1}"
+            return Var(f"b{len(self.buffers) - 1}")
         out = self.fresh(f"out{position}_{node.name}")
-        shape = [self.size(s) for s in (meta.shape or (1,))]
-        fortran = order == "F"
-        allocation = f"np.empty(({', '.join(shape[::-1] if fortran else shape)},), "
-        allocation += f"{type_name(meta.dtype)}){'.T' if fortran else ''}"
-        if meta.ndim == 0 or _reusable(node, meta, self.loop_indices):  # one buffer, every trip
-            self.prologue.append(f"{INDENT}{out} = {allocation}")
-        else:
-            self.lines.append(f"{indent}{out} = {allocation}")
+        once = meta.ndim == 0 or _reusable(node, meta, self.loop_indices)
+        shape = self.shape(meta.shape or (1,))
+        self.emit(Alloc(out, shape, meta.dtype, order="F" if order == "F" else "C", once=once))
         return out
 
-    def call_variants(self, node: Node, name: str, found: list, values: str, indent: str, top):
+    def call_variants(self, node: Node, found: list, arguments: tuple, top: bool) -> None:
         """The call of a kernel's variant: one, or a test of its size choosing between two (the
         parallel variant at the threshold at the top level; the blocked sums in a loop)."""
+        name = self.fresh(f"_{node.name}")
+        self.kernels[name] = found[0]
         if len(found) == 1:
-            self.kernels[name] = found[0]
-            self.lines.append(f"{indent}{name}({values})")
+            self.emit(CallKernel(name, arguments))
             return
         size = self.size(product_of(node.target.space))
         threshold = int(self.options["parallel_threshold"]) if top else LONG_SUM
-        second = f"{name}_{'parallel' if top else 'long'}"
-        self.kernels[name], self.kernels[second] = found
-        self.lines.append(f"{indent}if {size} >= {threshold}:")
-        self.lines.append(f"{indent}{INDENT}{second}({values})")
-        self.lines.append(f"{indent}else:")
-        self.lines.append(f"{indent}{INDENT}{name}({values})")
+        second = self.fresh(f"_{node.name}_{'parallel' if top else 'long'}")
+        self.kernels[second] = found[1]
+        test = Compare((">=",), (size, Const(threshold)))
+        self.emit(If(test, (CallKernel(second, arguments),), (CallKernel(name, arguments),)))
 
-    def kernel_argument(self, node: Node, outputs: list, argument: tuple, name: str) -> str:
-        """One argument of a kernel call: arrays and scalars by position, ints by name
-        (``n0=s0 - 2``), as the host calls kernels."""
+    def kernel_argument(self, node: Node, outputs: list, argument: tuple, name: str) -> tuple:
+        """One argument of a kernel call, ``(keyword, value)``: arrays and scalars by position,
+        ints by name (``n0=s0 - 2``), as the host calls kernels."""
         kind = argument[0]
         if kind == "output":
-            return outputs[argument[1]]
+            return None, outputs[argument[1]]
         if kind == "int":
-            return f"{name}={self.size(argument[1])}"
-        text = self.value(node.args[argument[1]])
+            return name, self.size(argument[1])
+        value = self.value(node.args[argument[1]])
         if kind == "array":  # an input without a layout promise, through its views (read only)
             for view in argument[2]:
-                text = self.view_text(text, view.target, view.kwargs, view.args[0].meta, view.meta)
-        return text
+                value = self.view_of(value, view.target, view.kwargs, view.args[0].meta, view.meta)
+        return None, value
 
 
 def _reusable(node: Node, meta, loop_indices: set) -> bool:

@@ -16,12 +16,17 @@ import numpy as np
 
 from ...ir.graph import Node
 from ...ir.printer import format_node
+from ...ir.shape_env import source_of
 from ...loops.nodes import (
     Accumulate,
     Affine,
     Alloc,
     Apply,
+    Assign,
+    Attr,
     BoolOp,
+    Call,
+    CallKernel,
     Cast,
     Comment,
     Compare,
@@ -31,16 +36,22 @@ from ...loops.nodes import (
     If,
     Init,
     Intrinsic,
+    Item,
     Kernel,
     Let,
     Load,
     Loop,
+    Name,
+    Return,
+    Size,
+    Slice,
     Store,
+    Tuple,
     Update,
     Var,
     typed,
 )
-from ...loops.printer import ATOM, UNARY, format_expr
+from ...loops.printer import ATOM, SUM, UNARY, format_expr
 from ...loops.reductions import better
 from . import mathlib
 from .rules import NoTemplate, rule_of
@@ -58,6 +69,8 @@ _RESERVED = {
     "prange",
     "range",
     "kernel",
+    "_matmul_into",
+    "_dispatcher_of",
     "abs",
     "bool",
     "complex",
@@ -65,7 +78,7 @@ _RESERVED = {
     "max",
 }
 _GENERATED = re.compile(
-    r"^(i|n|o|s|st|b|e|lo|hi|c|ld|out)\d*$"
+    r"^(i|n|o|s|st|b|e|lo|hi|c|ld|out)\d*$|^a\d+$"
     r"|^(acc|mid|blk|cnt|buf|part|best|at|rowlen|lane|bad|blocks|dev|mean|ref|top|shrink|nd)_?"
 )
 _ACCUMULATE = {"sum": "{t} += {v}", "prod": "{t} *= {v}", "any": "{t} = {t} | {v}"}
@@ -117,37 +130,40 @@ class Namespace:
         return f"{var.name}{node}{var.suffix}"
 
 
-def render(kernel: Kernel, readable: bool) -> tuple[str, list]:
-    """``(source, parameter names)`` of ``kernel``; raises ``NoTemplate`` for an element no
-    rule writes."""
-    renderer = _Renderer(Namespace(readable, kernel.values), readable)
-    lines = renderer.block(kernel.entry + kernel.body, INDENT)
+def render(kernel: Kernel, readable: bool, names: Namespace | None = None) -> tuple[str, list]:
+    """``(source, parameter names)`` of ``kernel`` (a fused kernel or a loop program), its
+    identifiers from ``names`` (by default a new namespace); raises ``NoTemplate`` for an
+    element no rule writes."""
+    names = Namespace(readable, kernel.values) if names is None else names
+    renderer = _Renderer(names, readable, kernel.symbols)
     params = [renderer.names.var(p.var) for p in kernel.params]
+    lines = renderer.block(kernel.entry + kernel.body, INDENT)
     header = f"def kernel({', '.join(params)}):"
     return "\n".join([header, *lines]) + "\n", params
 
 
-def element_source(apply: Apply, names: Namespace) -> str:
-    """One element of an elementwise op as source, its operands' variables named by ``names``
-    (a scalar op of a loop program); raises ``NoTemplate`` as ``render`` does."""
-    return _Renderer(names, True).apply(apply)
-
-
 class _Renderer:
-    def __init__(self, names: Namespace, readable: bool):
+    def __init__(self, names: Namespace, readable: bool, symbols: tuple = ()):
         self.readable = readable
         self.names = names
+        self.symbols = {symbol: names.var(var) for symbol, var in symbols}
 
     # -- statements ---------------------------------------------------------------------------
-    def block(self, stmts: tuple, indent: str) -> list:
+    def block(self, stmts: tuple, indent: str, carried: tuple = ()) -> list:
         lines: list = []
         for stmt in stmts:
             lines += self.statement(stmt, indent)
-        return lines or [f"{indent}pass"]
+        if carried:
+            targets = ", ".join(self.names.var(var) for var, _ in carried)
+            lines.append(f"{indent}{targets}, = {', '.join(self.expr(v) for _, v in carried)},")
+        if all(isinstance(stmt, Comment) for stmt in stmts) and not carried:
+            lines.append(f"{indent}pass")
+        return lines
 
     def statement(self, stmt, indent: str) -> list:
         if isinstance(stmt, Loop):
-            return [f"{indent}{self.loop_header(stmt)}:", *self.block(stmt.body, indent + INDENT)]
+            body = self.block(stmt.body, indent + INDENT, stmt.carried)
+            return [f"{indent}{self.loop_header(stmt)}:", *body]
         if isinstance(stmt, If):
             return self.branch(stmt, indent, "if")
         if isinstance(stmt, Comment):
@@ -217,9 +233,21 @@ class _Renderer:
             return f"{self.names.var(stmt.var)} = {self.alloc(stmt)}"
         if isinstance(stmt, Eval):
             return self.expr(stmt.value)
+        if isinstance(stmt, Assign):
+            return f"{self.expr(stmt.target)} = {self.expr(stmt.value)}"
+        if isinstance(stmt, CallKernel):
+            arguments = [
+                self.expr(v) if k is None else f"{k}={self.expr(v)}" for k, v in stmt.arguments
+            ]
+            return f"{self.names.var(stmt.function)}({', '.join(arguments)})"
+        if isinstance(stmt, Return):
+            return f"return {self.expr(Tuple(stmt.values))}"
         raise TypeError(f"not a loop IR statement: {stmt!r}")
 
     def alloc(self, stmt: Alloc) -> str:
+        if isinstance(stmt.size, Tuple) and stmt.order == "F":  # the transpose of a C array
+            reverse = Alloc(stmt.var, Tuple(stmt.size.items[::-1]), stmt.dtype, stmt.fill)
+            return f"{self.alloc(reverse)}.T"
         size = self.expr(stmt.size)
         if stmt.stack:
             return f"carray(_s.block_buffer({literal(0, stmt.dtype)}, {size}), {size})"
@@ -249,7 +277,40 @@ class _Renderer:
             return self.apply(expr), ATOM
         if isinstance(expr, Intrinsic):
             return self.intrinsic(expr), ATOM
+        return self.program_leaf(expr)
+
+    def program_leaf(self, expr) -> tuple[str, int]:
+        """The expressions of loop programs: sizes, globals, calls, attributes, subscripts."""
+        if isinstance(expr, Size):
+            text = source_of(expr.expr, self.symbols)
+            return text, ATOM if text.isidentifier() or text.isdigit() else SUM
+        if isinstance(expr, Name):
+            return expr.text, ATOM
+        if isinstance(expr, Call):
+            arguments = [self.expr(a) for a in expr.args]
+            arguments += [f"{k}={self.expr(v)}" for k, v in expr.keywords]
+            return f"{self.atom(expr.function)}({', '.join(arguments)})", ATOM
+        if isinstance(expr, Attr):
+            return f"{self.atom(expr.value)}.{expr.name}", ATOM
+        if isinstance(expr, Item):
+            items = ", ".join(self.item(i) for i in expr.items) or "()"
+            return f"{self.atom(expr.value)}[{items}]", ATOM
+        if isinstance(expr, Tuple):
+            items = ", ".join(self.expr(i) for i in expr.items)
+            return f"({items}{',' if len(expr.items) == 1 else ''})", ATOM
         raise TypeError(f"not a loop IR expression: {expr!r}")
+
+    def atom(self, expr) -> str:
+        text, level = format_expr(expr, self.leaf)
+        return text if level >= ATOM else f"({text})"
+
+    def item(self, item) -> str:
+        if item is None:
+            return "None"
+        if not isinstance(item, Slice):
+            return self.expr(item)
+        start, stop = ("" if p is None else self.expr(p) for p in (item.start, item.stop))
+        return f"{start}:{stop}" + ("" if item.step is None else f":{self.expr(item.step)}")
 
     def index(self, index) -> str:
         if not isinstance(index, Affine):
