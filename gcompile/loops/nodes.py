@@ -11,7 +11,7 @@ Grammar (every node a frozen dataclass; bodies are tuples)::
              | Init(acc, part) | Accumulate(acc, value, source, part, index)
              | Alloc(var, size, dtype, fill, stack, order, once) | If(cond, body, orelse)
              | Eval(value) | Comment(node, text, names)
-             | CallKernel(function, arguments) | Return(values)
+             | CallKernel(function, arguments) | Return(values) | Release(vars)
     Expr     = Var(name, node, suffix) | Const(value, dtype) | Load(buffer, index)
              | Cast(value, source, target) | Convert(value, dtype)
              | Apply(op, node, args, loop, kinds, where, fast, exact)
@@ -404,6 +404,14 @@ class Return:
     """``return (values...)``: a program's results."""
 
     values: tuple
+
+
+@dataclass(frozen=True)
+class Release:
+    """``del vars``: values no later statement reads (their memory goes back when nothing else
+    holds it)."""
+
+    vars: tuple
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ from .nodes import (
     Loop,
     Name,
     RangeCheck,
+    Release,
     Return,
     Size,
     Slice,
@@ -190,6 +191,8 @@ def _statement(stmt) -> str:
         return f"call {_name(stmt.function)}({', '.join(arguments)})"
     if isinstance(stmt, Return):
         return f"return {', '.join(format_value(v) for v in stmt.values)}"
+    if isinstance(stmt, Release):
+        return f"del {', '.join(_name(v) for v in stmt.vars)}"
     if isinstance(stmt, Eval):
         return format_value(stmt.value)
     if isinstance(stmt, Comment):

@@ -87,8 +87,7 @@ def test_a_float16_region_stays_numpys_assignment():
     x = np.random.default_rng(5).random((6, 8)).astype(np.float16)  # (Numba has no float16)
     graph = gcompile.trace(stencil_in_place, x, stage="fused")
     (store,) = [n for n in graph.nodes if n.op == "call" and n.target.name == "store"]
-    sizes = {symbol: symbol.name for symbol in graph.shape_env.sources}
-    assert copies.copy_lines(store, "v", "b", "C", sizes, 1, True) is None
+    assert copies.copy_statements(store, "v", "b", "C", 1, True) is None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gcompile.GcompileWarning)  # (its kernel: interpreted)
         check(stencil_in_place, x)

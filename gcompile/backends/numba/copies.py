@@ -23,8 +23,9 @@ from numba import njit, prange
 
 from ...ir.alias import copied_region
 from ...ir.graph import Node
-from ...ir.shape_env import source_of, using
-from ...ir.symbolic import product_of
+from ...ir.shape_env import using
+from ...ir.symbolic import is_expr, product_of
+from ...loops.nodes import Call, Compare, Const, Eval, If, Name, Size, Tuple
 from . import scalar as _s
 
 
@@ -49,12 +50,11 @@ copy_serial = njit(cache=True, nogil=True)(_copy_into)
 copy_parallel = njit(cache=True, nogil=True, parallel=True)(_copy_into)
 
 
-def copy_lines(
-    store: Node, value: str, base: str, order: str, sizes: dict, threshold: int, parallel: bool
+def copy_statements(
+    store: Node, value, base, order: str, threshold: int, parallel: bool
 ) -> list | None:
-    """The host's lines copying ``store``'s value (host variable ``value``, an array in memory
-    ``order``) into its region of ``base``, sizes named by ``sizes``; None when the store is
-    no such copy."""
+    """The loop IR statements copying ``store``'s value (the expression ``value``, an array in
+    memory ``order``) into its region of ``base``; None when the store is no such copy."""
     with using(store.graph.shape_env):
         region = copied_region(store)
     if region is None or order not in ("C", "F") or store.meta.dtype == np.float16:
@@ -62,18 +62,17 @@ def copy_lines(
     shape, strides = tuple(region.shape), tuple(region.strides)
     if order == "F":
         shape, strides = shape[::-1], strides[::-1]
-    offset = source_of(region.offset, sizes)
-    arguments = f"{value}, {_tuple(shape, sizes)}, {base}, {offset}, {_tuple(strides, sizes)}"
+    arguments = (value, _tuple(shape), base, _size(region.offset), _tuple(strides))
+    serial = Eval(Call(Name("_copy_serial"), arguments))
     if not parallel:
-        return [f"    _copy_serial({arguments})"]
-    return [
-        f"    if {source_of(product_of(shape), sizes)} >= {int(threshold)}:",
-        f"        _copy_parallel({arguments})",
-        "    else:",
-        f"        _copy_serial({arguments})",
-    ]
+        return [serial]
+    test = Compare((">=",), (_size(product_of(shape)), Const(int(threshold))))
+    return [If(test, (Eval(Call(Name("_copy_parallel"), arguments)),), (serial,))]
 
 
-def _tuple(items: tuple, sizes: dict) -> str:
-    text = ", ".join(source_of(item, sizes) for item in items)
-    return f"({text},)" if len(items) == 1 else f"({text})"
+def _size(value):
+    return Size(value) if is_expr(value) else Const(int(value))
+
+
+def _tuple(items: tuple) -> Tuple:
+    return Tuple(tuple(_size(item) for item in items))

@@ -44,14 +44,33 @@ from ...errors import UnsupportedError
 from ...ir import ops
 from ...ir.graph import Graph, Node, last_uses, map_arg
 from ...ir.kernel import FusedKernel
-from ...ir.printer import format_node
-from ...ir.shape_env import concrete, is_symbolic, source_of
+from ...ir.shape_env import concrete, is_symbolic
 from ...ir.subgraph import loop_of, subgraphs_of
 from ...ir.symbolic import is_expr, product_of
+from ...loops.nodes import (
+    Assign,
+    Attr,
+    Call,
+    Comment,
+    Const,
+    Eval,
+    Item,
+    Kernel,
+    Let,
+    Name,
+    Param,
+    Release,
+    Return,
+    Size,
+    Tuple,
+    Var,
+)
 from .. import interpreter
 from . import codegen, copies, kernels
 from .host_programs import ProgramCalls
 from .host_programs import host_variable as _variable
+from .kernel_calls import KernelCalls
+from .render import Namespace, render
 
 
 @dataclass
@@ -138,11 +157,13 @@ class BufferPool:
         return array
 
 
-class _HostWriter(ProgramCalls):
+class _HostLowering(ProgramCalls, KernelCalls):
+    """Lowers a graph into the statements of its host function (loop IR, rendered as Python)."""
+
     def __init__(self, graph: Graph, options: dict):
         self.graph = graph
         self.options = options
-        self.lines: list[str] = []
+        self.statements: list = []
         self.pool = BufferPool()
         self.globals: dict[str, Any] = {"np": np, "_empty": self.pool.empty}
         self.program = HostProgram(run=None, source="")
@@ -152,15 +173,28 @@ class _HostWriter(ProgramCalls):
         self.lazy: list = []  # kernels.LazyKernel stubs, told the namespace once it exists
         self.orders: dict[Node, list] = {}  # a kernel node -> the order of each output it makes
 
+    def emit(self, statement) -> None:
+        self.statements.append(statement)
+
+    def let(self, node: Node, expression) -> None:
+        """``node``'s value, under its IR line."""
+        self.emit(Comment(node))
+        self.emit(Let(Var(_variable(node)), expression))
+
+    def value(self, value):
+        return Var(_variable(value)) if isinstance(value, Node) else self.literal(value)
+
+    def size(self, value):
+        return Size(value) if is_expr(value) else Const(int(value))
+
+    def shape(self, shape: tuple) -> Tuple:
+        return Tuple(tuple(self.size(size) for size in shape))
+
     def constant(self, node: Node) -> None:
         name = f"_const_{node.name}"
         self.globals[name] = node.target
         fresh = node.returned and isinstance(node.target, np.ndarray)
-        self.emit(node, f"{name}.copy()" if fresh else name)
-
-    def emit(self, node: Node, expression: str) -> None:
-        self.lines.append(f"    # {format_node(node)}")
-        self.lines.append(f"    {_variable(node)} = {expression}")
+        self.let(node, Call(Attr(Name(name), "copy")) if fresh else Name(name))
 
     def generic(self, node: Node) -> None:
         """A node run by its op's NumPy implementation; symbolic parameters are passed
@@ -174,16 +208,12 @@ class _HostWriter(ProgramCalls):
             for position, value in enumerate(node.args):
                 if not isinstance(value, Node):
                     self.globals[f"_literal_{node.name}_{position}"] = value
-                operands.append(
-                    _variable(value)
-                    if isinstance(value, Node)
-                    else f"_literal_{node.name}_{position}"
-                )
-            self.emit(node, f"{function}({', '.join(operands)})")
+                    value = Name(f"_literal_{node.name}_{position}")
+                operands.append(self.value(value) if isinstance(value, Node) else value)
+            self.let(node, Call(Name(function), tuple(operands)))
             return
         evaluate = functools.partial(interpreter.evaluate_node, node)
-        symbolic = [key for key, value in node.kwargs.items() if is_symbolic(value)]
-        given = [f"{key}={self.literal(node.kwargs[key])}" for key in symbolic]
+        given = [(key, self.literal(v)) for key, v in node.kwargs.items() if is_symbolic(v)]
         self.call_runner(node, f"_op_{node.name}", evaluate, given)
 
     def interpreted(self, node: Node, what: str, reason: str) -> None:
@@ -196,37 +226,42 @@ class _HostWriter(ProgramCalls):
             return node.target.interpret(interpreter.run_graphs(plans, sizes), args, kwargs)
 
         symbolic = is_symbolic(node.kwargs) or any(plan.symbolic for plan in plans.values())
-        given = [f"sizes={self.sizes_dict()}"] if symbolic else []
+        given = [("sizes", self.sizes_dict())] if symbolic else []
         self.call_runner(node, f"_interpret_{node.name}", evaluate, given)
         self.program.notes.append(f"{what} {node.name} runs in the interpreter: {reason}")
 
     def call_runner(self, node: Node, name: str, evaluate: Callable, given: list) -> None:
         """Emit a call of global ``name``, which runs ``evaluate(args, kwargs)`` for ``node``
-        (keywords ``given`` in source replace or add parameters)."""
+        (keywords ``given`` replace or add parameters)."""
         inputs = node.all_input_nodes
         self.globals[name] = _node_runner(node, inputs, evaluate)
-        arguments = [_variable(v) for v in inputs] + given
-        self.emit(node, f"{name}({', '.join(arguments)})")
+        arguments = tuple(self.value(v) for v in inputs)
+        self.let(node, Call(Name(name), arguments, tuple(given)))
 
-    def literal(self, value: Any) -> str:
-        """Python source of a parameter holding symbolic sizes: sizes as expressions of the
-        host's size variables, other objects through globals."""
+    def literal(self, value: Any):
+        """The expression of a parameter holding symbolic sizes: sizes from the host's size
+        variables, other objects through globals."""
         if is_expr(value):
-            return f"({source_of(value, self.sizes)})"
+            return Size(value)
         if isinstance(value, tuple) and hasattr(type(value), "_fields"):  # a store's ViewStep
-            kind = f"_literal_{len(self.globals)}"
-            self.globals[kind] = type(value)
-            return f"{kind}({', '.join(self.literal(v) for v in value)})"
-        if isinstance(value, (tuple, list)):
-            items = ", ".join(self.literal(v) for v in value)
-            return f"({items},)" if isinstance(value, tuple) else f"[{items}]"
+            kind = self.global_of(type(value))
+            return Call(kind, tuple(self.literal(v) for v in value))
+        if isinstance(value, tuple):
+            return Tuple(tuple(self.literal(v) for v in value))
+        if isinstance(value, list):
+            return Call(Name("list"), (Tuple(tuple(self.literal(v) for v in value)),))
         if isinstance(value, slice):
-            return f"slice({', '.join(self.literal(p) for p in (value.start, value.stop, value.step))})"
+            parts = (value.start, value.stop, value.step)
+            return Call(Name("slice"), tuple(self.literal(p) for p in parts))
         if value is None or value is Ellipsis or type(value) in (bool, int, str):
-            return repr(value)
+            return Const(value)
+        return self.global_of(value)
+
+    def global_of(self, value: Any) -> Name:
+        """A new global of the host function holding ``value``."""
         name = f"_literal_{len(self.globals)}"
         self.globals[name] = value
-        return name
+        return Name(name)
 
     def product(self, node: Node) -> None:
         """A ``matmul``/``dot`` node: NumPy's own call, writing into a buffer from the pool.
@@ -234,30 +269,32 @@ class _HostWriter(ProgramCalls):
         A fresh result per call would pay a page fault per 4 KiB written (see ``BufferPool``).
         """
         meta = node.meta
-        result = _variable(node)
-        operands = ", ".join(_variable(v) for v in node.args)
-        dtype = node.kwargs.get("dtype")
-        extra = f", dtype={self.dtype_name(np.dtype(dtype))}" if dtype is not None else ""
-        function = "np.matmul" if node.target is ops.MATMUL else "np.dot"
-        self.lines.append(f"    # {format_node(node)}")
-        shape = self.shape_source(meta.shape)
-        self.lines.append(f"    {result} = _empty({shape}, {self.dtype_name(meta.dtype)}, 'C')")
-        self.lines.append(f"    {function}({operands}, out={result}{extra})")
+        result = Var(_variable(node))
+        keywords = [("out", result)]
+        if node.kwargs.get("dtype") is not None:
+            keywords.append(("dtype", self.dtype_name(np.dtype(node.kwargs["dtype"]))))
+        function = Name("np.matmul" if node.target is ops.MATMUL else "np.dot")
+        buffer = (self.shape(meta.shape), self.dtype_name(meta.dtype), Const("C"))
+        self.let(node, Call(Name("_empty"), buffer))
+        operands = tuple(self.value(v) for v in node.args)
+        self.emit(Eval(Call(function, operands, tuple(keywords))))
 
     def copy(self, node: Node) -> bool:
         """A store copying a temporary into a region: the copy loop of ``copies`` (False for
         another store, which NumPy's assignment runs)."""
-        base, value = _variable(node.args[0]), node.args[1]
+        base, value = self.value(node.args[0]), node.args[1]
         if not isinstance(value, Node):
             return False
         threshold, parallel = self.options["parallel_threshold"], self.options.get("parallel", True)
-        lines = copies.copy_lines(
-            node, _variable(value), base, self.order_of(value), self.sizes, threshold, parallel
+        statements = copies.copy_statements(
+            node, self.value(value), base, self.order_of(value), threshold, parallel
         )
-        if lines is None:
+        if statements is None:
             return False
         self.globals.update(_copy_serial=copies.copy_serial, _copy_parallel=copies.copy_parallel)
-        self.lines += [f"    # {format_node(node)}", *lines, f"    {_variable(node)} = {base}"]
+        self.emit(Comment(node))
+        self.statements += statements
+        self.emit(Let(Var(_variable(node)), base))
         return True
 
     def order_of(self, value: Node) -> str:
@@ -269,11 +306,11 @@ class _HostWriter(ProgramCalls):
         orders = self.orders.get(value)
         return orders[0] if orders else value.meta.layout
 
-    def dtype_name(self, dtype: np.dtype) -> str:
+    def dtype_name(self, dtype: np.dtype) -> Name:
         """The host function's global holding ``dtype``."""
         name = f"_{dtype.name}"
         self.globals.setdefault(name, dtype)
-        return name
+        return Name(name)
 
     def kernel(self, node: Node) -> None:
         kernel: FusedKernel = node.target
@@ -288,20 +325,11 @@ class _HostWriter(ProgramCalls):
         needed = kernels.first_needed(found, size, threshold, self.graph.shape_env)
         for variant in found:
             self.variant(kernel, node, variant, compile_now=variant is needed)
-        code = found[0].code
-        self.lines.append(f"    # {format_node(node)}")
-        outputs = self.kernel_outputs(node, code)
-        arguments = [
-            self.kernel_argument(node, outputs, p, a) for p, a in zip(code.params, code.arguments)
-        ]
-        self.lines += kernels.call_lines(node.name, found, arguments, size, threshold, self.sizes)
-        if code.writes is not None:  # the result is that input's array, written in place
-            value = _variable(node.args[code.writes])
-        else:
-            self.orders[node] = code.orders
-            results = [f"{out}[0]" if m.ndim == 0 else out for out, m in zip(outputs, code.outputs)]
-            value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
-        self.lines.append(f"    {_variable(node)} = {value}")
+        self.emit(Comment(node))
+        value = self.kernel_call(node, found, threshold)
+        if found[0].code.writes is None:
+            self.orders[node] = found[0].code.orders
+        self.emit(Let(Var(_variable(node)), value))
 
     def variant(self, kernel: FusedKernel, node: Node, variant, compile_now: bool) -> None:
         """Put ``variant`` in the host's globals: compiled now, or on its first call."""
@@ -319,90 +347,73 @@ class _HostWriter(ProgramCalls):
             self.globals[name] = stub = kernels.LazyKernel(name, compile_variant)
             self.lazy.append(stub)
 
-    def kernel_outputs(self, node: Node, code) -> list:
-        """Allocate the kernel's output buffers (or take the product buffer it writes into)."""
-        kernel = node.target
-        outputs = []
-        for position, meta in enumerate(code.outputs):
-            out = f"_out{position}_{node.name}"
-            if kernel.inplace_input is not None and position == len(code.outputs) - 1:
-                self.lines.append(f"    {out} = {_variable(node.args[kernel.inplace_input])}")
-            else:
-                shape = self.shape_source(meta.shape if meta.ndim else (1,))
-                dtype = self.dtype_name(meta.dtype)
-                self.lines.append(
-                    f"    {out} = _empty({shape}, {dtype}, {code.orders[position]!r})"
-                )
-            outputs.append(out)
-        return outputs
+    def output_buffer(self, node: Node, position: int, meta, order: str, last: bool) -> Var:
+        """A kernel's output buffer from the pool (or, for its last output, the product buffer
+        it writes into)."""
+        kernel, out = node.target, Var(f"_out{position}_{node.name}")
+        if kernel.inplace_input is not None and last:
+            self.emit(Let(out, self.value(node.args[kernel.inplace_input])))
+        else:
+            shape = self.shape(meta.shape if meta.ndim else (1,))
+            buffer = (shape, self.dtype_name(meta.dtype), Const(order))
+            self.emit(Let(out, Call(Name("_empty"), buffer)))
+        return out
 
-    def kernel_argument(self, node: Node, outputs: list, param: str, argument: tuple) -> str:
-        kind = argument[0]
-        if kind == "output":
-            return outputs[argument[1]]
-        if kind == "int":
-            return f"{param}={source_of(argument[1], self.sizes)}"
-        value = node.args[argument[1]]
-        name = _variable(value)
-        if kind == "base":
-            return name
-        if kind == "scalar":
-            meta = value.meta
-            return name if meta.weak or meta.scalar else f"{name}[()]"
-        if not argument[2]:  # the array itself (no layout promise: read per axis)
-            return name
-        helper = f"_views_{len(self.globals)}"
-        self.globals[helper] = _view_applier(argument[2])
-        return f"{helper}({name}, {self.sizes_dict()})"
+    def kernel_function(self, node: Node, variant, position: int) -> Var:
+        return Var(f"_{variant.role}_{node.name}")
 
-    def shape_source(self, shape: tuple) -> str:
-        """Python source of a shape whose sizes may be symbolic (``(s0 - 2, 3)``)."""
-        items = [source_of(size, self.sizes) for size in shape]
-        return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+    def scalar_argument(self, value: Node):
+        """A scalar operand: a 0-d array's element (``v_x[()]``)."""
+        meta = value.meta
+        return self.value(value) if meta.weak or meta.scalar else Item(self.value(value), ())
 
-    def sizes_dict(self) -> str:
+    def viewed(self, value: Node, views: tuple):
+        """An input without a layout promise, through its views (at the call's sizes)."""
+        helper = self.global_of(_view_applier(views))
+        return Call(helper, (self.value(value), self.sizes_dict()))
+
+    def sizes_dict(self) -> Var:
         """The host variable holding every symbol's value by symbol (made once, on entry)."""
         if "_symbols" not in self.globals:
             self.globals["_symbols"] = tuple(self.sizes)
-        return "_sizes"
+        return Var("_sizes")
 
     def size_bindings(self) -> list:
-        """``s0, s1 = v_x.shape``: each symbolic size read from the input it comes from (``s2 =
-        v_n``: an int argument traced as a symbol)."""
+        """``(s0, s1) = v_x.shape``: each symbolic size read from the input it comes from
+        (``s2 = v_n``: an int argument traced as a symbol)."""
         by_input: dict = {}
-        lines = []
+        statements = []
         placeholders = self.graph.placeholders
         for symbol, name in self.sizes.items():
             position, axis = self.graph.shape_env.sources[symbol]
             if axis is None:  # a Python int argument, itself the size
-                lines.append(f"    {name} = {_variable(placeholders[position])}")
+                statements.append(Let(Var(name), self.value(placeholders[position])))
             else:
                 by_input.setdefault(position, {})[axis] = name
         for position, axes in by_input.items():
             ndim = placeholders[position].meta.ndim
-            targets = ", ".join(axes.get(axis, "_") for axis in range(ndim))
-            lines.append(
-                f"    {targets}{',' if ndim == 1 else ''} = {_variable(placeholders[position])}.shape"
-            )
-        return lines
+            targets = Tuple(tuple(Var(axes.get(axis, "_")) for axis in range(ndim)))
+            statements.append(Assign(targets, Attr(self.value(placeholders[position]), "shape")))
+        return statements
 
     def build(self) -> HostProgram:
         graph = self.graph
-        names = [_variable(p) for p in graph.placeholders]
-        header = f"def host_{graph.name}(inputs):"
+        names = tuple(self.value(p) for p in graph.placeholders)
         if names:
-            self.lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = inputs")
-        self.lines += self.size_bindings()
-        entry = len(self.lines)
+            self.emit(Assign(Tuple(names), Var("inputs")))
+        self.statements += self.size_bindings()
+        entry = len(self.statements)
         if not self.whole_program():
             self.node_by_node()
             self.returns()
         if "_symbols" in self.globals:
-            pairs = ", ".join(
-                f"_symbols[{i}]: {name}" for i, name in enumerate(self.sizes.values())
-            )
-            self.lines.insert(entry, f"    _sizes = {{{pairs}}}")
-        source = "\n".join([header, *self.lines]) + "\n"
+            sizes = Tuple(tuple(Var(name) for name in self.sizes.values()))
+            pairs = Call(Name("zip"), (Name("_symbols"), sizes))
+            self.statements.insert(entry, Let(Var("_sizes"), Call(Name("dict"), (pairs,))))
+        symbols = tuple((symbol, Var(name)) for symbol, name in self.sizes.items())
+        params = (Param(Var("inputs"), ("inputs",), np.dtype(object)),)
+        host = Kernel(f"host_{graph.name}", params, tuple(self.statements), (), (), symbols=symbols)
+        source, _ = render(host, True, Namespace(True, ()), function=f"host_{graph.name}")
         namespace = dict(self.globals)
         exec(compile(source, f"<gcompile host {graph.name}>", "exec"), namespace)
         for stub in self.lazy:
@@ -412,16 +423,16 @@ class _HostWriter(ProgramCalls):
         return self.program
 
     def node_by_node(self) -> None:
-        """The host's lines for each node: kernels, loops, library calls, NumPy ops."""
+        """The host's statements for each node: kernels, loops, library calls, NumPy ops."""
         last_use = last_uses(self.graph)
         for node in self.graph.nodes:
             if node.op == "constant":
                 self.constant(node)
             elif node.op == "call":
                 self.call(node)
-            dead = [_variable(v) for v in last_use.get(node, ())]
+            dead = tuple(self.value(v) for v in last_use.get(node, ()))
             if dead:
-                self.lines.append(f"    del {', '.join(dead)}")
+                self.emit(Release(dead))
 
     def call(self, node: Node) -> None:
         if isinstance(node.target, FusedKernel):
@@ -432,24 +443,23 @@ class _HostWriter(ProgramCalls):
             reason = "the Numba backend generates no code for this op"
             self.interpreted(node, f"{node.kind} op", reason)
         elif node.target is ops.KERNEL_OUTPUT:
-            self.emit(node, f"{_variable(node.args[0])}[{node.kwargs['item']}]")
+            self.let(node, Item(self.value(node.args[0]), (Const(node.kwargs["item"]),)))
         elif _product_into_buffer(node):
             self.product(node)
         elif not (node.target is ops.STORE and self.copy(node)):
             self.generic(node)
 
     def returns(self) -> None:
-        """``return [...]``: the outputs, literals through a global."""
+        """``return (...)``: the outputs, literals through a global."""
         values = self.graph.output_node.args[0]
-        if all(isinstance(v, Node) for v in values):
-            self.lines.append(f"    return [{', '.join(_variable(v) for v in values)}]")
-            return
-        self.globals["_literal_outputs"] = values
-        lookup = ", ".join(
-            _variable(v) if isinstance(v, Node) else f"_literal_outputs[{i}]"
-            for i, v in enumerate(values)
-        )
-        self.lines.append(f"    return [{lookup}]")
+        if not all(isinstance(v, Node) for v in values):
+            self.globals["_literal_outputs"] = values
+        self.emit(Return(tuple(self.output(v, i) for i, v in enumerate(values))))
+
+    def output(self, value, position: int):
+        if isinstance(value, Node):
+            return self.value(value)
+        return Item(Name("_literal_outputs"), (Const(position),))
 
 
 def _product_into_buffer(node: Node) -> bool:
@@ -511,7 +521,7 @@ def _view_applier(views: tuple) -> Callable:
 
 def compile_graph(graph: Graph, options: dict | None = None) -> Callable[[list], list]:
     """Backend entry point: the host function of ``graph`` with its kernels compiled."""
-    program = _HostWriter(graph, dict(options or {})).build()
+    program = _HostLowering(graph, dict(options or {})).build()
     run = program.run
     run.program = program
     return run

@@ -1,8 +1,8 @@
 """The host lines that call loop programs: a top-level loop nest, or the whole graph as one
 Numba function (``programs``), and how their results become the graph's values.
 
-A part of the host writer (``host._HostWriter``), whose lines, globals, sizes and options it
-writes into.
+A part of the host's lowering (``host._HostLowering``), whose statements, globals, sizes and
+options it adds to.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import numpy as np
 from ...errors import UnsupportedError
 from ...ir import ops
 from ...ir.graph import Node
-from ...ir.printer import format_node
 from ...ir.subgraph import loop_of
+from ...loops.nodes import Attr, Call, Comment, Const, Item, Let, Name, Return, Tuple, Var
 from . import codegen, program_host, programs
 
 # A graph without loops whose host would run this many steps (kernel calls, scalar ops, stores)
@@ -28,7 +28,7 @@ def host_variable(node: Node) -> str:
 
 
 class ProgramCalls:
-    """The host writer's calls of loop programs (a part of ``host._HostWriter``)."""
+    """The host's calls of loop programs (a part of ``host._HostLowering``)."""
 
     def loop(self, node: Node) -> None:
         """A top-level loop nest: one Numba function (``programs``), else the interpreter."""
@@ -42,45 +42,48 @@ class ProgramCalls:
         except UnsupportedError as failed:
             self.interpreted(node, "loop", f"{failed} ({failed.detail})")
             return
-        self.lines.append(f"    # {format_node(node)}")
+        self.emit(Comment(node))
         results = self.program_call(node.name, program, function)
-        value = results[0] if len(results) == 1 else f"({', '.join(results)},)"
-        self.lines.append(f"    {host_variable(node)} = {value}")
+        self.emit(
+            Let(
+                Var(host_variable(node)), results[0] if len(results) == 1 else Tuple(tuple(results))
+            )
+        )
 
     def program_call(self, name: str, program, function) -> list:
-        """Emit the call of a program's function; the source of each of its results."""
+        """Emit the call of a program's function; the expression of each of its results."""
         self.globals[f"_loop_{name}"] = function
         arguments = [
-            host_variable(v)
+            self.value(v)
             if v.meta.ndim
-            else f"{self.dtype_name(v.meta.dtype)}.type({host_variable(v)})"
+            else Call(Attr(self.dtype_name(v.meta.dtype), "type"), (self.value(v),))
             for v in program.inputs
         ]
-        for position, constant in enumerate(program.constants):
-            self.globals[f"_loop_{name}_c{position}"] = constant
-            arguments.append(f"_loop_{name}_c{position}")
-        given = len(program.inputs)
-        buffers = [
-            f"_empty({self.shape_source(shape)}, {self.dtype_name(dtype)}, {order!r})"
+        arguments += [
+            Call(Name("_empty"), (self.shape(shape), self.dtype_name(dtype), Const(order)))
             for shape, dtype, order in program.buffers
         ]
-        arguments[given:given] = buffers + program.sizes  # inputs, buffers, sizes, constants
-        self.lines.append(f"    _results = _loop_{name}({', '.join(arguments)})")
+        arguments += [Var(size) for size in program.sizes]
+        for position, constant in enumerate(program.constants):
+            self.globals[f"_loop_{name}_c{position}"] = constant
+            arguments.append(Name(f"_loop_{name}_c{position}"))
+        self.emit(Let(Var("_results"), Call(Name(f"_loop_{name}"), tuple(arguments))))
         return [
-            self.program_result(f"_results[{i}]", meta) for i, meta in enumerate(program.outputs)
+            self.program_result(Item(Var("_results"), (Const(i),)), meta)
+            for i, meta in enumerate(program.outputs)
         ]
 
-    def program_result(self, value: str, meta) -> str:
+    def program_result(self, value, meta):
         """A program's result as the graph's value: an array as it is (a 0-d one made an array
         again: Numba returns its element); a scalar as its NumPy type, or a Python one when weak
         (``s = x * 0.5`` of a Python float stays a float)."""
         if meta.ndim:
             return value
         if not meta.scalar:
-            return f"np.asarray({value}, {self.dtype_name(meta.dtype)})"
+            return Call(Name("np.asarray"), (value, self.dtype_name(meta.dtype)))
         if meta.weak:
-            return f"{type(np.zeros((), meta.dtype).item()).__name__}({value})"
-        return f"{self.dtype_name(meta.dtype)}.type({value})"
+            return Call(Name(type(np.zeros((), meta.dtype).item()).__name__), (value,))
+        return Call(Attr(self.dtype_name(meta.dtype), "type"), (value,))
 
     def whole_program(self) -> bool:
         """A graph with a loop, or of many steps: the whole graph as one Numba function
@@ -105,8 +108,8 @@ class ProgramCalls:
         values = graph.output_node.args[0]
         self.globals["_literal_outputs"] = values
         items = [
-            next(results) if isinstance(v, Node) else f"_literal_outputs[{i}]"
+            next(results) if isinstance(v, Node) else Item(Name("_literal_outputs"), (Const(i),))
             for i, v in enumerate(values)
         ]
-        self.lines.append(f"    return [{', '.join(items)}]")
+        self.emit(Return(tuple(items)))
         return True

@@ -53,12 +53,9 @@ from ...loops.nodes import (
     Apply,
     Attr,
     Call,
-    CallKernel,
     Comment,
-    Compare,
     Const,
     Eval,
-    If,
     Item,
     Kernel,
     Let,
@@ -73,6 +70,7 @@ from ...loops.nodes import (
 )
 from ...loops.rewrite import apply_rewrites
 from . import blas, codegen, kernels
+from .kernel_calls import KernelCalls
 from .mathselect import MathContext, select_math
 from .program_regions import RESHAPING, RegionLowering
 from .program_regions import reshaped as _reshaped
@@ -186,7 +184,7 @@ def _is_array(value: Node) -> bool:
     return value.meta.ndim > 0
 
 
-class _ProgramLowering(RegionLowering):
+class _ProgramLowering(RegionLowering, KernelCalls):
     """Lowers the nodes of a loop nest, or of a whole graph, into the statements of one loop
     program (one instance per generated function)."""
 
@@ -377,7 +375,7 @@ class _ProgramLowering(RegionLowering):
         operands = [v for v in node.args if isinstance(v, Node) and not v.meta.scalar]
         if node.kwargs or len(operands) != 2 or len(node.args) != 2 or meta.dtype.kind not in "fc":
             raise NoTemplate(f"{node.target.name} of {meta.dtype} operands in a loop body")
-        if self.whole and not self.depth:  # (the host's product and epilogue: ``host``)
+        if self.top():  # (the host's product and epilogue: ``host``)
             raise NoTemplate("a matrix product outside loops runs in the host, through NumPy")
         unavailable = blas.available()
         if unavailable:
@@ -386,7 +384,7 @@ class _ProgramLowering(RegionLowering):
         ndims = tuple(v.meta.ndim for v in operands)
         if max(ndims) > 2 and (ndims[1] != 2 or node.target is ops.DOT):
             raise NoTemplate(f"a product of {ndims[0]}-d and {ndims[1]}-d arrays in a loop body")
-        out = self.output_buffer(node, 0, meta, "C", False)
+        out = self.output_buffer(node, 0, meta, "C")
         into = out
         if ndims[0] > 2:  # the rows of a (batch, k) matrix; out as (batch, n)
             rows = product_of(operands[0].meta.shape[:-1])
@@ -423,37 +421,30 @@ class _ProgramLowering(RegionLowering):
         args = tuple(typed(e, k, d) for (e, k), d in zip(operands, loop))
         return Apply(node.target, node, args, loop, tuple(kinds), where="scalar")
 
+    def top(self) -> bool:
+        """Whether the statements lowered are the top level of a whole graph's program."""
+        return self.whole and not self.depth
+
     def kernel(self, node: Node) -> None:
         """A fused kernel called with the arrays and its integers: in a loop its serial variant
         (and the blocked one for long sums); at the top level of a whole graph as the host
         calls it, the parallel variant on large spaces, into buffers the host allocates."""
-        top = self.whole and not self.depth
-        if top:
+        if self.top():
             found = kernels.variants(node.target, self.options)
+            threshold = int(self.options["parallel_threshold"])
         else:
-            found = _loop_variants(node, self.options)
-        code = found[0].code
-        outputs = [
-            self.output_buffer(node, position, meta, code.orders[position], top)
-            for position, meta in enumerate(code.outputs)
-        ]
-        arguments = tuple(
-            self.kernel_argument(node, outputs, a, p) for p, a in zip(code.params, code.arguments)
-        )
-        self.call_variants(node, found, arguments, top)
-        if code.writes is not None:
-            self.values[node] = self.values[node.args[code.writes]]
-            return
-        results = [
-            Item(o, (Const(0),)) if m.ndim == 0 else o for o, m in zip(outputs, code.outputs)
-        ]
-        self.assign(node, results[0] if len(results) == 1 else Tuple(tuple(results)))
+            found, threshold = _loop_variants(node, self.options), LONG_SUM
+        result = self.kernel_call(node, found, threshold)
+        if found[0].code.writes is None:
+            self.assign(node, result)
+        else:
+            self.values[node] = result
 
-    def output_buffer(self, node: Node, position: int, meta, order: str, top: bool) -> Var:
+    def output_buffer(self, node: Node, position: int, meta, order: str, last=False) -> Var:
         """The array a kernel output goes into: a buffer of the host's (top level), one made
         once before the loops (a scalar result, read at once; or a value that dies within the
         trip), or one made where it is called."""
-        if top and meta.ndim:
+        if self.top() and meta.ndim:
             self.buffers.append((tuple(meta.shape), meta.dtype, order))
             return Var(f"b{len(self.buffers) - 1}")
         out = self.fresh(f"out{position}_{node.name}")
@@ -462,34 +453,25 @@ class _ProgramLowering(RegionLowering):
         self.emit(Alloc(out, shape, meta.dtype, order="F" if order == "F" else "C", once=once))
         return out
 
-    def call_variants(self, node: Node, found: list, arguments: tuple, top: bool) -> None:
-        """The call of a kernel's variant: one, or a test of its size choosing between two (the
-        parallel variant at the threshold at the top level; the blocked sums in a loop)."""
-        name = self.fresh(f"_{node.name}")
-        self.kernels[name] = found[0]
-        if len(found) == 1:
-            self.emit(CallKernel(name, arguments))
-            return
-        size = self.size(product_of(node.target.space))
-        threshold = int(self.options["parallel_threshold"]) if top else LONG_SUM
-        second = self.fresh(f"_{node.name}_{'parallel' if top else 'long'}")
-        self.kernels[second] = found[1]
-        test = Compare((">=",), (size, Const(threshold)))
-        self.emit(If(test, (CallKernel(second, arguments),), (CallKernel(name, arguments),)))
+    def kernel_function(self, node: Node, variant, position: int) -> Var:
+        """The global a variant is called by: ``_fused_1``, and ``_fused_1_parallel`` (top
+        level) or ``_fused_1_long`` (in a loop) for the second."""
+        suffix = "" if not position else "_parallel" if self.top() else "_long"
+        name = self.fresh(f"_{node.name}{suffix}")
+        self.kernels[name] = variant
+        return name
 
-    def kernel_argument(self, node: Node, outputs: list, argument: tuple, name: str) -> tuple:
-        """One argument of a kernel call, ``(keyword, value)``: arrays and scalars by position,
-        ints by name (``n0=s0 - 2``), as the host calls kernels."""
-        kind = argument[0]
-        if kind == "output":
-            return None, outputs[argument[1]]
-        if kind == "int":
-            return name, self.size(argument[1])
-        value = self.value(node.args[argument[1]])
-        if kind == "array":  # an input without a layout promise, through its views (read only)
-            for view in argument[2]:
-                value = self.view_of(value, view.target, view.kwargs, view.args[0].meta, view.meta)
-        return None, value
+    def scalar_argument(self, value: Node):
+        return self.value(value)  # (a program holds a 0-d value as its element)
+
+    def viewed(self, value: Node, views: tuple):
+        """An input read through ``views`` (basic indexing, transposes, reshapes)."""
+        expression = self.value(value)
+        for view in views:
+            expression = self.view_of(
+                expression, view.target, view.kwargs, view.args[0].meta, view.meta
+            )
+        return expression
 
 
 def _reusable(node: Node, meta, loop_indices: set) -> bool:

@@ -42,6 +42,7 @@ from ...loops.nodes import (
     Load,
     Loop,
     Name,
+    Release,
     Return,
     Size,
     Slice,
@@ -130,15 +131,17 @@ class Namespace:
         return f"{var.name}{node}{var.suffix}"
 
 
-def render(kernel: Kernel, readable: bool, names: Namespace | None = None) -> tuple[str, list]:
-    """``(source, parameter names)`` of ``kernel`` (a fused kernel or a loop program), its
-    identifiers from ``names`` (by default a new namespace); raises ``NoTemplate`` for an
-    element no rule writes."""
+def render(
+    kernel: Kernel, readable: bool, names: Namespace | None = None, function: str = "kernel"
+) -> tuple[str, list]:
+    """``(source, parameter names)`` of ``kernel`` (a fused kernel, a loop program or the host)
+    as the function ``function``, its identifiers from ``names`` (by default a new namespace);
+    raises ``NoTemplate`` for an element no rule writes."""
     names = Namespace(readable, kernel.values) if names is None else names
     renderer = _Renderer(names, readable, kernel.symbols)
     params = [renderer.names.var(p.var) for p in kernel.params]
     lines = renderer.block(kernel.entry + kernel.body, INDENT)
-    header = f"def kernel({', '.join(params)}):"
+    header = f"def {function}({', '.join(params)}):"
     return "\n".join([header, *lines]) + "\n", params
 
 
@@ -233,6 +236,10 @@ class _Renderer:
             return f"{self.names.var(stmt.var)} = {self.alloc(stmt)}"
         if isinstance(stmt, Eval):
             return self.expr(stmt.value)
+        if isinstance(stmt, Assign) and isinstance(stmt.target, Tuple):  # unpacking
+            targets = [self.expr(item) for item in stmt.target.items]
+            comma = "," if len(targets) == 1 else ""
+            return f"{', '.join(targets)}{comma} = {self.expr(stmt.value)}"
         if isinstance(stmt, Assign):
             return f"{self.expr(stmt.target)} = {self.expr(stmt.value)}"
         if isinstance(stmt, CallKernel):
@@ -242,6 +249,8 @@ class _Renderer:
             return f"{self.names.var(stmt.function)}({', '.join(arguments)})"
         if isinstance(stmt, Return):
             return f"return {self.expr(Tuple(stmt.values))}"
+        if isinstance(stmt, Release):
+            return f"del {', '.join(self.names.var(v) for v in stmt.vars)}"
         raise TypeError(f"not a loop IR statement: {stmt!r}")
 
     def alloc(self, stmt: Alloc) -> str:
