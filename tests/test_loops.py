@@ -264,6 +264,46 @@ def test_an_int_argument_that_changes_is_a_size_from_its_second_value():
     assert compiled.stats["kernel_compiles"] == compiles  # (no compile for M = 13)
 
 
+def upper_gram(X, Y):
+    """Row i: column i of X times the columns of Y after i (a product per trip, blocked)."""
+    n = X.shape[1]
+    G = np.zeros((n, Y.shape[1]))
+    for i in range(n):
+        G[i, i + 1 :] = X[:, i] @ Y[:, i + 1 :]
+    return G
+
+
+def gram_that_scales_its_columns(X):
+    """The same products, but the loop writes X: each trip must see the columns before it."""
+    n = X.shape[1]
+    G = np.zeros((n, n))
+    for i in range(n):
+        G[i, i:] = X[:, i] @ X[:, i:]
+        X[:, i] *= 0.5
+    return G
+
+
+def _program_source(compiled) -> str:
+    return "\n".join(source for _, source in compiled.entries[-1].run.program.loops)
+
+
+def test_products_of_a_column_and_the_columns_after_it_are_one_gemm_per_block_of_trips():
+    M, n = 70, 80  # (70 trips: blocks of 32, 32 and 6; a matrix too large to fuse the product)
+    data = RNG.random((n, M))
+    compiled = gcompile.compile(covariance, fullgraph=True)
+    expected = covariance(M, float(n), data.copy())
+    np.testing.assert_allclose(compiled(M, float(n), data.copy()), expected, rtol=1e-12)
+    assert "block_products" in _program_source(compiled)
+    X, Y = RNG.random((90, 66)), RNG.random((90, 140))
+    compiled = gcompile.compile(upper_gram, fullgraph=True)
+    np.testing.assert_allclose(compiled(X, Y), upper_gram(X, Y), rtol=1e-12)
+    assert "block_products" in _program_source(compiled)
+    compiled = gcompile.compile(gram_that_scales_its_columns, fullgraph=True)
+    got, want = compiled(X.copy()), gram_that_scales_its_columns(X.copy())
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert "block_products" not in _program_source(compiled)
+
+
 def test_len_of_an_array_stays_symbolic_in_a_loop():
     def weighted(x):
         total = 0.0

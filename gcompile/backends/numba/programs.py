@@ -72,6 +72,7 @@ from ...loops.rewrite import apply_rewrites
 from . import blas, codegen, kernels
 from .kernel_calls import KernelCalls
 from .mathselect import MathContext, select_math
+from .program_products import BlockedProducts
 from .program_regions import RESHAPING, RegionLowering
 from .program_regions import reshaped as _reshaped
 from .render import Namespace, render
@@ -184,7 +185,7 @@ def _is_array(value: Node) -> bool:
     return value.meta.ndim > 0
 
 
-class _ProgramLowering(RegionLowering, KernelCalls):
+class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts):
     """Lowers the nodes of a loop nest, or of a whole graph, into the statements of one loop
     program (one instance per generated function)."""
 
@@ -201,6 +202,7 @@ class _ProgramLowering(RegionLowering, KernelCalls):
         self.kernels: dict[Var, kernels.Variant] = {}  # a kernel's global -> the Variant called
         self.loop_indices: set = set()  # the index symbols of the loops opened so far
         self.depth = 0  # the loops around the statements being lowered
+        self.open_loops: list = []  # (loop node, the statements around its loop), outermost first
         self.whole = False  # the whole graph: its top-level kernels run as the host's would
         self.blas = False
 
@@ -276,7 +278,9 @@ class _ProgramLowering(RegionLowering, KernelCalls):
         start, stop = self.size(node.kwargs["start"]), self.size(node.kwargs["stop"])
         outer, self.statements = self.statements, []
         self.depth += 1
+        self.open_loops.append((node, outer))
         self.graph(body)
+        self.open_loops.pop()
         self.depth -= 1
         statements, self.statements = tuple(self.statements), outer
         outputs = body.output_node.args[0]
@@ -384,6 +388,8 @@ class _ProgramLowering(RegionLowering, KernelCalls):
         ndims = tuple(v.meta.ndim for v in operands)
         if max(ndims) > 2 and (ndims[1] != 2 or node.target is ops.DOT):
             raise NoTemplate(f"a product of {ndims[0]}-d and {ndims[1]}-d arrays in a loop body")
+        if self.blocked_product(node):
+            return
         out = self.output_buffer(node, 0, meta, "C")
         into = out
         if ndims[0] > 2:  # the rows of a (batch, k) matrix; out as (batch, n)
