@@ -222,7 +222,7 @@ class CompiledFunction:
                 for record in records:
                     key = f"pass {record.name}"
                     entry.timings[key] = entry.timings.get(key, 0.0) + record.seconds
-                _log("fusion", lambda: str(entry.graph.fusion_report))
+                _log("fusion", lambda: str(entry.graph.notes.fusion))
                 entry.written, entry.labels, entry.captured = _memory_check(entry.graph)
                 start = time.perf_counter()
                 entry.run = backends.get(self.backend)(entry.graph, self.options)
@@ -594,7 +594,7 @@ def trace(
     Args:
         fn: a plain function or a ``CompiledFunction`` (its static_argnames and options are used).
         stage: ``"traced"`` (as recorded), ``"optimized"`` (functionalized and cleaned up) or
-            ``"fused"`` (with FusedKernel nodes and ``graph.fusion_report``).
+            ``"fused"`` (with FusedKernel nodes and ``graph.notes.fusion``).
         static_argnames, options: as for ``compile``; these keywords are taken by ``trace`` itself.
 
     Refusals raise ``UnsupportedError``.

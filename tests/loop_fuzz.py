@@ -790,7 +790,7 @@ def check_program(source: str, backend: str, args, *, fn=None, options=None) -> 
         if entry.graph is not None:
             outcome.loops += [
                 "rolled" if note.rolled else f"unrolled: {note.reason}"
-                for note in entry.graph.loop_notes
+                for note in entry.graph.notes.loops
             ]
     bound = REL[backend] * max(scale, np.finfo(np.float64).tiny) / 2  # assert_same_value: 2 * bound
     ulps = ULPS[backend] or 0.5  # 0.5: exact, but keeps the bound rule on

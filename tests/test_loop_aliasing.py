@@ -191,7 +191,7 @@ def test_the_loops_stay_loops_carrying_the_base():
 def test_a_loop_rebinding_shared_memory_runs_in_python_with_a_reason():
     graph = gcompile.trace(rebound_after_write, np.zeros(5), 3)
     assert not any(isinstance(n.target, ForRange) for n in graph.nodes)
-    (note,) = graph.loop_notes
+    (note,) = graph.notes.loops
     assert not note.rolled and "share memory" in note.reason and "'x'" in note.reason
 
 

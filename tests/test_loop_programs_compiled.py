@@ -37,5 +37,5 @@ def test_compiled_loop_program_matches_eager(program, grow):
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
 def test_no_loop_is_unrolled_by_the_tracer(program):
     graph = gcompile.trace(program.function, *_inputs(program, 0))
-    declined = [note for note in graph.loop_notes if not note.rolled]
+    declined = [note for note in graph.notes.loops if not note.rolled]
     assert not declined, [note.reason for note in declined]

@@ -331,7 +331,7 @@ def test_small_fixed_loops_are_unrolled_by_a_pass():
     assert _loops(graph), "the tracer keeps the loop"
     optimized = gcompile.trace(smooth_rows, RNG.random((8, 8)), 3, stage="optimized")
     assert not _loops(optimized)
-    notes = [n.reason for n in optimized.loop_notes if not n.rolled]
+    notes = [n.reason for n in optimized.notes.loops if not n.rolled]
     assert any("unroll_loops" in reason for reason in notes)
 
 
@@ -453,7 +453,7 @@ def test_loop_invariant_code_is_hoisted_before_the_loop():
     body_ops = {n.target.name for n in loop.target.body.nodes if n.op == "call"}
     assert "subtract" not in body_ops  # 1.0 - alpha: computed once, before the loop
     assert any(n.op == "call" and n.target.name == "subtract" for n in graph.nodes)
-    assert any("hoisted out of" in note.reason for note in graph.loop_notes)
+    assert any("hoisted out of" in note.reason for note in graph.notes.loops)
     check(scaled_decay, RNG.random(10), 0.25)
 
 
@@ -475,11 +475,11 @@ def test_loops_changing_python_objects_run_in_python_with_their_reason():
     x = np.arange(3.0)
     graph = gcompile.trace(rows_appended, x, 4)
     assert not _loops(graph)
-    (note,) = graph.loop_notes
+    (note,) = graph.notes.loops
     assert "its body calls `.append(...)`" in note.reason
     graph = gcompile.trace(last_in_a_dict, x, 4)
     assert not _loops(graph)
-    (note,) = graph.loop_notes
+    (note,) = graph.notes.loops
     assert "a value made in its body is used after it" in note.reason
     check(rows_appended, x, 4, backends=("interpreter",))
     check(last_in_a_dict, x, 4, backends=("interpreter",))

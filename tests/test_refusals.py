@@ -362,7 +362,7 @@ def list_filled_by_index(x):
 def test_a_size_repeats_a_list_and_a_loop_index_used_as_an_int_unrolls_its_loop():
     x = np.arange(1.0, 5.0)
     graph = gcompile.trace(list_filled_by_index, x)
-    (note,) = graph.loop_notes
+    (note,) = graph.notes.loops
     assert not note.rolled and "loop index k0 used as a Python int" in note.reason
     compiled = gcompile.compile(list_filled_by_index, backend="interpreter", fullgraph=True)
     np.testing.assert_array_equal(compiled(x), x * 2)

@@ -90,7 +90,7 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
         outputs = [tracer_output(tracer, value, where) for _, value in out_leaves]
     tracer.graph.output(tuple(outputs), out_spec)
-    tracer.graph.loop_notes += tracer.loops.notes + tracer.unconverted
+    tracer.graph.notes.loops += tracer.loops.notes + tracer.unconverted
     env = tracer.graph.shape_env
     if env.replacements:  # sizes recorded before an equality was learned take its form, and
         tracer.graph.substitute_sizes(env.simplify)  # the metas derived from them agree again

@@ -24,7 +24,7 @@ question about the index that the ranges cannot answer (``if i == 0``, an index 
 negative), a carried value that is not a number or an array, or one whose shape changes, a
 body that changes Python objects (``out.append``: capture's ``effects``) or raises on a traced
 value, a carried array rebound while it shares memory the body writes. Every
-decision is a ``LoopNote`` on the graph (``graph.loop_notes``), which ``explain()`` shows.
+decision is a ``LoopNote`` on the graph (``graph.notes.loops``), which ``explain()`` shows.
 """
 
 from __future__ import annotations

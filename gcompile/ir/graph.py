@@ -28,6 +28,7 @@ import contextlib
 import heapq
 import keyword
 import re
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from .meta import TensorMeta
@@ -158,6 +159,15 @@ class Node:
         return f"%{self.name}"
 
 
+@dataclass
+class GraphNotes:
+    """What the front end and the passes said about a graph, for the tools (``explain``, the
+    debug dump); no pass reads another's notes to decide anything but the report it extends."""
+
+    fusion: Any = None  # fuse's report: kernels, boundaries and their reasons (passes/fuse.py)
+    loops: list = field(default_factory=list)  # a LoopNote per loop: rolled, or why not
+
+
 class Graph:
     """Nodes in topological order, with builders and edit methods.
 
@@ -178,9 +188,8 @@ class Graph:
         self._names: set[str] = set()
         self._counters: dict[str, int] = {}
         self.out_spec: TreeSpec | None = None
-        self.fusion_report: Any = None  # set by passes/fuse.py
         self.repeated = False  # a loop's body: it runs once per iteration (frontend/loops.py)
-        self.loop_notes: list = []  # what became of its loops (ir/control.py LoopNote)
+        self.notes = GraphNotes()
 
     # -- iteration --------------------------------------------------------------
     @property

@@ -68,7 +68,7 @@ def assign_buffers(graph: Graph) -> bool:
             notes.append(note)
         if changed:
             graph.sort()
-    report = getattr(graph, "fusion_report", None)
+    report = graph.notes.fusion
     if report is not None:  # (explain() shows these beside fusion's own decisions)
         report.notes += notes
     return changed

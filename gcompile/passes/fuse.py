@@ -35,7 +35,7 @@ in a row group they run in a later phase over the row.
 
 Limits: at most ``max_kernel_ops`` ops per kernel (option, default 64), and no
 sibling merge that raises the graph's peak memory. Every edge between a kernel
-and a node outside it gets a reason in the fusion report (``graph.fusion_report``).
+and a node outside it gets a reason in the fusion report (``graph.notes.fusion``).
 """
 
 from __future__ import annotations
@@ -694,7 +694,7 @@ def _boundaries(fuser: _Fuser) -> list[Boundary]:
 
 
 def fuse(graph: Graph, max_kernel_ops: int = MAX_KERNEL_OPS) -> bool:
-    """Group fusible ops into FusedKernel nodes; record ``graph.fusion_report``; True if any kernel."""
+    """Group fusible ops into FusedKernel nodes; record ``graph.notes.fusion``; True if any kernel."""
     with using(graph.shape_env):
         return _fuse(graph, max_kernel_ops)
 
@@ -713,7 +713,7 @@ def _fuse(graph: Graph, max_kernel_ops: int) -> bool:
         report.kernels.append((kernel.name, kernel.style, kernel.space, kernel.members))
     graph.sort()
     dce(graph)
-    graph.fusion_report = report
+    graph.notes.fusion = report
     return bool(report.kernels)
 
 

@@ -11,7 +11,7 @@ parameters do not mention the loop's index or the index of a loop nested in it, 
 is a constant, an invariant node, or a placeholder of a value the loop only reads (not carried:
 carried values change from trip to trip, and an array the loop writes is always carried). The
 hoisted node moves to the enclosing graph, reading the loop's arguments; the body gets a new
-placeholder for its value. Each move is a note in ``graph.loop_notes`` (``explain()``).
+placeholder for its value. Each move is a note in ``graph.notes.loops`` (``explain()``).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def _hoist(graph: Graph, loop_node: Node) -> bool:
             _read_from_outside(body, loop_node, member, moved[member])
     if calls:
         names = ", ".join(f"%{m.name}" for m in calls)
-        graph.loop_notes.append(
+        graph.notes.loops.append(
             LoopNote(loop.source, True, f"hoisted out of %{loop_node.name}: {names}")
         )
     return bool(calls)

@@ -36,7 +36,7 @@ def unroll_loops(graph: Graph) -> bool:
             continue
         _inline(graph, node, trips)
         reason = f"unrolled by the unroll_loops pass ({len(trips)} trips, {_size(node)} ops)"
-        graph.loop_notes.append(LoopNote(node.target.source, False, reason))
+        graph.notes.loops.append(LoopNote(node.target.source, False, reason))
         changed = True
     return changed
 

@@ -24,7 +24,7 @@ def write_compile_dump(folder: Path, compiled: Any, entry: Any, bound: Any) -> N
     graph = entry.graph
     if graph is not None:
         (folder / "graph.txt").write_text(str(graph) + "\n")
-        report = getattr(graph, "fusion_report", None)
+        report = graph.notes.fusion
         if report is not None:
             (folder / "fusion_report.txt").write_text(str(report) + "\n")
         _drawing(graph, folder)

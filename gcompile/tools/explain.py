@@ -123,7 +123,7 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
         report.graphs[stage] = graph
         report.counts[stage] = graph_counts(graph)
     if "fused" in report.graphs:
-        report.fusion = getattr(report.graphs["fused"], "fusion_report", None)
+        report.fusion = report.graphs["fused"].notes.fusion
     compiled = compile(fn, backend=backend, **settings)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")

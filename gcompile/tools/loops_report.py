@@ -53,7 +53,7 @@ def _notes(graph: Graph) -> list:
     they run on), each once."""
     found, seen = [], set()
     for each in program_graphs(graph):
-        for note in each.loop_notes:
+        for note in each.notes.loops:
             if id(note) not in seen:
                 seen.add(id(note))
                 found.append(note)

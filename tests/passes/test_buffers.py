@@ -77,7 +77,7 @@ def writer_kernels(graph) -> list:
 
 
 def notes(graph) -> str:
-    return "\n".join(graph.fusion_report.notes)
+    return "\n".join(graph.notes.fusion.notes)
 
 
 @pytest.mark.parametrize("n", [6, 33])

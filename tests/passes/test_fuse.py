@@ -299,7 +299,7 @@ def kernel_edges(graph: Graph) -> set[tuple[str, str]]:
 
 
 def boundaries(graph: Graph) -> dict[tuple[str, str], str]:
-    return {(b.producer, b.consumer): b.reason for b in graph.fusion_report.boundaries}
+    return {(b.producer, b.consumer): b.reason for b in graph.notes.fusion.boundaries}
 
 
 def _views_keep_order(value: Node, root: Node) -> bool:
@@ -486,7 +486,7 @@ def test_matmul_epilogue_writes_into_the_matmul_buffer():
 def test_report_explains_every_boundary(name):
     fn, make_args = PROGRAMS[name]
     graph = fused(fn, *make_args())
-    report = graph.fusion_report
+    report = graph.notes.fusion
     explained = boundaries(graph)
     assert set(explained) == kernel_edges(graph), f"{report}\n{graph}"
     for boundary in report.boundaries:
@@ -508,7 +508,7 @@ def test_report_explains_every_boundary(name):
 
 def test_report_text_lists_kernels_and_boundaries():
     graph = fused(dense_relu, *PROGRAMS["dense_relu"][1]())
-    assert str(graph.fusion_report) == textwrap.dedent(
+    assert str(graph.notes.fusion) == textwrap.dedent(
         """\
         fusion report:
           kernel fused_1 (epilogue, space [s0, s3]): add, maximum

@@ -353,7 +353,7 @@ def test_random_fusions_are_explained_and_legal(program, seed, options):
     fusion_only = {**options, "disable": ["assign_buffers"]}  # (the report is fusion's)
     graph = gcompile.trace(fn, *inputs, stage="fused", options=fusion_only)
     graph.verify()
-    assert set(boundaries(graph)) == kernel_edges(graph), f"{graph.fusion_report}\n{graph}"
+    assert set(boundaries(graph)) == kernel_edges(graph), f"{graph.notes.fusion}\n{graph}"
     before = gcompile.trace(fn, *inputs, stage="optimized", options=options)
     assert non_convex_kernels(before, graph) == []
     assert misread_reductions(graph) == []
