@@ -1,30 +1,37 @@
-"""Loop programs: a graph with loops (or one top-level loop nest) as one Numba function with
-real ``for`` loops.
+"""Loop programs: a graph with loops (or one top-level loop nest) lowered into one loop IR
+program, then rendered as one Numba function with real ``for`` loops.
 
 ::
 
-    def kernel(a0, s0, s1):                      # the inputs, then the sizes, then constants
-        out0_fused_1 = np.empty((1,), np.float64)
+    graph --_ProgramLowering--> loop IR Kernel --PROGRAM_REWRITES--> --render--> source
+
+    def kernel(a0, s0, s1):                      # the inputs, buffers, sizes, then constants
+        out0_fused_1 = np.empty((1,), np.float64)        (an Alloc marked once: made first)
+        # %for_range_1 : f64[s0,s1] = for_range(%A, start=0, step=1, stop=s0)    # lu.py:4
         A = a0
-        for k0 in range(0, (s0), 1):
-            A_2 = A
-            for k1 in range(0, (k0), 1):
-                getitem_1 = A_2[(k0), (k1)]
-                _kernel_0(out0_fused_1, A_2, (k1), (k0 * s1), (k1), (s1))   # A[k0, :k1] @ A[:k1, k1]
-                subtract_1 = np.float64((getitem_1 - out0_fused_1[0]))
-                ...
+        for k0 in range(s0):
+            ...
+            # %fused_1 : f64[] = fused_1(%A)
+            _fused_1(out0_fused_1, A, n0=k1, o0=k0 * s1, st0=s1)     # A[k0, :k1] @ A[:k1, k1]
+            fused_1 = out0_fused_1[0]
+            # %subtract_1 : f64[] = subtract(%getitem_1, %fused_1)    # lu.py:7
+            subtract_1 = np.float64((getitem_1 - fused_1))
         return (A,)
 
-The graph's nodes become statements: a read of one element is a subscript, a store into a
-region element loops over the region (Numba's array assignment would compile its broadcasting
-error messages), a scalar elementwise op its Numba rule (``rules``, through the renderer of
-kernels), a fused kernel a call of its serial variant with the integers of the
-base-plus-offset convention computed from the sizes and loop indices at each call, a nested
-loop a nested ``for`` whose carried values are variables. Carried arrays the loop does not run
-in place (``ForRange.in_place``) are copied once before it, as the interpreter does. A kernel in
-a loop sums in order, one accumulator (short sums); when its sums may be long it also gets the
-blocked-lane variant, called from ``LONG_SUM`` terms. Anything else raises ``NoTemplate``: the
-host then calls a program per loop nest, or runs the loop in the interpreter, and says why.
+The graph's nodes become statements, each under its IR line and the user's ``file:line``
+(``Comment``): a read of one element is a subscript (``Item``), a store into a region element
+loops over the region (Numba's array assignment would compile its broadcasting error messages:
+``program_regions``), a scalar elementwise op an ``Apply`` written by its Numba rule, a fused
+kernel a ``CallKernel`` of its serial variant with its integers by keyword (``kernel_calls``,
+as the host calls kernels), a matrix product a BLAS call (``blas``; ``program_products`` for
+the products of a loop's trips), a nested loop a ``Loop`` whose carried values are variables.
+Carried arrays the loop does not run in place (``ForRange.in_place``) are copied once before
+it, as the interpreter does. A kernel in a loop sums in order, one accumulator (short sums);
+when its sums may be long it also gets the blocked-lane variant, called from ``LONG_SUM``
+terms. The rewrites make a buffer that serves every trip once (``loops.allocations``) and
+choose each float function's implementation (``mathselect``). Anything else raises
+``NoTemplate``: the host then calls a program per loop nest, or runs the loop in the
+interpreter, and says why.
 
 ``program_host`` compiles a program: its module imports the kernels it calls by their cache
 keys, so kernels are cached on their own; the module text is the program's cache key.
