@@ -29,25 +29,38 @@ from ...loops.nodes import Call, Compare, Const, Eval, If, Name, Size, Tuple
 from . import scalar as _s
 
 
-def _copy_into(value, shape, destination, offset, strides):
-    source = _s.flat(value)
-    memory = _s.flat(destination)
+@njit(cache=True, nogil=True)
+def _copy_row(source, memory, shape, offset, strides, row):
+    """Row ``row`` of the value (its last axis) into its place in the destination's memory."""
     last = len(shape) - 1
-    inner = shape[last]
-    if source.size == 0:
-        return
-    for row in prange(source.size // inner):
-        start, rest = offset, row + 0  # (a copy: Numba refuses writes to a prange index)
-        for axis in range(last - 1, -1, -1):
-            start += (rest % shape[axis]) * strides[axis]
-            rest //= shape[axis]
-        step, first = strides[last], row * inner
-        for i in range(inner):
-            memory[np.uint64(start + step * i)] = source[first + i]
+    start, rest = offset, row
+    for axis in range(last - 1, -1, -1):
+        start += (rest % shape[axis]) * strides[axis]
+        rest //= shape[axis]
+    step, first = strides[last], row * shape[last]
+    for i in range(shape[last]):
+        memory[np.uint64(start + step * i)] = source[first + i]
 
 
-copy_serial = njit(cache=True, nogil=True)(_copy_into)
-copy_parallel = njit(cache=True, nogil=True, parallel=True)(_copy_into)
+# Two functions, not one compiled twice: a ``prange`` loop in a function compiled without
+# ``parallel`` still costs ~7 us a call (measured: 7.7 us against 0.35 us for a 100-element
+# copy called from Python; 88 us called from a loop program).
+@njit(cache=True, nogil=True)
+def copy_serial(value, shape, destination, offset, strides):
+    """Copy ``value`` into its region of ``destination`` (see the module docstring)."""
+    source, memory = _s.flat(value), _s.flat(destination)
+    if source.size:
+        for row in range(source.size // shape[len(shape) - 1]):
+            _copy_row(source, memory, shape, offset, strides, row)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def copy_parallel(value, shape, destination, offset, strides):
+    """``copy_serial`` with its rows in parallel."""
+    source, memory = _s.flat(value), _s.flat(destination)
+    if source.size:
+        for row in prange(source.size // shape[len(shape) - 1]):
+            _copy_row(source, memory, shape, offset, strides, row)
 
 
 def copy_statements(
