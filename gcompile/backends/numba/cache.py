@@ -62,7 +62,10 @@ def _environment_key() -> str:
             binding.get_host_cpu_name(),
             binding.get_host_cpu_features().flatten(),
             # kernels inline these helpers: a change to them must not load stale machine code
-            *(_digest(Path(__file__).with_name(f).read_text()) for f in ("scalar.py", "blas.py")),
+            *(
+                _digest(Path(__file__).with_name(f).read_text())
+                for f in ("scalar.py", "blas.py", "copies.py")
+            ),
             *(
                 _digest(p.read_text())
                 for p in sorted(Path(__file__).with_name("mathlib").glob("*.py"))

@@ -297,15 +297,6 @@ class _HostLowering(ProgramCalls, KernelCalls):
         self.emit(Let(Var(_variable(node)), base))
         return True
 
-    def order_of(self, value: Node) -> str:
-        """The memory order of ``value``'s array: the order a kernel made it in, else the one
-        its meta promises (``"A"``: none)."""
-        if value.op == "call" and value.target is ops.KERNEL_OUTPUT:
-            orders = self.orders.get(value.args[0])
-            return orders[value.kwargs["item"]] if orders else value.meta.layout
-        orders = self.orders.get(value)
-        return orders[0] if orders else value.meta.layout
-
     def dtype_name(self, dtype: np.dtype) -> Name:
         """The host function's global holding ``dtype``."""
         name = f"_{dtype.name}"
@@ -326,10 +317,7 @@ class _HostLowering(ProgramCalls, KernelCalls):
         for variant in found:
             self.variant(kernel, node, variant, compile_now=variant is needed)
         self.emit(Comment(node))
-        value = self.kernel_call(node, found, threshold)
-        if found[0].code.writes is None:
-            self.orders[node] = found[0].code.orders
-        self.emit(Let(Var(_variable(node)), value))
+        self.emit(Let(Var(_variable(node)), self.kernel_call(node, found, threshold)))
 
     def variant(self, kernel: FusedKernel, node: Node, variant, compile_now: bool) -> None:
         """Put ``variant`` in the host's globals: compiled now, or on its first call."""

@@ -18,6 +18,7 @@ scalar operand and an array read through views are passed, and the name a varian
 
 from __future__ import annotations
 
+from ...ir import ops
 from ...ir.graph import Node
 from ...ir.symbolic import product_of
 from ...loops.nodes import CallKernel, Compare, Const, If, Item, Tuple
@@ -25,7 +26,8 @@ from ...loops.nodes import CallKernel, Compare, Const, If, Item, Tuple
 
 class KernelCalls:
     """The statements calling a kernel (a part of the host's and a program's lowering, which
-    provide ``emit``, ``size``, ``value`` and the hooks below)."""
+    provide ``emit``, ``size``, ``value``, ``orders`` (a kernel node -> the order of each output
+    it made) and the hooks below)."""
 
     def kernel_call(self, node: Node, found: list, threshold: int):
         """Emit the call of ``node``'s kernel (``found``: its variants, the second taken at
@@ -51,11 +53,21 @@ class KernelCalls:
             self.emit(If(test, (calls[1],), (calls[0],)))
         if code.writes is not None:  # the result is that input's array, written in place
             return self.value(node.args[code.writes])
+        self.orders[node] = code.orders
         results = [
             Item(out, (Const(0),)) if meta.ndim == 0 else out
             for out, meta in zip(outputs, code.outputs)
         ]
         return results[0] if len(results) == 1 else Tuple(tuple(results))
+
+    def order_of(self, value: Node) -> str:
+        """The memory order of ``value``'s array: the order a kernel made it in, else the one
+        its meta promises (``"A"``: none)."""
+        if value.op == "call" and value.target is ops.KERNEL_OUTPUT:
+            orders = self.orders.get(value.args[0])
+            return orders[value.kwargs["item"]] if orders else value.meta.layout
+        orders = self.orders.get(value)
+        return orders[0] if orders else value.meta.layout
 
     def kernel_argument(self, node: Node, outputs: list, param: str, argument: tuple) -> tuple:
         """``(keyword, value)`` of one argument: ints by keyword (``n0=s0 - 2``), the rest by

@@ -26,6 +26,7 @@ from ...loops.nodes import (
     Subscript,
     Tuple,
 )
+from . import copies
 from .rules import NoTemplate
 
 # views that keep the elements' C order: a reshape (of a contiguous copy when the input is not
@@ -64,13 +65,24 @@ class RegionLowering:
         return Slice(start, stop, step)
 
     def store(self, node: Node) -> None:
+        """A store: the host's copy loop (``copies``, its serial variant) for a contiguous
+        value copied into a region, else ``write``."""
         base, value = node.args
+        self.values[node] = self.values[base]
+        if isinstance(value, Node):  # (serial: a program's parallelism is its kernels')
+            order = self.order_of(value)
+            copy = copies.copy_statements(
+                node, self.value(value), self.values[base], order, 0, parallel=False
+            )
+            if copy is not None:
+                self.statements += copy
+                self.copies = True
+                return
         array, meta = self.values[base], base.meta
         with using(base.graph.shape_env):
             for step in node.kwargs.get("views", ()):
                 array, meta = self.view_step(array, meta, step)
         self.write(array, base, node.kwargs["index"], value, meta)
-        self.values[node] = self.values[base]
 
     def view_step(self, array, meta, step: ops.ViewStep) -> tuple:
         """``array`` seen through one step of a store's ``views``: ``(expression, meta)``; only

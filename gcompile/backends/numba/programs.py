@@ -109,6 +109,7 @@ class LoopProgram:
     # kernels, passed after the inputs: ``(shape, dtype, order)`` each
     buffers: list = field(default_factory=list)
     blas: bool = False  # whether it calls ``blas.matmul_into`` (a matrix product)
+    copies: bool = False  # whether it calls the serial copy loop of ``copies``
 
 
 def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
@@ -183,6 +184,8 @@ def module_preamble(program: LoopProgram, loaded: dict) -> str:
     lines = ["from gcompile.backends.numba.cache import dispatcher_of as _dispatcher_of"]
     if program.blas:
         lines.append("from gcompile.backends.numba.blas import matmul_into as _matmul_into")
+    if program.copies:
+        lines.append("from gcompile.backends.numba.copies import copy_serial as _copy_serial")
     lines.append("")
     lines += [f"{name} = _dispatcher_of({key!r})" for name, key in sorted(loaded.items())]
     return "\n".join(lines) + "\n\n"
@@ -207,11 +210,13 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts):
         self.buffers: list = []
         self.values: dict[Node, object] = {}  # node -> the expression of its value
         self.kernels: dict[Var, kernels.Variant] = {}  # a kernel's global -> the Variant called
+        self.orders: dict[Node, list] = {}  # a kernel node -> the order of each output it makes
         self.loop_indices: set = set()  # the index symbols of the loops opened so far
         self.depth = 0  # the loops around the statements being lowered
         self.open_loops: list = []  # (loop node, the statements around its loop), outermost first
         self.whole = False  # the whole graph: its top-level kernels run as the host's would
         self.blas = False
+        self.copies = False
 
     def input(self, value: Node) -> Var:
         """The parameter of a value the host passes."""
@@ -248,6 +253,7 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts):
             self.constants,
             self.buffers,
             self.blas,
+            self.copies,
         )
 
     def emit(self, statement) -> None:
