@@ -84,6 +84,12 @@ def _node_bound(node: Node, values: dict, errors: dict) -> Any:
     operand_errors = [errors[a] if isinstance(a, Node) else 0.0 for a in node.args]
     if op.kind in ("view", "shape", "scatter"):
         return _structural(node, values, errors)
+    if op.name == "kernel_output":
+        return errors[node.args[0]][node.kwargs["item"]]
+    if op.name == "extern":  # a library call: no bound known (its operands are exact or not)
+        if isinstance(value, tuple):
+            return tuple(np.full(np.shape(item), np.nan) for item in value)
+        return np.full(np.shape(value), np.nan)
     if np.asarray(value).dtype.kind != "f":
         exact = all(np.all(np.asarray(e) == 0) for e in _leaves(operand_errors))
         return np.zeros(np.shape(value)) if exact else np.full(np.shape(value), np.nan)
@@ -150,6 +156,13 @@ def _node_cancelled(node: Node, values: dict, cancelled: dict) -> Any:
     op, value = node.target, values[node]
     if op.kind in ("view", "shape", "scatter"):
         return _structural(node, values, cancelled)
+    if op.name == "kernel_output":  # an item of a node with several results
+        return cancelled[node.args[0]][node.kwargs["item"]]
+    if op.name == "extern":  # a library call mixes its operands' elements, as a product does
+        flag = float(any(np.any(cancelled[a]) for a in node.args if isinstance(a, Node)))
+        if isinstance(value, tuple):
+            return tuple(np.full(np.shape(item), flag) for item in value)
+        return np.full(np.shape(value), flag)
     shape = np.shape(value)
     operands = [values[a] if isinstance(a, Node) else a for a in node.args]
     flags = [np.asarray(cancelled[a]) for a in node.args if isinstance(a, Node)]

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..ir import ops
-from ..ir.meta import broadcast_shapes
+from ..ir import externs, ops
+from ..ir.meta import TupleMeta, broadcast_shapes
 from ..ir.shape_env import decide
 from ..ir.symbolic import is_expr
 from .decompositions import DECOMPOSITIONS, Decomposition
-from .symint import unwrap
+from .symint import SymInt, unwrap
 from .traced_array import UFUNC_OPS, TracedArray, optional_ufunc_op
 
 if TYPE_CHECKING:
@@ -77,6 +77,13 @@ def _normalize_param(key: str, value: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=None)
+def _traced(value: Any) -> bool:
+    """Whether ``value`` is, or holds, a traced array."""
+    if isinstance(value, (list, tuple)):
+        return any(_traced(v) for v in value)
+    return isinstance(value, TracedArray)
+
+
 def _signature(func: Callable) -> inspect.Signature:
     return inspect.signature(func)
 
@@ -194,6 +201,8 @@ class NumpyCalls:
         if decomposition is not None:
             return self.decompose(func, decomposition, args, kwargs)
         op = _FUNCTION_OPS.get(func)
+        if op is None and func in externs.RULES:
+            return self.extern(func, args, kwargs)
         if op is None:
             self.tracer.refuse(
                 f"the NumPy function {name}",
@@ -214,6 +223,33 @@ class NumpyCalls:
             )
         params = self._params(op, name, func, bound)
         return self._finish(self.tracer.call(op, *operands, **params), out, name)
+
+    def extern(self, func: Callable, args: tuple, kwargs: dict) -> Any:
+        """A library call (``ir/externs.py``): one ``extern`` node whose operands are the
+        call's arrays; its results (``kernel_output`` of each, for several) as traced values."""
+        name, _, arrays = externs.RULES[func]
+        bound = _bind(func, args, kwargs)
+        if bound.get("out") is not None:
+            self.tracer.refuse(f"{name}(..., out=...)")
+        operands, arguments = [], []
+        for key, value in bound.items():
+            if key in arrays and value is not None and not np.isscalar(value):
+                arguments.append((key, externs.Operand(len(operands))))
+                operands.append(value)
+            elif _traced(value):
+                self.tracer.refuse(f"a traced value as the {key!r} argument of {name}")
+            else:
+                arguments.append((key, int(value) if isinstance(value, SymInt) else value))
+        positional = len(_signature(func).bind(*args, **kwargs).args)
+        call = externs.ExternCall(name, func, tuple(arguments), positional)
+        try:
+            result = self.tracer.call(ops.EXTERN, *operands, call=call)
+        except TypeError as error:
+            self.tracer.refuse(f"{name} on these arguments ({error})")
+        if not isinstance(result.meta, TupleMeta):
+            return result
+        items = range(len(result.meta.items))
+        return tuple(self.tracer.call(ops.KERNEL_OUTPUT, result, item=i) for i in items)
 
     def _params(self, op: ops.OpDef, name: str, func: Callable, bound: dict) -> dict:
         defaults = {p.name: p.default for p in _signature(func).parameters.values()}

@@ -31,7 +31,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from . import layout
+from . import externs, layout
 from .inference import (
     arange_impl,
     arange_length,
@@ -883,6 +883,19 @@ KERNEL_OUTPUT = _add(
         lambda meta, item: meta.items[item],
         params=("item",),
         doc="output ``item`` of a fused kernel with several outputs",
+    )
+)
+
+
+EXTERN = _add(
+    OpDef(
+        "extern",
+        "opaque",
+        externs.impl,
+        externs.infer,
+        params=("call",),
+        doc="a library call NumPy runs (``ir/externs.py``): ``call`` holds the function and "
+        "its non-array arguments; the operands are its arrays",
     )
 )
 

@@ -12,6 +12,7 @@ Grammar (every node a frozen dataclass; bodies are tuples)::
              | Alloc(var, size, dtype, fill, stack, order, once) | If(cond, body, orelse)
              | Eval(value) | Comment(node, text, names)
              | CallKernel(function, arguments) | Return(values) | Release(vars)
+             | ObjectMode(outputs, body)
     Expr     = Var(name, node, suffix) | Const(value, dtype) | Load(buffer, index)
              | Cast(value, source, target) | Convert(value, dtype)
              | Apply(op, node, args, loop, kinds, where, fast, exact)
@@ -404,6 +405,15 @@ class Return:
     """``return (values...)``: a program's results."""
 
     values: tuple
+
+
+@dataclass(frozen=True)
+class ObjectMode:
+    """``body`` run by the Python interpreter from compiled code (a library call Numba has no
+    implementation of), setting ``outputs``: ``((var, Numba type text), ...)``."""
+
+    outputs: tuple
+    body: tuple
 
 
 @dataclass(frozen=True)

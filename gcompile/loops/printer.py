@@ -51,6 +51,7 @@ from .nodes import (
     Load,
     Loop,
     Name,
+    ObjectMode,
     RangeCheck,
     Release,
     Return,
@@ -140,6 +141,10 @@ def _block(stmts: tuple, indent: str, lines: list) -> None:
                 lines.append(f"{indent}  carry {targets} = {values}")
         elif isinstance(stmt, If):
             _branch(stmt, indent, "if", lines)
+        elif isinstance(stmt, ObjectMode):
+            outputs = ", ".join(f"{_name(v)}: {t}" for v, t in stmt.outputs)
+            lines.append(f"{indent}in python ({outputs}):")
+            _block(stmt.body, indent + "  ", lines)
         else:
             lines.append(indent + _statement(stmt))
 

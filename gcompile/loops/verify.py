@@ -6,7 +6,22 @@ from __future__ import annotations
 
 import dataclasses
 
-from .nodes import Accumulate, Alloc, CallKernel, Comment, If, Init, Kernel, Let, Loop, Update, Var
+from .nodes import (
+    Accumulate,
+    Alloc,
+    Assign,
+    CallKernel,
+    Comment,
+    If,
+    Init,
+    Kernel,
+    Let,
+    Loop,
+    ObjectMode,
+    Tuple,
+    Update,
+    Var,
+)
 from .printer import format_kernel
 
 _SKIPPED = ("node", "op", "site", "acc")  # fields that hold no variable of the loop IR
@@ -35,6 +50,12 @@ def _check(stmts: tuple, defined: set, problems: list) -> None:
             defined.add(stmt.var)
             _check(stmt.body, defined, problems)
             _reads(stmt.carried, defined, problems, stmt)
+        elif isinstance(stmt, Assign) and isinstance(stmt.target, Tuple):  # unpacking
+            _reads(stmt.value, defined, problems, stmt)
+            defined.update(stmt.target.items)
+        elif isinstance(stmt, ObjectMode):
+            _check(stmt.body, defined, problems)
+            defined.update(var for var, _ in stmt.outputs)
         elif isinstance(stmt, CallKernel):  # (its function is a global of the module)
             _reads(stmt.arguments, defined, problems, stmt)
         elif isinstance(stmt, If):

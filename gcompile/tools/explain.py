@@ -19,6 +19,7 @@ import numpy as np
 
 from ..api import CompiledFunction, compile, trace
 from ..errors import UnsupportedError
+from ..ir import ops
 from ..ir.graph import Graph
 from ..ir.subgraph import subgraphs_of
 from ..passes.manager import STAGES
@@ -37,6 +38,7 @@ class ExplainReport:
     fusion: Any = None  # the fused graph's FusionReport
     refusals: list = field(default_factory=list)  # UnsupportedError
     notes: list = field(default_factory=list)  # kernels left to the interpreter, and why
+    library_calls: list = field(default_factory=list)  # extern nodes: who runs them, what it costs
     guards: list = field(default_factory=list)
     code: str = ""
     timings: dict = field(default_factory=dict)  # phase -> seconds
@@ -67,6 +69,9 @@ class ExplainReport:
         ]
         if self.notes:
             lines += ["", "== kernels left to the interpreter"] + [f"  {n}" for n in self.notes]
+        if self.library_calls:
+            lines += ["", "== library calls (NumPy runs them)"]
+            lines += [f"  {call}" for call in self.library_calls]
         if self.math:
             lines += ["", "== math functions in kernels"]
             lines += [f"  {kernel}: {function}: {how}" for kernel, function, how in self.math]
@@ -88,6 +93,15 @@ _EVENTS = {
     "disk": "machine code loaded from the disk cache",
     "memory": "already compiled in this process (shared)",
 }
+
+
+def _library_calls(graph) -> list:
+    """The extern nodes of ``graph``'s top level: called by the host (Python) between kernels."""
+    return [
+        f"{node.kwargs['call'].name} ({node.name}, line {node.source or '?'}): called by the host"
+        for node in graph.nodes
+        if node.op == "call" and node.target is ops.EXTERN
+    ]
 
 
 def _refusal_text(error: UnsupportedError) -> str:
@@ -145,6 +159,7 @@ def _add_entry(report: ExplainReport, compiled: CompiledFunction) -> None:
     if program is not None:
         report.timings.update(program.timings)
         report.notes = list(program.notes)
+        report.library_calls = _library_calls(entry.graph) + list(program.callbacks)
         report.code = program.code
         report.kernel_events = [(code.name, loaded.event) for code, loaded in program.kernels]
         report.math = [

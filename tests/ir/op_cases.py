@@ -28,6 +28,8 @@ REAL = INTS + FLOATS
 NUMERIC = REAL + COMPLEX
 ALL = BOOL + NUMERIC
 SIGNED = (np.int8, np.int32, np.int64) + FLOATS
+LINALG = (np.float32, np.float64, np.int64, np.complex64, np.complex128)  # NumPy's linalg
+FFT = (np.float32, np.float64, np.int32, np.complex64, np.complex128)
 
 FORMS = ("C", "F", "strided", "reversed", "readonly", "scalar")
 
@@ -246,6 +248,11 @@ def _clip_inplace(x):
     return x
 
 
+def _eigh(a):
+    w, v = np.linalg.eigh(a + a.T)  # (unpacked: compiled, the result is a tuple, not EighResult)
+    return w, np.abs(v)  # (an eigenvector's sign is the library's choice)
+
+
 CASES: dict[Any, list[Case]] = {
     # -- elementwise, not ufuncs -------------------------------------------------------------------
     "where": [
@@ -454,6 +461,63 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.cumprod(x, dtype=np.float32), (4,), dtypes=REAL),
     ],
     # -- linear algebra ----------------------------------------------------------------------------
+    "extern": [  # library calls NumPy runs (``ir/externs.py``): shapes and dtypes inferred
+        case(
+            lambda a, b: np.linalg.solve(a + 4 * np.eye(4, dtype=a.dtype), b),
+            (4, 4),
+            (4,),
+            dtypes=LINALG,
+        ),
+        case(
+            lambda a, b: np.linalg.solve(a + 4 * np.eye(4, dtype=a.dtype), b),
+            (4, 4),
+            (4, 2),
+            dtypes=(np.float64,),
+        ),
+        case(lambda a: np.linalg.inv(a + 4 * np.eye(3, dtype=a.dtype)), (3, 3), dtypes=LINALG),
+        case(lambda a: np.linalg.det(a), (3, 3), dtypes=LINALG),
+        case(lambda a: np.linalg.det(a), (2, 3, 3), dtypes=(np.float32,)),
+        case(
+            lambda a: np.linalg.cholesky(a @ a.T + 3 * np.eye(3, dtype=a.dtype)),
+            (3, 3),
+            dtypes=(np.float32, np.float64, np.int64),
+        ),
+        case(_eigh, (4, 4), dtypes=(np.float32, np.float64)),
+        case(lambda a: np.linalg.eigvalsh(a + a.T), (4, 4), dtypes=LINALG),
+        case(lambda a: np.fft.fft(a), (8,), dtypes=FFT),
+        case(lambda a: np.fft.ifft(a, n=5, axis=0), (4, 3), dtypes=FFT),
+        case(lambda a: np.fft.rfft(a), (3, 7), dtypes=REAL),
+        case(lambda a: np.fft.irfft(a), (6,), dtypes=BOTH_COMPLEX),
+        case(lambda a: np.fft.irfft(a, 9, axis=0), (6, 2), dtypes=(np.complex128,)),
+        case(lambda a: np.sort(a), (3, 5), dtypes=ALL),
+        case(lambda a: np.sort(a, axis=None), F((3, 4))),
+        case(lambda a: np.sort(a, axis=0, kind="stable"), strided((4, 3))),
+        case(lambda a: np.argsort(-a, axis=0), (5, 2), dtypes=SIGNED),
+        case(lambda a, v: np.searchsorted(np.sort(a), v), (7,), (3, 2), dtypes=REAL),
+        case(lambda a: np.searchsorted(np.sort(a), 0.5, side="right"), (7,), dtypes=FLOATS),
+        case(lambda a: np.median(a), (5,), dtypes=REAL),
+        case(lambda a: np.median(a, axis=0, keepdims=True), (4, 3), dtypes=FLOATS),
+        case(lambda a: np.nanmean(a, axis=1), (3, 4), dtypes=FLOATS),
+        case(lambda a: np.nansum(a), (3, 4), dtypes=REAL),
+        case(lambda a: (np.nanmax(a, axis=-1), np.nanmin(a)), (3, 4), dtypes=REAL),
+        case(lambda a: np.ptp(a, axis=(0, 1)), (2, 3, 2), dtypes=(np.int32, np.float64)),
+        case(lambda a: np.average(a, axis=0), (4, 2), dtypes=REAL),
+        case(lambda a: np.percentile(a, 90), (9,), dtypes=REAL),
+        case(lambda a: np.quantile(a, 0.25, axis=1), (2, 9), dtypes=FLOATS),
+        case(lambda a: np.roll(a, 2, axis=0), (5, 3), dtypes=ALL),
+        case(lambda a: np.roll(a, -1), reversed_((3, 4))),
+        case(lambda a: (np.triu(a), np.tril(a, -1)), (4, 3), dtypes=ALL),
+        case(lambda a: np.diag(a), (4,), dtypes=ALL),
+        case(lambda a: np.diag(a, -1) + 0, (3,)),
+        case(lambda a: (np.diag(a), np.diag(a, 2), np.diag(a, -2)), (4, 3)),
+        case(lambda a, v: np.convolve(a, v), (6,), (3,), dtypes=REAL + BOOL),
+        case(lambda a, v: np.convolve(a, v, mode="same"), (3,), (6,), dtypes=FLOATS),
+        case(lambda a, v: np.convolve(a, v, "valid"), (6,), (4,), dtypes=FLOATS),
+        case(lambda x, p: np.interp(x, np.sort(p), p * 2), (5,), (4,), dtypes=REAL),
+        case(lambda p: np.interp(0.5, [0.0, 1.0], p), of((2,), np.float64)),
+        case(lambda a: np.histogram(a, 4, range=(0.0, 1.0)), (20,), dtypes=REAL),
+        case(lambda a: np.histogram(a, 3, range=(0.2, 0.9), density=True)[0], (20,)),
+    ],
     "matmul": [
         case(lambda a, b: a @ b, (2, 3), (3, 4)),
         case(lambda a, b: np.matmul(a, b), (3,), (3, 2)),
@@ -841,6 +905,13 @@ ERROR_CASES: dict[Any, list[Case]] = {
         case(lambda x: np.bitwise_or.reduce(x, axis=2), of((2, 3), np.int32)),
     ],
     "accumulate": [case(lambda x: np.maximum.accumulate(x, axis=-3), of((2, 3), np.float64))],
+    "extern": [
+        case(lambda a, b: np.linalg.solve(a, b), of((2, 3), np.float64), of((2,), np.float64)),
+        case(lambda a: np.linalg.inv(a), of((3,), np.float64)),  # LinAlgError: 1-d
+        case(lambda a: np.linalg.det(a), of((3, 2), np.float64)),  # LinAlgError: not square
+        case(lambda a: np.fft.fft(a, axis=2), of((2, 3), np.float64)),
+        case(lambda a: np.sort(a, axis=2), of((3,), np.float64)),
+    ],
     "matmul": [
         case(lambda a, b: a @ b, of((2, 3), np.float64), of((4, 2), np.float64)),
         case(lambda a: a @ 2.0, of((2, 2), np.float64)),

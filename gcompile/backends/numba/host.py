@@ -82,6 +82,7 @@ class HostProgram:
     kernels: list = field(default_factory=list)  # (KernelCode, Loaded) per compiled variant
     variants: list = field(default_factory=list)  # every kernels.Variant, compiled or not yet
     notes: list = field(default_factory=list)  # kernels left to the interpreter, and why
+    callbacks: list = field(default_factory=list)  # library calls loop programs call back for
     loops: list = field(default_factory=list)  # (name, source) of each compiled loop nest
     whole: str = ""  # whether the host is one Numba function (a graph with loops), and why not
     kernel_compiles: int = 0

@@ -23,7 +23,8 @@ def load(program: programs.LoopProgram, name: str, options: dict, host) -> objec
     signature = programs.signature(program)
     start = time.perf_counter()
     try:
-        loaded = cache.load(program.source, signature, False, fastmath, preamble)
+        nogil = not program.objmode
+        loaded = cache.load(program.source, signature, False, fastmath, preamble, nogil)
     except Exception as error:  # Numba's own errors have no common base class
         raise UnsupportedError(
             f"a loop Numba cannot compile ({name})",
@@ -33,6 +34,7 @@ def load(program: programs.LoopProgram, name: str, options: dict, host) -> objec
     host.kernel_compiles += loaded.event == "compiled"
     host.disk_cache_hits += loaded.event == "disk"
     host.loops.append((name, program.source))
+    host.callbacks += program.callbacks
     return loaded.function
 
 

@@ -79,6 +79,7 @@ from ...loops.rewrite import apply_rewrites
 from . import blas, codegen, kernels
 from .kernel_calls import KernelCalls
 from .mathselect import MathContext, select_math
+from .program_externs import ExternCalls
 from .program_products import BlockedProducts
 from .program_regions import RESHAPING, RegionLowering
 from .program_regions import reshaped as _reshaped
@@ -110,6 +111,8 @@ class LoopProgram:
     buffers: list = field(default_factory=list)
     blas: bool = False  # whether it calls ``blas.matmul_into`` (a matrix product)
     copies: bool = False  # whether it calls the serial copy loop of ``copies``
+    objmode: bool = False  # whether it calls back into Python (library calls)
+    callbacks: list = field(default_factory=list)  # what it calls back into Python for, and why
 
 
 def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
@@ -184,6 +187,8 @@ def module_preamble(program: LoopProgram, loaded: dict) -> str:
     lines = ["from gcompile.backends.numba.cache import dispatcher_of as _dispatcher_of"]
     if program.blas:
         lines.append("from gcompile.backends.numba.blas import matmul_into as _matmul_into")
+    if program.objmode:
+        lines.append("from numba import objmode as _objmode")
     if program.copies:
         lines.append("from gcompile.backends.numba.copies import copy_serial as _copy_serial")
     lines.append("")
@@ -195,7 +200,7 @@ def _is_array(value: Node) -> bool:
     return value.meta.ndim > 0
 
 
-class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts):
+class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls):
     """Lowers the nodes of a loop nest, or of a whole graph, into the statements of one loop
     program (one instance per generated function)."""
 
@@ -217,6 +222,8 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts):
         self.whole = False  # the whole graph: its top-level kernels run as the host's would
         self.blas = False
         self.copies = False
+        self.objmode = False
+        self.callbacks: list = []
 
     def input(self, value: Node) -> Var:
         """The parameter of a value the host passes."""
@@ -254,6 +261,8 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts):
             self.buffers,
             self.blas,
             self.copies,
+            self.objmode,
+            self.callbacks,
         )
 
     def emit(self, statement) -> None:
@@ -358,6 +367,8 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts):
             self.writeback(node)
         elif target in (ops.MATMUL, ops.DOT):
             self.product(node)
+        elif target is ops.EXTERN:
+            self.extern(node)
         elif target is ops.SYMINT:
             self.assign(node, self.size(node.kwargs["expr"]))
         elif target in _CREATION:

@@ -42,6 +42,7 @@ from ...loops.nodes import (
     Load,
     Loop,
     Name,
+    ObjectMode,
     Release,
     Return,
     Size,
@@ -72,6 +73,7 @@ _RESERVED = {
     "kernel",
     "_matmul_into",
     "_dispatcher_of",
+    "_objmode",
     "abs",
     "bool",
     "complex",
@@ -169,6 +171,9 @@ class _Renderer:
             return [f"{indent}{self.loop_header(stmt)}:", *body]
         if isinstance(stmt, If):
             return self.branch(stmt, indent, "if")
+        if isinstance(stmt, ObjectMode):
+            outputs = ", ".join(f"{self.names.var(v)}={t!r}" for v, t in stmt.outputs)
+            return [f"{indent}with _objmode({outputs}):", *self.block(stmt.body, indent + INDENT)]
         if isinstance(stmt, Comment):
             return [f"{indent}# {self.comment(stmt)}"] if self.readable else []
         if isinstance(stmt, Init):

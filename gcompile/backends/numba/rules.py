@@ -343,6 +343,7 @@ WITHOUT_RULE: dict[ops.OpDef, str] = {
         if op.kind == "scatter"
     },
     ops.KERNEL_OUTPUT: f"{_HOST}: it picks one output of a kernel",
+    ops.EXTERN: f"{_HOST}: a library call NumPy runs (linear algebra, FFTs, sorting)",
 }
 
 

@@ -1,0 +1,346 @@
+"""Library calls: NumPy functions with no op and no decomposition, each one ``extern`` node that
+calls NumPy at run time (linear algebra, FFTs, sorting).
+
+    %extern_1 : f64[s0] = extern(%A, %b, call=np.linalg.solve(a=#0, b=#1))
+
+The node's operands are the call's arrays; ``call`` (an ``ExternCall``) holds the function and
+every other argument. Its meta comes from the function's rule in ``RULES``: output shapes from
+the operands' (symbolic) shapes, dtypes as NumPy computes them. A function with several results
+(``eigh``) has a ``TupleMeta``, read by ``kernel_output`` nodes. Nothing fuses across an extern
+node; everything around it compiles. A function without a rule is not captured (the tracer
+refuses it, naming it).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .meta import TensorMeta, TupleMeta
+from .shape_env import decide
+from .symbolic import sym_max, sym_min
+
+
+@dataclass(frozen=True)
+class Operand:
+    """The ``index``-th array operand of an extern node, in an ``ExternCall``."""
+
+    index: int
+
+    def __repr__(self) -> str:
+        return f"#{self.index}"
+
+
+@dataclass(frozen=True)
+class ExternCall:
+    """A library call: ``function(**arguments)``, an argument an ``Operand`` or a value."""
+
+    name: str
+    function: Callable
+    arguments: tuple  # ((parameter name, Operand or value), ...)
+    positional: int = 0  # the first arguments are passed by position (positional-only ones)
+
+    def __repr__(self) -> str:
+        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.arguments)})"
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The argument ``name`` as given (an ``Operand`` for an array), else ``default``."""
+        return dict(self.arguments).get(name, default)
+
+    def run(self, operands: tuple) -> Any:
+        """Call the function on the operands' values."""
+        values = [operands[v.index] if isinstance(v, Operand) else v for _, v in self.arguments]
+        names = [k for k, _ in self.arguments[self.positional :]]
+        keywords = dict(zip(names, values[self.positional :]))
+        result = self.function(*values[: self.positional], **keywords)
+        return _own(result, [v for v in values if isinstance(v, np.ndarray)])
+
+
+def _own(result: Any, operands: list) -> Any:
+    """``result`` with memory of its own: a view of an operand (``np.diag`` of a matrix) is
+    copied, read-only as the view was, so that no later write into the operand changes it
+    unseen by the graph (which holds an extern's results as values)."""
+    if isinstance(result, tuple):
+        items = [_own(r, operands) for r in result]
+        return type(result)(*items) if hasattr(type(result), "_fields") else tuple(items)
+    if isinstance(result, np.ndarray) and any(np.shares_memory(result, o) for o in operands):
+        writeable = result.flags.writeable
+        result = result.copy()
+        result.flags.writeable = writeable
+    return result
+
+
+def infer(*metas: TensorMeta, call: ExternCall) -> TensorMeta | TupleMeta:
+    """The meta of ``call`` on operands of ``metas`` (``TypeError`` where NumPy would raise)."""
+    operands = {k: metas[v.index] for k, v in call.arguments if isinstance(v, Operand)}
+    return RULES[call.function][1](call, operands)
+
+
+def impl(*operands: Any, call: ExternCall) -> Any:
+    """Run the call (the node's NumPy implementation)."""
+    return call.run(operands)
+
+
+def _meta(shape: tuple, dtype: Any, scalar: bool = False) -> TensorMeta:
+    return TensorMeta(tuple(shape), np.dtype(dtype), scalar=scalar)
+
+
+def _linalg_dtype(*metas: TensorMeta) -> np.dtype:
+    """The dtype NumPy's linear algebra computes in: integers and booleans as float64."""
+    dtype = np.result_type(*(m.dtype for m in metas))
+    if dtype.kind in "biu":
+        return np.dtype(np.float64)
+    if dtype not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise TypeError(f"array type {dtype} is unsupported in linalg")
+    return dtype
+
+
+def _real(dtype: np.dtype) -> np.dtype:
+    return np.empty(0, dtype).real.dtype
+
+
+def _square(a: TensorMeta, name: str) -> None:
+    """NumPy's checks of a (stack of) square matrices, with its exception."""
+    if a.ndim < 2:
+        raise np.linalg.LinAlgError(
+            f"{a.ndim}-dimensional array given. Array must be at least two-dimensional"
+        )
+    if not decide("==", a.shape[-1], a.shape[-2], f"{name}: a square matrix"):
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+
+
+def _solve(call: ExternCall, ops: dict) -> TensorMeta:
+    a, b = ops.get("a"), ops.get("b")
+    if a is None or b is None or a.ndim != 2 or b.ndim not in (1, 2):
+        raise TypeError("np.linalg.solve of a matrix and a vector or matrix (no batches)")
+    _square(a, call.name)
+    if not decide("==", a.shape[-1], b.shape[0], f"{call.name}: b's rows"):
+        raise ValueError("solve: Input operand 1 has a mismatch in its core dimension 0")
+    return _meta(b.shape, _linalg_dtype(a, b))
+
+
+def _same_shape(call: ExternCall, ops: dict) -> TensorMeta:  # inv, cholesky
+    a = ops["a"]
+    _square(a, call.name)
+    return _meta(a.shape, _linalg_dtype(a))
+
+
+def _det(call: ExternCall, ops: dict) -> TensorMeta:
+    a = ops["a"]
+    _square(a, call.name)
+    return _meta(a.shape[:-2], _linalg_dtype(a), scalar=a.ndim == 2)
+
+
+def _eigh(call: ExternCall, ops: dict) -> TupleMeta:
+    a = ops["a"]
+    _square(a, call.name)
+    dtype = _linalg_dtype(a)
+    return TupleMeta((_meta(a.shape[:-1], _real(dtype)), _meta(a.shape, dtype)))
+
+
+def _eigvalsh(call: ExternCall, ops: dict) -> TensorMeta:
+    a = ops["a"]
+    _square(a, call.name)
+    return _meta(a.shape[:-1], _real(_linalg_dtype(a)))
+
+
+def _axis(call: ExternCall, a: TensorMeta) -> int:
+    """The call's ``axis`` (default -1) as a non-negative int; NumPy's ``AxisError``."""
+    axis = call.get("axis", -1)
+    if not isinstance(axis, int):
+        raise TypeError(f"{call.name}: axis {axis!r} is not an int")
+    if not -a.ndim <= axis < a.ndim:
+        raise np.exceptions.AxisError(axis, a.ndim)
+    return axis % a.ndim
+
+
+def _complex_of(dtype: np.dtype) -> np.dtype:
+    """NumPy 2's FFT result type: single precision stays single."""
+    if dtype in (np.float32, np.complex64):
+        return np.dtype(np.complex64)
+    if dtype.kind not in "biufc" or dtype == np.float16 or dtype.itemsize > 16:
+        raise TypeError(f"{dtype} is not supported by gcompile's FFT calls")
+    return np.dtype(np.complex128)
+
+
+def _resized(a: TensorMeta, axis: int, size: Any) -> tuple:
+    return tuple(size if i == axis else s for i, s in enumerate(a.shape))
+
+
+def _fft(call: ExternCall, ops: dict) -> TensorMeta:  # fft, ifft
+    a = ops["a"]
+    axis, n = _axis(call, a), call.get("n")
+    return _meta(_resized(a, axis, a.shape[axis] if n is None else n), _complex_of(a.dtype))
+
+
+def _rfft(call: ExternCall, ops: dict) -> TensorMeta:
+    a = ops["a"]
+    if a.dtype.kind == "c":
+        raise TypeError("np.fft.rfft of a complex array")
+    axis, n = _axis(call, a), call.get("n")
+    size = a.shape[axis] if n is None else n
+    return _meta(_resized(a, axis, size // 2 + 1), _complex_of(a.dtype))
+
+
+def _irfft(call: ExternCall, ops: dict) -> TensorMeta:
+    a = ops["a"]
+    axis, n = _axis(call, a), call.get("n")
+    size = 2 * (a.shape[axis] - 1) if n is None else n
+    return _meta(_resized(a, axis, size), _real(_complex_of(a.dtype)))
+
+
+def _sorted(call: ExternCall, ops: dict, dtype: Any = None) -> TensorMeta:  # sort, argsort
+    a = ops["a"]
+    dtype = a.dtype if dtype is None else dtype
+    if call.get("order") is not None or a.dtype.kind in "OV":
+        raise TypeError(f"{call.name} of a structured array")
+    axis = call.get("axis", -1)
+    if axis is None:
+        size = 1
+        for s in a.shape:
+            size = size * s
+        return _meta((size,), dtype)
+    if a.ndim == 0:
+        raise np.exceptions.AxisError(axis, 0)
+    _axis(call, a)
+    return TensorMeta(a.shape, np.dtype(dtype), "C" if a.layout == "C" else "A")  # (F stays F)
+
+
+def _argsort(call: ExternCall, ops: dict) -> TensorMeta:
+    return _sorted(call, ops, np.intp)
+
+
+def _searchsorted(call: ExternCall, ops: dict) -> TensorMeta:
+    a, v = ops["a"], ops.get("v")
+    if a.ndim != 1:
+        raise TypeError("np.searchsorted: the sorted array must be 1-d")
+    if v is None:  # a Python number
+        return _meta((), np.intp, scalar=True)
+    return _meta(v.shape, np.intp, scalar=v.scalar)
+
+
+def _probe(function: Callable, *dtypes: np.dtype, **kwargs: Any) -> np.dtype:
+    """The dtype of ``function`` on three-element arrays of ``dtypes`` (NumPy's own rules)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the call's own warnings come when it runs)
+        return np.asarray(function(*(np.ones(3, d) for d in dtypes), **kwargs)).dtype
+
+
+def _axis_reduction(call: ExternCall, a: TensorMeta, dtype: np.dtype) -> TensorMeta:
+    """A reduction's meta: over ``axis`` (None: all; an int or a tuple), ``keepdims``."""
+    axis, keepdims = call.get("axis"), bool(call.get("keepdims", False))
+    axes = range(a.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    if not all(isinstance(i, int) and -a.ndim <= i < a.ndim for i in axes):
+        raise np.exceptions.AxisError(axis, a.ndim)
+    reduced = {i % a.ndim for i in axes}
+    shape = tuple(
+        1 if i in reduced else s for i, s in enumerate(a.shape) if keepdims or i not in reduced
+    )
+    return _meta(shape, dtype, scalar=not shape)
+
+
+def _statistic(function: Callable) -> Callable:  # median, nanmean, nansum, ptp, average
+    def rule(call: ExternCall, ops: dict) -> TensorMeta:
+        a = ops["a"]
+        if call.get("weights") is not None:
+            raise TypeError(f"{call.name} with weights")
+        return _axis_reduction(call, a, _probe(function, a.dtype))
+
+    return rule
+
+
+def _quantile(function: Callable) -> Callable:  # percentile, quantile of a scalar q
+    def rule(call: ExternCall, ops: dict) -> TensorMeta:
+        a = ops["a"]
+        if "q" in ops or not np.isscalar(call.get("q")):
+            raise TypeError(f"{call.name} of several quantiles")
+        return _axis_reduction(call, a, _probe(function, a.dtype, q=call.get("q")))
+
+    return rule
+
+
+def _same(call: ExternCall, ops: dict) -> TensorMeta:  # roll, triu, tril
+    a = next(iter(ops.values()))
+    if call.function in (np.triu, np.tril) and a.ndim < 2:
+        raise TypeError(f"{call.name} of a {a.ndim}-d array")
+    return _meta(a.shape, a.dtype)
+
+
+def _diagonal_length(rows: Any, cols: Any, k: int) -> Any:
+    return sym_max(sym_min(rows, cols - k) if k >= 0 else sym_min(rows + k, cols), 0)
+
+
+def _diag(call: ExternCall, ops: dict) -> TensorMeta:
+    v, k = ops["v"], call.get("k", 0)
+    if not isinstance(k, int):
+        raise TypeError("np.diag with a traced k")
+    if v.ndim == 1:
+        return _meta((v.shape[0] + abs(k),) * 2, v.dtype)
+    if v.ndim == 2:  # (NumPy's read-only view of the diagonal, copied: ``_own``)
+        meta = TensorMeta((_diagonal_length(*v.shape, k),), v.dtype, "A", writeable=False)
+        return meta
+    raise ValueError("Input must be 1- or 2-d.")
+
+
+def _convolve(call: ExternCall, ops: dict) -> TensorMeta:
+    a, v, mode = ops["a"], ops["v"], call.get("mode", "full")
+    if a.ndim != 1 or v.ndim != 1 or mode not in ("full", "same", "valid"):
+        raise TypeError(f"{call.name} of 1-d arrays, mode full, same or valid")
+    n, m = a.shape[0], v.shape[0]
+    size = {"full": n + m - 1, "same": sym_max(n, m), "valid": sym_max(n, m) - sym_min(n, m) + 1}
+    return _meta((size[mode],), _probe(np.convolve, a.dtype, v.dtype))
+
+
+def _interp(call: ExternCall, ops: dict) -> TensorMeta:
+    x, fp = ops.get("x"), ops["fp"]
+    dtype = np.dtype(np.complex128 if fp.dtype.kind == "c" else np.float64)
+    return _meta((), dtype, scalar=True) if x is None else _meta(x.shape, dtype, scalar=x.scalar)
+
+
+def _histogram(call: ExternCall, ops: dict) -> TupleMeta:
+    a, bins = ops["a"], call.get("bins", 10)
+    if "bins" in ops or not isinstance(bins, int) or "weights" in ops:
+        raise TypeError("np.histogram with bin edges or weights given as arrays")
+    if call.get("range") is None:
+        raise TypeError("np.histogram without range= (its edges depend on the data's min and max)")
+    counts = np.float64 if call.get("density") else np.intp
+    edges = _probe(lambda x: np.histogram(x, 2, range=(0, 1))[1], a.dtype)
+    return TupleMeta((_meta((bins,), counts), _meta((bins + 1,), edges)))
+
+
+# function -> (printed name, rule(call, operand metas by parameter name) -> meta, the parameters
+# that take arrays: the node's operands; every other argument is a value in the call)
+RULES: dict[Callable, tuple[str, Callable, tuple]] = {
+    np.linalg.solve: ("np.linalg.solve", _solve, ("a", "b")),
+    np.linalg.inv: ("np.linalg.inv", _same_shape, ("a",)),
+    np.linalg.cholesky: ("np.linalg.cholesky", _same_shape, ("a",)),
+    np.linalg.det: ("np.linalg.det", _det, ("a",)),
+    np.linalg.eigh: ("np.linalg.eigh", _eigh, ("a",)),
+    np.linalg.eigvalsh: ("np.linalg.eigvalsh", _eigvalsh, ("a",)),
+    np.fft.fft: ("np.fft.fft", _fft, ("a",)),
+    np.fft.ifft: ("np.fft.ifft", _fft, ("a",)),
+    np.fft.rfft: ("np.fft.rfft", _rfft, ("a",)),
+    np.fft.irfft: ("np.fft.irfft", _irfft, ("a",)),
+    np.sort: ("np.sort", _sorted, ("a",)),
+    np.argsort: ("np.argsort", _argsort, ("a",)),
+    np.searchsorted: ("np.searchsorted", _searchsorted, ("a", "v", "sorter")),
+    np.median: ("np.median", _statistic(np.median), ("a",)),
+    np.nanmean: ("np.nanmean", _statistic(np.nanmean), ("a",)),
+    np.nansum: ("np.nansum", _statistic(np.nansum), ("a",)),
+    np.nanmax: ("np.nanmax", _statistic(np.nanmax), ("a",)),
+    np.nanmin: ("np.nanmin", _statistic(np.nanmin), ("a",)),
+    np.ptp: ("np.ptp", _statistic(np.ptp), ("a",)),
+    np.average: ("np.average", _statistic(np.average), ("a", "weights")),
+    np.percentile: ("np.percentile", _quantile(np.percentile), ("a", "q")),
+    np.quantile: ("np.quantile", _quantile(np.quantile), ("a", "q")),
+    np.roll: ("np.roll", _same, ("a",)),
+    np.triu: ("np.triu", _same, ("m",)),
+    np.tril: ("np.tril", _same, ("m",)),
+    np.diag: ("np.diag", _diag, ("v",)),
+    np.convolve: ("np.convolve", _convolve, ("a", "v")),
+    np.interp: ("np.interp", _interp, ("x", "xp", "fp")),
+    np.histogram: ("np.histogram", _histogram, ("a", "bins", "weights")),
+}

@@ -1,0 +1,69 @@
+"""Library calls (``extern`` nodes): NumPy functions without an op run by NumPy at run time,
+with everything around them compiled; in a loop program, through a call back into Python."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gcompile
+
+RNG = np.random.default_rng(7)
+
+
+def newton_with_library_calls(A, c, x, steps):
+    """A loop calling a solver, a determinant, eigenvalues (a tuple result) and a sort."""
+    total = 0.0
+    for _ in range(steps):
+        r = A @ x - np.tanh(x) - c
+        J = A - np.diag(1 - np.tanh(x) ** 2)
+        x = x - np.linalg.solve(J, r)
+        w, v = np.linalg.eigh(J + J.T)
+        total = total + np.linalg.det(J) + np.sort(w)[-1] + np.abs(v).sum()
+    return x, total
+
+
+def test_a_loop_calling_library_functions_compiles_around_them():
+    A, c, x = RNG.random((5, 5)) + 5 * np.eye(5), RNG.random(5) + 1.0, RNG.random(5)
+    compiled = gcompile.compile(newton_with_library_calls, fullgraph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gcompile.GcompileWarning)  # (no loop in the interpreter)
+        got = compiled(A, c, x, 6)
+    expected = newton_with_library_calls(A, c, x, 6)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-12)  # (tanh within an ulp or two)
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
+    assert type(got[1]) is type(expected[1])
+    program = compiled.entries[-1].run.program
+    ((_, source),) = program.loops
+    assert "with _objmode(" in source and "np.linalg.solve(" in source
+    text = str(gcompile.explain(newton_with_library_calls, A, c, x, 6))
+    assert "== library calls" in text and "np.linalg.eigh" in text and "6 us a call" in text
+
+
+def spectrum_and_histogram(x):
+    power = np.abs(np.fft.rfft(x - np.median(x))) ** 2
+    counts, edges = np.histogram(x, 8, range=(0.0, 1.0))
+    return power / x.shape[0], counts, edges[1:] - edges[:-1]
+
+
+def test_library_calls_between_kernels_run_in_the_host_for_every_size():
+    compiled = gcompile.compile(spectrum_and_histogram, fullgraph=True)
+    for n in (16, 33, 100):
+        x = RNG.random(n)
+        for got, expected in zip(compiled(x), spectrum_and_histogram(x)):
+            assert got.dtype == expected.dtype and got.shape == expected.shape
+            np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert compiled.stats["traces"] == 1
+    text = str(gcompile.explain(spectrum_and_histogram, RNG.random(16)))
+    assert "np.fft.rfft" in text and "called by the host" in text
+
+
+def test_a_call_whose_shape_the_data_decide_is_refused_with_its_reason():
+    def edges_from_data(x):
+        return np.histogram(x, 5)  # (no range: its edges come from the data's min and max)
+
+    compiled = gcompile.compile(edges_from_data, fullgraph=True)
+    with pytest.raises(gcompile.UnsupportedError, match="without range="):
+        compiled(RNG.random(10))
