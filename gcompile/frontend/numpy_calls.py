@@ -76,7 +76,6 @@ def _normalize_param(key: str, value: Any) -> Any:
     return value
 
 
-@functools.lru_cache(maxsize=None)
 def _traced(value: Any) -> bool:
     """Whether ``value`` is, or holds, a traced array."""
     if isinstance(value, (list, tuple)):
@@ -84,6 +83,7 @@ def _traced(value: Any) -> bool:
     return isinstance(value, TracedArray)
 
 
+@functools.lru_cache(maxsize=None)
 def _signature(func: Callable) -> inspect.Signature:
     return inspect.signature(func)
 
@@ -238,7 +238,8 @@ class NumpyCalls:
                 operands.append(value)
             elif _traced(value):
                 self.tracer.refuse(f"a traced value as the {key!r} argument of {name}")
-            else:
+            else:  # (a list as the tuple NumPy takes it for: the call is a hashable parameter)
+                value = tuple(value) if isinstance(value, list) else value
                 arguments.append((key, int(value) if isinstance(value, SymInt) else value))
         positional = len(_signature(func).bind(*args, **kwargs).args)
         call = externs.ExternCall(name, func, tuple(arguments), positional)

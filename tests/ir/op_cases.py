@@ -506,6 +506,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda a: np.quantile(a, 0.25, axis=1), (2, 9), dtypes=FLOATS),
         case(lambda a: np.roll(a, 2, axis=0), (5, 3), dtypes=ALL),
         case(lambda a: np.roll(a, -1), reversed_((3, 4))),
+        case(lambda a: np.roll(a, [1, -2], axis=[0, 1]), (3, 4)),
         case(lambda a: (np.triu(a), np.tril(a, -1)), (4, 3), dtypes=ALL),
         case(lambda a: np.diag(a), (4,), dtypes=ALL),
         case(lambda a: np.diag(a, -1) + 0, (3,)),
