@@ -67,7 +67,7 @@ def unsupported_function(x):
 
 
 def unsupported_submodule_function(x):
-    return np.linalg.norm(x)
+    return np.linalg.matrix_rank(x)
 
 
 def unsupported_ufunc(x):
@@ -143,7 +143,7 @@ REFUSALS = [
     (list_index, "integer-array indexing", "x[[0, 2]]"),
     (array_index, "boolean-mask indexing", "x[np.array"),
     (unsupported_function, "np.unique", "np.unique"),
-    (unsupported_submodule_function, "numpy.linalg.norm", "np.linalg.norm"),
+    (unsupported_submodule_function, "numpy.linalg.matrix_rank", "np.linalg.matrix_rank"),
     (unsupported_ufunc, "np.frexp", "np.frexp"),
     (unsupported_ufunc_method, "np.add.reduceat", "np.add.reduceat"),
     (ufunc_at, "np.add.at", "np.add.at"),

@@ -165,6 +165,41 @@ def _angle(rec, z, deg=False):
     return angle * (180 / np.pi) if deg else angle
 
 
+def _cov(
+    rec, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None
+):
+    """``np.cov`` of one array of variables, as NumPy computes it: the rows centred on their
+    means, their product with the conjugate transpose times ``1 / (N - ddof)``, squeezed."""
+    if y is not None or fweights is not None or aweights is not None:
+        rec.refuse("np.cov with y=, fweights= or aweights=")
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    dtype = np.result_type(m.dtype, np.float64) if dtype is None else np.dtype(dtype)
+    x = (m if m.ndim == 2 else m[None, :]).astype(dtype)
+    if not rowvar and x.shape[0] != 1:
+        x = x.T
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    fact = x.shape[1] - ddof
+    if not fact > 0:
+        rec.refuse("np.cov with no more observations than ddof (NumPy warns and divides by 0)")
+    x = x - np.mean(x, axis=1)[:, None]
+    c = x @ (x.T.conj() if x.dtype.kind == "c" else x.T)
+    return (c * (1.0 / fact)).squeeze()
+
+
+def _corrcoef(rec, x, y=None, rowvar=True, *, dtype=None):
+    """``np.corrcoef``: the covariance over the outer product of the standard deviations, the
+    real part clipped to [-1, 1], as NumPy computes it."""
+    c = _cov(rec, x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c  # (NumPy's answer for a single variable: 1, or nan)
+    stddev = np.sqrt(np.diag(c).real)
+    c = c / stddev[:, None] / stddev[None, :]
+    if c.dtype.kind == "c":
+        return np.clip(c.real, -1, 1) + 1j * np.clip(c.imag, -1, 1)
+    return np.clip(c, -1, 1)
+
+
 def _sizes(x: Any) -> tuple:
     """The shape of a traced array as sizes (ints or expressions), or of a concrete array."""
     meta = getattr(x, "meta", None)
@@ -231,6 +266,8 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.real: Decomposition(_real),
     np.imag: Decomposition(_imag),
     np.angle: Decomposition(_angle),
+    np.cov: Decomposition(_cov),
+    np.corrcoef: Decomposition(_corrcoef),
 }
 
 

@@ -311,6 +311,20 @@ def _histogram(call: ExternCall, ops: dict) -> TupleMeta:
     return TupleMeta((_meta((bins,), counts), _meta((bins + 1,), edges)))
 
 
+def _norm(call: ExternCall, ops: dict) -> TensorMeta:
+    """``np.linalg.norm``: a vector norm over one axis, a matrix norm over two, or the 2-norm
+    of the flattened array (``axis=None``, no ``ord``); real, single precision stays single."""
+    x, axis, order = ops["x"], call.get("axis"), call.get("ord")
+    if axis is None and order is not None and x.ndim not in (1, 2):
+        raise ValueError("Improper number of dimensions to norm.")
+    if axis is not None and not isinstance(axis, (int, tuple)):
+        raise TypeError("'axis' must be None, an integer or a tuple of integers")
+    if isinstance(axis, tuple) and len(axis) > 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    dtype = _probe(np.linalg.norm, x.dtype)
+    return _axis_reduction(call, x, dtype)
+
+
 # function -> (printed name, rule(call, operand metas by parameter name) -> meta, the parameters
 # that take arrays: the node's operands; every other argument is a value in the call)
 RULES: dict[Callable, tuple[str, Callable, tuple]] = {
@@ -320,6 +334,7 @@ RULES: dict[Callable, tuple[str, Callable, tuple]] = {
     np.linalg.det: ("np.linalg.det", _det, ("a",)),
     np.linalg.eigh: ("np.linalg.eigh", _eigh, ("a",)),
     np.linalg.eigvalsh: ("np.linalg.eigvalsh", _eigvalsh, ("a",)),
+    np.linalg.norm: ("np.linalg.norm", _norm, ("x",)),
     np.fft.fft: ("np.fft.fft", _fft, ("a",)),
     np.fft.ifft: ("np.fft.ifft", _fft, ("a",)),
     np.fft.rfft: ("np.fft.rfft", _rfft, ("a",)),

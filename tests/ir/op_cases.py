@@ -461,6 +461,15 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.cumprod(x, dtype=np.float32), (4,), dtypes=REAL),
     ],
     # -- linear algebra ----------------------------------------------------------------------------
+    np.cov: [
+        case(lambda m: np.cov(m), (3, 8), dtypes=REAL + BOTH_COMPLEX),
+        case(lambda m: np.cov(m, rowvar=False, ddof=0), F((6, 2)), dtypes=FLOATS),
+        case(lambda v: np.cov(v, bias=True), (7,), dtypes=FLOATS),
+    ],
+    np.corrcoef: [
+        case(lambda m: np.corrcoef(m), (3, 8), dtypes=FLOATS + BOTH_COMPLEX),
+        case(lambda m: np.corrcoef(m, rowvar=False), strided((6, 2)), dtypes=(np.float64,)),
+    ],
     "extern": [  # library calls NumPy runs (``ir/externs.py``): shapes and dtypes inferred
         case(
             lambda a, b: np.linalg.solve(a + 4 * np.eye(4, dtype=a.dtype), b),
@@ -495,6 +504,10 @@ CASES: dict[Any, list[Case]] = {
         case(lambda a: np.argsort(-a, axis=0), (5, 2), dtypes=SIGNED),
         case(lambda a, v: np.searchsorted(np.sort(a), v), (7,), (3, 2), dtypes=REAL),
         case(lambda a: np.searchsorted(np.sort(a), 0.5, side="right"), (7,), dtypes=FLOATS),
+        case(lambda a: np.linalg.norm(a), (3, 4), dtypes=ALL),
+        case(lambda a: (np.linalg.norm(a, axis=0), np.linalg.norm(a, 1)), (3, 4), dtypes=LINALG),
+        case(lambda a: np.linalg.norm(a, np.inf, axis=(0, 1), keepdims=True), (3, 4)),
+        case(lambda a: np.linalg.norm(a, ord=3, axis=-1), strided((2, 5)), dtypes=FLOATS),
         case(lambda a: np.median(a), (5,), dtypes=REAL),
         case(lambda a: np.median(a, axis=0, keepdims=True), (4, 3), dtypes=FLOATS),
         case(lambda a: np.nanmean(a, axis=1), (3, 4), dtypes=FLOATS),
@@ -912,6 +925,10 @@ ERROR_CASES: dict[Any, list[Case]] = {
         case(lambda a: np.linalg.det(a), of((3, 2), np.float64)),  # LinAlgError: not square
         case(lambda a: np.fft.fft(a, axis=2), of((2, 3), np.float64)),
         case(lambda a: np.sort(a, axis=2), of((3,), np.float64)),
+        case(lambda a: np.linalg.norm(a, 2), of((2, 2, 2), np.float64)),
+    ],
+    np.cov: [
+        case(lambda a: np.cov(a), of((2, 2, 2), np.float64)),
     ],
     "matmul": [
         case(lambda a, b: a @ b, of((2, 3), np.float64), of((4, 2), np.float64)),
