@@ -98,7 +98,8 @@ _EVENTS = {
 def _library_calls(graph) -> list:
     """The extern nodes of ``graph``'s top level: called by the host (Python) between kernels."""
     return [
-        f"{node.kwargs['call'].name} ({node.name}, line {node.source or '?'}): called by the host"
+        f"{node.kwargs['call'].name} ({node.name} at {node.source or 'an unknown line'}): "
+        "called by the host"
         for node in graph.nodes
         if node.op == "call" and node.target is ops.EXTERN
     ]
