@@ -16,6 +16,8 @@ A part of the program lowering (``programs._ProgramLowering``).
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -41,6 +43,20 @@ def objmode_type(meta) -> str:
     return f"{base}[{', '.join(axes)}]"
 
 
+def _spelled(call: ExternCall, value):
+    """A call's argument as program source: its ``repr`` where that reads back as the value,
+    ``float('inf')`` for a non-finite float; else ``NoTemplate``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return Call(Name("float"), (Const(repr(value)),))
+    try:
+        same = eval(repr(value), {"np": np}) == value  # noqa: S307 - our own literal's repr
+    except Exception:
+        same = False
+    if same is not True:
+        raise NoTemplate(f"{call.name}: an argument the program cannot spell ({value!r})")
+    return Const(value)
+
+
 class ExternCalls:
     """The program lowering's library calls (see the module docstring)."""
 
@@ -56,7 +72,7 @@ class ExternCalls:
             for i in range(len(metas))
         )
         values = [
-            self.value(node.args[v.index]) if isinstance(v, Operand) else Const(v)
+            self.value(node.args[v.index]) if isinstance(v, Operand) else _spelled(call, v)
             for _, v in call.arguments
         ]
         names = [k for k, _ in call.arguments]
