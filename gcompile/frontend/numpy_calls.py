@@ -18,7 +18,7 @@ from ..ir.shape_env import decide
 from ..ir.symbolic import is_expr
 from .decompositions import DECOMPOSITIONS, Decomposition
 from .symint import SymInt, unwrap
-from .traced_array import UFUNC_OPS, TracedArray, optional_ufunc_op
+from .traced_array import UFUNC_OPS, TracedArray, holds_traced, optional_ufunc_op
 
 if TYPE_CHECKING:
     from .recorder import Tracer
@@ -74,13 +74,6 @@ def _normalize_param(key: str, value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(int(v) if isinstance(v, np.integer) else v for v in value)
     return value
-
-
-def _traced(value: Any) -> bool:
-    """Whether ``value`` is, or holds, a traced array."""
-    if isinstance(value, (list, tuple)):
-        return any(_traced(v) for v in value)
-    return isinstance(value, TracedArray)
 
 
 @functools.lru_cache(maxsize=None)
@@ -236,13 +229,12 @@ class NumpyCalls:
             if key in arrays and value is not None and not np.isscalar(value):
                 arguments.append((key, externs.Operand(len(operands))))
                 operands.append(value)
-            elif _traced(value):
+            elif holds_traced(value):
                 self.tracer.refuse(f"a traced value as the {key!r} argument of {name}")
             else:  # (a list as the tuple NumPy takes it for: the call is a hashable parameter)
                 value = tuple(value) if isinstance(value, list) else value
                 arguments.append((key, int(value) if isinstance(value, SymInt) else value))
-        positional = len(_signature(func).bind(*args, **kwargs).args)
-        call = externs.ExternCall(name, func, tuple(arguments), positional)
+        call = externs.ExternCall(name, func, tuple(arguments), len(args))
         try:
             result = self.tracer.call(ops.EXTERN, *operands, call=call)
         except TypeError as error:

@@ -27,7 +27,7 @@ from .complex_parts import ComplexParts
 from .loops import LoopTracer
 from .numpy_calls import NumpyCalls
 from .symint import SymInt, unwrap
-from .traced_array import TracedArray
+from .traced_array import TracedArray, holds_traced
 
 # Lookups built from the op table.
 
@@ -168,7 +168,7 @@ class Tracer:
         operands = tuple(self.operand(a) for a in args)
         params = {key: unwrap(value) for key, value in params.items()}
         for key, value in params.items():
-            if any(isinstance(v, TracedArray) for v in _leaves(value)):
+            if holds_traced(value):
                 self.refuse(
                     f"a traced value as the {key!r} argument of {op.name}",
                     hint=f"{key!r} must be known at compile time; take it from a shape or a static argument",
@@ -286,10 +286,6 @@ def _leaves(value: Any) -> list:
     if isinstance(value, (list, tuple)):
         return [leaf for v in value for leaf in _leaves(v)]
     return [value]
-
-
-def holds_traced(value: Any) -> bool:
-    return any(isinstance(v, TracedArray) for v in _leaves(value))
 
 
 def _concrete(value: Any) -> bool:

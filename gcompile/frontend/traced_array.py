@@ -399,3 +399,10 @@ TracedArray.__pow__ = _power_operator
 TracedArray.__ipow__ = _inplace_power_operator
 TracedArray.__divmod__ = _divmod_operator
 TracedArray.__rdivmod__ = _rdivmod_operator
+
+
+def holds_traced(value: Any) -> bool:
+    """Whether ``value`` is a traced array or a (nested) list or tuple holding one."""
+    if isinstance(value, (list, tuple)):
+        return any(holds_traced(v) for v in value)
+    return isinstance(value, TracedArray)

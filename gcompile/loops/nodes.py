@@ -51,6 +51,7 @@ from typing import Any, Union
 import numpy as np
 
 from ..ir.graph import Node
+from ..ir.symbolic import is_expr
 
 
 class Unsupported(Exception):
@@ -205,6 +206,16 @@ class Size:
     """A symbolic size (``ir.symbolic``) over the symbols ``Kernel.symbols`` names."""
 
     expr: Any
+
+
+def size_of(value: Any) -> Any:
+    """An int as a ``Const``, a symbolic size as a ``Size``."""
+    return Size(value) if is_expr(value) else Const(int(value))
+
+
+def shape_of(sizes: tuple) -> Any:
+    """A shape (ints and symbolic sizes) as a ``Tuple`` of ``size_of`` each."""
+    return Tuple(tuple(size_of(size) for size in sizes))
 
 
 @dataclass(frozen=True)

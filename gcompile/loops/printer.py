@@ -240,8 +240,7 @@ def _leaf(expr) -> tuple[str, int]:
 def _program_leaf(expr) -> tuple[str, int]:
     """The expressions of loop programs."""
     if isinstance(expr, Size):
-        text = str(expr.expr)
-        return text, ATOM if text.isidentifier() or text.isdigit() else SUM
+        return size_text(str(expr.expr))
     if isinstance(expr, Name):
         return expr.text, ATOM
     if isinstance(expr, Call):
@@ -257,6 +256,12 @@ def _program_leaf(expr) -> tuple[str, int]:
         items = ", ".join(format_value(i) for i in expr.items)
         return f"({items}{',' if len(expr.items) == 1 else ''})", ATOM
     raise TypeError(f"not a loop IR expression: {expr!r}")
+
+
+def size_text(text: str) -> tuple[str, int]:
+    """``(text, precedence)`` of a size written as ``text``: a name or a number binds as an
+    atom, anything else (``s0 - 2``, ``2 * s1``) as a sum."""
+    return text, ATOM if text.isidentifier() or text.isdigit() else SUM
 
 
 def _item(item) -> str:

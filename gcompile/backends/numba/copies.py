@@ -24,8 +24,8 @@ from numba import njit, prange
 from ...ir.alias import copied_region
 from ...ir.graph import Node
 from ...ir.shape_env import using
-from ...ir.symbolic import is_expr, product_of
-from ...loops.nodes import Call, Compare, Const, Eval, If, Name, Size, Tuple
+from ...ir.symbolic import product_of
+from ...loops.nodes import Call, Compare, Const, Eval, If, Name, shape_of, size_of
 from . import scalar as _s
 
 
@@ -77,17 +77,9 @@ def copy_statements(
     shape, strides = tuple(region.shape), tuple(region.strides)
     if order == "F":
         shape, strides = shape[::-1], strides[::-1]
-    arguments = (value, _tuple(shape), base, _size(region.offset), _tuple(strides))
+    arguments = (value, shape_of(shape), base, size_of(region.offset), shape_of(strides))
     serial = Eval(Call(Name("_copy_serial"), arguments))
     if not parallel:
         return [serial]
-    test = Compare((">=",), (_size(product_of(shape)), Const(int(threshold))))
+    test = Compare((">=",), (size_of(product_of(shape)), Const(int(threshold))))
     return [If(test, (Eval(Call(Name("_copy_parallel"), arguments)),), (serial,))]
-
-
-def _size(value):
-    return Size(value) if is_expr(value) else Const(int(value))
-
-
-def _tuple(items: tuple) -> Tuple:
-    return Tuple(tuple(_size(item) for item in items))

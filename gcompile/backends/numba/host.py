@@ -64,6 +64,7 @@ from ...loops.nodes import (
     Size,
     Tuple,
     Var,
+    size_of,
 )
 from .. import interpreter
 from . import codegen, copies, kernels
@@ -186,10 +187,7 @@ class _HostLowering(ProgramCalls, KernelCalls):
         return Var(_variable(value)) if isinstance(value, Node) else self.literal(value)
 
     def size(self, value):
-        return Size(value) if is_expr(value) else Const(int(value))
-
-    def shape(self, shape: tuple) -> Tuple:
-        return Tuple(tuple(self.size(size) for size in shape))
+        return size_of(value)
 
     def constant(self, node: Node) -> None:
         name = f"_const_{node.name}"
@@ -207,10 +205,11 @@ class _HostLowering(ProgramCalls, KernelCalls):
             self.globals[function] = getattr(operator, f"__{node.target.dunder}__")
             operands = []
             for position, value in enumerate(node.args):
-                if not isinstance(value, Node):
+                if isinstance(value, Node):
+                    operands.append(self.value(value))
+                else:  # (a number literal, as the operator receives it)
                     self.globals[f"_literal_{node.name}_{position}"] = value
-                    value = Name(f"_literal_{node.name}_{position}")
-                operands.append(self.value(value) if isinstance(value, Node) else value)
+                    operands.append(Name(f"_literal_{node.name}_{position}"))
             self.let(node, Call(Name(function), tuple(operands)))
             return
         evaluate = functools.partial(interpreter.evaluate_node, node)

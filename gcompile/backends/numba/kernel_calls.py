@@ -60,6 +60,10 @@ class KernelCalls:
         ]
         return results[0] if len(results) == 1 else Tuple(tuple(results))
 
+    def shape(self, shape: tuple) -> Tuple:
+        """A shape as the caller's size expressions."""
+        return Tuple(tuple(self.size(size) for size in shape))
+
     def order_of(self, value: Node) -> str:
         """The memory order of ``value``'s array: the order a kernel made it in, else the one
         its meta promises (``"A"``: none)."""

@@ -70,9 +70,9 @@ from ...loops.nodes import (
     Name,
     Param,
     Return,
-    Size,
     Tuple,
     Var,
+    size_of,
     typed,
 )
 from ...loops.rewrite import apply_rewrites
@@ -274,12 +274,10 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
 
     def size(self, value):
         """An int, or a symbolic expression over sizes and loop indices."""
-        if not is_expr(value):
-            return Const(int(value))
-        unknown = free_symbols(value) - set(self.symbols)
+        unknown = free_symbols(value) - set(self.symbols) if is_expr(value) else ()
         if unknown:
             raise NoTemplate(f"a size the host cannot compute ({min(map(str, unknown))})")
-        return Size(value)
+        return size_of(value)
 
     def loop(self, node: Node, arguments: list) -> list:
         """The statements of ``node``'s loop; returns the variables of its outputs."""
@@ -384,9 +382,6 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         variable = self.fresh(node.name)
         self.emit(Let(variable, expression))
         self.values[node] = variable
-
-    def shape(self, shape: tuple) -> Tuple:
-        return Tuple(tuple(self.size(s) for s in shape))
 
     def creation(self, node: Node) -> None:
         meta = node.meta

@@ -53,7 +53,7 @@ from ...loops.nodes import (
     Var,
     typed,
 )
-from ...loops.printer import ATOM, SUM, UNARY, format_expr
+from ...loops.printer import ATOM, UNARY, format_expr, size_text
 from ...loops.reductions import better
 from . import mathlib
 from .rules import NoTemplate, rule_of
@@ -296,8 +296,7 @@ class _Renderer:
     def program_leaf(self, expr) -> tuple[str, int]:
         """The expressions of loop programs: sizes, globals, calls, attributes, subscripts."""
         if isinstance(expr, Size):
-            text = source_of(expr.expr, self.symbols)
-            return text, ATOM if text.isidentifier() or text.isdigit() else SUM
+            return size_text(source_of(expr.expr, self.symbols))
         if isinstance(expr, Name):
             return expr.text, ATOM
         if isinstance(expr, Call):
