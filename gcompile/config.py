@@ -22,6 +22,7 @@ import sys
 from typing import Any
 
 _OVERRIDES: dict[str, Any] = {}
+OVERRIDES = _OVERRIDES  # (read-only, for checks on every call: ``fast_entry``)
 
 
 def _flag(env: str) -> bool:

@@ -492,14 +492,15 @@ def diagonal_then_add(a):
     return a + t
 
 
-def test_a_programs_top_level_kernels_write_host_buffers_in_parallel_on_large_spaces():
+def test_a_programs_top_level_kernels_write_its_own_buffers_in_parallel_on_large_spaces():
     a = RNG.random((40, 40))
     check(diagonal_then_add, a, backends=("numba",))
     compiled = gcompile.compile(diagonal_then_add)
     first = compiled(a)
     code = compiled.code
-    assert "_loop_diagonal_then_add(v_a, _empty((s0, s1), _float64, 'C'), s0, s1)" in code
-    assert "_fused_1_parallel(b0, a0, t, n0=s0, n1=s1, st0=s1)" in code
+    assert "_loop_diagonal_then_add(v_a)" in code
+    assert "out0_fused_1 = _memory.empty((s0, s1), np.float64)" in code
+    assert "_fused_1_parallel(out0_fused_1, a0, t, n0=s0, n1=s1, st0=s1)" in code
     assert "if s0 * s1 >= 131072:" in code
     assert "# kernel fused_1 (called as _fused_1_parallel in loop diagonal_then_add)" in code
     second = compiled(a)  # the caller still holds the first result: a new buffer
@@ -524,6 +525,6 @@ def test_a_kernel_output_that_dies_within_the_trip_gets_one_buffer_before_the_lo
     compiled(u.copy(), 40)  # (40 trips: neither loop is unrolled)
     ((_, source),) = compiled.entries[-1].run.program.loops
     before_loops = source.split("for k")[0]
-    assert before_loops.count("= np.empty((s0 - 2,), np.float64)") == 1  # v's buffer
-    assert source.count("np.empty((s0,), np.float64)") == 1  # w's, made on every trip
-    assert "np.empty((s0,)" not in before_loops
+    assert before_loops.count("= _memory.empty((s0 - 2,), np.float64)") == 1  # v's buffer
+    assert source.split("for k1")[1].count("_memory.empty((s0,), np.float64)") == 1  # w's, made on every trip
+    assert "_memory.empty((s0,)" not in before_loops

@@ -436,6 +436,15 @@ class Release:
 
 
 @dataclass(frozen=True)
+class Raise:
+    """``raise exception(message)``, ``exception`` the global naming its class (a program's
+    entry refusing inputs it was not compiled for)."""
+
+    exception: str
+    message: str
+
+
+@dataclass(frozen=True)
 class If:
     """``if cond: body else: orelse``."""
 

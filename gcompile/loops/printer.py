@@ -52,6 +52,7 @@ from .nodes import (
     Loop,
     Name,
     ObjectMode,
+    Raise,
     RangeCheck,
     Release,
     Return,
@@ -198,6 +199,8 @@ def _statement(stmt) -> str:
         return f"return {', '.join(format_value(v) for v in stmt.values)}"
     if isinstance(stmt, Release):
         return f"del {', '.join(_name(v) for v in stmt.vars)}"
+    if isinstance(stmt, Raise):
+        return f"raise {stmt.exception}({stmt.message!r})"
     if isinstance(stmt, Eval):
         return format_value(stmt.value)
     if isinstance(stmt, Comment):

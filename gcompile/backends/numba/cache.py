@@ -64,7 +64,7 @@ def _environment_key() -> str:
             # kernels inline these helpers: a change to them must not load stale machine code
             *(
                 _digest(Path(__file__).with_name(f).read_text())
-                for f in ("scalar.py", "blas.py", "copies.py")
+                for f in ("scalar.py", "blas.py", "copies.py", "memory.py")
             ),
             *(
                 _digest(p.read_text())
@@ -205,6 +205,7 @@ def load(
         if signature in dispatcher.overloads:
             return Loaded(dispatcher, "memory", path)
         hits = sum(dispatcher.stats.cache_hits.values())
+        dispatcher.disable_compile(False)  # (a program's entry disables compiling on calls)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NumbaWarning)  # performance hints are not for users
             dispatcher.compile(signature)

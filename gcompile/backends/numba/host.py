@@ -86,6 +86,9 @@ class HostProgram:
     callbacks: list = field(default_factory=list)  # library calls loop programs call back for
     loops: list = field(default_factory=list)  # (name, source) of each compiled loop nest
     whole: str = ""  # whether the host is one Numba function (a graph with loops), and why not
+    # (function, constants) of the whole program when a call may go to it straight, its results
+    # the graph's outputs as they are (``fast_entry``)
+    entry: tuple | None = None
     kernel_compiles: int = 0
     disk_cache_hits: int = 0
     timings: dict = field(default_factory=dict)
@@ -389,15 +392,9 @@ class _HostLowering(ProgramCalls, KernelCalls):
         names = tuple(self.value(p) for p in graph.placeholders)
         if names:
             self.emit(Assign(Tuple(names), Var("inputs")))
-        self.statements += self.size_bindings()
-        entry = len(self.statements)
-        if not self.whole_program():
-            self.node_by_node()
-            self.returns()
-        if "_symbols" in self.globals:
-            sizes = Tuple(tuple(Var(name) for name in self.sizes.values()))
-            pairs = Call(Name("zip"), (Name("_symbols"), sizes))
-            self.statements.insert(entry, Let(Var("_sizes"), Call(Name("dict"), (pairs,))))
+        if not self.whole_program():  # (a whole program reads its sizes itself)
+            self.statements += self.size_bindings()
+            self.body()
         symbols = tuple((symbol, Var(name)) for symbol, name in self.sizes.items())
         params = (Param(Var("inputs"), ("inputs",), np.dtype(object)),)
         host = Kernel(f"host_{graph.name}", params, tuple(self.statements), (), (), symbols=symbols)
@@ -409,6 +406,17 @@ class _HostLowering(ProgramCalls, KernelCalls):
         self.program.run = namespace[f"host_{graph.name}"]
         self.program.source = source
         return self.program
+
+    def body(self) -> None:
+        """The host's statements node by node, then its return; the call's sizes as a dict
+        first when a NumPy op needs them (``_sizes``)."""
+        entry = len(self.statements)
+        self.node_by_node()
+        self.returns()
+        if "_symbols" in self.globals:
+            sizes = Tuple(tuple(Var(name) for name in self.sizes.values()))
+            pairs = Call(Name("zip"), (Name("_symbols"), sizes))
+            self.statements.insert(entry, Let(Var("_sizes"), Call(Name("dict"), (pairs,))))
 
     def node_by_node(self) -> None:
         """The host's statements for each node: kernels, loops, library calls, NumPy ops."""

@@ -98,7 +98,7 @@ class ProgramCalls:
         for node in loops:
             programs.check_budget(node, self.options)
         try:
-            program = programs.generate_graph(graph, self.sizes, self.options)
+            program = programs.generate_graph(graph, self.options)
             function = program_host.load(program, graph.name, self.options, self.program)
         except (codegen.NoTemplate, UnsupportedError) as why:
             self.program.whole = f"the host stays Python: {why}"
@@ -112,4 +112,8 @@ class ProgramCalls:
             for i, v in enumerate(values)
         ]
         self.emit(Return(tuple(items)))
+        direct = all(meta.ndim for meta in program.outputs) and len(items) == len(program.outputs)
+        if direct and not program.objmode:
+            function.disable_compile()  # another type is the general path's (``fast_entry``)
+            self.program.entry = (function, tuple(program.constants))
         return True

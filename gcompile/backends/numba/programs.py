@@ -79,6 +79,7 @@ from ...loops.rewrite import apply_rewrites
 from . import blas, codegen, kernels
 from .kernel_calls import KernelCalls
 from .mathselect import MathContext, select_math
+from .program_entry import entry_statements
 from .program_externs import ExternCalls
 from .program_products import BlockedProducts
 from .program_regions import RESHAPING, RegionLowering
@@ -90,7 +91,7 @@ from .syntax import type_name
 # A sum in a loop body of at least this many terms is added in blocks of lanes (vectorised);
 # a shorter one in order, in one accumulator (a block's set-up costs more than it saves).
 LONG_SUM = 512
-_CREATION = {ops.ZEROS: "np.zeros", ops.ONES: "np.ones", ops.EMPTY: "np.empty"}
+_FILLS = {ops.ZEROS: 0, ops.ONES: 1, ops.EMPTY: None}  # what each creation op fills with
 # the rewrites of a program's loop IR, in order (kernels have theirs: ``codegen.REWRITES``)
 PROGRAM_REWRITES = [("allocations", hoist_allocations), ("select_math", select_math)]
 
@@ -127,12 +128,16 @@ def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
     return lowering.finish(node.name, results, outputs)
 
 
-def generate_graph(graph: Graph, sizes: dict, options: dict) -> LoopProgram:
-    """The function running the whole of ``graph`` (its host, as one Numba function)."""
-    lowering = _ProgramLowering(sizes, options)
+def generate_graph(graph: Graph, options: dict) -> LoopProgram:
+    """The function running the whole of ``graph`` (its host, as one Numba function), called
+    with the graph's inputs alone: it reads its sizes, checks them and allocates its outputs
+    (``program_entry``)."""
+    lowering = _ProgramLowering({}, options)
     lowering.whole = True
     for placeholder in graph.placeholders:
         lowering.values[placeholder] = lowering.input(placeholder)
+    inputs = [lowering.values[p] for p in graph.placeholders]
+    lowering.entry = tuple(entry_statements(graph, inputs, lowering.symbols))
     lowering.graph(graph)
     returned = [v for v in graph.output_node.args[0] if isinstance(v, Node)]  # (not literals)
     results = [lowering.values[v] for v in returned]
@@ -184,7 +189,11 @@ def signature(program: LoopProgram) -> tuple:
 
 def module_preamble(program: LoopProgram, loaded: dict) -> str:
     """The lines importing the kernels the loop calls (``loaded``: global name -> cache key)."""
-    lines = ["from gcompile.backends.numba.cache import dispatcher_of as _dispatcher_of"]
+    lines = [
+        "from gcompile.backends.numba import memory as _memory",
+        "from gcompile.backends.numba.program_entry import GuardFailure as _GuardFailure",
+        "from gcompile.backends.numba.cache import dispatcher_of as _dispatcher_of",
+    ]
     if program.blas:
         lines.append("from gcompile.backends.numba.blas import matmul_into as _matmul_into")
     if program.objmode:
@@ -220,6 +229,7 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         self.depth = 0  # the loops around the statements being lowered
         self.open_loops: list = []  # (loop node, the statements around its loop), outermost first
         self.whole = False  # the whole graph: its top-level kernels run as the host's would
+        self.entry: tuple = ()  # a whole graph's: its sizes read and checked (``program_entry``)
         self.blas = False
         self.copies = False
         self.objmode = False
@@ -246,7 +256,8 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             for i, c in enumerate(self.constants)
         ]
         body = (*self.statements, Return(tuple(results)))
-        program = Kernel(name, tuple(params), body, (), (), symbols=tuple(self.symbols.items()))
+        symbols = tuple(self.symbols.items())
+        program = Kernel(name, tuple(params), body, (), (), entry=self.entry, symbols=symbols)
         program = apply_rewrites(program, MathContext(), PROGRAM_REWRITES)
         names = Namespace(True, ())
         source, _ = render(program, True, names)
@@ -369,7 +380,7 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             self.extern(node)
         elif target is ops.SYMINT:
             self.assign(node, self.size(node.kwargs["expr"]))
-        elif target in _CREATION:
+        elif target in _FILLS:
             self.creation(node)
         elif target in RESHAPING or target in (ops.TRANSPOSE, ops.BROADCAST_TO):
             self.assign(node, self.view(node))
@@ -387,8 +398,11 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         meta = node.meta
         if meta.layout == "F" and meta.ndim > 1:
             raise NoTemplate("a Fortran-ordered array created in a loop body")
-        function = Name(_CREATION[node.target])
-        self.assign(node, Call(function, (self.shape(meta.shape), Name(type_name(meta.dtype)))))
+        variable = self.fresh(node.name)
+        fill = _FILLS[node.target]
+        fill = None if fill is None else Const(np.array(fill, meta.dtype).item(), meta.dtype)
+        self.emit(Alloc(variable, self.shape(meta.shape), meta.dtype, fill))
+        self.values[node] = variable
 
     def product(self, node: Node) -> None:
         """A matrix (or matrix-vector) product: BLAS's ``gemm`` into a fresh array (``blas``).
@@ -469,13 +483,16 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         """The array a kernel output goes into: a buffer of the host's (top level), one made
         once before the loops (a scalar result, read at once; or a value that dies within the
         trip), or one made where it is called."""
-        if self.top() and meta.ndim:
-            self.buffers.append((tuple(meta.shape), meta.dtype, order))
-            return Var(f"b{len(self.buffers) - 1}")
         out = self.fresh(f"out{position}_{node.name}")
+        if self.top() and meta.ndim:
+            if not self.whole:
+                self.buffers.append((tuple(meta.shape), meta.dtype, order))
+                return Var(f"b{len(self.buffers) - 1}")
+            self.emit(Alloc(out, self.shape(meta.shape), meta.dtype, order=_memory_order(order)))
+            return out
         once = meta.ndim == 0 or _reusable(node, meta, self.loop_indices)
         shape = self.shape(meta.shape or (1,))
-        self.emit(Alloc(out, shape, meta.dtype, order="F" if order == "F" else "C", once=once))
+        self.emit(Alloc(out, shape, meta.dtype, order=_memory_order(order), once=once))
         return out
 
     def kernel_function(self, node: Node, variant, position: int) -> Var:
@@ -497,6 +514,10 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
                 expression, view.target, view.kwargs, view.args[0].meta, view.meta
             )
         return expression
+
+
+def _memory_order(order: str) -> str:
+    return "F" if order == "F" else "C"
 
 
 def _reusable(node: Node, meta, loop_indices: set) -> bool:

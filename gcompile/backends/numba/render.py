@@ -43,6 +43,7 @@ from ...loops.nodes import (
     Loop,
     Name,
     ObjectMode,
+    Raise,
     Release,
     Return,
     Size,
@@ -256,6 +257,8 @@ class _Renderer:
             return f"return {self.expr(Tuple(stmt.values))}"
         if isinstance(stmt, Release):
             return f"del {', '.join(self.names.var(v) for v in stmt.vars)}"
+        if isinstance(stmt, Raise):
+            return f"raise {stmt.exception}({stmt.message!r})"
         raise TypeError(f"not a loop IR statement: {stmt!r}")
 
     def alloc(self, stmt: Alloc) -> str:
@@ -265,9 +268,11 @@ class _Renderer:
         size = self.expr(stmt.size)
         if stmt.stack:
             return f"carray(_s.block_buffer({literal(0, stmt.dtype)}, {size}), {size})"
+        # an array of a shape (a program's) is made as NumPy makes it (``memory``)
+        module = "_memory" if isinstance(stmt.size, Tuple) else "np"
         if stmt.fill is not None:
-            return f"np.full({size}, {self.expr(stmt.fill)}, {type_name(stmt.dtype)})"
-        return f"np.empty({size}, {type_name(stmt.dtype)})"
+            return f"{module}.full({size}, {self.expr(stmt.fill)}, {type_name(stmt.dtype)})"
+        return f"{module}.empty({size}, {type_name(stmt.dtype)})"
 
     # -- expressions ----------------------------------------------------------------------------
     def expr(self, expr) -> str:

@@ -1,0 +1,74 @@
+"""A whole graph's program as an entry of its own: it reads its sizes from its inputs and checks
+what the trace assumed about them, so a call can reach it from Python with nothing between
+(``api``'s fast entry; the host function calls it the same way)::
+
+    def kernel(a0, a1):
+        s0, s1 = a0.shape
+        s2, = a1.shape
+        if s0 < 2 or s1 < 2 or s2 < 2 or s2 != s1:
+            raise _GuardFailure('the inputs have sizes this program was not compiled for')
+        ...
+
+The checks are those of the entry's guard key and size check (``guards``) that types do not
+express: each symbol is 2 or more (0 and 1 are specialised), a size the trace fixed is that
+size, and the trace's learned equalities and guards hold. Dtypes, ranks, layouts and
+writeability are in the program's Numba signature.
+"""
+
+from __future__ import annotations
+
+from ...ir.graph import Graph
+from ...ir.shape_env import SIZE_LOW
+from ...loops.nodes import (
+    Assign,
+    Attr,
+    BoolOp,
+    Compare,
+    Const,
+    If,
+    Item,
+    Let,
+    Raise,
+    Tuple,
+    Var,
+    size_of,
+)
+
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+MESSAGE = "the inputs have sizes this program was not compiled for"
+
+
+class GuardFailure(Exception):
+    """A program's entry called with inputs whose sizes its trace did not assume (the caller
+    then takes the general path, which checks the guards and compiles for them)."""
+
+
+def entry_statements(graph: Graph, inputs: list, symbols: dict) -> list:
+    """The statements binding each size symbol to its input's size (``symbols``, symbol ->
+    ``Var``, receives them) and raising ``GuardFailure`` when the sizes break an assumption."""
+    env = graph.shape_env
+    placeholders = graph.placeholders
+    statements, failures = [], []
+    by_input: dict = {}
+    for symbol, (position, axis) in env.sources.items():
+        symbols[symbol] = Var(symbol.name)
+        if axis is None:  # a Python int argument, itself the size
+            statements.append(Let(symbols[symbol], inputs[position]))
+        else:
+            by_input.setdefault(position, {})[axis] = symbols[symbol]
+        failures.append(Compare(("<",), (symbols[symbol], Const(SIZE_LOW))))
+    for position, placeholder in enumerate(placeholders):
+        read = by_input.get(position, {})
+        shape = Attr(inputs[position], "shape")
+        if read:
+            names = tuple(read.get(axis, Var("_")) for axis in range(placeholder.meta.ndim))
+            statements.append(Assign(Tuple(names), shape))
+        for axis, size in enumerate(getattr(placeholder.meta, "shape", ())):
+            if axis not in read:
+                failures.append(Compare(("!=",), (Item(shape, (Const(axis),)), size_of(size))))
+    for relation, lhs, rhs, _ in env.conditions():
+        failures.append(Compare((_NEGATED[relation],), (size_of(lhs), size_of(rhs))))
+    if failures:
+        failed = failures[0] if len(failures) == 1 else BoolOp("or", tuple(failures))
+        statements.append(If(failed, (Raise("_GuardFailure", MESSAGE),)))
+    return statements

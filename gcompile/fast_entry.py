@@ -1,0 +1,136 @@
+"""The fast entry of a compiled function: a call goes straight to the whole-graph program of the
+entry it used last, when its arguments are of the same kinds, with nothing else between.
+
+The general path (``CompiledFunction``'s) binds the arguments, builds the guard key, finds the
+entry and runs its host function: about 2 us a call. A graph whose host is one Numba function
+(``host_programs``) reads its sizes and checks them itself (``program_entry``), and its Numba
+signature pins ranks, layouts and writeability (it compiles nothing on a call). What is left
+to check in Python is each argument's type, in one generated function (an array's dtype is the
+signature's too), with the user's signature, so keyword calls and defaults take it as well::
+
+    def _gc_entry(u, dx):               # (named periodic_laplacian, as the user's function)
+        if (_gc_disable not in _gc_environ and 'disable' not in _gc_overrides
+                and _gc_type(u) is _gc_ndarray and _gc_type(dx) is _gc_kind_dx):
+            try:
+                results = _gc_program(u, dx)
+            except Exception:  # a type or size the program refuses: the general path decides
+                pass
+            else:
+                _gc_count()
+                return results[0]
+        return _gc_general(u, dx)
+
+It is used only for entries that write no argument and call nothing back into Python, so a call
+that the program refuses half-way has changed nothing: the general path runs it again, and
+raises the user's own error if there is one. ``GCOMPILE_DISABLE`` and ``config.set`` are seen
+on every call, as on the general path.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import os
+from typing import Any, Callable
+
+import numpy as np
+
+from . import config
+
+
+class FastEntry:
+    """The generated function of one cache entry, and how many calls it served."""
+
+    def __init__(self, function: Callable, source: str):
+        self.function = function
+        self.source = source
+        self.counter = itertools.count()
+
+    @property
+    def calls(self) -> int:
+        """How many calls this entry served (reading does not count one)."""
+        return next(copy.copy(self.counter))
+
+
+def build(
+    entry: Any, bound: Any, binder: Any, general: Callable, eager: Callable
+) -> FastEntry | None:
+    """The fast entry of a cache entry ``entry`` (one the call ``bound`` just used), or None
+    when it cannot have one: its host is not one program, it writes an argument, the function
+    takes ``*args``, ``**kwargs`` or keyword-only parameters, an argument is not a plain leaf
+    of a kind it checks, or the environment has no raw view to read ``GCOMPILE_DISABLE``."""
+    program = getattr(entry.run, "program", None)
+    environ = getattr(os.environ, "_data", None)
+    if program is None or program.entry is None or entry.written or environ is None:
+        return None
+    parameters = list(binder.signature.parameters.values())
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.name.startswith("_gc_") for p in parameters):
+        return None
+    if bound.spec.kind != "dict" or any(c.kind != "leaf" for c in bound.spec.children):
+        return None  # (a tuple, list or dict argument: the binder flattens those)
+    out = entry.graph.out_spec
+    if out.kind != "leaf" and (out.kind != "tuple" or any(c.kind != "leaf" for c in out.children)):
+        return None
+    names = [p.name for p in parameters]
+    values = [value for _, value in bound.leaves]
+    tests = [_test(n, v, flag) for n, v, flag in zip(names, values, bound.is_input)]
+    if any(test is None for test in tests):
+        return None
+    function, constants = program.entry
+    namespace = {
+        "_gc_program": function,
+        "_gc_general": general,
+        "_gc_environ": environ,
+        "_gc_disable": os.environ.encodekey("GCOMPILE_DISABLE"),
+        "_gc_overrides": config.OVERRIDES,
+        "_gc_type": type,
+        "_gc_ndarray": np.ndarray,
+        **{f"_gc_c{i}": constant for i, constant in enumerate(constants)},
+        **{f"_gc_default_{p.name}": p.default for p in parameters if p.default is not p.empty},
+        **{f"_gc_kind_{n}": type(v) for n, v in zip(names, values)},
+    }
+    inputs = [n for n, flag in zip(names, bound.is_input) if flag]
+    source = _source(parameters, tests, inputs, len(constants), out.kind)
+    exec(compile(source, f"<gcompile fast entry {entry.graph.name}>", "exec"), namespace)
+    function = namespace["_gc_entry"]
+    # a wrong arity raises the TypeError eager would raise, naming the user's function
+    function.__name__, function.__qualname__ = eager.__name__, eager.__qualname__
+    fast = FastEntry(function, source)
+    namespace["_gc_count"] = fast.counter.__next__
+    return fast
+
+
+def _test(name: str, value: Any, is_input: bool) -> str | None:
+    """The Python test an argument like ``value`` passes (None: not one the entry checks).
+    An array's dtype, rank, layout and flags are the program's signature's to check."""
+    kind = type(value)
+    if kind is np.ndarray and is_input:
+        return f"_gc_type({name}) is _gc_ndarray"
+    if (isinstance(value, np.generic) or kind in (float, complex, int)) and is_input:
+        return f"_gc_type({name}) is _gc_kind_{name}"
+    if kind in (int, bool) and not is_input:
+        return f"_gc_type({name}) is _gc_kind_{name} and {name} == {value!r}"
+    if value is None and not is_input:
+        return f"{name} is None"
+    return None
+
+
+def _source(parameters: list, tests: list, inputs: list, constants: int, out: str) -> str:
+    signature = ", ".join(
+        p.name if p.default is p.empty else f"{p.name}=_gc_default_{p.name}" for p in parameters
+    )
+    arguments = ", ".join(inputs + [f"_gc_c{i}" for i in range(constants)])
+    checks = ["_gc_disable not in _gc_environ", "'disable' not in _gc_overrides", *tests]
+    call = ", ".join(p.name for p in parameters)
+    return (
+        f"def _gc_entry({signature}):\n"
+        f"    if {' and '.join(checks)}:\n"
+        "        try:\n"
+        f"            results = _gc_program({arguments})\n"
+        "        except Exception:\n"
+        "            pass\n"
+        "        else:\n"
+        "            _gc_count()\n"
+        f"            return {'results[0]' if out == 'leaf' else 'results'}\n"
+        f"    return _gc_general({call})\n"
+    )

@@ -1,0 +1,126 @@
+"""The fast entry: a call goes straight to the whole-graph program of the entry it used last.
+
+Every call that the fast entry cannot take (another dtype, layout, size class, scalar kind,
+arity, a disabled compiler) must give what the general path gives; these tests call each
+compiled function with many such arguments in turn.
+"""
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile import fast_entry
+
+RNG = np.random.default_rng(7)
+
+
+def periodic_laplacian(u, dx=0.5):
+    lap = np.empty_like(u)
+    lap[1:-1] = u[:-2] - 2.0 * u[1:-1] + u[2:]
+    lap[0] = u[-1] - 2.0 * u[0] + u[1]
+    lap[-1] = u[-2] - 2.0 * u[-1] + u[0]
+    return lap / (dx * dx)
+
+
+def blend(x, y, w):
+    """Two inputs whose sizes must agree, and a tuple of results."""
+    mixed = np.empty_like(x)
+    mixed[0] = x[0]
+    for i in range(1, x.shape[0]):
+        mixed[i] = w * x[i] + (1.0 - w) * mixed[i - 1] + y[i]
+    return mixed, np.tanh(mixed) + y
+
+
+def _served(fn) -> int:
+    """Calls the fast entry served so far."""
+    return sum(e.fast.calls for e in fn.entries if isinstance(e.fast, fast_entry.FastEntry))
+
+
+def test_a_whole_program_is_called_straight_and_every_other_call_takes_the_general_path():
+    fn = gcompile.compile(periodic_laplacian)
+    u = RNG.random(40)
+    np.testing.assert_array_equal(fn(u, 0.1), periodic_laplacian(u, 0.1))
+    assert type(fn).__call__ is fn._fast.function and fn.__name__ == "periodic_laplacian"
+    program = fn.entries[0].run.program.entry[0]
+    calls = [
+        ((u, 0.1), 1),  # the same kinds: served
+        ((RNG.random(7), 0.3), 1),  # other sizes, one trace
+        ((u,), 1),  # the default
+        ((), {"u": u, "dx": 0.2}),  # by keyword
+        ((u.astype(np.float32), 0.1), 0),  # another dtype: the general path compiles
+        ((u.astype(np.float32), np.float64(0.1)), 0),  # a NumPy scalar: no weak float
+        ((u[::2], 0.1), 0),  # not contiguous
+        ((np.ones(2), 0.1), 1),  # the least size the trace assumed
+        ((np.ones((2, 3)), 0.1), 0),  # another rank
+        ((u, 1), 0),  # an int for a float
+        ((u, 0.1), 0),  # back to the first entry: the general path makes it the fast one
+        ((u, 0.1), 1),
+    ]
+    for args, served in calls:
+        kwargs = served if isinstance(served, dict) else {}
+        before = _served(fn)
+        result = fn(*args, **kwargs)
+        expected = periodic_laplacian(*args, **kwargs)
+        assert result.dtype == expected.dtype and result.shape == expected.shape
+        np.testing.assert_array_equal(result, expected)
+        if not kwargs:
+            assert _served(fn) - before == served, args
+    assert len(program.overloads) == 1  # the general path compiled the other kinds elsewhere
+    assert fn.stats["calls"] == len(calls) + 1
+
+
+def test_the_fast_entry_raises_what_eager_raises():
+    fn = gcompile.compile(periodic_laplacian)
+    u = RNG.random(12)
+    fn(u, 0.5)
+    for args in [(), (u, 0.5, 3)]:
+        with pytest.raises(TypeError) as compiled_error:
+            fn(*args)
+        with pytest.raises(TypeError) as eager_error:
+            periodic_laplacian(*args)
+        assert str(compiled_error.value) == str(eager_error.value)
+    readonly = u.copy()
+    readonly.flags.writeable = False
+    np.testing.assert_array_equal(fn(readonly, 0.5), periodic_laplacian(readonly, 0.5))
+
+
+def test_sizes_the_program_was_not_compiled_for_go_to_the_general_path():
+    fn = gcompile.compile(blend)
+    x, y = RNG.random(30), RNG.random(30)
+    for args in [(x, y, 0.25), (x[:9], y[:9], 0.5), (x, y, 0.75)]:
+        for got, want in zip(fn(*args), blend(*args)):
+            np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
+    assert isinstance(fn(x, y, 0.5), tuple) and _served(fn) == 3
+    with pytest.raises(IndexError):  # eager's own error
+        fn(x, y[:10], 0.5)
+
+
+def test_disabling_the_compiler_reaches_calls_the_fast_entry_would_take(monkeypatch):
+    fn = gcompile.compile(periodic_laplacian)
+    u = RNG.random(16)
+    fn(u, 0.5)
+    ran = []
+    monkeypatch.setattr(fn, "eager", lambda *args: ran.append(args) or periodic_laplacian(*args))
+    monkeypatch.setenv("GCOMPILE_DISABLE", "1")
+    np.testing.assert_array_equal(fn(u, 0.5), periodic_laplacian(u, 0.5))
+    monkeypatch.delenv("GCOMPILE_DISABLE")
+    gcompile.config.set("disable", True)
+    try:
+        fn(u, 0.5)
+    finally:
+        gcompile.config.set("disable", None)
+    assert len(ran) == 2
+    fn(u, 0.5)
+    assert len(ran) == 2
+
+
+def test_no_fast_entry_where_a_call_must_be_checked_in_python():
+    def scale_in_place(a, c):
+        a *= c
+        return a
+
+    fn = gcompile.compile(scale_in_place)
+    a = np.arange(8.0)
+    fn(a, 2.0)  # (writes an argument: the overlap of arguments is checked per call)
+    assert fn._fast is None and type(fn) is gcompile.api.CompiledFunction
+    np.testing.assert_array_equal(a, np.arange(8.0) * 2.0)
