@@ -25,8 +25,21 @@ _OVERRIDES: dict[str, Any] = {}
 OVERRIDES = _OVERRIDES  # (read-only, for checks on every call: ``fast_entry``)
 
 
+# os.environ's own mapping (encoded keys and values, updated by os.environ[...] = ...): read
+# directly, a flag costs 0.03 us instead of 0.6 us, and ``disable`` is read on every call
+_RAW = getattr(os.environ, "_data", None)
+_FLAGS = ("GCOMPILE_DISABLE", "GCOMPILE_VERIFY")
+_ENCODED = {name: os.environ.encodekey(name) for name in _FLAGS} if _RAW is not None else {}
+
+
 def _flag(env: str) -> bool:
-    raw = os.environ.get(env)
+    if _RAW is not None:
+        raw = _RAW.get(_ENCODED[env])
+        if raw is None:
+            return False
+        raw = os.environ.decodevalue(raw)
+    else:
+        raw = os.environ.get(env)
     return bool(raw) and raw.strip().lower() in ("1", "true", "yes", "on")
 
 

@@ -346,9 +346,16 @@ def convertible_sequences(value: Any) -> Any:
     return value
 
 
-ACTIVE = threading.local()
+class _Active(threading.local):
+    """Per thread: the tracer recording there (None: none). A class attribute, so that a thread
+    that never traced reads None without the cost of a failed attribute lookup."""
+
+    tracer: "Tracer | None" = None
+
+
+ACTIVE = _Active()
 
 
 def current_tracer() -> Tracer | None:
     """The tracer active in this thread, if any."""
-    return getattr(ACTIVE, "tracer", None)
+    return ACTIVE.tracer
