@@ -283,26 +283,14 @@ class LoopTracer:
     def _trace_body(self, body: Callable, index, inits, metas, names, by_reference, source):
         """Trace ``body`` once into a new graph: ``(frame, output nodes or literals)``."""
         tracer = self.tracer
-        outer_graph = tracer.graph
-        graph = Graph("body", outer_graph.shape_env)
-        graph.repeated = True
-        self._bodies[graph] = source  # (a value of it used after the loop: ``LoopEscape``)
-        frame = _Frame(graph, self.frame, parts=ComplexParts(tracer), by_reference=by_reference)
-        frame.carried = [
-            None if i in by_reference else graph.placeholder(n, m)
-            for i, (n, m) in enumerate(zip(names, metas))
-        ]
-        saved = (tracer.graph, tracer.parts, tracer._constants, self.frame)
-        tracer.graph, tracer.parts, tracer._constants, self.frame = graph, frame.parts, {}, frame
-        outer_graph.shape_env.in_body += 1
+
+        def run(*values):
+            return body(SymInt(tracer, index), *values)
+
         try:
-            for i in by_reference:  # after the carried placeholders: lifted ones follow them
-                frame.carried[i] = self.lift(inits[i])
-            results = body(SymInt(tracer, index), *map(tracer.wrap, frame.carried))
-            if len(results) != len(inits):
-                raise Declined("the loop body returned a different number of carried values")
-            outputs = [_output(tracer, value, name) for value, name in zip(results, names)]
-            _check_by_reference(frame, outputs, names, by_reference)
+            frame, outputs = self.trace_graph(
+                run, inits, metas, names, by_reference, source, "body"
+            )
         except IndexQuestion as question:
             if index not in free_symbols(question.expr):
                 raise  # a question on an enclosing loop's index: that loop splits
@@ -312,6 +300,40 @@ class LoopTracer:
                     f"a question about the loop index has no answer for every trip: {question}"
                 ) from None
             raise _Split(point, str(question)) from None
+        unbound = [name for name, value in zip(names, outputs) if value is UNDEFINED]
+        if unbound:
+            raise Declined(f"its body leaves {unbound[0]!r} unbound")
+        return frame, outputs
+
+    def trace_graph(self, run: Callable, inits, metas, names, by_reference, source, role: str):
+        """Trace ``run(*carried)`` (a loop's body, or a branch) once into a new graph, the
+        carried values its first placeholders (none for a metas entry of None: a value unbound
+        there, passed as UNDEFINED): ``(frame, output nodes or literals, or UNDEFINED)``.
+        IndexQuestion passes through (the loop asking it splits); other failures decline."""
+        tracer = self.tracer
+        outer_graph = tracer.graph
+        graph = Graph(role, outer_graph.shape_env)
+        graph.repeated = role == "body"
+        self._bodies[graph] = source  # (a value of it used after the loop: ``LoopEscape``)
+        frame = _Frame(graph, self.frame, parts=ComplexParts(tracer), by_reference=by_reference)
+        frame.carried = [
+            None if i in by_reference or m is None else graph.placeholder(n, m)
+            for i, (n, m) in enumerate(zip(names, metas))
+        ]
+        saved = (tracer.graph, tracer.parts, tracer._constants, self.frame)
+        tracer.graph, tracer.parts, tracer._constants, self.frame = graph, frame.parts, {}, frame
+        outer_graph.shape_env.in_body += 1
+        try:
+            for i in by_reference:  # after the carried placeholders: lifted ones follow them
+                frame.carried[i] = self.lift(inits[i])
+            given = [UNDEFINED if c is None else tracer.wrap(c) for c in frame.carried]
+            results = run(*given)
+            if len(results) != len(inits):
+                raise Declined(f"the {role} returned a different number of carried values")
+            outputs = [_output(tracer, value, name) for value, name in zip(results, names)]
+            _check_by_reference(frame, outputs, names, by_reference)
+        except IndexQuestion:
+            raise
         except SymbolicError as error:
             raise Declined(
                 f"a question about the loop index has no answer for every trip: {error}"
@@ -433,7 +455,10 @@ def _meta(value) -> TensorMeta:
 
 
 def _output(tracer, value, name: str):
-    """A carried value the body returns, as an output of the body graph."""
+    """A carried value the body returns, as an output of the body graph (UNDEFINED: a branch
+    left the name unbound)."""
+    if value is UNDEFINED:
+        return value
     if tracer.is_traced(value) or isinstance(value, SymInt):
         return tracer.operand(value)
     if isinstance(value, (bool, int, float, complex, np.generic)):

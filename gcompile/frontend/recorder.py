@@ -23,8 +23,8 @@ from ..ir.graph import Graph, Node
 from ..ir.meta import meta_of, unsupported_dtype_reason
 from ..ir.shape_env import SIZE_LOW, is_symbolic, map_symbolic
 from ..ir.symbolic import is_int
+from .branches import ControlTracer
 from .complex_parts import ComplexParts
-from .loops import LoopTracer
 from .numpy_calls import NumpyCalls
 from .symint import SymInt, unwrap
 from .traced_array import TracedArray, holds_traced
@@ -62,7 +62,7 @@ class Tracer:
         self.argument_of: dict[Node, str] = {}
         # ``real``/``imag`` nodes of complex arrays, and those whose array was written since
         self.parts = ComplexParts(self)  # z.real, z.imag: values that see writes of z
-        self.loops = LoopTracer(self)  # captured loops: their bodies traced as sub-graphs
+        self.loops = ControlTracer(self)  # captured loops and branches, traced as sub-graphs
 
     # -- refusals -----------------------------------------------------------------------------------
     def refuse(self, construct: str, hint: str = "", detail: str = "") -> None:

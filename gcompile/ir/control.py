@@ -1,4 +1,5 @@
-"""Control flow as sub-graph ops: ``for_range``, a Python ``for`` loop kept as one loop.
+"""Control flow as sub-graph ops: ``for_range``, a Python ``for`` loop kept as one loop, and
+``cond``, an ``if`` on a traced value with both branches kept.
 
 ::
 
@@ -30,14 +31,15 @@ its output is that array, written (``written_arguments``, ``output_argument``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from .graph import Graph
-from .shape_env import trip_count
-from .subgraph import Region, RunGraph, SubgraphOp
+from .meta import TensorMeta, TupleMeta
+from .shape_env import active, trip_count
+from .subgraph import Region, RunGraph, SubgraphOp, operand_problems, output_meta
 from .symbolic import Symbol, is_expr, prove_eq
 
 
@@ -140,6 +142,106 @@ class ForRange(SubgraphOp):
         return f"<for_range {self.index}>"
 
 
+@dataclass(eq=False)
+class Cond(SubgraphOp):
+    """``if predicate: then else: orelse`` on a traced value, each branch a graph::
+
+        %cond_1 : (f64[], f64[s0]) = cond(%greater_1, %t, %a, %b)
+          graph then(t: f64[], a: f64[s0]):                 operands (1, 2)
+            ...
+            return (%add_1, %store_1)
+          graph orelse(t: f64[], a: f64[s0], b: f64[s0]):    operands (1, 2, 3)
+            ...
+            return (%t, %a)                updates: a (argument 2 <- output 1)
+
+    The node's first argument is the predicate (a 0-d value, true when non-zero); each branch
+    reads its own subset of the other arguments (``Region.operands``) and returns every output,
+    with the same metas. ``carries`` pairs ``(argument, output)``: an array a branch writes in
+    place, whose new value is that output (a branch that does not write it returns it as it
+    came). As a loop's, the branches run on copies of those arrays, except for the arguments
+    in ``in_place`` (set by buffer assignment), whose own memory they write.
+    """
+
+    then: Graph
+    orelse: Graph
+    then_operands: tuple
+    else_operands: tuple
+    carries: tuple = ()  # ((argument position, output position), ...)
+    names: tuple = field(default=())  # the user's name of each output
+    source: str | None = None  # file:line of the ``if`` statement
+    in_place: frozenset = frozenset()
+
+    name = "cond"
+    kind = "branch"
+    holds_program = True
+
+    @property
+    def regions(self) -> tuple[Region, ...]:
+        """``then`` and ``else``, each bound to its operands."""
+        return (
+            Region("then", self.then, self.then_operands),
+            Region("else", self.orelse, self.else_operands),
+        )
+
+    @property
+    def params(self) -> dict:
+        """The outputs' names, and the arrays the branches update."""
+        updates = ", ".join(f"argument {a} <- output {o}" for a, o in self.carries)
+        return {"outputs": ", ".join(self.names), "updates": updates}
+
+    def infer(self, *inputs: Any, **params: Any) -> TensorMeta | TupleMeta:
+        """The branches' output metas, which agree but for layout and writeability: a layout
+        both promise (else ``A``), writeable only if both are."""
+        problems = [p for region in self.regions for p in operand_problems(region, inputs)]
+        if problems:
+            raise ValueError("cond: " + "; ".join(problems))
+        then, orelse = (_items(output_meta(region.graph)) for region in self.regions)
+        merged = []
+        for name, a, b in zip(self.names, then, orelse):
+            loose = replace(b, layout=a.layout, writeable=a.writeable)
+            if len(then) != len(orelse) or a.map_sizes(_simplify) != loose.map_sizes(_simplify):
+                raise ValueError(f"cond: the branches give {name!r} different types ({a}, {b})")
+            layout = a.layout if a.layout == b.layout else "A"
+            merged.append(replace(a, layout=layout, writeable=a.writeable and b.writeable))
+        return merged[0] if len(merged) == 1 else TupleMeta(tuple(merged))
+
+    def interpret(self, run_graph: RunGraph, args: tuple, kwargs: dict) -> object:
+        """Run the branch the predicate picks, on copies of the arrays it may write."""
+        region = self.regions[0 if bool(args[0]) else 1]
+        written = {a for a, _ in self.carries} - self.in_place
+        inputs = [_private(args[i]) if i in written else args[i] for i in region.operands]
+        outputs = run_graph(region.graph, inputs)
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    @property
+    def written_arguments(self) -> tuple:
+        """The updated arguments the branches write in their own memory (``in_place``)."""
+        return tuple(sorted(self.in_place))
+
+    def output_argument(self, output: int) -> int | None:
+        """The argument whose memory holds output ``output``, if it is written in place."""
+        for argument, carried in self.carries:
+            if carried == output and argument in self.in_place:
+                return argument
+        return None
+
+    def summary(self, kwargs: dict) -> str:
+        """``if at file:line, outputs t, a``."""
+        return f"branch at {self.source}, outputs {', '.join(self.names) or 'none'}"
+
+    def __repr__(self) -> str:
+        return f"<cond {self.source}>"
+
+
+def _items(meta) -> tuple:
+    return meta.items if isinstance(meta, TupleMeta) else (meta,)
+
+
+def _simplify(size):
+    env = active()
+    return env.simplify(size) if env is not None and is_expr(size) else size
+
+
 def _private(value):
     """A carried array the body may write in place: the loop's own copy."""
     return np.array(value, copy=True) if isinstance(value, np.ndarray) else value
@@ -155,10 +257,16 @@ class LoopNote:
     node: str | None = None
     trips: Any = None
     carried: tuple = ()
+    kind: str = "loop"  # or "branch": an ``if`` on a traced value
 
     def text(self) -> str:
         """One line for ``explain()``."""
         where = f"{self.source}: " if self.source else ""
+        if self.kind == "branch":
+            if not self.rolled:
+                return f"{where}branch on a traced value not kept: {self.reason}"
+            outputs = ", ".join(self.carried) or "nothing"
+            return f"{where}branch kept as %{self.node}, setting {outputs}"
         if not self.rolled:
             return f"{where}loop unrolled while tracing: {self.reason}"
         carried = ", ".join(self.carried) or "nothing"

@@ -43,7 +43,7 @@ from ..ir.kernel import FusedKernel
 from ..ir.meta import TupleMeta
 from ..ir.printer import format_index
 from ..ir.shape_env import using
-from ..ir.subgraph import body_of, loop_of
+from ..ir.subgraph import subgraphs_of
 from ..ir.symbolic import is_expr, prove_lt, prove_nonnegative
 
 
@@ -277,16 +277,16 @@ def _first_placeholder(sub: Graph, base: Node, kernel: Node) -> Node:
 
 
 def _loops_in_place(graph: Graph, notes: list) -> bool:
-    """Let each loop run in the memory of the arrays it carries where its body writes them in
-    place and nothing needs their old values after the loop (module docstring, 4)."""
+    """Let each loop (or branch) run in the memory of the arrays it carries where its graphs
+    write them in place and nothing needs their old values after it (module docstring, 4)."""
     changed = False
     for node in graph.nodes:
-        loop = loop_of(node)
-        if loop is None:
+        loop = node.target if subgraphs_of(node) else None
+        if loop is None or not loop.carries:
             continue
         for position, output in loop.carries:
             argument = node.args[position]
-            if position in loop.in_place or not _written_by_body(loop, position, output):
+            if position in loop.in_place or not _in_own_memory(loop, position, output):
                 continue
             why_not = (
                 _in_place(graph, argument, node) if isinstance(argument, Node) else "a literal"
@@ -302,11 +302,17 @@ def _loops_in_place(graph: Graph, notes: list) -> bool:
     return changed
 
 
-def _written_by_body(loop, position: int, output: int) -> bool:
-    """Whether the body's value for carried ``position`` is its placeholder's memory, written."""
-    body = body_of(loop)
-    value = body.output_node.args[0][output]
-    return isinstance(value, Node) and memory_of(value) is body.placeholders[position]
+def _in_own_memory(op, position: int, output: int) -> bool:
+    """Whether every graph of ``op`` (a loop's body; a branch's two) returns as ``output`` the
+    memory of its placeholder for argument ``position`` (written in place, or unchanged)."""
+    for region in op.regions:
+        if position not in region.operands:
+            return False
+        placeholder = region.graph.placeholders[region.operands.index(position)]
+        value = region.graph.output_node.args[0][output]
+        if not (isinstance(value, Node) and memory_of(value) is placeholder):
+            return False
+    return True
 
 
 def _shared(node: Node, position: int) -> bool:

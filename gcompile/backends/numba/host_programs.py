@@ -11,6 +11,7 @@ import numpy as np
 
 from ...errors import UnsupportedError
 from ...ir import ops
+from ...ir.control import Cond
 from ...ir.graph import Node
 from ...ir.subgraph import loop_of
 from ...loops.nodes import Attr, Call, Comment, Const, Item, Let, Name, Return, Tuple, Var
@@ -91,9 +92,10 @@ class ProgramCalls:
         has no form there."""
         graph = self.graph
         loops = [n for n in graph.nodes if loop_of(n) is not None]
+        branches = [n for n in graph.nodes if isinstance(n.target, Cond)]
         steps = sum(1 for n in graph.nodes if n.op == "call" and n.target is not ops.KERNEL_OUTPUT)
         budget = int(self.options.get("max_loop_statements", programs.MAX_LOOP_STATEMENTS))
-        if not loops and not WHOLE_PROGRAM_STEPS <= steps <= budget:
+        if not loops and not branches and not WHOLE_PROGRAM_STEPS <= steps <= budget:
             return False
         for node in loops:
             programs.check_budget(node, self.options)

@@ -47,7 +47,7 @@ from numba.core import types as nbtypes
 
 from ...errors import UnsupportedError
 from ...ir import ops
-from ...ir.control import ForRange
+from ...ir.control import Cond, ForRange
 from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
 from ...ir.shape_env import hint, using
@@ -63,6 +63,7 @@ from ...loops.nodes import (
     Comment,
     Const,
     Eval,
+    If,
     Item,
     Kernel,
     Let,
@@ -322,6 +323,28 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         by_output = {o: variables[p] for p, o in loop.carries}
         return [by_output[o] for o in range(len(outputs))]
 
+    def branch(self, node: Node, arguments: list) -> list:
+        """``if predicate: then else: orelse``, each branch setting every output variable; an
+        array a branch may write and does not own is copied first, as a loop's is."""
+        cond: Cond = node.target
+        outputs = [self.fresh(name) for name in cond.names]
+        copied = {position for position, _ in cond.carries} - cond.in_place
+        blocks = []
+        for region in cond.regions:
+            outer, self.statements = self.statements, []
+            for placeholder, position in zip(region.graph.placeholders, region.operands):
+                variable, value = self.fresh(placeholder.name), arguments[position]
+                copy = position in copied and _is_array(placeholder)
+                self.emit(Let(variable, Call(Attr(value, "copy")) if copy else value))
+                self.values[placeholder] = variable
+            self.graph(region.graph)
+            for target, value in zip(outputs, region.graph.output_node.args[0]):
+                self.emit(Let(target, self.value(value)))
+            blocks.append(tuple(self.statements))
+            self.statements = outer
+        self.emit(If(arguments[0], blocks[0], blocks[1]))
+        return outputs
+
     def graph(self, graph: Graph) -> None:
         for node in graph.nodes:
             if node.op == "constant":
@@ -354,8 +377,9 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         """The statements of one call node, under its IR line and the user's ``file:line``."""
         self.emit(Comment(node))
         target = node.target
-        if isinstance(target, ForRange):
-            results = self.loop(node, [self.value(v) for v in node.args])
+        if isinstance(target, (ForRange, Cond)):
+            lower = self.loop if isinstance(target, ForRange) else self.branch
+            results = lower(node, [self.value(v) for v in node.args])
             self.values[node] = results[0]
             if len(results) > 1:
                 self.assign(node, Tuple(tuple(results)))

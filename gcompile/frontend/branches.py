@@ -1,0 +1,207 @@
+"""Tracing a captured ``if`` on a traced value: both branches traced, as the graphs of a
+``cond`` node.
+
+The capture front-end rewrites ``if test: THEN else: ELSE`` into a call handing the tracer the
+evaluated test and the two branches as functions ``branch(*carried) -> carried`` (the names
+either branch assigns). When the test is a traced scalar, ``ControlTracer.capture_cond`` traces
+each branch once into a graph of its own, as a loop body is traced (``LoopTracer.trace_graph``:
+carried values are placeholders, outer values the branch reads are lifted, arrays it writes in
+place become outputs), makes the outputs of the two agree, and records one ``cond`` node::
+
+    if x[i] > best:          %greater_1 : bool[] = greater(%getitem_1, %best)
+        best = x[i]    =>    %cond_1 : (f64[], i64[]) = cond(%greater_1, %best, %at, ...)
+        at = i
+
+After the node, the user's code sees each name as the branches left it; an array a branch wrote
+is written back into the caller's array, as eager mode wrote it. A name one branch leaves
+unbound is unbound after (reading it raises, as in Python, and the trace stops there).
+
+The tracer declines (the ``if`` then runs as Python would, where ``bool()`` of the traced test
+refuses as before) when: the test is not a traced scalar, a branch changes Python objects, a
+carried value is not a number or an array, the two branches give a name different dtypes
+(beyond a Python scalar and a NumPy value of one kind) or shapes, or a written array shares
+memory with another value the branches read.
+"""
+
+from __future__ import annotations
+
+from ..capture import UNDEFINED
+from ..ir import ops
+from ..ir.alias import shared_with_written, written_placeholders
+from ..ir.control import Cond, LoopNote
+from ..ir.graph import Graph, Node
+from ..ir.meta import TensorMeta
+from .loops import Declined, LoopTracer, _meta, _roll_back, _same_shape, _source_of
+
+
+class ControlTracer(LoopTracer):
+    """The capture front-end's handler: loops (``LoopTracer``) and branches."""
+
+    def capture_cond(self, test, then, orelse, carried, info):
+        """``if test: then(*carried) else: orelse(*carried)``: the carried values after it, or
+        ``NotImplemented`` to run it in Python."""
+        tracer = self.tracer
+        if self.unroll_all or not tracer.is_traced(test) or test.ndim != 0:
+            return NotImplemented
+        source = _source_of(info)
+        effects = getattr(info, "effects", ())
+        if effects:
+            self.notes.append(LoopNote(source, False, f"a branch {effects[0]}", kind="branch"))
+            return NotImplemented
+        graph = tracer.graph
+        mark = len(graph.nodes)
+        try:
+            return self._cond(test, (then, orelse), tuple(carried), info, source)
+        except Declined as declined:
+            self._forget(graph.nodes[mark:])
+            _roll_back(graph, mark)
+            self.notes.append(LoopNote(source, False, str(declined), kind="branch"))
+            return NotImplemented
+
+    def _cond(self, test, branches: tuple, carried: tuple, info, source) -> tuple:
+        tracer = self.tracer
+        names = tuple(getattr(info, "carried", ()) or (f"carried_{i}" for i in range(len(carried))))
+        inits = [self._branch_initial(value, name) for value, name in zip(carried, names)]
+        metas = [None if init is UNDEFINED else _meta(init) for init in inits]
+        traced = [
+            self.trace_graph(run, inits, metas, names, frozenset(), source, role)
+            for run, role in zip(branches, ("then", "else"))
+        ]
+        kept = [i for i in range(len(names)) if all(o[i] is not UNDEFINED for _, o in traced)]
+        outputs = [[outs[i] for i in kept] for _, outs in traced]
+        for i, position in enumerate(kept):
+            _agree(traced, outputs, i, names[position], tracer.graph.shape_env)
+        predicate = test if test.dtype == bool else test != 0
+        written = [i for i in kept if outputs_written(traced, i)]
+        node, items = self._node(predicate, traced, outputs, inits, kept, names, source)
+        updates = [(inits[i], items[kept.index(i)]) for i in written]
+        updates += list(zip(_updated_outer(traced), items[len(kept) :]))
+        for target, item in updates:  # eager mode wrote these arrays themselves
+            tracer.write(tracer.wrap(target), tracer.wrap(item), (Ellipsis,))
+        self.notes.append(
+            LoopNote(
+                source, True, node=node.name, carried=tuple(names[i] for i in kept), kind="branch"
+            )
+        )
+        after = dict(zip(kept, items))
+        return tuple(
+            UNDEFINED if i not in after else carried[i] if i in written else tracer.wrap(after[i])
+            for i in range(len(names))
+        )
+
+    def _branch_initial(self, value, name: str):
+        """A carried value before the ``if`` (UNDEFINED when unbound there)."""
+        return value if value is UNDEFINED else self._initial(value, name)
+
+    def _node(self, predicate, traced, outputs, inits, kept, names, source):
+        """The ``cond`` node, and its outputs as nodes (the kept names', then each outer
+        array's a branch writes)."""
+        tracer = self.tracer
+        arguments = [tracer.operand(predicate)]
+        position_of = {}
+        for i, init in enumerate(inits):
+            if init is not UNDEFINED:
+                position_of[("carried", i)] = len(arguments)
+                arguments.append(init)
+        lifted_outer = []
+        for frame, _ in traced:
+            for outer in frame.outer.values():
+                if outer not in lifted_outer:
+                    lifted_outer.append(outer)
+        for outer in lifted_outer:
+            position_of[("lifted", outer)] = len(arguments)
+            arguments.append(outer)
+        updated = _updated_outer(traced)
+        operands, carries = [], []
+        for (frame, _), outs in zip(traced, outputs):
+            operands.append(self._finish_branch(frame, outs, updated, position_of, inits))
+        for k, i in enumerate(kept):
+            if outputs_written(traced, i):
+                carries.append((position_of[("carried", i)], k))
+        for j, outer in enumerate(updated):
+            carries.append((position_of[("lifted", outer)], len(kept) + j))
+        _check_sharing(arguments, carries)
+        op = Cond(
+            traced[0][0].graph,
+            traced[1][0].graph,
+            operands[0],
+            operands[1],
+            tuple(carries),
+            tuple(names[i] for i in kept) + tuple(o.name for o in updated),
+            source,
+        )
+        node = tracer.graph.call(op, tuple(arguments), {}, source=source)
+        op.then.name, op.orelse.name = f"{node.name}_then", f"{node.name}_else"
+        return node, self._items(node, len(kept) + len(updated))
+
+    def _finish_branch(self, frame, outs, updated, position_of, inits) -> tuple:
+        """Give a branch a placeholder for every array either branch writes, and its outputs;
+        the node arguments its placeholders receive."""
+        graph: Graph = frame.graph
+        lifted = {outer: placeholder for placeholder, outer in frame.outer.items()}
+        for outer in updated:
+            if outer not in lifted:  # written by the other branch: this one returns it unchanged
+                lifted[outer] = graph.placeholder(outer.name, outer.meta)
+                frame.outer[lifted[outer]] = outer
+        graph.output(tuple(outs) + tuple(lifted[outer] for outer in updated))
+        operands = []
+        for placeholder in graph.placeholders:
+            if placeholder in frame.outer:
+                operands.append(position_of[("lifted", frame.outer[placeholder])])
+            else:
+                operands.append(position_of[("carried", frame.carried.index(placeholder))])
+        return tuple(operands)
+
+
+def outputs_written(traced: list, i: int) -> bool:
+    """Whether some branch writes carried value ``i``'s placeholder in place (and returns it)."""
+    for frame, outs in traced:
+        placeholder = frame.carried[i]
+        if placeholder is not None and placeholder in written_placeholders(frame.graph):
+            if outs[i] is not placeholder:
+                raise Declined("a branch both writes an array in place and rebinds its name")
+            return True
+    return False
+
+
+def _updated_outer(traced: list) -> list:
+    """The outer arrays some branch writes in place, in a fixed order."""
+    found = []
+    for frame, _ in traced:
+        for placeholder in written_placeholders(frame.graph):
+            outer = frame.outer.get(placeholder)
+            if outer is not None and outer not in found:
+                found.append(outer)
+    return found
+
+
+def _agree(traced: list, outputs: list, i: int, name: str, env) -> None:
+    """Make output ``i`` of the two branches one type: the same dtype (a Python scalar takes
+    the other branch's NumPy dtype) and shape; else decline."""
+    values = [outs[i] for outs in outputs]
+    metas = [_meta(v) for v in values]
+    if not _same_shape(metas[0], metas[1], name, env) or metas[0].scalar != metas[1].scalar:
+        raise Declined(f"the branches give {name!r} different shapes")
+    if metas[0].dtype == metas[1].dtype and metas[0].weak == metas[1].weak:
+        return
+    strong = [m for m in metas if not m.weak]
+    if len(strong) != 1:
+        raise Declined(f"the branches give {name!r} different dtypes")
+    target = strong[0]
+    for (frame, _), outs, meta in zip(traced, outputs, metas):
+        if meta.weak:
+            outs[i] = _cast(frame.graph, outs[i], target)
+
+
+def _cast(graph: Graph, value, meta: TensorMeta):
+    """``value`` (a literal, or a node of ``graph``) as ``meta``'s dtype."""
+    if not isinstance(value, Node):
+        return meta.dtype.type(value)
+    return graph.call(ops.ASTYPE, (value,), {"dtype": meta.dtype})
+
+
+def _check_sharing(arguments: list, carries: list) -> None:
+    """Decline when an array a branch writes shares memory with another argument (each
+    placeholder is separate memory to the branch's own alias analysis)."""
+    if shared_with_written(arguments, {position for position, _ in carries}):
+        raise Declined("an array a branch writes shares memory with another value it reads")
