@@ -45,8 +45,11 @@ class ControlTracer(LoopTracer):
             return NotImplemented
         source = _source_of(info)
         effects = getattr(info, "effects", ())
-        if effects:
-            self.notes.append(LoopNote(source, False, f"a branch {effects[0]}", kind="branch"))
+        why = f"a branch {effects[0]}" if effects else ""
+        if source in self.in_python:
+            why = "a value made in a branch is used after it other than as a name it sets"
+        if why:
+            self.notes.append(LoopNote(source, False, why, kind="branch"))
             return NotImplemented
         graph = tracer.graph
         mark = len(graph.nodes)

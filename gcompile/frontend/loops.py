@@ -313,7 +313,7 @@ class LoopTracer:
         tracer = self.tracer
         outer_graph = tracer.graph
         graph = Graph(role, outer_graph.shape_env)
-        graph.repeated = role == "body"
+        graph.repeated = role == "body" or outer_graph.repeated  # (a branch in a loop body)
         self._bodies[graph] = source  # (a value of it used after the loop: ``LoopEscape``)
         frame = _Frame(graph, self.frame, parts=ComplexParts(tracer), by_reference=by_reference)
         frame.carried = [
