@@ -26,6 +26,7 @@ from gcompile.backends import interpreter
 from gcompile.guards import ArgumentBinder
 from gcompile.ir.graph import Node, map_arg
 from gcompile.ir.pytree import unflatten
+from gcompile.ir.subgraph import subgraphs_of
 from gcompile.tools.compare import copy_inputs
 
 FUNCTION_ULPS = 4  # a library function (NumPy's SIMD loops, libm, the expansions) is this close
@@ -59,8 +60,13 @@ def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
         elif node.op == "call":
             arguments = map_arg(node.args, values.__getitem__)
             keywords = map_arg(node.kwargs, values.__getitem__)
-            values[node] = interpreter.evaluate_node(node, arguments, keywords)
-            errors[node] = _node_bound(node, values, errors)
+            if subgraphs_of(node):  # a branch or a while loop: run, no bound known
+                run = interpreter.runner(node)
+                values[node] = node.target.interpret(run, arguments, keywords)
+                errors[node] = _unknown(values[node])
+            else:
+                values[node] = interpreter.evaluate_node(node, arguments, keywords)
+                errors[node] = _node_bound(node, values, errors)
             cancelled[node] = _node_cancelled(node, values, cancelled)
 
     def where_cancelled(node: Any) -> Any:
@@ -76,6 +82,13 @@ def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
     return unflatten(graph.out_spec, outputs), after_args, after_kwargs
 
 
+def _unknown(value: Any) -> Any:
+    """No bound: ``nan`` shaped like ``value`` (each item of a tuple)."""
+    if isinstance(value, tuple):
+        return tuple(np.full(np.shape(item), np.nan) for item in value)
+    return np.full(np.shape(value), np.nan)
+
+
 def _node_bound(node: Node, values: dict, errors: dict) -> Any:
     """The bound of call ``node`` from its operands' values and bounds."""
     op = node.target
@@ -87,9 +100,7 @@ def _node_bound(node: Node, values: dict, errors: dict) -> Any:
     if op.name == "kernel_output":
         return errors[node.args[0]][node.kwargs["item"]]
     if op.name == "extern":  # a library call: no bound known (its operands are exact or not)
-        if isinstance(value, tuple):
-            return tuple(np.full(np.shape(item), np.nan) for item in value)
-        return np.full(np.shape(value), np.nan)
+        return _unknown(value)
     if np.asarray(value).dtype.kind != "f":
         exact = all(np.all(np.asarray(e) == 0) for e in _leaves(operand_errors))
         return np.zeros(np.shape(value)) if exact else np.full(np.shape(value), np.nan)
@@ -158,7 +169,7 @@ def _node_cancelled(node: Node, values: dict, cancelled: dict) -> Any:
         return _structural(node, values, cancelled)
     if op.name == "kernel_output":  # an item of a node with several results
         return cancelled[node.args[0]][node.kwargs["item"]]
-    if op.name == "extern":  # a library call mixes its operands' elements, as a product does
+    if op.name == "extern" or subgraphs_of(node):  # (mixes its operands' elements)
         flag = float(any(np.any(cancelled[a]) for a in node.args if isinstance(a, Node)))
         if isinstance(value, tuple):
             return tuple(np.full(np.shape(item), flag) for item in value)

@@ -10,7 +10,9 @@ import numpy as np
 
 import gcompile
 from gcompile.capture import runtime
-from gcompile.ir.control import Cond
+from gcompile.ir.control import Cond, WhileLoop
+
+from .support import check
 
 RNG = np.random.default_rng(3)
 
@@ -30,6 +32,17 @@ def _cond(test, then, orelse, carried, info):
         if result is not NotImplemented:
             return result
     return then(*carried) if test else orelse(*carried)
+
+
+def _while(test, body, carried, info):
+    handler = runtime.current_handler()
+    if handler is not None:
+        result = handler.capture_while(test, body, carried, info)
+        if result is not NotImplemented:
+            return result
+    while test(*carried):
+        carried = body(*carried)
+    return carried
 
 
 def count_and_clip(x, t):
@@ -59,3 +72,38 @@ def test_a_branch_on_a_traced_value_is_a_cond_node_and_compiles():
     assert "if greater_1:" in fn.code
     notes = [note.text() for note in graph.notes.loops]
     assert any("branch kept as %cond_1, setting n, total" in text for text in notes)
+
+
+def sqrt_by_newton(u, tol):
+    def test(err, count, x):
+        return err > tol
+
+    def body(err, count, x):
+        new = 0.5 * (x + u / x)
+        return np.abs(new - x).max(), count + 1, new
+
+    info = _Info(("err", "count", "x"))
+    err, count, x = _while(test, body, (1.0, 0, u.copy()), info)
+    return x, count
+
+
+def collatz_steps(n0):
+    def test(n, steps):
+        return n != 1
+
+    def body(n, steps):
+        return np.where(n % 2 == 0, n // 2, 3 * n + 1)[()], steps + 1
+
+    return _while(test, body, (n0 + 0, 0), _Info(("n", "steps")))[1]
+
+
+def test_a_while_loop_on_traced_values_is_one_node_and_compiles():
+    for u in [RNG.random(40) + 1.0, np.full(3, 4.0)]:
+        check(sqrt_by_newton, u, 1e-12)
+    fn = gcompile.compile(collatz_steps, fullgraph=True)
+    for n in [27, 97, 1]:
+        assert fn(np.int64(n)) == collatz_steps(np.int64(n))
+    graph = fn.entries[-1].graph
+    (loop,) = [n for n in graph.nodes if isinstance(n.target, WhileLoop)]
+    assert [r.role for r in loop.target.regions] == ["body", "test"]
+    assert "while True:" in fn.code and "if not not_equal_1:" in fn.code

@@ -28,10 +28,19 @@ from __future__ import annotations
 from ..capture import UNDEFINED
 from ..ir import ops
 from ..ir.alias import shared_with_written, written_placeholders
-from ..ir.control import Cond, LoopNote
+from ..ir.control import Cond, LoopNote, WhileLoop
 from ..ir.graph import Graph, Node
 from ..ir.meta import TensorMeta
-from .loops import Declined, LoopTracer, _meta, _roll_back, _same_shape, _source_of
+from .loops import (
+    _WIDENING_ROUNDS,
+    Declined,
+    LoopTracer,
+    _meta,
+    _roll_back,
+    _same_shape,
+    _source_of,
+    _widened,
+)
 
 
 class ControlTracer(LoopTracer):
@@ -41,15 +50,10 @@ class ControlTracer(LoopTracer):
         """``if test: then(*carried) else: orelse(*carried)``: the carried values after it, or
         ``NotImplemented`` to run it in Python."""
         tracer = self.tracer
-        if self.unroll_all or not tracer.is_traced(test) or test.ndim != 0:
+        if not tracer.is_traced(test) or test.ndim != 0:
             return NotImplemented
         source = _source_of(info)
-        effects = getattr(info, "effects", ())
-        why = f"a branch {effects[0]}" if effects else ""
-        if source in self.in_python:
-            why = "a value made in a branch is used after it other than as a name it sets"
-        if why:
-            self.notes.append(LoopNote(source, False, why, kind="branch"))
+        if self._declined_early(info, source, "branch"):
             return NotImplemented
         graph = tracer.graph
         mark = len(graph.nodes)
@@ -60,6 +64,89 @@ class ControlTracer(LoopTracer):
             _roll_back(graph, mark)
             self.notes.append(LoopNote(source, False, str(declined), kind="branch"))
             return NotImplemented
+
+    def capture_while(self, test, body, carried, info):
+        """``while test(*carried): carried = body(*carried)``: the carried values after it, or
+        ``NotImplemented`` to run it in Python (its test is not a traced value before it)."""
+        tracer = self.tracer
+        source = _source_of(info)
+        if self._declined_early(info, source, "while"):
+            return NotImplemented
+        graph = tracer.graph
+        mark = len(graph.nodes)
+        try:
+            first = test(*carried)  # (traced again into the loop's test graph)
+            self._forget(graph.nodes[mark:])
+            _roll_back(graph, mark)
+            if not (tracer.is_traced(first) and first.ndim == 0):
+                return NotImplemented
+            return self._while(test, body, tuple(carried), info, source)
+        except Declined as declined:
+            self._forget(graph.nodes[mark:])
+            _roll_back(graph, mark)
+            self.notes.append(LoopNote(source, False, str(declined), kind="while"))
+            return NotImplemented
+
+    def _declined_early(self, info, source, kind: str) -> bool:
+        """Whether the construct changes Python objects, or made values that escaped it on an
+        earlier trace (noted)."""
+        effects = getattr(info, "effects", ())
+        why = f"it {effects[0]}" if effects else ""
+        if source in self.in_python:
+            why = "a value made inside it is used after it other than through its names"
+        if why:
+            self.notes.append(LoopNote(source, False, why, kind=kind))
+        return bool(why)
+
+    def _while(self, test, body, carried: tuple, info, source) -> tuple:
+        names = tuple(getattr(info, "carried", ()) or (f"carried_{i}" for i in range(len(carried))))
+        inits = [self._initial(value, name) for value, name in zip(carried, names)]
+        frame, outputs, metas = self._settle_while(body, inits, names, source)
+        carry = self.carry(frame, outputs, inits, metas, names)
+        arguments = carry.arguments
+
+        def predicate(*values):
+            return (_truth(test(*values)),)
+
+        checked, (flag,) = self.trace_graph(
+            predicate, inits, metas, names, frozenset(), source, "test", returns=("test",)
+        )
+        if not isinstance(flag, Node) or written_placeholders(checked.graph):
+            raise Declined("its test is not a traced value, or writes an array")
+        checked.graph.output((flag,))
+        operands = []
+        for placeholder in checked.graph.placeholders:
+            if placeholder in checked.outer:
+                outer = checked.outer[placeholder]
+                if outer not in arguments:  # the body's placeholders are the arguments
+                    _add_placeholder(frame.graph, outer)
+                    arguments.append(outer)
+                operands.append(arguments.index(outer))
+            else:
+                operands.append(checked.carried.index(placeholder))
+        op = WhileLoop(frame.graph, checked.graph, tuple(operands), carry.carries, names, source)
+        node = self.tracer.graph.call(op, tuple(arguments), {}, source=source)
+        frame.graph.name, checked.graph.name = f"{node.name}_body", f"{node.name}_test"
+        note = LoopNote(source, True, node=node.name, trips="data-dependent", carried=names)
+        self.notes.append(note)
+        return self.after_loop(node, carry, carried, frame, outputs)
+
+    def _settle_while(self, body, inits: list, names: tuple, source) -> tuple:
+        """Trace the body until the types of its carried values settle, as a loop's."""
+        env = self.tracer.graph.shape_env
+        metas = [_meta(value) for value in inits]
+        for _ in range(_WIDENING_ROUNDS):
+            frame, outputs = self.trace_graph(
+                body, inits, metas, names, frozenset(), source, "body"
+            )
+            unbound = [name for name, value in zip(names, outputs) if value is UNDEFINED]
+            if unbound:
+                raise Declined(f"its body leaves {unbound[0]!r} unbound")
+            settled = [_widened(m, _meta(o), n, env) for m, o, n in zip(metas, outputs, names)]
+            if settled == metas:
+                return frame, outputs, metas
+            metas = settled
+        raise Declined("the type of a carried value does not settle")
 
     def _cond(self, test, branches: tuple, carried: tuple, info, source) -> tuple:
         tracer = self.tracer
@@ -194,6 +281,22 @@ def _agree(traced: list, outputs: list, i: int, name: str, env) -> None:
     for (frame, _), outs, meta in zip(traced, outputs, metas):
         if meta.weak:
             outs[i] = _cast(frame.graph, outs[i], target)
+
+
+def _add_placeholder(graph: Graph, outer: Node) -> None:
+    """A placeholder of ``graph`` after its others, bound to ``outer`` (read by another
+    graph of the op only)."""
+    placeholders = graph.placeholders
+    place = graph.inserting_after(placeholders[-1]) if placeholders else None
+    with place or graph.inserting_before(graph.nodes[0]):
+        graph.placeholder(outer.name, outer.meta)
+
+
+def _truth(value):
+    """A while loop's test as a bool (``while n:`` of a number: ``n != 0``)."""
+    if hasattr(value, "dtype") and value.dtype != bool:
+        return value != 0
+    return value
 
 
 def _cast(graph: Graph, value, meta: TensorMeta):

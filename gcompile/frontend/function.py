@@ -43,8 +43,9 @@ def trace(
         dynamic: array sizes of 2 or more are symbolic (one trace for every size), else fixed.
         budget: the most operations to record; a bigger trace is refused (``UnsupportedError``).
         loops: capture ``for`` loops as loops (``gcompile/capture`` converts the function's
-            source); ``"unroll"``: convert, but unroll every loop (``max``/``min`` of traced
-            scalars still traced); False: no conversion, every loop unrolled.
+            source); ``"unroll"``: convert, but unroll every ``for`` loop (``max``/``min`` of
+            traced scalars, branches and ``while`` loops on traced values still traced: they
+            cannot be unrolled); False: no conversion, every loop unrolled.
     """
     in_python: set = set()  # loops whose body values escaped them: run in Python
     while True:

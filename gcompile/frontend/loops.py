@@ -64,6 +64,17 @@ class LoopEscape(Exception):
         self.source = source
 
 
+@dataclass
+class _Carry:
+    """What a loop node carries (``LoopTracer.carry``)."""
+
+    by_value: list  # the carried values that are placeholders (not by reference)
+    carries: tuple  # ((placeholder position, output position), ...)
+    arguments: list  # the node's arguments, one per placeholder
+    in_place: list  # (placeholder position, the outer array the body writes in place)
+    outputs: int  # how many outputs the body has
+
+
 class _Split(Exception):
     """The body asked a question on its own index whose answer changes at ``points``: the loop
     runs as one loop per piece of its range."""
@@ -305,10 +316,13 @@ class LoopTracer:
             raise Declined(f"its body leaves {unbound[0]!r} unbound")
         return frame, outputs
 
-    def trace_graph(self, run: Callable, inits, metas, names, by_reference, source, role: str):
-        """Trace ``run(*carried)`` (a loop's body, or a branch) once into a new graph, the
-        carried values its first placeholders (none for a metas entry of None: a value unbound
-        there, passed as UNDEFINED): ``(frame, output nodes or literals, or UNDEFINED)``.
+    def trace_graph(
+        self, run: Callable, inits, metas, names, by_reference, source, role: str, returns=None
+    ):
+        """Trace ``run(*carried)`` (a loop's body, a branch, a while loop's test) once into a
+        new graph, the carried values its first placeholders (none for a metas entry of None: a
+        value unbound there, passed as UNDEFINED): ``(frame, output nodes or literals, or
+        UNDEFINED)``, ``run`` returning the carried values, or the values named ``returns``.
         IndexQuestion passes through (the loop asking it splits); other failures decline."""
         tracer = self.tracer
         outer_graph = tracer.graph
@@ -328,9 +342,10 @@ class LoopTracer:
                 frame.carried[i] = self.lift(inits[i])
             given = [UNDEFINED if c is None else tracer.wrap(c) for c in frame.carried]
             results = run(*given)
-            if len(results) != len(inits):
+            returns = names if returns is None else returns
+            if len(results) != len(returns):
                 raise Declined(f"the {role} returned a different number of carried values")
-            outputs = [_output(tracer, value, name) for value, name in zip(results, names)]
+            outputs = [_output(tracer, value, name) for value, name in zip(results, returns)]
             _check_by_reference(frame, outputs, names, by_reference)
         except IndexQuestion:
             raise
@@ -354,7 +369,20 @@ class LoopTracer:
 
     def _finish(self, frame, outputs, index, bounds, carried, inits, metas, names, source, trips):
         """Make the ``for_range`` node; the carried values the user's code sees after it."""
-        tracer, graph = self.tracer, frame.graph
+        carry = self.carry(frame, outputs, inits, metas, names)
+        by_value = carry.by_value
+        op = ForRange(frame.graph, index, carry.carries, tuple(names[i] for i in by_value), source)
+        start, stop, step = bounds
+        kwargs = {"start": start, "stop": stop, "step": step}
+        node = self.tracer.graph.call(op, tuple(carry.arguments), kwargs, source=source)
+        frame.graph.name = f"{node.name}_body"
+        self.notes.append(LoopNote(source, True, node=node.name, trips=trips, carried=names))
+        return self.after_loop(node, carry, carried, frame, outputs)
+
+    def carry(self, frame, outputs, inits, metas, names) -> "_Carry":
+        """What a traced body carries (its graph's outputs set): the carried values by value
+        (each its placeholder and output), then the lifted arrays it writes in place."""
+        graph = frame.graph
         by_value = [i for i in range(len(inits)) if i not in frame.by_reference]
         written = written_placeholders(graph)
         in_place = []  # (placeholder position, the outer value the loop writes into)
@@ -374,21 +402,22 @@ class LoopTracer:
                 graph_outputs.append(placeholder)
                 in_place.append((position, frame.outer[placeholder]))
         graph.output(tuple(graph_outputs))
-        op = ForRange(graph, index, tuple(carries), tuple(names[i] for i in by_value), source)
-        start, stop, step = bounds
-        kwargs = {"start": start, "stop": stop, "step": step}
-        node = tracer.graph.call(op, tuple(arguments), kwargs, source=source)
-        graph.name = f"{node.name}_body"
-        items = self._items(node, len(graph_outputs))
-        output_of = dict(carries)
-        for position, target in in_place:  # eager mode wrote these arrays themselves
+        return _Carry(by_value, tuple(carries), arguments, in_place, len(graph_outputs))
+
+    def after_loop(self, node: Node, carry: "_Carry", carried: tuple, frame, outputs) -> tuple:
+        """The carried values the user's code sees after a loop node; the arrays it wrote in
+        place written back into the caller's arrays, as eager mode wrote them."""
+        tracer = self.tracer
+        items = self._items(node, carry.outputs)
+        output_of = dict(carry.carries)
+        for position, target in carry.in_place:
             tracer.write(tracer.wrap(target), tracer.wrap(items[output_of[position]]), (Ellipsis,))
-        self.notes.append(LoopNote(source, True, node=node.name, trips=trips, carried=names))
-        kept = {by_value[position] for position, _ in in_place if position < len(by_value)}
-        kept |= {i for i in range(len(inits)) if outputs[i] is frame.carried[i]}  # unchanged
+        by_value = carry.by_value
+        kept = {by_value[p] for p, _ in carry.in_place if p < len(by_value)}
+        kept |= {i for i in range(len(carried)) if outputs[i] is frame.carried[i]}  # unchanged
         item_of = {i: items[position] for position, i in enumerate(by_value)}
         return tuple(
-            carried[i] if i in kept else tracer.wrap(item_of[i]) for i in range(len(inits))
+            carried[i] if i in kept else tracer.wrap(item_of[i]) for i in range(len(carried))
         )
 
     def _items(self, node: Node, count: int) -> list:

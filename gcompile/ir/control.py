@@ -43,8 +43,28 @@ from .subgraph import Region, RunGraph, SubgraphOp, operand_problems, output_met
 from .symbolic import Symbol, is_expr, prove_eq
 
 
+class _Carrying:
+    """What loops and branches share: ``carries`` ``(argument, output)`` pairs, of which the
+    arguments in ``in_place`` run in their own memory (written in place)."""
+
+    carries: tuple
+    in_place: frozenset
+
+    @property
+    def written_arguments(self) -> tuple:
+        """The carried arguments the op writes in their own memory (``in_place``)."""
+        return tuple(sorted(self.in_place))
+
+    def output_argument(self, output: int) -> int | None:
+        """The argument whose memory holds output ``output``, if it is written in place."""
+        for position, carried in self.carries:
+            if carried == output and position in self.in_place:
+                return position
+        return None
+
+
 @dataclass(eq=False)
-class ForRange(SubgraphOp):
+class ForRange(_Carrying, SubgraphOp):
     """``for index in range(start, stop, step)`` over a body graph (see the module docstring)."""
 
     body: Graph
@@ -121,18 +141,6 @@ class ForRange(SubgraphOp):
     def _is_carried(self, position: int) -> bool:
         return any(p == position for p, _ in self.carries)
 
-    @property
-    def written_arguments(self) -> tuple:
-        """The carried arguments the loop runs in their own memory (``in_place``)."""
-        return tuple(sorted(self.in_place))
-
-    def output_argument(self, output: int) -> int | None:
-        """The argument whose memory holds carried output ``output``, if it runs in place."""
-        for position, carried in self.carries:
-            if carried == output and position in self.in_place:
-                return position
-        return None
-
     def map_sizes(self, fn) -> None:
         """Sizes held by the op itself: none besides the index's interval, which is kept (a
         replacement learned later names the same values)."""
@@ -143,7 +151,7 @@ class ForRange(SubgraphOp):
 
 
 @dataclass(eq=False)
-class Cond(SubgraphOp):
+class Cond(_Carrying, SubgraphOp):
     """``if predicate: then else: orelse`` on a traced value, each branch a graph::
 
         %cond_1 : (f64[], f64[s0]) = cond(%greater_1, %t, %a, %b)
@@ -213,24 +221,86 @@ class Cond(SubgraphOp):
         outputs = run_graph(region.graph, inputs)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
-    @property
-    def written_arguments(self) -> tuple:
-        """The updated arguments the branches write in their own memory (``in_place``)."""
-        return tuple(sorted(self.in_place))
-
-    def output_argument(self, output: int) -> int | None:
-        """The argument whose memory holds output ``output``, if it is written in place."""
-        for argument, carried in self.carries:
-            if carried == output and argument in self.in_place:
-                return argument
-        return None
-
     def summary(self, kwargs: dict) -> str:
         """``if at file:line, outputs t, a``."""
         return f"branch at {self.source}, outputs {', '.join(self.names) or 'none'}"
 
     def __repr__(self) -> str:
         return f"<cond {self.source}>"
+
+
+@dataclass(eq=False)
+class WhileLoop(_Carrying, SubgraphOp):
+    """``while test(carried): carried = body(carried)``, a ``while`` loop on traced values::
+
+        %while_loop_1 : (f64[], i64[]) = while_loop(%err, %count, %u)
+          graph body(err: f64[], count: i64[], u: f64[s0]):      operands (0, 1, 2)
+            ...
+            return (%sqrt_1, %add_1)          carried: err <- output 0, count <- output 1
+          graph test(err: f64[], count: i64[]):                  operands (0, 1)
+            %greater_1 : bool[] = greater(%err, 0.001)
+            return (%greater_1,)
+
+    As ``for_range``'s, the body's placeholders are the node's arguments in order (carried
+    values first, then values it or the test reads from outside), ``carries`` pairs each carried placeholder
+    with the output feeding it on the next trip, and the body runs on copies of the arrays it
+    writes but those in ``in_place``. The test reads any of the arguments (its operands) and
+    returns one 0-d bool; the loop runs while it is true, so it may run no trip at all (its
+    value is then the carried arguments themselves). The trip count is unknown until run time.
+    """
+
+    body: Graph
+    test: Graph
+    test_operands: tuple
+    carries: tuple
+    names: tuple = field(default=())
+    source: str | None = None
+    in_place: frozenset = frozenset()
+
+    name = "while_loop"
+    kind = "loop"
+    holds_program = True
+    repeats = True
+
+    @property
+    def regions(self) -> tuple[Region, ...]:
+        """The body (its placeholders bound to the arguments in order), then the test."""
+        body = Region("body", self.body, tuple(range(len(self.body.placeholders))))
+        return (body, Region("test", self.test, self.test_operands))
+
+    @property
+    def params(self) -> dict:
+        """The carried names."""
+        return {"carried": ", ".join(self.names)}
+
+    def infer(self, *inputs: Any, **params: Any) -> TensorMeta | TupleMeta:
+        """The body's outputs (the test returns the predicate, not a value of the node)."""
+        problems = [p for region in self.regions for p in operand_problems(region, inputs)]
+        if problems:
+            raise ValueError("while_loop: " + "; ".join(problems))
+        return output_meta(self.body)
+
+    def interpret(self, run_graph: RunGraph, args: tuple, kwargs: dict) -> object:
+        """Run the body while the test holds, feeding each carried value to the next trip."""
+        carried = {position for position, _ in self.carries}
+        inputs = [
+            _private(value) if i in carried and i not in self.in_place else value
+            for i, value in enumerate(args)
+        ]
+        outputs = [inputs[position] for position, _ in sorted(self.carries, key=lambda c: c[1])]
+        test = self.regions[1]
+        while bool(run_graph(self.test, test.inputs(inputs))[0]):
+            outputs = run_graph(self.body, inputs[: len(self.body.placeholders)])
+            for position, output in self.carries:
+                inputs[position] = outputs[output]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def summary(self, kwargs: dict) -> str:
+        """``while loop, trips decided by the data``."""
+        return "a while loop: the data decide its trips"
+
+    def __repr__(self) -> str:
+        return f"<while_loop {self.source}>"
 
 
 def _items(meta) -> tuple:
@@ -267,6 +337,8 @@ class LoopNote:
                 return f"{where}branch on a traced value not kept: {self.reason}"
             outputs = ", ".join(self.carried) or "nothing"
             return f"{where}branch kept as %{self.node}, setting {outputs}"
+        if self.kind == "while" and not self.rolled:
+            return f"{where}while loop run in Python: {self.reason}"
         if not self.rolled:
             return f"{where}loop unrolled while tracing: {self.reason}"
         carried = ", ".join(self.carried) or "nothing"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .nodes import Alloc, If, Kernel, Loop
+from .nodes import Alloc, If, Kernel, Loop, While
 from .rewrite import Context
 
 
@@ -37,6 +37,9 @@ def _without_once(stmts: tuple, hoisted: list) -> tuple:
             hoisted.append(stmt)
         elif isinstance(stmt, Loop):
             out.append(dataclasses.replace(stmt, body=_without_once(stmt.body, hoisted)))
+        elif isinstance(stmt, While):
+            test, body = _without_once(stmt.test, hoisted), _without_once(stmt.body, hoisted)
+            out.append(dataclasses.replace(stmt, test=test, body=body))
         elif isinstance(stmt, If):
             body, orelse = _without_once(stmt.body, hoisted), _without_once(stmt.orelse, hoisted)
             out.append(dataclasses.replace(stmt, body=body, orelse=orelse))

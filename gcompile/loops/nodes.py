@@ -333,6 +333,18 @@ class Loop:
 
 
 @dataclass(frozen=True)
+class While:
+    """``while True: test; if not cond: break; body; carried``: a loop that runs while a
+    condition computed by the ``test`` statements holds (a program's ``while_loop``); each
+    ``carried`` var is set to its value at the end of a trip."""
+
+    test: tuple
+    cond: Any
+    body: tuple
+    carried: tuple = ()
+
+
+@dataclass(frozen=True)
 class Let:
     """``var = value``."""
 

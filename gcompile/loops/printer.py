@@ -62,6 +62,7 @@ from .nodes import (
     Tuple,
     Update,
     Var,
+    While,
 )
 
 ATOM = 20  # the precedence of a name, a call or a subscript
@@ -135,6 +136,15 @@ def _block(stmts: tuple, indent: str, lines: list) -> None:
                 f"{indent}for {_name(stmt.var)} in {loop}({start}{format_value(stmt.stop)}{step}) "
                 f"[{stmt.kind}]:"
             )
+            _block(stmt.body, indent + "  ", lines)
+            if stmt.carried:
+                targets = ", ".join(_name(var) for var, _ in stmt.carried)
+                values = ", ".join(format_value(value) for _, value in stmt.carried)
+                lines.append(f"{indent}  carry {targets} = {values}")
+        elif isinstance(stmt, While):
+            lines.append(f"{indent}while:")
+            _block(stmt.test, indent + "  ", lines)
+            lines.append(f"{indent}  until not {format_value(stmt.cond)}")
             _block(stmt.body, indent + "  ", lines)
             if stmt.carried:
                 targets = ", ".join(_name(var) for var, _ in stmt.carried)

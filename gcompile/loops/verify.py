@@ -21,6 +21,7 @@ from .nodes import (
     Tuple,
     Update,
     Var,
+    While,
 )
 from .printer import format_kernel
 
@@ -58,6 +59,11 @@ def _check(stmts: tuple, defined: set, problems: list) -> None:
             defined.update(var for var, _ in stmt.outputs)
         elif isinstance(stmt, CallKernel):  # (its function is a global of the module)
             _reads(stmt.arguments, defined, problems, stmt)
+        elif isinstance(stmt, While):
+            _check(stmt.test, defined, problems)
+            _reads(stmt.cond, defined, problems, stmt)
+            _check(stmt.body, defined, problems)
+            _reads(stmt.carried, defined, problems, stmt)
         elif isinstance(stmt, If):
             _reads(stmt.cond, defined, problems, stmt)
             _check(stmt.body, defined, problems)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...ir.graph import Node
-from ...loops.nodes import Accumulate, Apply, BinOp, If, Kernel, Let, Loop, RangeCheck
+from ...loops.nodes import Accumulate, Apply, BinOp, If, Kernel, Let, Loop, RangeCheck, While
 from ...loops.ranges import BAD, SAVED_COUNT, range_limit
 from ...loops.rewrite import Context, map_exprs
 from . import mathlib
@@ -93,6 +93,10 @@ class _Selection:
                 )
                 unchecked = unchecked or unchecked_inside
                 out.append(dataclasses.replace(stmt, body=tuple(body)))
+            elif isinstance(stmt, While):
+                test, _ = self.stmts(stmt.test, False, flagged)
+                body, _ = self.stmts(stmt.body, False, flagged)
+                out.append(dataclasses.replace(stmt, test=tuple(test), body=tuple(body)))
             elif isinstance(stmt, If):
                 if unchecked and stmt.cond == BAD:
                     continue  # the recomputation of a block without range checks

@@ -58,6 +58,8 @@ class BlockedProducts:
         if not self.open_loops or len(node.args) != 2 or node.kwargs:
             return False
         loop_node, outer = self.open_loops[-1]
+        if not isinstance(loop_node.target, ForRange):  # (a while loop: no index to block)
+            return False
         shape = _blocked_shape(node, loop_node)
         if shape is None:
             return False

@@ -47,7 +47,7 @@ from numba.core import types as nbtypes
 
 from ...errors import UnsupportedError
 from ...ir import ops
-from ...ir.control import Cond, ForRange
+from ...ir.control import Cond, ForRange, WhileLoop
 from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
 from ...ir.shape_env import hint, using
@@ -73,6 +73,7 @@ from ...loops.nodes import (
     Return,
     Tuple,
     Var,
+    While,
     size_of,
     typed,
 )
@@ -295,15 +296,7 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         """The statements of ``node``'s loop; returns the variables of its outputs."""
         loop: ForRange = node.target
         body = loop.body
-        carried = dict(loop.carries)
-        variables = []
-        for position, (placeholder, argument) in enumerate(zip(body.placeholders, arguments)):
-            variable = self.fresh(placeholder.name)
-            copy = position in carried and position not in loop.in_place
-            copy = copy and _is_array(placeholder)
-            self.emit(Let(variable, Call(Attr(argument, "copy")) if copy else argument))
-            self.values[placeholder] = variable
-            variables.append(variable)
+        variables = self.carried_variables(loop, body, arguments)
         index = self.fresh(loop.index.name)
         self.symbols[loop.index] = index
         self.loop_indices.add(loop.index)
@@ -322,6 +315,45 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         self.emit(Loop(index, start, stop, step, statements, kind="program", carried=pairs))
         by_output = {o: variables[p] for p, o in loop.carries}
         return [by_output[o] for o in range(len(outputs))]
+
+    def while_loop(self, node: Node, arguments: list) -> list:
+        """``while True: test; if not flag: break; body``, carried values as a loop's."""
+        op: WhileLoop = node.target
+        body, test = op.regions
+        variables = self.carried_variables(op, body.graph, arguments)
+        outer, self.statements = self.statements, []
+        self.depth += 1
+        self.open_loops.append((node, outer))
+        for placeholder, position in zip(test.graph.placeholders, test.operands):
+            given = variables[position] if position < len(variables) else arguments[position]
+            self.values[placeholder] = given
+        self.graph(test.graph)
+        flag = self.value(test.graph.output_node.args[0][0])
+        checks, self.statements = tuple(self.statements), []
+        self.graph(body.graph)
+        self.open_loops.pop()
+        self.depth -= 1
+        statements, self.statements = tuple(self.statements), outer
+        outputs = body.graph.output_node.args[0]
+        pairs = [(variables[p], self.value(outputs[o])) for p, o in op.carries]
+        pairs = tuple((target, value) for target, value in pairs if target != value)
+        self.emit(While(checks, flag, statements, carried=pairs))
+        by_output = {o: variables[p] for p, o in op.carries}
+        return [by_output[o] for o in range(len(outputs))]
+
+    def carried_variables(self, op, body: Graph, arguments: list) -> list:
+        """A variable per placeholder of a loop's body, set from its argument (a copy of a
+        carried array the loop does not run in place, as the interpreter makes)."""
+        carried = dict(op.carries)
+        variables = []
+        for position, (placeholder, argument) in enumerate(zip(body.placeholders, arguments)):
+            variable = self.fresh(placeholder.name)
+            copy = position in carried and position not in op.in_place
+            copy = copy and _is_array(placeholder)
+            self.emit(Let(variable, Call(Attr(argument, "copy")) if copy else argument))
+            self.values[placeholder] = variable
+            variables.append(variable)
+        return variables
 
     def branch(self, node: Node, arguments: list) -> list:
         """``if predicate: then else: orelse``, each branch setting every output variable; an
@@ -377,8 +409,9 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         """The statements of one call node, under its IR line and the user's ``file:line``."""
         self.emit(Comment(node))
         target = node.target
-        if isinstance(target, (ForRange, Cond)):
-            lower = self.loop if isinstance(target, ForRange) else self.branch
+        if isinstance(target, (ForRange, Cond, WhileLoop)):
+            lower = {ForRange: self.loop, Cond: self.branch, WhileLoop: self.while_loop}
+            lower = lower[type(target)]
             results = lower(node, [self.value(v) for v in node.args])
             self.values[node] = results[0]
             if len(results) > 1:

@@ -52,6 +52,7 @@ from ...loops.nodes import (
     Tuple,
     Update,
     Var,
+    While,
     typed,
 )
 from ...loops.printer import ATOM, UNARY, format_expr, size_text
@@ -172,6 +173,12 @@ class _Renderer:
             return [f"{indent}{self.loop_header(stmt)}:", *body]
         if isinstance(stmt, If):
             return self.branch(stmt, indent, "if")
+        if isinstance(stmt, While):
+            inner = indent + INDENT
+            test = self.block(stmt.test, inner) if stmt.test else []
+            stop = [f"{inner}if not {self.expr(stmt.cond)}:", f"{inner}{INDENT}break"]
+            body = self.block(stmt.body, inner, stmt.carried)
+            return [f"{indent}while True:", *test, *stop, *body]
         if isinstance(stmt, ObjectMode):
             outputs = ", ".join(f"{self.names.var(v)}={t!r}" for v, t in stmt.outputs)
             return [f"{indent}with _objmode({outputs}):", *self.block(stmt.body, indent + INDENT)]
