@@ -5,7 +5,8 @@
     python bench/loop_bench.py --no-gcompile --quick --json out.json
     python bench/loop_bench.py --results --note "..."           # also write bench/results.md
 
-Flags: ``--programs a,b`` (default all), ``--size`` tiny|small|medium or a comma list
+Flags: ``--suite loops|data`` (bench/loop_programs.py, or bench/data_programs.py: control
+flow on the data; default loops), ``--programs a,b`` (default the suite's), ``--size`` tiny|small|medium or a comma list
 (default small), ``--timeout S`` per gcompile subprocess (default 60), ``--pythran-timeout S``
 per Pythran build (default 300), ``--no-numba``/``--no-pythran``/``--no-gcompile``,
 ``--quick`` (fewer rounds), ``--json PATH`` (raw figures), ``--results [PATH]`` (replace the
@@ -59,7 +60,7 @@ from typing import Callable  # noqa: E402
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench import loop_gcompile, pythran_build  # noqa: E402
+from bench import data_programs, loop_gcompile, loop_programs, pythran_build  # noqa: E402
 from bench.loop_measure import (  # noqa: E402
     FULL,
     QUICK,
@@ -71,7 +72,11 @@ from bench.loop_measure import (  # noqa: E402
     reference,
     timed_rounds,
 )
-from bench.loop_programs import PROGRAMS, SIZES, Program  # noqa: E402
+from bench.loop_programs import SIZES, Program  # noqa: E402
+
+# the suites: classic loop programs, and programs whose control flow depends on the data
+SUITES = {"loops": loop_programs.PROGRAMS, "data": data_programs.PROGRAMS}
+PROGRAMS = [p for programs in SUITES.values() for p in programs]
 from bench.run import write_section  # noqa: E402
 from bench.vector_math import cpu_pressure  # noqa: E402
 
@@ -376,7 +381,8 @@ def comma_list(choices: tuple) -> Callable[[str], list[str]]:
 def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     names = tuple(p.name for p in PROGRAMS)
-    parser.add_argument("--programs", type=comma_list(names), default=list(names))
+    parser.add_argument("--suite", choices=tuple(SUITES), default="loops")
+    parser.add_argument("--programs", type=comma_list(names), help="default: the suite's")
     parser.add_argument("--size", type=comma_list(SIZES), default=["small"])
     parser.add_argument("--timeout", type=float, default=60.0, help="s per gcompile run")
     parser.add_argument("--pythran-timeout", type=float, default=300.0, help="s per build")
@@ -422,7 +428,8 @@ def main(argv: list[str] | None = None) -> None:
     command = command_line(sys.argv[1:] if argv is None else argv)
     if "numba" in variants:
         warm_up_numba()
-    programs = [p for p in PROGRAMS if p.name in args.programs]
+    chosen = args.programs or [p.name for p in SUITES[args.suite]]
+    programs = [p for p in PROGRAMS if p.name in chosen]
     rows = []
     for size in args.size:
         for program in programs:
@@ -433,7 +440,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.json:
         Path(args.json).write_text(json.dumps(raw_figures(rows, options, command), indent=1))
     if args.results:
-        write_section(Path(args.results), "loops", text)
+        write_section(Path(args.results), args.suite, text)
 
 
 if __name__ == "__main__":

@@ -25,8 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.data_programs import PROGRAMS as DATA_PROGRAMS
 from bench.loop_measure import QUICK, SEED, first_line, first_run, reference, timed_rounds
-from bench.loop_programs import PROGRAMS, Program
+from bench.loop_programs import PROGRAMS as LOOP_PROGRAMS
+from bench.loop_programs import Program
+
+PROGRAMS = LOOP_PROGRAMS + DATA_PROGRAMS
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout whose gcompile is measured
 MEMORY = 8 << 30  # bytes of address space a subprocess may take

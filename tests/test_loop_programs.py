@@ -1,4 +1,4 @@
-"""The loop programs of bench/loop_programs.py run eagerly, deterministically, on the argument
+"""The loop programs of bench/loop_programs.py and bench/data_programs.py run eagerly, deterministically, on the argument
 types their Pythran signatures document, and compute what their docstrings say. No gcompile
 compilation here: the programs are plain NumPy."""
 
@@ -7,7 +7,10 @@ import re
 import numpy as np
 import pytest
 
-from bench.loop_programs import PROGRAMS, SIZES
+from bench import data_programs, loop_programs
+from bench.loop_programs import SIZES
+
+PROGRAMS = loop_programs.PROGRAMS + data_programs.PROGRAMS
 
 BY_NAME = {p.name: p for p in PROGRAMS}
 
@@ -31,7 +34,8 @@ def _check_type(value, declared: str) -> None:
     elif declared == "float":
         assert type(value) is float
     else:
-        assert isinstance(value, np.ndarray) and value.dtype == np.float64
+        dtype = declared.split("[")[0]
+        assert isinstance(value, np.ndarray) and value.dtype == np.dtype(dtype)
         assert value.ndim == declared.count(":") and value.flags.c_contiguous
 
 
@@ -44,7 +48,7 @@ def test_names_are_unique_and_every_program_has_every_size():
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
 def test_inputs_have_the_signature_types(program, size):
     args = program.make_inputs(size, np.random.default_rng(0))
-    declared = re.findall(r"float64\[[:,]*\]|int|float", program.pythran_signature)
+    declared = re.findall(r"\w+\[[:,]*\]|int|float", program.pythran_signature)
     assert len(declared) == len(args)
     for value, entry in zip(args, declared):
         _check_type(value, entry)

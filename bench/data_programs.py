@@ -1,0 +1,138 @@
+"""Loop programs whose control flow depends on the data, for bench/loop_bench.py
+(``--suite data``): an ``if`` on a value, a ``while`` to convergence.
+
+The same conventions as bench/loop_programs.py: plain NumPy and Python loops in the subset
+NumPy, ``numba.njit`` and Pythran all compile, inputs at three sizes (``tiny``, ``small``,
+``medium``), and each program's Pythran signature. Sources:
+
+- ``crc16``: the CRC-16/MODBUS bit loop as it is written in countless tutorials;
+- ``nussinov``: the RNA folding dynamic programme (npbench's, its ``match`` written inline);
+- ``laplace_to_convergence``: step 9 of Lorena Barba's "12 steps to Navier-Stokes" (the
+  Laplace equation iterated until the relative change falls below a tolerance);
+- ``bubble_sort``: exchanges on a comparison of two elements;
+- ``kepler``: Newton's method on Kepler's equation per orbit, iterated to a tolerance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.loop_programs import Program, _n, _sizes
+
+VECTOR, MATRIX, FLOAT = "float64[:]", "float64[:,:]", "float"
+
+
+def crc16(data):
+    """CRC-16/MODBUS of a byte array (reflected polynomial 0xA001), bit by bit."""
+    crc = 0xFFFF
+    for i in range(data.shape[0]):
+        crc ^= int(data[i])
+        for _ in range(8):
+            if crc & 1:
+                crc = (crc >> 1) ^ 0xA001
+            else:
+                crc >>= 1
+    return crc
+
+
+def nussinov(seq):
+    """The largest number of base pairs of an RNA sequence (bases 0-3; 0+3 and 1+2 pair)."""
+    n = seq.shape[0]
+    table = np.zeros((n, n), dtype=np.int32)
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            best = table[i, j - 1]
+            if i + 1 < n:
+                best = max(best, table[i + 1, j])
+                pair = table[i + 1, j - 1]
+                if i < j - 1:
+                    if seq[i] + seq[j] == 3:
+                        pair = pair + 1
+                best = max(best, pair)
+            for k in range(i + 1, j):
+                best = max(best, table[i, k] + table[k + 1, j])
+            table[i, j] = best
+    return table
+
+
+def laplace_to_convergence(p, tol):
+    """Jacobi sweeps of the Laplace equation until the relative change is below ``tol``
+    (right edge held at y, the rest Dirichlet/Neumann as in the "12 steps" notebook)."""
+    ny = p.shape[0]
+    y = np.linspace(0.0, 1.0, ny)
+    change = 1.0
+    steps = 0
+    while change > tol:
+        pn = p.copy()
+        p[1:-1, 1:-1] = 0.25 * (pn[1:-1, 2:] + pn[1:-1, :-2] + pn[2:, 1:-1] + pn[:-2, 1:-1])
+        p[:, 0] = 0.0
+        p[:, -1] = y
+        p[0, :] = p[1, :]
+        p[-1, :] = p[-2, :]
+        change = np.sum(np.abs(p) - np.abs(pn)) / np.sum(np.abs(pn))
+        steps += 1
+    return p, steps
+
+
+def bubble_sort(x):
+    """Sort in place by exchanging neighbours out of order."""
+    n = x.shape[0]
+    for i in range(n - 1):
+        for j in range(n - 1 - i):
+            if x[j] > x[j + 1]:
+                t = x[j]
+                x[j] = x[j + 1]
+                x[j + 1] = t
+
+
+def kepler(mean_anomaly, eccentricity, tol):
+    """The eccentric anomaly E of each orbit: E - e sin E = M, by Newton's method."""
+    n = mean_anomaly.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        m = mean_anomaly[i]
+        e = eccentricity[i]
+        anomaly = m
+        step = 1.0
+        while abs(step) > tol:
+            step = (anomaly - e * np.sin(anomaly) - m) / (1.0 - e * np.cos(anomaly))
+            anomaly = anomaly - step
+        out[i] = anomaly
+    return out
+
+
+def _bytes(rng, n):
+    return (rng.integers(0, 256, n).astype(np.uint8),)
+
+
+def _sequence(rng, n):
+    return (rng.integers(0, 4, n).astype(np.int32),)
+
+
+def _plate(rng, n, m):
+    p = np.zeros((n, m))
+    p[:, -1] = np.linspace(0.0, 1.0, n)
+    return (p, 1e-4)
+
+
+def _shuffled(rng, n):
+    return (rng.random(n),)
+
+
+def _orbits(rng, n):
+    return (rng.random(n) * 2 * np.pi, rng.random(n) * 0.9, 1e-12)
+
+
+PROGRAMS = [
+    Program("crc16", crc16, _bytes, _n(64, 20000, 100000), "uint8[:]"),
+    Program("nussinov", nussinov, _sequence, _n(12, 120, 250), "int32[:]"),
+    Program(
+        "laplace_to_convergence",
+        laplace_to_convergence,
+        _plate,
+        _sizes({"n": 8, "m": 8}, {"n": 31, "m": 31}, {"n": 61, "m": 61}),
+        f"{MATRIX}, {FLOAT}",
+    ),
+    Program("bubble_sort", bubble_sort, _shuffled, _n(16, 400, 1200), VECTOR),
+    Program("kepler", kepler, _orbits, _n(16, 5000, 50000), f"{VECTOR}, {VECTOR}, {FLOAT}"),
+]
