@@ -23,10 +23,11 @@ VECTOR, MATRIX, FLOAT = "float64[:]", "float64[:,:]", "float"
 
 
 def crc16(data):
-    """CRC-16/MODBUS of a byte array (reflected polynomial 0xA001), bit by bit."""
+    """CRC-16/MODBUS of bytes (values 0-255 in an int64 array; reflected polynomial 0xA001),
+    bit by bit."""
     crc = 0xFFFF
     for i in range(data.shape[0]):
-        crc ^= int(data[i])
+        crc ^= data[i]
         for _ in range(8):
             if crc & 1:
                 crc = (crc >> 1) ^ 0xA001
@@ -102,7 +103,7 @@ def kepler(mean_anomaly, eccentricity, tol):
 
 
 def _bytes(rng, n):
-    return (rng.integers(0, 256, n).astype(np.uint8),)
+    return (rng.integers(0, 256, n).astype(np.int64),)
 
 
 def _sequence(rng, n):
@@ -124,7 +125,7 @@ def _orbits(rng, n):
 
 
 PROGRAMS = [
-    Program("crc16", crc16, _bytes, _n(64, 20000, 100000), "uint8[:]"),
+    Program("crc16", crc16, _bytes, _n(64, 20000, 100000), "int64[:]"),
     Program("nussinov", nussinov, _sequence, _n(12, 120, 250), "int32[:]"),
     Program(
         "laplace_to_convergence",
