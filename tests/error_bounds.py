@@ -25,6 +25,7 @@ from gcompile import trace
 from gcompile.backends import interpreter
 from gcompile.guards import ArgumentBinder
 from gcompile.ir.graph import Node, map_arg
+from gcompile.ir.ops import element_impl
 from gcompile.ir.pytree import unflatten
 from gcompile.ir.subgraph import subgraphs_of
 from gcompile.tools.compare import copy_inputs
@@ -82,6 +83,14 @@ def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
     return unflatten(graph.out_spec, outputs), after_args, after_kwargs
 
 
+def _element_of(node: Node, values: dict, per_element: dict) -> Any:
+    """``per_element`` of an ``element`` node's array at the element it reads."""
+    array, *positions = node.args
+    index = node.kwargs["index"]  # (sizes are fixed here)
+    positions = [values[p] if isinstance(p, Node) else p for p in positions]
+    return np.asarray(element_impl(np.asarray(per_element[array]), *positions, index=index))
+
+
 def _unknown(value: Any) -> Any:
     """No bound: ``nan`` shaped like ``value`` (each item of a tuple)."""
     if isinstance(value, tuple):
@@ -101,6 +110,8 @@ def _node_bound(node: Node, values: dict, errors: dict) -> Any:
         return errors[node.args[0]][node.kwargs["item"]]
     if op.name == "extern":  # a library call: no bound known (its operands are exact or not)
         return _unknown(value)
+    if op.name == "element":  # the element read: its own bound
+        return _element_of(node, values, errors)
     if np.asarray(value).dtype.kind != "f":
         exact = all(np.all(np.asarray(e) == 0) for e in _leaves(operand_errors))
         return np.zeros(np.shape(value)) if exact else np.full(np.shape(value), np.nan)
@@ -169,6 +180,8 @@ def _node_cancelled(node: Node, values: dict, cancelled: dict) -> Any:
         return _structural(node, values, cancelled)
     if op.name == "kernel_output":  # an item of a node with several results
         return cancelled[node.args[0]][node.kwargs["item"]]
+    if op.name == "element":
+        return _element_of(node, values, cancelled)
     if op.name == "extern" or subgraphs_of(node):  # (mixes its operands' elements)
         flag = float(any(np.any(cancelled[a]) for a in node.args if isinstance(a, Node)))
         if isinstance(value, tuple):

@@ -184,9 +184,9 @@ def test_refusal_names_construct_and_line(fn, construct, text):
     assert line_of(fn, text) in message
 
 
-def test_traced_integer_index_is_refused():
+def test_traced_integer_array_index_is_refused():
     with pytest.raises(UnsupportedError, match="indexing with a traced integer"):
-        gcompile.trace(traced_integer_index, np.arange(4.0), np.array(1))
+        gcompile.trace(traced_integer_index, np.arange(4.0), np.array([1, 2]))
 
 
 @pytest.mark.parametrize(

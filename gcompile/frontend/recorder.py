@@ -236,6 +236,27 @@ class Tracer:
         owner = root(node)
         return self.argument_of.get(owner) if not owner.meta.writeable else None
 
+    def element_index(self, array: TracedArray, index: Any) -> tuple | None:
+        """``(template, positions)`` when ``index`` picks one element of ``array`` with some
+        positions read from the data (traced 0-d ints): the template holds the other
+        positions (ints, sizes), None where a traced one goes. None for any other index."""
+        items = index if isinstance(index, tuple) else (index,)
+        traced = [isinstance(i, TracedArray) for i in items]
+        if not any(traced) or len(items) != array.ndim:
+            return None
+        template, positions = [], []
+        for item, is_traced in zip(items, traced):
+            if is_traced and item.ndim == 0 and item.dtype.kind in "iu":
+                template.append(None)
+                positions.append(item)
+            elif isinstance(item, SymInt):
+                template.append(item.expr)
+            elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+                template.append(int(item))
+            else:
+                return None  # (a slice or an array beside a data position: refused later)
+        return tuple(template), positions
+
     def basic_index(self, index: Any) -> tuple:
         """``index`` as a tuple of ints, slices, None and Ellipsis; other indices are refused."""
         items = index if isinstance(index, tuple) else (index,)

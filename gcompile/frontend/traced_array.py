@@ -125,6 +125,10 @@ class TracedArray:
 
     # -- indexing ----------------------------------------------------------------------------
     def __getitem__(self, index: Any) -> "TracedArray":
+        element = self._tracer.element_index(self, index)
+        if element is not None:  # x[i, k] with k read from the data: one element
+            template, positions = element
+            return self._tracer.call(ops.ELEMENT, self, *positions, index=template)
         return self._tracer.call(ops.GETITEM, self, index=self._tracer.basic_index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:

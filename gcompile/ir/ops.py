@@ -887,6 +887,42 @@ KERNEL_OUTPUT = _add(
 )
 
 
+def _element_index(index: tuple, positions: tuple) -> tuple:
+    """``index`` with each None (a position read from the data) replaced, in order."""
+    given = iter(positions)
+    return tuple(next(given) if item is None else item for item in index)
+
+
+def element_impl(x: Any, *positions: Any, index: tuple) -> Any:
+    """``x[index]``, the Nones of ``index`` taken from ``positions`` (ints read from data)."""
+    return x[tuple(int(p) for p in _element_index(index, positions))]
+
+
+def element_infer(x: TensorMeta, *positions: Any, index: tuple) -> TensorMeta:
+    """One element of ``x``: every axis indexed by an int, a size expression or a data int."""
+    if len(index) != x.ndim or sum(item is None for item in index) != len(positions):
+        raise IndexError(f"element: {len(index)} indices for {x.ndim} axes")
+    for position in positions:
+        kind = getattr(position, "dtype", np.asarray(position).dtype).kind
+        if kind not in "iu" or getattr(position, "ndim", 0):
+            raise IndexError("only integers can index an element")
+    return TensorMeta((), x.dtype, scalar=True, writeable=False)
+
+
+ELEMENT = _add(
+    OpDef(
+        "element",
+        "opaque",
+        element_impl,
+        element_infer,
+        params=("index",),
+        doc="one element at positions read from the data (``x[i, k]``, ``k`` a traced int): "
+        "``index`` holds the other positions, None where the next operand goes; an index out "
+        "of range raises IndexError, as NumPy does",
+    )
+)
+
+
 EXTERN = _add(
     OpDef(
         "extern",

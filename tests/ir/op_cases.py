@@ -461,6 +461,11 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.cumprod(x, dtype=np.float32), (4,), dtypes=REAL),
     ],
     # -- linear algebra ----------------------------------------------------------------------------
+    "element": [  # an element at a position read from the data (a negative one from the end)
+        case(lambda x, k: x[k[1] % 3], (3,), of((4,), np.int64)),
+        case(lambda x, k: x[1, k[0] % 4 - 4] * 2, strided((2, 4)), of((3,), np.int32)),
+        case(lambda x, k: x[k[0] % 2, k[2] % 3], F((2, 3)), of((3,), np.uint8)),
+    ],
     np.cov: [
         case(lambda m: np.cov(m), (3, 8), dtypes=REAL + BOTH_COMPLEX),
         case(lambda m: np.cov(m, rowvar=False, ddof=0), F((6, 2)), dtypes=FLOATS),

@@ -59,8 +59,11 @@ from ...loops.nodes import (
     Alloc,
     Apply,
     Attr,
+    BinOp,
+    BoolOp,
     Call,
     Comment,
+    Compare,
     Const,
     Eval,
     If,
@@ -70,6 +73,7 @@ from ...loops.nodes import (
     Loop,
     Name,
     Param,
+    Raise,
     Return,
     Tuple,
     Var,
@@ -435,6 +439,8 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             self.product(node)
         elif target is ops.EXTERN:
             self.extern(node)
+        elif target is ops.ELEMENT:
+            self.element(node)
         elif target is ops.SYMINT:
             self.assign(node, self.size(node.kwargs["expr"]))
         elif target in _FILLS:
@@ -445,6 +451,24 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             self.assign(node, self.scalar(node))
         else:
             raise NoTemplate(f"{target.name} in a loop body")
+
+    def element(self, node: Node) -> None:
+        """``x[i, k]`` with ``k`` read from the data: NumPy's IndexError when ``k`` is out of
+        range (a negative one counts from the end, as Numba's subscript does)."""
+        array, *given = node.args
+        positions = iter(given)
+        items, outside = [], []
+        for size, item in zip(array.meta.shape, node.kwargs["index"]):
+            if item is not None:
+                items.append(self.size(item))
+                continue
+            position, extent = self.value(next(positions)), self.size(size)
+            items.append(position)
+            low = Compare(("<",), (position, BinOp("-", Const(0), extent)))
+            outside += [low, Compare((">=",), (position, extent))]
+        message = "an index read from the data is out of bounds"
+        self.emit(If(BoolOp("or", tuple(outside)), (Raise("IndexError", message),)))
+        self.assign(node, Item(self.values[array], tuple(items)))
 
     def assign(self, node: Node, expression) -> None:
         variable = self.fresh(node.name)

@@ -1,0 +1,56 @@
+"""Elements read at positions that come from the data (``x[idx[i]]``, ``A[perm[i], j]``): one
+``element`` node each, in loops that stay rolled, with NumPy's IndexError out of range."""
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.ir import ops
+from gcompile.ir.subgraph import loop_of, walk
+
+from .support import check
+
+RNG = np.random.default_rng(11)
+
+
+def gather_sum(x, idx):
+    total = 0.0
+    for i in range(idx.shape[0]):
+        total += x[idx[i]]
+    return total
+
+
+def permute_rows(A, perm):
+    out = np.empty_like(A)
+    for i in range(perm.shape[0]):
+        for j in range(A.shape[1]):
+            out[i, j] = A[perm[i], j]
+    return out
+
+
+def test_gathers_in_rolled_loops_agree_with_numpy():
+    x = RNG.random(30)
+    check(gather_sum, x, RNG.integers(-30, 30, 40))
+    check(permute_rows, RNG.random((6, 5)), RNG.permutation(6).astype(np.int32))
+    graph = gcompile.trace(gather_sum, x, RNG.integers(0, 30, 40))
+    members = list(walk(graph))
+    assert any(loop_of(v.node) for v in members)
+    assert sum(v.node.target is ops.ELEMENT for v in members) == 1
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "numba"])
+def test_a_position_out_of_range_raises_index_error(backend):
+    fn = gcompile.compile(gather_sum, backend=backend, fullgraph=True)
+    x = RNG.random(10)
+    assert fn(x, np.array([9, -10] * 20)) == gather_sum(x, np.array([9, -10] * 20))
+    for bad in ([3, 10] * 20, [-11] * 40):
+        with pytest.raises(IndexError):
+            fn(x, np.array(bad))
+
+
+def test_a_slice_beside_a_data_position_is_refused():
+    def row(A, k):
+        return A[k[0], :] * 2.0
+
+    with pytest.raises(gcompile.UnsupportedError, match="traced integer"):
+        gcompile.compile(row, fullgraph=True)(np.ones((3, 4)), np.array([1]))
