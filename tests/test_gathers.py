@@ -54,3 +54,22 @@ def test_a_slice_beside_a_data_position_is_refused():
 
     with pytest.raises(gcompile.UnsupportedError, match="traced integer"):
         gcompile.compile(row, fullgraph=True)(np.ones((3, 4)), np.array([1]))
+
+
+def csr_matvec(indptr, indices, data, x):
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        total = 0.0
+        for k in range(indptr[i], indptr[i + 1]):  # bounds read from the data
+            total += data[k] * x[indices[k]]
+        y[i] = total
+    return y
+
+
+def test_a_loop_over_bounds_read_from_the_data_is_a_while_loop():
+    dense = RNG.random((7, 9)) * (RNG.random((7, 9)) < 0.4)
+    rows, cols = np.nonzero(dense)
+    indptr = np.searchsorted(rows, np.arange(8))
+    check(csr_matvec, indptr, cols, dense[rows, cols], RNG.random(9))
+    graph = gcompile.trace(csr_matvec, indptr, cols, dense[rows, cols], RNG.random(9))
+    assert any(v.node.target.name == "while_loop" for v in walk(graph) if v.node.op == "call")

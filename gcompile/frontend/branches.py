@@ -25,6 +25,8 @@ memory with another value the branches read.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..capture import UNDEFINED
 from ..ir import ops
 from ..ir.alias import shared_with_written, written_placeholders
@@ -42,9 +44,33 @@ from .loops import (
     _widened,
 )
 
+_INDEX = "range index"  # the carried index of a for loop over bounds read from the data
+
 
 class ControlTracer(LoopTracer):
-    """The capture front-end's handler: loops (``LoopTracer``) and branches."""
+    """The capture front-end's handler: loops (``LoopTracer``), branches and while loops."""
+
+    def capture_range(self, body, start, stop, step, carried, info, reverse=False):
+        """A ``for`` loop; one whose bounds are read from the data (``range(row[i], row[i +
+        1])``) is the while loop it means: its index a carried int, counted up to the stop
+        the range was given (a ``reversed`` one of those runs in Python)."""
+        bounds = (start, stop)
+        if not any(self.tracer.is_traced(b) for b in bounds) or self.tracer.is_traced(step):
+            return super().capture_range(body, start, stop, step, carried, info, reverse)
+        if reverse or not isinstance(step, int) or step == 0:
+            return NotImplemented
+        if any(self.tracer.is_traced(b) and (b.ndim or b.dtype.kind not in "iu") for b in bounds):
+            return NotImplemented  # (range() raises on those, as it will)
+
+        def test(index, *values):
+            return index < stop if step > 0 else index > stop
+
+        def trip(index, *values):
+            return (index + step, *body(index, *values))
+
+        counted = replace(info, carried=(_INDEX, *info.carried))
+        after = self.capture_while(test, trip, (start, *carried), counted)
+        return after if after is NotImplemented else after[1:]
 
     def capture_cond(self, test, then, orelse, carried, info):
         """``if test: then(*carried) else: orelse(*carried)``: the carried values after it, or
