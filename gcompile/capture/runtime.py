@@ -1,4 +1,5 @@
-"""The calls converted loops make, and the slot where a tracer takes them over.
+"""The calls converted loops and ``if`` statements make, and the slot where a tracer takes them
+over.
 
 A converted ``for NAME in ITER:`` calls ``for_range`` (for ``range(...)`` and
 ``reversed(range(...))``) or ``for_each`` (any other iterable) with:
@@ -14,6 +15,12 @@ Both return the tuple of carried values after the loop, in the order of ``info.c
 ``info.target`` is one of them, the body returns the loop variable's last value in its slot
 (a loop of no iteration leaves the value it had, or UNDEFINED).
 
+A converted ``if TEST: ... else: ...`` calls ``cond(test, then, orelse, carried, info)``:
+``test`` is the evaluated test (not yet passed to ``bool``), ``then(*carried) -> tuple`` and
+``orelse(*carried) -> tuple`` run the branches (an absent ``else`` returns its arguments), and
+``carried`` (UNDEFINED as for loops) and ``info`` (a ``BranchInfo``) are as above; it returns
+the carried values after the ``if``.
+
 Handler protocol. ``handling(handler)`` installs a handler for the current context (thread or
 task); while one is installed the runtime first offers every loop to it:
 
@@ -24,11 +31,16 @@ task); while one is installed the runtime first offers every loop to it:
 - ``handler.capture_each(body, iterable, carried, info)``: ``iterable`` is the evaluated
   iterable expression, not yet passed to ``iter()``.
 
-Each returns the tuple of carried values after the loop (same length and order as
-``carried``), or ``NotImplemented`` to decline: the runtime then runs the loop as Python would,
-calling ``body`` once per item. A handler that captures a loop must raise what Python would for
-bounds ``range`` rejects (or decline). Loops nested in a captured body call the handler again
-while it is capturing the outer one. With no handler, loops run in Python at once.
+- ``handler.capture_cond(test, then, orelse, carried, info)``, when the handler has it (else
+  every ``if`` runs in Python): ``test`` as the user's code computed it (a bool, a traced
+  value, any object).
+
+Each returns the tuple of carried values after the statement (same length and order as
+``carried``), or ``NotImplemented`` to decline: the runtime then runs it as Python would,
+calling ``body`` once per item, or ``then`` or ``orelse`` as ``bool(test)`` (evaluated once)
+says. A handler that captures a loop must raise what Python would for bounds ``range`` rejects
+(or decline). Loops and ``if`` statements nested in a captured body or branch call the handler
+again while it is capturing the outer one. With no handler, they run in Python at once.
 """
 
 from __future__ import annotations
@@ -88,6 +100,32 @@ class LoopInfo:
         return f"{self.filename}:{self.line}"
 
 
+@dataclass(frozen=True)
+class BranchInfo:
+    """One converted ``if`` statement, as the user wrote it.
+
+    Attributes:
+        filename: the user's source file.
+        line: the line of the ``if`` (or ``elif``); ``end_line`` the last line of the
+            statement, ``else`` included.
+        carried: the carried names, in the order of the ``carried`` tuples.
+        source: the text of the ``if`` line, stripped (for messages).
+        effects: changes the branches make to Python objects other than arrays (as a loop's).
+    """
+
+    filename: str
+    line: int
+    end_line: int
+    carried: tuple[str, ...]
+    source: str
+    effects: tuple[str, ...] = ()
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the ``if`` statement."""
+        return f"{self.filename}:{self.line}"
+
+
 def current_handler() -> Any:
     """The handler installed for the current context, or None."""
     return _HANDLER.get()
@@ -127,7 +165,7 @@ def for_range(
         start, stop, step = _full_bounds(bounds)
         result = handler.capture_range(body, start, stop, step, carried, info, reverse)
         if result is not NotImplemented:
-            return _checked(result, carried, info)
+            return _checked(result, carried, info, "loop")
     iterable = range(*bounds)
     return _run(body, reversed(iterable) if reverse else iterable, carried)
 
@@ -138,8 +176,24 @@ def for_each(body: Callable[..., tuple], iterable: Any, carried: tuple, info: Lo
     if handler is not None:
         result = handler.capture_each(body, iterable, carried, info)
         if result is not NotImplemented:
-            return _checked(result, carried, info)
+            return _checked(result, carried, info, "loop")
     return _run(body, iterable, carried)
+
+
+def cond(
+    test: Any,
+    then: Callable[..., tuple],
+    orelse: Callable[..., tuple],
+    carried: tuple,
+    info: BranchInfo,
+) -> tuple:
+    """Run ``if test: ... else: ...`` and return the carried values after it."""
+    capture = getattr(_HANDLER.get(), "capture_cond", None)
+    if capture is not None:
+        result = capture(test, then, orelse, carried, info)
+        if result is not NotImplemented:
+            return _checked(result, carried, info, "`if`")
+    return then(*carried) if test else orelse(*carried)
 
 
 OFFERED_BUILTINS = ("max", "min", "len")  # calls offered to ``handler.builtin`` (``call``)
@@ -187,11 +241,11 @@ def _full_bounds(bounds: tuple) -> tuple:
     return tuple(bounds)
 
 
-def _checked(result: Any, carried: tuple, info: LoopInfo) -> tuple:
+def _checked(result: Any, carried: tuple, info: LoopInfo | BranchInfo, statement: str) -> tuple:
     result = tuple(result)
     if len(result) != len(carried):
         raise TypeError(
-            f"the loop handler returned {len(result)} values for the {len(carried)} carried "
-            f"names {info.carried} of the loop at {info.where}"
+            f"the {statement} handler returned {len(result)} values for the {len(carried)} "
+            f"carried names {info.carried} of the {statement} at {info.where}"
         )
     return result
