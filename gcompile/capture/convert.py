@@ -1,10 +1,11 @@
-"""Converting a Python function: its loops become runtime calls (see ``transform``).
+"""Converting a Python function: its loops and ``if`` statements become runtime calls (see
+``transform``).
 
 ``convert(fn)`` reads the function's source, rewrites it and compiles it into a new function
 sharing ``fn``'s globals dict (module globals stay live) and closure cells. The runtime, the
-loops' ``LoopInfo`` objects and the call router reach the new code through closure cells of
-their own, so the user's globals are not touched. Conversions are cached: the compiled code
-per code object, the function per function object.
+``LoopInfo`` and ``BranchInfo`` objects and the call router reach the new code through closure
+cells of their own, so the user's globals are not touched. Conversions are cached: the compiled
+code per code object, the function per function object.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import runtime
-from .runtime import LoopInfo
+from .runtime import BranchInfo, LoopInfo
 from .transform import CALL, RUNTIME, rewrite, uses_reserved
 
 _FACTORY = "__gc_factory"
@@ -40,12 +41,17 @@ class Converted:
         loops: a ``LoopInfo`` per converted loop, outer loops before the loops nested in them.
         notes: ``(line, reason)`` per loop left as a Python loop.
         source: the rewritten function as text (for debugging; line numbers differ).
+        branches: a ``BranchInfo`` per converted ``if`` statement, an ``if`` before those
+            nested in it.
+        branch_notes: ``(line, reason)`` per ``if`` statement left as written.
     """
 
     function: Callable
     loops: list[LoopInfo] = field(default_factory=list)
     notes: list[tuple[int, str]] = field(default_factory=list)
     source: str = ""
+    branches: list[BranchInfo] = field(default_factory=list)
+    branch_notes: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -57,6 +63,8 @@ class _Template:
     loops: list[LoopInfo]
     notes: list[tuple[int, str]]
     source: str
+    branches: list[BranchInfo]
+    branch_notes: list[tuple[int, str]]
 
 
 _TEMPLATES: dict[tuple[types.CodeType, str], _Template | str] = {}
@@ -64,7 +72,7 @@ _FUNCTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def convert(fn: Callable) -> Converted | None:
-    """``fn`` with its loops converted, or None when it is not converted (see
+    """``fn`` with its loops and ``if`` statements converted, or None when it is not converted (see
     ``convert_or_reason`` for why)."""
     return convert_or_reason(fn)[0]
 
@@ -76,7 +84,7 @@ def convert_or_reason(fn: Callable) -> tuple[Converted | None, str]:
     coroutines, functions without source (builtins, ``exec``, the REPL) or whose source does
     not match their code, functions using a reserved name (``__gc_...``, ``_loop_body_...``),
     methods using private (mangled) names, and functions with neither a ``for`` loop nor a
-    call of a function defined in their module.
+    call of a function defined in their module (``if`` statements alone do not count).
     """
     if type(fn) is not types.FunctionType:
         return None, f"{fn!r} is not a plain Python function"
@@ -89,7 +97,14 @@ def convert_or_reason(fn: Callable) -> tuple[Converted | None, str]:
         template = _TEMPLATES[key] = _template_or_reason(fn)
     if isinstance(template, str):
         return None, template
-    converted = Converted(_build(fn, template), template.loops, template.notes, template.source)
+    converted = Converted(
+        _build(fn, template),
+        template.loops,
+        template.notes,
+        template.source,
+        template.branches,
+        template.branch_notes,
+    )
     _FUNCTIONS[fn] = (fn.__code__, fn.__defaults__, converted)
     _FUNCTIONS[converted.function] = (converted.function.__code__, fn.__defaults__, converted)
     return converted, ""
@@ -113,11 +128,14 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     done = rewrite(function, _router(fn))
     if not done.loops and not done.notes and not _calls_module_function(fn, done.calls):
         return "no `for` loop and no call of a function of its module"
-    loops = [_loop_info(code.co_filename, lines, first, info, plan) for info, plan in done.loops]
+    loops = [_loop_info(code.co_filename, lines, first, plan) for _, plan in done.loops]
+    branches = [_branch_info(code.co_filename, lines, first, plan) for _, plan in done.branches]
     source = ast.unparse(function).replace(_CONVERTED, code.co_name, 1)
     cells = {RUNTIME: runtime, CALL: functools.partial(runtime.call, fn.__module__)}
     cells.update((name, info) for (name, _), info in zip(done.loops, loops))
-    return _Template(_compile(fn, function, list(cells)), cells, loops, done.notes, source)
+    cells.update((name, info) for (name, _), info in zip(done.branches, branches))
+    compiled = _compile(fn, function, list(cells))
+    return _Template(compiled, cells, loops, done.notes, source, branches, done.branch_notes)
 
 
 def _parse(fn: types.FunctionType) -> tuple[ast.FunctionDef, list[str], int] | str:
@@ -202,7 +220,7 @@ def _cell_value(cell: types.CellType) -> Any:
         return None
 
 
-def _loop_info(filename: str, lines: list[str], first: int, name: str, plan) -> LoopInfo:
+def _loop_info(filename: str, lines: list[str], first: int, plan) -> LoopInfo:
     node = plan.node
     return LoopInfo(
         filename=filename,
@@ -212,6 +230,18 @@ def _loop_info(filename: str, lines: list[str], first: int, name: str, plan) -> 
         carried=plan.carried,
         source=lines[node.lineno - first].strip(),
         kind=plan.kind,
+        effects=plan.effects,
+    )
+
+
+def _branch_info(filename: str, lines: list[str], first: int, plan) -> BranchInfo:
+    node = plan.node
+    return BranchInfo(
+        filename=filename,
+        line=node.lineno,
+        end_line=node.end_lineno,
+        carried=plan.carried,
+        source=lines[node.lineno - first].strip(),
         effects=plan.effects,
     )
 

@@ -1,4 +1,4 @@
-"""Data flow over one function's structured statements, for every ``for`` loop in it.
+"""Data flow over one function's structured statements, for every ``for`` and ``if`` in it.
 
 Two analyses on the AST of a single scope (nested functions are other scopes):
 
@@ -7,8 +7,9 @@ Two analyses on the AST of a single scope (nested functions are other scopes):
   may leave any statement for the handlers of an enclosing ``try``, its ``finally``, or the
   code after a ``with`` (whose context manager may suppress it). ``match`` and the bindings of
   walrus, ``except ... as`` and pattern captures never end a name's liveness (conservative).
-- definite assignment, forward: the names certainly bound before each loop (parameters,
-  plain assignments on every path), never counting a walrus or a binding inside ``try``.
+- definite assignment, forward: the names certainly bound before each loop and ``if``
+  (parameters, plain assignments on every path), never counting a walrus or a binding inside
+  ``try``.
 
 More names live, or fewer certainly bound, is always the safe side.
 """
@@ -24,13 +25,20 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 @dataclass(frozen=True)
-class LoopFacts:
-    """What the analyses know about one ``for`` statement."""
+class Facts:
+    """What the analyses know about one ``for`` or ``if`` statement, whose "body" is a loop's
+    body or both branches of an ``if``.
 
-    body_entry: frozenset[str]  # live at the start of the body, once the target is bound
-    exit: frozenset[str]  # live after the loop
-    exc: frozenset[str]  # live where this function may resume after an exception in the loop
-    definite: frozenset[str]  # certainly bound when the loop starts
+    ``body_entry``: for a loop, the names live at the start of its body once the target is
+    bound; for an ``if``, those a branch may read before binding them. ``exit``: live after the
+    statement. ``exc``: live where this function may resume after an exception in the body.
+    ``definite``: certainly bound when the statement starts (before an ``if``'s test).
+    """
+
+    body_entry: frozenset[str]
+    exit: frozenset[str]
+    exc: frozenset[str]
+    definite: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -40,23 +48,25 @@ class _Jumps:
     exc: frozenset[str] = frozenset()
 
 
-def analyze(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.AST, LoopFacts]:
-    """The facts of every ``for`` statement of ``function``'s own scope, keyed by its node."""
+def analyze(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.AST, Facts]:
+    """The facts of every ``for`` and ``if`` statement of ``function``'s own scope, keyed by
+    its node."""
     live = _Liveness()
     live.block(function.body, frozenset(), _Jumps())
     bound = _Definite()
     bound.block(function.body, frozenset(parameter_names(function.args)))
     return {
-        node: LoopFacts(entry, exit, exc, bound.before[node])
-        for node, (entry, exit, exc) in live.loops.items()
+        node: Facts(entry, exit, exc, bound.before[node])
+        for node, (entry, exit, exc) in live.blocks.items()
     }
 
 
 class _Liveness:
-    """Backward liveness; ``loops`` holds each ``for``'s sets from the final (fixpoint) pass."""
+    """Backward liveness; ``blocks`` holds each ``for``'s and ``if``'s sets from the final
+    (fixpoint) pass."""
 
     def __init__(self):
-        self.loops: dict[ast.AST, tuple[frozenset, frozenset, frozenset]] = {}
+        self.blocks: dict[ast.AST, tuple[frozenset, frozenset, frozenset]] = {}
 
     def block(self, stmts: list[ast.stmt], out: frozenset, jumps: _Jumps) -> frozenset:
         """Names live before ``stmts`` given those live after them."""
@@ -72,6 +82,7 @@ class _Liveness:
             return self._while(stmt, out, jumps)
         if isinstance(stmt, ast.If):
             branches = self.block(stmt.body, out, jumps) | self.block(stmt.orelse, out, jumps)
+            self.blocks[stmt] = (_read_first(stmt), out, jumps.exc)
             return _reads(stmt.test) | branches
         if isinstance(stmt, (ast.With, ast.AsyncWith)):
             return self._with(stmt, out, jumps)
@@ -99,7 +110,7 @@ class _Liveness:
             if new_head == head:
                 break
             head = new_head
-        self.loops[stmt] = (entry, out, jumps.exc)
+        self.blocks[stmt] = (entry, out, jumps.exc)
         return _reads(stmt.iter) | head
 
     def _while(self, stmt: ast.While, out: frozenset, jumps: _Jumps) -> frozenset:
@@ -140,8 +151,9 @@ class _Liveness:
 
 
 class _Definite:
-    """Forward definite assignment; ``before`` holds the certainly bound names at each ``for``.
-    ``None`` stands for an unreachable point (after ``return``, ``raise``, ``break``, ...)."""
+    """Forward definite assignment; ``before`` holds the certainly bound names at each ``for``
+    and ``if``. ``None`` stands for an unreachable point (after ``return``, ``raise``,
+    ``break``, ...)."""
 
     def __init__(self):
         self.before: dict[ast.AST, frozenset[str]] = {}
@@ -158,6 +170,7 @@ class _Definite:
             return None
         known = bound if bound is not None else frozenset()  # dead code: assume nothing
         if isinstance(stmt, ast.If):
+            self.before[stmt] = known
             return _meet(self.block(stmt.body, bound), self.block(stmt.orelse, bound))
         if isinstance(stmt, (ast.With, ast.AsyncWith)):
             bound_vars = (target_names(i.optional_vars) for i in stmt.items if i.optional_vars)
@@ -204,6 +217,13 @@ def _meet(a: frozenset | None, b: frozenset | None) -> frozenset | None:
     if b is None:
         return a
     return a & b
+
+
+def _read_first(stmt: ast.If) -> frozenset[str]:
+    """Names a branch of ``stmt`` may read before it binds them (whatever follows the ``if``)."""
+    alone = _Liveness()  # its facts on nested statements are not the function's
+    branches = (alone.block(branch, frozenset(), _Jumps()) for branch in (stmt.body, stmt.orelse))
+    return frozenset().union(*branches)
 
 
 def _reads(node: ast.AST) -> frozenset[str]:

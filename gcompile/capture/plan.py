@@ -1,9 +1,12 @@
-"""Which ``for`` loops of one function scope become runtime calls, and what each one carries.
+"""Which ``for`` loops and ``if`` statements of one function scope become runtime calls, and
+what each one carries.
 
 A loop converts when its body can run as a function called once per iteration with the same
 effects as the original: a plain name as target, no ``else:``, nothing in the body that jumps
-out of it or depends on running in the function's own frame. Its carried names are the
-variables whose values flow between iterations or out of the loop (see ``_carried``).
+out of it or depends on running in the function's own frame. An ``if`` converts when each of its
+branches can run so, as a function called once (its test stays in the scope). The carried names
+are the variables whose values flow into the body, between iterations or out of the statement
+(see ``_carried``).
 """
 
 from __future__ import annotations
@@ -11,12 +14,16 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .liveness import LoopFacts, analyze
+from .liveness import Facts, analyze
 from .scopes import Names, function_names, parameter_names, scan
 
 # Builtins that read or write the calling frame's variables by name.
 _FRAME_READERS = ("locals", "vars", "dir", "eval", "exec")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_PLANNED = (ast.For, ast.AsyncFor, ast.If)
+# How reasons name the code run as a function, and where a deleted name's value is needed.
+_LOOP = ("the loop", "is used in a later iteration or after the loop")
+_BRANCH = ("a branch", "comes from before the `if` or is used after it")
 
 
 @dataclass(frozen=True)
@@ -38,54 +45,95 @@ class LoopPlan:
     effects: tuple[str, ...] = ()
 
 
-def plan_scope(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.AST, LoopPlan | str]:
-    """For every ``for`` statement of ``function``'s own scope: its plan, or why it stays a
-    Python loop (a sentence for users)."""
+@dataclass(frozen=True)
+class BranchPlan:
+    """How to rewrite one ``if`` statement: its two branches as functions of the ``carried``
+    names, returning them. ``maybe_unbound``, ``entry_checks`` and ``effects`` are a loop's
+    (``LoopPlan``), for both branches together."""
+
+    node: ast.If
+    carried: tuple[str, ...]
+    maybe_unbound: tuple[str, ...]
+    entry_checks: tuple[str, ...]
+    effects: tuple[str, ...] = ()
+
+
+def plan_scope(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, enclosing: frozenset[str] = frozenset()
+) -> dict[ast.AST, LoopPlan | BranchPlan | str]:
+    """For every ``for`` and ``if`` statement of ``function``'s own scope: its plan, or why it
+    stays as written (a sentence for users). ``enclosing``: the local names of the function a
+    generated ``function`` (a loop body, a branch) was taken from."""
     names = function_names(function)
-    loops = [n for n in _scope_nodes(function.body) if isinstance(n, (ast.For, ast.AsyncFor))]
+    nodes = [n for n in _scope_nodes(function.body) if isinstance(n, _PLANNED)]
     dynamic = sorted(names.loads & set(_FRAME_READERS))
     if dynamic:
-        why = f"the function calls `{dynamic[0]}()`, which would see the loop's helper names"
-        return dict.fromkeys(loops, why)
+        why = f"the function calls `{dynamic[0]}()`, which would see the converted code's names"
+        return dict.fromkeys(nodes, why)
     facts = analyze(function)
-    scope = _Scope(function, names)
-    return {node: scope.decide(node, facts[node]) for node in loops}
+    scope = _Scope(function, names, enclosing)
+    return {node: scope.decide(node, facts[node]) for node in nodes}
 
 
 class _Scope:
-    """The function-wide facts a loop decision needs."""
+    """The function-wide facts a decision needs."""
 
-    def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef, names: Names):
+    def __init__(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, names: Names, enclosing: frozenset
+    ):
         self.local = names.local | parameter_names(function.args)
+        self.containers = self.local | enclosing  # names whose methods change local objects
         self.declared = {n: "global" for n in names.declared_global}
         self.declared.update({n: "nonlocal" for n in names.declared_nonlocal})
         self.captured = names.escaping & self.local
 
-    def decide(self, node: ast.For | ast.AsyncFor, facts: LoopFacts) -> LoopPlan | str:
-        """The loop's plan, or the reason it is left as written."""
-        why = _shape_problem(node) or _body_problem(node.body)
+    def decide(
+        self, node: ast.For | ast.AsyncFor | ast.If, facts: Facts
+    ) -> LoopPlan | BranchPlan | str:
+        """The statement's plan, or the reason it is left as written."""
+        if isinstance(node, ast.If):
+            found = self._function_of(node, node.body + node.orelse, facts, _BRANCH)
+            return found if isinstance(found, str) else BranchPlan(node, **found)
+        why = _shape_problem(node)
         if why:
             return why
-        target = node.target.id
-        body = scan(node.body)
-        assigned = body.stores | body.dels | {target}
-        why = self._assignment_problem(assigned, facts)
+        found = self._function_of(node, node.body, facts, _LOOP, node.target.id)
+        return found if isinstance(found, str) else LoopPlan(node, _kind(node.iter), **found)
+
+    def _function_of(
+        self,
+        node: ast.stmt,
+        stmts: list[ast.stmt],
+        facts: Facts,
+        words: tuple[str, str],
+        target: str | None = None,
+    ) -> dict | str:
+        """What ``stmts`` (a loop body taking ``target`` first, or the branches of an ``if``)
+        carry when they run as a function: the ``carried``, ``maybe_unbound``,
+        ``entry_checks`` and ``effects`` of a plan; or why they cannot run so."""
+        why = _body_problem(stmts, words[0])
         if why:
             return why
-        carried = _carried(node, target, body, facts, self.local - self.captured)
+        body = scan(stmts)
+        own = {target} if target else set()
+        why = self._assignment_problem(body.stores | body.dels | own, facts, words[0])
+        if why:
+            return why
+        carried = _carried(node, body, facts, self.local - self.captured, target)
         deleted = sorted(body.dels & set(carried))
         if deleted:
+            name = deleted[0]
             return (
-                f"deletes `{deleted[0]}` (with `del` or `except ... as {deleted[0]}`), whose "
-                "value is used in a later iteration or after the loop"
+                f"deletes `{name}` (with `del` or `except ... as {name}`), whose value {words[1]}"
             )
         maybe_unbound = tuple(n for n in carried if n not in facts.definite)
-        checks = tuple(n for n in maybe_unbound if n in facts.body_entry and n != target)
-        nodes = (n for n, _ in _body_nodes(node.body))
-        effects = tuple(dict.fromkeys(filter(None, (_python_effect(n, self.local) for n in nodes))))
-        return LoopPlan(node, _kind(node.iter), carried, maybe_unbound, checks, effects)
+        checks = tuple(n for n in maybe_unbound if n in facts.body_entry and n not in own)
+        effects = _effects(stmts, self.containers)
+        return dict(
+            carried=carried, maybe_unbound=maybe_unbound, entry_checks=checks, effects=effects
+        )
 
-    def _assignment_problem(self, assigned: set[str], facts: LoopFacts) -> str:
+    def _assignment_problem(self, assigned: set[str], facts: Facts, body: str) -> str:
         for name in sorted(assigned):
             if name in self.declared:
                 return f"assigns `{name}`, which the function declares `{self.declared[name]}`"
@@ -98,33 +146,34 @@ class _Scope:
             if name in facts.exc:
                 return (
                     f"assigns `{name}`, which this function reads after catching an exception "
-                    "(`try`) or after a `with` block: an exception in the loop must leave "
-                    f"`{name}` as the loop left it"
+                    f"(`try`) or after a `with` block: an exception raised in {body} "
+                    f"must leave `{name}` as it was at that point"
                 )
         return ""
 
 
 def _carried(
-    node: ast.For, target: str, body: Names, facts: LoopFacts, plain_locals: set[str]
+    node: ast.stmt, body: Names, facts: Facts, plain_locals: set[str], target: str | None
 ) -> tuple[str, ...]:
-    """Names passed into every iteration and returned from it, in order of first appearance.
+    """Names passed into the body and returned from it, in order of first appearance.
 
-    A name assigned in the body is carried when its value may be read before the body assigns
-    it (in this iteration or, through the loop head, in the next one) or after the loop. The
-    target is carried when read after the loop. A local the body only reads is carried when it
-    may be unbound at the loop, so that reading it raises UnboundLocalError as in Python.
+    A name the body assigns is carried when its value may be read before the body assigns it
+    (in this iteration or, through the loop head, in the next one; in a branch that does not
+    assign it) or after the statement. A loop's target is carried when read after the loop. A
+    local the body only reads is carried when it may be unbound at the statement, so that
+    reading it raises UnboundLocalError as in Python.
     """
     assigned = body.stores | body.dels
     carried = {n for n in assigned if n in facts.body_entry or n in facts.exit}
-    if target in facts.exit:
-        carried.add(target)
-    carried |= (body.reads & plain_locals) - assigned - {target} - facts.definite
+    own = {target} if target else set()
+    carried |= own & facts.exit
+    carried |= (body.reads & plain_locals) - assigned - own - facts.definite
     return tuple(sorted(carried, key=_first_use(node, target)))
 
 
-def _first_use(node: ast.For, target: str):
-    """A sort key: the target first, then names by their first mention in the loop."""
-    where: dict[str, tuple[int, int]] = {target: (0, 0)}
+def _first_use(node: ast.stmt, target: str | None):
+    """A sort key: a loop's target first, then names by their first mention in the statement."""
+    where: dict[str, tuple[int, int]] = {target: (0, 0)} if target else {}
     for child in ast.walk(node):
         if isinstance(child, ast.Name):
             spot = (child.lineno, child.col_offset)
@@ -167,22 +216,23 @@ def _shape_problem(node: ast.For | ast.AsyncFor) -> str:
     return ""
 
 
-def _body_problem(body: list[ast.stmt]) -> str:
-    """Why a loop body cannot run as a function of its own, or ``""``."""
+def _body_problem(body: list[ast.stmt], where: str) -> str:
+    """Why a loop body or the branches of an ``if`` (``where``: "the loop", "a branch") cannot
+    run as a function of their own, or ``""``."""
     for node, in_inner_loop in _body_nodes(body):
         if isinstance(node, (ast.Break, ast.Continue)) and not in_inner_loop:
             return f"contains `{type(node).__name__.lower()}`"
         if isinstance(node, ast.Return):
-            return "`return` inside the loop"
+            return f"`return` inside {where}"
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
-            return "`yield` inside the loop"
+            return f"`yield` inside {where}"
         if isinstance(node, (ast.Await, ast.AsyncFor, ast.AsyncWith)) or getattr(
             node, "is_async", False
         ):
-            return "`await`, `async for` or `async with` inside the loop"
+            return f"`await`, `async for` or `async with` inside {where}"
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             kind = "global" if isinstance(node, ast.Global) else "nonlocal"
-            return f"a `{kind}` statement inside the loop"
+            return f"a `{kind}` statement inside {where}"
         if _is_bare_super(node):
             return "calls `super()` without arguments (it needs the method's own frame)"
     return ""
@@ -204,6 +254,12 @@ _CONTAINER_MUTATORS = frozenset(
         "popitem",
     }
 )
+
+
+def _effects(stmts: list[ast.stmt], local: set[str]) -> tuple[str, ...]:
+    """The changes ``stmts`` make to Python objects other than arrays (``_python_effect``)."""
+    found = (_python_effect(node, local) for node, _ in _body_nodes(stmts))
+    return tuple(dict.fromkeys(filter(None, found)))
 
 
 def _python_effect(node: ast.AST, local: set[str]) -> str:
@@ -242,7 +298,7 @@ def _is_bare_super(node: ast.AST) -> bool:
 
 
 def _body_nodes(body: list[ast.stmt]):
-    """Every node of a loop body outside nested functions and classes, with whether it sits in
+    """Every node of a loop body (or branches) outside nested functions and classes, with whether it sits in
     the body of a loop nested in it (where ``break`` and ``continue`` are that loop's)."""
     stack = [(stmt, False) for stmt in reversed(body)]
     while stack:

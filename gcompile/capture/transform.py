@@ -1,4 +1,5 @@
-"""The AST rewrite of one function: planned ``for`` loops become runtime calls.
+"""The AST rewrite of one function: planned ``for`` loops and ``if`` statements become runtime
+calls.
 
 A loop that ``plan.plan_scope`` accepts,
 
@@ -32,9 +33,17 @@ converter's closure are reserved: ``__gc_rt``, ``__gc_call``, ``__gc_info_N``,
 Without names perhaps unbound, the call takes the bounds (or iterable) and ``resolved=(range,)``
 directly. When the target is carried, its slot comes first and the body takes its previous value as
 ``__gc_prev`` (unused). Names the body only reads stay free variables of the body function.
-Each body function is a scope of its own, planned and rewritten in turn (nested loops). Every
-generated statement carries the location of the loop's header, so tracebacks point at the
-user's lines. Nested functions, lambdas and classes of the user's code are left as written.
+
+An ``if TEST: THEN else: ELSE`` that the plan accepts becomes two such functions of the carried
+names, without a target (``__gc_then_N``, ``__gc_else_N``; an absent ``else`` is one that only
+returns them), and ``(a, b) = __gc_rt.cond(TEST, __gc_then_N, __gc_else_N, (a, b),
+__gc_branch_info_N)``: the test is evaluated once, in the scope, before the carried names
+perhaps unbound are bound to UNDEFINED (held in ``__gc_test_N`` when there are some).
+
+Each generated function is a scope of its own, planned and rewritten in turn (nested loops,
+``elif`` chains, loops in branches). Every generated statement carries the location of the
+statement's header, so tracebacks point at the user's lines. Nested functions, lambdas and
+classes of the user's code are left as written.
 """
 
 from __future__ import annotations
@@ -43,7 +52,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .plan import LoopPlan, plan_scope, range_call
+from .plan import BranchPlan, LoopPlan, plan_scope, range_call
 from .scopes import function_names, parameter_names, target_names
 
 RUNTIME = "__gc_rt"
@@ -52,6 +61,11 @@ INFO = "__gc_info_"
 BODY = "_loop_body_"
 PREV = "__gc_prev"
 OPERANDS = "__gc_loop_"
+THEN = "__gc_then_"
+ELSE = "__gc_else_"
+BRANCH_INFO = "__gc_branch_info_"
+TEST = "__gc_test_"
+GENERATED = (BODY, THEN, ELSE)  # the functions the rewrite makes, parts of the scope
 RESERVED_PREFIXES = ("__gc_", BODY)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -62,12 +76,15 @@ class Rewrite:
     """What ``rewrite`` did to a function.
 
     ``loops``: one ``(info name, plan)`` per converted loop, outer loops before the loops
-    nested in them. ``notes``: ``(line, reason)`` per loop left as a Python loop. ``calls``:
-    the names of the calls routed through ``__gc_call``.
+    nested in them. ``notes``: ``(line, reason)`` per loop left as a Python loop. ``branches``
+    and ``branch_notes``: the same for ``if`` statements. ``calls``: the names of the calls
+    routed through ``__gc_call``.
     """
 
     loops: list[tuple[str, LoopPlan]] = field(default_factory=list)
     notes: list[tuple[int, str]] = field(default_factory=list)
+    branches: list[tuple[str, BranchPlan]] = field(default_factory=list)
+    branch_notes: list[tuple[int, str]] = field(default_factory=list)
     calls: set[str] = field(default_factory=set)
 
 
@@ -79,14 +96,14 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     """
     result = Rewrite()
     local = function_names(function).local | parameter_names(function.args)
-    _Loops(result).scope(function)
+    _Rewriter(result, frozenset(local)).scope(function)
     _keep_local(function, local)
     _Calls(local, route_call, result.calls).visit_scope(function)
     return result
 
 
 def _keep_local(function: ast.FunctionDef, local: set[str]) -> None:
-    """Names only loop bodies assigned are no longer bound in ``function``: bind them in code
+    """Names only generated functions assign are no longer bound in ``function``: bind them in code
     that never runs, so that they stay local there (reading one before the loop raises
     UnboundLocalError as before instead of finding a global)."""
     lost = sorted(local - function_names(function).local)
@@ -119,27 +136,34 @@ def _identifiers(node: ast.AST) -> list[str]:
     return []
 
 
-class _Loops:
-    """Converts the planned loops of one scope, then those of the body functions it makes."""
+class _Rewriter:
+    """Converts the planned loops and ``if`` statements of one scope, then those of the
+    functions it makes."""
 
-    def __init__(self, result: Rewrite):
+    def __init__(self, result: Rewrite, local: frozenset[str]):
         self.result = result
+        self.local = local  # the names local to the function (the generated ones' containers)
 
-    def scope(self, function: ast.FunctionDef) -> None:
-        """Rewrite the loops of ``function``'s own scope."""
-        plans = plan_scope(function)
-        function.body = self.block(function.body, plans)
+    def scope(self, function: ast.FunctionDef, checks: int = 0) -> None:
+        """Rewrite the loops and ``if`` statements of ``function``'s own scope but its first
+        ``checks`` statements (generated entry checks, which stay as they are)."""
+        plans = plan_scope(function, self.local)
+        function.body[checks:] = self.block(function.body[checks:], plans)
 
     def block(self, stmts: list[ast.stmt], plans: dict) -> list[ast.stmt]:
-        """``stmts`` with their planned loops replaced."""
+        """``stmts`` with their planned statements replaced."""
         out: list[ast.stmt] = []
         for stmt in stmts:
             plan = plans.get(stmt)
             if isinstance(plan, LoopPlan):
                 out.extend(self.loop(plan))
                 continue
+            if isinstance(plan, BranchPlan):
+                out.extend(self.branch(plan))
+                continue
             if isinstance(plan, str):
-                self.result.notes.append((stmt.lineno, plan))
+                notes = self.result.branch_notes if isinstance(stmt, ast.If) else self.result.notes
+                notes.append((stmt.lineno, plan))
             if not isinstance(stmt, _SCOPES):
                 self._inner_blocks(stmt, plans)
             out.append(stmt)
@@ -157,25 +181,83 @@ class _Loops:
         number = len(self.result.loops)
         info, body = f"{INFO}{number}", f"{BODY}{number}"
         self.result.loops.append((info, plan))
-        function = _body_function(plan, body)
-        self.scope(function)
-        operands, before, after = _operands(plan), [], []
-        if plan.maybe_unbound:  # evaluate them before binding names to UNDEFINED
-            hold = f"{OPERANDS}{number}"
-            before = [ast.Assign(targets=[_name(hold, ast.Store())], value=_tuple(operands))]
-            operands = [
-                ast.Subscript(_name(hold), ast.Constant(i), ast.Load())
-                for i in range(len(operands))
-            ]
-            after = [ast.Delete([_name(hold, ast.Del())])]
-        before += [_bind_undefined(n) for n in plan.maybe_unbound]
-        after += [_unbind_undefined(n) for n in plan.maybe_unbound]
-        call = _loop_call(plan, body, info, operands)
-        if plan.carried:
-            run = ast.Assign(targets=[_tuple(plan.carried, ast.Store())], value=call)
-        else:
-            run = ast.Expr(call)
-        return [_located(s, _header(plan.node)) for s in [function, *before, run, *after]]
+        target = plan.node.target.id
+        params = [target] + [PREV if n == target else n for n in plan.carried]
+        function = self.function(body, params, plan.node.body, plan)
+        return _replacement(
+            plan,
+            [function],
+            _operands(plan),
+            f"{OPERANDS}{number}",
+            lambda operands: _loop_call(plan, body, info, operands),
+        )
+
+    def branch(self, plan: BranchPlan) -> list[ast.stmt]:
+        """The statements replacing one planned ``if``."""
+        number = len(self.result.branches)
+        info, names = f"{BRANCH_INFO}{number}", (f"{THEN}{number}", f"{ELSE}{number}")
+        self.result.branches.append((info, plan))
+        parts = (plan.node.body, plan.node.orelse)
+        functions = [self.function(n, list(plan.carried), p, plan) for n, p in zip(names, parts)]
+        return _replacement(
+            plan,
+            functions,
+            [plan.node.test],
+            f"{TEST}{number}",
+            lambda operands: _cond_call(plan, names, info, operands[0]),
+        )
+
+    def function(
+        self, name: str, params: list[str], stmts: list[ast.stmt], plan: LoopPlan | BranchPlan
+    ) -> ast.FunctionDef:
+        """``def name(*params): entry checks; stmts; return carried``, rewritten in turn."""
+        checks = plan.entry_checks if stmts else ()  # an absent ``else`` reads nothing
+        args = ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(p) for p in params],
+            kwonlyargs=[],
+            kw_defaults=[],
+            defaults=[],
+        )
+        body = [
+            *(_unbind_undefined(n) for n in checks),
+            *stmts,
+            *(_bind_undefined(n) for n in checks),
+            ast.Return(_tuple(list(plan.carried))),
+        ]
+        function = ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None)
+        if "type_params" in ast.FunctionDef._fields:
+            function.type_params = []
+        self.scope(_located(function, _header(plan.node)), len(checks))
+        return function
+
+
+def _replacement(
+    plan: LoopPlan | BranchPlan,
+    functions: list[ast.stmt],
+    operands: list[ast.expr],
+    hold: str,
+    make_call: Callable[[list[ast.expr]], ast.Call],
+) -> list[ast.stmt]:
+    """The statements replacing a planned statement: its functions, ``make_call(operands)``
+    assigning the carried names, and around it the carried names perhaps unbound bound to
+    UNDEFINED and unbound again. With some, the operands are evaluated first, into ``hold``."""
+    before: list[ast.stmt] = []
+    after: list[ast.stmt] = []
+    if plan.maybe_unbound:  # evaluate them before binding names to UNDEFINED
+        before = [ast.Assign(targets=[_name(hold, ast.Store())], value=_tuple(operands))]
+        operands = [
+            ast.Subscript(_name(hold), ast.Constant(i), ast.Load()) for i in range(len(operands))
+        ]
+        after = [ast.Delete([_name(hold, ast.Del())])]
+    before += [_bind_undefined(n) for n in plan.maybe_unbound]
+    after += [_unbind_undefined(n) for n in plan.maybe_unbound]
+    call = make_call(operands)
+    if plan.carried:
+        run = ast.Assign(targets=[_tuple(list(plan.carried), ast.Store())], value=call)
+    else:
+        run = ast.Expr(call)
+    return [_located(s, _header(plan.node)) for s in [*functions, *before, run, *after]]
 
 
 def _operands(plan: LoopPlan) -> list[ast.expr]:
@@ -199,25 +281,10 @@ def _loop_call(plan: LoopPlan, body: str, info: str, operands: list[ast.expr]) -
     return call
 
 
-def _body_function(plan: LoopPlan, name: str) -> ast.FunctionDef:
-    """``def name(target, *carried): checks; body; return carried``."""
-    target = plan.node.target.id
-    params = [target] + [PREV if n == target else n for n in plan.carried]
-    checks = [_unbind_undefined(n) for n in plan.entry_checks]
-    rebinds = [_bind_undefined(n) for n in plan.entry_checks]
-    done = ast.Return(_tuple([_name(n) for n in plan.carried]))
-    args = ast.arguments(
-        posonlyargs=[],
-        args=[ast.arg(p) for p in params],
-        kwonlyargs=[],
-        kw_defaults=[],
-        defaults=[],
-    )
-    body = [*checks, *plan.node.body, *rebinds, done]
-    function = ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None)
-    if "type_params" in ast.FunctionDef._fields:
-        function.type_params = []
-    return _located(function, _header(plan.node))
+def _cond_call(plan: BranchPlan, names: tuple[str, str], info: str, test: ast.expr) -> ast.Call:
+    """``cond(test, then, orelse, carried, info)``."""
+    args = [test, *map(_name, names), _tuple(list(plan.carried)), _name(info)]
+    return _runtime_call("cond", args)
 
 
 def _bind_undefined(name: str) -> ast.stmt:
@@ -254,9 +321,10 @@ def _tuple(items: list, ctx: ast.expr_context | None = None) -> ast.Tuple:
     return ast.Tuple(elts, ctx)
 
 
-def _header(node: ast.For) -> tuple[int, int, int, int]:
-    """The location of ``for TARGET in ITER`` (not its body)."""
-    return node.lineno, node.col_offset, node.iter.end_lineno, node.iter.end_col_offset
+def _header(node: ast.For | ast.If) -> tuple[int, int, int, int]:
+    """The location of ``for TARGET in ITER`` or ``if TEST`` (not the body)."""
+    end = node.test if isinstance(node, ast.If) else node.iter
+    return node.lineno, node.col_offset, end.end_lineno, end.end_col_offset
 
 
 def _located(node: ast.AST, where: tuple[int, int, int, int]) -> ast.AST:
@@ -272,7 +340,8 @@ def _located(node: ast.AST, where: tuple[int, int, int, int]) -> ast.AST:
 
 class _Calls(ast.NodeTransformer):
     """Routes ``name(...)`` calls of non-local names through ``__gc_call`` in the function's
-    own scope and its loop bodies (not in nested user functions, lambdas or classes)."""
+    own scope and the functions the rewrite made (not in nested user functions, lambdas or
+    classes)."""
 
     def __init__(self, local: set[str], route: Callable[[str], bool], routed: set[str]):
         self.shadowed = set(local)
@@ -284,8 +353,8 @@ class _Calls(ast.NodeTransformer):
         function.body = [self.visit(stmt) for stmt in function.body]
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        """Loop body functions are part of the scope; the user's functions are not entered."""
-        if node.name.startswith(BODY):
+        """Generated functions are part of the scope; the user's functions are not entered."""
+        if node.name.startswith(GENERATED):
             self.visit_scope(node)
         return node
 
