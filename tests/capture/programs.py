@@ -281,3 +281,11 @@ def sets_attributes(n):
     for i in range(n):
         counter.count += i
     return counter.count
+
+
+def appends_nested(n):
+    out = []
+    for i in range(n):
+        for j in range(i):
+            out.append(j)
+    return out

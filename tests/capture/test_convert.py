@@ -246,3 +246,7 @@ def test_changes_to_python_objects_are_the_loops_effects():
         (info,) = same(fn, 5).loops
         assert info.effects == (effect,)
     assert convert(p.range_two).loops[0].effects == ()
+    outer, inner = same(p.appends_nested, 4).loops  # the list is a local of the function
+    assert (
+        outer.effects == inner.effects == ("calls `.append(...)` (a change to a Python container)",)
+    )

@@ -5,6 +5,7 @@ import pytest
 
 from gcompile.capture import UNDEFINED, convert, handling
 
+from . import branch_programs as b
 from . import programs as p
 
 
@@ -128,3 +129,78 @@ def test_handler_is_per_context_and_reset():
         convert(p.range_one).function(3)
     convert(p.range_one).function(3)
     assert len(recorder.calls) == 1
+
+
+class Branches(Recorder):
+    """Runs loops itself and is also offered ``if`` statements: records them, and declines
+    (``"decline"``), answers ``answer(record)`` (``"answer"``), or else runs the ``then``
+    branch whatever the test."""
+
+    def __init__(self, branch="then", answer=None):
+        super().__init__("run")
+        self.branch, self.branch_answer, self.conds = branch, answer, []
+
+    def capture_cond(self, test, then, orelse, carried, info):
+        self.conds.append((test, then, orelse, carried, info))
+        if self.branch == "decline":
+            return NotImplemented
+        if self.branch == "answer":
+            return self.branch_answer(self.conds[-1])
+        return then(*carried)
+
+
+def test_cond_gets_the_test_both_branches_the_carried_names_and_the_info():
+    fn = convert(b.clamp_all).function
+    handler = Branches("then")
+    with handling(handler):
+        assert fn([1, 7, 3], 4) == 12  # every x taken as above 4
+    assert [test for test, *_ in handler.conds] == [False, True, False]
+    _, then, orelse, carried, info = handler.conds[0]
+    assert (then.__name__, orelse.__name__) == ("__gc_then_0", "__gc_else_0")
+    assert carried == (UNDEFINED,)  # v is not bound yet in the first iteration
+    assert then(*carried) == (4,) and orelse(*carried) == (1,)  # as they ran there
+    assert (info.carried, info.source, info.effects) == (("v",), "if x > hi:", ())
+    assert info.line == line_of(b.clamp_all, 3) and info.end_line == line_of(b.clamp_all, 6)
+
+
+def test_declined_ifs_run_as_python_and_handlers_without_capture_cond_too():
+    declining = Branches("decline")
+    for handler in (declining, Recorder("run"), Recorder("decline")):
+        with handling(handler):
+            assert convert(b.clamp_all).function([1, 7, 3], 4) == 8
+            assert convert(b.crc16).function(b"abc") == b.crc16(b"abc")
+    assert len(declining.conds) == 3 + 3 * 8
+
+
+def test_the_test_is_passed_as_computed_not_as_a_bool():
+    class Opaque:
+        def __bool__(self):
+            raise TypeError("bool() of a traced value")
+
+    flag = Opaque()
+    with pytest.raises(TypeError, match="traced value"):
+        convert(b.negate_if).function(flag, 4)
+    handler = Branches("then")
+    with handling(handler):
+        assert convert(b.negate_if).function(flag, 4) == -6
+    [(test, *_)] = handler.conds
+    assert test is flag
+
+
+def test_answers_set_the_carried_names_and_are_checked():
+    fn = convert(b.negate_if).function
+    with handling(Branches("answer", lambda call: (100,))):
+        assert fn(True, 4) == fn(False, 4) == 100
+    with handling(Branches("answer", lambda call: (1, 2))):
+        with pytest.raises(TypeError, match=r"the `if` handler returned 2 values for the 1 "):
+            fn(True, 4)
+
+
+def test_nested_ifs_are_offered_from_the_branches():
+    handler = Branches("decline")
+    with handling(handler):
+        assert convert(b.nested_ifs).function(4, 1) == b.nested_ifs(4, 1)
+    lines = [info.line for *_, info in handler.conds]
+    outer, odd, even = (line_of(b.nested_ifs, k) for k in (4, 5, 11))
+    assert lines == [outer, even, outer, odd, outer, even, outer, odd]
+    assert [call[4].line for call in handler.calls] == [line_of(b.nested_ifs, 3)]

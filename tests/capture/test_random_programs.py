@@ -1,5 +1,6 @@
-"""Random small loop programs: converted and original compute the same results and raise the
-same errors, with no handler and with a handler that runs every loop itself."""
+"""Random small programs of loops and ``if`` statements: converted and original compute the same
+results and raise the same errors, with no handler and with a handler that runs every loop and
+``if`` itself."""
 
 import atexit
 import importlib.util
@@ -52,7 +53,8 @@ def block(draw, indent, loop_vars):
 
 
 def statement(draw, indent, loop_vars):
-    """One statement (an assignment, an ``if``, a ``for``, a ``break`` in loops), as lines."""
+    """One statement (an assignment, an ``if`` perhaps with ``elif``, a ``for``, a ``break`` in
+    loops), as lines."""
     pad = " " * indent
     nest = indent < 16  # at most three compound statements deep
     kinds = ["assign", "augment"] + (["if", "for"] if nest else [])
@@ -70,6 +72,9 @@ def statement(draw, indent, loop_vars):
     if kind == "if":
         lines = [f"{pad}if {expression(draw, loop_vars)} > {atom(draw, loop_vars)}:"]
         lines += block(draw, indent + 4, loop_vars)
+        if draw(st.booleans()):
+            lines += [f"{pad}elif {expression(draw, loop_vars)} < {atom(draw, loop_vars)}:"]
+            lines += block(draw, indent + 4, loop_vars)
         if draw(st.booleans()):
             lines += [f"{pad}else:", *block(draw, indent + 4, loop_vars)]
         return lines
@@ -104,7 +109,7 @@ def outcome(fn, args):
 
 
 class RunsLoops:
-    """A handler that runs every loop itself, through the body function."""
+    """A handler that runs every loop and ``if`` itself, through the functions it is given."""
 
     def capture_range(self, body, start, stop, step, carried, info, reverse):
         items = range(start, stop, step)
@@ -114,6 +119,9 @@ class RunsLoops:
         for item in iterable:
             carried = body(item, *carried)
         return carried
+
+    def capture_cond(self, test, then, orelse, carried, info):
+        return then(*carried) if test else orelse(*carried)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -125,6 +133,7 @@ def test_random_programs_match(source, args):
         assert "no `for` loop" in why, why
         return
     event(f"{len(converted.loops)} loops converted, {len(converted.notes)} left")
+    event(f"{len(converted.branches)} ifs converted, {len(converted.branch_notes)} left")
     expected = outcome(original, args)
     assert outcome(converted.function, args) == expected, converted.source
     with handling(RunsLoops()):
