@@ -298,8 +298,9 @@ def _is_bare_super(node: ast.AST) -> bool:
 
 
 def _body_nodes(body: list[ast.stmt]):
-    """Every node of a loop body (or branches) outside nested functions and classes, with whether it sits in
-    the body of a loop nested in it (where ``break`` and ``continue`` are that loop's)."""
+    """Every node of a loop body (or of branches) outside nested functions and classes, with
+    whether it sits in the body of a loop nested in it (where ``break`` and ``continue`` are
+    that loop's)."""
     stack = [(stmt, False) for stmt in reversed(body)]
     while stack:
         node, inner = stack.pop()

@@ -103,9 +103,9 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
 
 
 def _keep_local(function: ast.FunctionDef, local: set[str]) -> None:
-    """Names only generated functions assign are no longer bound in ``function``: bind them in code
-    that never runs, so that they stay local there (reading one before the loop raises
-    UnboundLocalError as before instead of finding a global)."""
+    """Names only generated functions assign are no longer bound in ``function``: bind them in
+    code that never runs, so that they stay local there (reading one before the loop or ``if``
+    raises UnboundLocalError as before instead of finding a global)."""
     lost = sorted(local - function_names(function).local)
     if lost:
         assignments = "\n".join(f"    {name} = None" for name in lost)

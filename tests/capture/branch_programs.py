@@ -1,4 +1,4 @@
-# ruff: noqa: B007, F821, F841 - user-code styles (unused loop variables, names bound later) on purpose
+# ruff: noqa: B007, F821, F841 - user-code styles (unused loop variables, names bound later)
 """Functions with ``if`` statements for the capture tests; each is run original and converted.
 
 A function converts only when it has a ``for`` loop (or calls a helper of its module), so the

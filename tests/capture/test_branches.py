@@ -110,7 +110,8 @@ def test_changes_to_python_objects_are_the_branches_effects():
         (
             b.deletes_name,
             "if n > 2",
-            "deletes `t` (with `del` or `except ... as t`), whose value comes from before the `if` or is used after it",
+            "deletes `t` (with `del` or `except ... as t`), whose value comes from before the "
+            "`if` or is used after it",
         ),
         (
             b.caught_after,
