@@ -14,6 +14,7 @@ import numpy
 # where gcompile's and NumPy's own code lives: frames outside both are the user's
 GCOMPILE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 NUMPY_DIR = os.path.dirname(os.path.abspath(numpy.__file__)) + os.sep
+_CAPTURE_RUNTIME = os.path.join(GCOMPILE_DIR, "capture", "runtime.py")  # (see refusal_from)
 
 
 class UnsupportedError(Exception):
@@ -68,8 +69,9 @@ def refusal_from(error: Exception) -> UnsupportedError | None:
     innermost = None
     frame = error.__traceback__
     while frame is not None:
-        if not frame.tb_frame.f_code.co_filename.startswith(NUMPY_DIR):
-            innermost = frame
+        filename = frame.tb_frame.f_code.co_filename
+        if not filename.startswith(NUMPY_DIR) and filename != _CAPTURE_RUNTIME:
+            innermost = frame  # (the capture runtime runs the user's if/while as written)
         frame = frame.tb_next
     if innermost is None or innermost.tb_frame.f_code.co_filename.startswith(GCOMPILE_DIR):
         return None

@@ -7,10 +7,12 @@ branches as functions of the carried values.
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
 
 import gcompile
 from gcompile.capture import runtime
 from gcompile.ir.control import Cond, WhileLoop
+from gcompile.ir.subgraph import walk
 
 from .support import check
 
@@ -107,3 +109,77 @@ def test_a_while_loop_on_traced_values_is_one_node_and_compiles():
     (loop,) = [n for n in graph.nodes if isinstance(n.target, WhileLoop)]
     assert [r.role for r in loop.target.regions] == ["body", "test"]
     assert "while True:" in fn.code and "if not not_equal_1:" in fn.code
+
+
+# -- as users write them: `if` and `while` statements, converted by the capture front-end -----
+
+
+def crc16(data):
+    crc = 0xFFFF
+    for i in range(data.shape[0]):
+        crc ^= data[i]
+        for _ in range(8):
+            if crc & 1:
+                crc = (crc >> 1) ^ 0xA001
+            else:
+                crc >>= 1
+    return crc
+
+
+def clipped_running_max(x, cap):
+    best = x[0]
+    at = 0
+    for i in range(1, x.shape[0]):
+        if x[i] > best:
+            best = x[i]
+            at = i
+        elif x[i] < -cap:
+            x[i] = -cap  # a write in one branch only
+    return best, at
+
+
+def newton_kepler(mean_anomaly, eccentricity, tol):
+    out = np.empty(mean_anomaly.shape[0])
+    for i in range(mean_anomaly.shape[0]):
+        m, e = mean_anomaly[i], eccentricity[i]
+        anomaly, step = m, 1.0
+        while abs(step) > tol:
+            step = (anomaly - e * np.sin(anomaly) - m) / (1.0 - e * np.cos(anomaly))
+            anomaly = anomaly - step
+        out[i] = anomaly
+    return out
+
+
+def test_if_and_while_statements_compile_and_stay_rolled():
+    check(crc16, RNG.integers(0, 256, 64))
+    check(clipped_running_max, RNG.normal(size=50), 1.0)
+    check(newton_kepler, RNG.random(20) * 6.0, RNG.random(20) * 0.9, 1e-12)
+    graph = gcompile.trace(newton_kepler, RNG.random(20), RNG.random(20) * 0.9, 1e-12)
+    names = {v.node.target.name for v in walk(graph) if v.node.op == "call"}
+    assert {"for_range", "while_loop"} <= names
+    fn = gcompile.compile(crc16, fullgraph=True)
+    data = RNG.integers(0, 256, 300)
+    assert fn(data) == crc16(data) and "if " in fn.code
+
+
+def test_a_name_bound_in_one_branch_only_is_unbound_after_it_as_in_python():
+    def last_positive(x):
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                seen = x[i]
+        return seen
+
+    with pytest.raises(gcompile.UnsupportedError):  # (read after: the trace cannot say)
+        gcompile.compile(last_positive, fullgraph=True)(np.ones(3))
+
+
+def sqrt_while(a, tol=1e-10):
+    x = a  # (the carried value starts as the very value the test reads)
+    while abs(x * x - a) > tol:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def test_a_while_test_reads_a_value_the_loop_also_carries_from():
+    for a in (4.0, 2.0, 10.0):
+        check(sqrt_while, a)

@@ -41,7 +41,7 @@ def math_function(x):
 
 def range_of_traced(x):
     total = x
-    for _ in range(x[0]):
+    for _ in reversed(range(x[0])):  # (a forward one is a while loop over the data)
         total = total + 1
     return total
 
@@ -138,7 +138,7 @@ REFUSALS = [
     (float_of_traced, "float() of a traced value", "float(x[0])"),
     (int_of_traced, "int() of a traced value", "int(x[0])"),
     (math_function, "float() of a traced value", "math.exp"),
-    (range_of_traced, "used as a Python integer", "range(x[0])"),
+    (range_of_traced, "used as a Python integer", "reversed(range(x[0]))"),
     (boolean_mask, "boolean-mask indexing", "x[x > 0]"),
     (list_index, "integer-array indexing", "x[[0, 2]]"),
     (array_index, "boolean-mask indexing", "x[np.array"),

@@ -226,7 +226,7 @@ def _loop_info(filename: str, lines: list[str], first: int, plan) -> LoopInfo:
         filename=filename,
         line=node.lineno,
         end_line=node.end_lineno,
-        target=node.target.id,
+        target=node.target.id if plan.kind != "while" else "",
         carried=plan.carried,
         source=lines[node.lineno - first].strip(),
         kind=plan.kind,

@@ -120,6 +120,8 @@ class _Liveness:
             entry = self.block(stmt.body, head, _Jumps(out, head, jumps.exc))
             new_head = head | entry
             if new_head == head:
+                # (what the test reads is read on entering each trip, as the body's first reads)
+                self.blocks[stmt] = (entry | _reads(stmt.test), out, jumps.exc)
                 return head
             head = new_head
 
@@ -177,7 +179,7 @@ class _Definite:
             entered = known | frozenset().union(*bound_vars)
             self.block(stmt.body, entered)  # the manager may suppress an exception midway
             return entered - scan(stmt.body).dels
-        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
             self.before[stmt] = known
         if isinstance(stmt, _LOOPS) or _is_compound(stmt):
             return self._compound(stmt, known)

@@ -20,7 +20,7 @@ from .scopes import Names, function_names, parameter_names, scan
 # Builtins that read or write the calling frame's variables by name.
 _FRAME_READERS = ("locals", "vars", "dir", "eval", "exec")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-_PLANNED = (ast.For, ast.AsyncFor, ast.If)
+_PLANNED = (ast.For, ast.AsyncFor, ast.If, ast.While)
 # How reasons name the code run as a function, and where a deleted name's value is needed.
 _LOOP = ("the loop", "is used in a later iteration or after the loop")
 _BRANCH = ("a branch", "comes from before the `if` or is used after it")
@@ -37,8 +37,8 @@ class LoopPlan:
     to Python objects other than arrays (a handler tracing the body once would make them once).
     """
 
-    node: ast.For
-    kind: str  # "range", "reversed_range" or "each"
+    node: ast.For | ast.While
+    kind: str  # "range", "reversed_range", "each" or "while"
     carried: tuple[str, ...]
     maybe_unbound: tuple[str, ...]
     entry_checks: tuple[str, ...]
@@ -94,6 +94,11 @@ class _Scope:
         if isinstance(node, ast.If):
             found = self._function_of(node, node.body + node.orelse, facts, _BRANCH)
             return found if isinstance(found, str) else BranchPlan(node, **found)
+        if isinstance(node, ast.While):
+            why = _while_problem(node)
+            test = ast.Expr(node.test)  # (the test runs as a function of the carried names too)
+            found = why or self._function_of(node, [*node.body, test], facts, _LOOP)
+            return found if isinstance(found, str) else LoopPlan(node, "while", **found)
         why = _shape_problem(node)
         if why:
             return why
@@ -213,6 +218,14 @@ def _shape_problem(node: ast.For | ast.AsyncFor) -> str:
         return "loop target is a tuple (`for i, x in ...`)"
     if not isinstance(node.target, ast.Name):
         return "loop target is not a plain name (the loop assigns to an attribute or an item)"
+    return ""
+
+
+def _while_problem(node: ast.While) -> str:
+    if node.orelse:
+        return "has an `else:` clause"
+    if any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.test)):
+        return "its test assigns a name (`:=`)"
     return ""
 
 

@@ -180,6 +180,20 @@ def for_each(body: Callable[..., tuple], iterable: Any, carried: tuple, info: Lo
     return _run(body, iterable, carried)
 
 
+def while_loop(
+    test: Callable[..., Any], body: Callable[..., tuple], carried: tuple, info: LoopInfo
+) -> tuple:
+    """Run ``while test(*carried): carried = body(*carried)`` and return the carried values."""
+    capture = getattr(_HANDLER.get(), "capture_while", None)
+    if capture is not None:
+        result = capture(test, body, carried, info)
+        if result is not NotImplemented:
+            return _checked(result, carried, info, "loop")
+    while test(*carried):
+        carried = body(*carried)
+    return carried
+
+
 def cond(
     test: Any,
     then: Callable[..., tuple],

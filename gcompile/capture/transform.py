@@ -65,7 +65,8 @@ THEN = "__gc_then_"
 ELSE = "__gc_else_"
 BRANCH_INFO = "__gc_branch_info_"
 TEST = "__gc_test_"
-GENERATED = (BODY, THEN, ELSE)  # the functions the rewrite makes, parts of the scope
+WHILE_TEST = "__gc_while_test_"
+GENERATED = (BODY, THEN, ELSE, WHILE_TEST)  # the functions the rewrite makes, parts of the scope
 RESERVED_PREFIXES = ("__gc_", BODY)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -156,7 +157,7 @@ class _Rewriter:
         for stmt in stmts:
             plan = plans.get(stmt)
             if isinstance(plan, LoopPlan):
-                out.extend(self.loop(plan))
+                out.extend(self.while_loop(plan) if plan.kind == "while" else self.loop(plan))
                 continue
             if isinstance(plan, BranchPlan):
                 out.extend(self.branch(plan))
@@ -191,6 +192,21 @@ class _Rewriter:
             f"{OPERANDS}{number}",
             lambda operands: _loop_call(plan, body, info, operands),
         )
+
+    def while_loop(self, plan: LoopPlan) -> list[ast.stmt]:
+        """The statements replacing one planned ``while`` loop: its test and its body as
+        functions of the carried names, and ``(a, b) = __gc_rt.while_loop(test, body, (a, b),
+        info)``."""
+        number = len(self.result.loops)
+        info, body, test = f"{INFO}{number}", f"{BODY}{number}", f"{WHILE_TEST}{number}"
+        self.result.loops.append((info, plan))
+        carried = list(plan.carried)
+        functions = [
+            _test_function(test, carried, plan),
+            self.function(body, carried, plan.node.body, plan),
+        ]
+        call = _runtime_call("while_loop", [_name(test), _name(body), _tuple(carried), _name(info)])
+        return _replacement(plan, functions, [], f"{OPERANDS}{number}", lambda _: call)
 
     def branch(self, plan: BranchPlan) -> list[ast.stmt]:
         """The statements replacing one planned ``if``."""
@@ -230,6 +246,23 @@ class _Rewriter:
             function.type_params = []
         self.scope(_located(function, _header(plan.node)), len(checks))
         return function
+
+
+def _test_function(name: str, carried: list[str], plan: LoopPlan) -> ast.FunctionDef:
+    """``def name(*carried): return TEST``, a ``while`` loop's test (a name unbound when the
+    loop starts raises as in Python: UNDEFINED is unbound again first)."""
+    args = ast.arguments(
+        posonlyargs=[],
+        args=[ast.arg(n) for n in carried],
+        kwonlyargs=[],
+        kw_defaults=[],
+        defaults=[],
+    )
+    body = [*(_unbind_undefined(n) for n in plan.maybe_unbound), ast.Return(plan.node.test)]
+    function = ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None)
+    if "type_params" in ast.FunctionDef._fields:
+        function.type_params = []
+    return _located(function, _header(plan.node))
 
 
 def _replacement(
@@ -321,9 +354,9 @@ def _tuple(items: list, ctx: ast.expr_context | None = None) -> ast.Tuple:
     return ast.Tuple(elts, ctx)
 
 
-def _header(node: ast.For | ast.If) -> tuple[int, int, int, int]:
-    """The location of ``for TARGET in ITER`` or ``if TEST`` (not the body)."""
-    end = node.test if isinstance(node, ast.If) else node.iter
+def _header(node: ast.For | ast.If | ast.While) -> tuple[int, int, int, int]:
+    """The location of ``for TARGET in ITER``, ``if TEST`` or ``while TEST`` (not the body)."""
+    end = node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test
     return node.lineno, node.col_offset, end.end_lineno, end.end_col_offset
 
 

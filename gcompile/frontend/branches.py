@@ -141,13 +141,14 @@ class ControlTracer(LoopTracer):
             raise Declined("its test is not a traced value, or writes an array")
         checked.graph.output((flag,))
         operands = []
+        lifted = len(carry.by_value)  # (a carried value may be the same node as a lifted one)
         for placeholder in checked.graph.placeholders:
             if placeholder in checked.outer:
                 outer = checked.outer[placeholder]
-                if outer not in arguments:  # the body's placeholders are the arguments
+                if outer not in arguments[lifted:]:  # the body's placeholders are the arguments
                     _add_placeholder(frame.graph, outer)
                     arguments.append(outer)
-                operands.append(arguments.index(outer))
+                operands.append(lifted + arguments[lifted:].index(outer))
             else:
                 operands.append(checked.carried.index(placeholder))
         op = WhileLoop(frame.graph, checked.graph, tuple(operands), carry.carries, names, source)

@@ -45,7 +45,7 @@ from ...ir import ops
 from ...ir.graph import Graph, Node, last_uses, map_arg
 from ...ir.kernel import FusedKernel
 from ...ir.shape_env import concrete, is_symbolic
-from ...ir.subgraph import loop_of, subgraphs_of
+from ...ir.subgraph import subgraphs_of
 from ...ir.symbolic import is_expr, product_of
 from ...loops.nodes import (
     Assign,
@@ -433,7 +433,7 @@ class _HostLowering(ProgramCalls, KernelCalls):
     def call(self, node: Node) -> None:
         if isinstance(node.target, FusedKernel):
             self.kernel(node)
-        elif loop_of(node) is not None:
+        elif subgraphs_of(node) and node.target.holds_program:  # a loop or a branch
             self.loop(node)
         elif subgraphs_of(node):
             reason = "the Numba backend generates no code for this op"

@@ -50,6 +50,7 @@ from ...ir import ops
 from ...ir.control import Cond, ForRange, WhileLoop
 from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
+from ...ir.meta import TupleMeta
 from ...ir.shape_env import hint, using
 from ...ir.subgraph import program_graphs, subgraphs_of
 from ...ir.symbolic import free_symbols, is_expr, product_of
@@ -123,15 +124,15 @@ class LoopProgram:
 
 
 def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
-    """The function running ``node`` (a top-level ``for_range``); ``sizes`` names the host's
+    """The function running ``node`` (a top-level loop or branch); ``sizes`` names the host's
     size variables by symbol. Raises ``NoTemplate`` for a body it cannot write."""
-    if not isinstance(node.target, ForRange):
+    if not isinstance(node.target, _CONTROL):
         raise NoTemplate(f"{node.target.name}: no loop program form")
     lowering = _ProgramLowering(sizes, options)
     given = [lowering.input(v) if isinstance(v, Node) else lowering.value(v) for v in node.args]
-    results = lowering.loop(node, given)
-    outputs = [v.meta for v in node.target.body.output_node.args[0]]
-    return lowering.finish(node.name, results, outputs)
+    results = lowering.control(node, given)
+    outputs = node.meta.items if isinstance(node.meta, TupleMeta) else (node.meta,)
+    return lowering.finish(node.name, results, list(outputs))
 
 
 def generate_graph(graph: Graph, options: dict) -> LoopProgram:
@@ -149,6 +150,8 @@ def generate_graph(graph: Graph, options: dict) -> LoopProgram:
     results = [lowering.values[v] for v in returned]
     return lowering.finish(graph.name, results, [v.meta for v in returned])
 
+
+_CONTROL = (ForRange, Cond, WhileLoop)  # the sub-graph ops with a program form
 
 # The most statements one loop nest's function may have (option ``max_loop_statements``): Numba
 # compiles a function in time growing about quadratically with its size (1000 statements ~15 s).
@@ -320,6 +323,12 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         by_output = {o: variables[p] for p, o in loop.carries}
         return [by_output[o] for o in range(len(outputs))]
 
+    def control(self, node: Node, arguments: list) -> list:
+        """A loop's or branch's statements (``arguments``: the expressions of its node's
+        arguments); the variables of its outputs."""
+        lower = {ForRange: self.loop, Cond: self.branch, WhileLoop: self.while_loop}
+        return lower[type(node.target)](node, arguments)
+
     def while_loop(self, node: Node, arguments: list) -> list:
         """``while True: test; if not flag: break; body``, carried values as a loop's."""
         op: WhileLoop = node.target
@@ -413,10 +422,8 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         """The statements of one call node, under its IR line and the user's ``file:line``."""
         self.emit(Comment(node))
         target = node.target
-        if isinstance(target, (ForRange, Cond, WhileLoop)):
-            lower = {ForRange: self.loop, Cond: self.branch, WhileLoop: self.while_loop}
-            lower = lower[type(target)]
-            results = lower(node, [self.value(v) for v in node.args])
+        if isinstance(target, _CONTROL):
+            results = self.control(node, [self.value(v) for v in node.args])
             self.values[node] = results[0]
             if len(results) > 1:
                 self.assign(node, Tuple(tuple(results)))
@@ -445,6 +452,8 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             self.assign(node, self.size(node.kwargs["expr"]))
         elif target in _FILLS:
             self.creation(node)
+        elif target is ops.LINSPACE:
+            self.linspace(node)
         elif target in RESHAPING or target in (ops.TRANSPOSE, ops.BROADCAST_TO):
             self.assign(node, self.view(node))
         elif target.kind == "elementwise" and node.meta.ndim == 0:
@@ -484,6 +493,16 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         fill = None if fill is None else Const(np.array(fill, meta.dtype).item(), meta.dtype)
         self.emit(Alloc(variable, self.shape(meta.shape), meta.dtype, fill))
         self.values[node] = variable
+
+    def linspace(self, node: Node) -> None:
+        """``np.linspace(start, stop, num)`` of float64 (Numba's gives NumPy's values, the
+        last one ``stop`` itself)."""
+        kwargs = node.kwargs
+        default = kwargs.get("endpoint", True) is True and kwargs.get("axis", 0) == 0
+        if not default or node.meta.dtype != np.float64 or node.args:
+            raise NoTemplate("linspace with endpoint, axis, dtype or array bounds in a loop body")
+        bounds = tuple(self.value(kwargs.get(k, d)) for k, d in (("start", 0.0), ("stop", 1.0)))
+        self.assign(node, Call(Name("np.linspace"), (*bounds, self.size(kwargs["num"]))))
 
     def product(self, node: Node) -> None:
         """A matrix (or matrix-vector) product: BLAS's ``gemm`` into a fresh array (``blas``).
