@@ -124,3 +124,14 @@ def test_no_fast_entry_where_a_call_must_be_checked_in_python():
     fn(a, 2.0)  # (writes an argument: the overlap of arguments is checked per call)
     assert fn._fast is None and type(fn) is gcompile.api.CompiledFunction
     np.testing.assert_array_equal(a, np.arange(8.0) * 2.0)
+
+
+def test_a_large_output_comes_from_the_host_pool_and_then_there_is_no_fast_entry():
+    fn = gcompile.compile(periodic_laplacian)
+    u = RNG.random(200_000)  # 1.6 MB: the pool reuses a buffer the caller dropped
+    np.testing.assert_array_equal(fn(u, 0.5), periodic_laplacian(u, 0.5))
+    program = fn.entries[0].run.program
+    assert program.entry is None and "_empty((s0,), _float64, 'C')" in program.source
+    first = fn(u, 0.5)
+    del first
+    np.testing.assert_array_equal(fn(u, 0.25), periodic_laplacian(u, 0.25))

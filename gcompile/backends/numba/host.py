@@ -67,7 +67,7 @@ from ...loops.nodes import (
     size_of,
 )
 from .. import interpreter
-from . import codegen, copies, kernels
+from . import codegen, copies, kernels, memory
 from .host_programs import ProgramCalls
 from .host_programs import host_variable as _variable
 from .kernel_calls import KernelCalls
@@ -136,7 +136,7 @@ class BufferPool:
     Small arrays are left to NumPy's allocator. At most ``keep`` buffers per kind are held.
     """
 
-    MIN_BYTES = 1 << 20
+    MIN_BYTES = memory.POOLED
 
     def __init__(self, keep: int = 2):
         self.keep = keep
@@ -392,8 +392,8 @@ class _HostLowering(ProgramCalls, KernelCalls):
         names = tuple(self.value(p) for p in graph.placeholders)
         if names:
             self.emit(Assign(Tuple(names), Var("inputs")))
-        if not self.whole_program():  # (a whole program reads its sizes itself)
-            self.statements += self.size_bindings()
+        self.statements += self.size_bindings()
+        if not self.whole_program():
             self.body()
         symbols = tuple((symbol, Var(name)) for symbol, name in self.sizes.items())
         params = (Param(Var("inputs"), ("inputs",), np.dtype(object)),)

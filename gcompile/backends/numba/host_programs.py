@@ -115,7 +115,7 @@ class ProgramCalls:
         ]
         self.emit(Return(tuple(items)))
         direct = all(meta.ndim for meta in program.outputs) and len(items) == len(program.outputs)
-        if direct and not program.objmode:
+        if direct and not program.objmode and not program.buffers:
             function.disable_compile()  # another type is the general path's (``fast_entry``)
             self.program.entry = (function, tuple(program.constants))
         return True

@@ -20,6 +20,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 HUGE = 1 << 22  # NumPy's threshold for the advice (bytes)
+POOLED = 1 << 20  # outputs from this size come from the host's buffer pool (host.BufferPool)
 _PAGE = 4096
 _MADV_HUGEPAGE = 14  # Linux
 _ADVISE = sys.platform.startswith("linux")

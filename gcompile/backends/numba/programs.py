@@ -86,6 +86,7 @@ from ...loops.rewrite import apply_rewrites
 from . import blas, codegen, kernels
 from .kernel_calls import KernelCalls
 from .mathselect import MathContext, select_math
+from .memory import POOLED
 from .program_entry import entry_statements
 from .program_externs import ExternCalls
 from .program_products import BlockedProducts
@@ -137,8 +138,8 @@ def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
 
 def generate_graph(graph: Graph, options: dict) -> LoopProgram:
     """The function running the whole of ``graph`` (its host, as one Numba function), called
-    with the graph's inputs alone: it reads its sizes, checks them and allocates its outputs
-    (``program_entry``)."""
+    with the graph's inputs (and the host's buffers for large outputs): it reads its sizes,
+    checks them and allocates its other arrays (``program_entry``)."""
     lowering = _ProgramLowering({}, options)
     lowering.whole = True
     for placeholder in graph.placeholders:
@@ -585,7 +586,7 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         trip), or one made where it is called."""
         out = self.fresh(f"out{position}_{node.name}")
         if self.top() and meta.ndim:
-            if not self.whole:
+            if not self.whole or not _small(node, meta):
                 self.buffers.append((tuple(meta.shape), meta.dtype, order))
                 return Var(f"b{len(self.buffers) - 1}")
             self.emit(Alloc(out, self.shape(meta.shape), meta.dtype, order=_memory_order(order)))
@@ -614,6 +615,14 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
                 expression, view.target, view.kwargs, view.args[0].meta, view.meta
             )
         return expression
+
+
+def _small(node: Node, meta) -> bool:
+    """Whether a top-level output is below the size the host's buffer pool reuses, at the
+    traced sizes: the program makes it (a large one comes from the pool, which hands back a
+    buffer the caller dropped, and saves the first touch of fresh pages)."""
+    with using(node.graph.shape_env):
+        return hint(product_of(meta.shape)) * meta.dtype.itemsize < POOLED
 
 
 def _memory_order(order: str) -> str:
