@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import gcompile
+from bench.data_programs import crc16
 from gcompile.capture import runtime
 from gcompile.ir.control import Cond, WhileLoop
 from gcompile.ir.subgraph import walk
@@ -112,18 +113,6 @@ def test_a_while_loop_on_traced_values_is_one_node_and_compiles():
 
 
 # -- as users write them: `if` and `while` statements, converted by the capture front-end -----
-
-
-def crc16(data):
-    crc = 0xFFFF
-    for i in range(data.shape[0]):
-        crc ^= data[i]
-        for _ in range(8):
-            if crc & 1:
-                crc = (crc >> 1) ^ 0xA001
-            else:
-                crc >>= 1
-    return crc
 
 
 def clipped_running_max(x, cap):

@@ -81,15 +81,10 @@ class ControlTracer(LoopTracer):
         source = _source_of(info)
         if self._declined_early(info, source, "branch"):
             return NotImplemented
-        graph = tracer.graph
-        mark = len(graph.nodes)
-        try:
+        def attempt():
             return self._cond(test, (then, orelse), tuple(carried), info, source)
-        except Declined as declined:
-            self._forget(graph.nodes[mark:])
-            _roll_back(graph, mark)
-            self.notes.append(LoopNote(source, False, str(declined), kind="branch"))
-            return NotImplemented
+
+        return self._capturing(source, "branch", attempt)
 
     def capture_while(self, test, body, carried, info):
         """``while test(*carried): carried = body(*carried)``: the carried values after it, or
@@ -99,18 +94,29 @@ class ControlTracer(LoopTracer):
         if self._declined_early(info, source, "while"):
             return NotImplemented
         graph = tracer.graph
-        mark = len(graph.nodes)
-        try:
+
+        def attempt():
+            mark = len(graph.nodes)
             first = test(*carried)  # (traced again into the loop's test graph)
             self._forget(graph.nodes[mark:])
             _roll_back(graph, mark)
             if not (tracer.is_traced(first) and first.ndim == 0):
                 return NotImplemented
             return self._while(test, body, tuple(carried), info, source)
+
+        return self._capturing(source, "while", attempt)
+
+    def _capturing(self, source, kind: str, capture):
+        """``capture()``; when it declines, the nodes it recorded are gone (and the values it
+        lifted into enclosing bodies), a note says why, and the result is NotImplemented."""
+        graph = self.tracer.graph
+        mark = len(graph.nodes)
+        try:
+            return capture()
         except Declined as declined:
             self._forget(graph.nodes[mark:])
             _roll_back(graph, mark)
-            self.notes.append(LoopNote(source, False, str(declined), kind="while"))
+            self.notes.append(LoopNote(source, False, str(declined), kind=kind))
             return NotImplemented
 
     def _declined_early(self, info, source, kind: str) -> bool:
