@@ -10,8 +10,9 @@ Grammar (every node a frozen dataclass; bodies are tuples)::
              | Assign(target, value)                               a[2:n, k] = e
              | Init(acc, part) | Accumulate(acc, value, source, part, index)
              | Alloc(var, size, dtype, fill, stack, order, once) | If(cond, body, orelse)
-             | Eval(value) | Comment(node, text, names)
-             | CallKernel(function, arguments) | Return(values) | Release(vars)
+             | Eval(value, writes) | Comment(node, text, names)
+             | CallKernel(function, arguments, writes, reads) | Return(values)
+             | Release(vars)
              | ObjectMode(outputs, body)
     Expr     = Var(name, node, suffix) | Const(value, dtype) | Load(buffer, index)
              | Cast(value, source, target) | Convert(value, dtype)
@@ -417,10 +418,17 @@ class Assign:
 @dataclass(frozen=True)
 class CallKernel:
     """A call of a compiled kernel: ``arguments`` are ``(keyword, value)`` pairs, keyword None
-    for the arrays and scalars passed by position, the parameter's name for an integer."""
+    for the arrays and scalars passed by position, the parameter's name for an integer.
+
+    ``writes`` and ``reads``, when the caller knows them (loop programs), are what the call
+    touches: the arrays it writes (an output buffer) or the region it writes of one (an
+    ``Item`` of the input it writes in place), and the arrays and regions it reads. None:
+    every array passed by position may be read and written anywhere."""
 
     function: Var
     arguments: tuple
+    writes: tuple | None = None
+    reads: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -467,9 +475,11 @@ class If:
 
 @dataclass(frozen=True)
 class Eval:
-    """An expression evaluated for its effect (a helper writing into buffers)."""
+    """An expression evaluated for its effect (a helper writing into buffers); ``writes``: the
+    regions it writes (``Item``s of its arguments), when the caller knows them."""
 
     value: Any
+    writes: tuple | None = None
 
 
 @dataclass(frozen=True)

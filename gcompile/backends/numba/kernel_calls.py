@@ -13,7 +13,8 @@ scalars it reads by position, its integers (sizes, offsets, strides) by keyword,
 the caller's sizes. A kernel with two variants is called through a test of its size: the
 parallel variant at the threshold, or (in a loop program) the one summing in blocks of lanes.
 What differs between the host and a program are hooks: where an output buffer comes from, how a
-scalar operand and an array read through views are passed, and the name a variant is called by.
+scalar operand and an array read through views are passed, the name a variant is called by, and
+whether the call records the regions it reads and writes.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ class KernelCalls:
             self.kernel_argument(node, outputs, param, argument)
             for param, argument in zip(code.params, code.arguments)
         )
+        writes, reads = self.call_regions(node, code, arguments)
         calls = [
-            CallKernel(self.kernel_function(node, variant, position), arguments)
+            CallKernel(self.kernel_function(node, variant, position), arguments, writes, reads)
             for position, variant in enumerate(found)
         ]
         if len(calls) == 1:
@@ -59,6 +61,11 @@ class KernelCalls:
             for out, meta in zip(outputs, code.outputs)
         ]
         return results[0] if len(results) == 1 else Tuple(tuple(results))
+
+    def call_regions(self, node: Node, code, arguments: tuple) -> tuple:
+        """``(writes, reads)`` of the call (``CallKernel``): None, None, unknown (the host's
+        calls); a loop program says which regions its calls touch."""
+        return None, None
 
     def shape(self, shape: tuple) -> Tuple:
         """A shape as the caller's size expressions."""

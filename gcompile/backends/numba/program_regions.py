@@ -1,12 +1,15 @@
 """Reads and writes of regions in loop programs, as loop IR: basic subscripts, stores into a
 region (a loop over it, buffered where it overlaps its source as NumPy's copy is), writes
-through getitem and transpose views, write-backs into the caller's arrays, and views of values.
+through getitem and transpose views, write-backs into the caller's arrays, views of values,
+and the regions a kernel call reads and writes (for ``loops.program_parallel``).
 
 A part of the program lowering (``programs._ProgramLowering``), whose statements and values it
 adds to.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from ...ir import ops
 from ...ir.alias import memory_of
@@ -75,7 +78,8 @@ class RegionLowering:
                 node, self.value(value), self.values[base], order, 0, parallel=False
             )
             if copy is not None:
-                self.statements += copy
+                region = self.stored_region(self.values[base], base.meta, node)
+                self.statements += [dataclasses.replace(s, writes=(region,)) for s in copy]
                 self.copies = True
                 return
         array, meta = self.values[base], base.meta
@@ -146,6 +150,62 @@ class RegionLowering:
         base, value = node.args
         self.assign(node, Call(Attr(self.values[base], "copy")))
         self.write(self.values[node], base, node.kwargs["index"], value)
+
+    def call_regions(self, node: Node, code, arguments: tuple) -> tuple:
+        """What a kernel call touches (``CallKernel.writes`` and ``reads``): its output
+        buffers; of the input it writes in place, the region its store writes and the regions
+        its body reads; every other array or scalar it is passed, whole."""
+        writes, reads = [], []
+        for argument, (_, value) in zip(code.arguments, arguments):
+            kind = argument[0]
+            if kind == "output":
+                writes.append(value)
+            elif kind in ("base", "array") and argument[1] == code.writes:
+                store = node.target.graph.output_node.args[0][0]
+                placeholder = node.target.graph.placeholders[0]
+                array = self.value(node.args[0])
+                if store.args[0] is placeholder:
+                    writes.append(self.stored_region(array, placeholder.meta, store))
+                else:
+                    writes.append(array)
+                reads += self.destination_reads(node, store)
+            elif kind != "int":
+                reads.append(value)
+        return tuple(writes), tuple(reads)
+
+    def stored_region(self, array, meta, store: Node):
+        """The region ``store`` writes of ``array`` (its base, of ``meta``): an ``Item`` of its
+        index, through its views; ``array`` itself when a view or the index has no such form."""
+        try:
+            with using(store.graph.shape_env):
+                for step in store.kwargs.get("views", ()):
+                    array, meta = self.view_step(array, meta, step)
+            return Item(array, self.items(store.kwargs["index"], meta.ndim))
+        except NoTemplate:
+            return array
+
+    def destination_reads(self, node: Node, store: Node) -> list:
+        """The regions a kernel writing in place reads of its first argument: each getitem of
+        it in the kernel's body, anything else the whole array."""
+        placeholder = node.target.graph.placeholders[0]
+        base = self.value(node.args[0])
+        regions = []
+        for user in placeholder.users:
+            if user is store and store.args[1] is not placeholder:
+                continue
+            if user.target is ops.GETITEM:
+                regions.append(self.region(base, user.kwargs["index"], placeholder.meta.ndim))
+            else:
+                regions.append(base)
+        return regions
+
+    def region(self, array, index, ndim: int):
+        """``array[index]`` as an ``Item``, or ``array`` itself when the index has no such
+        form (an index array, a size the program does not hold)."""
+        try:
+            return Item(array, self.items(index, ndim))
+        except NoTemplate:
+            return array
 
     def writeback(self, node: Node) -> None:
         """The newest value of an array written into the caller's array."""
