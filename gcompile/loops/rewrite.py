@@ -19,11 +19,13 @@ NEST_KINDS = ("reduce", "block")  # loops of a phase's nest
 
 @dataclass
 class Context:
-    """What the rewrites know beyond the kernel: whether it is big enough to run in parallel,
-    and the backend's ``range_limits(node)``: ``(float32 limit, float64 limit)`` of a fast path
+    """What the rewrites know beyond the kernel: whether it is big enough to run in parallel
+    (a loop program: whether its loops may, from ``parallel_threshold`` elements of work), and
+    the backend's ``range_limits(node)``: ``(float32 limit, float64 limit)`` of a fast path
     that holds only for ``|x| <= limit`` (sin, cos...), or None."""
 
     parallel: bool = False
+    parallel_threshold: int = 0
     range_limits: Callable[[Any], tuple | None] = field(default=lambda node: None)
 
 

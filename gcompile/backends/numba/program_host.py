@@ -14,6 +14,14 @@ import time
 from ...errors import UnsupportedError
 from . import cache, kernels, programs
 
+# Numba's ``parallel`` option for a program with a parallel loop: its ``prange`` loops only.
+# With ``parallel=True`` Numba would also run array creation and region assignments elsewhere in
+# the program as parallel loops, each start costing microseconds, in serial loops too.
+PRANGE_ONLY = (
+    "{'comprehension': False, 'reduction': False, 'inplace_binop': False, 'setitem': False, "
+    "'numpy': False, 'stencil': False, 'fusion': False, 'prange': True}"
+)
+
 
 def load(program: programs.LoopProgram, name: str, options: dict, host) -> object:
     """Compile (or find) ``program``'s function; what it cost goes into ``host`` (the
@@ -24,7 +32,8 @@ def load(program: programs.LoopProgram, name: str, options: dict, host) -> objec
     start = time.perf_counter()
     try:
         nogil = not program.objmode
-        loaded = cache.load(program.source, signature, False, fastmath, preamble, nogil)
+        parallel = PRANGE_ONLY if program.parallel else False
+        loaded = cache.load(program.source, signature, parallel, fastmath, preamble, nogil)
     except Exception as error:  # Numba's own errors have no common base class
         raise UnsupportedError(
             f"a loop Numba cannot compile ({name})",

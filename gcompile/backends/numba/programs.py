@@ -28,8 +28,12 @@ the products of a loop's trips), a nested loop a ``Loop`` whose carried values a
 Carried arrays the loop does not run in place (``ForRange.in_place``) are copied once before
 it, as the interpreter does. A kernel in a loop sums in order, one accumulator (short sums);
 when its sums may be long it also gets the blocked-lane variant, called from ``LONG_SUM``
-terms. The rewrites make a buffer that serves every trip once (``loops.allocations``) and
-choose each float function's implementation (``mathselect``). Anything else raises
+terms. The rewrites make a buffer that serves every trip once (``loops.allocations``), choose
+each float function's implementation (``mathselect``), and give a top-level loop whose trips are
+independent a parallel copy (``prange``), run when its work is large enough
+(``loops.program_parallel``; kernel calls and copies say which regions they read and write, for
+it: ``program_regions``); a program with one is compiled with Numba's ``parallel`` for its
+``prange`` loops only (``program_host``). Anything else raises
 ``NoTemplate``: the host then calls a program per loop nest, or runs the loop in the
 interpreter, and says why.
 
@@ -82,6 +86,7 @@ from ...loops.nodes import (
     size_of,
     typed,
 )
+from ...loops.program_parallel import parallel_program_loops
 from ...loops.rewrite import apply_rewrites
 from . import blas, codegen, kernels
 from .kernel_calls import KernelCalls
@@ -101,7 +106,11 @@ from .syntax import type_name
 LONG_SUM = 512
 _FILLS = {ops.ZEROS: 0, ops.ONES: 1, ops.EMPTY: None}  # what each creation op fills with
 # the rewrites of a program's loop IR, in order (kernels have theirs: ``codegen.REWRITES``)
-PROGRAM_REWRITES = [("allocations", hoist_allocations), ("select_math", select_math)]
+PROGRAM_REWRITES = [
+    ("allocations", hoist_allocations),
+    ("select_math", select_math),
+    ("parallel_loops", parallel_program_loops),
+]
 
 
 @dataclass
@@ -122,6 +131,7 @@ class LoopProgram:
     copies: bool = False  # whether it calls the serial copy loop of ``copies``
     objmode: bool = False  # whether it calls back into Python (library calls)
     callbacks: list = field(default_factory=list)  # what it calls back into Python for, and why
+    parallel: bool = False  # whether a loop of it runs in parallel (``loops.program_parallel``)
 
 
 def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
@@ -268,7 +278,11 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         body = (*self.statements, Return(tuple(results)))
         symbols = tuple(self.symbols.items())
         program = Kernel(name, tuple(params), body, (), (), entry=self.entry, symbols=symbols)
-        program = apply_rewrites(program, MathContext(), PROGRAM_REWRITES)
+        ctx = MathContext(
+            parallel=bool(self.options.get("parallel", True)),
+            parallel_threshold=int(self.options["parallel_threshold"]),
+        )
+        program = apply_rewrites(program, ctx, PROGRAM_REWRITES)
         names = Namespace(True, ())
         source, _ = render(program, True, names)
         called = {names.var(var): variant for var, variant in self.kernels.items()}
@@ -284,6 +298,7 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             self.copies,
             self.objmode,
             self.callbacks,
+            program.parallel,
         )
 
     def emit(self, statement) -> None:
