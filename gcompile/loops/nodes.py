@@ -476,7 +476,8 @@ class If:
 @dataclass(frozen=True)
 class Eval:
     """An expression evaluated for its effect (a helper writing into buffers); ``writes``: the
-    regions it writes (``Item``s of its arguments), when the caller knows them."""
+    regions it writes (``Item``s of its arguments), when the caller knows them; it reads its
+    other arguments, and nothing else of those it writes."""
 
     value: Any
     writes: tuple | None = None

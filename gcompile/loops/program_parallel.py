@@ -19,8 +19,8 @@ A loop's trips are independent (``parallel_copy``; else ``Dependent`` says why) 
 - it carries no values (but an array carried as itself, ``empty_1_2, = empty_1_3,`` where
   ``empty_1_3 = empty_1_2``: that assignment is dropped from the parallel copy);
 - its body holds only statements whose reads and writes are known: no call back into Python
-  (``ObjectMode``), ``Return``, BLAS call (it runs threads of its own), parallel loop, or
-  helper other than the serial copy loop;
+  (``ObjectMode``), ``Return``, parallel loop, or helper call that does not say what it writes
+  (a matrix product: BLAS runs threads of its own);
 - every variable its body sets is set nowhere else and read nowhere after the loop (so each
   trip has its own: Numba's ``prange`` makes them private; no value is reduced across trips);
 - every array it writes (a store, a region assigned, a kernel's output buffer or the region a
@@ -316,16 +316,19 @@ class _Trips:
             self.touch(region, False)
 
     def helper(self, stmt: Eval) -> None:
-        """The serial copy loop writes the region it says (else its whole destination); any
-        other helper refuses."""
+        """A helper call that says which regions it writes (it reads its other arguments);
+        any other refuses (a matrix product: BLAS runs threads of its own)."""
         value = stmt.value
-        if not (isinstance(value, Call) and value.function == Name("_copy_serial")):
+        if stmt.writes is None or not isinstance(value, Call):
             name = getattr(getattr(value, "function", None), "text", "a helper")
             raise Dependent(f"a call of {name} in the loop body")
-        source, shape, destination, offset, strides = value.args
-        self.read((source, shape, offset, strides))
-        for region in (destination,) if stmt.writes is None else stmt.writes:
+        written = set()
+        for region in stmt.writes:
             self.touch(region, True)
+            while isinstance(region, Item):
+                region = region.value
+            written.add(region)
+        self.read(tuple(v for v in value.args + value.keywords if v not in written))
 
     def inner_loop(self, loop: Loop) -> None:
         """A loop in the body: walked twice, so that a value carried into its next trip is
