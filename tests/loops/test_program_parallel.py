@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import gcompile
+from gcompile.ir.kernel import FusedKernel
 from gcompile.ir.symbolic import Symbol
 from gcompile.loops.nodes import (
     Affine,
@@ -15,6 +17,8 @@ from gcompile.loops.nodes import (
     BinOp,
     Call,
     CallKernel,
+    Comment,
+    Compare,
     Const,
     Eval,
     Item,
@@ -33,7 +37,14 @@ from gcompile.loops.nodes import (
     Var,
 )
 from gcompile.loops.printer import format_kernel
-from gcompile.loops.program_parallel import Dependent, parallel_copy, parallel_program_loops
+from gcompile.loops.program_parallel import (
+    ELEMENT,
+    MAX_STATEMENTS,
+    SCALE,
+    Dependent,
+    parallel_copy,
+    parallel_program_loops,
+)
 from gcompile.loops.rewrite import Context
 
 F64 = np.dtype(np.float64)
@@ -208,3 +219,19 @@ def test_the_rewrite_keeps_loops_without_enough_work_and_respects_the_option():
     assert parallel_program_loops(kernel, Context(parallel=False)) is kernel
     text = format_kernel(kernel)
     assert "prange" not in text
+
+
+def test_the_work_test_chooses_the_parallel_copy_and_a_long_body_stays_serial():
+    graph = gcompile.trace(lambda x: np.tanh(x) * 2.0, np.ones(4), stage="fused")
+    kernel_node = next(n for n in graph.nodes if isinstance(n.target, FusedKernel))
+    assert kernel_node.target.space == (s0,)  # (the trace's s0 is the program's: equal symbols)
+    store = Store(out, Subscript((k, None)), Const(1.0))
+    ctx = Context(parallel=True, parallel_threshold=100)
+    chosen = parallel_program_loops(program(Comment(kernel_node), store), ctx)
+    assert chosen.parallel
+    test, (parallel,), (serial,) = chosen.body[0].cond, chosen.body[0].body, chosen.body[0].orelse
+    elements = ELEMENT * s0 * s0  # s0 trips of the kernel's s0 elements (the store: no node)
+    assert test == Compare((">=",), (Size(elements), Const(SCALE * ELEMENT * 100)))
+    assert parallel.parallel and not serial.parallel
+    long_body = (Comment(kernel_node),) * (MAX_STATEMENTS + 1) + (store,)
+    assert not parallel_program_loops(program(*long_body), ctx).parallel
