@@ -4,7 +4,7 @@ them on all threads (a ``prange``) when its work is large enough; else it runs a
 ::
 
     out0_fused_1 = alloc once[(1,)] f64 C        out0_fused_1 = alloc once[(1,)] f64 C
-    for k0 in range(s0) [program]:               if 8*s0*s1+s0 >= 2097152:
+    for k0 in range(s0) [program]:               if 8*s0*s1+s0 >= 4194304:
       call _fused_1(out0_fused_1, A, x, ...)       for k0 in prange(s0) [program]:
       fused_1 = out0_fused_1[0]         =>           out0_fused_1_2 = alloc[(1,)] f64 C
       empty_1[k0] = fused_1                          call _fused_1(out0_fused_1_2, A, x, ...)
@@ -91,13 +91,14 @@ from .nodes import (
 from .rewrite import Context, map_exprs
 
 # The work of a loop is counted in scalar statements, an element of a kernel's iteration space or
-# of an array value as ELEMENT of them (measured on 2 cores: an element of a kernel in a loop
-# 0.45-0.9 ns; a scalar statement of an element loop LLVM vectorises 0.04 ns, of one calling
-# exp 0.6 ns). A loop runs in parallel from SCALE * ``parallel_threshold`` elements: starting a
-# parallel loop costs ~45 us there (threads waiting passively), so it pays from ~100 us of serial
-# work (a loop of row sums of a matrix-vector product: from 512 x 512 on, not at 362 x 362).
+# of an array value as ELEMENT of them (measured on 2 free cores: an element of a kernel in a
+# loop 0.2 ns (a row sum) to 0.9 ns (tanh); a scalar statement of an element loop LLVM vectorises
+# 0.04 ns, of one calling exp 0.6 ns). A loop runs in parallel from SCALE * ``parallel_threshold``
+# elements: starting a parallel loop costs ~30-45 us there (threads waiting passively), so it pays
+# from ~100 us of serial work. Loops of row sums (y[i] = sum(A[i] * x)): 512 x 512 55 us serial,
+# 82 us parallel; 1024 x 1024 212 us and 173 us. Of tanh rows: 512 x 512 235 us and 164 us.
 ELEMENT = 8
-SCALE = 2
+SCALE = 4
 # The most graph statements a loop's body may hold to get a parallel copy: Numba compiles a
 # program with a parallel loop about 4 times slower (measured: a loop of 120 statements 0.25 s
 # serial, 0.9 s with its parallel copy; of 300 statements 0.56 s and 2.1 s).
