@@ -129,7 +129,7 @@ def parallel_program_loops(kernel: Kernel, ctx: Context) -> Kernel:
 def _parallel_choice(kernel: Kernel, position: int, elements: int):
     """The loop at ``position``; or its parallel copy, alone or chosen by its work."""
     loop = kernel.body[position]
-    work, threshold = trip_work(kernel, loop), SCALE * ELEMENT * elements
+    work, threshold = trip_work(kernel, position), SCALE * ELEMENT * elements
     if work is None or is_int(work) and work < threshold or _statements(loop) > MAX_STATEMENTS:
         return loop
     try:
@@ -221,7 +221,7 @@ class _Trips:
         self.views: dict = {self.index: ()}  # variable -> the _Views its value may be
         self.private: set = set()  # arrays allocated in the trip
         self.accesses: list = []  # (root, pins, written)
-        for stmt in kernel.body[:position]:
+        for stmt in kernel.entry + kernel.body[:position]:
             if isinstance(stmt, Let):
                 self.define(stmt.var, stmt.value)
 
@@ -241,7 +241,7 @@ class _Trips:
     def check_variables(self, body: tuple) -> None:
         """Every variable the body sets is set nowhere else and read nowhere after the loop."""
         kernel, position = self.kernel, self.position
-        outside = _assigned(kernel.body[:position] + kernel.body[position + 1 :])
+        outside = _assigned(kernel.entry + kernel.body[:position] + kernel.body[position + 1 :])
         outside |= {param.var for param in kernel.params}
         outside |= _vars_in(kernel.body[position + 1 :])
         shared = (_assigned(body) | {self.index}) & outside
@@ -507,16 +507,24 @@ def _display(var: Var) -> str:
 # -- the work of a loop ---------------------------------------------------------------------------
 
 
-def trip_work(kernel: Kernel, loop: Loop):
-    """The elements ``loop`` touches in all its trips (an int, or a size over the program's
-    size parameters); None when it has no such estimate."""
+def trip_work(kernel: Kernel, position: int):
+    """The work of the top-level loop at ``position`` in all its trips (an int, or a size over
+    the sizes the program holds before it); None when it has no such estimate."""
     symbols = {var: symbol for symbol, var in kernel.symbols}
-    work = _loop_work(loop, symbols)
-    params = {param.var for param in kernel.params}
-    given = {symbol for symbol, var in kernel.symbols if var in params}
+    work = _loop_work(kernel.body[position], symbols)
+    given = {symbol for symbol, var in kernel.symbols if var in _set_before(kernel, position)}
     if work is None or not is_int(work) and not free_symbols(work) <= given:
         return None
     return work
+
+
+def _set_before(kernel: Kernel, position: int) -> set:
+    """The variables set before the top-level statement at ``position``: the parameters, and
+    what the entry and the top-level statements before it set (a loop: its carried values)."""
+    found = {param.var for param in kernel.params}
+    for stmt in kernel.entry + kernel.body[:position]:
+        found.update(_set_by(stmt)[1:] if isinstance(stmt, Loop) else _set_by(stmt))
+    return found
 
 
 def _loop_work(loop: Loop, symbols: dict):

@@ -4,6 +4,8 @@ others (the compiled side: ``tests/backends/test_program_parallel.py``)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 import gcompile
@@ -235,3 +237,9 @@ def test_the_work_test_chooses_the_parallel_copy_and_a_long_body_stays_serial():
     assert parallel.parallel and not serial.parallel
     long_body = (Comment(kernel_node),) * (MAX_STATEMENTS + 1) + (store,)
     assert not parallel_program_loops(program(*long_body), ctx).parallel
+    sized_on_entry = dataclasses.replace(  # a size read from an input, not passed
+        program(Comment(kernel_node), store),
+        params=program().params[:2],
+        entry=(Let(Var("s0"), Item(Attr(a, "shape"), (Const(0),))),),
+    )
+    assert parallel_program_loops(sized_on_entry, ctx).parallel
