@@ -457,28 +457,32 @@ def _fresh(value) -> bool:
     return isinstance(function, Attr) and function.name == "copy"
 
 
+def _inner(stmt) -> tuple:
+    """The statements ``stmt`` holds (a loop's body, a branch's, a test's)."""
+    blocks = (getattr(stmt, name, ()) for name in ("test", "body", "orelse"))
+    return tuple(inner for block in blocks if isinstance(block, tuple) for inner in block)
+
+
 def _settings(stmts: tuple) -> list:
     """The statements of ``stmts`` (nested ones too) that set variables."""
     found = []
     for stmt in stmts:
         if _set_by(stmt):
             found.append(stmt)
-        if isinstance(stmt, (Loop, If, ObjectMode)):
-            found += _settings(stmt.body + getattr(stmt, "orelse", ()))
+        found += _settings(_inner(stmt))
     return found
 
 
 def _set_by(stmt) -> tuple:
-    """The variables ``stmt`` itself sets."""
+    """The variables ``stmt`` itself sets (a loop: its index first, then its carried values)."""
     if isinstance(stmt, (Let, Alloc, Update)):
         return (stmt.var,)
     if isinstance(stmt, Assign) and isinstance(stmt.target, Tuple):
         return tuple(stmt.target.items)
-    if isinstance(stmt, Loop):
-        return (stmt.var,) + tuple(target for target, _ in stmt.carried)
     if isinstance(stmt, ObjectMode):
         return tuple(var for var, _ in stmt.outputs)
-    return ()
+    index = (stmt.var,) if isinstance(stmt, Loop) else ()
+    return index + tuple(target for target, _ in getattr(stmt, "carried", ()))
 
 
 def _assigned(stmts: tuple) -> set:
@@ -580,7 +584,7 @@ def _statements(stmt) -> int:
     with a ``Comment``)."""
     if isinstance(stmt, Comment):
         return stmt.node is not None
-    return sum(_statements(s) for s in getattr(stmt, "body", ()) + getattr(stmt, "orelse", ()))
+    return sum(_statements(inner) for inner in _inner(stmt))
 
 
 def _symbolic(value):
