@@ -81,6 +81,7 @@ class ControlTracer(LoopTracer):
         source = _source_of(info)
         if self._declined_early(info, source, "branch"):
             return NotImplemented
+
         def attempt():
             return self._cond(test, (then, orelse), tuple(carried), info, source)
 
