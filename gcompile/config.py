@@ -21,8 +21,8 @@ import os
 import sys
 from typing import Any
 
-_OVERRIDES: dict[str, Any] = {}
-OVERRIDES = _OVERRIDES  # (read-only, for checks on every call: ``fast_entry``)
+# ``config.set``'s values; ``fast_entry`` reads it on every call (never write it elsewhere)
+OVERRIDES: dict[str, Any] = {}
 
 
 # os.environ's own mapping (encoded keys and values, updated by os.environ[...] = ...): read
@@ -105,8 +105,8 @@ def _user_cache_dir() -> str:
 
 def get(name: str) -> Any:
     """Return the current value of option ``name`` (override, else environment, else default)."""
-    if name in _OVERRIDES:
-        return _OVERRIDES[name]
+    if name in OVERRIDES:
+        return OVERRIDES[name]
     try:
         return _READERS[name]()
     except KeyError:
@@ -118,6 +118,6 @@ def set(name: str, value: Any) -> None:  # noqa: A001 - mirrors get()
     if name not in _READERS:
         raise KeyError(f"unknown gcompile option {name!r}; known: {sorted(_READERS)}")
     if value is None:
-        _OVERRIDES.pop(name, None)
+        OVERRIDES.pop(name, None)
     else:
-        _OVERRIDES[name] = value
+        OVERRIDES[name] = value

@@ -44,7 +44,7 @@ def test_a_position_out_of_range_raises_index_error(backend):
     x = RNG.random(10)
     assert fn(x, np.array([9, -10] * 20)) == gather_sum(x, np.array([9, -10] * 20))
     for bad in ([3, 10] * 20, [-11] * 40):
-        with pytest.raises(IndexError):
+        with pytest.raises(IndexError, match="out of bounds for axis 0"):
             fn(x, np.array(bad))
 
 

@@ -128,8 +128,8 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     done = rewrite(function, _router(fn))
     if not done.loops and not done.notes and not _calls_module_function(fn, done.calls):
         return "no `for` loop and no call of a function of its module"
-    loops = [_loop_info(code.co_filename, lines, first, plan) for _, plan in done.loops]
-    branches = [_branch_info(code.co_filename, lines, first, plan) for _, plan in done.branches]
+    loops = [_site_info(LoopInfo, code.co_filename, lines, first, p) for _, p in done.loops]
+    branches = [_site_info(BranchInfo, code.co_filename, lines, first, p) for _, p in done.branches]
     source = ast.unparse(function).replace(_CONVERTED, code.co_name, 1)
     cells = {RUNTIME: runtime, CALL: functools.partial(runtime.call, fn.__module__)}
     cells.update((name, info) for (name, _), info in zip(done.loops, loops))
@@ -220,29 +220,20 @@ def _cell_value(cell: types.CellType) -> Any:
         return None
 
 
-def _loop_info(filename: str, lines: list[str], first: int, plan) -> LoopInfo:
+def _site_info(kind: type, filename: str, lines: list[str], first: int, plan):
+    """The ``LoopInfo`` or ``BranchInfo`` of a converted statement's ``plan``."""
     node = plan.node
-    return LoopInfo(
-        filename=filename,
-        line=node.lineno,
-        end_line=node.end_lineno,
-        target=node.target.id if plan.kind != "while" else "",
-        carried=plan.carried,
-        source=lines[node.lineno - first].strip(),
-        kind=plan.kind,
-        effects=plan.effects,
-    )
-
-
-def _branch_info(filename: str, lines: list[str], first: int, plan) -> BranchInfo:
-    node = plan.node
-    return BranchInfo(
+    extra = {}
+    if kind is LoopInfo:
+        extra = {"target": node.target.id if plan.kind != "while" else "", "kind": plan.kind}
+    return kind(
         filename=filename,
         line=node.lineno,
         end_line=node.end_lineno,
         carried=plan.carried,
         source=lines[node.lineno - first].strip(),
         effects=plan.effects,
+        **extra,
     )
 
 

@@ -392,8 +392,8 @@ class _HostLowering(ProgramCalls, KernelCalls):
         names = tuple(self.value(p) for p in graph.placeholders)
         if names:
             self.emit(Assign(Tuple(names), Var("inputs")))
-        self.statements += self.size_bindings()
         if not self.whole_program():
+            self.statements += self.size_bindings()
             self.body()
         symbols = tuple((symbol, Var(name)) for symbol, name in self.sizes.items())
         params = (Param(Var("inputs"), ("inputs",), np.dtype(object)),)

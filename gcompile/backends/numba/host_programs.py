@@ -106,6 +106,8 @@ class ProgramCalls:
             self.program.whole = f"the host stays Python: {why}"
             return False
         self.program.whole = "the host is one Numba function"
+        if program.sizes or program.buffers:  # (else the program reads its sizes itself)
+            self.statements += self.size_bindings()
         results = iter(self.program_call(graph.name, program, function))
         values = graph.output_node.args[0]
         self.globals["_literal_outputs"] = values

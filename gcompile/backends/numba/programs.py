@@ -482,17 +482,17 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         range (a negative one counts from the end, as Numba's subscript does)."""
         array, *given = node.args
         positions = iter(given)
-        items, outside = [], []
-        for size, item in zip(array.meta.shape, node.kwargs["index"]):
+        items = []
+        for axis, (size, item) in enumerate(zip(array.meta.shape, node.kwargs["index"])):
             if item is not None:
                 items.append(self.size(item))
                 continue
             position, extent = self.value(next(positions)), self.size(size)
             items.append(position)
             low = Compare(("<",), (position, BinOp("-", Const(0), extent)))
-            outside += [low, Compare((">=",), (position, extent))]
-        message = "an index read from the data is out of bounds"
-        self.emit(If(BoolOp("or", tuple(outside)), (Raise("IndexError", message),)))
+            outside = BoolOp("or", (low, Compare((">=",), (position, extent))))
+            message = f"an index read from the data is out of bounds for axis {axis}"
+            self.emit(If(outside, (Raise("IndexError", message),)))
         self.assign(node, Item(self.values[array], tuple(items)))
 
     def assign(self, node: Node, expression) -> None:
