@@ -172,3 +172,38 @@ def sqrt_while(a, tol=1e-10):
 def test_a_while_test_reads_a_value_the_loop_also_carries_from():
     for a in (4.0, 2.0, 10.0):
         check(sqrt_while, a)
+
+
+def rescaled(x):
+    if x.max() > 1:  # (no loop in the function: it is converted for its `if`)
+        x = x / x.max()
+    return x
+
+
+def early_return(x, y):
+    if x.sum() > 0 and not y.sum() < 0:
+        return x + y
+    return x - y
+
+
+def chosen(x):
+    return x * 2 if x.sum() > 0 else -x
+
+
+def first_small(x, i):
+    n = x.shape[0]
+    while i < n and x[i] > 0.1:  # (x[i] is read only while i < n, as in Python)
+        i += 1
+    return i
+
+
+def test_ifs_conditional_expressions_and_boolean_operators_on_traced_values_compile():
+    for sign in (1.0, -1.0):
+        check(rescaled, sign * RNG.random(6) * 3)
+        check(early_return, sign * RNG.random(6), RNG.random(6) - 0.2)
+        check(chosen, sign * RNG.random(6))
+    for x in (np.array([0.5, 0.6, 0.7]), np.array([0.5, 0.05, 0.7])):
+        check(first_small, x, 0)
+    for fn, args in ((early_return, (RNG.random(4), RNG.random(4))), (chosen, (RNG.random(4),))):
+        graph = gcompile.trace(fn, *args)
+        assert any(isinstance(v.node.target, Cond) for v in walk(graph) if v.node.op == "call")

@@ -234,7 +234,7 @@ def test_explain_exit_codes(tmp_path, capsys):
     assert "== fused graph" in text and "== generated code" in text
     refused = write_module(
         tmp_path,
-        "def f(x):\n    return x if x.sum() > 0 else -x\n\n"
+        "def f(x):\n    return x if bool(x.sum() > 0) else -x\n\n"
         "def example_inputs():\n    return (np.ones(3),)\n",
     )
     assert cli.main(["explain", f"{refused}:f"]) == 1

@@ -73,3 +73,30 @@ def test_a_loop_over_bounds_read_from_the_data_is_a_while_loop():
     check(csr_matvec, indptr, cols, dense[rows, cols], RNG.random(9))
     graph = gcompile.trace(csr_matvec, indptr, cols, dense[rows, cols], RNG.random(9))
     assert any(v.node.target.name == "while_loop" for v in walk(graph) if v.node.op == "call")
+
+
+def integer_array_gathers(x, idx, grid):
+    return x[idx] * 2 + 1, grid[idx].sum(axis=1), x[[0, 2, -1]], np.take(grid, idx[:2] % 4, axis=1)
+
+
+def gathers_in_a_loop(x, idx, steps):
+    for _ in range(steps):
+        x = 0.5 * (x + x[idx])
+    return x
+
+
+def test_integer_array_gathers_are_library_calls_that_agree_with_numpy():
+    x, grid = RNG.random(12), RNG.random((12, 4))
+    for idx in (np.array([1, -2, 3, 11]), RNG.integers(-12, 12, (2, 3)).astype(np.int32)):
+        check(integer_array_gathers, x, idx.ravel(), grid)
+    check(gathers_in_a_loop, x, RNG.permutation(12), 5)
+    graph = gcompile.trace(integer_array_gathers, x, np.array([1, 2]), grid)
+    assert sum(node.target is ops.EXTERN for node in graph.nodes) == 4
+
+
+def test_an_integer_array_gather_out_of_range_raises_numpys_error():
+    fn = gcompile.compile(integer_array_gathers, fullgraph=True)
+    x, grid = RNG.random(12), RNG.random((12, 4))
+    fn(x, np.array([0, 1]), grid)
+    with pytest.raises(IndexError, match="index 12 is out of bounds for axis 0 with size 12"):
+        fn(x, np.array([0, 12]), grid)

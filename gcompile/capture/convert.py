@@ -126,14 +126,19 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     function.decorator_list = []
     function.name = _CONVERTED  # inside the factory, the function's own name stays global
     done = rewrite(function, _router(fn))
-    if not done.loops and not done.notes and not _calls_module_function(fn, done.calls):
-        return "no `for` loop and no call of a function of its module"
+    decides = done.loops or done.notes or done.branches or done.expressions
+    if not decides and not _calls_module_function(fn, done.calls):
+        return "nothing to convert (no loop, `if`, `and`, `or`, `not`, conditional expression or call of a function of its module)"
     loops = [_site_info(LoopInfo, code.co_filename, lines, first, p) for _, p in done.loops]
     branches = [_site_info(BranchInfo, code.co_filename, lines, first, p) for _, p in done.branches]
     source = ast.unparse(function).replace(_CONVERTED, code.co_name, 1)
     cells = {RUNTIME: runtime, CALL: functools.partial(runtime.call, fn.__module__)}
     cells.update((name, info) for (name, _), info in zip(done.loops, loops))
     cells.update((name, info) for (name, _), info in zip(done.branches, branches))
+    cells.update(
+        (name, _site_info(BranchInfo, code.co_filename, lines, first, plan))
+        for name, plan in done.expressions
+    )
     compiled = _compile(fn, function, list(cells))
     return _Template(compiled, cells, loops, done.notes, source, branches, done.branch_notes)
 

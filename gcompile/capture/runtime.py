@@ -33,7 +33,9 @@ task); while one is installed the runtime first offers every loop to it:
 
 - ``handler.capture_cond(test, then, orelse, carried, info)``, when the handler has it (else
   every ``if`` runs in Python): ``test`` as the user's code computed it (a bool, a traced
-  value, any object).
+  value, any object). A conditional expression, ``and`` and ``or`` (``if_exp``, ``and_``,
+  ``or_``) come as an ``if`` of one carried value, UNDEFINED before it.
+- ``handler.capture_not(value)``, when the handler has it: ``not value``.
 
 Each returns the tuple of carried values after the statement (same length and order as
 ``carried``), or ``NotImplemented`` to decline: the runtime then runs it as Python would,
@@ -208,6 +210,38 @@ def cond(
         if result is not NotImplemented:
             return _checked(result, carried, info, "`if`")
     return then(*carried) if test else orelse(*carried)
+
+
+def if_exp(test: Any, then: Callable[[], Any], orelse: Callable[[], Any], info: BranchInfo) -> Any:
+    """``then() if test else orelse()`` (a conditional expression, ``expressions.py``): offered
+    to the handler's ``capture_cond`` as an ``if`` of one carried value."""
+    capture = getattr(_HANDLER.get(), "capture_cond", None)
+    if capture is not None:
+        branches = (lambda _: (then(),), lambda _: (orelse(),))
+        result = capture(test, *branches, (UNDEFINED,), info)
+        if result is not NotImplemented:
+            return _checked(result, (UNDEFINED,), info, "conditional expression")[0]
+    return then() if test else orelse()
+
+
+def and_(first: Any, rest: Callable[[], Any], info: BranchInfo) -> Any:
+    """``first and rest()``."""
+    return if_exp(first, rest, lambda: first, info)
+
+
+def or_(first: Any, rest: Callable[[], Any], info: BranchInfo) -> Any:
+    """``first or rest()``."""
+    return if_exp(first, lambda: first, rest, info)
+
+
+def not_(value: Any) -> Any:
+    """``not value``; offered first to the handler's ``capture_not`` (NotImplemented: Python's)."""
+    capture = getattr(_HANDLER.get(), "capture_not", None)
+    if capture is not None:
+        result = capture(value)
+        if result is not NotImplemented:
+            return result
+    return not value
 
 
 OFFERED_BUILTINS = ("max", "min", "len")  # calls offered to ``handler.builtin`` (``call``)

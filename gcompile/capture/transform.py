@@ -52,7 +52,9 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .expressions import Expressions
 from .plan import BranchPlan, LoopPlan, plan_scope, range_call
+from .returns import merge_returns
 from .scopes import function_names, parameter_names, target_names
 
 RUNTIME = "__gc_rt"
@@ -79,7 +81,8 @@ class Rewrite:
     ``loops``: one ``(info name, plan)`` per converted loop, outer loops before the loops
     nested in them. ``notes``: ``(line, reason)`` per loop left as a Python loop. ``branches``
     and ``branch_notes``: the same for ``if`` statements. ``calls``: the names of the calls
-    routed through ``__gc_call``.
+    routed through ``__gc_call``. ``expressions``: one ``(info name, plan)`` per conditional
+    expression, ``and``, ``or`` made a runtime call (``expressions.py``).
     """
 
     loops: list[tuple[str, LoopPlan]] = field(default_factory=list)
@@ -87,6 +90,7 @@ class Rewrite:
     branches: list[tuple[str, BranchPlan]] = field(default_factory=list)
     branch_notes: list[tuple[int, str]] = field(default_factory=list)
     calls: set[str] = field(default_factory=set)
+    expressions: list[tuple[str, BranchPlan]] = field(default_factory=list)
 
 
 def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rewrite:
@@ -96,10 +100,14 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     function becomes ``__gc_call(name, ...)`` (see ``runtime.call``).
     """
     result = Rewrite()
+    merge_returns(function)
     local = function_names(function).local | parameter_names(function.args)
     _Rewriter(result, frozenset(local)).scope(function)
     _keep_local(function, local)
     _Calls(local, route_call, result.calls).visit_scope(function)
+    expressions = Expressions(RUNTIME, GENERATED)
+    expressions.visit_scope(function)
+    result.expressions = expressions.sites
     return result
 
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from ..capture import UNDEFINED
 from ..ir import ops
 from ..ir.alias import shared_with_written, written_placeholders
@@ -86,6 +88,12 @@ class ControlTracer(LoopTracer):
             return self._cond(test, (then, orelse), tuple(carried), info, source)
 
         return self._capturing(source, "branch", attempt)
+
+    def capture_not(self, value):
+        """``not value`` of a traced scalar: its logical not; else NotImplemented (Python's)."""
+        if not self.tracer.is_traced(value) or value.ndim != 0:
+            return NotImplemented
+        return np.logical_not(value)
 
     def capture_while(self, test, body, carried, info):
         """``while test(*carried): carried = body(*carried)``: the carried values after it, or

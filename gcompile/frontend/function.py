@@ -16,6 +16,7 @@ from ..ir.graph import Graph
 from ..ir.pytree import TreeSpec, flatten
 from ..ir.shape_env import SymbolicError, using
 from .loops import LoopEscape
+from .masks import MaskedValue
 from .numpy_patching import tracing
 from .recorder import Tracer, convertible_sequences
 from .symint import SymInt
@@ -154,6 +155,8 @@ def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> An
         return tracer.operand(value)
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic)):
         return value
+    if isinstance(value, MaskedValue):
+        value.refuse("returning", made_here=True)
     raise UnsupportedError(
         f"returning a value of type {type(value).__name__}",
         function_source,
@@ -164,7 +167,7 @@ def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> An
 def _unconverted(fn: Callable, converted: Any, why: str) -> list:
     """Notes on the loops that stay Python loops whatever they do (so are unrolled)."""
     if converted is None:
-        if why.startswith("no `for` loop") or not why:
+        if why.startswith("nothing to convert") or not why:
             return []
         return [LoopNote(None, False, f"the function's loops were not converted: {why}")]
     filename = fn.__code__.co_filename

@@ -23,6 +23,7 @@ from ..ir.graph import Graph, Node
 from ..ir.meta import meta_of, unsupported_dtype_reason
 from ..ir.shape_env import SIZE_LOW, is_symbolic, map_symbolic
 from ..ir.symbolic import is_int
+from . import masks
 from .branches import ControlTracer
 from .complex_parts import ComplexParts
 from .numpy_calls import NumpyCalls
@@ -65,9 +66,9 @@ class Tracer:
         self.loops = ControlTracer(self)  # captured loops and branches, traced as sub-graphs
 
     # -- refusals -----------------------------------------------------------------------------------
-    def refuse(self, construct: str, hint: str = "", detail: str = "") -> None:
-        """Raise UnsupportedError for ``construct`` at the user's current line."""
-        source = user_source()
+    def refuse(self, construct: str, hint: str = "", detail: str = "", source: str = "") -> None:
+        """Raise UnsupportedError for ``construct`` at the user's current line (or ``source``)."""
+        source = source or user_source()
         text = source_text(source)
         if text:
             detail = (detail + "; " if detail else "") + f"in `{text}`"
@@ -227,6 +228,34 @@ class Tracer:
         self.call(ops.SETITEM, target, value, index=index)
         self.parts.written(root(target._node))
 
+    def gather_by_mask(self, array: TracedArray, index: Any) -> masks.MaskedValue | None:
+        """``array[index]`` kept at ``array``'s shape when ``index`` is a traced boolean array
+        (``masks``); None for any other index."""
+        mask = masks.mask_of(array, index)
+        return None if mask is None else masks.MaskedValue(array, mask, user_source())
+
+    def gather_by_indices(self, array: TracedArray, index: Any) -> TracedArray | None:
+        """``array[idx]``, ``idx`` an integer array (traced, or a list or array of ints): NumPy's
+        copy, ``np.take(array, idx, axis=0)`` (a library call, ``ir/externs``); None for any
+        other index."""
+        if isinstance(index, tuple) and len(index) == 1:
+            index = index[0]
+        if isinstance(index, (list, np.ndarray)) and not holds_traced(index):
+            index = np.asarray(index)
+        elif not isinstance(index, TracedArray):
+            return None
+        if index.dtype.kind not in "iu" or index.ndim == 0 or array.ndim == 0:
+            return None
+        return np.take(array, index, axis=0)
+
+    def write_by_mask(self, target: TracedArray, index: Any, value: Any) -> bool:
+        """Record ``target[index] = value`` when ``index`` is a traced boolean array; False
+        (nothing recorded) for any other index."""
+        mask = masks.mask_of(target, index)
+        if mask is not None:
+            masks.assign(target, mask, value)
+        return mask is not None
+
     def wrap(self, node: Node) -> TracedArray:
         """The proxy of ``node`` the traced function sees."""
         return TracedArray(self, node)
@@ -269,7 +298,8 @@ class Tracer:
                         hint="use np.where(mask, x, fill) to keep the shape",
                     )
                 self.refuse(
-                    "indexing with a traced integer array or value (x[idx]: gather by data)"
+                    "indexing with a traced integer array or value beside other indices, or "
+                    "writing through one (x[idx, j], x[idx] = v: by data)"
                 )
             if isinstance(item, (bool, np.bool_)):
                 self.refuse("boolean scalar index x[True]")

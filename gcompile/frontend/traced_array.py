@@ -44,6 +44,11 @@ class _Flags:
         }[key.upper()]
 
 
+# Types whose operations a traced array leaves to them (their own operators and NumPy
+# protocols): ``masks.MaskedValue`` registers itself.
+DEFERRED: set = set()
+
+
 class TracedArray:
     """Stands for an array (or scalar) while a function is traced; every operation is recorded."""
 
@@ -118,13 +123,23 @@ class TracedArray:
 
     # -- NumPy protocols -----------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if any(type(value) in DEFERRED for value in inputs):
+            return NotImplemented
         return self._tracer.numpy.ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
+        if DEFERRED.intersection(types):
+            return NotImplemented
         return self._tracer.numpy.array_function(func, args, kwargs)
 
     # -- indexing ----------------------------------------------------------------------------
     def __getitem__(self, index: Any) -> "TracedArray":
+        gathered = self._tracer.gather_by_mask(self, index)
+        if gathered is not None:  # x[mask]: kept at x's shape (masks.py)
+            return gathered
+        taken = self._tracer.gather_by_indices(self, index)
+        if taken is not None:  # x[idx]: np.take(x, idx, axis=0)
+            return taken
         element = self._tracer.element_index(self, index)
         if element is not None:  # x[i, k] with k read from the data: one element
             template, positions = element
@@ -132,7 +147,8 @@ class TracedArray:
         return self._tracer.call(ops.GETITEM, self, index=self._tracer.basic_index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self._tracer.write(self, value, self._tracer.basic_index(index))
+        if not self._tracer.write_by_mask(self, index, value):
+            self._tracer.write(self, value, self._tracer.basic_index(index))
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -338,6 +354,8 @@ def _unary_operator(ufunc: np.ufunc) -> Callable:
 
 def _binary_operator(ufunc: np.ufunc, reflected: bool) -> Callable:
     def method(self: TracedArray, other: Any) -> TracedArray:
+        if type(other) in DEFERRED:
+            return NotImplemented
         operands = (other, self) if reflected else (self, other)
         return self._tracer.numpy.ufunc(ufunc, "__call__", operands, {}, python_operator=True)
 

@@ -209,6 +209,22 @@ def _sorted(call: ExternCall, ops: dict, dtype: Any = None) -> TensorMeta:  # so
     return TensorMeta(a.shape, np.dtype(dtype), "C" if a.layout == "C" else "A")  # (F stays F)
 
 
+def _take(call: ExternCall, ops: dict) -> TensorMeta:
+    """``np.take`` (and ``x[idx]``, ``idx`` an integer array): the indices' shape in place of
+    the axis (``axis=None``: of the flattened array); an index out of range raises IndexError
+    at run time, as NumPy does."""
+    a, indices = ops["a"], ops.get("indices")
+    if indices is not None and indices.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer type")
+    if call.get("out") is not None:
+        raise TypeError("np.take with out=")
+    taken = () if indices is None else tuple(indices.shape)
+    if call.get("axis") is None:
+        return _meta(taken, a.dtype, scalar=indices is None or indices.scalar)
+    axis = _axis(call, a)
+    return _meta(a.shape[:axis] + taken + a.shape[axis + 1 :], a.dtype)
+
+
 def _argsort(call: ExternCall, ops: dict) -> TensorMeta:
     return _sorted(call, ops, np.intp)
 
@@ -341,6 +357,7 @@ RULES: dict[Callable, tuple[str, Callable, tuple]] = {
     np.fft.irfft: ("np.fft.irfft", _irfft, ("a",)),
     np.sort: ("np.sort", _sorted, ("a",)),
     np.argsort: ("np.argsort", _argsort, ("a",)),
+    np.take: ("np.take", _take, ("a", "indices")),
     np.searchsorted: ("np.searchsorted", _searchsorted, ("a", "v", "sorter")),
     np.median: ("np.median", _statistic(np.median), ("a",)),
     np.nanmean: ("np.nanmean", _statistic(np.nanmean), ("a",)),

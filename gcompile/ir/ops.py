@@ -94,6 +94,8 @@ class OpDef:
         may_copy: a view op that copies when the input's strides do not allow a view
             (``reshape``, ``ravel`` of a strided array).
         mutates: the op writes into its first argument's memory (a side effect passes keep).
+        raises_on_data: the op raises on some values (an index out of range): passes do not
+            move it out of a loop or branch, ahead of the tests that guard it.
         binding: a callable whose signature maps NumPy calls to this op, when the NumPy
             function's own signature does not name its parameters (``np.arange``).
         strided: for a view op, its rule on memory layouts (``ir/layout.py``):
@@ -114,6 +116,7 @@ class OpDef:
     commutative: bool = False
     identity: Any = None
     mutates: bool = False
+    raises_on_data: bool = False
     loop_reduction: bool = False
     may_copy: bool = False
     binding: Callable | None = None
@@ -916,9 +919,43 @@ ELEMENT = _add(
         element_impl,
         element_infer,
         params=("index",),
+        raises_on_data=True,
         doc="one element at positions read from the data (``x[i, k]``, ``k`` a traced int): "
         "``index`` holds the other positions, None where the next operand goes; an index out "
         "of range raises IndexError, as NumPy does",
+    )
+)
+
+
+_RAISED = {"ValueError": ValueError, "IndexError": IndexError}  # what a ``check`` may raise
+
+
+def check_impl(value: Any, ok: Any, error: str, message: str) -> Any:
+    """``value`` itself, once ``ok`` holds; else raises ``error`` with ``message``."""
+    if not ok:
+        raise _RAISED[error](message)
+    return value
+
+
+def check_infer(value: TensorMeta, ok: TensorMeta, error: str, message: str) -> TensorMeta:
+    """``value``'s meta; ``ok`` a boolean scalar, ``error`` one of ``_RAISED``."""
+    if getattr(ok, "ndim", 0) or getattr(ok, "dtype", np.dtype(bool)) != np.dtype(bool):
+        raise TypeError("check: the test must be a boolean scalar")
+    if error not in _RAISED:
+        raise ValueError(f"check: cannot raise {error!r}")
+    return value
+
+
+CHECK = _add(
+    OpDef(
+        "check",
+        "opaque",
+        check_impl,
+        check_infer,
+        params=("error", "message"),
+        raises_on_data=True,
+        doc="``value`` (a fresh result) once the 0-d boolean ``ok`` holds, else NumPy's error "
+        "that the data decide (the maximum of no element of a masked gather)",
     )
 )
 
@@ -930,6 +967,7 @@ EXTERN = _add(
         externs.impl,
         externs.infer,
         params=("call",),
+        raises_on_data=True,
         doc="a library call NumPy runs (``ir/externs.py``): ``call`` holds the function and "
         "its non-array arguments; the operands are its arrays",
     )

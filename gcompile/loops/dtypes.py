@@ -24,6 +24,8 @@ def ufunc_loop(op: ops.OpDef, operands: list, params: dict) -> list | None:
     ufunc = op.impl
     # a Python bool is not weak under NEP 50: it is a bool operand like any other
     operands = [np.dtype(bool) if o is bool else o for o in operands]
+    if all(isinstance(o, type) for o in operands):  # only weak scalars: NumPy's default dtypes
+        operands = [np.dtype(o) for o in operands]  # (else its loop is the object one)
     extra = {}
     if params.get("dtype") is not None:
         extra["signature"] = (None,) * ufunc.nin + (np.dtype(params["dtype"]),) * ufunc.nout

@@ -6,7 +6,8 @@ once, before the loop.
         %multiply_1 = multiply(2.0, %r)                    graph body(x, multiply_1):
         %add_1 = add(%x, %multiply_1)                        %add_1 = add(%x, %multiply_1)
 
-A body node is invariant when it is a pure op (no write, no sub-graph), its sizes and
+A body node is invariant when it is a pure op (no write, no sub-graph, no raise on data: a loop
+of no trip raises nothing), its sizes and
 parameters do not mention the loop's index or the index of a loop nested in it, and each input
 is a constant, an invariant node, or a placeholder of a value the loop only reads (not carried:
 carried values change from trip to trip, and an array the loop writes is always carried). The
@@ -73,6 +74,8 @@ def _invariant(member: Node, outer: dict, moved: dict, indices: set) -> bool:
     if member.op != "call" or member.is_mutation or subgraphs_of(member):
         return False
     if member.kind == "creation":  # a fresh array per trip, which the body may write in place
+        return False
+    if member.target.raises_on_data:  # (a loop of no trip must not raise)
         return False
     if member.meta is None or _mentions(member.meta, indices) or _mentions(member.kwargs, indices):
         return False

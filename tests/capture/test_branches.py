@@ -8,7 +8,7 @@ import traceback
 import numpy as np
 import pytest
 
-from gcompile.capture import convert, convert_or_reason
+from gcompile.capture import convert
 from gcompile.capture.plan import plan_scope
 
 from . import branch_programs as b
@@ -160,10 +160,13 @@ def test_branches_needing_the_frame_are_refused_by_the_plan():
     assert reasons[3].carried == ()
 
 
-def test_functions_with_ifs_and_no_loop_are_not_converted():
-    for fn in (b.only_an_if, b.only_a_returning_if):
-        converted, why = convert_or_reason(fn)
-        assert converted is None and why.startswith("no `for` loop"), why
+def test_functions_with_ifs_and_no_loop_are_converted():
+    for fn in (b.only_an_if, b.only_a_returning_if):  # (the early return made one return)
+        converted = convert(fn)
+        assert converted.loops == [] and len(converted.branches) == 1, converted.source
+        same(fn, 3)
+        same(fn, -3)
+    assert "__gc_result" in convert(b.only_a_returning_if).source
     converted = convert(b.calls_with_an_if)  # it calls a function of its module
     assert converted.loops == [] and len(converted.branches) == 1
     same(b.calls_with_an_if, 3)

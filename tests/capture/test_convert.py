@@ -178,7 +178,7 @@ def test_methods():
 
 def test_declined_functions_have_reasons():
     cases = [
-        (p.no_loop, "no `for` loop"),
+        (p.no_loop, "nothing to convert"),
         (p.generator, "generators"),
         (lambda n: [i for i in range(n)], "lambdas"),
         (len, "not a plain Python function"),

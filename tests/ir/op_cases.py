@@ -461,6 +461,11 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.cumprod(x, dtype=np.float32), (4,), dtypes=REAL),
     ],
     # -- linear algebra ----------------------------------------------------------------------------
+    "check": [  # a maximum or minimum of a boolean-mask gather (``frontend/masks.py``)
+        case(lambda x: x[x > 0].max() - x[x <= 2].min(), (3, 4), dtypes=FLOATS, specials=True),
+        case(lambda x: x[x[:, 0] >= x[:, 1]].max(axis=0), strided((6, 3)), dtypes=(np.int8,)),
+        case(lambda x: x[x != 3].min(), F((2, 5)), dtypes=(np.uint32, np.bool_)),
+    ],
     "element": [  # an element at a position read from the data (a negative one from the end)
         case(lambda x, k: x[k[1] % 3], (3,), of((4,), np.int64)),
         case(lambda x, k: x[1, k[0] % 4 - 4] * 2, strided((2, 4)), of((3,), np.int32)),

@@ -67,7 +67,7 @@ def test_a_refused_compile_writes_why(monkeypatch, tmp_path):
     monkeypatch.setenv("GCOMPILE_DEBUG_DIR", str(tmp_path))
 
     def branchy(x):
-        return x if x.sum() > 0 else -x
+        return x if bool(x.sum() > 0) else -x
 
     fn = gcompile.compile(branchy)
     with pytest.warns(gcompile.GcompileWarning):

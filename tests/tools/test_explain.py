@@ -49,9 +49,7 @@ def test_explain_gives_boundaries_their_reasons():
 
 def test_explain_shows_a_refusal_with_the_line_and_a_rewrite():
     def branchy(x):
-        if x.sum() > 0:
-            return x * 2
-        return x
+        return x * 2 if bool(x.sum() > 0) else x
 
     report = gcompile.explain(branchy, np.ones(3))
     assert not report.compiled

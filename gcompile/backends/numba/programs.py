@@ -464,6 +464,8 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             self.extern(node)
         elif target is ops.ELEMENT:
             self.element(node)
+        elif target is ops.CHECK:
+            self.check(node)
         elif target is ops.SYMINT:
             self.assign(node, self.size(node.kwargs["expr"]))
         elif target in _FILLS:
@@ -494,6 +496,13 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             message = f"an index read from the data is out of bounds for axis {axis}"
             self.emit(If(outside, (Raise("IndexError", message),)))
         self.assign(node, Item(self.values[array], tuple(items)))
+
+    def check(self, node: Node) -> None:
+        """``value`` once ``ok`` holds, else the node's error (``ops.CHECK``)."""
+        value, ok = node.args
+        failed = Compare(("==",), (self.value(ok), Const(False)))
+        self.emit(If(failed, (Raise(node.kwargs["error"], node.kwargs["message"]),)))
+        self.values[node] = self.value(value)
 
     def assign(self, node: Node, expression) -> None:
         variable = self.fresh(node.name)

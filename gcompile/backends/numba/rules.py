@@ -344,6 +344,8 @@ WITHOUT_RULE: dict[ops.OpDef, str] = {
     },
     ops.KERNEL_OUTPUT: f"{_HOST}: it picks one output of a kernel",
     ops.EXTERN: f"{_HOST}: a library call NumPy runs (linear algebra, FFTs, sorting)",
+    ops.CHECK: f"{_HOST}: a test of the data raising NumPy's error (in a loop program, an if "
+    "and a raise: programs.check)",
     ops.ELEMENT: f"{_HOST}: an element read at a position from the data (in a loop program, a "
     "subscript with NumPy's range check: programs.element)",
 }

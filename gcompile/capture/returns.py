@@ -1,0 +1,93 @@
+"""Early returns from ``if`` statements, made tail returns and then one return, so that the
+``if`` can become a ``cond`` when its test is traced::
+
+    if s > 0:                       if s > 0:                      if s > 0:
+        return x + 1                    return x + 1                   __gc_result = x + 1
+    y = x * 2               =>      else:                   =>     else:
+    return y - 1                        y = x * 2                      y = x * 2
+                                        return y - 1                   __gc_result = y - 1
+                                                                   return __gc_result
+
+Step one: an ``if`` of which one branch ends in a return and the other does not takes the
+statements after it into that other branch (nothing after such an ``if`` runs when the first
+branch is taken: the same program). Step two: when the function's last statement is an ``if``
+whose branches all end in a return, and it holds no other ``return``, each return assigns
+``__gc_result`` and one return follows. Only the function's own blocks and the branches of
+its ``if`` statements are rewritten: a return inside a loop, ``try`` or ``with`` stays.
+"""
+
+from __future__ import annotations
+
+import ast
+
+RESULT = "__gc_result"
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def merge_returns(function: ast.FunctionDef) -> None:
+    """Rewrite ``function``'s early returns in ``if`` statements (see the module docstring)."""
+    function.body = _merged(function.body)
+    last = function.body[-1] if function.body else None
+    if isinstance(last, ast.If) and _ends_in_return([last]) and _returns(last) == _tails(last):
+        _assign_tails(last)
+        ret = ast.Return(ast.Name(RESULT, ast.Load()))
+        function.body.append(ast.fix_missing_locations(ast.copy_location(ret, last)))
+
+
+def _merged(block: list[ast.stmt]) -> list[ast.stmt]:
+    """``block`` with each ``if`` that returns in one branch only holding what follows it."""
+    out: list[ast.stmt] = []
+    for position, stmt in enumerate(block):
+        out.append(stmt)
+        if not isinstance(stmt, ast.If):
+            continue
+        stmt.body, stmt.orelse = _merged(stmt.body), _merged(stmt.orelse)
+        rest = block[position + 1 :]
+        ends = _ends_in_return(stmt.body), _ends_in_return(stmt.orelse)
+        if rest and ends[0] != ends[1]:
+            if ends[0]:
+                stmt.orelse = _merged(stmt.orelse + rest)
+            else:
+                stmt.body = _merged(stmt.body + rest)
+            return out
+    return out
+
+
+def _ends_in_return(block: list[ast.stmt]) -> bool:
+    """Whether running ``block`` always ends in a ``return`` at its end."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _ends_in_return(last.body) and _ends_in_return(last.orelse)
+
+
+def _tails(stmt: ast.If) -> int:
+    """How many returns end the branches of ``stmt`` (nested ``if`` statements' included)."""
+    return sum(
+        _tails(block[-1]) if isinstance(block[-1], ast.If) else 1
+        for block in (stmt.body, stmt.orelse)
+    )
+
+
+def _returns(node: ast.AST) -> int:
+    """How many ``return`` statements ``node`` holds in its own scope."""
+    count = 0
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, _SCOPES):
+            continue
+        count += isinstance(child, ast.Return) + _returns(child)
+    return count
+
+
+def _assign_tails(stmt: ast.If) -> None:
+    """Each tail ``return value`` of ``stmt`` as ``__gc_result = value``."""
+    for block in (stmt.body, stmt.orelse):
+        last = block[-1]
+        if isinstance(last, ast.If):
+            _assign_tails(last)
+            continue
+        value = last.value or ast.Constant(None)
+        assign = ast.Assign([ast.Name(RESULT, ast.Store())], value)
+        block[-1] = ast.fix_missing_locations(ast.copy_location(assign, last))

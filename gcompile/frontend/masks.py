@@ -1,0 +1,344 @@
+"""Boolean-mask gathers ``x[mask]``, whose length the data decide, kept at ``x``'s own shape.
+
+``x[m]`` (``m`` a traced boolean array of ``x``'s leading shape) is a ``MaskedValue``: ``x``
+whole, and the mask. What the program then does with the gathered values is computed on whole
+arrays, with no shape the data decide:
+
+- elementwise math (ufuncs, Python operators, ``np.where``, ``np.clip``) on masked values of one
+  mask, scalars and arrays of the trailing shape stays masked, computed on every element;
+- ``y[m] = v`` (``v`` a scalar, a masked value of the same mask, or an array of the trailing
+  shape, cast to ``y``'s dtype as NumPy's assignment casts) is
+  ``y[...] = np.where(m, v, y)``;
+- reductions over the gathered axis (``sum``, ``prod``, ``mean``, ``max``, ``min``, ``any``,
+  ``all``, methods or NumPy functions) reduce ``np.where(m, values, identity)``; ``max`` and
+  ``min`` of no element raise NumPy's ValueError (a ``check`` node); ``.size`` is the count.
+
+Anything else (its shape, ``len``, indexing it, another NumPy function, returning it) needs the
+length and is refused, naming the line. Two masks are one when they are one node, or the same
+computation on the same values with no write recorded between them: ``x[x > 0] = x[x > 0] ** 2``
+computes ``x > 0`` twice.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+import numpy as np
+
+from ..ir import ops
+from ..ir.graph import Node
+from ..ir.literals import literal_key
+from ..ir.subgraph import subgraphs_of
+from .traced_array import DEFERRED, TracedArray
+
+_GATHERED = "x[mask]"  # how refusals name a masked value
+
+
+def mask_of(array: TracedArray, index: Any) -> TracedArray | None:
+    """The mask when ``index`` is one traced boolean array (``x[m]``), else None; an ``m``
+    that is not of ``array``'s leading shape raises NumPy's IndexError."""
+    if isinstance(index, tuple) and len(index) == 1:
+        index = index[0]
+    if not isinstance(index, TracedArray) or index.dtype != bool:
+        return None
+    tracer = array._tracer
+    if index.ndim == 0:
+        tracer.refuse("indexing with a 0-d boolean array x[flag] (its length is the data's)")
+    if index.ndim > array.ndim or not _same_shape(index.shape, array.shape[: index.ndim]):
+        raise IndexError(
+            f"boolean index did not match indexed array along axis 0; shape of the array is "
+            f"{tuple(array.shape)} and shape of the boolean index is {tuple(index.shape)}"
+        )
+    return index
+
+
+def _same_shape(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x == y for x, y in zip(a, b))
+
+
+def assign(target: TracedArray, mask: TracedArray, value: Any) -> None:
+    """``target[mask] = value`` as ``target[...] = np.where(mask, value, target)``."""
+    tracer = target._tracer
+    if isinstance(value, MaskedValue):
+        value = value.values_under(mask, "assigning under another mask")
+    elif isinstance(value, TracedArray):
+        trailing = target.ndim - mask.ndim
+        if value.ndim > trailing and not (value.ndim == trailing + 1 and value.shape[0] == 1):
+            tracer.refuse(
+                "x[mask] = values: values of the mask's length (the data decide it)",
+                hint="write np.where(mask, values_at_x_shape, x), or x[mask] = f(y[mask])",
+            )
+    else:
+        value = np.asarray(value, dtype=target.dtype)  # (NumPy's errors: 300 into uint8...)
+    if isinstance(value, TracedArray) and value.dtype != target.dtype:
+        value = value.astype(target.dtype)
+    tracer.write(target, np.where(_spread(mask, target.ndim), value, target), (Ellipsis,))
+
+
+def _spread(mask: TracedArray, ndim: int) -> TracedArray:
+    """``mask`` with an axis of length 1 for each trailing axis of an ``ndim`` array."""
+    return mask if mask.ndim == ndim else mask[(Ellipsis,) + (None,) * (ndim - mask.ndim)]
+
+
+class MaskedValue:
+    """``values[mask]`` with its values kept at ``values``' shape (see the module docstring)."""
+
+    __slots__ = ("values", "mask", "where")
+    __array_priority__ = 2000
+    __hash__ = None
+
+    def __init__(self, values: TracedArray, mask: TracedArray, where: str | None = None):
+        self.values, self.mask = values, mask
+        self.where = where  # the user's line that made it (``x[m]``)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.values.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.values.ndim - self.mask.ndim + 1
+
+    @property
+    def size(self) -> TracedArray:
+        """The count of gathered elements (a traced int)."""
+        trailing = int(np.prod(self.values.shape[self.mask.ndim :], dtype=np.int64))
+        return np.sum(self.mask) * trailing
+
+    def refuse(self, use: str, detail: str = "", made_here: bool = False) -> None:
+        """Refuse a use that needs the gathered length (``use``: "len() of", "returning"), at
+        the user's current line, or where it was made (``made_here``)."""
+        self.values._tracer.refuse(
+            f"{use} a boolean-mask gather {_GATHERED}, whose length the data decide",
+            detail=detail,
+            source=self.where if made_here else "",
+            hint="elementwise math on it, x[mask] = ..., and reductions (sum, mean, max, min, "
+            "prod, any, all) compile; for the rest write np.where(mask, x, fill)",
+        )
+
+    def values_under(self, mask: TracedArray, use: str) -> TracedArray:
+        """The values, once ``mask`` is proved to be this value's mask; else refused."""
+        if not same_value(self.mask._node, mask._node):
+            self.refuse(use, detail="the compiler cannot prove the two masks equal")
+        return self.values
+
+    # -- elementwise --------------------------------------------------------------------------------
+    def elementwise(self, function: Callable, operands: tuple) -> Any:
+        """``function`` of the operands' values at the whole shape, masked again."""
+        values = tuple(self.operand(o) for o in operands)
+        result = function(*values)
+        if isinstance(result, tuple):
+            return tuple(MaskedValue(r, self.mask, self.where) for r in result)
+        return MaskedValue(result, self.mask, self.where)
+
+    def operand(self, value: Any) -> Any:
+        """An operand of elementwise math beside this value: its values at the whole shape."""
+        if isinstance(value, MaskedValue):
+            return value.values_under(self.mask, "elementwise math under another mask with")
+        trailing = self.values.ndim - self.mask.ndim
+        if np.ndim(value) > trailing:
+            self.refuse("elementwise math between an array of the mask's length and")
+        return value
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method != "__call__" or kwargs.get("out") is not None or len(inputs) > ufunc.nin:
+            self.refuse(
+                f"np.{ufunc.__name__}.{method} with out= or on"
+                if method == "__call__"
+                else f"np.{ufunc.__name__}.{method} on"
+            )
+        return self.elementwise(lambda *values: ufunc(*values, **kwargs), inputs)
+
+    def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
+        reduction = _REDUCTIONS.get(func)
+        if reduction is not None:
+            return getattr(self, reduction)(*args[1:], **kwargs)
+        if func in (np.where, np.clip):
+            return self.elementwise(lambda *values: func(*values, **kwargs), args)
+        self.refuse(f"np.{func.__name__} of")
+
+    # -- reductions ----------------------------------------------------------------------------------
+    def reduce(self, function: Callable, identity: Any, axis: Any, keepdims: bool, **kwargs):
+        """``function`` over the gathered axis (``axis`` None or 0) of the values, the masked
+        out ones replaced by ``identity``."""
+        if keepdims:
+            self.refuse("a reduction with keepdims=True of")
+        if axis not in (None, 0, -self.ndim):
+            self.refuse(f"a reduction over axis {axis} of")
+        ndim = self.values.ndim
+        axes = tuple(range(ndim)) if axis is None else tuple(range(self.mask.ndim))
+        kept = np.where(_spread(self.mask, ndim), self.values, self.dtype.type(identity))
+        return function(kept, axis=axes, **kwargs)
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        self._no_out(out)
+        return self.reduce(np.sum, 0, axis, keepdims, dtype=dtype)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        self._no_out(out)
+        return self.reduce(np.prod, 1, axis, keepdims, dtype=dtype)
+
+    def any(self, axis=None, out=None, keepdims=False):
+        self._no_out(out)
+        return self.reduce(np.any, 0, axis, keepdims)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        self._no_out(out)
+        return self.reduce(np.all, 1, axis, keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        """NumPy's mean: the sum in the accumulator's dtype over the count (nan of none)."""
+        self._no_out(out)
+        if dtype is not None:
+            result_dtype = accumulator = np.dtype(dtype)
+        elif self.dtype.kind in "fc":  # (the sum's own dtype but for float16's)
+            result_dtype = self.dtype
+            accumulator = np.dtype(np.float32) if self.dtype == np.float16 else None
+        else:
+            result_dtype = accumulator = np.dtype(np.float64)
+        total = self.reduce(np.sum, 0, axis, keepdims, dtype=accumulator)
+        count = np.sum(self.mask)
+        if axis is None:
+            count = count * int(np.prod(self.values.shape[self.mask.ndim :], dtype=np.int64))
+        result = np.true_divide(total, count.astype(total.dtype))
+        return result if result.dtype == result_dtype else result.astype(result_dtype)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        self._no_out(out)
+        return self._extreme(np.max, "maximum", axis, keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        self._no_out(out)
+        return self._extreme(np.min, "minimum", axis, keepdims)
+
+    def _extreme(self, function: Callable, name: str, axis: Any, keepdims: bool) -> Any:
+        kind = self.dtype.kind
+        if kind == "c":
+            self.refuse(f"the {name} of")
+        lowest = name == "maximum"
+        if kind == "f":
+            identity = -np.inf if lowest else np.inf
+        elif kind == "b":
+            identity = not lowest
+        else:
+            info = np.iinfo(self.dtype)
+            identity = info.min if lowest else info.max
+        result = self.reduce(function, identity, axis, keepdims)
+        message = f"zero-size array to reduction operation {name} which has no identity"
+        tracer = self.values._tracer
+        return tracer.call(
+            ops.CHECK, result, np.any(self.mask), error="ValueError", message=message
+        )
+
+    def _no_out(self, out: Any) -> None:
+        if out is not None:
+            self.refuse("a reduction with out= of")
+
+    def astype(self, dtype, *args, **kwargs) -> MaskedValue:
+        return MaskedValue(self.values.astype(dtype, *args, **kwargs), self.mask, self.where)
+
+    # -- uses that need the length --------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        self.refuse("the shape of")
+
+    def __len__(self) -> int:
+        self.refuse("len() of")
+
+    def __iter__(self):
+        self.refuse("iterating over")
+
+    def __getitem__(self, index: Any) -> Any:
+        self.refuse("indexing")
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self.refuse("assigning into (write x[mask] = ... instead)")
+
+    def __bool__(self) -> bool:
+        self.refuse("bool() of")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        self.refuse("converting to a NumPy array")
+
+    def __getattr__(self, name: str) -> Any:
+        if hasattr(np.ndarray, name) and not name.startswith("__"):
+            self.refuse(f"the method or attribute .{name} of")
+        raise AttributeError(f"'MaskedValue' object has no attribute {name!r}")
+
+
+_REDUCTIONS = {
+    np.sum: "sum",
+    np.prod: "prod",
+    np.mean: "mean",
+    np.max: "max",
+    np.amax: "max",
+    np.min: "min",
+    np.amin: "min",
+    np.any: "any",
+    np.all: "all",
+}
+
+
+def _install_operators() -> None:
+    """Python operators from the op table's ``dunder``s, applied to the values (so each is
+    the traced array's own operator, with its scalar rules)."""
+    for op in ops.OPS:
+        function = getattr(operator, op.dunder or "", None) or getattr(
+            operator, f"{op.dunder}_", None
+        )
+        if function is None or op.dunder == "matmul":
+            continue
+        if op.kind == "elementwise" and op.numpy[0].nin == 1:
+            setattr(MaskedValue, f"__{op.dunder}__", _unary(function))
+            continue
+        setattr(MaskedValue, f"__{op.dunder}__", _binary(function, reflected=False))
+        setattr(MaskedValue, f"__r{op.dunder}__", _binary(function, reflected=True))
+
+
+def _unary(function: Callable) -> Callable:
+    return lambda self: self.elementwise(function, (self,))
+
+
+def _binary(function: Callable, reflected: bool) -> Callable:
+    if reflected:
+        return lambda self, other: self.elementwise(lambda a, b: function(b, a), (self, other))
+    return lambda self, other: self.elementwise(function, (self, other))
+
+
+_install_operators()
+DEFERRED.add(MaskedValue)
+
+
+def same_value(a: Node, b: Node) -> bool:
+    """Whether nodes ``a`` and ``b`` of one graph hold the same value: one node, or the same
+    pure computation on the same values with no write recorded between them."""
+    if a is b:
+        return True
+    if a.graph is not b.graph:
+        return False
+    visited: list = []
+    if not _same_computation(a, b, visited, depth=8):
+        return False
+    nodes = a.graph.nodes
+    position = {node: i for i, node in enumerate(nodes)}
+    first, last = min(position[n] for n in visited), max(position[n] for n in visited)
+    return not any(node.is_mutation for node in nodes[first : last + 1])
+
+
+def _same_computation(a: Any, b: Any, visited: list, depth: int) -> bool:
+    if a is b:
+        return True
+    if not (isinstance(a, Node) and isinstance(b, Node)):
+        if isinstance(a, Node) or isinstance(b, Node):
+            return False
+        return literal_key(a) == literal_key(b)
+    visited += [a, b]
+    if a.op == "constant" and b.op == "constant":
+        return literal_key(np.asarray(a.target)) == literal_key(np.asarray(b.target))
+    if depth == 0 or a.op != "call" or b.op != "call" or a.target is not b.target:
+        return False
+    pure = not (a.is_mutation or subgraphs_of(a) or a.kind in ("creation", "opaque"))
+    if not pure or len(a.args) != len(b.args) or literal_key(a.kwargs) != literal_key(b.kwargs):
+        return False
+    return all(_same_computation(x, y, visited, depth - 1) for x, y in zip(a.args, b.args))

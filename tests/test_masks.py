@@ -1,0 +1,165 @@
+"""Boolean masks (``frontend/masks.py``): ``x[m] = ...`` and reductions of ``x[m]`` compile at
+the array's own shape and agree with NumPy; uses that need the gathered length are refused,
+naming the line."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.ir import ops
+
+from .support import check
+
+RNG = np.random.default_rng(23)
+
+
+def dyadic(shape, dtype=np.float64, low=0):
+    """Values of few bits (k / 16): their sums are exact in any order, so a sum over the whole
+    array with zeros where the mask is False equals NumPy's sum of the gathered values."""
+    return (RNG.integers(low, 48, shape) / 16).astype(dtype)
+
+
+def reciprocal_powers(x):
+    x = x.copy()
+    x[x > 0] = x[x > 0] ** -1.5
+    return x
+
+
+def floor_small(s):
+    s[s <= 0.1] = 1
+    return s
+
+
+def masked_statistics(data, low):
+    m = data > low
+    return data[m].mean(), data[m].sum(), data[m].max(), np.min(data[m]), np.any(data[m] > 0.9)
+
+
+def mixed_masks(a, b):
+    m = (a > 0.5) & (b < 0.5)
+    a = a.copy()
+    a[m] += 2 * b[m]
+    a[~m] = np.where(b[~m] > 0.25, -b[~m], 0.5)
+    return a, np.sum(np.abs(a[m]) * b[m]), np.prod(np.where(b[m] > 0.5, 2.0, 0.5))
+
+
+def rows_under_mask(grid, keep):
+    grid = grid.copy()
+    grid[keep] = grid[keep] * 2 - 1  # a 1-d mask of a 2-d array: whole rows
+    return grid, grid[keep].sum(axis=0), grid[keep].max()
+
+
+def masked_in_loop(x, steps):
+    total = 0.0
+    for _ in range(steps):
+        x[x > 1.0] -= 1.0
+        total = total + x[x < 0.5].sum() + x[x < 0.75].max()
+    return x, total
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_masked_assignment_and_reductions_agree_with_numpy(dtype):
+    x = dyadic(301, dtype, low=-48)
+    check(reciprocal_powers, x)
+    check(reciprocal_powers, x[::2])  # (not contiguous)
+    check(floor_small, RNG.random(64).astype(dtype))
+    check(masked_statistics, dyadic(200, dtype), 0.3)
+    check(mixed_masks, dyadic(90, dtype), dyadic(90, dtype))
+
+
+def test_integer_and_boolean_masked_values():
+    ints = RNG.integers(-50, 50, 120).astype(np.int32)
+    check(masked_statistics, ints, 10)
+    check(floor_small, RNG.integers(0, 3, 40).astype(np.uint8))
+    check(mixed_masks, dyadic(33), RNG.integers(0, 2, 33).astype(np.int64))
+
+
+def test_a_mask_of_the_leading_axes_takes_whole_rows():
+    grid = dyadic((12, 5))
+    check(rows_under_mask, grid, RNG.random(12) > 0.4)
+    check(rows_under_mask, grid, np.arange(12) % 2 == 0)
+
+
+def test_masks_in_a_loop_stay_a_rolled_loop():
+    check(masked_in_loop, dyadic(50), 4)
+    graph = gcompile.trace(masked_in_loop, dyadic(50), 4)
+    assert graph.notes.loops == [] or all(note.rolled for note in graph.notes.loops)
+    assert any(node.target is ops.WHERE for node in graph.nodes) or any(
+        node.op == "call" and hasattr(node.target, "regions") for node in graph.nodes
+    )
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "numba"])
+def test_max_of_no_element_raises_numpys_error(backend):
+    fn = gcompile.compile(masked_statistics, backend=backend, fullgraph=True)
+    data = RNG.random(40)
+    assert fn(data, 0.5)[2] == masked_statistics(data, 0.5)[2]
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        fn(data, 2.0)
+    looped = gcompile.compile(masked_in_loop, backend=backend, fullgraph=True)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        looped(np.full(8, 0.875), 3)
+
+
+def test_mean_of_no_element_is_nan():
+    fn = gcompile.compile(lambda x: x[x > 5].mean(), fullgraph=True)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's "Mean of empty slice")
+        assert np.isnan(fn(RNG.random(30)))
+
+
+def test_the_gathered_graph_has_no_data_dependent_shape():
+    graph = gcompile.trace(reciprocal_powers, RNG.random(20))
+    assert any(node.target is ops.WHERE for node in graph.nodes)
+    assert all(node.meta is None or node.meta.ndim <= 1 for node in graph.nodes)
+
+
+def _python_int_out_of_range(x):
+    x[x > 0] = 300
+    return x
+
+
+def _length_needed(x):
+    return len(x[x > 0])
+
+
+def _gather_returned(x):
+    return x[x > 0]
+
+
+def _values_of_mask_length(x, y):
+    x[x > 0] = y[:3]
+    return x
+
+
+def _mask_changed_in_between(x):
+    picked = x[x > 0]
+    x[0] = 5.0
+    x[x > 0] = picked
+    return x
+
+
+@pytest.mark.parametrize(
+    "fn, match",
+    [
+        (_length_needed, r"len\(\) of a boolean-mask gather"),
+        (_gather_returned, "returning a boolean-mask gather"),
+        (_values_of_mask_length, "values of the mask.s length"),
+        (_mask_changed_in_between, "cannot prove the two masks equal"),
+    ],
+)
+def test_uses_that_need_the_gathered_length_are_refused(fn, match):
+    x = RNG.standard_normal(10)
+    with pytest.raises(gcompile.UnsupportedError, match=match):
+        gcompile.trace(fn, x, RNG.random(10)) if fn is _values_of_mask_length else gcompile.trace(
+            fn, x
+        )
+
+
+def test_bad_masks_and_values_raise_numpys_errors():
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        gcompile.trace(lambda x, m: x[m].sum(), RNG.random(6), np.ones(5, bool))
+    with pytest.raises(OverflowError):
+        gcompile.trace(_python_int_out_of_range, np.zeros(4, np.uint8))
