@@ -1,5 +1,5 @@
 """Loop programs whose control flow depends on the data, for bench/loop_bench.py
-(``--suite data``): an ``if`` on a value, a ``while`` to convergence.
+(``--suite data``): an ``if`` on a value, a ``while`` to convergence, masks, a ``break``.
 
 The same conventions as bench/loop_programs.py: plain NumPy and Python loops in the subset
 NumPy, ``numba.njit`` and Pythran all compile, inputs at three sizes (``tiny``, ``small``,
@@ -10,7 +10,9 @@ NumPy, ``numba.njit`` and Pythran all compile, inputs at three sizes (``tiny``, 
 - ``laplace_to_convergence``: step 9 of Lorena Barba's "12 steps to Navier-Stokes" (the
   Laplace equation iterated until the relative change falls below a tolerance);
 - ``bubble_sort``: exchanges on a comparison of two elements;
-- ``kepler``: Newton's method on Kepler's equation per orbit, iterated to a tolerance.
+- ``kepler``: Newton's method on Kepler's equation per orbit, iterated to a tolerance;
+- ``masked_power``, ``masked_statistics``: boolean masks (an assignment, masked reductions);
+- ``first_crossing``: a search loop that ``break``s.
 """
 
 from __future__ import annotations
@@ -102,6 +104,31 @@ def kepler(mean_anomaly, eccentricity, tol):
     return out
 
 
+def masked_power(x):
+    """Inverse powers where the value is positive (a gravitational softening step)."""
+    x = x.copy()
+    x[x > 0] = x[x > 0] ** -1.5
+    return x
+
+
+def masked_statistics(data, low):
+    """Mean, maximum and count of the values above ``low`` (masked reductions)."""
+    above = data > low
+    return data[above].mean() + data[above].max() + np.sum(above)
+
+
+def first_crossing(x, level):
+    """The first position where a running sum crosses ``level`` (a search loop that breaks)."""
+    total = 0.0
+    found = -1
+    for i in range(x.shape[0]):
+        total += x[i]
+        if total > level:
+            found = i
+            break
+    return found
+
+
 def _bytes(rng, n):
     return (rng.integers(0, 256, n).astype(np.int64),)
 
@@ -120,6 +147,18 @@ def _shuffled(rng, n):
     return (rng.random(n),)
 
 
+def _signed(rng, n):
+    return (rng.standard_normal(n),)
+
+
+def _above(rng, n):
+    return (rng.random(n), 0.7)
+
+
+def _crossing(rng, n):
+    return (rng.random(n), 0.35 * n)  # (crosses about 70% of the way along)
+
+
 def _orbits(rng, n):
     return (rng.random(n) * 2 * np.pi, rng.random(n) * 0.9, 1e-12)
 
@@ -136,4 +175,15 @@ PROGRAMS = [
     ),
     Program("bubble_sort", bubble_sort, _shuffled, _n(16, 400, 1200), VECTOR),
     Program("kepler", kepler, _orbits, _n(16, 5000, 50000), f"{VECTOR}, {VECTOR}, {FLOAT}"),
+    Program("masked_power", masked_power, _signed, _n(16, 100000, 1000000), VECTOR),
+    Program(
+        "masked_statistics",
+        masked_statistics,
+        _above,
+        _n(16, 100000, 1000000),
+        f"{VECTOR}, {FLOAT}",
+    ),
+    Program(
+        "first_crossing", first_crossing, _crossing, _n(16, 100000, 1000000), f"{VECTOR}, {FLOAT}"
+    ),
 ]

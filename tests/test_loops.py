@@ -376,13 +376,13 @@ def test_loops_left_to_python_are_explained():
         total = 0.0
         for i in range(x.shape[0]):
             if i >= limit:
-                break
+                return total
             total += x[i]
         return total
 
     report = gcompile.explain(early_exit, np.arange(4.0), 2)
     text = str(report)
-    assert "== loops" in text and "unrolled in Python" in text and "break" in text
+    assert "== loops" in text and "unrolled in Python" in text and "`return`" in text
 
 
 def test_explain_lists_rolled_loops_with_index_and_carried_values():
@@ -403,7 +403,7 @@ def test_a_trace_past_the_budget_runs_eagerly_naming_the_unrolled_loop():
         total = 0.0
         for i in range(x.shape[0]):
             if i < 0:
-                break
+                return 0.0
             total = total + x[i]
         return total
 

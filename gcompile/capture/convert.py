@@ -126,9 +126,9 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     function.decorator_list = []
     function.name = _CONVERTED  # inside the factory, the function's own name stays global
     done = rewrite(function, _router(fn))
-    decides = done.loops or done.notes or done.branches or done.expressions
+    decides = done.loops or done.notes or done.branches or done.expressions or done.comprehensions
     if not decides and not _calls_module_function(fn, done.calls):
-        return "nothing to convert (no loop, `if`, `and`, `or`, `not`, conditional expression or call of a function of its module)"
+        return "nothing to convert (no loop, comprehension of an array, `if`, `and`, `or`, `not`, conditional expression or call of a function of its module)"
     loops = [_site_info(LoopInfo, code.co_filename, lines, first, p) for _, p in done.loops]
     branches = [_site_info(BranchInfo, code.co_filename, lines, first, p) for _, p in done.branches]
     source = ast.unparse(function).replace(_CONVERTED, code.co_name, 1)
@@ -138,6 +138,10 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     cells.update(
         (name, _site_info(BranchInfo, code.co_filename, lines, first, plan))
         for name, plan in done.expressions
+    )
+    cells.update(
+        (name, _site_info(LoopInfo, code.co_filename, lines, first, plan))
+        for name, plan in done.comprehensions
     )
     compiled = _compile(fn, function, list(cells))
     return _Template(compiled, cells, loops, done.notes, source, branches, done.branch_notes)

@@ -19,6 +19,7 @@ its ``if`` statements are rewritten: a return inside a loop, ``try`` or ``with``
 from __future__ import annotations
 
 import ast
+from typing import Callable
 
 RESULT = "__gc_result"
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -26,7 +27,7 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 def merge_returns(function: ast.FunctionDef) -> None:
     """Rewrite ``function``'s early returns in ``if`` statements (see the module docstring)."""
-    function.body = _merged(function.body)
+    function.body = merge_tails(function.body, _ends_in_return)
     last = function.body[-1] if function.body else None
     if isinstance(last, ast.If) and _ends_in_return([last]) and _returns(last) == _tails(last):
         _assign_tails(last)
@@ -34,21 +35,22 @@ def merge_returns(function: ast.FunctionDef) -> None:
         function.body.append(ast.fix_missing_locations(ast.copy_location(ret, last)))
 
 
-def _merged(block: list[ast.stmt]) -> list[ast.stmt]:
-    """``block`` with each ``if`` that returns in one branch only holding what follows it."""
+def merge_tails(block: list[ast.stmt], ends: Callable[[list[ast.stmt]], bool]) -> list[ast.stmt]:
+    """``block`` with each ``if`` of which one branch ``ends`` (in a return, a break...) and
+    the other does not holding the statements after it in that other branch."""
     out: list[ast.stmt] = []
     for position, stmt in enumerate(block):
         out.append(stmt)
         if not isinstance(stmt, ast.If):
             continue
-        stmt.body, stmt.orelse = _merged(stmt.body), _merged(stmt.orelse)
+        stmt.body, stmt.orelse = merge_tails(stmt.body, ends), merge_tails(stmt.orelse, ends)
         rest = block[position + 1 :]
-        ends = _ends_in_return(stmt.body), _ends_in_return(stmt.orelse)
-        if rest and ends[0] != ends[1]:
-            if ends[0]:
-                stmt.orelse = _merged(stmt.orelse + rest)
+        exits = ends(stmt.body), ends(stmt.orelse)
+        if rest and exits[0] != exits[1]:
+            if exits[0]:
+                stmt.orelse = merge_tails(stmt.orelse + rest, ends)
             else:
-                stmt.body = _merged(stmt.body + rest)
+                stmt.body = merge_tails(stmt.body + rest, ends)
             return out
     return out
 

@@ -29,13 +29,18 @@ task); while one is installed the runtime first offers every loop to it:
   sizes, traced scalars); an omitted start is ``0`` and an omitted step ``1``. ``reverse`` is
   True for ``reversed(range(start, stop, step))``.
 - ``handler.capture_each(body, iterable, carried, info)``: ``iterable`` is the evaluated
-  iterable expression, not yet passed to ``iter()``.
+  iterable expression, not yet passed to ``iter()`` (``enumerate(...)`` and ``zip(...)`` as an
+  ``Enumerated`` or ``Zipped``, which say what they iterate).
 
 - ``handler.capture_cond(test, then, orelse, carried, info)``, when the handler has it (else
   every ``if`` runs in Python): ``test`` as the user's code computed it (a bool, a traced
   value, any object). A conditional expression, ``and`` and ``or`` (``if_exp``, ``and_``,
   ``or_``) come as an ``if`` of one carried value, UNDEFINED before it.
 - ``handler.capture_not(value)``, when the handler has it: ``not value``.
+- ``handler.capture_array(function, element, start, stop, step, info, args, kwargs)``, when
+  the handler has it: ``function([element(i) for i in range(start, stop, step)], *args,
+  **kwargs)``, ``function`` as the user's code named it (``np.array``, ``np.asarray``,
+  ``np.stack`` or any other); the array, or NotImplemented.
 
 Each returns the tuple of carried values after the statement (same length and order as
 ``carried``), or ``NotImplemented`` to decline: the runtime then runs it as Python would,
@@ -48,6 +53,7 @@ again while it is capturing the outer one. With no handler, they run in Python a
 from __future__ import annotations
 
 import contextlib
+import re
 import types
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -212,16 +218,73 @@ def cond(
     return then(*carried) if test else orelse(*carried)
 
 
+class Enumerated:
+    """``enumerate(iterable, start)`` that a handler can see into (``iterables.py``)."""
+
+    def __init__(self, iterable: Any, start: int = 0):
+        self.iterable, self.start = iterable, start
+        self._items: Iterator | None = None  # (made when iterated: not when a handler takes it)
+
+    def __iter__(self) -> Iterator:
+        if self._items is None:
+            self._items = enumerate(self.iterable, self.start)
+        return self._items
+
+
+class Zipped:
+    """``zip(*iterables)`` that a handler can see into (``iterables.py``)."""
+
+    def __init__(self, *iterables: Any, strict: bool = False):
+        self.iterables, self.strict = iterables, strict
+        self._items: Iterator | None = None
+
+    def __iter__(self) -> Iterator:
+        if self._items is None:
+            self._items = zip(*self.iterables, strict=self.strict)
+        return self._items
+
+
+def iterate(function: Callable, *args: Any, **kwargs: Any) -> Any:
+    """``function(*args, **kwargs)``; the builtin ``enumerate`` or ``zip`` as an ``Enumerated``
+    or ``Zipped`` iterator (it iterates as they do)."""
+    if function is enumerate:
+        return Enumerated(*args, **kwargs)
+    if function is zip:
+        return Zipped(*args, **kwargs)
+    return function(*args, **kwargs)
+
+
+def array_of(
+    function: Callable,
+    element: Callable[[Any], Any],
+    resolved_range: Any,
+    bounds: tuple,
+    info: LoopInfo,
+    *args: Any,
+    **kwargs: Any,
+) -> Any:
+    """``function([element(i) for i in range(*bounds)], *args, **kwargs)`` (``np.array`` of a
+    comprehension, ``comprehensions.py``): offered to the handler's ``capture_array`` when
+    ``range`` is the builtin."""
+    capture = getattr(_HANDLER.get(), "capture_array", None)
+    if capture is not None and resolved_range is range:
+        start, stop, step = _full_bounds(bounds)
+        result = capture(function, element, start, stop, step, info, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    return function([element(i) for i in resolved_range(*bounds)], *args, **kwargs)
+
+
 def if_exp(test: Any, then: Callable[[], Any], orelse: Callable[[], Any], info: BranchInfo) -> Any:
     """``then() if test else orelse()`` (a conditional expression, ``expressions.py``): offered
     to the handler's ``capture_cond`` as an ``if`` of one carried value."""
     capture = getattr(_HANDLER.get(), "capture_cond", None)
     if capture is not None:
-        branches = (lambda _: (then(),), lambda _: (orelse(),))
+        branches = (lambda _: (_operand(then),), lambda _: (_operand(orelse),))
         result = capture(test, *branches, (UNDEFINED,), info)
         if result is not NotImplemented:
             return _checked(result, (UNDEFINED,), info, "conditional expression")[0]
-    return then() if test else orelse()
+    return _operand(then) if test else _operand(orelse)
 
 
 def and_(first: Any, rest: Callable[[], Any], info: BranchInfo) -> Any:
@@ -232,6 +295,25 @@ def and_(first: Any, rest: Callable[[], Any], info: BranchInfo) -> Any:
 def or_(first: Any, rest: Callable[[], Any], info: BranchInfo) -> Any:
     """``first or rest()``."""
     return if_exp(first, lambda: first, rest, info)
+
+
+_FREE = re.compile(r"cannot access free variable '(\w+)' where it is not associated with a value")
+
+
+def _operand(thunk: Callable[[], Any]) -> Any:
+    """``thunk()``: an operand the expression evaluated in place. Reading a local name that
+    is unbound raises UnboundLocalError there, as it did in place (in the lambda, a NameError
+    about a free variable)."""
+    try:
+        return thunk()
+    except NameError as error:
+        found = _FREE.match(str(error))
+        if found is None or isinstance(error, UnboundLocalError):
+            raise
+        message = (
+            f"cannot access local variable '{found[1]}' where it is not associated with a value"
+        )
+        raise UnboundLocalError(message) from None
 
 
 def not_(value: Any) -> Any:

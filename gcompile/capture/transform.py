@@ -52,7 +52,10 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .comprehensions import Comprehensions
+from .exits import desugar_exits
 from .expressions import Expressions
+from .iterables import unpack_targets
 from .plan import BranchPlan, LoopPlan, plan_scope, range_call
 from .returns import merge_returns
 from .scopes import function_names, parameter_names, target_names
@@ -82,7 +85,8 @@ class Rewrite:
     nested in them. ``notes``: ``(line, reason)`` per loop left as a Python loop. ``branches``
     and ``branch_notes``: the same for ``if`` statements. ``calls``: the names of the calls
     routed through ``__gc_call``. ``expressions``: one ``(info name, plan)`` per conditional
-    expression, ``and``, ``or`` made a runtime call (``expressions.py``).
+    expression, ``and``, ``or`` made a runtime call (``expressions.py``); ``comprehensions``
+    the same per array comprehension (``comprehensions.py``).
     """
 
     loops: list[tuple[str, LoopPlan]] = field(default_factory=list)
@@ -91,6 +95,7 @@ class Rewrite:
     branch_notes: list[tuple[int, str]] = field(default_factory=list)
     calls: set[str] = field(default_factory=set)
     expressions: list[tuple[str, BranchPlan]] = field(default_factory=list)
+    comprehensions: list[tuple[str, LoopPlan]] = field(default_factory=list)
 
 
 def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rewrite:
@@ -101,6 +106,8 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     """
     result = Rewrite()
     merge_returns(function)
+    desugar_exits(function)
+    unpack_targets(function, RUNTIME)
     local = function_names(function).local | parameter_names(function.args)
     _Rewriter(result, frozenset(local)).scope(function)
     _keep_local(function, local)
@@ -108,6 +115,9 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     expressions = Expressions(RUNTIME, GENERATED)
     expressions.visit_scope(function)
     result.expressions = expressions.sites
+    comprehensions = Comprehensions(RUNTIME, GENERATED)
+    comprehensions.visit_scope(function)
+    result.comprehensions = comprehensions.sites
     return result
 
 

@@ -35,6 +35,7 @@ from ..ir.alias import shared_with_written, written_placeholders
 from ..ir.control import Cond, LoopNote, WhileLoop
 from ..ir.graph import Graph, Node
 from ..ir.meta import TensorMeta
+from .comprehensions import capture_array
 from .loops import (
     _WIDENING_ROUNDS,
     Declined,
@@ -88,6 +89,10 @@ class ControlTracer(LoopTracer):
             return self._cond(test, (then, orelse), tuple(carried), info, source)
 
         return self._capturing(source, "branch", attempt)
+
+    def capture_array(self, function, element, start, stop, step, info, args, kwargs):
+        """``np.array([element(i) for i in range(...)])``: one loop (``comprehensions``)."""
+        return capture_array(self, function, element, start, stop, step, info, args, kwargs)
 
     def capture_not(self, value):
         """``not value`` of a traced scalar: its logical not; else NotImplemented (Python's)."""

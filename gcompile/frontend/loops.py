@@ -35,6 +35,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..capture import UNDEFINED
+from ..capture.runtime import Enumerated, Zipped
 from ..errors import UnsupportedError, refusal_from
 from ..ir import ops
 from ..ir.alias import alias_chain, shared_with_written, written_placeholders
@@ -139,12 +140,14 @@ class LoopTracer:
             return NotImplemented
 
     def capture_each(self, body, iterable, carried, info):
-        """``for x in iterable``: a traced array is looped over its first axis."""
-        if self.unroll_all or not self.tracer.is_traced(iterable) or iterable.ndim == 0:
+        """``for x in iterable``: a traced array is looped over its first axis, and so are
+        ``enumerate`` and ``zip`` of traced arrays (``_rows``)."""
+        rows = None if self.unroll_all else _rows(self.tracer, iterable)
+        if rows is None:
             return NotImplemented
-        rows = iterable.shape[0]
+        count, item = rows
         return self.capture_range(
-            lambda i, *values: body(iterable[i], *values), 0, rows, 1, carried, info
+            lambda i, *values: body(item(i), *values), 0, count, 1, carried, info
         )
 
     def builtin(self, function, args: tuple, kwargs: dict):
@@ -438,6 +441,28 @@ class LoopTracer:
         if not isinstance(init, Node):
             return meta.dtype.type(init)
         return self.tracer.call(ops.ASTYPE, self.tracer.wrap(init), dtype=meta.dtype)._node
+
+
+def _rows(tracer, iterable) -> tuple | None:
+    """``(count, item)`` of an iterable a loop may run over by index: a traced array's rows,
+    ``enumerate`` and ``zip`` of those (``item(i)`` the i-th item); None for any other."""
+    if isinstance(iterable, Enumerated):
+        inner = _rows(tracer, iterable.iterable)
+        if inner is None or not isinstance(iterable.start, int):
+            return None
+        count, item = inner
+        return count, lambda i: (i + iterable.start, item(i))
+    if isinstance(iterable, Zipped):
+        parts = [_rows(tracer, part) for part in iterable.iterables]
+        if not parts or None in parts:
+            return None
+        counts = [count for count, _ in parts]
+        if iterable.strict and any(count != counts[0] for count in counts):
+            return None  # (Python raises at the end of the shortest)
+        return min(counts), lambda i: tuple(item(i) for _, item in parts)
+    if tracer.is_traced(iterable) and iterable.ndim > 0:
+        return iterable.shape[0], lambda i: iterable[i]
+    return None
 
 
 def _roll_back(graph: Graph, mark: int) -> None:

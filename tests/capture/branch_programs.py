@@ -217,12 +217,16 @@ def returns_in_branch(xs):
 
 
 def breaks_in_branch(xs, flag):
-    """The ``if`` with ``break`` stays; the one around a loop with its own ``break`` converts."""
+    """The ``if`` with ``break`` stays; the one around a loop with its own ``break`` converts.
+    (A ``break`` in a ``try`` is not at the end of a branch: the loop keeps it.)"""
     s = 0
     if flag:
         for x in xs:
             if x < 0:
-                break
+                try:
+                    break
+                finally:
+                    s -= 1
             s += x
     return s
 
@@ -231,7 +235,10 @@ def continues_in_branch(n):
     s = 0
     for i in range(n):
         if i % 2:
-            continue
+            try:
+                continue
+            finally:
+                s -= 1
         s += i
     return s
 

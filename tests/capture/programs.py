@@ -83,6 +83,16 @@ def breaks(items):
     return x
 
 
+def breaks_in_try(items):
+    for x in items:
+        try:  # (a break that is not at the end of a branch: the loop stays as written)
+            if x < 0:
+                break
+        finally:
+            pass
+    return x
+
+
 def returns_inside(items):
     for x in items:
         if x > 2:
@@ -289,3 +299,46 @@ def appends_nested(n):
         for j in range(i):
             out.append(j)
     return out
+
+
+def enumerated_pairs(xs, start):
+    """Unpacked targets over ``enumerate(zip(...))``: the names keep their last values."""
+    s = 0
+    i = a = None
+    for i, (a, b) in enumerate(zip(xs, xs[1:]), start):
+        s += i * a - b
+    return s, i, a
+
+
+def strict_zip(xs, ys):
+    t = 0
+    for a, b in zip(xs, ys, strict=True):  # (unequal lengths raise ValueError at the end)
+        t += a * b
+    return t
+
+
+def local_zip(xs):
+    zip = lambda *parts: [(0, 0)]  # noqa: E731  (not the builtin: called as written)
+    t = 1
+    for a, b in zip(xs, xs):
+        t += a + b
+    return t
+
+
+def nested_exits(rows, limit):
+    """Breaks and continues in nested loops, and the loop variables after them."""
+    total = 0
+    i = j = None
+    for i in range(len(rows)):
+        if rows[i] < 0:
+            continue
+        for j in range(rows[i]):
+            if j * i > limit:
+                break
+            elif j % 2:
+                continue
+            total += j
+        else_part = total % 5
+        if else_part == 4:
+            break
+    return total, i, j

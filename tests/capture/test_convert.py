@@ -107,20 +107,20 @@ def test_names_unbound_before_the_loop():
         convert(p.reads_unbound).function(1)
 
 
-def test_break_return_and_continue_stay_python_loops_with_reasons():
+def test_return_and_breaks_not_at_a_branch_end_stay_python_loops_with_reasons():
     for fn, reason in [
-        (p.breaks, "contains `break`"),
+        (p.breaks_in_try, "contains `break`"),
         (p.returns_inside, "`return` inside the loop"),
-        (p.continues, "contains `continue`"),
     ]:
-        converted = same(fn, [1, 3, -1, 4]) if fn is not p.continues else same(fn, 7)
+        converted = same(fn, [1, 3, -1, 4])
         assert converted.loops == []
         [(line, why)] = converted.notes
         assert why == reason
-        first = fn.__code__.co_firstlineno
-        assert line == first + (2 if fn is p.continues else 1)
-    same(p.breaks, [])
+        assert line == fn.__code__.co_firstlineno + 1
+    same(p.breaks_in_try, [])
     same(p.returns_inside, [0, 1])
+    for fn, args in ((p.breaks, [1, 3, -1, 4]), (p.continues, 7)):  # (desugared: ``exits.py``)
+        assert len(same(fn, args).loops) == 1
 
 
 def test_globals_stay_live_and_closures_are_shared():
@@ -250,3 +250,21 @@ def test_changes_to_python_objects_are_the_loops_effects():
     assert (
         outer.effects == inner.effects == ("calls `.append(...)` (a change to a Python container)",)
     )
+
+
+def test_enumerate_zip_and_unpacked_targets_run_as_written():
+    for xs in ([1, 2, 3, 4], [5], []):
+        for start in (0, 3):
+            converted = same(p.enumerated_pairs, xs, start)
+    assert "iterate(enumerate" in converted.source and "__gc_item_0" in converted.source
+    same(p.strict_zip, [1, 2], [3, 4])
+    same(p.strict_zip, [1, 2], [3])
+    same(p.local_zip, [1, 2])
+
+
+def test_break_and_continue_become_branches_and_a_flag():
+    for rows in ([3, -1, 5, 2, 7], [], [-2], [9, 9, 9]):
+        for limit in (0, 4, 50):
+            converted = same(p.nested_exits, rows, limit)
+    assert "__gc_break_0" in converted.source and "__gc_break_1" in converted.source
+    assert "break" not in converted.source.replace("__gc_break", "")

@@ -27,8 +27,21 @@ def atom(draw, loop_vars, values=True):
 
 
 def expression(draw, loop_vars):
+    """``a + b``, or now and then a conditional expression of two such."""
     left, right = atom(draw, loop_vars), atom(draw, loop_vars)
-    return f"{left} {draw(st.sampled_from(['+', '-', '*']))} {right}"
+    simple = f"{left} {draw(st.sampled_from(['+', '-', '*']))} {right}"
+    if draw(st.integers(0, 4)):
+        return simple
+    return f"({simple} if {condition(draw, loop_vars)} else {atom(draw, loop_vars)})"
+
+
+def condition(draw, loop_vars):
+    """``x > y``, perhaps joined by ``and``/``or`` with another, perhaps under ``not``."""
+    test = f"{atom(draw, loop_vars)} > {atom(draw, loop_vars)}"
+    joint = draw(st.sampled_from(["", "", " and ", " or "]))
+    if joint:
+        test = f"{test}{joint}{atom(draw, loop_vars)} < {atom(draw, loop_vars)}"
+    return f"not ({test})" if draw(st.integers(0, 3)) == 0 else test
 
 
 def iterable(draw, loop_vars):
@@ -36,9 +49,11 @@ def iterable(draw, loop_vars):
     if len(bounds) == 3:
         bounds[2] = str(draw(st.sampled_from([-3, -2, -1, 1, 2, 3, 0])))  # 0: ValueError
     call = f"range({', '.join(bounds)})"
-    kind = draw(st.sampled_from(["range", "range", "reversed", "list"]))
+    kind = draw(st.sampled_from(["range", "range", "reversed", "list", "enumerate"]))
     if kind == "reversed":
         return f"reversed({call})"
+    if kind == "enumerate":  # (the target unpacks: ``for k, i in enumerate(...)``)
+        return f"enumerate({call}, {draw(st.integers(-2, 2))})"
     if kind == "list":
         return f"[{', '.join(atom(draw, loop_vars) for _ in range(3))}]"
     return call
@@ -58,7 +73,8 @@ def statement(draw, indent, loop_vars):
     pad = " " * indent
     nest = indent < 16  # at most three compound statements deep
     kinds = ["assign", "augment"] + (["if", "for"] if nest else [])
-    kinds += ["break"] if loop_vars else []
+    kinds += ["break", "continue"] if loop_vars else []
+    kinds += ["return"] if not loop_vars else []  # (an early return, merged: ``returns.py``)
     kind = draw(st.sampled_from(kinds))
     name = draw(st.sampled_from(VARIABLES))
     if kind == "assign":
@@ -67,19 +83,23 @@ def statement(draw, indent, loop_vars):
         return [f"{pad}{name} += ({expression(draw, loop_vars)}) % 7"]
     if kind == "augment":
         return [f"{pad}{name} = ({name} + {expression(draw, loop_vars)}) % 997"]
-    if kind == "break":
-        return [f"{pad}if {expression(draw, loop_vars)} > 5:", f"{pad}    break"]
+    if kind == "return":
+        return [f"{pad}if {condition(draw, loop_vars)}:", f"{pad}    return {expression(draw, [])}"]
+    if kind in ("break", "continue"):
+        return [f"{pad}if {expression(draw, loop_vars)} > 5:", f"{pad}    {kind}"]
     if kind == "if":
-        lines = [f"{pad}if {expression(draw, loop_vars)} > {atom(draw, loop_vars)}:"]
+        lines = [f"{pad}if {condition(draw, loop_vars)}:"]
         lines += block(draw, indent + 4, loop_vars)
         if draw(st.booleans()):
-            lines += [f"{pad}elif {expression(draw, loop_vars)} < {atom(draw, loop_vars)}:"]
+            lines += [f"{pad}elif {condition(draw, loop_vars)}:"]
             lines += block(draw, indent + 4, loop_vars)
         if draw(st.booleans()):
             lines += [f"{pad}else:", *block(draw, indent + 4, loop_vars)]
         return lines
     target = f"i{len(loop_vars)}"
-    lines = [f"{pad}for {target} in {iterable(draw, loop_vars)}:"]
+    iterated = iterable(draw, loop_vars)
+    unpacked = f"k{len(loop_vars)}, {target}" if iterated.startswith("enumerate") else target
+    lines = [f"{pad}for {unpacked} in {iterated}:"]
     return lines + block(draw, indent + 4, [*loop_vars, target])
 
 
@@ -124,7 +144,7 @@ class RunsLoops:
         return then(*carried) if test else orelse(*carried)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), st.tuples(*[st.integers(-3, 6)] * 3))
 def test_random_programs_match(source, args):
     original = load(source)

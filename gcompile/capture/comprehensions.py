@@ -1,0 +1,99 @@
+"""Arrays built from a list comprehension over a range, ``np.array([f(i) for i in range(n)])``,
+become a runtime call, so that a tracer can make them one loop writing the rows of a new array
+instead of ``n`` traced elements::
+
+    np.array([x[i] * i for i in range(1, n)], dtype=float)
+        =>  __gc_rt.array_of(np.array, lambda i: x[i] * i, range, (1, n), __gc_comp_info_0,
+                             dtype=float)
+
+Only a call of a function named ``array``, ``asarray`` or ``stack`` (an attribute: ``np.array``)
+whose first argument is a list comprehension of one ``for`` over ``range(...)`` with no ``if``
+and a plain name as its target; the runtime checks that the function is NumPy's and ``range``
+the builtin, else it builds the list as written. Runs after ``expressions.py`` (which does not
+enter the lambda this makes).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .plan import LoopPlan
+
+COMPREHENSION_INFO = "__gc_comp_info_"
+_FUNCTIONS = ("array", "asarray", "stack")
+_STAYS = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
+
+
+class Comprehensions(ast.NodeTransformer):
+    """Rewrites the array comprehensions of a function's own scope and of the functions the
+    rewrite made (``generated``: their name prefixes). ``sites``: one ``(info name, LoopPlan)``
+    per rewritten comprehension (its target the loop's)."""
+
+    def __init__(self, runtime: str, generated: tuple[str, ...]):
+        self.runtime = runtime
+        self.generated = generated
+        self.sites: list[tuple[str, LoopPlan]] = []
+
+    def visit_scope(self, function: ast.FunctionDef) -> None:
+        """Rewrite the comprehensions of ``function``'s body."""
+        function.body = [self.visit(stmt) for stmt in function.body]
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        if node.name.startswith(self.generated):
+            self.visit_scope(node)
+        return node
+
+    def visit_AsyncFunctionDef(self, node: ast.AST) -> ast.AST:
+        return node
+
+    visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        comprehension = _array_comprehension(node)
+        if comprehension is None:
+            return node
+        generator = comprehension.generators[0]
+        target = generator.target.id
+        info = f"{COMPREHENSION_INFO}{len(self.sites)}"
+        loop = ast.For(generator.target, generator.iter, [], [])
+        self.sites.append((info, LoopPlan(ast.copy_location(loop, node), "range", (), (), ())))
+        element = ast.Lambda(_arguments(target), comprehension.elt)
+        runtime = ast.Attribute(ast.Name(self.runtime, ast.Load()), "array_of", ast.Load())
+        args = [
+            node.func,
+            element,
+            generator.iter.func,
+            ast.Tuple(list(generator.iter.args), ast.Load()),
+            ast.Name(info, ast.Load()),
+            *node.args[1:],
+        ]
+        call = ast.Call(runtime, args, node.keywords)
+        return ast.fix_missing_locations(ast.copy_location(call, node))
+
+
+def _array_comprehension(node: ast.Call) -> ast.ListComp | None:
+    """The list comprehension ``node`` builds an array of, when it is one this rewrites."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr in _FUNCTIONS and node.args):
+        return None
+    first = node.args[0]
+    if not isinstance(first, ast.ListComp) or len(first.generators) != 1:
+        return None
+    generator = first.generators[0]
+    iterable = generator.iter
+    if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
+        return None
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)):
+        return None
+    if iterable.func.id != "range" or iterable.keywords or not 1 <= len(iterable.args) <= 3:
+        return None
+    if any(isinstance(inner, _STAYS) for inner in ast.walk(first)):
+        return None
+    return first
+
+
+def _arguments(name: str) -> ast.arguments:
+    return ast.arguments(
+        posonlyargs=[], args=[ast.arg(name)], kwonlyargs=[], kw_defaults=[], defaults=[]
+    )

@@ -1,0 +1,129 @@
+"""``break`` and ``continue`` in ``for`` loops, made branches and a flag, so that the loop stays
+one loop (its test on data a ``cond``)::
+
+    for i in range(n):                  __gc_break_0 = False
+        if x[i] < 0:                    for __gc_index_0 in range(n):
+            break                           if not __gc_break_0:
+        if x[i] == 0:            =>             i = __gc_index_0
+            continue                            if x[i] < 0:
+        s += x[i]                                   __gc_break_0 = True
+                                                else:
+                                                    if x[i] == 0:
+                                                        pass
+                                                    else:
+                                                        s += x[i]
+
+The statements after an ``if`` with a branch that ends in ``break`` or ``continue`` move into
+its other branch (``returns.merge_tails``); then a ``continue`` that ends a branch is dropped
+and a ``break`` sets the flag, and the trips after it do nothing: the loop variable keeps the
+value of the trip that broke, as in Python. A loop whose exits are not all at the ends of
+branches (one inside a ``try`` or ``with``), or that has an ``else:``, stays as written.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .iterables import own_loops
+from .returns import merge_tails
+
+BREAK = "__gc_break_"
+INDEX = "__gc_index_"
+_EXITS = (ast.Break, ast.Continue)
+_NESTED = (
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+)
+
+
+def desugar_exits(function: ast.FunctionDef) -> None:
+    """Rewrite the ``for`` loops of ``function``'s own scope that ``break`` or ``continue``."""
+    count = 0
+    for loop, block in own_loops(function.body, with_blocks=True):
+        if not _exits(loop.body):
+            continue
+        body = merge_tails(loop.body, _ends_in_exit)
+        if _exits(body) != _tail_exits(body):
+            continue
+        breaks = any(isinstance(e, ast.Break) for e in _exits(body))
+        loop.body = _replace_tails(body, f"{BREAK}{count}")
+        if breaks:
+            _guard(loop, block, count)
+            count += 1
+
+
+def _guard(loop: ast.For, block: list[ast.stmt], number: int) -> None:
+    """The loop's body run only while its flag is unset, the target assigned there; the flag
+    set to False before the loop in ``block``."""
+    flag, index = f"{BREAK}{number}", f"{INDEX}{number}"
+    assign = ast.Assign([loop.target], ast.Name(index, ast.Load()))
+    test = ast.UnaryOp(ast.Not(), ast.Name(flag, ast.Load()))
+    loop.body = [ast.If(test, [assign, *loop.body], [])]
+    loop.target = ast.Name(index, ast.Store())
+    start = ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(False))
+    block.insert(block.index(loop), start)
+    for node in (loop, start):
+        ast.fix_missing_locations(ast.copy_location(node, loop))
+    for node in ast.walk(loop):
+        if not hasattr(node, "lineno"):
+            ast.copy_location(node, loop)
+
+
+def _exits(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """The ``break`` and ``continue`` statements of the loop body ``stmts`` (not of loops or
+    functions nested in it)."""
+    found = []
+    for stmt in stmts:
+        if isinstance(stmt, _EXITS):
+            found.append(stmt)
+        elif not isinstance(stmt, _NESTED):
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.stmt):
+                    found += _exits([child])
+                elif isinstance(child, (ast.excepthandler, ast.match_case)):
+                    found += _exits(child.body)
+    return found
+
+
+def _ends_in_exit(block: list[ast.stmt]) -> bool:
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, _EXITS):
+        return True
+    return isinstance(last, ast.If) and _ends_in_exit(last.body) and _ends_in_exit(last.orelse)
+
+
+def _tail_exits(block: list[ast.stmt]) -> list[ast.stmt]:
+    """The exits that end ``block``, or the branches of the ``if`` statement that ends it
+    (nested ones too): an exit anywhere else is not at a tail."""
+    if not block:
+        return []
+    last = block[-1]
+    if isinstance(last, _EXITS):
+        return [last]
+    if isinstance(last, ast.If):
+        return _tail_exits(last.body) + _tail_exits(last.orelse)
+    return []
+
+
+def _replace_tails(block: list[ast.stmt], flag: str) -> list[ast.stmt]:
+    """``block`` with each tail ``continue`` dropped and each tail ``break`` setting ``flag``."""
+    out = []
+    for stmt in block:
+        if isinstance(stmt, ast.If):
+            stmt.body = _replace_tails(stmt.body, flag) or [ast.copy_location(ast.Pass(), stmt)]
+            stmt.orelse = _replace_tails(stmt.orelse, flag)
+        if isinstance(stmt, ast.Continue):
+            continue
+        if isinstance(stmt, ast.Break):
+            stmt = ast.copy_location(
+                ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(True)), stmt
+            )
+        out.append(stmt)
+    return out

@@ -1,0 +1,83 @@
+"""``np.array([f(i) for i in range(a, b)])`` (``capture/comprehensions.py``) as one loop writing
+the rows of a new array, its body traced once, instead of ``b - a`` traced elements.
+
+The first element, traced and rolled back, gives the rows' shape and dtype; every trip must
+make an element of that same shape and dtype (else the comprehension runs in Python, as do
+bounds read from the data, a step other than 1, an empty range and keywords other than
+``dtype=``; ``np.stack`` with ``axis=0`` only). ``dtype=`` casts the array, as NumPy casts each
+element.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable
+
+import numpy as np
+
+from .loops import Declined, _roll_back
+
+_ARRAYS = (np.array, np.asarray, np.stack)
+_ROWS = "__gc_rows"
+
+
+def capture_array(
+    handler: Any,
+    function: Callable,
+    element: Callable,
+    start: Any,
+    stop: Any,
+    step: Any,
+    info: Any,
+    args: tuple,
+    kwargs: dict,
+) -> Any:
+    """The array of ``function([element(i) for i in range(start, stop, step)])``, or
+    NotImplemented (see the module docstring); ``handler`` a ``LoopTracer``."""
+    tracer = handler.tracer
+    original = function if function in _ARRAYS else getattr(function, "__wrapped__", None)
+    axis = kwargs.get("axis", 0) if original is np.stack else 0
+    if original not in _ARRAYS or args or set(kwargs) - {"dtype", "axis"} or axis != 0:
+        return NotImplemented
+    if step != 1 or tracer.is_traced(start) or tracer.is_traced(stop) or not stop - start >= 1:
+        return NotImplemented
+    row = _first_row(handler, element, start)
+    if row is None:
+        return NotImplemented
+    shape, dtype = row
+    empty = getattr(np.empty, "__wrapped__", np.empty)  # (NumPy's, not its tracing patch)
+    rows = tracer.numpy.creation(empty, ((stop - start, *shape), dtype), {})
+
+    def trip(index, rows):
+        value = _as_array(tracer, element(index))
+        if tuple(value.shape) != shape or value.dtype != dtype:
+            raise Declined("its elements differ in shape or dtype")
+        rows[index - start] = value
+        return (rows,)
+
+    after = handler.capture_range(trip, start, stop, 1, (rows,), replace(info, carried=(_ROWS,)))
+    if after is NotImplemented:
+        return NotImplemented
+    wanted = kwargs.get("dtype")
+    return after[0] if wanted is None else after[0].astype(wanted)
+
+
+def _first_row(handler: Any, element: Callable, start: Any) -> tuple | None:
+    """``(shape, dtype)`` of ``element(start)``, its nodes rolled back; None for an element
+    that is not an array or scalar (a list, a tuple)."""
+    graph = handler.tracer.graph
+    mark = len(graph.nodes)
+    try:
+        value = element(start)
+        if isinstance(value, (list, tuple)):
+            return None
+        value = _as_array(handler.tracer, value)
+        return tuple(value.shape), value.dtype
+    finally:
+        handler._forget(graph.nodes[mark:])
+        _roll_back(graph, mark)
+
+
+def _as_array(tracer: Any, value: Any) -> Any:
+    """A traced value as it is; anything else as NumPy makes it an array."""
+    return value if tracer.is_traced(value) else np.asarray(value)

@@ -1,0 +1,127 @@
+"""Loops in the other forms people write: ``np.array([f(i) for i in range(...)])`` and its kin as
+one loop writing the rows of a new array (``capture/comprehensions.py``,
+``frontend/comprehensions.py``); ``enumerate`` and ``zip`` of arrays, with unpacked targets
+(``capture/iterables.py``). They stay rolled and agree with NumPy."""
+
+import numpy as np
+
+import gcompile
+from gcompile.capture import convert, convert_or_reason
+from gcompile.ir.subgraph import loop_of
+
+from .support import check
+
+RNG = np.random.default_rng(5)
+
+
+def scaled(x):
+    return np.array([x[i] * i for i in range(x.shape[0])])
+
+
+def projected(x, w):
+    rows = np.asarray([np.tanh(x[i] @ w) for i in range(1, x.shape[0])], dtype=np.float32)
+    return rows.sum(axis=0)
+
+
+def columns_squared(x):
+    return np.stack([x[:, j] ** 2 for j in range(x.shape[1])])
+
+
+def mixed_first_element(x):
+    return np.array([x[i] if i > 0 else 0 for i in range(x.shape[0])])  # an int, then floats
+
+
+def filtered(x):
+    return np.array([x[i] for i in range(x.shape[0]) if i % 2 == 0])
+
+
+def test_array_comprehensions_are_one_loop_and_agree_with_numpy():
+    check(scaled, RNG.random(40))
+    check(projected, RNG.random((20, 4)), RNG.random((4, 3)))
+    check(columns_squared, RNG.random((5, 30)))
+    for fn, args in ((scaled, (RNG.random(40),)), (columns_squared, (RNG.random((5, 30)),))):
+        graph = gcompile.trace(fn, *args)
+        assert sum(loop_of(node) is not None for node in graph.nodes) == 1
+        assert len(graph.nodes) < 10  # (not one node per element)
+
+
+def test_comprehensions_the_loop_cannot_take_run_as_written():
+    check(mixed_first_element, RNG.random(6))  # (NumPy promotes the int to float)
+    check(filtered, RNG.random(7))
+    assert "array_of" in convert(scaled).source
+    assert convert_or_reason(filtered)[0] is None  # (a filtered comprehension stays a list)
+
+
+def row_products(x, w):
+    out = np.zeros(x.shape[0])
+    for i, row in enumerate(x):
+        out[i] = row @ w
+    return out
+
+
+def zipped_dot(a, b):
+    s = 0.0
+    for u, v in zip(a, b):
+        s = s + u * v
+    return s
+
+
+def weighted_pairs(a):
+    total = 0.0
+    for k, (u, v) in enumerate(zip(a, a[::-1]), 1):
+        total = total + k * u - v
+    return total
+
+
+def over_python_pairs(pairs, x):
+    for a, b in pairs:  # (a list: the loop runs in Python, unpacking as Python does)
+        x = x * a + b
+    return x
+
+
+def test_enumerate_and_zip_of_arrays_stay_rolled_and_agree_with_numpy():
+    check(row_products, RNG.random((20, 3)), RNG.random(3))
+    check(zipped_dot, RNG.random(30), RNG.random(30))
+    check(weighted_pairs, RNG.random(12))
+    check(over_python_pairs, [(1.0, 2.0), (0.5, 1.0)], RNG.random(4))
+    for fn, args in (
+        (row_products, (RNG.random((20, 3)), RNG.random(3))),
+        (weighted_pairs, (RNG.random(12),)),
+    ):
+        graph = gcompile.trace(fn, *args)
+        assert [note.rolled for note in graph.notes.loops] == [True]
+
+
+def first_negative(x):
+    found = -1
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            found = i
+            break
+    return found
+
+
+def sum_skipping(x):
+    s = 0.0
+    for v in x:
+        if v == 0:
+            continue
+        if v > 10:
+            break
+        s += 1.0 / v
+    return s
+
+
+def test_loops_that_break_or_continue_on_data_stay_rolled_and_agree_with_numpy():
+    x = RNG.random(20)
+    check(first_negative, x)
+    x[7] = -1.0
+    check(first_negative, x)
+    y = RNG.random(20) + 0.5
+    check(sum_skipping, y)
+    y[3], y[12] = 0.0, 11.0
+    check(sum_skipping, y)
+    for fn in (first_negative, sum_skipping):
+        graph = gcompile.trace(fn, y)
+        assert all(note.rolled for note in graph.notes.loops), graph.notes.loops
+        assert sum(loop_of(node) is not None for node in graph.nodes) == 1
