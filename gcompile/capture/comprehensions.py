@@ -17,36 +17,23 @@ from __future__ import annotations
 
 import ast
 
+from .expressions import stays
 from .plan import LoopPlan
+from .scopes import OwnScope
 
 COMPREHENSION_INFO = "__gc_comp_info_"
 _FUNCTIONS = ("array", "asarray", "stack")
-_STAYS = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
 
 
-class Comprehensions(ast.NodeTransformer):
+class Comprehensions(OwnScope):
     """Rewrites the array comprehensions of a function's own scope and of the functions the
     rewrite made (``generated``: their name prefixes). ``sites``: one ``(info name, LoopPlan)``
     per rewritten comprehension (its target the loop's)."""
 
     def __init__(self, runtime: str, generated: tuple[str, ...]):
+        super().__init__(generated)
         self.runtime = runtime
-        self.generated = generated
         self.sites: list[tuple[str, LoopPlan]] = []
-
-    def visit_scope(self, function: ast.FunctionDef) -> None:
-        """Rewrite the comprehensions of ``function``'s body."""
-        function.body = [self.visit(stmt) for stmt in function.body]
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        if node.name.startswith(self.generated):
-            self.visit_scope(node)
-        return node
-
-    def visit_AsyncFunctionDef(self, node: ast.AST) -> ast.AST:
-        return node
-
-    visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
@@ -88,7 +75,7 @@ def _array_comprehension(node: ast.Call) -> ast.ListComp | None:
         return None
     if iterable.func.id != "range" or iterable.keywords or not 1 <= len(iterable.args) <= 3:
         return None
-    if any(isinstance(inner, _STAYS) for inner in ast.walk(first)):
+    if stays(first):
         return None
     return first
 

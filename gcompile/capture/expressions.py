@@ -19,45 +19,32 @@ from __future__ import annotations
 import ast
 
 from .plan import BranchPlan
+from .scopes import OwnScope
 
 EXPRESSION_INFO = "__gc_expr_info_"
 _STAYS = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
 
 
-class Expressions(ast.NodeTransformer):
+class Expressions(OwnScope):
     """Rewrites the deciding expressions of a function's own scope and of the functions the
     rewrite made (``generated``: their name prefixes), not of nested user functions, lambdas or
     classes. ``sites``: one ``(info name, BranchPlan)`` per rewritten expression."""
 
     def __init__(self, runtime: str, generated: tuple[str, ...]):
+        super().__init__(generated)
         self.runtime = runtime
-        self.generated = generated
         self.sites: list[tuple[str, BranchPlan]] = []
-
-    def visit_scope(self, function: ast.FunctionDef) -> None:
-        """Rewrite the expressions of ``function``'s body."""
-        function.body = [self.visit(stmt) for stmt in function.body]
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        if node.name.startswith(self.generated):
-            self.visit_scope(node)
-        return node
-
-    def visit_AsyncFunctionDef(self, node: ast.AST) -> ast.AST:
-        return node
-
-    visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
         self.generic_visit(node)
-        if _stays(node):
+        if stays(node):
             return node
         args = [node.test, _lazy(node.body), _lazy(node.orelse)]
         return self._call("if_exp", args, node)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)
-        if _stays(node):
+        if stays(node):
             return node
         function = "and_" if isinstance(node.op, ast.And) else "or_"
         result = node.values[-1]
@@ -67,7 +54,7 @@ class Expressions(ast.NodeTransformer):
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
         self.generic_visit(node)
-        if not isinstance(node.op, ast.Not) or _stays(node):
+        if not isinstance(node.op, ast.Not) or stays(node):
             return node
         call = ast.Call(
             ast.Attribute(ast.Name(self.runtime, ast.Load()), "not_", ast.Load()),
@@ -91,6 +78,6 @@ def _lazy(expression: ast.expr) -> ast.Lambda:
     return ast.copy_location(ast.Lambda(arguments, expression), expression)
 
 
-def _stays(node: ast.expr) -> bool:
+def stays(node: ast.expr) -> bool:
     """Whether ``node`` holds something a lambda would change (``:=``, ``yield``, ``await``)."""
     return any(isinstance(inner, _STAYS) for inner in ast.walk(node))

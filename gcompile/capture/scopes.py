@@ -246,3 +246,26 @@ def _class_free(node: ast.ClassDef) -> set[str]:
     names = scan(node.body)
     own_level = (names.loads | names.dels | names.declared_nonlocal) - names.local
     return (own_level - names.declared_global) | names.inner | names.escaping
+
+
+class OwnScope(ast.NodeTransformer):
+    """A rewrite of the expressions of a function's own scope and of the functions the
+    conversion made there (``generated``: their name prefixes): the user's nested functions,
+    lambdas and classes are not entered."""
+
+    def __init__(self, generated: tuple[str, ...]):
+        self.generated = generated
+
+    def visit_scope(self, function: ast.FunctionDef) -> None:
+        """Rewrite ``function``'s body."""
+        function.body = [self.visit(stmt) for stmt in function.body]
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        if node.name.startswith(self.generated):
+            self.visit_scope(node)
+        return node
+
+    def visit_AsyncFunctionDef(self, node: ast.AST) -> ast.AST:
+        return node
+
+    visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef

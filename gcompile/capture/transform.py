@@ -58,7 +58,7 @@ from .expressions import Expressions
 from .iterables import unpack_targets
 from .plan import BranchPlan, LoopPlan, plan_scope, range_call
 from .returns import merge_returns
-from .scopes import function_names, parameter_names, target_names
+from .scopes import OwnScope, function_names, parameter_names, target_names
 
 RUNTIME = "__gc_rt"
 CALL = "__gc_call"
@@ -389,31 +389,16 @@ def _located(node: ast.AST, where: tuple[int, int, int, int]) -> ast.AST:
     return node
 
 
-class _Calls(ast.NodeTransformer):
+class _Calls(OwnScope):
     """Routes ``name(...)`` calls of non-local names through ``__gc_call`` in the function's
     own scope and the functions the rewrite made (not in nested user functions, lambdas or
     classes)."""
 
     def __init__(self, local: set[str], route: Callable[[str], bool], routed: set[str]):
+        super().__init__(GENERATED)
         self.shadowed = set(local)
         self.route = route
         self.routed = routed
-
-    def visit_scope(self, function: ast.FunctionDef) -> None:
-        """Rewrite the calls of ``function``'s body."""
-        function.body = [self.visit(stmt) for stmt in function.body]
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        """Generated functions are part of the scope; the user's functions are not entered."""
-        if node.name.startswith(GENERATED):
-            self.visit_scope(node)
-        return node
-
-    def visit_AsyncFunctionDef(self, node: ast.AST) -> ast.AST:
-        """Nested scopes of the user's code are left as written."""
-        return node
-
-    visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         """``f(...)`` becomes ``__gc_call(f, ...)`` when ``f`` is routed."""
