@@ -12,7 +12,12 @@ NumPy, ``numba.njit`` and Pythran all compile, inputs at three sizes (``tiny``, 
 - ``bubble_sort``: exchanges on a comparison of two elements;
 - ``kepler``: Newton's method on Kepler's equation per orbit, iterated to a tolerance;
 - ``masked_power``, ``masked_statistics``: boolean masks (an assignment, masked reductions);
-- ``first_crossing``: a search loop that ``break``s.
+- ``first_crossing``: a search loop that ``break``s;
+- ``mandelbrot``: the NumPy tutorial's escape-time loop with boolean masks;
+- ``csr_matvec``: a CSR sparse matrix-vector product (inner bounds read from the data);
+- ``green_contraction``: an index-array gather and an ``einsum`` contraction;
+- ``contour_solve``: ``np.linalg.solve`` per quadrature node of a contour integral;
+- ``logged_relaxation``: relaxation steps with a ``print`` in the loop.
 """
 
 from __future__ import annotations
@@ -129,6 +134,56 @@ def first_crossing(x, level):
     return found
 
 
+def mandelbrot(c, iterations):
+    """Escape times of points ``c`` (the NumPy tutorial's mask version: points that diverged
+    are marked and reset with boolean masks each step)."""
+    z = c.copy()
+    escape = np.full(c.shape, iterations, dtype=np.int64)
+    for i in range(iterations):
+        z = z * z + c
+        diverged = z.real * z.real + z.imag * z.imag > 4.0
+        now = diverged & (escape == iterations)
+        escape[now] = i
+        z[diverged] = 2.0
+    return escape
+
+
+def csr_matvec(data, indices, indptr, x):
+    """y = A x of a CSR matrix: the inner loop's bounds are read from the data."""
+    n = indptr.shape[0] - 1
+    y = np.zeros(n)
+    for i in range(n):
+        total = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            total += data[k] * x[indices[k]]
+        y[i] = total
+    return y
+
+
+def green_contraction(g, picked, weights):
+    """A Green's-function sum over the picked energies: an index-array gather, then a
+    contraction (einsum) with the weights."""
+    return np.einsum("kij,k->ij", g[picked], weights)
+
+
+def contour_solve(a, nodes, weights):
+    """A contour integral of the resolvent: one linear solve per quadrature node."""
+    n = a.shape[0]
+    total = np.zeros((n, n), dtype=np.complex128)
+    for k in range(nodes.shape[0]):
+        total += weights[k] * np.linalg.solve(nodes[k] * np.eye(n) - a, np.eye(n))
+    return total
+
+
+def logged_relaxation(u, steps):
+    """Relaxation steps with a progress line printed at the last one (a print in the loop)."""
+    for k in range(steps):
+        u[1:-1] = 0.5 * (u[:-2] + u[2:])
+        if k == steps - 1:
+            print("relaxation: last step", k, "mean", np.round(u.mean(), 3))
+    return u
+
+
 def _bytes(rng, n):
     return (rng.integers(0, 256, n).astype(np.int64),)
 
@@ -159,6 +214,31 @@ def _crossing(rng, n):
     return (rng.random(n), 0.35 * n)  # (crosses about 70% of the way along)
 
 
+def _plane(rng, n):
+    y, x = np.mgrid[-1.4 : 1.4 : n * 1j, -2.0 : 0.8 : n * 1j]
+    return (x + 1j * y, 40)
+
+
+def _sparse(rng, n):
+    per_row = 8
+    indices = rng.integers(0, n, n * per_row).astype(np.int64)
+    indptr = np.arange(0, n * per_row + 1, per_row, dtype=np.int64)
+    return (rng.random(n * per_row), indices, indptr, rng.random(n))
+
+
+def _greens(rng, n):
+    return (rng.random((64, n, n)), rng.integers(0, 64, 48).astype(np.int64), rng.random(48))
+
+
+def _resolvent(rng, n):
+    angles = np.linspace(0.0, 2 * np.pi, 16, endpoint=False)
+    return (rng.random((n, n)), 3.0 * np.exp(1j * angles), np.full(16, 1.0 / 16 + 0j))
+
+
+def _relaxed(rng, n):
+    return (rng.random(n), 200)
+
+
 def _orbits(rng, n):
     return (rng.random(n) * 2 * np.pi, rng.random(n) * 0.9, 1e-12)
 
@@ -185,5 +265,30 @@ PROGRAMS = [
     ),
     Program(
         "first_crossing", first_crossing, _crossing, _n(16, 100000, 1000000), f"{VECTOR}, {FLOAT}"
+    ),
+    Program("mandelbrot", mandelbrot, _plane, _n(16, 200, 600), "complex128[:,:], int"),
+    Program(
+        "csr_matvec",
+        csr_matvec,
+        _sparse,
+        _n(16, 20000, 200000),
+        "float64[:], int64[:], int64[:], float64[:]",
+    ),
+    Program(
+        "green_contraction",
+        green_contraction,
+        _greens,
+        _n(4, 32, 96),
+        "float64[:,:,:], int64[:], float64[:]",
+    ),
+    Program(
+        "contour_solve",
+        contour_solve,
+        _resolvent,
+        _n(4, 16, 48),
+        "float64[:,:], complex128[:], complex128[:]",
+    ),
+    Program(
+        "logged_relaxation", logged_relaxation, _relaxed, _n(16, 2000, 20000), f"{VECTOR}, int"
     ),
 ]

@@ -182,7 +182,7 @@ def _node_cancelled(node: Node, values: dict, cancelled: dict) -> Any:
         return cancelled[node.args[0]][node.kwargs["item"]]
     if op.name == "element":
         return _element_of(node, values, cancelled)
-    if op.name == "extern" or subgraphs_of(node):  # (mixes its operands' elements)
+    if op.name in ("extern", "callback") or subgraphs_of(node):  # (mixes its operands' elements)
         flag = float(any(np.any(cancelled[a]) for a in node.args if isinstance(a, Node)))
         if isinstance(value, tuple):
             return tuple(np.full(np.shape(item), flag) for item in value)

@@ -100,3 +100,20 @@ def test_an_integer_array_gather_out_of_range_raises_numpys_error():
     fn(x, np.array([0, 1]), grid)
     with pytest.raises(IndexError, match="index 12 is out of bounds for axis 0 with size 12"):
         fn(x, np.array([0, 12]), grid)
+
+
+def binned_sum(x, positions):
+    total = 0.0
+    for i in range(positions.shape[0]):
+        total += x[int(positions[i] * 4)]  # (int() of data: a Python int, truncated)
+    return total
+
+
+def test_int_of_data_indexes_and_raises_pythons_errors():
+    x = RNG.random(8)
+    check(binned_sum, x, RNG.random(30) * 1.9)
+    fn = gcompile.compile(binned_sum, fullgraph=True)
+    with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+        fn(x, np.array([0.5, np.nan, 0.1]))
+    with pytest.raises(OverflowError, match="cannot convert float infinity"):
+        fn(x, np.array([0.5, np.inf, 0.1]))

@@ -117,6 +117,14 @@ def horner_in_place(x, coeffs):
     return result
 
 
+def eyes_in_loop(x, steps):
+    """np.eye in a loop body (a program calls Numba's)."""
+    n = x.shape[0]
+    for _ in range(steps):
+        x = x @ (np.eye(n, k=1) * 0.5 + np.eye(n, dtype=np.float32))
+    return x
+
+
 def newton_sqrt(a, iterations):
     """Babylonian square root, unrolled ``iterations`` times."""
     y = np.where(a > 1, a / 2, 1.0)
@@ -525,6 +533,7 @@ CASES = [
         horner_python_floats,
         lambda r: (_uniform(r, (8, 32), -1, 1, np.float32), (0.5, -1.25, 2.0, 0.125, -3.0)),
     ),
+    case("eye_in_a_loop", eyes_in_loop, lambda r: (_normal(r, (4, 4)), 30)),
     case("newton_sqrt_f64", newton_sqrt, lambda r: (_uniform(r, 200, 0.01, 1e4), 12)),
     case(
         "newton_sqrt_f32", newton_sqrt, lambda r: (_uniform(r, (10, 20), 0.5, 100, np.float32), 8)

@@ -26,11 +26,11 @@ def data_dependent_if(x):
 
 
 def float_of_traced(x):
-    return x * float(x[0])
+    return x * float(x[:1])  # (of an array: of a traced scalar it is a python_scalar)
 
 
 def int_of_traced(x):
-    return x * int(x[0])
+    return x * int(x[:1])
 
 
 def math_function(x):
@@ -130,8 +130,8 @@ def element_into_an_array_made_outside(x):
 
 REFUSALS = [
     (data_dependent_if, "bool() of a traced value", "bool(x.sum() > 0)"),
-    (float_of_traced, "float() of a traced value", "float(x[0])"),
-    (int_of_traced, "int() of a traced value", "int(x[0])"),
+    (float_of_traced, "float() of a traced value", "float(x[:1])"),
+    (int_of_traced, "int() of a traced value", "int(x[:1])"),
     (math_function, "float() of a traced value", "math.exp"),
     (range_of_traced, "used as a Python integer", "reversed(range(x[0]))"),
     (boolean_mask, "returning a boolean-mask gather", "x[x > 0]"),

@@ -326,15 +326,17 @@ def not_(value: Any) -> Any:
     return not value
 
 
-OFFERED_BUILTINS = ("max", "min", "len")  # calls offered to ``handler.builtin`` (``call``)
-_OFFERED = (max, min, len)
+# calls offered to ``handler.builtin`` (``call``)
+OFFERED_BUILTINS = ("max", "min", "len", "int", "float")
+_OFFERED = (max, min, len, int, float)
 
 
 def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
     """Call ``function(*args, **kwargs)``; while a handler is installed, a plain Python function
     of ``module`` (the caller's) runs converted, so that its loops are offered too, and the
-    builtins ``max``, ``min`` and ``len`` are first offered to ``handler.builtin(function,
-    args, kwargs)``, which returns the result or ``NotImplemented``.
+    builtins ``max``, ``min``, ``len``, ``int`` and ``float`` are first offered to
+    ``handler.builtin(function, args, kwargs)``, which returns the result or
+    ``NotImplemented``.
 
     Converted functions make their calls of global or free names through this.
     """

@@ -19,6 +19,7 @@ from ..ir.einsum import MatmulPlan, eager_result, matmul_plan
 from ..ir.meta import dtype_probe, normalize_axes
 from ..ir.ops import ASTYPE, CLIP, COPY, EMPTY, EYE, FULL, ONES, RESHAPE, ZEROS, OpDef
 from ..ir.shape_env import hint
+from .contractions import by_broadcast
 
 
 @dataclass(frozen=True)
@@ -207,34 +208,35 @@ def _sizes(x: Any) -> tuple:
 
 
 def _einsum(rec, operands=(), optimize=False, **kwargs):
-    """``np.einsum`` that is a matrix product: ``matmul`` of transposed operands (ir/einsum.py)."""
+    """``np.einsum``: a matrix product as ``matmul`` of transposed operands (``ir/einsum.py``),
+    any other contraction as a broadcast product summed (``contractions.py``)."""
     defaults = (("dtype", None), ("order", "K"), ("casting", "safe"))
     if any(kwargs.get(key, default) != default for key, default in defaults):
         rec.refuse("np.einsum(..., dtype=/order=/casting=...)", hint="cast the operands first")
-    if len(operands) != 3 or not isinstance(operands[0], str):
-        rec.refuse("np.einsum other than einsum('subscripts', a, b)", hint="write it with @")
-    subscripts, a, b = operands
-    if not all(hasattr(x, "shape") and hasattr(x, "dtype") for x in (a, b)):
+    if not operands or not isinstance(operands[0], str):
+        rec.refuse("np.einsum without its subscripts as a string", hint="write it with @")
+    subscripts, arrays = operands[0], operands[1:]
+    if not all(hasattr(x, "shape") and hasattr(x, "dtype") for x in arrays):
         rec.refuse("np.einsum of a Python scalar", hint="multiply by the scalar instead")
+    product = _as_matmul(subscripts, *arrays) if len(arrays) == 2 else None
+    return product if product is not None else by_broadcast(rec, subscripts, arrays)
+
+
+def _as_matmul(subscripts: str, a, b):
+    """A two-operand einsum as ``matmul`` when it is a matrix product of matmul's dtype and
+    einsum's memory order; else None."""
     plan = matmul_plan(subscripts, _sizes(a), _sizes(b))
-    if not isinstance(plan, MatmulPlan):
-        rec.refuse(
-            plan
-            or f"np.einsum({subscripts!r}) on operands of shapes {_hinted(_sizes(a))} and "
-            f"{_hinted(_sizes(b))}",
-            hint="write the product with @ or np.matmul, the rest with NumPy operations",
-        )
-    eager = eager_result(subscripts, (a, b))
-    if isinstance(eager, str):
-        rec.refuse(eager, hint="write the product with @ or np.matmul")
+    eager = eager_result(subscripts, (a, b)) if isinstance(plan, MatmulPlan) else None
+    if eager is None or isinstance(eager, str):
+        return None
     probes = [np.ones((1,) * x.ndim, x.dtype) for x in (a, b)]
     if eager[0] != _quiet(np.matmul, *probes).dtype:
-        rec.refuse(f"np.einsum on {a.dtype} and {b.dtype}: its dtype is not matmul's")
+        return None
     left = a if plan.a_axes == tuple(range(a.ndim)) else np.transpose(a, plan.a_axes)
     right = b if plan.b_axes == tuple(range(b.ndim)) else np.transpose(b, plan.b_axes)
     if eager[1] == "F":  # (a @ b) laid out as the transpose of b.T @ a.T
         if left.ndim != 2 or right.ndim != 2:
-            rec.refuse("np.einsum with batch axes whose result NumPy lays out in F order")
+            return None
         return np.matmul(right.T, left.T).T
     result = np.matmul(
         left[..., None, :] if plan.a_row_added else left,

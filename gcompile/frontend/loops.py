@@ -154,7 +154,10 @@ class LoopTracer:
         """``len(x)`` of a traced array: its first size, symbolic (Python's ``len`` must return
         an int, which would specialise the trace). Python's ``max``/``min`` of traced scalars
         of one dtype: ``max(a, b)`` is ``a`` unless ``b > a`` (so NaN and ties pick as Python
-        does), as a select. Else ``NotImplemented``: Python runs it."""
+        does), as a select. ``int`` and ``float`` of a traced scalar: ``scalar_builtin``.
+        Else ``NotImplemented``: Python runs it."""
+        if function in (int, float):
+            return scalar_builtin(self.tracer, function, args, kwargs)
         if function is len:
             array = args[0] if len(args) == 1 and not kwargs else None
             traced = self.tracer.is_traced(array) and array.ndim > 0
@@ -441,6 +444,30 @@ class LoopTracer:
         if not isinstance(init, Node):
             return meta.dtype.type(init)
         return self.tracer.call(ops.ASTYPE, self.tracer.wrap(init), dtype=meta.dtype)._node
+
+
+def scalar_builtin(tracer, function, args: tuple, kwargs: dict):
+    """``int(x)`` and ``float(x)`` of one traced real scalar: a ``python_scalar`` node (weak,
+    as a Python scalar is). ``int`` truncates toward zero; on the call a NaN raises Python's
+    ValueError, an infinity or a value past int64 its OverflowError (``check`` nodes).
+    NotImplemented for anything else (Python runs it: a traced value refuses)."""
+    value = args[0] if len(args) == 1 and not kwargs else None
+    if not tracer.is_traced(value) or value.ndim or value.dtype.kind not in "biuf":
+        return NotImplemented
+    kind = "float" if function is float else "int"
+    result = tracer.call(ops.PYTHON_SCALAR, value, kind=kind)
+    if kind == "float" or value.dtype.kind != "f":
+        return result
+    result = tracer.call(
+        ops.CHECK,
+        result,
+        ~np.isnan(value),
+        error="ValueError",
+        message="cannot convert float NaN to integer",
+    )
+    in_range = np.abs(value) < 2.0**63
+    message = "cannot convert float infinity (or a value past int64) to integer"
+    return tracer.call(ops.CHECK, result, in_range, error="OverflowError", message=message)
 
 
 def _rows(tracer, iterable) -> tuple | None:

@@ -2,13 +2,15 @@
 
 Creation functions that take no array (``np.zeros``), conversions NumPy does not dispatch
 (``np.asarray``) and random draws (refused: they would be baked into the graph) are replaced
-in the ``numpy`` namespace while a function is traced, and where the traced function names them
+in the ``numpy`` namespace while a function is traced, and so is the builtin ``print`` (a
+``callback`` node, run on each call), and where the traced function names them
 itself (``from numpy import zeros``: its globals and closure cells), for the tracing thread
 only: elsewhere the replacements call NumPy's own.
 """
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import functools
 import os
@@ -51,6 +53,7 @@ _RANDOM_FUNCTIONS = (
 def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
     """(module, attribute, original, replacement) for NumPy functions that do not dispatch to us."""
     targets = []
+    targets.append((builtins, "print", print, _effect_patch(print)))
     for func in CREATION_OPS:
         targets.append((np, func.__name__, func, _creation_patch(func)))
     for func, decomposition in DECOMPOSITIONS.items():
@@ -82,6 +85,20 @@ def _creation_patch(func: Callable) -> Callable:
         if tracer is None or kwargs.get("like") is not None or _called_by_library():
             return func(*args, **kwargs)
         return tracer.numpy.creation(func, args, kwargs)
+
+    return patched
+
+
+def _effect_patch(func: Callable) -> Callable:
+    """``print`` while tracing: a ``callback`` node, so that each call prints its own values
+    (run at trace time, it would print traced values, once)."""
+
+    @functools.wraps(func)
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        tracer = current_tracer()
+        if tracer is None or _called_by_library():
+            return func(*args, **kwargs)
+        return tracer.callback(func, args, kwargs)
 
     return patched
 

@@ -19,6 +19,8 @@ import numpy as np
 from ..errors import GCOMPILE_DIR, NUMPY_DIR, UnsupportedError, source_text
 from ..ir import ops
 from ..ir.alias import root
+from ..ir.callbacks import Callback
+from ..ir.externs import Operand
 from ..ir.graph import Graph, Node
 from ..ir.meta import meta_of, unsupported_dtype_reason
 from ..ir.shape_env import SIZE_LOW, is_symbolic, map_symbolic
@@ -233,6 +235,32 @@ class Tracer:
         (``masks``); None for any other index."""
         mask = masks.mask_of(array, index)
         return None if mask is None else masks.MaskedValue(array, mask, user_source())
+
+    def callback(self, function: Callable, args: tuple, kwargs: dict) -> None:
+        """Record ``function(*args, **kwargs)``, called for its effect (``print``): a
+        ``callback`` node, run on every call with that call's values (``ir/callbacks.py``)."""
+        operands: list = []
+
+        def leaf(value: Any) -> Any:
+            if isinstance(value, (TracedArray, SymInt)):
+                operands.append(value)
+                return Operand(len(operands) - 1)
+            if type(value) in (tuple, list):
+                return type(value)(leaf(v) for v in value)
+            if type(value) is dict:
+                return {k: leaf(v) for k, v in value.items()}
+            return value
+
+        template = (tuple(leaf(a) for a in args), {k: leaf(v) for k, v in kwargs.items()})
+        call = Callback(getattr(function, "__name__", "call"), function, template)
+        previous = [n for n in self.graph.nodes if n.op == "call" and n.target is ops.CALLBACK]
+        token = previous[-1] if previous else True
+        self.graph.call(
+            ops.CALLBACK,
+            (token, *(self.operand(v) for v in operands)),
+            {"call": call},
+            source=user_source(),
+        )
 
     def gather_by_indices(self, array: TracedArray, index: Any) -> TracedArray | None:
         """``array[idx]``, ``idx`` an integer array (traced, or a list or array of ints): NumPy's

@@ -31,7 +31,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from . import externs, layout
+from . import callbacks, externs, layout
 from .inference import (
     arange_impl,
     arange_length,
@@ -96,6 +96,8 @@ class OpDef:
         mutates: the op writes into its first argument's memory (a side effect passes keep).
         raises_on_data: the op raises on some values (an index out of range): passes do not
             move it out of a loop or branch, ahead of the tests that guard it.
+        effects: the op runs for its effect (printing): passes never drop, fold, merge, hoist
+            or reorder it (``subgraph.has_effects``).
         binding: a callable whose signature maps NumPy calls to this op, when the NumPy
             function's own signature does not name its parameters (``np.arange``).
         strided: for a view op, its rule on memory layouts (``ir/layout.py``):
@@ -117,6 +119,7 @@ class OpDef:
     identity: Any = None
     mutates: bool = False
     raises_on_data: bool = False
+    effects: bool = False
     loop_reduction: bool = False
     may_copy: bool = False
     binding: Callable | None = None
@@ -336,6 +339,33 @@ ASTYPE = _add(
         numpy=(np.astype,),
         operands=("x",),
         params=("dtype", "order"),
+    )
+)
+
+
+def python_scalar_impl(x: Any, kind: str) -> int | float:
+    """``int(x)`` or ``float(x)``, as Python computes them."""
+    return int(x) if kind == "int" else float(x)
+
+
+def python_scalar_infer(x: TensorMeta, kind: str) -> TensorMeta:
+    """A Python int (int64) or float (float64): weak, as Python scalars are under NEP 50."""
+    if kind not in ("int", "float"):
+        raise ValueError(f"python_scalar: kind {kind!r}")
+    dtype = np.dtype(np.int64 if kind == "int" else np.float64)
+    return TensorMeta((), dtype, weak=True, scalar=True, writeable=False)
+
+
+PYTHON_SCALAR = _add(
+    OpDef(
+        "python_scalar",
+        "elementwise",
+        python_scalar_impl,
+        python_scalar_infer,
+        operands=("x",),
+        params=("kind",),
+        doc="``int(x)`` or ``float(x)`` of a traced scalar (``kind``): a Python scalar, so weak "
+        "in arithmetic as in eager mode (``x * int(k)`` keeps ``x``'s float32)",
     )
 )
 COPY = _add(
@@ -927,7 +957,8 @@ ELEMENT = _add(
 )
 
 
-_RAISED = {"ValueError": ValueError, "IndexError": IndexError}  # what a ``check`` may raise
+# what a ``check`` may raise
+_RAISED = {"ValueError": ValueError, "IndexError": IndexError, "OverflowError": OverflowError}
 
 
 def check_impl(value: Any, ok: Any, error: str, message: str) -> Any:
@@ -956,6 +987,20 @@ CHECK = _add(
         raises_on_data=True,
         doc="``value`` (a fresh result) once the 0-d boolean ``ok`` holds, else NumPy's error "
         "that the data decide (the maximum of no element of a masked gather)",
+    )
+)
+
+
+CALLBACK = _add(
+    OpDef(
+        "callback",
+        "opaque",
+        callbacks.impl,
+        callbacks.infer,
+        params=("call",),
+        effects=True,
+        doc="a call made for its effect (``print``, ``ir/callbacks.py``), run on every call: its "
+        "first operand is the previous callback's token, the rest the call's traced values",
     )
 )
 

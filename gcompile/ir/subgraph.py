@@ -237,6 +237,14 @@ def subgraphs_of(node: Node) -> tuple[Graph, ...]:
     return tuple(region.graph for region in regions_of(node))
 
 
+def has_effects(node: Node) -> bool:
+    """Whether running ``node`` does something besides computing its value (a ``print``): its
+    op's ``effects``, or a node of a graph it holds that has them."""
+    if getattr(node.target, "effects", False):
+        return True
+    return any(has_effects(inner) for graph in subgraphs_of(node) for inner in graph.nodes)
+
+
 class Visit(NamedTuple):
     """A node met by ``walk``, with the ops (and their regions) whose graphs hold it."""
 

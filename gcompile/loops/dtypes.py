@@ -13,7 +13,7 @@ import numpy as np
 from ..ir import ops
 from ..ir.graph import Node
 
-_TO_RESULT = (ops.CLIP, ops.ASTYPE, ops.COPY, ops.ROUND)
+_TO_RESULT = (ops.CLIP, ops.ASTYPE, ops.COPY, ops.ROUND, ops.PYTHON_SCALAR)
 
 
 def ufunc_loop(op: ops.OpDef, operands: list, params: dict) -> list | None:

@@ -30,6 +30,7 @@ import numpy as np
 from ..ir import ops
 from ..ir.graph import Graph, map_arg
 from ..ir.shape_env import is_symbolic
+from ..ir.subgraph import has_effects
 
 MAX_FOLD_BYTES = 64 * 1024
 
@@ -41,6 +42,8 @@ def constant_fold(graph: Graph) -> bool:
     changed = False
     for node in graph.nodes:
         if node.op != "call" or node.is_mutation or node.target is ops.EMPTY or node.returned:
+            continue
+        if has_effects(node):  # (a print runs on each call, not once here)
             continue
         if any(v.op != "constant" or v.captured for v in node.all_input_nodes):
             continue

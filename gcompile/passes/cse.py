@@ -12,7 +12,7 @@ nodes by identity, literals by type and exact value (``1``, ``1.0`` and ``True``
 promote differently; ``0.0`` and ``-0.0`` differ), array constants by dtype, shape
 and bytes (so equal constants merge too). Arguments of commutative ops are put in
 a canonical order, except for complex operands, whose products are not bitwise
-commutative. Nodes with side effects are never merged. Run after
+commutative. Nodes with side effects, or run for their effect (a ``print``), are never merged. Run after
 functionalization: before it, two reads of one array may see different contents.
 """
 
@@ -24,6 +24,7 @@ import numpy as np
 
 from ..ir.graph import Graph, Node
 from ..ir.literals import literal_key
+from ..ir.subgraph import has_effects
 
 
 def _call_key(node: Node) -> Any:
@@ -44,7 +45,7 @@ def cse(graph: Graph) -> bool:
     for node in graph.nodes:
         if node.op == "constant":
             key = ("constant", literal_key(np.asarray(node.target)), type(node.target).__name__)
-        elif node.op == "call" and not node.is_mutation:
+        elif node.op == "call" and not node.is_mutation and not has_effects(node):
             key = _call_key(node)
         else:
             continue

@@ -9,20 +9,23 @@
 
 Kept: placeholders (the signature), the output, and nodes with side effects
 (``OpDef.mutates``: ``setitem`` before functionalization, ``writeback`` after),
-which change the caller's memory even when nothing reads them. A functional
-``update`` nobody reads is dead like any other value.
+which change the caller's memory even when nothing reads them, and nodes that run
+for their effect (``subgraph.has_effects``: a ``print``, a loop that prints). A
+functional ``update`` nobody reads is dead like any other value.
 """
 
 from __future__ import annotations
 
 from ..ir.graph import Graph
+from ..ir.subgraph import has_effects
 
 
 def dce(graph: Graph) -> bool:
     """Erase unused constant and pure call nodes, last to first; True if any was erased."""
     changed = False
     for node in reversed(graph.nodes):
-        if node.op in ("constant", "call") and not node.users and not node.is_mutation:
+        dead = node.op in ("constant", "call") and not node.users and not node.is_mutation
+        if dead and not has_effects(node):
             graph.erase(node)
             changed = True
     return changed

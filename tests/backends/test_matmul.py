@@ -148,9 +148,7 @@ def test_the_product_is_one_numpy_call_into_the_buffer_the_epilogue_updates():
     b = uniform(32, np.float32, seed=2)
     np.testing.assert_array_equal(fn(x, w, b), dense_relu(x, w, b))
     host = program(fn).source
-    assert re.findall(r"np\.(?:matmul|dot)\(.*\)", host) == [
-        "np.matmul(v_x, v_w, out=v_matmul_1)"
-    ]
+    assert re.findall(r"np\.(?:matmul|dot)\(.*\)", host) == ["np.matmul(v_x, v_w, out=v_matmul_1)"]
     assert host.count("_empty(") == 1  # the product's buffer; the epilogue writes into it
     assert "_out0_fused_1 = v_matmul_1" in host
     ((code, _),) = program(fn).kernels
@@ -229,25 +227,25 @@ def test_einsum_with_an_epilogue_is_a_product_and_one_kernel():
 
 
 @pytest.mark.parametrize(
-    "subscripts, a_shape, b_shape, reason",
+    "subscripts, a_shape, b_shape",
     [
-        ("ij,jk->ki", (5, 4), (4, 3), "output order"),
-        ("ij,jk->ijk", (5, 4), (4, 3), "not a matrix product"),
-        ("ii,ij->j", (3, 3), (3, 2), "repeated labels"),
-        ("bij,bjk", (2, 5, 4), (2, 4, 3), "not a matrix product"),
-        ("ij,jk->ik", (5, 1), (4, 3), "shapes (5, 1) and (4, 3)"),
-        ("ibj,bkj->bik", (5, 2, 4), (2, 3, 4), "neither C nor two-axis F order"),
+        ("ij,jk->ki", (5, 4), (4, 3)),
+        ("ij,jk->ijk", (5, 4), (4, 3)),
+        ("bij,bjk", (2, 5, 4), (2, 4, 3)),
+        ("ij,jk->ik", (5, 1), (4, 3)),  # (einsum broadcasts a label of size 1)
+        ("ibj,bkj->bik", (5, 2, 4), (2, 3, 4)),
     ],
 )
-def test_other_einsums_are_refused_with_the_reason(subscripts, a_shape, b_shape, reason):
+def test_other_einsums_are_broadcast_products_summed(subscripts, a_shape, b_shape):
     a, b = small_integers(a_shape), small_integers(b_shape, seed=1)
-    with pytest.raises(UnsupportedError, match=re.escape(reason)):
-        compiled(lambda a, b: np.einsum(subscripts, a, b))(a, b)
+    check(lambda a, b: np.einsum(subscripts, a, b), a, b)
 
 
-def test_a_refused_einsum_runs_eagerly():
-    a, b = small_integers((5, 4)), small_integers((4, 3), seed=1)
-    fn = gcompile.compile(lambda a, b: np.einsum("ij,jk->ki", a, b))
-    with pytest.warns(gcompile.GcompileWarning, match="output order"):
+def test_an_einsum_diagonal_is_refused_and_runs_eagerly():
+    a, b = small_integers((3, 3)), small_integers((3, 2), seed=1)
+    with pytest.raises(UnsupportedError, match="repeated in one operand"):
+        compiled(lambda a, b: np.einsum("ii,ij->j", a, b))(a, b)
+    fn = gcompile.compile(lambda a, b: np.einsum("ii,ij->j", a, b))
+    with pytest.warns(gcompile.GcompileWarning, match="a diagonal"):
         result = fn(a, b)
-    np.testing.assert_array_equal(result, np.einsum("ij,jk->ki", a, b))
+    np.testing.assert_array_equal(result, np.einsum("ii,ij->j", a, b))

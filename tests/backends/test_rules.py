@@ -51,7 +51,12 @@ def write(op, operands, dtypes, **options):
         (ops.ADD, ("f8", "f8", "f8"), "(a + b)"),
         (ops.ADD, ("?", "?", "?"), "(a | b)"),
         (ops.MULTIPLY, ("?", "?", "?"), "(a & b)"),
-        (ops.LESS, ("c16", "c16", "?"), None),
+        (  # NumPy's order of complex numbers: real parts, then imaginary (no NaN on the left)
+            ops.LESS,
+            ("c16", "c16", "?"),
+            "(((a).real < (b).real and (a).imag == (a).imag and (b).imag == (b).imag) or "
+            "((a).real == (b).real and (a).imag < (b).imag))",
+        ),
         (ops.MAXIMUM, ("i4", "i4", "i4"), "_s.maximum(a, b)"),
         (ops.MAXIMUM, ("c16", "c16", "c16"), None),
         (ops.FLOOR_DIVIDE, ("i8", "i8", "i8"), "_s.int_floor_divide(a, b)"),

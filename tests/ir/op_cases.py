@@ -253,6 +253,19 @@ def _eigh(a):
     return w, np.abs(v)  # (an eigenvector's sign is the library's choice)
 
 
+def _printed(x):
+    print("x", x.shape, x.sum(axis=0))
+    return x * 2
+
+
+def _times_int_of_sum(x):
+    return x * int(x.sum() / 3)  # (a def: lambdas are not converted, int() is not offered)
+
+
+def _plus_float_of_max(x):
+    return x + float(x.max())
+
+
 CASES: dict[Any, list[Case]] = {
     # -- elementwise, not ufuncs -------------------------------------------------------------------
     "where": [
@@ -461,6 +474,11 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.cumprod(x, dtype=np.float32), (4,), dtypes=REAL),
     ],
     # -- linear algebra ----------------------------------------------------------------------------
+    "callback": [case(_printed, (2, 3), dtypes=(np.float64, np.int32))],  # (print: each call)
+    "python_scalar": [  # int() and float() of a traced scalar: weak, as Python's (converted)
+        case(_times_int_of_sum, (3, 2), dtypes=(np.float32, np.int8, np.uint32)),
+        case(_plus_float_of_max, strided((2, 4)), dtypes=(np.float32, np.int64)),
+    ],
     "check": [  # a maximum or minimum of a boolean-mask gather (``frontend/masks.py``)
         case(lambda x: x[x > 0].max() - x[x <= 2].min(), (3, 4), dtypes=FLOATS, specials=True),
         case(lambda x: x[x[:, 0] >= x[:, 1]].max(axis=0), strided((6, 3)), dtypes=(np.int8,)),
@@ -840,6 +858,13 @@ CASES: dict[Any, list[Case]] = {
         case(lambda a, b: np.einsum("...j,...jk->...k", a, b), (2, 3), (3, 2), dtypes=INTS),
         case(lambda a, b: np.einsum("i,i->", a, b), (3,), (3,), dtypes=INTS),
         case(lambda a, b: np.einsum("ij,jk->ik", a, b), of((2, 3), np.int8), (3, 2), dtypes=INTS),
+        # no matrix products: a broadcast product summed (``frontend/contractions.py``)
+        case(lambda g, w: np.einsum("kij,k->ij", g, w), (3, 2, 4), (3,), dtypes=BOOL + INTS),
+        case(lambda a: np.einsum("ij->", a), strided((3, 4)), dtypes=INTS),
+        case(lambda a, b: np.einsum("i,j", a, b), (3,), (2,), dtypes=INTS),
+        case(
+            lambda a, b, c: np.einsum("ij,jk,kl->li", a, b, c), (2, 3), (3, 2), (2, 4), dtypes=INTS
+        ),
     ],
     np.flip: [
         case(lambda x: np.flip(x, 0), (3, 4)),

@@ -1,4 +1,5 @@
-"""Library calls (``extern`` nodes, ``ir/externs.py``) in loop programs: a call back into Python.
+"""Library calls (``extern`` nodes, ``ir/externs.py``) and calls made for their effect
+(``callback`` nodes: ``print``) in loop programs: a call back into Python.
 
 Numba's own versions of these functions take fewer arguments and compute in other ways (its
 ``np.linalg`` calls LAPACK through SciPy, its ``np.sort`` is a different algorithm), so a
@@ -21,10 +22,11 @@ import math
 import numba
 import numpy as np
 
+from ...ir import callbacks
 from ...ir.externs import ExternCall, Operand
 from ...ir.graph import Node
 from ...ir.meta import TupleMeta
-from ...loops.nodes import Assign, Call, Const, Let, Name, ObjectMode, Tuple
+from ...loops.nodes import Assign, Call, Const, Eval, Let, Name, ObjectMode, Tuple
 from .rules import NoTemplate
 
 # the per-call cost ``explain`` states for a library call in a loop program
@@ -58,7 +60,22 @@ def _spelled(call: ExternCall, value):
 
 
 class ExternCalls:
-    """The program lowering's library calls (see the module docstring)."""
+    """The program lowering's library calls and calls made for their effect (see the module
+    docstring)."""
+
+    def callback(self, node: Node) -> None:
+        """A call made for its effect (``print``, ``ir/callbacks.py``): run by Python through
+        object mode on each trip, with the trip's values."""
+        call = node.kwargs["call"]
+        if self.top():
+            raise NoTemplate(f"a {call.name} call outside loops runs in the host")
+        values = Tuple(tuple(self.value(v) for v in node.args[1:]))
+        run = Call(Name("_run_callback"), (Const(callbacks.register(call)), values))
+        self.emit(ObjectMode((), (Eval(run),)))
+        self.objmode = True
+        loop = self.open_loops[-1][0].name
+        self.callbacks.append(f"{call.name} ({node.name}) in loop {loop}: {CALLBACK_COST}")
+        self.values[node] = Const(True)
 
     def extern(self, node: Node) -> None:
         call: ExternCall = node.kwargs["call"]

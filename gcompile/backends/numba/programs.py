@@ -218,6 +218,7 @@ def module_preamble(program: LoopProgram, loaded: dict) -> str:
         lines.append("from gcompile.backends.numba.blas import matmul_into as _matmul_into")
     if program.objmode:
         lines.append("from numba import objmode as _objmode")
+        lines.append("from gcompile.ir.callbacks import run_registered as _run_callback")
     if program.copies:
         lines.append("from gcompile.backends.numba.copies import copy_serial as _copy_serial")
     lines.append("")
@@ -466,12 +467,16 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             self.element(node)
         elif target is ops.CHECK:
             self.check(node)
+        elif target is ops.CALLBACK:
+            self.callback(node)
         elif target is ops.SYMINT:
             self.assign(node, self.size(node.kwargs["expr"]))
         elif target in _FILLS:
             self.creation(node)
         elif target is ops.LINSPACE:
             self.linspace(node)
+        elif target is ops.EYE:
+            self.eye(node)
         elif target in RESHAPING or target in (ops.TRANSPOSE, ops.BROADCAST_TO):
             self.assign(node, self.view(node))
         elif target.kind == "elementwise" and node.meta.ndim == 0:
@@ -528,6 +533,16 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             raise NoTemplate("linspace with endpoint, axis, dtype or array bounds in a loop body")
         bounds = tuple(self.value(kwargs.get(k, d)) for k, d in (("start", 0.0), ("stop", 1.0)))
         self.assign(node, Call(Name("np.linspace"), (*bounds, self.size(kwargs["num"]))))
+
+    def eye(self, node: Node) -> None:
+        """``np.eye(N, M, k)`` in C order (Numba's: ones on the ``k``-th diagonal)."""
+        kwargs = node.kwargs
+        if kwargs.get("order", "C") != "C" or is_expr(kwargs.get("k", 0)):
+            raise NoTemplate("eye in F order, or with a diagonal given as a size, in a loop body")
+        rows = self.size(kwargs["N"])
+        columns = rows if kwargs.get("M") is None else self.size(kwargs["M"])
+        dtype = Name(f"np.{node.meta.dtype.name}")
+        self.assign(node, Call(Name("np.eye"), (rows, columns, Const(kwargs.get("k", 0)), dtype)))
 
     def product(self, node: Node) -> None:
         """A matrix (or matrix-vector) product: BLAS's ``gemm`` into a fresh array (``blas``).

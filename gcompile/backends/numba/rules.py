@@ -11,7 +11,7 @@ lists how each was computed). A call the math selection marked ``fast`` is writt
 
 Semantics are NumPy's C loops, not Python's or LLVM's: see ``scalar.py`` for the helpers used
 where they differ (integer division by zero, shifts, NaN in ``maximum``). Complex numbers are
-second class: ordering (max, min, comparisons, sign), powers, the inverse trigonometric
+second class: ordering (max, min, sign; comparisons follow NumPy's order), powers, the inverse trigonometric
 functions, exp2/expm1/log2/log1p, var/std and rounding with decimals have no rule for complex
 operands, and their kernels run in the interpreter.
 
@@ -67,11 +67,25 @@ def _infix(symbol: str, on_bool: str | None = None, ordered: bool = False, integ
         kind = loop[0].kind
         if on_bool and kind == "b":
             return f"({args[0]} {on_bool} {args[1]})"
-        if (ordered and kind == "c") or (not integer and kind in "iub"):
-            return None  # NumPy orders complex numbers lexicographically; Numba does not
+        if ordered and kind == "c":
+            return _complex_order(symbol, args[0], args[1])
+        if not integer and kind in "iub":
+            return None
         return f"({args[0]} {symbol} {args[1]})"
 
     return scalar
+
+
+def _complex_order(symbol: str, a: str, b: str) -> str:
+    """NumPy's order of complex numbers (its C loops' ``CGT`` and kin): by the real parts when
+    neither imaginary part is NaN, by the imaginary parts when the real parts are equal."""
+    strict = symbol[0]
+    real_a, real_b, imag_a, imag_b = f"({a}).real", f"({b}).real", f"({a}).imag", f"({b}).imag"
+    numbers = f"{imag_a} == {imag_a} and {imag_b} == {imag_b}"
+    return (
+        f"(({real_a} {strict} {real_b} and {numbers}) or "
+        f"({real_a} == {real_b} and {imag_a} {symbol} {imag_b}))"
+    )
 
 
 def _by_kind(integer: str | None = None, floating: str | None = None, real: str | None = None):
@@ -301,6 +315,7 @@ RULES.update(
         ops.WHERE: Rule(lambda args, apply: f"({args[1]} if {args[0]} else {args[2]})"),
         ops.CLIP: Rule(_clip),
         ops.ASTYPE: Rule(lambda args, apply: args[0]),
+        ops.PYTHON_SCALAR: Rule(lambda args, apply: args[0]),
         ops.COPY: Rule(lambda args, apply: args[0]),
         ops.REAL: Rule(_part),
         ops.IMAG: Rule(_part),
@@ -344,6 +359,8 @@ WITHOUT_RULE: dict[ops.OpDef, str] = {
     },
     ops.KERNEL_OUTPUT: f"{_HOST}: it picks one output of a kernel",
     ops.EXTERN: f"{_HOST}: a library call NumPy runs (linear algebra, FFTs, sorting)",
+    ops.CALLBACK: f"{_HOST}: a call made for its effect (print; in a loop program, a call back "
+    "into Python: program_externs.callback)",
     ops.CHECK: f"{_HOST}: a test of the data raising NumPy's error (in a loop program, an if "
     "and a raise: programs.check)",
     ops.ELEMENT: f"{_HOST}: an element read at a position from the data (in a loop program, a "

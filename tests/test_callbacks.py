@@ -1,0 +1,73 @@
+"""``print`` in a compiled function prints on every call, with that call's values, in order
+(``callback`` nodes, ``ir/callbacks.py``): in the host, and from loop programs through Numba's
+object mode."""
+
+import numpy as np
+
+import gcompile
+from gcompile.ir import ops
+from gcompile.ir.subgraph import walk
+
+from .support import check
+
+
+def straight(x):
+    y = x * 2
+    print("y", y.shape, y.max(), sep="|", end=";\n")
+    print("done")
+    return y + 1
+
+
+def rolled(x, steps):
+    s = 0.0
+    for k in range(steps):
+        x = np.sin(x) + 0.5 * x
+        s = s + x.sum()
+        print("step", k, "above one:", (x > 1).sum())  # (an integer: no rounding to differ)
+    return x, s
+
+
+def unused_print(x):
+    print(x[0])  # (its value is not used: the print is what the call is for)
+    return x * 3
+
+
+def _printed(capsys, fn, *args):
+    result = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    return result, capsys.readouterr().out
+
+
+def test_prints_run_on_every_call_with_that_calls_values(capsys):
+    for fn, calls in (
+        (straight, [(np.arange(3.0),), (np.arange(5.0),)]),
+        (unused_print, [(np.arange(4.0),), (np.ones(4),)]),
+        (rolled, [(np.linspace(0, 1, 4), 40), (np.linspace(1, 2, 4), 40)]),
+    ):
+        compiled = gcompile.compile(fn, fullgraph=True)
+        for args in calls:
+            expected, eager_out = _printed(capsys, fn, *args)
+            actual, compiled_out = _printed(capsys, compiled, *args)
+            assert compiled_out == eager_out
+            check_value = expected if isinstance(expected, tuple) else (expected,)
+            got = actual if isinstance(actual, tuple) else (actual,)
+            for e, a in zip(check_value, got):
+                np.testing.assert_allclose(a, e, rtol=1e-12)
+
+
+def test_a_print_in_a_rolled_loop_is_a_callback_from_the_program(capsys):
+    compiled = gcompile.compile(rolled, fullgraph=True)
+    compiled(np.linspace(0, 1, 4), 40)
+    capsys.readouterr()
+    assert "_run_callback" in compiled.code and "with _objmode():" in compiled.code
+    graph = gcompile.trace(rolled, np.linspace(0, 1, 4), 40)
+    assert sum(v.node.target is ops.CALLBACK for v in walk(graph) if v.node.op == "call") == 1
+
+
+def test_a_print_never_folds_or_drops(capsys):
+    def constant_print(x):
+        print("hello", 3)
+        return x
+
+    check(constant_print, np.ones(2))
+    out = capsys.readouterr().out
+    assert out.count("hello 3") == 1 + 1 + 2  # eager, the traced graph's check, two backends
