@@ -278,7 +278,7 @@ PROGRAMS = [
         "green_contraction",
         green_contraction,
         _greens,
-        _n(4, 32, 96),
+        _n(4, 128, 256),
         "float64[:,:,:], int64[:], float64[:]",
     ),
     Program(

@@ -62,7 +62,8 @@ def relative_error(actual: list[np.ndarray], expected: list[np.ndarray]) -> floa
         if e.size == 0:
             continue
         scale = float(np.max(np.abs(e))) or 1.0
-        difference = float(np.max(np.abs(a.astype(np.float64) - e))) / scale
+        wide = np.result_type(a.dtype, np.float64)  # (complex stays complex)
+        difference = float(np.max(np.abs(a.astype(wide) - e))) / scale
         worst = max(worst, difference if not math.isnan(difference) else math.inf)
     return worst
 

@@ -163,3 +163,21 @@ def test_bad_masks_and_values_raise_numpys_errors():
         gcompile.trace(lambda x, m: x[m].sum(), RNG.random(6), np.ones(5, bool))
     with pytest.raises(OverflowError):
         gcompile.trace(_python_int_out_of_range, np.zeros(4, np.uint8))
+
+
+def escape_times(c, iterations):
+    z = c.copy()
+    escape = np.full(c.shape, iterations, dtype=np.int64)
+    for i in range(iterations):
+        z = z * z + c
+        diverged = z.real * z.real + z.imag * z.imag > 4.0
+        escape[diverged & (escape == iterations)] = i  # (the loop index, under a mask)
+        z[diverged] = 2.0
+    return escape
+
+
+def test_a_loop_assigning_its_index_under_a_mask_stays_rolled():
+    y, x = np.mgrid[-1.4:1.4:9j, -2.0:0.8:11j]
+    check(escape_times, x + 1j * y, 30)
+    graph = gcompile.trace(escape_times, x + 1j * y, 30)
+    assert [note.rolled for note in graph.notes.loops] == [True]

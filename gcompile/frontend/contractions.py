@@ -1,12 +1,15 @@
-"""``np.einsum`` that is no matrix product (``ir/einsum.py`` plans those): the operands
-broadcast over all the labels, multiplied, and summed over the labels the output drops::
+"""``np.einsum`` that is no plain matrix product (``ir/einsum.py`` plans those).
 
-    np.einsum("kij,k->ij", G, w)   =>   np.sum(G * w[:, None, None], axis=0)
+A float contraction of two operands is one batched matrix product (BLAS) of the operands with
+their axes grouped, as ``np.tensordot`` does::
 
-Fusion computes the sum from the products without storing them. The result has einsum's dtype
-(the sum accumulates in it, as einsum does: an int8 contraction stays int8) and C order; the
-sum's order may differ from einsum's in the last bits of a float. A ``...`` or a label
-repeated in one operand (a diagonal) is refused.
+    np.einsum("kij,k->ij", G, w)   =>   np.reshape(np.reshape(w, (1, k)) @ np.reshape(G, (k, i*j)), (i, j))
+
+Any other (integers, three operands, a label summed within one operand, a size-1 label that
+broadcasts) is the operands broadcast over all the labels, multiplied, and summed over the
+labels the output drops (fusion computes the sum from the products without storing them),
+in einsum's dtype (an int8 contraction stays int8). Float sums may differ from einsum's in
+the last bits. A ``...`` or a label repeated in one operand (a diagonal) is refused.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 import numpy as np
 
 
-def by_broadcast(rec: Any, subscripts: str, arrays: tuple) -> Any:
+def contraction(rec: Any, subscripts: str, arrays: tuple) -> Any:
     """``np.einsum(subscripts, *arrays)`` of traced arrays (see the module docstring)."""
     probes = [np.ones((1,) * x.ndim, x.dtype) for x in arrays]
     dtype = np.asarray(np.einsum(subscripts, *probes)).dtype  # (NumPy's errors, as eager's)
@@ -28,14 +31,81 @@ def by_broadcast(rec: Any, subscripts: str, arrays: tuple) -> Any:
         rec.refuse("np.einsum with a label repeated in one operand (a diagonal)", hint=_HINT)
     if not arrow:  # implicit output: the labels used once, in alphabetical order
         output = "".join(sorted(c for c in set(inputs) - {","} if inputs.count(c) == 1))
+    if len(arrays) == 2 and dtype.kind in "fc":
+        product = _as_batched_product(terms, output, arrays)
+        if product is not None:
+            return product
+    return _by_broadcast(terms, output, arrays, dtype)
+
+
+def _by_broadcast(terms: list, output: str, arrays: tuple, dtype: np.dtype) -> Any:
+    """The operands broadcast over all labels, multiplied, summed over the dropped ones."""
     labels = list(dict.fromkeys(output + "".join(terms)))
     product = None
     for term, x in zip(terms, arrays):
         spread = _spread(x, term, labels)
         product = spread if product is None else product * spread
-    dropped = tuple(range(len(output), len(labels)))
+    dropped = tuple(range(len(output), len(labels)))  # (labels: the output's first)
     result = np.sum(product, axis=dropped, dtype=dtype) if dropped else product
     return result if result.dtype == dtype else result.astype(dtype)
+
+
+def _as_batched_product(terms: list, output: str, arrays: tuple) -> Any:
+    """A float contraction of two operands as one (batched) matrix product, BLAS's: each
+    operand's axes grouped as (batch, free, summed) or (batch, summed, free), so that the one
+    whose summed labels lead is the right-hand side, read without a transposed copy. None when
+    a label is summed within one operand or broadcast from size 1, or nothing is summed."""
+    sizes: dict = {}
+    for term, x in zip(terms, arrays):
+        for label, size in zip(term, x.shape):
+            if label in sizes and not sizes[label] == size:
+                return None  # (einsum broadcasts a label of size 1: the broadcast form does)
+            sizes[label] = size
+    (ta, tb), (a, b) = terms, arrays
+    if any(
+        label not in output and label not in other
+        for term, other in ((ta, tb), (tb, ta))
+        for label in term
+    ):
+        return None
+    batch = [label for label in output if label in ta and label in tb]
+    summed = [label for label in ta if label in tb and label not in output]
+    if not summed:
+        return None
+    free = {
+        term: [label for label in output if label in term and label not in batch] for term in terms
+    }
+
+    def summed_first(term):
+        return [label for label in term if label not in batch][: len(summed)] == summed
+
+    if summed_first(ta) and not summed_first(tb):
+        (ta, a), (tb, b) = (tb, b), (ta, a)
+    left = _grouped(a, ta, batch, free[ta], summed, sizes)
+    right = _grouped(b, tb, batch, summed, free[tb], sizes)
+    result = np.matmul(left, right)
+    labels = batch + free[ta] + free[tb]
+    result = np.reshape(result, tuple(sizes[label] for label in labels))
+    order = [labels.index(label) for label in output]
+    return result if order == list(range(len(order))) else np.transpose(result, order)
+
+
+def _grouped(x: Any, term: str, batch: list, rows: list, columns: list, sizes: dict) -> Any:
+    """``x`` with its axes as ``batch``, then ``rows`` as one axis and ``columns`` as one."""
+    order = [term.index(label) for label in batch + rows + columns]
+    if order != list(range(len(order))):
+        x = np.transpose(x, order)
+    shape = [sizes[label] for label in batch]
+    shape.append(_product(sizes[label] for label in rows))
+    shape.append(_product(sizes[label] for label in columns))
+    return np.reshape(x, tuple(shape))
+
+
+def _product(values) -> Any:
+    total = 1
+    for value in values:
+        total = total * value
+    return total
 
 
 def _spread(x: Any, term: str, labels: list) -> Any:

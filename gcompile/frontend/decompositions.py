@@ -19,7 +19,7 @@ from ..ir.einsum import MatmulPlan, eager_result, matmul_plan
 from ..ir.meta import dtype_probe, normalize_axes
 from ..ir.ops import ASTYPE, CLIP, COPY, EMPTY, EYE, FULL, ONES, RESHAPE, ZEROS, OpDef
 from ..ir.shape_env import hint
-from .contractions import by_broadcast
+from .contractions import contraction
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ def _einsum(rec, operands=(), optimize=False, **kwargs):
     if not all(hasattr(x, "shape") and hasattr(x, "dtype") for x in arrays):
         rec.refuse("np.einsum of a Python scalar", hint="multiply by the scalar instead")
     product = _as_matmul(subscripts, *arrays) if len(arrays) == 2 else None
-    return product if product is not None else by_broadcast(rec, subscripts, arrays)
+    return product if product is not None else contraction(rec, subscripts, arrays)
 
 
 def _as_matmul(subscripts: str, a, b):

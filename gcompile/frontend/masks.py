@@ -30,6 +30,7 @@ from ..ir import ops
 from ..ir.graph import Node
 from ..ir.literals import literal_key
 from ..ir.subgraph import subgraphs_of
+from .symint import SymInt
 from .traced_array import DEFERRED, TracedArray
 
 _GATHERED = "x[mask]"  # how refusals name a masked value
@@ -60,6 +61,8 @@ def _same_shape(a: tuple, b: tuple) -> bool:
 def assign(target: TracedArray, mask: TracedArray, value: Any) -> None:
     """``target[mask] = value`` as ``target[...] = np.where(mask, value, target)``."""
     tracer = target._tracer
+    if isinstance(value, SymInt):  # (a size or a loop index: its value at run time)
+        value = tracer.symint_value(value.expr)
     if isinstance(value, MaskedValue):
         value = value.values_under(mask, "assigning under another mask")
     elif isinstance(value, TracedArray):
