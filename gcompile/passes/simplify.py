@@ -180,6 +180,28 @@ def update_whole(node: Node, graph: Graph) -> Any:
     return None
 
 
+def copy_of_unread(node: Node, graph: Graph) -> Any:
+    """``copy(x) => x`` when nothing else reads ``x`` (a write-back into it does not) and ``x`` is
+    a value of the function's own
+    (not an argument, a constant or a view) in the copy's layout. Exact: values are immutable
+    here, and buffer assignment copies again where a write would reach memory still needed
+    (the unroller copies the array a one-trip loop writes, which the next trip then reads)."""
+    if node.target is not ops.COPY or not isinstance(node.args[0], Node):
+        return None
+    x = node.args[0]
+    # (a write-back into x, at the end of a loop body, overwrites x: it does not read it)
+    readers = [u for u in x.users if u is not node and not _writes_back_into(u, x)]
+    if readers or x.meta.layout != node.meta.layout or x.meta.layout not in ("C", "F"):
+        return None
+    own = x.op == "call" and x.kind != "view" and not x.is_mutation
+    carried = x.op == "placeholder" and x.graph.repeated  # (a loop body's value, not an argument)
+    return x if own or carried else None
+
+
+def _writes_back_into(user: Node, x: Node) -> bool:
+    return _call(user, ops.WRITEBACK) and user.args[0] is x and user.args[1] is not x
+
+
 def positive(node: Node, graph: Graph) -> Any:
     """``positive(x) => x``. Exact: ``positive`` copies the value unchanged."""
     if node.target is ops.POSITIVE:
@@ -250,6 +272,7 @@ RULES: list[Callable] = [
     where_same,
     update_with_own_region,
     update_whole,
+    copy_of_unread,
     positive,
     transpose_transpose,
     reshape_reshape,

@@ -796,6 +796,11 @@ def update_whole(x):
     x += x
 
 
+def copy_of_unread(x):
+    y = x * 2.0
+    return y.copy() + 1.0  # (nothing else reads y)
+
+
 def positive(x):
     return +x.copy()
 
@@ -826,6 +831,7 @@ RULE_EXAMPLES = {
         where_same,
         update_with_own_region,
         update_whole,
+        copy_of_unread,
         positive,
         transpose_transpose,
         reshape_reshape,
@@ -1062,6 +1068,24 @@ SIMPLIFY_GOLDEN = {  # name: (function, argument, text before, text after simpli
               return None
         """,
     ),
+    "copy_of_unread": (
+        copy_of_unread,
+        np.arange(6.0).reshape(2, 3),
+        """
+            graph copy_of_unread(x: f64[s0,s1]):
+              %multiply_1 : f64[s0,s1] = multiply(%x, 2.0)
+              %copy_1     : f64[s0,s1] = copy(%multiply_1, order='C')
+              %add_1      : f64[s0,s1] = add(%copy_1, 1.0)
+              return %add_1
+        """,
+        """
+            graph copy_of_unread(x: f64[s0,s1]):
+              %multiply_1 : f64[s0,s1] = multiply(%x, 2.0)
+              %copy_1     : f64[s0,s1] = copy(%multiply_1, order='C')
+              %add_1      : f64[s0,s1] = add(%multiply_1, 1.0)
+              return %add_1
+        """,
+    ),
     "positive": (
         positive,
         np.arange(6.0).reshape(2, 3),
@@ -1241,6 +1265,7 @@ EDGE_CASES = [  # (rule, example, dtypes where the rewrite applies)
     ("where_same", where_same, ALL),
     ("update_with_own_region", update_with_own_region, ALL),
     ("update_whole", update_whole, ALL),
+    ("copy_of_unread", copy_of_unread, REALS),
     ("positive", positive, REALS),
     ("transpose_transpose", transpose_transpose, ALL),
     ("transpose_transpose", transpose_composition, ALL),
