@@ -51,13 +51,13 @@ def run(case, backend):
         event(f"loop {re.sub(r'[0-9]+', 'N', note)}")
 
 
-@settings(max_examples=100, **QUICK)
+@settings(max_examples=60, **QUICK)
 @given(loop_cases())
 def test_random_loop_programs_interpreter(case):
     run(case, "interpreter")
 
 
-@settings(max_examples=25, **QUICK)
+@settings(max_examples=18, **QUICK)
 @given(loop_cases())
 def test_random_loop_programs_numba(case):
     run(case, "numba")
