@@ -51,13 +51,13 @@ def run(case, backend):
         event(f"loop {re.sub(r'[0-9]+', 'N', note)}")
 
 
-@settings(max_examples=60, **QUICK)
+@settings(max_examples=40, **QUICK)
 @given(loop_cases())
 def test_random_loop_programs_interpreter(case):
     run(case, "interpreter")
 
 
-@settings(max_examples=18, **QUICK)
+@settings(max_examples=12, **QUICK)
 @given(loop_cases())
 def test_random_loop_programs_numba(case):
     run(case, "numba")

@@ -144,7 +144,7 @@ class RunsLoops:
         return then(*carried) if test else orelse(*carried)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), st.tuples(*[st.integers(-3, 6)] * 3))
 def test_random_programs_match(source, args):
     original = load(source)

@@ -292,7 +292,7 @@ def examples(count: int) -> settings:
     )
 
 
-@examples(70)
+@examples(50)
 @given(programs(), st.integers(0, 2**16))
 @quietly
 def test_every_pass_keeps_results_and_is_idempotent(program, seed):
@@ -319,7 +319,7 @@ def test_every_pass_keeps_results_and_is_idempotent(program, seed):
     assert_exact(expected, run(graph, inputs), "after the pipeline")
 
 
-@examples(70)
+@examples(50)
 @given(programs(), st.integers(0, 2**16))
 @quietly
 def test_every_pass_keeps_distinct_outputs_distinct(program, seed):
@@ -338,7 +338,7 @@ def test_every_pass_keeps_distinct_outputs_distinct(program, seed):
     assert shared == sharing(expected), f"after the pipeline: outputs {shared} share memory"
 
 
-@examples(140)
+@examples(100)
 @given(programs(), st.integers(0, 2**16), st.sampled_from([{}, {"max_kernel_ops": 3}]))
 @quietly
 def test_random_fusions_are_explained_and_legal(program, seed, options):
@@ -360,7 +360,7 @@ def test_random_fusions_are_explained_and_legal(program, seed, options):
 
 
 @pytest.mark.slow
-@examples(20)
+@examples(15)
 @given(programs(), st.integers(0, 2**16))
 @quietly
 def test_random_programs_compile_with_numba_like_eager(program, seed):
