@@ -67,11 +67,8 @@ def _guard(loop: ast.For, block: list[ast.stmt], number: int) -> None:
     loop.target = ast.Name(index, ast.Store())
     start = ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(False))
     block.insert(block.index(loop), start)
-    for node in (loop, start):
-        ast.fix_missing_locations(ast.copy_location(node, loop))
-    for node in ast.walk(loop):
-        if not hasattr(node, "lineno"):
-            ast.copy_location(node, loop)
+    ast.fix_missing_locations(loop)  # (the new nodes in it take the loop's line)
+    ast.fix_missing_locations(ast.copy_location(start, loop))
 
 
 def _exits(stmts: list[ast.stmt]) -> list[ast.stmt]:

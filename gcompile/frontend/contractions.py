@@ -14,6 +14,7 @@ the last bits. A ``...`` or a label repeated in one operand (a diagonal) is refu
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -96,16 +97,9 @@ def _grouped(x: Any, term: str, batch: list, rows: list, columns: list, sizes: d
     if order != list(range(len(order))):
         x = np.transpose(x, order)
     shape = [sizes[label] for label in batch]
-    shape.append(_product(sizes[label] for label in rows))
-    shape.append(_product(sizes[label] for label in columns))
+    shape.append(math.prod(sizes[label] for label in rows))
+    shape.append(math.prod(sizes[label] for label in columns))
     return np.reshape(x, tuple(shape))
-
-
-def _product(values) -> Any:
-    total = 1
-    for value in values:
-        total = total * value
-    return total
 
 
 def _spread(x: Any, term: str, labels: list) -> Any:

@@ -21,6 +21,7 @@ computes ``x > 0`` twice.
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any, Callable
 
@@ -106,8 +107,12 @@ class MaskedValue:
     @property
     def size(self) -> TracedArray:
         """The count of gathered elements (a traced int)."""
-        trailing = int(np.prod(self.values.shape[self.mask.ndim :], dtype=np.int64))
-        return np.sum(self.mask) * trailing
+        return np.sum(self.mask) * self.trailing
+
+    @property
+    def trailing(self) -> Any:
+        """The elements one True of the mask gathers (the product of the trailing sizes)."""
+        return math.prod(self.values.shape[self.mask.ndim :])
 
     def refuse(self, use: str, detail: str = "", made_here: bool = False) -> None:
         """Refuse a use that needs the gathered length (``use``: "len() of", "returning"), at
@@ -203,7 +208,7 @@ class MaskedValue:
         total = self.reduce(np.sum, 0, axis, keepdims, dtype=accumulator)
         count = np.sum(self.mask)
         if axis is None:
-            count = count * int(np.prod(self.values.shape[self.mask.ndim :], dtype=np.int64))
+            count = count * self.trailing
         result = np.true_divide(total, count.astype(total.dtype))
         return result if result.dtype == result_dtype else result.astype(result_dtype)
 

@@ -75,8 +75,9 @@ def _invariant(member: Node, outer: dict, moved: dict, indices: set) -> bool:
         return False
     if member.kind == "creation":  # a fresh array per trip, which the body may write in place
         return False
-    if member.target.raises_on_data or member.target.effects:  # (a loop of no trip must not
-        return False  # raise, and prints once per trip)
+    # a loop of no trip must not raise, and a print runs once per trip
+    if member.target.raises_on_data or member.target.effects:
+        return False
     if member.meta is None or _mentions(member.meta, indices) or _mentions(member.kwargs, indices):
         return False
     return all(value in outer or value in moved for value in member.all_input_nodes)
