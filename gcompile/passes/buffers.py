@@ -27,6 +27,11 @@ this pass undoes them where nothing needs the old values:
    backend copies with a loop compiled once per machine, parallel on large arrays.)
 3. A ``writeback`` of an argument whose newest value already lives in the caller's array is
    dropped; readers of the written argument read that value (the same array object).
+4. A loop (or branch) carrying an array runs in that array's memory where its graphs write
+   it in place and nothing needs its old value after the loop.
+5. A kernel whose result has the shape and dtype of an array it reads, an array the graph
+   made that nothing reads after the kernel, writes its result there (the legality of 2), as
+   NumPy reuses a dying temporary: ``lap[...] = ...; return lap / h**2`` allocates once.
 
 Arguments written in place are written during the call, not at its end, so a graph whose
 Python arithmetic may refuse at run time (``x ** y`` of Python floats can turn complex; the
@@ -66,6 +71,7 @@ def assign_buffers(graph: Graph) -> bool:
             note = _fold(graph, writeback, {"index": (Ellipsis,)})
             changed |= "no temporary" in note
             notes.append(note)
+        changed |= _into_dead_temporaries(graph, notes)
         if changed:
             graph.sort()
     report = graph.notes.fusion
@@ -271,6 +277,66 @@ def _first_placeholder(sub: Graph, base: Node, kernel: Node) -> Node:
         args.remove(base)
     kernel.args = (base, *args)
     return destination
+
+
+# -- 5. into a dead temporary ---------------------------------------------------------------------
+
+
+def _into_dead_temporaries(graph: Graph, notes: list) -> bool:
+    """Let a kernel write its result into an array the graph made that it reads and that
+    nothing reads after it, instead of into new memory (module docstring, 5)."""
+    changed = False
+    for kernel in [n for n in graph.nodes if n.op == "call" and isinstance(n.target, FusedKernel)]:
+        for temporary in _dead_temporaries(graph, kernel):
+            with graph.inserting_after(kernel):
+                store = graph.call(ops.STORE, (temporary, kernel), {"index": (Ellipsis,)})
+            graph.replace_all_uses_with(kernel, store)
+            store.args = (temporary, kernel)
+            note = _fold(graph, store, store.kwargs)
+            if "no temporary" in note:
+                notes.append(
+                    f"%{kernel.name} writes its result into %{temporary.name}, dead after it"
+                )
+                changed = True
+                break
+            graph.replace_all_uses_with(store, kernel)
+            graph.erase(store)
+    return changed
+
+
+def _dead_temporaries(graph: Graph, kernel: Node) -> list:
+    """The arguments of ``kernel`` of its result's shape and dtype whose memory the graph
+    made (never an argument's or a constant's) and no node needs after ``kernel``."""
+    target = kernel.target
+    if target.mutates or target.style == "epilogue" or isinstance(kernel.meta, TupleMeta):
+        return []
+    found, later = [], None
+    for value in dict.fromkeys(a for a in kernel.args if isinstance(a, Node)):
+        memory = memory_of(value)
+        same = value.meta.dtype == kernel.meta.dtype and value.meta.shape == kernel.meta.shape
+        if not same or memory.op != "call" or alias_parent(value) is not None:
+            continue
+        if not memory.meta.writeable or subgraphs_of(memory):
+            continue
+        later = _descendants(kernel) if later is None else later
+        if _dead_after(graph, memory, value, kernel, later):
+            found.append(value)
+    return found
+
+
+def _dead_after(graph: Graph, memory: Node, value: Node, kernel: Node, later: set) -> bool:
+    """Whether ``value`` is the newest version of ``memory`` and no reader of any version of
+    it runs after ``kernel`` (nor returns it)."""
+    versions = [n for n in graph.nodes if n.op == "call" and memory_of(n) is memory]
+    if any(v in later for v in versions):
+        return False
+    if any(u is not kernel and value in u.args and _writes(u, memory) for u in value.users):
+        return False
+    for version in versions:
+        for reader in memory_readers(version):
+            if reader is not kernel and (reader in later or reader.op == "output"):
+                return False
+    return True
 
 
 # -- 4. loops -----------------------------------------------------------------------------------

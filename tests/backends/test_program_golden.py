@@ -142,13 +142,11 @@ LAPLACIAN = golden("""
         # %multiply_4 : float = multiply(%dx, %dx)    # <here>:36
         multiply_4 = np.float64((a1 * a1))
         # %fused_2 : f64[s0] = fused_2(%store_3, %multiply_4)
-        out0_fused_2 = _memory.empty((s0,), np.float64)
         if s0 >= 131072:
-            _fused_2_parallel(out0_fused_2, empty_1, multiply_4, n0=s0)
+            _fused_2_parallel(empty_1, multiply_4, n0=s0)
         else:
-            _fused_2(out0_fused_2, empty_1, multiply_4, n0=s0)
-        fused_2 = out0_fused_2
-        return (fused_2,)
+            _fused_2(empty_1, multiply_4, n0=s0)
+        return (empty_1,)
 """)
 
 

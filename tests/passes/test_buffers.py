@@ -132,6 +132,39 @@ def test_two_writes_from_one_value_write_one_in_place_and_copy_the_other():
     check(both_gradients, f)
 
 
+def scaled_laplacian(u, h):
+    lap = np.empty_like(u)
+    lap[1:-1] = u[:-2] - 2.0 * u[1:-1] + u[2:]
+    lap[0], lap[-1] = 0.0, 0.0
+    return lap / (h * h)
+
+
+def temporary_read_again(u):
+    t = np.empty_like(u)
+    t[1:] = u[1:] * 2.0
+    t[0] = 1.0
+    return np.exp(t), t
+
+
+def temporary_read_shifted(u):
+    t = np.zeros_like(u)
+    t[1:] = u[1:] * 2.0
+    return t - t[::-1]
+
+
+def test_a_kernel_writes_into_a_temporary_that_dies_at_it_and_nowhere_else():
+    u = np.random.default_rng(5).random(20)
+    graph = fused(scaled_laplacian, u, 0.5)
+    (last,) = [n for n in writer_kernels(graph) if n.args[0] is not graph.placeholders[0]][-1:]
+    assert "writes its result into %" in notes(graph) and "dead after it" in notes(graph)
+    assert graph.output_node.args[0][0] is last  # the temporary's memory is returned
+    check(scaled_laplacian, u, 0.5)
+    for fn in (temporary_read_again, temporary_read_shifted):
+        graph = fused(fn, u)
+        assert "dead after it" not in notes(graph), fn.__name__
+        check(fn, u)
+
+
 def test_a_range_limited_function_in_place_gives_numpys_values_beyond_its_range():
     x = np.linspace(-1e6, 1e6, 1001)  # sin's fast path holds in a range: these leave it
     check(sin_in_place, x)

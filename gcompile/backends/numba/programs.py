@@ -63,6 +63,7 @@ from ...loops.dtypes import operand_dtypes
 from ...loops.nodes import (
     Alloc,
     Apply,
+    Assign,
     Attr,
     BinOp,
     BoolOp,
@@ -518,9 +519,16 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         meta = node.meta
         if meta.layout == "F" and meta.ndim > 1:
             raise NoTemplate("a Fortran-ordered array created in a loop body")
-        variable = self.fresh(node.name)
         fill = _FILLS[node.target]
         fill = None if fill is None else Const(np.array(fill, meta.dtype).item(), meta.dtype)
+        if self.top() and meta.ndim and not _small(node, meta):
+            # (a large array from the host's pool: one the caller dropped is written again)
+            self.buffers.append((tuple(meta.shape), meta.dtype, _memory_order(meta.layout)))
+            self.values[node] = Var(f"b{len(self.buffers) - 1}")
+            if fill is not None:
+                self.emit(Assign(Item(self.values[node], (Name("..."),)), fill))
+            return
+        variable = self.fresh(node.name)
         self.emit(Alloc(variable, self.shape(meta.shape), meta.dtype, fill))
         self.values[node] = variable
 
