@@ -26,6 +26,7 @@ from ..ir.graph import Node
 from ..ir.kernel import FusedKernel
 from ..ir.shape_env import active, using
 from ..ir.symbolic import is_expr, prove_le
+from .columns import column_nest, runs_by_columns
 from .dtypes import operand_dtypes
 from .indexing import alias_root, flat_index, view_chain
 from .nodes import (
@@ -185,6 +186,8 @@ class _Lowering:
     def loop_nest(self, order: str) -> list:
         """The kept loops around the row body (the innermost first for an F-ordered output)."""
         plan = self.plan
+        if self.destination is None and runs_by_columns(plan, order):
+            return column_nest(self)
         kept = list(plan.kept)
         if not plan.axes and order == "F" and plan.nd > 1:
             kept = kept[::-1]

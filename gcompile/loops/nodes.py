@@ -321,7 +321,8 @@ class Loop:
     """``for var in range(start, stop, step)``; ``kind`` says what it iterates: ``kept`` (the
     output's axes), ``reduce`` (a reduced axis, or the element loop of a pointwise kernel that
     runs in blocks), ``block`` (blocks of a strip-mined loop), ``fixup`` (a block recomputed),
-    ``chunk`` (parallel chunks) or ``combine`` (over partial results)."""
+    ``chunk`` (parallel chunks), ``combine`` (over partial results), or ``columns`` and
+    ``column`` (a reduced axis, and a kept one inside it: ``columns``)."""
 
     var: Var
     start: Any

@@ -391,6 +391,23 @@ def test_parallel_reductions_give_the_same_bits_on_every_call_and_thread_count(f
     assert all(code.parallel for code, _ in program(compiled_fn).kernels)
 
 
+def column_statistics(a, g):
+    """Reductions whose kept axes follow the reduced ones: NumPy adds the rows in order."""
+    return a.sum(axis=0), (a * 2.0 - 1.0).max(axis=0), (g > 0.5).any(axis=(0, 1)), g.mean(axis=1)
+
+
+def test_reductions_over_leading_axes_run_by_columns_and_give_numpys_bits():
+    rng = np.random.default_rng(11)
+    fn = compiled(column_statistics)
+    for rows, columns in [(300, 70), (1, 5), (2, 4), (7, 1)]:
+        a, g = rng.random((rows, columns)), rng.random((3, rows, columns))
+        a[:, 0] = np.nan if rows > 5 else a[:, 0]  # (a NaN propagates through the max)
+        for ours, numpys in zip(fn(a, g), column_statistics(a, g)):
+            assert ours.dtype == numpys.dtype and ours.shape == numpys.shape
+            np.testing.assert_array_equal(ours, numpys)  # the same order of terms: equal
+    assert all("col_" in code.source for code, _ in program(fn).kernels)
+
+
 def test_a_long_total_gives_the_same_bits_on_every_call_and_thread_count():
     # the kernel of test_values_computed_after_a_parallel_total_reduction_are_stored: 146 blocks
     # of 128 per chunk, so block sums collect into the chunk's total too

@@ -23,7 +23,7 @@ from numba import from_dtype
 from numba.core import types as nbtypes
 
 from ...ir.kernel import FusedKernel
-from ...loops import blocks, lanes, online, parallel, ranges
+from ...loops import blocks, columns, lanes, online, parallel, ranges
 from ...loops.lower import lower
 from ...loops.nodes import Kernel, Param, Unsupported
 from ...loops.rewrite import apply_rewrites
@@ -40,6 +40,7 @@ REWRITES = (
     ("online_pair", online.online_pair),
     ("range_fixups", ranges.range_fixups),
     ("chunk_total", parallel.chunk_total),
+    ("parallel_columns", columns.parallel_columns),
     ("parallel_loops", parallel.parallel_loops),
     ("select_math", select_math),
 )
