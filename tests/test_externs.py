@@ -68,3 +68,41 @@ def test_a_call_whose_shape_the_data_decide_is_refused_with_its_reason():
     compiled = gcompile.compile(edges_from_data, fullgraph=True)
     with pytest.raises(gcompile.UnsupportedError, match="without range="):
         compiled(RNG.random(10))
+
+
+def geometry_with_unruled_functions(points, w):
+    """NumPy functions with no op and no rule: probed at the traced sizes."""
+    normals = np.cross(points[1:] - points[:-1], w)  # (broadcast against one vector)
+    X, Y = np.meshgrid(points[:, 0], points[:, 1])  # (a list of results, varargs)
+    padded = np.pad(points[:, 2], (2, 1), mode="edge")
+    _, s, _ = np.linalg.svd(points.T @ points)
+    close = np.isclose(points, 0.5, atol=0.2)
+    return normals.sum(axis=0), np.hypot(X, Y).max(), padded * 2, s, close
+
+
+def test_functions_without_a_rule_are_probed_at_the_traced_sizes_and_guarded():
+    compiled = gcompile.compile(geometry_with_unruled_functions, fullgraph=True)
+    w = np.array([0.0, 0.0, 1.0])
+    for rows in (6, 6, 9):
+        points = RNG.random((rows, 3))
+        got = compiled(points, w)
+        for ours, numpys in zip(got, geometry_with_unruled_functions(points, w)):
+            assert np.asarray(ours).dtype == np.asarray(numpys).dtype
+            assert np.shape(ours) == np.shape(numpys)
+            np.testing.assert_allclose(ours, numpys, rtol=1e-12)
+    assert compiled.stats["traces"] == 2  # (another size: probed again)
+    assert "np.cross(" in str(gcompile.trace(geometry_with_unruled_functions, points, w))
+
+
+@pytest.mark.parametrize(
+    "fn, why",
+    [
+        (lambda x: np.unique(x) + 1, "np.unique"),  # its shape follows the data
+        (lambda x: np.atleast_2d(x) + 1, "returns a view of its argument"),
+        (lambda x: np.fill_diagonal(x, 0.0), "np.fill_diagonal"),  # writes its argument
+        (lambda x: np.array2string(x), "np.array2string"),
+    ],
+)
+def test_functions_a_probe_cannot_stand_for_are_refused_naming_them(fn, why):
+    with pytest.raises(gcompile.UnsupportedError, match=why):
+        gcompile.compile(fn, fullgraph=True)(RNG.random((4, 4)))

@@ -6,6 +6,7 @@ recorder (``recorder.Tracer``) adds the node.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from typing import TYPE_CHECKING, Any, Callable
@@ -14,7 +15,7 @@ import numpy as np
 
 from ..ir import externs, ops
 from ..ir.meta import TupleMeta, broadcast_shapes
-from ..ir.shape_env import decide
+from ..ir.shape_env import SymbolicError, decide, hint
 from ..ir.symbolic import is_expr
 from .decompositions import DECOMPOSITIONS, Decomposition
 from .symint import SymInt, unwrap
@@ -48,6 +49,15 @@ def _numpy_name(func: Any) -> str:
     module = getattr(func, "__module__", None) or "numpy"
     module = "np" if module in ("numpy", "numpy._core.multiarray", "numpy._core.umath") else module
     return f"{module}.{getattr(func, '__name__', repr(func))}"
+
+
+def _probeable(func: Any) -> bool:
+    """Whether ``func`` is a public function of NumPy (or its ``linalg`` or ``fft``) that a probe
+    may stand for (``externs.UNPROBED``)."""
+    module = getattr(func, "__module__", None) or ""
+    name = getattr(func, "__name__", "")
+    public = module in ("numpy", "numpy.linalg", "numpy.fft")
+    return public and not name.startswith("_") and name not in externs.UNPROBED
 
 
 def _same(value: Any, default: Any) -> bool:
@@ -196,6 +206,8 @@ class NumpyCalls:
         op = _FUNCTION_OPS.get(func)
         if op is None and func in externs.RULES:
             return self.extern(func, args, kwargs)
+        if op is None and _probeable(func):
+            return self.probed_extern(func, args, kwargs)
         if op is None:
             self.tracer.refuse(
                 f"the NumPy function {name}",
@@ -243,6 +255,61 @@ class NumpyCalls:
             return result
         items = range(len(result.meta.items))
         return tuple(self.tracer.call(ops.KERNEL_OUTPUT, result, item=i) for i in items)
+
+    def probed_extern(self, func: Callable, args: tuple, kwargs: dict) -> Any:
+        """A NumPy function without a rule (``ir/externs.py``): one ``extern`` node whose
+        results are what the function returned when probed at the traced sizes, guarded."""
+        name = _numpy_name(func).replace("numpy.", "np.", 1)
+        operands: list = []
+        try:
+            arguments = [
+                (f"#{i}", self._probe_argument(name, v, operands)) for i, v in enumerate(args)
+            ]
+            arguments += [(k, self._probe_argument(name, v, operands)) for k, v in kwargs.items()]
+        except SymbolicError as error:
+            self.tracer.refuse(f"{name} on sizes that vary in a loop", detail=str(error))
+        call = externs.ExternCall(name, func, tuple(arguments), len(args))
+        values = [
+            externs.probe_value(dataclasses.replace(v.meta, shape=tuple(map(hint, v.meta.shape))))
+            if isinstance(v, TracedArray)
+            else v
+            for v in operands
+        ]
+        try:
+            call = dataclasses.replace(call, probed=externs.probe(call, values))
+        except Exception as error:  # noqa: BLE001 - any failure of the probe: not captured
+            self.tracer.refuse(
+                f"the NumPy function {name} on these arguments ({type(error).__name__}: {error})"
+            )
+        result = self.tracer.call(ops.EXTERN, *operands, call=call)
+        if not isinstance(result.meta, TupleMeta):
+            return result
+        items = range(len(result.meta.items))
+        return tuple(self.tracer.call(ops.KERNEL_OUTPUT, result, item=i) for i in items)
+
+    def _probe_argument(self, name: str, value: Any, operands: list) -> Any:
+        """An argument of a probed call: a traced array an ``Operand`` (its sizes guarded as
+        they are), a size an int, a list or tuple of those a tuple; nothing deeper."""
+        env = self.tracer.graph.shape_env
+        if isinstance(value, TracedArray):
+            for size in value.meta.shape:
+                env.specialize(size, f"{name} was probed at these sizes")
+            operands.append(value)
+            return externs.Operand(len(operands) - 1)
+        if isinstance(value, np.ndarray):  # (a constant: the probe calls with its values)
+            operands.append(value)
+            return externs.Operand(len(operands) - 1)
+        if isinstance(value, SymInt):
+            return int(value)
+        if isinstance(value, (list, tuple)):  # (a tuple: a call's arguments are hashable)
+            if any(holds_traced(v) for v in value if isinstance(v, (list, tuple))):
+                self.tracer.refuse(f"nested lists of traced arrays as an argument of {name}")
+            return tuple(self._probe_argument(name, v, operands) for v in value)
+        try:
+            hash(value)
+        except TypeError:
+            self.tracer.refuse(f"a {type(value).__name__} as an argument of {name}")
+        return value
 
     def _params(self, op: ops.OpDef, name: str, func: Callable, bound: dict) -> dict:
         defaults = {p.name: p.default for p in _signature(func).parameters.values()}

@@ -7,8 +7,14 @@ The node's operands are the call's arrays; ``call`` (an ``ExternCall``) holds th
 every other argument. Its meta comes from the function's rule in ``RULES``: output shapes from
 the operands' (symbolic) shapes, dtypes as NumPy computes them. A function with several results
 (``eigh``) has a ``TupleMeta``, read by ``kernel_output`` nodes. Nothing fuses across an extern
-node; everything around it compiles. A function without a rule is not captured (the tracer
-refuses it, naming it).
+node; everything around it compiles.
+
+Another NumPy function (``np.cross``, ``np.pad``, ``np.linalg.svd``) is *probed*: called once
+while tracing on arrays of its operands' traced sizes and dtypes, whose sizes are then guarded
+(a call at other sizes traces again). Its results' shapes and dtypes are the probe's
+(``Probed``); each run checks it returns them again. Functions whose result shapes follow the
+data (``np.unique``), that write into their arguments (``np.fill_diagonal``) or draw random
+numbers are never probed (``UNPROBED``): the tracer refuses them, naming them.
 """
 
 from __future__ import annotations
@@ -35,28 +41,133 @@ class Operand:
 
 
 @dataclass(frozen=True)
+class Probed:
+    """What a function without a rule returned when probed: each result's meta (int sizes);
+    ``several``: a tuple of them (else one)."""
+
+    results: tuple  # (TensorMeta, ...)
+    several: bool
+
+    def metas(self) -> TensorMeta | TupleMeta:
+        return TupleMeta(self.results) if self.several else self.results[0]
+
+
+@dataclass(frozen=True)
 class ExternCall:
-    """A library call: ``function(**arguments)``, an argument an ``Operand`` or a value."""
+    """A library call: ``function(**arguments)``, an argument an ``Operand`` (or a tuple of
+    them and values) or a value; ``probed`` for a function without a rule."""
 
     name: str
     function: Callable
     arguments: tuple  # ((parameter name, Operand or value), ...)
     positional: int = 0  # the first arguments are passed by position (positional-only ones)
+    probed: Probed | None = None
 
     def __repr__(self) -> str:
-        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.arguments)})"
+        given = [repr(v) if i < self.positional and k.startswith("#") else f"{k}={v!r}"
+                 for i, (k, v) in enumerate(self.arguments)]  # fmt: skip
+        return f"{self.name}({', '.join(given)})"
 
     def get(self, name: str, default: Any = None) -> Any:
         """The argument ``name`` as given (an ``Operand`` for an array), else ``default``."""
         return dict(self.arguments).get(name, default)
 
     def run(self, operands: tuple) -> Any:
-        """Call the function on the operands' values."""
-        values = [operands[v.index] if isinstance(v, Operand) else v for _, v in self.arguments]
+        """Call the function on the operands' values: its results, with memory of their own."""
+        result, values = self.call(operands)
+        if self.probed is not None:
+            result = _as_probed(self, result)
+        arrays = [*operands, *(v for v in values if isinstance(v, np.ndarray))]
+        return _own(result, [v for v in arrays if isinstance(v, np.ndarray)])
+
+    def call(self, operands: tuple) -> tuple:
+        """Call the function on the operands' values: ``(what it returns, the arguments)``."""
+        values = [_value(v, operands) for _, v in self.arguments]
         names = [k for k, _ in self.arguments[self.positional :]]
         keywords = dict(zip(names, values[self.positional :]))
-        result = self.function(*values[: self.positional], **keywords)
-        return _own(result, [v for v in values if isinstance(v, np.ndarray)])
+        return self.function(*values[: self.positional], **keywords), values
+
+
+def _value(argument: Any, operands: tuple) -> Any:
+    if isinstance(argument, Operand):
+        return operands[argument.index]
+    if isinstance(argument, tuple):
+        return tuple(_value(v, operands) for v in argument)
+    return argument
+
+
+# -- probed functions ---------------------------------------------------------------------------
+
+UNPROBED = frozenset(
+    {
+        # result shapes that follow the data
+        "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values", "nonzero",
+        "flatnonzero", "argwhere", "bincount", "extract", "compress", "trim_zeros", "setdiff1d",
+        "intersect1d", "union1d", "setxor1d", "histogram_bin_edges", "histogramdd", "select",
+        # writes into an argument, or a result that is not an array
+        "fill_diagonal", "put", "place", "putmask", "copyto", "put_along_axis", "shares_memory",
+        "may_share_memory", "array2string", "array_repr", "array_str", "save", "savez",
+        "savetxt", "tofile", "result_type", "can_cast", "min_scalar_type", "shape", "ndim",
+        "size", "iterable", "isscalar", "busday_count", "datetime_as_string",
+    }
+)  # fmt: skip
+
+
+def probe(call: ExternCall, values: list) -> Probed:
+    """Call ``call``'s function on the operand ``values`` (``probe_value``s, or constants):
+    what it returns. Raises ``TypeError`` for what is no array or NumPy scalar (or a tuple of
+    those), and whatever the function raises."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the call's own warnings come when it runs)
+        result, _ = call.call(tuple(values))
+    several = isinstance(result, (tuple, list))
+    items = tuple(result) if several else (result,)
+    results = []
+    arrays = [v for v in values if isinstance(v, np.ndarray)]
+    for item in items:
+        if isinstance(item, np.ndarray) and any(np.shares_memory(item, a) for a in arrays):
+            raise TypeError(f"{call.name} returns a view of its argument")
+        if isinstance(item, (bool, int, float, complex)):
+            item = np.asarray(item)[()]
+        if not isinstance(item, (np.ndarray, np.generic)) or item.dtype.kind in "OVSUMm":
+            raise TypeError(f"{call.name} returns a {type(item).__name__}, not numbers")
+        results.append(_result_meta(item))
+    return Probed(tuple(results), several)
+
+
+def _result_meta(item: Any) -> TensorMeta:
+    """The meta of a probe's result: its shape, dtype, layout and writeability."""
+    if isinstance(item, np.generic):
+        return _meta((), item.dtype, scalar=True)
+    flags = item.flags
+    layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+    return TensorMeta(item.shape, item.dtype, layout, writeable=flags.writeable)
+
+
+def probe_value(meta: TensorMeta) -> Any:
+    """Values in [0.25, 0.75), or half true, of ``meta``'s (int) shape and dtype."""
+    values = 0.25 + 0.5 * np.random.default_rng(0).random(meta.shape)
+    if meta.dtype.kind == "b":
+        values = values > 0.5
+    elif meta.dtype.kind == "c":
+        values = values + 1j * values[::-1]
+    array = np.asarray(values).astype(meta.dtype)
+    return array[()] if meta.scalar else array
+
+
+def _as_probed(call: ExternCall, result: Any) -> Any:
+    """``result`` as the probe found it (NumPy scalars for Python numbers, a tuple for a list),
+    or a ``RuntimeError`` when its shapes or dtypes differ."""
+    several = isinstance(result, (tuple, list))
+    items = [np.asarray(r)[()] if isinstance(r, (bool, int, float, complex)) else r
+             for r in (result if several else (result,))]  # fmt: skip
+    found = [(tuple(np.shape(r)), getattr(r, "dtype", None)) for r in items]
+    expected = [(m.shape, m.dtype) for m in call.probed.results]
+    if several != call.probed.several or found != expected:
+        raise RuntimeError(
+            f"gcompile: {call.name} returned {found} at run time, where its trace found {expected}"
+        )
+    return tuple(items) if several else items[0]
 
 
 def _own(result: Any, operands: list) -> Any:
@@ -75,6 +186,8 @@ def _own(result: Any, operands: list) -> Any:
 
 def infer(*metas: TensorMeta, call: ExternCall) -> TensorMeta | TupleMeta:
     """The meta of ``call`` on operands of ``metas`` (``TypeError`` where NumPy would raise)."""
+    if call.probed is not None:
+        return call.probed.metas()
     operands = {k: metas[v.index] for k, v in call.arguments if isinstance(v, Operand)}
     return RULES[call.function][1](call, operands)
 

@@ -619,7 +619,7 @@ def conjugate_gradient(A, b, iters):
 
 
 def kron_and_einsum(a, B):
-    return np.einsum("ij,jk->ik", B, B.T) + np.kron(a[:2], a[:2]).sum()
+    return np.einsum("ij->ji", B) + np.kron(a[:2], a[:2]).sum()  # (np.kron: probed)
 
 
 # ---------------------------------------------------------------- ML pre/post-processing

@@ -88,10 +88,7 @@ class ExternCalls:
             self.fresh(f"{node.name}_{i}" if len(metas) > 1 else node.name)
             for i in range(len(metas))
         )
-        values = [
-            self.value(node.args[v.index]) if isinstance(v, Operand) else _spelled(call, v)
-            for _, v in call.arguments
-        ]
+        values = [self.extern_argument(node, call, v) for _, v in call.arguments]
         names = [k for k, _ in call.arguments]
         positional = tuple(values[: call.positional])
         keywords = tuple(zip(names[call.positional :], values[call.positional :]))
@@ -105,3 +102,12 @@ class ExternCalls:
             self.values[node] = outputs[0]
         else:
             self.assign(node, Tuple(outputs))
+
+    def extern_argument(self, node: Node, call: ExternCall, value):
+        """An argument of a library call as program source: an operand's value, a tuple of
+        arguments, or a literal."""
+        if isinstance(value, Operand):
+            return self.value(node.args[value.index])
+        if isinstance(value, tuple) and any(isinstance(v, Operand) for v in value):
+            return Tuple(tuple(self.extern_argument(node, call, v) for v in value))
+        return _spelled(call, value)
