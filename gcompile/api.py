@@ -24,6 +24,7 @@ import numpy as np
 
 from . import backends, config, fast_entry, frontend
 from .errors import GcompileWarning, UnsupportedError
+from .graph_breaks import GraphBreaks
 from .guards import (
     ArgumentBinder,
     BoundCall,
@@ -103,6 +104,7 @@ class CompiledFunction:
         fullgraph: bool = False,
         static_argnames: tuple | list | str = (),
         options: dict | None = None,
+        depth: int = 0,
     ):
         if not callable(fn):
             raise TypeError(f"gcompile.compile expects a function, got {type(fn).__name__}")
@@ -130,7 +132,14 @@ class CompiledFunction:
         self._fast: fast_entry.FastEntry | None = None  # the fast entry calls go to first
         self.refusals: list[UnsupportedError] = []
         self.recompiles: list[Recompile] = []  # one record per cache miss after the first compile
+        self.breaks = GraphBreaks(fn, self._region, depth)
         functools.update_wrapper(self, fn)
+
+    def _region(self, fn: Callable) -> CompiledFunction:
+        """A region of a graph break, compiled as this function is."""
+        return CompiledFunction(
+            fn, backend=self.backend, options=self.options, depth=self.breaks.depth + 1
+        )
 
     # -- calling ----------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -335,12 +344,27 @@ class CompiledFunction:
     def _fallback(self, error: UnsupportedError, args: tuple, kwargs: dict) -> Any:
         if self.fullgraph:
             raise error
+        split = self.breaks.split(error)
+        if not isinstance(split, str):  # compiled regions around the refused statement
+            if f"break {error.reason}" not in self._warned:
+                self._warned.add(f"break {error.reason}")
+                self.refusals.append(error)
+                first, last = split.statement
+                warnings.warn(
+                    f"gcompile breaks the graph of {_graph_name(self.eager)}: lines {first}-{last} "
+                    f"run in Python, the statements before and after them compiled: {error}",
+                    GcompileWarning,
+                    stacklevel=3,
+                )
+            return split.driver(*args, **kwargs)
         self._stats["fallbacks"] += 1
         if error.reason not in self._warned:
             self._warned.add(error.reason)
             self.refusals.append(error)
+            why_not = self.breaks.why_not(error)
             warnings.warn(
-                f"gcompile runs {_graph_name(self.eager)} eagerly: {error}",
+                f"gcompile runs {_graph_name(self.eager)} eagerly: {error}"
+                + (f"\n  no graph break there: {why_not}" if why_not else ""),
                 GcompileWarning,
                 stacklevel=3,
             )

@@ -13,8 +13,10 @@ import __future__
 
 import ast
 import builtins
+import copy
 import functools
 import inspect
+import linecache
 import types
 import weakref
 from dataclasses import dataclass, field
@@ -116,7 +118,7 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
         return "generators and coroutines are not converted"
     if code.co_name == "<lambda>":
         return "lambdas are not converted"
-    found = _parse(fn)
+    found = parse_function(fn)
     if isinstance(found, str):
         return found
     function, lines, first = found
@@ -148,9 +150,21 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     return _Template(compiled, cells, loops, done.notes, source, branches, done.branch_notes)
 
 
-def _parse(fn: types.FunctionType) -> tuple[ast.FunctionDef, list[str], int] | str:
+def register_source(code: types.CodeType, function: ast.FunctionDef) -> None:
+    """Record the definition of a function made from a part of another's source (a graph
+    break's region, ``breaks``), whose own source lines are not a ``def`` of it."""
+    _REGISTERED[code] = function
+
+
+_REGISTERED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def parse_function(fn: types.FunctionType) -> tuple[ast.FunctionDef, list[str], int] | str:
     """The function's definition with the line numbers of its file, its source lines and
     the number of the first one; or why there is none."""
+    registered = _REGISTERED.get(fn.__code__)
+    if registered is not None:
+        return copy.deepcopy(registered), linecache.getlines(fn.__code__.co_filename), 1
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError) as error:
@@ -248,8 +262,20 @@ def _site_info(kind: type, filename: str, lines: list[str], first: int, plan):
 
 
 def _compile(fn: types.FunctionType, function: ast.FunctionDef, names: list[str]) -> types.CodeType:
+    """The code of ``function`` (named ``_CONVERTED``) compiled as ``fn``'s (``compile_function``)."""
+    code = fn.__code__
+    inner = compile_function(fn, function, names).replace(co_name=code.co_name)
+    if hasattr(code, "co_qualname"):  # Python 3.11+
+        inner = inner.replace(co_qualname=code.co_qualname)
+    return inner
+
+
+def compile_function(
+    fn: types.FunctionType, function: ast.FunctionDef, names: list[str]
+) -> types.CodeType:
     """The code of ``function`` compiled inside a factory function whose parameters are
-    ``names`` and ``fn``'s free names, so that all of them are free names of the result."""
+    ``names`` and ``fn``'s free names, so that all of them are free names of the result (in
+    ``fn``'s file, with its future flags)."""
     code = fn.__code__
     params = [ast.arg(name) for name in names + list(code.co_freevars)]
     args = ast.arguments(posonlyargs=[], args=params, kwonlyargs=[], kw_defaults=[], defaults=[])
@@ -260,10 +286,7 @@ def _compile(fn: types.FunctionType, function: ast.FunctionDef, names: list[str]
     ast.fix_missing_locations(module)
     flags = code.co_flags & _FUTURE_FLAGS
     compiled = compile(module, code.co_filename, "exec", flags=flags, dont_inherit=True)
-    inner = _nested_code(_nested_code(compiled, _FACTORY), _CONVERTED).replace(co_name=code.co_name)
-    if hasattr(code, "co_qualname"):  # Python 3.11+
-        inner = inner.replace(co_qualname=code.co_qualname)
-    return inner
+    return _nested_code(_nested_code(compiled, _FACTORY), function.name)
 
 
 def _nested_code(code: types.CodeType, name: str) -> types.CodeType:

@@ -79,12 +79,16 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
         before = _container_snapshot(fn, args, kwargs)
         try:
             result = function(*args, **kwargs)
-        except (UnsupportedError, RecursionError):
+        except RecursionError:
+            raise
+        except UnsupportedError as refusal:
+            refusal.line = refusal.line or _line_in(function, refusal.__traceback__)
             raise
         except Exception as error:
             refusal = refusal_from(error)
             if refusal is None:
                 raise
+            refusal.line = _line_in(function, error.__traceback__)
             raise refusal from error
         _refuse_changed_containers(before, fn)
         out_leaves, out_spec = flatten(result)
@@ -147,6 +151,16 @@ def _refuse_changed_containers(snapshot: list, fn: Callable) -> None:
                 f"{code.co_filename}:{code.co_firstlineno}" if code else None,
                 hint="update arrays in place (d['w'][...] = new) or return the new values",
             )
+
+
+def _line_in(function: Any, traceback: Any) -> int | None:
+    """The line of ``function``'s own code that was running when the traceback was made."""
+    line = None
+    while traceback is not None:
+        if traceback.tb_frame.f_code is getattr(function, "__code__", None):
+            line = traceback.tb_lineno
+        traceback = traceback.tb_next
+    return line
 
 
 def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> Any:

@@ -44,6 +44,7 @@ class ExplainReport:
     timings: dict = field(default_factory=dict)  # phase -> seconds
     kernel_events: list = field(default_factory=list)  # (kernel, "compiled"|"disk"|"memory")
     math: list = field(default_factory=list)  # (kernel, function, how it is computed and why)
+    breaks: list = field(default_factory=list)  # one line per graph break (``graph_breaks``)
 
     @property
     def compiled(self) -> bool:
@@ -67,6 +68,9 @@ class ExplainReport:
         lines += [_refusal_text(r) for r in self.refusals] or [
             "  none: the whole function compiled"
         ]
+        if self.breaks:
+            lines += ["", "== graph breaks (compiled regions around a statement run in Python)"]
+            lines += [f"  {line}" for line in self.breaks]
         if self.notes:
             lines += ["", "== kernels left to the interpreter"] + [f"  {n}" for n in self.notes]
         if self.library_calls:
@@ -151,6 +155,7 @@ def _add_entry(report: ExplainReport, compiled: CompiledFunction) -> None:
     for error in compiled.refusals:
         if all(error.reason != known.reason for known in report.refusals):
             report.refusals.append(error)
+    report.breaks = compiled.breaks.text()
     if not compiled.entries:
         return
     entry = compiled.entries[-1]

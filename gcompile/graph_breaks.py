@@ -1,0 +1,73 @@
+"""The graph breaks of one compiled function: where a refusal names a top-level statement of
+the function, the function runs as compiled regions around it and the statement in Python
+(``capture/breaks.py`` makes the split).
+
+A split is made once per refused line and kept; each region is a compiled function of its
+own (with the options of the function it came from), so a region that refuses another
+statement breaks again, up to ``MAX_DEPTH`` nested splits.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Callable
+
+from .capture import breaks
+from .errors import UnsupportedError
+
+MAX_DEPTH = 8  # regions of regions: each has fewer statements, so this bounds the work
+
+
+class GraphBreaks:
+    """The splits of one function by refused line; ``make_region(fn)`` compiles a region."""
+
+    def __init__(self, fn: Callable, make_region: Callable[[Callable], Any], depth: int = 0):
+        self.fn = fn
+        self.make_region = make_region
+        self.depth = depth
+        self.splits: dict[str, breaks.Split | str] = {}  # source -> split, or why not
+        self.tried: set[str] = set()  # sources naming a statement of the function
+
+    def split(self, error: UnsupportedError) -> breaks.Split | str:
+        """The split at the statement of the function that was running when ``error`` was
+        raised (a call of a helper that refused, say), or why there is none."""
+        source = error.source or ""
+        code = getattr(self.fn, "__code__", None)
+        if error.line is not None and code is not None:
+            source = f"{code.co_filename}:{error.line}"
+        if source not in self.splits:
+            self.splits[source] = self._split(source)
+        return self.splits[source]
+
+    def _split(self, source: str) -> breaks.Split | str:
+        fn = self.fn
+        path, _, line = source.rpartition(":")
+        if type(fn) is not types.FunctionType or not line.isdigit():
+            return "the refusal names no line of a Python function"
+        if path != fn.__code__.co_filename:
+            return "the refused line is not in the function itself"
+        if self.depth >= MAX_DEPTH:
+            return f"more than {MAX_DEPTH} breaks"
+        self.tried.add(source)
+        return breaks.split_at(fn, int(line), self.make_region)
+
+    def why_not(self, error: UnsupportedError) -> str:
+        """Why a refused statement of the function itself could not break it ("": no such
+        statement, or it did break)."""
+        split = self.split(error)
+        tried = any(
+            isinstance(v, str) and k in self.tried for k, v in self.splits.items() if v is split
+        )
+        return split if isinstance(split, str) and tried else ""
+
+    def text(self) -> list[str]:
+        """One line per break made: the statement run in Python and the regions around it."""
+        lines = []
+        for source, split in self.splits.items():
+            if isinstance(split, breaks.Split):
+                first, last = split.statement
+                regions = ", ".join(f"{name} (lines {a}-{b})" for name, (a, b), _ in split.regions)
+                lines.append(
+                    f"break at {source}: lines {first}-{last} run in Python; compiled: {regions}"
+                )
+        return lines

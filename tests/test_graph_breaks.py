@@ -1,0 +1,109 @@
+"""Graph breaks: a statement the tracer refuses runs in Python between compiled regions
+(``capture/breaks.py``, ``graph_breaks.py``), with the answers eager NumPy gives."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+import gcompile
+
+RNG = np.random.default_rng(5)
+
+
+def _ranked(v):
+    """A helper the tracer cannot follow: it reads the data."""
+    return sorted(v.tolist())
+
+
+def top_three(x, w):
+    y = np.sin(x) * w
+    z = np.asarray(_ranked(y)[-3:])
+    t = (z**2).sum() + y * 2
+    u = np.asarray(_ranked(t)[:2])  # (a second break, in the region after the first)
+    return t - u.sum()
+
+
+def through_a_view(x):
+    head = x[1:]  # a view crossing the break stays a view of x
+    order = np.asarray(_ranked(head))
+    head[0] = order[-1]
+    x *= 2.0
+    return order
+
+
+def loop_calling_the_helper(x, n):
+    acc = np.zeros_like(x)
+    for i in range(n):  # (the break is inside: the whole loop runs in Python)
+        acc += np.asarray(_ranked(x * i))
+    return np.tanh(acc) * 2
+
+
+def _line_of(fn, text: str) -> int:
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def _compiled_quietly(fn, *args):
+    compiled = gcompile.compile(fn)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", gcompile.GcompileWarning)
+        result = compiled(*args)
+    return compiled, result, [str(w.message) for w in caught]
+
+
+def test_a_refused_statement_runs_in_python_between_compiled_regions():
+    x = RNG.random(40)
+    compiled, result, messages = _compiled_quietly(top_three, x, 0.5)
+    np.testing.assert_array_equal(result, top_three(x, 0.5))
+    line = _line_of(top_three, "z = np.asarray")
+    assert len(messages) == 2 and "graph of top_three__after" in messages[1]  # (the second)
+    assert f"breaks the graph of top_three: lines {line}-{line}" in messages[0]
+    (text,) = compiled.breaks.text()
+    assert f"top_three__before_{line} (lines {line - 1}-{line - 1})" in text
+    regions = [r for s in compiled.breaks.splits.values() for _, _, r in s.regions]
+    assert all(region.stats["fallbacks"] == 0 for region in regions)  # (none ran eagerly)
+    before, after = regions
+    assert before.stats["traces"] == 1 and before.entries[0].run is not None
+    second = _line_of(top_three, "u = np.asarray")
+    assert f"lines {second}-{second} run in Python" in after.breaks.text()[0]
+    np.testing.assert_array_equal(compiled(x, 0.5), top_three(x, 0.5))
+    assert "== graph breaks" in str(gcompile.explain(top_three, x, 0.5))
+
+
+def test_values_cross_a_break_as_they_are_views_and_written_arguments_included():
+    x = RNG.random(9)
+    expected_x = x.copy()
+    expected = through_a_view(expected_x)
+    compiled, result, _ = _compiled_quietly(through_a_view, x)
+    np.testing.assert_array_equal(result, expected)
+    np.testing.assert_array_equal(x, expected_x)
+
+
+def test_a_break_inside_a_loop_runs_that_loop_in_python_and_the_rest_compiled():
+    x = RNG.random(12)
+    compiled, result, messages = _compiled_quietly(loop_calling_the_helper, x, 4)
+    np.testing.assert_allclose(result, loop_calling_the_helper(x, 4), rtol=1e-15)
+    line = _line_of(loop_calling_the_helper, "for i in")
+    assert f"lines {line}-{line + 1} run in Python" in messages[0]
+
+
+def test_fullgraph_raises_instead_and_some_statements_cannot_break():
+    with pytest.raises(gcompile.UnsupportedError, match="tolist"):
+        gcompile.compile(top_three, fullgraph=True)(RNG.random(5), 1.0)
+
+    def partly_bound(x, flag):
+        if flag:
+            y = x * 2
+        z = np.asarray(_ranked(x))
+        return y + z
+
+    _, result, messages = _compiled_quietly(partly_bound, RNG.random(3), True)
+    assert "runs partly_bound eagerly" in messages[0]
+    assert (
+        "no graph break there: a name the rest of the function reads is bound on some"
+        in (messages[0])
+    )
