@@ -24,8 +24,9 @@ class UnsupportedError(Exception):
         construct: short name of what was refused (``"bool() of a traced value"``).
         source: the user's ``file:line`` that made the refused call, or ``None``.
         hint: a suggested rewrite, or ``""``.
-        line: the line of the traced function's own code running when it was refused (the
-            call of a helper that refused, say), or ``None``: where a graph break goes.
+        lines: the lines of the traced function's own code running when it was refused (the
+            call of a helper that refused, say), outermost first (the statement of a loop's
+            body after the loop's), or empty: where a graph break goes.
     """
 
     def __init__(self, construct: str, source: str | None = None, hint: str = "", detail: str = ""):
@@ -33,7 +34,7 @@ class UnsupportedError(Exception):
         self.source = source
         self.hint = hint
         self.detail = detail
-        self.line: int | None = None
+        self.lines: tuple = ()
         super().__init__(self._message())
 
     def _message(self) -> str:

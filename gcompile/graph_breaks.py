@@ -25,21 +25,25 @@ class GraphBreaks:
         self.fn = fn
         self.make_region = make_region
         self.depth = depth
-        self.splits: dict[str, breaks.Split | str] = {}  # source -> split, or why not
+        self.splits: dict[tuple, breaks.Split | str] = {}  # (source, inner lines) -> split or why
         self.tried: set[str] = set()  # sources naming a statement of the function
 
     def split(self, error: UnsupportedError) -> breaks.Split | str:
         """The split at the statement of the function that was running when ``error`` was
         raised (a call of a helper that refused, say), or why there is none."""
-        source = error.source or ""
-        code = getattr(self.fn, "__code__", None)
-        if error.line is not None and code is not None:
-            source = f"{code.co_filename}:{error.line}"
-        if source not in self.splits:
-            self.splits[source] = self._split(source)
-        return self.splits[source]
+        key = self._key(error)
+        if key not in self.splits:
+            self.splits[key] = self._split(key[0], key[1:])
+        return self.splits[key]
 
-    def _split(self, source: str) -> breaks.Split | str:
+    def _key(self, error: UnsupportedError) -> tuple:
+        """``(file:line of the function's statement, lines inside it...)`` of a refusal."""
+        code = getattr(self.fn, "__code__", None)
+        if error.lines and code is not None:
+            return (f"{code.co_filename}:{error.lines[0]}", *error.lines[1:])
+        return (error.source or "",)
+
+    def _split(self, source: str, inner: tuple) -> breaks.Split | str:
         fn = self.fn
         path, _, line = source.rpartition(":")
         if type(fn) is not types.FunctionType or not line.isdigit():
@@ -49,21 +53,19 @@ class GraphBreaks:
         if self.depth >= MAX_DEPTH:
             return f"more than {MAX_DEPTH} breaks"
         self.tried.add(source)
-        return breaks.split_at(fn, int(line), self.make_region)
+        return breaks.split_at(fn, (int(line), *inner), self.make_region)
 
     def why_not(self, error: UnsupportedError) -> str:
         """Why a refused statement of the function itself could not break it ("": no such
         statement, or it did break)."""
         split = self.split(error)
-        tried = any(
-            isinstance(v, str) and k in self.tried for k, v in self.splits.items() if v is split
-        )
+        tried = self._key(error)[0] in self.tried
         return split if isinstance(split, str) and tried else ""
 
     def text(self) -> list[str]:
         """One line per break made: the statement run in Python and the regions around it."""
         lines = []
-        for source, split in self.splits.items():
+        for (source, *_), split in self.splits.items():
             if isinstance(split, breaks.Split):
                 first, last = split.statement
                 regions = ", ".join(f"{name} (lines {a}-{b})" for name, (a, b), _ in split.regions)

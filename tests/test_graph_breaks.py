@@ -42,6 +42,15 @@ def loop_calling_the_helper(x, n):
     return np.tanh(acc) * 2
 
 
+def loop_with_regions(x, n):
+    acc = np.zeros_like(x)
+    for i in range(n):
+        y = np.sin(x * i) + acc * 0.5
+        ranks = np.asarray(_ranked(y))  # (the loop runs in Python, its body's regions compiled)
+        acc = acc + np.sqrt(ranks) * 2
+    return np.tanh(acc)
+
+
 def _line_of(fn, text: str) -> int:
     lines, first = inspect.getsourcelines(fn)
     return first + next(i for i, line in enumerate(lines) if text in line)
@@ -89,6 +98,24 @@ def test_a_break_inside_a_loop_runs_that_loop_in_python_and_the_rest_compiled():
     np.testing.assert_allclose(result, loop_calling_the_helper(x, 4), rtol=1e-15)
     line = _line_of(loop_calling_the_helper, "for i in")
     assert f"lines {line}-{line + 1} run in Python" in messages[0]
+
+
+def test_a_break_in_a_loop_body_compiles_the_statements_around_it_for_every_trip():
+    x = RNG.random(12)
+    compiled, result, messages = _compiled_quietly(loop_with_regions, x, 5)
+    np.testing.assert_allclose(result, loop_with_regions(x, 5), rtol=1e-14)  # (sin, tanh)
+    line = _line_of(loop_with_regions, "ranks = np.asarray")
+    assert len(messages) == 1 and f"lines {line}-{line} run in Python" in messages[0]
+    regions = {name: r for s in compiled.breaks.splits.values() for name, _, r in s.regions}
+    assert sorted(regions) == [
+        f"loop_with_regions__after_{line - 2}",
+        f"loop_with_regions__before_{line - 2}",
+        f"loop_with_regions__body_after_{line}",
+        f"loop_with_regions__body_before_{line}",
+    ]
+    body = regions[f"loop_with_regions__body_after_{line}"]
+    assert body.stats["calls"] == 5 and body.stats["traces"] <= 3  # (i = 0, 1, then a size)
+    assert all(r.stats["fallbacks"] == 0 for r in regions.values())
 
 
 def test_fullgraph_raises_instead_and_some_statements_cannot_break():

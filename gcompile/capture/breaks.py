@@ -1,5 +1,5 @@
-"""Graph breaks: a function whose trace refuses one of its top-level statements runs as
-compiled regions around that statement, the statement itself in Python between them::
+"""Graph breaks: a function whose trace refuses one of its statements runs as compiled regions
+around that statement, the statement itself in Python between them::
 
     def f(x, w):                          def f(x, w):                  (the driver: Python)
         y = np.sin(x) * w                     y, = _gc_region_0(x, w)
@@ -10,15 +10,18 @@ compiled regions around that statement, the statement itself in Python between t
         y = np.sin(x) * w                     return (z ** 2).sum() + y
         return (y,)
 
-The region before the statement returns the names the rest of the function reads (liveness,
-``liveness.py``); the region after it takes them. Values cross as they are (arrays by
-reference: no copy; a view stays a view). A region that refuses another statement splits
-again in turn. The statement keeps every Python meaning it had (its own ``return``, its
-exceptions); a statement inside a loop makes the whole loop the statement run in Python.
+The region before the statement returns the names the rest reads (liveness, ``liveness.py``);
+the region after it takes them. A statement inside a top-level loop splits the loop's body the
+same way: the loop runs in Python, each trip calling a compiled region for the body's
+statements before the refused one and one for those after it, which returns the names later
+trips and the code after the loop read. Values cross as they are (arrays by reference: no
+copy; a view stays a view). A region that refuses another statement splits again in turn. The
+statement keeps every Python meaning it had (its own ``return``, its exceptions).
 
 Refused with a reason (the function then runs eagerly, as before): no source, a ``yield``,
-``global`` or ``nonlocal``, a ``return`` before the statement, or a name the rest reads that
-is bound on some paths only.
+``global`` or ``nonlocal``, a ``return`` before the statement, a name the rest reads that is
+bound on some paths only, or a statement that is the whole function. A loop body with a
+``break``, ``continue``, ``return`` or ``else`` runs whole in Python instead.
 """
 
 from __future__ import annotations
@@ -26,30 +29,40 @@ from __future__ import annotations
 import ast
 import copy
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from .convert import compile_function, parse_function, register_source
-from .liveness import _Definite, _Jumps, _Liveness
-from .scopes import parameter_names, scan
-
-_BEFORE, _AFTER = "_gc_region_before", "_gc_region_after"
+from .liveness import _Definite, _Jumps, _Liveness, analyze
+from .scopes import parameter_names, scan, target_names
 
 
 @dataclass
 class Split:
     """A function broken at one statement: ``driver`` runs in its place; ``regions`` are the
     compiled functions it calls (``(name, lines, function)``); ``statement`` the lines run in
-    Python."""
+    Python (a loop's body statement, when the loop's body is split)."""
 
     driver: Callable
     regions: list
     statement: tuple[int, int]
 
 
-def split_at(fn: types.FunctionType, line: int, compile_region: Callable) -> Split | str:
-    """``fn`` broken at its top-level statement holding ``line``: a ``Split`` whose regions
+@dataclass
+class _Cut:
+    """A statement list cut at one statement: the statements replacing it (calls of the
+    regions around the statement) and the regions (``(cell name, FunctionDef)``)."""
+
+    stmts: list
+    regions: list = field(default_factory=list)
+    shown: ast.stmt | None = None  # (a loop's body cut: the statement run in Python)
+
+
+def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> Split | str:
+    """``fn`` broken at its statement holding ``lines[0]`` (a loop's: in its body, at the
+    statement holding the first of the other ``lines`` that is one): a ``Split`` whose regions
     ``compile_region(plain function)`` made, or why it cannot break there."""
+    line = lines[0]
     found = parse_function(fn)
     if isinstance(found, str):
         return found
@@ -57,28 +70,128 @@ def split_at(fn: types.FunctionType, line: int, compile_region: Callable) -> Spl
     why = _unbreakable(function)
     if why:
         return why
+    facts = analyze(function)
+    scope = _Scope(fn, set(fn.__code__.co_varnames) | set(fn.__code__.co_cellvars), facts)
     body = function.body
-    at = next((i for i, s in enumerate(body) if s.lineno <= line <= s.end_lineno), None)
+    at = _index(body, line)
     if at is None:
         return f"line {line} is not a statement of {fn.__name__}"
-    before, statement, after = body[:at], body[at], body[at + 1 :]
-    if not any(not _docstring(s) for s in before) and not after:
+    statement = body[at]
+    inner = None
+    if isinstance(statement, (ast.For, ast.While)):
+        inner = _split_loop(scope, statement, [n for n in lines[1:] if n != line])
+    whole = all(_docstring(s) for s in body[:at]) and at == len(body) - 1
+    if whole and not isinstance(inner, _Cut):
         return "the statement is the whole function"
-    if any(isinstance(n, ast.Return) for s in before for n in _own_nodes(s)):
-        return "a `return` before the statement"
     params = frozenset(parameter_names(function.args))
-    local = set(fn.__code__.co_varnames) | set(fn.__code__.co_cellvars)
-    passed = _live(after, local)
-    crossing = sorted(_live([statement, *after], local) & scan(before).stores)
-    bound = _Definite().block(before, params)
-    if bound is None or not set(crossing) <= bound:
-        return "a name the rest of the function reads is bound on some paths only"
-    after_bound = _Definite().block([statement], bound)
-    if after_bound is not None and not passed <= after_bound:
-        return "a name the rest of the function reads is bound on some paths only"
-    return _build(
-        fn, function, (before, statement, after), crossing, sorted(passed), compile_region
-    )
+    cut = scope.cut(body, at, params, frozenset(), _parameters(function.args), top=True)
+    if isinstance(cut, str):
+        return cut
+    if isinstance(inner, _Cut):  # (the loop runs in Python, its body's regions compiled)
+        position = next(i for i, s in enumerate(cut.stmts) if s is statement)
+        loop = copy.copy(statement)
+        loop.body = inner.stmts
+        cut.stmts[position] = loop
+        cut.regions += inner.regions
+    driver = copy.deepcopy(function)
+    driver.decorator_list = []
+    args = driver.args  # (the defaults are the function's own values, set after)
+    args.defaults = [ast.Constant(None) for _ in args.defaults]
+    args.kw_defaults = [None if d is None else ast.Constant(None) for d in args.kw_defaults]
+    driver.body = cut.stmts
+    shown = inner.shown if isinstance(inner, _Cut) else statement
+    return _made(fn, ast.fix_missing_locations(driver), cut.regions, compile_region, shown)
+
+
+class _Scope:
+    """What cutting a statement list of one function needs: its local names, the liveness
+    facts of its loops, and a counter naming the regions."""
+
+    def __init__(self, fn: types.FunctionType, local: set, facts: dict):
+        self.name = fn.__code__.co_name
+        self.local = frozenset(local)
+        self.facts = facts
+
+    def cut(self, stmts: list, at: int, bound: frozenset, out: frozenset, params: list,
+            top: bool = False) -> _Cut | str:  # fmt: skip
+        """``stmts`` cut at ``stmts[at]``, given the names certainly ``bound`` before them and
+        those live ``out`` after them (at the function's end: none, its returns are in the
+        statements); ``params`` the names the region before takes."""
+        before, statement, after = stmts[:at], stmts[at], stmts[at + 1 :]
+        if any(isinstance(n, ast.Return) for s in before for n in _own_nodes(s)):
+            return "a `return` before the statement"
+        crossing = sorted(self.live([statement, *after], out) & scan(before).stores)
+        passed = self.live(after, out)
+        known = _Definite().block(before, bound)
+        if known is None or not set(crossing) <= known:
+            return "a name the rest of the function reads is bound on some paths only"
+        known = _Definite().block([statement], known)
+        if known is not None and not passed <= known:
+            return "a name the rest of the function reads is bound on some paths only"
+        cut = _Cut([])
+        line, kind = statement.lineno, "" if top else "body_"
+        if before:
+            cell = f"_gc_{kind}before"
+            result = ast.copy_location(_tuple_of(crossing, ast.Load), before[-1])
+            region = _region(
+                f"{self.name}__{kind}before_{line}", params, [*before, ast.Return(result)]
+            )
+            cut.regions.append((cell, region))
+            call = ast.Call(_load(cell), [_load(p) for p in params], [])
+            cut.stmts.append(
+                ast.copy_location(ast.Assign([_tuple_of(crossing, ast.Store)], call), statement)
+            )
+        cut.stmts.append(statement)
+        if after:
+            cell = f"_gc_{kind}after"
+            results = sorted(out & scan(after).stores)
+            if not top:  # (a trip's region returns what later trips and the rest read)
+                known = _Definite().block(after, frozenset(passed))
+                if known is None or not set(results) <= known:
+                    return "a name later trips read is bound on some paths only"
+                after = [
+                    *after,
+                    ast.copy_location(ast.Return(_tuple_of(results, ast.Load)), after[-1]),
+                ]
+            region = _region(f"{self.name}__{kind}after_{line}", sorted(passed), after)
+            cut.regions.append((cell, region))
+            call = ast.Call(_load(cell), [_load(p) for p in sorted(passed)], [])
+            end = ast.Return(call) if top else ast.Assign([_tuple_of(results, ast.Store)], call)
+            cut.stmts.append(ast.copy_location(end, statement))
+        return cut
+
+    def live(self, stmts: list, out: frozenset) -> frozenset:
+        """The local names ``stmts`` may read before binding them, given those live after."""
+        return _Liveness().block(stmts, out, _Jumps()) & self.local
+
+
+def _split_loop(scope: _Scope, loop: ast.For | ast.While, lines: list) -> _Cut | str:
+    """The cut of a top-level loop's body at its statement holding the first of ``lines`` in
+    it, with the statement shown (``shown``); or why the body stays whole."""
+    at = next((i for i in (_index(loop.body, n) for n in lines) if i is not None), None)
+    if at is None or loop.orelse:
+        return "the loop's header or `else`"
+    if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in _trip_nodes(loop)):
+        return "a `break`, `continue` or `return` in the loop"
+    facts = scope.facts.get(loop)
+    if facts is None:
+        return "no facts about the loop"
+    target = target_names(loop.target) if isinstance(loop, ast.For) else set()
+    bound = facts.definite | frozenset(target)
+    out = (facts.body_entry | facts.exit) & scope.local
+    params = sorted(scope.live(loop.body[:at], out | scope.live(loop.body[at:], out)))
+    if not set(params) <= bound:
+        return "a name the loop's body reads is bound on some paths only"
+    cut = scope.cut(loop.body, at, bound, out, params)
+    if isinstance(cut, _Cut):
+        if not cut.regions:
+            return "nothing around the statement in the loop's body"
+        cut.shown = loop.body[at]
+    return cut
+
+
+def _index(stmts: list, line: int) -> int | None:
+    return next((i for i, s in enumerate(stmts) if s.lineno <= line <= s.end_lineno), None)
 
 
 def _docstring(stmt: ast.stmt) -> bool:
@@ -104,42 +217,19 @@ def _own_nodes(root: ast.AST):
             pending.extend(ast.iter_child_nodes(node))
 
 
-def _live(stmts: list, local: set) -> frozenset:
-    """The local names ``stmts`` may read before binding them."""
-    return _Liveness().block(stmts, frozenset(), _Jumps()) & frozenset(local)
-
-
-def _build(fn, function, parts, crossing: list, passed: list, compile_region) -> Split:
-    before, statement, after = parts
-    name = fn.__code__.co_name
-    params = _parameters(function.args)
-    regions, functions = [], []
-    if before:
-        result = ast.Return(ast.Tuple([_load(n) for n in crossing], ast.Load()))
-        last = before[-1]
-        regions.append(
-            _region(
-                f"{name}__before_{statement.lineno}",
-                params,
-                [*before, ast.copy_location(result, last)],
-            )
-        )
-    if after:
-        regions.append(_region(f"{name}__after_{statement.lineno}", passed, after))
-    for region in regions:
-        functions.append(_function(fn, region, {}))
-    compiled = [compile_region(f) for f in functions]
-    names = dict(zip([_BEFORE] * bool(before) + [_AFTER] * bool(after), compiled))
-    driver = _function(
-        fn, _driver(function, statement, crossing, passed, bool(before), bool(after)), names
-    )
-    driver.__defaults__, driver.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
-    spans = [(r.name, (r.body[0].lineno, r.body[-1].end_lineno)) for r in regions]
-    return Split(
-        driver,
-        [(n, s, c) for (n, s), c in zip(spans, compiled)],
-        (statement.lineno, statement.end_lineno),
-    )
+def _trip_nodes(loop: ast.For | ast.While):
+    """The nodes of a loop's body whose ``break``/``continue`` would be the loop's own (loops
+    nested in it left out, but their bodies' ``return``s kept)."""
+    pending = [n for s in loop.body for n in [s]]
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, (ast.For, ast.While)):
+            pending.extend(n for n in _own_nodes(node) if isinstance(n, ast.Return))
+        elif not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            pending.extend(ast.iter_child_nodes(node))
 
 
 def _parameters(args: ast.arguments) -> list:
@@ -152,6 +242,10 @@ def _load(name: str) -> ast.Name:
     return ast.Name(name, ast.Load())
 
 
+def _tuple_of(names: list, context: type) -> ast.Tuple:
+    return ast.Tuple([ast.Name(n, context()) for n in names], context())
+
+
 def _region(name: str, params: list, body: list) -> ast.FunctionDef:
     args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], kwonlyargs=[],
                          kw_defaults=[], defaults=[])  # fmt: skip
@@ -161,24 +255,16 @@ def _region(name: str, params: list, body: list) -> ast.FunctionDef:
     return ast.fix_missing_locations(ast.copy_location(region, body[0]))
 
 
-def _driver(function, statement, crossing, passed, before: bool, after: bool) -> ast.FunctionDef:
-    """The function run in ``function``'s place: the regions around the statement."""
-    driver = copy.deepcopy(function)
-    driver.decorator_list = []
-    args = driver.args  # (the defaults are the function's own values, set after)
-    args.defaults = [ast.Constant(None) for _ in args.defaults]
-    args.kw_defaults = [None if d is None else ast.Constant(None) for d in args.kw_defaults]
-    body = []
-    if before:
-        call = ast.Call(_load(_BEFORE), [_load(p) for p in _parameters(function.args)], [])
-        target = ast.Tuple([ast.Name(n, ast.Store()) for n in crossing], ast.Store())
-        body.append(ast.copy_location(ast.Assign([target], call), statement))
-    body.append(copy.deepcopy(statement))
-    if after:
-        call = ast.Call(_load(_AFTER), [_load(p) for p in passed], [])
-        body.append(ast.copy_location(ast.Return(call), statement))
-    driver.body = body
-    return ast.fix_missing_locations(driver)
+def _made(fn, driver: ast.FunctionDef, regions: list, compile_region, shown) -> Split:
+    """The split's functions: each region compiled, the driver calling them through cells."""
+    compiled = {cell: compile_region(_function(fn, region, {})) for cell, region in regions}
+    made = _function(fn, driver, compiled)
+    made.__defaults__, made.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
+    spans = [
+        (region.name, (region.body[0].lineno, region.body[-1].end_lineno), compiled[cell])
+        for cell, region in regions
+    ]
+    return Split(made, spans, (shown.lineno, shown.end_lineno))
 
 
 def _function(fn: types.FunctionType, node: ast.FunctionDef, cells: dict) -> types.FunctionType:

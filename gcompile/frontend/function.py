@@ -82,13 +82,13 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
         except RecursionError:
             raise
         except UnsupportedError as refusal:
-            refusal.line = refusal.line or _line_in(function, refusal.__traceback__)
+            refusal.lines = refusal.lines or _lines_in(function, refusal.__traceback__)
             raise
         except Exception as error:
             refusal = refusal_from(error)
             if refusal is None:
                 raise
-            refusal.line = _line_in(function, error.__traceback__)
+            refusal.lines = _lines_in(function, error.__traceback__)
             raise refusal from error
         _refuse_changed_containers(before, fn)
         out_leaves, out_spec = flatten(result)
@@ -153,14 +153,21 @@ def _refuse_changed_containers(snapshot: list, fn: Callable) -> None:
             )
 
 
-def _line_in(function: Any, traceback: Any) -> int | None:
-    """The line of ``function``'s own code that was running when the traceback was made."""
-    line = None
+def _lines_in(function: Any, traceback: Any) -> tuple:
+    """The lines of ``function``'s code, and of the functions nested in it (a converted loop's
+    body), that were running when the traceback was made, outermost first."""
+    codes, pending = set(), [getattr(function, "__code__", None)]
+    while pending:
+        code = pending.pop()
+        if code is not None and code not in codes:
+            codes.add(code)
+            pending += [c for c in code.co_consts if isinstance(c, type(code))]
+    lines = []
     while traceback is not None:
-        if traceback.tb_frame.f_code is getattr(function, "__code__", None):
-            line = traceback.tb_lineno
+        if traceback.tb_frame.f_code in codes:
+            lines.append(traceback.tb_lineno)
         traceback = traceback.tb_next
-    return line
+    return tuple(lines)
 
 
 def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> Any:
