@@ -151,6 +151,21 @@ def _flip(rec, m, axis=None):
     return m[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(m.ndim))]
 
 
+def _at_least(ndim: int) -> Callable:
+    """``np.atleast_1d``/``2d``/``3d``: each array as a view with new axes of length 1 (a
+    vector becomes a row, and for 3-D a row of one column: NumPy's placements)."""
+    places = {1: {0: (None,)}, 2: {0: (None, None), 1: (None, slice(None))},
+              3: {0: (None, None, None), 1: (None, slice(None), None),
+                  2: (slice(None), slice(None), None)}}[ndim]  # fmt: skip
+
+    def at_least(rec, arys=()):
+        arrays = [a if hasattr(a, "meta") else np.asanyarray(a) for a in arys]
+        made = tuple(a[places[a.ndim]] if a.ndim < ndim else a for a in arrays)
+        return made[0] if len(made) == 1 else made
+
+    return at_least
+
+
 def _real(rec, val):
     return val.real  # the traced array's property: the array itself unless it is complex
 
@@ -265,6 +280,9 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.copyto: Decomposition(_copyto),
     np.diff: Decomposition(_diff),
     np.flip: Decomposition(_flip),
+    np.atleast_1d: Decomposition(_at_least(1)),
+    np.atleast_2d: Decomposition(_at_least(2)),
+    np.atleast_3d: Decomposition(_at_least(3)),
     np.real: Decomposition(_real),
     np.imag: Decomposition(_imag),
     np.angle: Decomposition(_angle),

@@ -870,6 +870,19 @@ CASES: dict[Any, list[Case]] = {
             dtypes=(np.int32,),
         ),
     ],
+    np.atleast_1d: [  # (views: one dtype is enough)
+        case(lambda x: np.atleast_1d(x), (), dtypes=(np.float64,)),
+        case(lambda x: np.atleast_1d(x, x[None])[0], (), dtypes=(np.int32,)),
+    ],
+    np.atleast_2d: [
+        case(lambda x: np.atleast_2d(x), (4,), dtypes=(np.float64,)),
+        case(lambda x: np.atleast_2d(x), (), dtypes=(np.bool_,)),
+        case(lambda x: np.atleast_2d(x), F((2, 3)), dtypes=(np.float64,)),
+    ],
+    np.atleast_3d: [
+        case(lambda x: np.atleast_3d(x), (4,), dtypes=(np.float64,)),
+        case(lambda x: np.atleast_3d(x), strided((3, 2)), dtypes=(np.complex128,)),
+    ],
     np.flip: [
         case(lambda x: np.flip(x, 0), (3, 4)),
         case(lambda x: np.flip(x), (2, 3, 2)),
