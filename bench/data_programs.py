@@ -17,7 +17,10 @@ NumPy, ``numba.njit`` and Pythran all compile, inputs at three sizes (``tiny``, 
 - ``csr_matvec``: a CSR sparse matrix-vector product (inner bounds read from the data);
 - ``green_contraction``: an index-array gather and an ``einsum`` contraction;
 - ``contour_solve``: ``np.linalg.solve`` per quadrature node of a contour integral;
-- ``logged_relaxation``: relaxation steps with a ``print`` in the loop.
+- ``logged_relaxation``: relaxation steps with a ``print`` in the loop;
+- ``clipped_diffusion``: diffusion steps clipped at a quantile that a plain Python helper
+  finds by sorting a list (a graph break in the loop's body: neither Numba nor Pythran
+  compiles the helper).
 """
 
 from __future__ import annotations
@@ -184,6 +187,21 @@ def logged_relaxation(u, steps):
     return u
 
 
+def _upper_decile(values):
+    """The upper decile of ``values``, as plain Python finds it (a list, sorted)."""
+    ordered = sorted(values.tolist())
+    return ordered[len(ordered) * 9 // 10]
+
+
+def clipped_diffusion(u, steps):
+    """Diffusion steps whose values are clipped at the upper decile of a sample of them."""
+    for _ in range(steps):
+        smooth = u[1:-1] + 0.2 * (u[:-2] - 2.0 * u[1:-1] + u[2:])
+        limit = _upper_decile(smooth[::97])
+        u[1:-1] = np.minimum(smooth, limit) + 1e-3 * np.tanh(smooth - limit)
+    return u
+
+
 def _bytes(rng, n):
     return (rng.integers(0, 256, n).astype(np.int64),)
 
@@ -239,6 +257,10 @@ def _relaxed(rng, n):
     return (rng.random(n), 200)
 
 
+def _diffused(rng, n):
+    return (rng.random(n), 20)
+
+
 def _orbits(rng, n):
     return (rng.random(n) * 2 * np.pi, rng.random(n) * 0.9, 1e-12)
 
@@ -290,5 +312,8 @@ PROGRAMS = [
     ),
     Program(
         "logged_relaxation", logged_relaxation, _relaxed, _n(16, 2000, 20000), f"{VECTOR}, int"
+    ),
+    Program(
+        "clipped_diffusion", clipped_diffusion, _diffused, _n(300, 20000, 200000), f"{VECTOR}, int"
     ),
 ]

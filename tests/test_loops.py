@@ -505,7 +505,7 @@ def test_a_programs_top_level_kernels_write_its_own_buffers_in_parallel_on_large
     assert "# kernel fused_1 (called as _fused_1_parallel in loop diagonal_then_add)" in code
     second = compiled(a)  # the caller still holds the first result: a new buffer
     assert second is not first and np.array_equal(first, second)
-    np.testing.assert_array_equal(first, diagonal_then_add(a))
+    np.testing.assert_allclose(first, diagonal_then_add(a), rtol=1e-14)  # (tanh: libm's)
 
 
 def smooth_steps(u, steps):
