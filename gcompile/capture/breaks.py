@@ -118,6 +118,7 @@ class _Scope:
         those live ``out`` after them (at the function's end: none, its returns are in the
         statements); ``params`` the names the region before takes."""
         before, statement, after = stmts[:at], stmts[at], stmts[at + 1 :]
+        before = [s for s in before if not _docstring(s)]
         if any(isinstance(n, ast.Return) for s in before for n in _own_nodes(s)):
             return "a `return` before the statement"
         crossing = sorted(self.live([statement, *after], out) & scan(before).stores)
