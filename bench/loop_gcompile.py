@@ -59,10 +59,11 @@ def measure(program: Program, args: tuple, rounds: int) -> dict:
 
 def eager_fallback(compiled) -> dict:
     """``{"eager": reason}`` when gcompile ran the program eagerly (a refusal or an internal
-    error while compiling: ``gcompile.compile`` without ``fullgraph`` falls back), else {}."""
+    error while compiling: ``gcompile.compile`` without ``fullgraph`` falls back), else {}.
+    A refusal that broke the graph (compiled regions around the statement) is not eager."""
     for entry in compiled.entries:
         reason = entry.refusal or entry.failure
-        if reason is not None:
+        if reason is not None and (entry.failure or isinstance(compiled.breaks.split(reason), str)):
             return {"eager": first_line(reason)}
     return {}
 

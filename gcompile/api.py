@@ -24,6 +24,7 @@ import numpy as np
 
 from . import backends, config, fast_entry, frontend
 from .errors import GcompileWarning, UnsupportedError
+from .fallbacks import Fallbacks
 from .graph_breaks import GraphBreaks
 from .guards import (
     ArgumentBinder,
@@ -127,19 +128,19 @@ class CompiledFunction:
             else -1
         )
         self._lock = threading.Lock()
-        self._warned: set[str] = set()
         self._stats = {"calls": 0, "traces": 0, "cache_hits": 0, "fallbacks": 0}
         self._fast: fast_entry.FastEntry | None = None  # the fast entry calls go to first
         self.refusals: list[UnsupportedError] = []
         self.recompiles: list[Recompile] = []  # one record per cache miss after the first compile
-        self.breaks = GraphBreaks(fn, self._region, depth)
-        functools.update_wrapper(self, fn)
-
-    def _region(self, fn: Callable) -> CompiledFunction:
-        """A region of a graph break, compiled as this function is."""
-        return CompiledFunction(
-            fn, backend=self.backend, options=self.options, depth=self.breaks.depth + 1
+        self.breaks = GraphBreaks(
+            fn,
+            lambda f: CompiledFunction(f, backend=backend, options=options, depth=depth + 1),
+            depth,
         )
+        self.fallbacks = Fallbacks(
+            _graph_name(fn), fn, fullgraph, self.breaks, self._stats, self.refusals
+        )
+        functools.update_wrapper(self, fn)
 
     # -- calling ----------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -167,7 +168,7 @@ class CompiledFunction:
             # A wrong arity: let the eager function raise exactly its own TypeError.
             return self.eager(*args, **kwargs)
         except UnsupportedError as error:
-            return self._fallback(error, args, kwargs)
+            return self.fallbacks.refused(error, args, kwargs)
         entry = self._find(bound)
         if entry is None:
             entry, bound = self._compile(bound)
@@ -203,17 +204,17 @@ class CompiledFunction:
 
     def _run(self, entry: CacheEntry, inputs: list, args: tuple, kwargs: dict) -> Any:
         if entry.failure is not None:
-            return self._internal_failure(entry.failure, args, kwargs)
+            return self.fallbacks.failed(entry.failure, args, kwargs)
         if entry.refusal is not None:
-            return self._fallback(entry.refusal, args, kwargs)
+            return self.fallbacks.refused(entry.refusal, args, kwargs)
         if entry.written:
             overlap = _overlapping_write(entry, inputs)
             if overlap is not None:
-                return self._fallback(overlap, args, kwargs)
+                return self.fallbacks.refused(overlap, args, kwargs)
         try:
             outputs = entry.run(inputs)
         except UnsupportedError as refusal:  # found while running, before any write-back
-            return self._fallback(refusal, args, kwargs)
+            return self.fallbacks.refused(refusal, args, kwargs)
         spec = entry.graph.out_spec
         return outputs[0] if spec.kind == "leaf" else unflatten(spec, outputs)
 
@@ -285,7 +286,7 @@ class CompiledFunction:
             if recompile is not None:
                 self.recompiles.append(recompile)
                 _log("recompiles", lambda: str(recompile))
-            self._check_cache_size()
+            self.fallbacks.check_cache_size(len(self.entries))
             return entry, bound
 
     def _make_ints_symbolic(self, recompile: "Recompile", bound: BoundCall) -> bool:
@@ -320,68 +321,6 @@ class CompiledFunction:
         if config.get("verify"):
             graph.verify()
         return graph
-
-    def _internal_failure(self, error: Exception, args: tuple, kwargs: dict) -> Any:
-        """Compiling raised something other than a refusal: eager mode decides whose error it is.
-
-        If the eager function raises too, the caller gets eager's own exception (the
-        user's error, e.g. mismatched shapes). If it does not, the failure is ours:
-        the caller gets eager's result and a warning naming the error (once per entry).
-        """
-        result = self.eager(*args, **kwargs)
-        self._stats["fallbacks"] += 1
-        if f"failure {id(error)}" in self._warned:
-            return result
-        self._warned.add(f"failure {id(error)}")
-        warnings.warn(
-            f"gcompile failed to compile {_graph_name(self.eager)} and ran it eagerly (a gcompile bug, please "
-            f"report it): {type(error).__name__}: {error}",
-            GcompileWarning,
-            stacklevel=3,
-        )
-        return result
-
-    def _fallback(self, error: UnsupportedError, args: tuple, kwargs: dict) -> Any:
-        if self.fullgraph:
-            raise error
-        split = self.breaks.split(error)
-        if not isinstance(split, str):  # compiled regions around the refused statement
-            if f"break {error.reason}" not in self._warned:
-                self._warned.add(f"break {error.reason}")
-                self.refusals.append(error)
-                first, last = split.statement
-                warnings.warn(
-                    f"gcompile breaks the graph of {_graph_name(self.eager)}: lines {first}-{last} "
-                    f"run in Python, the statements before and after them compiled: {error}",
-                    GcompileWarning,
-                    stacklevel=3,
-                )
-            return split.driver(*args, **kwargs)
-        self._stats["fallbacks"] += 1
-        if error.reason not in self._warned:
-            self._warned.add(error.reason)
-            self.refusals.append(error)
-            why_not = self.breaks.why_not(error)
-            warnings.warn(
-                f"gcompile runs {_graph_name(self.eager)} eagerly: {error}"
-                + (f"\n  no graph break there: {why_not}" if why_not else ""),
-                GcompileWarning,
-                stacklevel=3,
-            )
-        return self.eager(*args, **kwargs)
-
-    def _check_cache_size(self) -> None:
-        limit = config.get("cache_size_limit")
-        count = len(self.entries)
-        if count > limit and "cache_size_limit" not in self._warned:
-            self._warned.add("cache_size_limit")
-            warnings.warn(
-                f"gcompile: {_graph_name(self.eager)} has been compiled for {count} different argument "
-                f"structures (limit {limit}); a changing shape, dtype or static value recompiles every call. "
-                f"Raise GCOMPILE_CACHE_LIMIT if this is expected.",
-                GcompileWarning,
-                stacklevel=4,
-            )
 
     # -- inspection ---------------------------------------------------------------------------------
     @property
