@@ -161,6 +161,16 @@ def unrolled_shrinking_views(A, B, x, n):
         B[i1:] += 0.5 * np.maximum(A[i1:], B[: B.shape[0] - i1])
 
 
+def row_from_its_own_column(A):
+    """``A[k] = A[:, -1]``: the program copied the column first; NumPy's copy loop (one axis,
+    strides the same way) runs backwards and sees the element it wrote (seed 103)."""
+    for k in range(A.shape[0] - 1):
+        A[k] = A[:, -1]
+        A[k + 1, ::-1] = A[:, 0] * 1.0  # (a new array: simplify keeps it one)
+        A[k + 1] = A[:, -2] * 1.0
+        A[::-1, 1][1:] = A[k, 1:]  # (strides opposite ways: NumPy buffers it)
+
+
 RNG = np.random.default_rng(19)
 CASES = [
     (broadcast_by_guard, lambda: (np.zeros(4), np.array([1.0, 2.0, 3.0]))),
@@ -182,6 +192,7 @@ CASES = [
     (load_reused_after_a_reduction, lambda: (RNG.random((6, 6)), RNG.random((6, 6)), 1)),
     (carried_view_of_one_element, lambda: (RNG.random(3), RNG.random(6))),
     (unrolled_shrinking_views, lambda: (RNG.random(6), RNG.random(6), 0.5, 5)),
+    (row_from_its_own_column, lambda: (RNG.random((30, 30)),)),
 ]
 # found wrong (or failing) on Numba only
 NUMBA = {
@@ -191,6 +202,7 @@ NUMBA = {
     shift_in_a_loop,
     element_of_a_sliced_view,
     load_reused_after_a_reduction,
+    row_from_its_own_column,
 }
 
 

@@ -6,7 +6,8 @@ that build a new node); its docstring shows
 infinities, -0.0 and integer wrap-around included. A rewrite is applied only
 when the replacement has the node's shape, dtype and weakness; a replacement
 that would make a returned value alias an argument (``return x * 1``) is
-skipped, since eager mode returns a new array there.
+skipped, since eager mode returns a new array there; so is one that would make a value written
+into an array share that array's memory (``A[k] = A[:, -1] * 1``).
 
 Not here, because they are not exact: ``x * 0 -> 0`` (NaN, inf, -0.0),
 ``x + 0.0 -> x`` (-0.0 + 0.0 is +0.0), ``maximum(x, x)`` swaps (-0.0 vs 0.0),
@@ -20,7 +21,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..ir import ops
-from ..ir.alias import returned
+from ..ir.alias import memory_of, returned
 from ..ir.graph import Graph, Node
 
 
@@ -292,7 +293,23 @@ def _acceptable(node: Node, replacement: Any) -> bool:
     if node.returned and replacement.meta.layout != node.meta.layout:
         return False  # the caller sees C/F contiguity
     aliases = replacement.op in ("placeholder", "constant") or replacement.kind == "view"
-    return same and not (node.returned and (aliases or returned(replacement, excluding=node)))
+    if node.returned and (aliases or returned(replacement, excluding=node)):
+        return False
+    return same and not _written_into_its_memory(node, replacement)
+
+
+def _written_into_its_memory(node: Node, replacement: Node) -> bool:
+    """Whether ``node``'s value is written into the memory ``replacement`` lives in: eager
+    assigns a new array there (``A[k] = A[:, -1] * 1``), the replacement would be read while
+    it is written (NumPy's overlapping copy, another result)."""
+    memory = memory_of(replacement)
+    return any(
+        user.op == "call"
+        and user.target in (ops.UPDATE, ops.STORE)
+        and user.args[1] is node
+        and memory_of(user.args[0]) is memory
+        for user in node.users
+    )
 
 
 def simplify(graph: Graph) -> bool:

@@ -65,6 +65,27 @@ def copy_parallel(value, shape, destination, offset, strides):
             _copy_row(source, memory, shape, offset, strides, row)
 
 
+@njit(cache=True, nogil=True)
+def assign_overlapping(destination, source):
+    """``destination[...] = source`` of one axis each, in one memory, as NumPy's assignment
+    copies them: through a buffer when their strides point opposite ways, else element by
+    element, backwards when (in the order of rising addresses) the source starts below the
+    destination and reaches it (NumPy's raw copy loop: ``A[k] = A[:, -1]`` sees what it wrote)."""
+    n = destination.shape[0]
+    ds, ss = destination.strides[0], source.strides[0]
+    if ds * ss < 0:
+        source = source.copy()
+    d_low = destination.ctypes.data + ((n - 1) * ds if ds < 0 else 0)
+    s_low = source.ctypes.data + ((n - 1) * ss if ss < 0 else 0)
+    backwards = ds * ss >= 0 and s_low < d_low and s_low + n * abs(ss) > d_low
+    if (ds > 0) != backwards:
+        for i in range(n):
+            destination[i] = source[i]
+    else:
+        for i in range(n - 1, -1, -1):
+            destination[i] = source[i]
+
+
 def copy_statements(
     store: Node, value, base, order: str, threshold: int, parallel: bool
 ) -> list | None:

@@ -1,5 +1,6 @@
 """Reads and writes of regions in loop programs, as loop IR: basic subscripts, stores into a
-region (a loop over it, buffered where it overlaps its source as NumPy's copy is), writes
+region (a loop over it; where it overlaps its source, NumPy's order: one axis by
+``copies.assign_overlapping``, more through a buffer), writes
 through getitem and transpose views, write-backs into the caller's arrays, views of values,
 and the regions a kernel call reads and writes (for ``loops.program_parallel``).
 
@@ -20,6 +21,7 @@ from ...loops.nodes import (
     Attr,
     Call,
     Const,
+    Eval,
     Item,
     Let,
     Loop,
@@ -107,7 +109,12 @@ class RegionLowering:
             region = ops.GETITEM.infer(meta, index=tuple(index)).shape
         shape = value.meta.shape if isinstance(value, Node) else ()
         source = self.value(value)
-        if shape and memory_of(value) is memory_of(base):  # B[1:] = B[:-1]: NumPy buffers it
+        overlap = shape and memory_of(value) is memory_of(base)
+        if overlap and len(region) == 1 and tuple(shape) == tuple(region):
+            self.copies = True  # (one axis: NumPy's copy loop, without a buffer)
+            self.emit(Eval(Call(Name("_assign_overlapping"), (target, source)), (target,)))
+            return
+        if overlap:  # B[1:, :] = B[:-1, :]: NumPy buffers it
             buffered = self.fresh("buffered")
             self.emit(Let(buffered, Call(Attr(source, "copy"))))
             source = buffered

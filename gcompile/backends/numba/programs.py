@@ -129,7 +129,7 @@ class LoopProgram:
     # kernels, passed after the inputs: ``(shape, dtype, order)`` each
     buffers: list = field(default_factory=list)
     blas: bool = False  # whether it calls ``blas.matmul_into`` (a matrix product)
-    copies: bool = False  # whether it calls the serial copy loop of ``copies``
+    copies: bool = False  # whether it calls the copy loops of ``copies``
     objmode: bool = False  # whether it calls back into Python (library calls)
     callbacks: list = field(default_factory=list)  # what it calls back into Python for, and why
     parallel: bool = False  # whether a loop of it runs in parallel (``loops.program_parallel``)
@@ -222,6 +222,9 @@ def module_preamble(program: LoopProgram, loaded: dict) -> str:
         lines.append("from gcompile.ir.callbacks import run_registered as _run_callback")
     if program.copies:
         lines.append("from gcompile.backends.numba.copies import copy_serial as _copy_serial")
+        lines.append(
+            "from gcompile.backends.numba.copies import assign_overlapping as _assign_overlapping"
+        )
     lines.append("")
     lines += [f"{name} = _dispatcher_of({key!r})" for name, key in sorted(loaded.items())]
     return "\n".join(lines) + "\n\n"
