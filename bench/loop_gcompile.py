@@ -61,9 +61,13 @@ def eager_fallback(compiled) -> dict:
     """``{"eager": reason}`` when gcompile ran the program eagerly (a refusal or an internal
     error while compiling: ``gcompile.compile`` without ``fullgraph`` falls back), else {}.
     A refusal that broke the graph (compiled regions around the statement) is not eager."""
+    from gcompile.capture.breaks import Split
+
     for entry in compiled.entries:
         reason = entry.refusal or entry.failure
-        if reason is not None and (entry.failure or isinstance(compiled.breaks.split(reason), str)):
+        if reason is not None and (
+            entry.failure or not isinstance(compiled.breaks.split(reason), Split)
+        ):
             return {"eager": first_line(reason)}
     return {}
 

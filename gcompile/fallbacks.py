@@ -8,6 +8,7 @@ import warnings
 from typing import Any, Callable
 
 from . import config
+from .capture.breaks import Split
 from .errors import GcompileWarning, UnsupportedError
 from .graph_breaks import GraphBreaks
 
@@ -27,7 +28,7 @@ class Fallbacks:
         if self.fullgraph:
             raise error
         split = self.breaks.split(error)
-        if not isinstance(split, str):  # compiled regions around the refused statement
+        if isinstance(split, Split):  # compiled regions around the refused statement
             first, last = split.statement
             self._warn(
                 f"break {error.reason}",
@@ -37,11 +38,10 @@ class Fallbacks:
             )
             return split.driver(*args, **kwargs)
         self.stats["fallbacks"] += 1
-        why_not = self.breaks.why_not(error)
         text = f"gcompile runs {self.name} eagerly: {error}"
-        self._warn(
-            error.reason, error, text + (f"\n  no graph break there: {why_not}" * bool(why_not))
-        )
+        if split:
+            text += f"\n  no graph break there: {split}"
+        self._warn(error.reason, error, text)
         return self.eager(*args, **kwargs)
 
     def failed(self, error: Exception, args: tuple, kwargs: dict) -> Any:

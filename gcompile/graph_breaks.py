@@ -25,12 +25,14 @@ class GraphBreaks:
         self.fn = fn
         self.make_region = make_region
         self.depth = depth
-        self.splits: dict[tuple, breaks.Split | str] = {}  # (source, inner lines) -> split or why
-        self.tried: set[str] = set()  # sources naming a statement of the function
+        # (source, inner lines) -> the split, why the statement cannot break, or None when
+        # the refusal names no statement of the function
+        self.splits: dict[tuple, breaks.Split | str | None] = {}
 
-    def split(self, error: UnsupportedError) -> breaks.Split | str:
+    def split(self, error: UnsupportedError) -> breaks.Split | str | None:
         """The split at the statement of the function that was running when ``error`` was
-        raised (a call of a helper that refused, say), or why there is none."""
+        raised (a call of a helper that refused, say), why that statement cannot break, or
+        None when the refusal names no statement of the function."""
         key = self._key(error)
         if key not in self.splits:
             self.splits[key] = self._split(key[0], key[1:])
@@ -43,24 +45,14 @@ class GraphBreaks:
             return (f"{code.co_filename}:{error.lines[0]}", *error.lines[1:])
         return (error.source or "",)
 
-    def _split(self, source: str, inner: tuple) -> breaks.Split | str:
+    def _split(self, source: str, inner: tuple) -> breaks.Split | str | None:
         fn = self.fn
         path, _, line = source.rpartition(":")
-        if type(fn) is not types.FunctionType or not line.isdigit():
-            return "the refusal names no line of a Python function"
-        if path != fn.__code__.co_filename:
-            return "the refused line is not in the function itself"
+        if type(fn) is not types.FunctionType or path != fn.__code__.co_filename:
+            return None
         if self.depth >= MAX_DEPTH:
             return f"more than {MAX_DEPTH} breaks"
-        self.tried.add(source)
         return breaks.split_at(fn, (int(line), *inner), self.make_region)
-
-    def why_not(self, error: UnsupportedError) -> str:
-        """Why a refused statement of the function itself could not break it ("": no such
-        statement, or it did break)."""
-        split = self.split(error)
-        tried = self._key(error)[0] in self.tried
-        return split if isinstance(split, str) and tried else ""
 
     def text(self) -> list[str]:
         """One line per break made: the statement run in Python and the regions around it."""

@@ -32,8 +32,10 @@ import types
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .convert import compile_function, parse_function, register_source
+from .convert import UNCONVERTIBLE_FLAGS, compile_function, parse_function, register_source
+from .exits import loop_exits
 from .liveness import _Definite, _Jumps, _Liveness, analyze
+from .plan import scope_nodes
 from .scopes import parameter_names, scan, target_names
 
 
@@ -67,7 +69,7 @@ def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> 
     if isinstance(found, str):
         return found
     function = found[0]
-    why = _unbreakable(function)
+    why = _unbreakable(fn, function)
     if why:
         return why
     facts = analyze(function)
@@ -104,8 +106,8 @@ def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> 
 
 
 class _Scope:
-    """What cutting a statement list of one function needs: its local names, the liveness
-    facts of its loops, and a counter naming the regions."""
+    """What cutting a statement list of one function needs: its name, its local names and
+    the liveness facts of its loops."""
 
     def __init__(self, fn: types.FunctionType, local: set, facts: dict):
         self.name = fn.__code__.co_name
@@ -119,7 +121,7 @@ class _Scope:
         statements); ``params`` the names the region before takes."""
         before, statement, after = stmts[:at], stmts[at], stmts[at + 1 :]
         before = [s for s in before if not _docstring(s)]
-        if any(isinstance(n, ast.Return) for s in before for n in _own_nodes(s)):
+        if any(isinstance(n, ast.Return) for n in scope_nodes(before)):
             return "a `return` before the statement"
         crossing = sorted(self.live([statement, *after], out) & scan(before).stores)
         passed = self.live(after, out)
@@ -129,37 +131,38 @@ class _Scope:
         known = _Definite().block([statement], known)
         if known is not None and not passed <= known:
             return "a name the rest of the function reads is bound on some paths only"
+        kind = "" if top else "body_"
         cut = _Cut([])
-        line, kind = statement.lineno, "" if top else "body_"
         if before:
-            cell = f"_gc_{kind}before"
-            result = ast.copy_location(_tuple_of(crossing, ast.Load), before[-1])
-            region = _region(
-                f"{self.name}__{kind}before_{line}", params, [*before, ast.Return(result)]
-            )
-            cut.regions.append((cell, region))
-            call = ast.Call(_load(cell), [_load(p) for p in params], [])
-            cut.stmts.append(
-                ast.copy_location(ast.Assign([_tuple_of(crossing, ast.Store)], call), statement)
-            )
+            self.before(cut, statement, kind, (before, params, crossing))
         cut.stmts.append(statement)
-        if after:
-            cell = f"_gc_{kind}after"
-            results = sorted(out & scan(after).stores)
-            if not top:  # (a trip's region returns what later trips and the rest read)
-                known = _Definite().block(after, frozenset(passed))
-                if known is None or not set(results) <= known:
-                    return "a name later trips read is bound on some paths only"
-                after = [
-                    *after,
-                    ast.copy_location(ast.Return(_tuple_of(results, ast.Load)), after[-1]),
-                ]
-            region = _region(f"{self.name}__{kind}after_{line}", sorted(passed), after)
-            cut.regions.append((cell, region))
-            call = ast.Call(_load(cell), [_load(p) for p in sorted(passed)], [])
-            end = ast.Return(call) if top else ast.Assign([_tuple_of(results, ast.Store)], call)
-            cut.stmts.append(ast.copy_location(end, statement))
+        if not after:
+            return cut
+        results = sorted(out & scan(after).stores)
+        if not top:  # (a trip's region returns what later trips and the rest read)
+            known = _Definite().block(after, frozenset(passed))
+            if known is None or not set(results) <= known:
+                return "a name later trips read is bound on some paths only"
+            after = [*after, ast.copy_location(ast.Return(_tuple_of(results, ast.Load)), after[-1])]
+        call = self.region(cut, f"{kind}after_{statement.lineno}", after, sorted(passed))
+        end = ast.Return(call) if top else ast.Assign([_tuple_of(results, ast.Store)], call)
+        cut.stmts.append(ast.copy_location(end, statement))
         return cut
+
+    def before(self, cut: _Cut, statement: ast.stmt, kind: str, part: tuple) -> None:
+        """The region of the statements before ``statement`` (``part``: them, the names the
+        region takes, the ``crossing`` names it returns) and the driver's assignment of them."""
+        before, params, crossing = part
+        result = ast.copy_location(ast.Return(_tuple_of(crossing, ast.Load)), before[-1])
+        call = self.region(cut, f"{kind}before_{statement.lineno}", [*before, result], params)
+        assign = ast.Assign([_tuple_of(crossing, ast.Store)], call)
+        cut.stmts.append(ast.copy_location(assign, statement))
+
+    def region(self, cut: _Cut, name: str, body: list, params: list) -> ast.Call:
+        """A region of ``body`` taking ``params``, added to ``cut``; the driver's call of it."""
+        cell = f"_gc_{name.rsplit('_', 1)[0]}"
+        cut.regions.append((cell, _region(f"{self.name}__{name}", params, body)))
+        return ast.Call(_load(cell), [_load(p) for p in params], [])
 
     def live(self, stmts: list, out: frozenset) -> frozenset:
         """The local names ``stmts`` may read before binding them, given those live after."""
@@ -172,7 +175,8 @@ def _split_loop(scope: _Scope, loop: ast.For | ast.While, lines: list) -> _Cut |
     at = next((i for i in (_index(loop.body, n) for n in lines) if i is not None), None)
     if at is None or loop.orelse:
         return "the loop's header or `else`"
-    if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in _trip_nodes(loop)):
+    returns = any(isinstance(n, ast.Return) for n in scope_nodes(loop.body))
+    if returns or loop_exits(loop.body):
         return "a `break`, `continue` or `return` in the loop"
     facts = scope.facts.get(loop)
     if facts is None:
@@ -180,7 +184,7 @@ def _split_loop(scope: _Scope, loop: ast.For | ast.While, lines: list) -> _Cut |
     target = target_names(loop.target) if isinstance(loop, ast.For) else set()
     bound = facts.definite | frozenset(target)
     out = (facts.body_entry | facts.exit) & scope.local
-    params = sorted(scope.live(loop.body[:at], out | scope.live(loop.body[at:], out)))
+    params = sorted(scope.live(loop.body, out))
     if not set(params) <= bound:
         return "a name the loop's body reads is bound on some paths only"
     cut = scope.cut(loop.body, at, bound, out, params)
@@ -199,38 +203,12 @@ def _docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
 
 
-def _unbreakable(function: ast.FunctionDef) -> str:
-    for node in _own_nodes(function):
-        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
-            return "a generator or coroutine"
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            return "a `global` or `nonlocal` declaration"
+def _unbreakable(fn: types.FunctionType, function: ast.FunctionDef) -> str:
+    if fn.__code__.co_flags & UNCONVERTIBLE_FLAGS:
+        return "a generator or coroutine"
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in scope_nodes(function.body)):
+        return "a `global` or `nonlocal` declaration"
     return ""
-
-
-def _own_nodes(root: ast.AST):
-    """The nodes of ``root``'s scope (nested functions, lambdas and classes left out)."""
-    pending = list(ast.iter_child_nodes(root))
-    while pending:
-        node = pending.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            pending.extend(ast.iter_child_nodes(node))
-
-
-def _trip_nodes(loop: ast.For | ast.While):
-    """The nodes of a loop's body whose ``break``/``continue`` would be the loop's own (loops
-    nested in it left out, but their bodies' ``return``s kept)."""
-    pending = [n for s in loop.body for n in [s]]
-    while pending:
-        node = pending.pop()
-        yield node
-        if isinstance(node, (ast.For, ast.While)):
-            pending.extend(n for n in _own_nodes(node) if isinstance(n, ast.Return))
-        elif not isinstance(
-            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-        ):
-            pending.extend(ast.iter_child_nodes(node))
 
 
 def _parameters(args: ast.arguments) -> list:

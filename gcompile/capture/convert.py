@@ -31,7 +31,7 @@ _CONVERTED = "__gc_converted"
 _FUTURE_FLAGS = functools.reduce(
     lambda a, b: a | b, (getattr(__future__, f).compiler_flag for f in __future__.all_feature_names)
 )
-_UNCONVERTIBLE_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+UNCONVERTIBLE_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 @dataclass
@@ -114,7 +114,7 @@ def convert_or_reason(fn: Callable) -> tuple[Converted | None, str]:
 
 def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     code = fn.__code__
-    if code.co_flags & _UNCONVERTIBLE_FLAGS:
+    if code.co_flags & UNCONVERTIBLE_FLAGS:
         return "generators and coroutines are not converted"
     if code.co_name == "<lambda>":
         return "lambdas are not converted"

@@ -45,12 +45,12 @@ def desugar_exits(function: ast.FunctionDef) -> None:
     """Rewrite the ``for`` loops of ``function``'s own scope that ``break`` or ``continue``."""
     count = 0
     for loop, block in own_loops(function.body, with_blocks=True):
-        if not _exits(loop.body):
+        if not loop_exits(loop.body):
             continue
         body = merge_tails(loop.body, _ends_in_exit)
-        if _exits(body) != _tail_exits(body):
+        if loop_exits(body) != _tail_exits(body):
             continue
-        breaks = any(isinstance(e, ast.Break) for e in _exits(body))
+        breaks = any(isinstance(e, ast.Break) for e in loop_exits(body))
         loop.body = _replace_tails(body, f"{BREAK}{count}")
         if breaks:
             _guard(loop, block, count)
@@ -71,7 +71,7 @@ def _guard(loop: ast.For, block: list[ast.stmt], number: int) -> None:
     ast.fix_missing_locations(ast.copy_location(start, loop))
 
 
-def _exits(stmts: list[ast.stmt]) -> list[ast.stmt]:
+def loop_exits(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """The ``break`` and ``continue`` statements of the loop body ``stmts`` (not of loops or
     functions nested in it)."""
     found = []
@@ -81,9 +81,9 @@ def _exits(stmts: list[ast.stmt]) -> list[ast.stmt]:
         elif not isinstance(stmt, _NESTED):
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.stmt):
-                    found += _exits([child])
+                    found += loop_exits([child])
                 elif isinstance(child, (ast.excepthandler, ast.match_case)):
-                    found += _exits(child.body)
+                    found += loop_exits(child.body)
     return found
 
 

@@ -65,7 +65,7 @@ def plan_scope(
     stays as written (a sentence for users). ``enclosing``: the local names of the function a
     generated ``function`` (a loop body, a branch) was taken from."""
     names = function_names(function)
-    nodes = [n for n in _scope_nodes(function.body) if isinstance(n, _PLANNED)]
+    nodes = [n for n in scope_nodes(function.body) if isinstance(n, _PLANNED)]
     dynamic = sorted(names.loads & set(_FRAME_READERS))
     if dynamic:
         why = f"the function calls `{dynamic[0]}()`, which would see the converted code's names"
@@ -326,7 +326,7 @@ def _body_nodes(body: list[ast.stmt]):
                     stack.append((child, in_loop))
 
 
-def _scope_nodes(stmts: list[ast.stmt]):
+def scope_nodes(stmts: list[ast.stmt]):
     """The nodes of a function's own scope, in source order (nested scopes not entered)."""
     for stmt in stmts:
         yield stmt
@@ -334,6 +334,6 @@ def _scope_nodes(stmts: list[ast.stmt]):
             continue
         for child in ast.iter_child_nodes(stmt):
             if isinstance(child, ast.stmt) and not isinstance(child, _SCOPES):
-                yield from _scope_nodes([child])
+                yield from scope_nodes([child])
             elif isinstance(child, (ast.excepthandler, ast.match_case)):
-                yield from _scope_nodes(child.body)
+                yield from scope_nodes(child.body)

@@ -248,13 +248,9 @@ class NumpyCalls:
                 arguments.append((key, int(value) if isinstance(value, SymInt) else value))
         call = externs.ExternCall(name, func, tuple(arguments), len(args))
         try:
-            result = self.tracer.call(ops.EXTERN, *operands, call=call)
+            return self._extern_results(operands, call)
         except TypeError as error:
             self.tracer.refuse(f"{name} on these arguments ({error})")
-        if not isinstance(result.meta, TupleMeta):
-            return result
-        items = range(len(result.meta.items))
-        return tuple(self.tracer.call(ops.KERNEL_OUTPUT, result, item=i) for i in items)
 
     def probed_extern(self, func: Callable, args: tuple, kwargs: dict) -> Any:
         """A NumPy function without a rule (``ir/externs.py``): one ``extern`` node whose
@@ -281,6 +277,10 @@ class NumpyCalls:
             self.tracer.refuse(
                 f"the NumPy function {name} on these arguments ({type(error).__name__}: {error})"
             )
+        return self._extern_results(operands, call)
+
+    def _extern_results(self, operands: list, call: externs.ExternCall) -> Any:
+        """One ``extern`` node of ``call``: its result, or a tuple of ``kernel_output``s."""
         result = self.tracer.call(ops.EXTERN, *operands, call=call)
         if not isinstance(result.meta, TupleMeta):
             return result

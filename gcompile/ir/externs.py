@@ -120,19 +120,25 @@ def probe(call: ExternCall, values: list) -> Probed:
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (the call's own warnings come when it runs)
         result, _ = call.call(tuple(values))
-    several = isinstance(result, (tuple, list))
-    items = tuple(result) if several else (result,)
+    several, items = _items(result)
     results = []
     arrays = [v for v in values if isinstance(v, np.ndarray)]
     for item in items:
         if isinstance(item, np.ndarray) and any(np.shares_memory(item, a) for a in arrays):
             raise TypeError(f"{call.name} returns a view of its argument")
-        if isinstance(item, (bool, int, float, complex)):
-            item = np.asarray(item)[()]
         if not isinstance(item, (np.ndarray, np.generic)) or item.dtype.kind in "OVSUMm":
             raise TypeError(f"{call.name} returns a {type(item).__name__}, not numbers")
         results.append(_result_meta(item))
     return Probed(tuple(results), several)
+
+
+def _items(result: Any) -> tuple[bool, list]:
+    """``(several, items)`` of a function's result: whether it is a tuple (or list) of
+    results, and each one, a Python number as a NumPy scalar."""
+    several = isinstance(result, (tuple, list))
+    items = [np.asarray(r)[()] if isinstance(r, (bool, int, float, complex)) else r
+             for r in (result if several else (result,))]  # fmt: skip
+    return several, items
 
 
 def _result_meta(item: Any) -> TensorMeta:
@@ -158,9 +164,7 @@ def probe_value(meta: TensorMeta) -> Any:
 def _as_probed(call: ExternCall, result: Any) -> Any:
     """``result`` as the probe found it (NumPy scalars for Python numbers, a tuple for a list),
     or a ``RuntimeError`` when its shapes or dtypes differ."""
-    several = isinstance(result, (tuple, list))
-    items = [np.asarray(r)[()] if isinstance(r, (bool, int, float, complex)) else r
-             for r in (result if several else (result,))]  # fmt: skip
+    several, items = _items(result)
     found = [(tuple(np.shape(r)), getattr(r, "dtype", None)) for r in items]
     expected = [(m.shape, m.dtype) for m in call.probed.results]
     if several != call.probed.several or found != expected:

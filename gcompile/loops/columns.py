@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..ir import ops
 from .nodes import (
     COUNTER,
     Affine,
@@ -46,7 +47,7 @@ from .nodes import (
     product,
     size_var,
 )
-from .parallel import CHUNK, CHUNKS, HIGH, LOW
+from .parallel import CHUNK, CHUNKS, HIGH, LOW, chunk_bounds
 from .plan import Plan
 from .rewrite import Context, map_exprs
 
@@ -61,7 +62,7 @@ def runs_by_columns(plan: Plan, order: str) -> bool:
         return False
     if plan.var_pass or axes != list(range(axes[0], axes[-1] + 1)) or axes[-1] == plan.nd - 1:
         return False
-    if any(r.target.name in ("argmax", "argmin") for r in plan.reductions):
+    if any(r.target in (ops.ARGMAX, ops.ARGMIN) for r in plan.reductions):
         return False
     arrays = [p.meta for p in plan.kernel.graph.placeholders if p.meta.ndim > 1]
     return not any(meta.layout == "F" for meta in arrays)
@@ -141,10 +142,7 @@ def parallel_columns(kernel: Kernel, ctx: Context) -> Kernel:
         return kernel
     first = next(s for s in body if isinstance(s, Loop) and s.kind == "column")
     size, span = first.stop, BinOp("-", HIGH, LOW)
-    chunk = [
-        Let(LOW, BinOp("//", BinOp("*", size, CHUNK), Const(CHUNKS))),
-        Let(HIGH, BinOp("//", BinOp("*", size, BinOp("+", CHUNK, Const(1))), Const(CHUNKS))),
-    ]
+    chunk = chunk_bounds(size)
     for stmt in body:
         if isinstance(stmt, Alloc):
             stmt = dataclasses.replace(stmt, size=map_exprs(stmt.size, _swap(size, span)))

@@ -69,11 +69,7 @@ def chunk_total(kernel: Kernel, ctx: Context) -> Kernel:
         Let(COUNTER, start) if isinstance(s, Let) and s.var == COUNTER else s
         for s in body[:position]
     ]
-    size = size_var(first)
-    bounds = [
-        Let(LOW, BinOp("//", BinOp("*", size, CHUNK), Const(CHUNKS))),
-        Let(HIGH, BinOp("//", BinOp("*", size, BinOp("+", CHUNK, Const(1))), Const(CHUNKS))),
-    ]
+    bounds = chunk_bounds(size_var(first))
     partials = [_partial(acc, blocked) for acc, (blocked, _) in zip(kernel.accumulators, results)]
     chunk = bounds + before + [rebound(body[position], LOW, HIGH)] + partials
     combined: list = []
@@ -131,6 +127,15 @@ def _results(after: list, accumulators: tuple) -> tuple[list, list]:
             group.append(rest.pop(0))
         groups.append((blocked, group))
     return groups, rest
+
+
+def chunk_bounds(size) -> list:
+    """``lo`` and ``hi`` of chunk ``c`` of ``CHUNKS`` over ``range(size)``: fixed, so that
+    results do not depend on the number of threads."""
+    return [
+        Let(LOW, BinOp("//", BinOp("*", size, CHUNK), Const(CHUNKS))),
+        Let(HIGH, BinOp("//", BinOp("*", size, BinOp("+", CHUNK, Const(1))), Const(CHUNKS))),
+    ]
 
 
 def _partial(acc, blocked: bool):
