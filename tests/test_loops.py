@@ -508,6 +508,22 @@ def test_a_programs_top_level_kernels_write_its_own_buffers_in_parallel_on_large
     np.testing.assert_allclose(first, diagonal_then_add(a), rtol=1e-14)  # (tanh: libm's)
 
 
+def decaying_sum(u, steps):
+    acc = np.zeros_like(u)
+    for k in range(steps):
+        acc[k] = acc[k - 1] * 0.5 + u[k]
+    return acc
+
+
+def test_a_large_array_a_whole_program_creates_comes_from_the_host_pool_filled():
+    u = RNG.random(200_000)  # 1.6 MB: pooled, so its zeros are written by the program
+    compiled = gcompile.compile(decaying_sum, fullgraph=True)
+    for steps in (300, 299, 300, 100):  # (299: steps is a size from then on; the call with
+        # 100 gets the buffer of the call with 300 back, which holds values past 100)
+        np.testing.assert_array_equal(compiled(u, steps), decaying_sum(u, steps))
+    assert "_empty((s0,), _float64, 'C')" in compiled.code and "b0[...] = 0.0" in compiled.code
+
+
 def smooth_steps(u, steps):
     for _ in range(steps):
         v = np.tanh(u[1:-1]) * 0.5  # a fixed-size kernel output that dies within the trip
