@@ -16,6 +16,7 @@ import inspect
 import threading
 import time
 import warnings
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -201,6 +202,13 @@ class CompiledFunction:
             self.__class__ = type(CompiledFunction.__name__, (CompiledFunction,), {"__slots__": ()})
         type(self).__call__ = staticmethod(fast.function)
         self._fast = fast
+        _WITH_FAST_ENTRIES.add(self)
+
+    def _drop_fast_entry(self) -> None:
+        """Send calls to the general path again (until a call there installs one anew)."""
+        if self._fast is not None:
+            type(self).__call__ = CompiledFunction.__call__
+            self._fast = None
 
     def _run(self, entry: CacheEntry, inputs: list, args: tuple, kwargs: dict) -> Any:
         if entry.failure is not None:
@@ -362,6 +370,20 @@ class CompiledFunction:
 
     def __repr__(self) -> str:
         return f"<gcompile.CompiledFunction {_graph_name(self.eager)} backend={self.backend}>"
+
+
+_WITH_FAST_ENTRIES: weakref.WeakSet = weakref.WeakSet()  # compiled functions calls reach straight
+
+
+def _drop_fast_entries(option: str) -> None:
+    """A changed option (``disable`` above all) reaches calls through the general path: the
+    fast entries do not look at options."""
+    for compiled in list(_WITH_FAST_ENTRIES):
+        compiled._drop_fast_entry()
+    _WITH_FAST_ENTRIES.clear()
+
+
+config.watch(_drop_fast_entries)
 
 
 def _recompile(fn: "CompiledFunction", bound: BoundCall) -> Recompile:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Any
+from typing import Any, Callable
 
 # ``config.set``'s values; ``fast_entry`` reads it on every call (never write it elsewhere)
 OVERRIDES: dict[str, Any] = {}
+_WATCHERS: list = []  # called after each ``set``: ``watch``
 
 
 # os.environ's own mapping (encoded keys and values, updated by os.environ[...] = ...): read
@@ -121,3 +122,11 @@ def set(name: str, value: Any) -> None:  # noqa: A001 - mirrors get()
         OVERRIDES.pop(name, None)
     else:
         OVERRIDES[name] = value
+    for watcher in list(_WATCHERS):
+        watcher(name)
+
+
+def watch(watcher: Callable[[str], None]) -> None:
+    """Call ``watcher(name)`` after each ``set`` (code that caches what an option decides, such
+    as the fast entries that skip the ``disable`` check, forgets it there)."""
+    _WATCHERS.append(watcher)

@@ -9,21 +9,21 @@ to check in Python is each argument's type, in one generated function (an array'
 signature's too), with the user's signature, so keyword calls and defaults take it as well::
 
     def _gc_entry(u, dx):               # (named periodic_laplacian, as the user's function)
-        if (_gc_disable not in _gc_environ and 'disable' not in _gc_overrides
+        if (_gc_disable not in _gc_environ
                 and _gc_type(u) is _gc_ndarray and _gc_type(dx) is _gc_kind_dx):
             try:
-                results = _gc_program(u, dx)
+                results = _gc_program(u, dx)  # (a program of one result returns it bare)
             except Exception:  # a type or size the program refuses: the general path decides
                 pass
             else:
                 _gc_count()
-                return results[0]
+                return results
         return _gc_general(u, dx)
 
 It is used only for entries that write no argument and call nothing back into Python, so a call
 that the program refuses half-way has changed nothing: the general path runs it again, and
-raises the user's own error if there is one. ``GCOMPILE_DISABLE`` and ``config.set`` are seen
-on every call, as on the general path.
+raises the user's own error if there is one. ``GCOMPILE_DISABLE`` is seen on every call, as on
+the general path; ``config.set`` takes the fast entries down (``api``), so they need not look.
 """
 
 from __future__ import annotations
@@ -34,8 +34,6 @@ import os
 from typing import Any, Callable
 
 import numpy as np
-
-from . import config
 
 
 class FastEntry:
@@ -82,7 +80,6 @@ def build(
         "_gc_general": general,
         "_gc_environ": environ,
         "_gc_disable": os.environ.encodekey("GCOMPILE_DISABLE"),
-        "_gc_overrides": config.OVERRIDES,
         "_gc_type": type,
         "_gc_ndarray": np.ndarray,
         **{f"_gc_c{i}": constant for i, constant in enumerate(constants)},
@@ -90,7 +87,8 @@ def build(
         **{f"_gc_kind_{n}": type(v) for n, v in zip(names, values)},
     }
     inputs = [n for n, flag in zip(names, bound.is_input) if flag]
-    source = _source(parameters, tests, inputs, len(constants), out.kind)
+    results = "(results,)" if out.kind == "tuple" and len(out.children) == 1 else "results"
+    source = _source(parameters, tests, inputs, len(constants), results)
     exec(compile(source, f"<gcompile fast entry {entry.graph.name}>", "exec"), namespace)
     function = namespace["_gc_entry"]
     # a wrong arity raises the TypeError eager would raise, naming the user's function
@@ -115,12 +113,12 @@ def _test(name: str, value: Any, is_input: bool) -> str | None:
     return None
 
 
-def _source(parameters: list, tests: list, inputs: list, constants: int, out: str) -> str:
+def _source(parameters: list, tests: list, inputs: list, constants: int, results: str) -> str:
     signature = ", ".join(
         p.name if p.default is p.empty else f"{p.name}=_gc_default_{p.name}" for p in parameters
     )
     arguments = ", ".join(inputs + [f"_gc_c{i}" for i in range(constants)])
-    checks = ["_gc_disable not in _gc_environ", "'disable' not in _gc_overrides", *tests]
+    checks = ["_gc_disable not in _gc_environ", *tests]
     call = ", ".join(p.name for p in parameters)
     return (
         f"def _gc_entry({signature}):\n"
@@ -131,6 +129,6 @@ def _source(parameters: list, tests: list, inputs: list, constants: int, out: st
         "            pass\n"
         "        else:\n"
         "            _gc_count()\n"
-        f"            return {'results[0]' if out == 'leaf' else 'results'}\n"
+        f"            return {results}\n"
         f"    return _gc_general({call})\n"
     )

@@ -110,8 +110,9 @@ def test_disabling_the_compiler_reaches_calls_the_fast_entry_would_take(monkeypa
     finally:
         gcompile.config.set("disable", None)
     assert len(ran) == 2
+    assert fn._fast is None  # (``config.set`` took the fast entry down: it looks at no option)
     fn(u, 0.5)
-    assert len(ran) == 2
+    assert len(ran) == 2 and fn._fast is not None
 
 
 def test_no_fast_entry_where_a_call_must_be_checked_in_python():

@@ -434,9 +434,11 @@ class CallKernel:
 
 @dataclass(frozen=True)
 class Return:
-    """``return (values...)``: a program's results."""
+    """``return (values...)``: a program's results; ``bare``: its one value as itself, not in a
+    1-tuple (a program of one result: its callers neither box nor index a tuple)."""
 
     values: tuple
+    bare: bool = False
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ DIAGONAL = golden("""
         else:
             _fused_1(out0_fused_1, a0, t, n0=s0, n1=s1, st0=s1)
         fused_1 = out0_fused_1
-        return (fused_1,)
+        return fused_1
 """)
 
 FORWARD_SOLVE = golden("""
@@ -100,7 +100,7 @@ FORWARD_SOLVE = golden("""
             divide_1 = np.float64((subtract_1 / getitem_4))
             # %store_1 : f64[s2] = store(%zeros_1, %divide_1, index=[k0])    # <here>:27
             zeros_1_2[k0] = divide_1
-        return (zeros_1_2,)
+        return zeros_1_2
 """)
 
 LAPLACIAN = golden("""
@@ -146,7 +146,7 @@ LAPLACIAN = golden("""
             _fused_2_parallel(empty_1, multiply_4, n0=s0)
         else:
             _fused_2(empty_1, multiply_4, n0=s0)
-        return (empty_1,)
+        return empty_1
 """)
 
 

@@ -69,6 +69,8 @@ class ProgramCalls:
             self.globals[f"_loop_{name}_c{position}"] = constant
             arguments.append(Name(f"_loop_{name}_c{position}"))
         self.emit(Let(Var("_results"), Call(Name(f"_loop_{name}"), tuple(arguments))))
+        if len(program.outputs) == 1:  # (returned bare: ``programs``)
+            return [self.program_result(Var("_results"), program.outputs[0])]
         return [
             self.program_result(Item(Var("_results"), (Const(i),)), meta)
             for i, meta in enumerate(program.outputs)

@@ -117,7 +117,8 @@ PROGRAM_REWRITES = [
 @dataclass
 class LoopProgram:
     """A generated function (a loop nest, or a whole graph) and how the host calls it:
-    ``kernel(*inputs, *sizes, *constants)``, returning the tuple of ``outputs``."""
+    ``kernel(*inputs, *sizes, *constants)``, returning the tuple of ``outputs`` (one output
+    bare)."""
 
     source: str
     inputs: list  # the nodes the host passes first, in order (arrays, scalars as their dtype)
@@ -280,7 +281,7 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             Param(Var(f"c{i}"), ("constant", i), c.dtype, c.ndim)
             for i, c in enumerate(self.constants)
         ]
-        body = (*self.statements, Return(tuple(results)))
+        body = (*self.statements, Return(tuple(results), bare=len(results) == 1))
         symbols = tuple(self.symbols.items())
         program = Kernel(name, tuple(params), body, (), (), entry=self.entry, symbols=symbols)
         ctx = MathContext(
