@@ -319,6 +319,8 @@ class Tracer:
         items = index if isinstance(index, tuple) else (index,)
         out = []
         for item in items:
+            if isinstance(item, masks.MaskedValue):
+                item.refuse("indexing with")
             if isinstance(item, TracedArray):
                 if item.dtype == bool:
                     self.refuse(
