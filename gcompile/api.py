@@ -39,6 +39,7 @@ from .guards import (
 from .ir.alias import memory_of
 from .ir.graph import Graph
 from .ir.pytree import unflatten
+from .ir.shape_env import SIZE_LOW
 from .passes import manager
 
 _UNBUILT = object()  # a cache entry's fast entry before the entry's first call
@@ -123,6 +124,7 @@ class CompiledFunction:
         # found without binding (the per-call overhead is this lookup and one host call). Exact
         # shapes and ints decide every size check, so a hit needs no check.
         self._array_calls: dict[tuple, tuple] = {}
+        self._size_positions: frozenset = frozenset()  # positional ints traced as sizes
         self._array_arity = (
             len(self._binder.signature.parameters)
             if self._binder.simple_positional and not self.static_argnames
@@ -148,17 +150,19 @@ class CompiledFunction:
         """The general path (a call the fast entry, ``fast_entry``, did not take)."""
         self._stats["calls"] += 1
         if not kwargs and len(args) == self._array_arity:
-            key = _array_key(args)
+            key = _array_key(args, self._size_positions)
             found = self._array_calls.get(key) if key is not None else None
             if (
                 found is not None
                 and not config.get("disable")
                 and frontend.current_tracer() is None
             ):
-                self._stats["cache_hits"] += 1
                 entry, positions = found
-                self._use_fast_entry(entry)
-                return self._run(entry, [args[i] for i in positions], args, kwargs)
+                inputs = [args[i] for i in positions]
+                if not self._size_positions or entry.holds(inputs):  # (a size's new value)
+                    self._stats["cache_hits"] += 1
+                    self._use_fast_entry(entry)
+                    return self._run(entry, inputs, args, kwargs)
         if config.get("disable") or frontend.current_tracer() is not None:
             # Disabled, or called from a function being traced: run the Python code, so an
             # enclosing trace records these operations inline.
@@ -179,8 +183,11 @@ class CompiledFunction:
             general = functools.partial(CompiledFunction.__call__, self)
             entry.fast = fast_entry.build(entry, bound, self._binder, general, self.eager)
         self._use_fast_entry(entry)
-        if not kwargs and len(args) == self._array_arity:
-            key = _array_key(args)
+        # (an entry whose trace failed holds for every size: under a key for any size value,
+        # it would take calls the entry before it admits)
+        compiled = entry.failure is None and entry.refusal is None
+        if not kwargs and len(args) == self._array_arity and (compiled or not self._size_positions):
+            key = _array_key(args, self._size_positions)
             if key is not None:
                 if len(self._array_calls) >= _MAX_EXACT_KEYS:
                     self._array_calls.clear()  # many sizes: the memo restarts, entries stay
@@ -304,6 +311,10 @@ class CompiledFunction:
         if not self.options.get("dynamic", True) or not recompile.int_paths:
             return False
         self._binder.dynamic_ints |= recompile.int_paths
+        names = list(self._binder.signature.parameters)
+        self._size_positions = frozenset(
+            i for i, name in enumerate(names) if name in self._binder.dynamic_ints
+        )
         recompile.hint = f"{', '.join(sorted(recompile.int_paths))}: traced as a size from now on"
         return True
 
@@ -525,14 +536,18 @@ MAX_GRAPH_NODES = 10_000
 _MAX_EXACT_KEYS = 256  # exact-shape memo entries kept before the memo starts again
 
 
-def _array_key(args: tuple) -> tuple | None:
+def _array_key(args: tuple, sizes: frozenset) -> tuple | None:
     """The exact guard of a call whose arguments are all ndarrays and scalars (None otherwise):
     per array its dtype, shape, contiguity and writeability; a Python float or complex its
-    type; an int or bool its value (static, or a size); a NumPy scalar its dtype. Each argument
-    is one leaf of the bound call."""
+    type; an int or bool its value (static), or for an int at a position of ``sizes`` (traced
+    as a size symbol) whether it is one (the entry's size check then decides); a NumPy scalar
+    its dtype. Each argument is one leaf of the bound call."""
     key = []
-    for value in args:
+    for position, value in enumerate(args):
         kind = type(value)
+        if kind is int and position in sizes and value >= SIZE_LOW:
+            key.append((int, SIZE_LOW))
+            continue
         if kind is np.ndarray:
             flags = value.flags
             key.append(

@@ -74,6 +74,20 @@ def test_an_int_whose_value_alone_changes_becomes_a_size_symbol():
     assert "a size symbol for values of 2 or more" in fn.recompiles[-1].hint
 
 
+def test_calls_with_a_new_value_of_a_size_int_reuse_the_entry_its_size_check_admits():
+    def pick(x, n):
+        return x[:n] + x[n]
+
+    fn = gcompile.compile(pick, backend="interpreter")
+    x = np.arange(10.0)
+    for n in (3, 4, 5, 6, 7, 2, 9):
+        np.testing.assert_array_equal(fn(x, n), pick(x, n))
+    assert fn.stats["traces"] == 2 and fn.stats["cache_hits"] == 5  # (memo hits: n < s0 held)
+    with pytest.raises(IndexError, match="index 20 is out of bounds"):
+        fn(x, 20)  # (the memo's entry assumed n < s0: its size check sends this call on)
+    np.testing.assert_array_equal(fn(x, 5), pick(x, 5))
+
+
 def test_a_symbolic_int_an_op_needs_as_an_int_is_specialised_and_guarded():
     def total(x, n):
         return np.sum(x, axis=n - 3) * n

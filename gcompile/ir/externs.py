@@ -181,7 +181,9 @@ def _own(result: Any, operands: list) -> Any:
     if isinstance(result, tuple):
         items = [_own(r, operands) for r in result]
         return type(result)(*items) if hasattr(type(result), "_fields") else tuple(items)
-    if isinstance(result, np.ndarray) and any(np.shares_memory(result, o) for o in operands):
+    if isinstance(result, np.ndarray) and any(
+        np.may_share_memory(result, o) and np.shares_memory(result, o) for o in operands
+    ):  # (the bounds first: the exact test costs a microsecond or more)
         writeable = result.flags.writeable
         result = result.copy()
         result.flags.writeable = writeable

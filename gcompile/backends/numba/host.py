@@ -42,7 +42,7 @@ import numpy as np
 
 from ...errors import UnsupportedError
 from ...ir import ops
-from ...ir.graph import Graph, Node, last_uses, map_arg
+from ...ir.graph import Graph, Node, last_uses, map_arg, nodes_in
 from ...ir.kernel import FusedKernel
 from ...ir.shape_env import concrete, is_symbolic
 from ...ir.subgraph import subgraphs_of
@@ -488,13 +488,28 @@ def _node_runner(node: Node, inputs: list, evaluate: Callable) -> Callable:
     interpreter's error context; keyword arguments replace parameters (symbolic ones, computed
     by the host), except ``sizes``, which goes to ``evaluate`` itself."""
 
-    def run(*values, **given):
+    flat = not nodes_in(node.kwargs) and all(
+        isinstance(a, Node) or not nodes_in(a) for a in node.args
+    )
+    slots = {n: i for i, n in enumerate(inputs)}
+    places = [slots[a] if isinstance(a, Node) else -1 for a in node.args]
+
+    def arguments(values: tuple, given: dict) -> tuple:
+        if flat:  # (the common case, without walking the arguments: a call is a few us)
+            args = tuple(values[i] if i >= 0 else a for i, a in zip(places, node.args))
+            return args, ({**node.kwargs, **given} if given else node.kwargs)
         env = dict(zip(inputs, values))
+        return map_arg(node.args, env.__getitem__), {
+            **map_arg(node.kwargs, env.__getitem__),
+            **given,
+        }
+
+    def run(*values, **given):
         sizes = given.pop("sizes", None)
-        kwargs = {**map_arg(node.kwargs, env.__getitem__), **given}
+        args, kwargs = arguments(values, given)
         extra = {"sizes": sizes} if sizes is not None else {}
         try:
-            return evaluate(map_arg(node.args, env.__getitem__), kwargs, **extra)
+            return evaluate(args, kwargs, **extra)
         except UnsupportedError:
             raise
         except Exception as exc:
