@@ -17,9 +17,10 @@ import numpy as np
 
 from ..ir.einsum import MatmulPlan, eager_result, matmul_plan
 from ..ir.meta import dtype_probe, normalize_axes
-from ..ir.ops import ASTYPE, CLIP, COPY, EMPTY, EYE, FULL, ONES, RESHAPE, ZEROS, OpDef
-from ..ir.shape_env import hint
+from ..ir.ops import ARANGE, ASTYPE, CLIP, COPY, EMPTY, EYE, FULL, ONES, RESHAPE, ZEROS, OpDef
+from ..ir.shape_env import decide, hint
 from .contractions import contraction
+from .traced_array import TracedArray
 
 
 @dataclass(frozen=True)
@@ -264,6 +265,35 @@ def _as_matmul(subscripts: str, a, b):
     return result
 
 
+def _linspace(rec, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, **kw):
+    """``np.linspace`` with traced bounds (constant ones are the ``linspace`` op), computed as NumPy computes it: ``arange`` times the
+    step (or, where the step underflows to 0, over the divisor times the span), plus the start,
+    the last element set to ``stop``."""
+    bounds = [b for b in (start, stop) if isinstance(b, TracedArray)]
+    if kw or not bounds or any(b.ndim for b in bounds) or axis not in (0, -1):
+        rec.refuse("np.linspace with array bounds, axis= or device=")
+    size = getattr(num, "expr", num)  # (a SymInt's expression: the decisions are on sizes)
+    if not decide(">=", size, 0, "np.linspace's num"):
+        raise ValueError(f"Number of samples, {hint(size)}, must be non-negative.")
+    kind = np.result_type(*(b.dtype if isinstance(b, TracedArray) else b for b in (start, stop)))
+    dt = kind if kind.kind in "fc" else np.dtype(np.float64)
+    div = (num - 1) if endpoint else num
+    delta = np.subtract(stop, start, dtype=dt)
+    y = rec.call(ARANGE, start=0, stop=num, step=1, dtype=dt)
+    if decide(">", size - 1 if endpoint else size, 0, "np.linspace's num"):
+        step = delta / div
+        y = np.where(step == 0, y / div * delta, y * step).astype(dt)
+    else:
+        step, y = np.nan, (y * delta).astype(dt)
+    y = np.add(y, start, dtype=dt)
+    if endpoint and decide(">", size, 1, "np.linspace's num"):
+        y[-1] = stop
+    if dtype is not None and np.issubdtype(dtype, np.integer):
+        y = np.floor(y)
+    y = y if dtype is None else y.astype(dtype)
+    return (y, step) if retstep else y
+
+
 DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.einsum: Decomposition(_einsum),
     np.divmod: Decomposition(_divmod),
@@ -288,6 +318,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.angle: Decomposition(_angle),
     np.cov: Decomposition(_cov),
     np.corrcoef: Decomposition(_corrcoef),
+    np.linspace: Decomposition(_linspace),
 }
 
 

@@ -341,6 +341,11 @@ class NumpyCalls:
 
     def creation(self, func: Callable, args: tuple, kwargs: dict) -> TracedArray:
         """Record a creation function (``np.zeros``) called while tracing."""
+        decomposition = DECOMPOSITIONS.get(func)
+        if decomposition is not None and holds_traced(
+            (*args, *kwargs.values())
+        ):  # (linspace's bounds)
+            return self.decompose(func, decomposition, args, kwargs)
         op = CREATION_OPS[func]
         name = _numpy_name(func)
         signature = op.binding or func

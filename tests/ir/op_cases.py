@@ -494,6 +494,13 @@ CASES: dict[Any, list[Case]] = {
         case(lambda m: np.cov(m, rowvar=False, ddof=0), F((6, 2)), dtypes=FLOATS),
         case(lambda v: np.cov(v, bias=True), (7,), dtypes=FLOATS),
     ],
+    np.linspace: [  # bounds from the data (the ``linspace`` op takes constant ones)
+        case(lambda x: np.linspace(x.min(), x.max(), 9) * 2, (3, 4), dtypes=REAL),
+        case(lambda x: np.linspace(x[0], x[1], x.shape[0], endpoint=False), strided((6,))),
+        case(lambda x: np.linspace(x[2], -3.0, 7, dtype=np.int32), (4,), dtypes=FLOATS),
+        case(lambda x: np.linspace(0.5, x[0], 5, retstep=True)[::-1], (2,), dtypes=FLOATS),
+        case(lambda x: np.linspace(x[0], x[0], 4) + np.linspace(x[1], 2, 1), (2,), dtypes=FLOATS),
+    ],
     np.corrcoef: [
         case(lambda m: np.corrcoef(m), (3, 8), dtypes=FLOATS + BOTH_COMPLEX),
         case(lambda m: np.corrcoef(m, rowvar=False), strided((6, 2)), dtypes=(np.float64,)),
