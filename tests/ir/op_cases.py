@@ -750,6 +750,16 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: (x.shape[0] // 2, x[: x.shape[0] // 2] * 2), (7,), dtypes=INTS),
         case(lambda x: np.sqrt(x.shape[0]) * x, (4,), dtypes=FLOATS),
     ],
+    "power": [  # complex powers as NumPy computes them: integer exponents by squaring
+        case(lambda x: x**3 * np.power(x, -2.0) + x**0.5, (3, 4), dtypes=BOTH_COMPLEX),
+        case(
+            lambda x, y: np.power(x, y[:, :1].real.round() - 2) - x**1j,
+            (5, 3),
+            (5, 3),
+            dtypes=BOTH_COMPLEX,
+        ),  # fmt: skip
+        case(lambda x: np.power(x * 0, np.array([0, 1, -1, 2j])), (4,), dtypes=BOTH_COMPLEX),
+    ],
     "linspace": [
         case(lambda x: np.linspace(0, 1, 7) + x, (7,)),
         case(lambda x: np.linspace(0, 1, x.shape[0]) + x, (6,), dtypes=FLOATS),

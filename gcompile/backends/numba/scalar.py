@@ -107,6 +107,32 @@ def int_power(a, b):
 
 
 @_jit
+def complex_power(a, b):
+    """``np.power`` on complex numbers as NumPy computes it: an integer exponent below 100 by
+    repeated squaring (a negative one: the reciprocal of that), any other as ``exp(b log a)``."""
+    one = a - a + 1
+    if b.real == 0.0 and b.imag == 0.0:
+        return one
+    if a.real == 0.0 and a.imag == 0.0:
+        return a - a if b.real > 0 and b.imag == 0 else (a - a) * np.nan
+    if b.imag != 0.0 or b.real != math.floor(b.real) or not -100 < b.real < 100:
+        return np.exp(b * np.log(a))
+    n = int(b.real)
+    if n == 1 or n == 2 or n == 3:
+        return a if n == 1 else (a * a if n == 2 else a * a * a)
+    m = -n if n < 0 else n
+    result, square, mask = one, a, 1
+    while True:
+        if m & mask:
+            result = result * square
+        mask <<= 1
+        if m < mask:
+            break
+        square = square * square
+    return one / result if n < 0 else result
+
+
+@_jit
 def maximum(a, b):
     """``np.maximum``: NaN wins, ties keep the second operand."""
     return a if (a > b or a != a) else b
