@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from ..errors import UnsupportedError
 from ..ir import ops
-from ..ir.alias import alias_chain, may_copy
+from ..ir.alias import alias_chain, may_copy, readers, view_parent
 from ..ir.graph import Graph, Node, map_arg
 
 
@@ -119,12 +119,18 @@ class _Functionalizer:
         output.args = (tuple(returned(v) for v in output.args[0]),)
 
 
-def _check_reads_of_copies(graph: Graph, written_roots: set) -> None:
-    """A reshape that may copy, of an array that is written, cannot be modelled exactly: refuse."""
+def _check_reads_of_copies(graph: Graph, writes: list) -> None:
+    """A reshape that may copy cannot be modelled exactly where copy and view differ: refuse
+    when it is written through, or read after a write into the array it reshapes (a read
+    before, or by that write itself, sees the same values either way)."""
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    targets = [(alias_chain(w.args[0])[0], order[w]) for w in writes]
     for node in graph.nodes:
-        if may_copy(node) and (
-            alias_chain(node.args[0])[0] in written_roots or node in written_roots
-        ):
+        if not may_copy(node):
+            continue
+        base = alias_chain(node.args[0])[0]
+        last = max((order[r] for r in readers(node, view_parent)), default=order[node])
+        if any(root is node or root is base and order[node] < at < last for root, at in targets):
             raise UnsupportedError(
                 "a reshape or ravel of a non-contiguous array that the function also writes "
                 "(NumPy may or may not copy it)",
@@ -138,7 +144,7 @@ def functionalize(graph: Graph) -> bool:
     writes = [n for n in graph.nodes if n.op == "call" and n.target is ops.SETITEM]
     if not writes:
         return False
-    _check_reads_of_copies(graph, {alias_chain(w.args[0])[0] for w in writes})
+    _check_reads_of_copies(graph, writes)
     state = _Functionalizer(graph)
     for node in graph.nodes:
         if node.op == "output":

@@ -692,6 +692,21 @@ def test_reshapes_of_written_strided_arrays_run_eagerly(fn):
     assert_same_value(expected_a, a)
 
 
+def read_reshape_then_write(a):
+    flat = a.T.reshape(-1)  # (a view or a copy: read before the write, the same values)
+    total = flat * 2.0
+    a[:] = flat.reshape(a.shape[::-1]).T[::-1] + 1.0  # (read by the write itself)
+    return total
+
+
+def test_a_reshape_read_only_before_a_write_into_its_array_compiles():
+    for a, expected in ((strided(), strided()), (np.arange(12.0).reshape(3, 4),) * 2):
+        expected = expected.copy()
+        result = gcompile.compile(read_reshape_then_write, fullgraph=True)(a)
+        assert_same_value(read_reshape_then_write(expected), result)
+        assert_same_value(expected, a)
+
+
 def writes_first_reads_second(a, b):
     a += 1
     return b * 2

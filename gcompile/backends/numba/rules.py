@@ -115,6 +115,15 @@ def _any_kind(template: str):
     return scalar
 
 
+def _complex_else(on_complex: str, other: str):
+    """``on_complex`` for a complex loop, ``other`` for the rest."""
+
+    def scalar(args, loop):
+        return (on_complex if loop[0].kind == "c" else other).format(a=args[0])
+
+    return scalar
+
+
 def _bool_else(on_bool: str, other: str):
     """``on_bool`` for a bool loop, ``other`` for the rest."""
 
@@ -255,7 +264,7 @@ RULES: dict[ops.OpDef, Rule] = {
     # -- unary arithmetic
     ops.NEGATIVE: _ufunc(_any_kind("(-{a})")),
     ops.POSITIVE: _ufunc(_bool_else("{a}", "(+{a})")),
-    ops.ABSOLUTE: _ufunc(_any_kind("abs({a})")),
+    ops.ABSOLUTE: _ufunc(_complex_else("_s.complex_abs({a})", "abs({a})")),
     ops.FABS: _ufunc(_any_kind("abs({a})")),
     ops.SQUARE: _ufunc(_any_kind("({a} * {a})")),
     ops.RECIPROCAL: _ufunc(_reciprocal),
