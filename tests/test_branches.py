@@ -151,6 +151,26 @@ def test_if_and_while_statements_compile_and_stay_rolled():
     assert fn(data) == crc16(data) and "if " in fn.code
 
 
+def relax_to_convergence(u, start):
+    change = start  # (a constant: the first test is decided in Python, the rest on data)
+    steps = 0
+    while change > 1e-3:
+        previous = u.copy()
+        u[1:-1] = 0.5 * (previous[2:] + previous[:-2])
+        change = (np.sum(u) - np.sum(previous)) / np.sum(u)
+        steps += 1
+    return steps
+
+
+def test_a_while_loop_whose_first_test_is_on_constants_is_captured_after_one_trip():
+    u = RNG.random(40)
+    check(relax_to_convergence, u, 1)
+    check(relax_to_convergence, u, 0)  # (no trip)
+    graph = gcompile.trace(relax_to_convergence, u.copy(), 1)
+    names = [v.node.target.name for v in walk(graph) if v.node.op == "call"]
+    assert names.count("while_loop") == 1  # (one trip traced in line, the rest one loop)
+
+
 def test_a_name_bound_in_one_branch_only_is_unbound_after_it_as_in_python():
     def last_positive(x):
         for i in range(x.shape[0]):

@@ -191,9 +191,19 @@ def for_each(body: Callable[..., tuple], iterable: Any, carried: tuple, info: Lo
 def while_loop(
     test: Callable[..., Any], body: Callable[..., tuple], carried: tuple, info: LoopInfo
 ) -> tuple:
-    """Run ``while test(*carried): carried = body(*carried)`` and return the carried values."""
+    """Run ``while test(*carried): carried = body(*carried)`` and return the carried values.
+
+    A handler declining the loop (its test on constants: ``err = 1.0`` before
+    ``while err > tol``) is offered it again after one trip run here, where the test is
+    often on data."""
     capture = getattr(_HANDLER.get(), "capture_while", None)
     if capture is not None:
+        result = capture(test, body, carried, info)
+        if result is not NotImplemented:
+            return _checked(result, carried, info, "loop")
+        if not test(*carried):
+            return carried
+        carried = body(*carried)
         result = capture(test, body, carried, info)
         if result is not NotImplemented:
             return _checked(result, carried, info, "loop")
