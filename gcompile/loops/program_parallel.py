@@ -39,6 +39,9 @@ run in parallel: a loop in a trip of another stays serial.
 A loop of more than ``MAX_STATEMENTS`` graph statements stays serial (its parallel compile would
 be long). The parallel copy runs when the loop's work reaches ``SCALE * parallel_threshold``
 elements (``Context.parallel_threshold``, a kernel's threshold), tested where the loop starts.
+A loop whose work at the traced sizes is below that gets no parallel copy: Numba compiles a
+program with a parallel loop seconds longer, for calls that would not run it (a later call
+with sizes that large runs the loop serially).
 The work is counted from the graph node each group of statements comes from (its ``Comment``):
 ``ELEMENT`` per element of a kernel's iteration space or of an array value, 1 per scalar
 statement; times the trips of an inner loop (at its middle trip), and of the loop itself. The
@@ -49,10 +52,12 @@ the same way.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass
 
 from ..ir import ops
 from ..ir.kernel import FusedKernel
+from ..ir.shape_env import SymbolicError, hint
 from ..ir.subgraph import subgraphs_of
 from ..ir.symbolic import free_symbols, is_int, product_of, prove_nonnegative, substitute
 from .nodes import (
@@ -130,7 +135,7 @@ def _parallel_choice(kernel: Kernel, position: int, elements: int):
     """The loop at ``position``; or its parallel copy, alone or chosen by its work."""
     loop = kernel.body[position]
     work, threshold = trip_work(kernel, position), SCALE * ELEMENT * elements
-    if work is None or is_int(work) and work < threshold or _statements(loop) > MAX_STATEMENTS:
+    if work is None or _traced(work) < threshold or _statements(loop) > MAX_STATEMENTS:
         return loop
     try:
         parallel = parallel_copy(kernel, position)
@@ -139,6 +144,17 @@ def _parallel_choice(kernel: Kernel, position: int, elements: int):
     if is_int(work):
         return parallel
     return If(Compare((">=",), (size_of(work), Const(int(threshold)))), (parallel,), (loop,))
+
+
+def _traced(work) -> int:
+    """The work at the traced sizes (a trace's sizes active: ``shape_env.using``), or at
+    least the threshold when no sizes are known."""
+    if is_int(work):
+        return work
+    try:
+        return hint(work)
+    except SymbolicError:
+        return sys.maxsize
 
 
 def parallel_copy(kernel: Kernel, position: int) -> Loop:

@@ -65,14 +65,19 @@ def test_independent_rows_run_in_parallel_and_dependent_loops_stay_serial():
     rng = np.random.default_rng(0)
     a, b, c = rng.random((40, 30)), rng.random(30), rng.random((40, 30))
     expected = rows_and_recurrences(a, b, c.copy())
-    by_work = gcompile.compile(rows_and_recurrences, fullgraph=True)
+    by_work = gcompile.compile(
+        rows_and_recurrences, fullgraph=True, options={"parallel_threshold": 8}
+    )
     forced = gcompile.compile(rows_and_recurrences, fullgraph=True, options=FORCED)
     c_serial, c_parallel = c.copy(), c.copy()
     serial, parallel = by_work(a, b, c_serial), forced(a, b, c_parallel)
-    threshold = SCALE * ELEMENT * gcompile.config.get("parallel_threshold")
+    small = (a[:3, :4].copy(), b[:4].copy(), c[:3, :4].copy())
+    small_expected = rows_and_recurrences(*(x.copy() for x in small))
+    for got, want in zip(by_work(*small), small_expected):  # (below: the serial loops run)
+        np.testing.assert_allclose(got, want, rtol=1e-13)
     source = loop_text(by_work)
     assert parallel_headers(source) == ["for k0 in prange(s0):", "for k2 in prange(s0):"]
-    assert f">= {threshold}:" in source  # (40 x 30 is below: the serial loops ran)
+    assert f">= {SCALE * ELEMENT * 8}:" in source  # (traced at 40 x 30: each copy chosen by work)
     assert len(parallel_headers(loop_text(forced))) == 2
     for ran in (serial, parallel):
         np.testing.assert_array_equal(ran[0], expected[0])
@@ -85,6 +90,14 @@ def test_independent_rows_run_in_parallel_and_dependent_loops_stay_serial():
     rows_and_recurrences(a, b, c_expected)
     np.testing.assert_array_equal(c_parallel, c_expected)
     np.testing.assert_array_equal(c_serial, c_expected)
+
+
+def test_no_parallel_copy_when_the_traced_work_is_below_the_threshold():
+    a = np.random.default_rng(2).random((40, 30))  # (Numba compiles a parallel loop seconds longer)
+    compiled = gcompile.compile(elements, fullgraph=True)
+    for got, want in zip(compiled(a), elements(a)):
+        np.testing.assert_array_equal(got, want)
+    assert parallel_headers(loop_text(compiled)) == []
 
 
 def test_element_loops_columns_and_triangles_run_in_parallel():

@@ -142,6 +142,7 @@ def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
     if not isinstance(node.target, _CONTROL):
         raise NoTemplate(f"{node.target.name}: no loop program form")
     lowering = _ProgramLowering(sizes, options)
+    lowering.env = node.graph.shape_env
     given = [lowering.input(v) if isinstance(v, Node) else lowering.value(v) for v in node.args]
     results = lowering.control(node, given)
     outputs = node.meta.items if isinstance(node.meta, TupleMeta) else (node.meta,)
@@ -153,7 +154,7 @@ def generate_graph(graph: Graph, options: dict) -> LoopProgram:
     with the graph's inputs (and the host's buffers for large outputs): it reads its sizes,
     checks them and allocates its other arrays (``program_entry``)."""
     lowering = _ProgramLowering({}, options)
-    lowering.whole = True
+    lowering.whole, lowering.env = True, graph.shape_env
     for placeholder in graph.placeholders:
         lowering.values[placeholder] = lowering.input(placeholder)
     inputs = [lowering.values[p] for p in graph.placeholders]
@@ -255,6 +256,7 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         self.depth = 0  # the loops around the statements being lowered
         self.open_loops: list = []  # (loop node, the statements around its loop), outermost first
         self.whole = False  # the whole graph: its top-level kernels run as the host's would
+        self.env = None  # the trace's sizes, which rewrites read as hints (``program_parallel``)
         self.entry: tuple = ()  # a whole graph's: its sizes read and checked (``program_entry``)
         self.blas = False
         self.copies = False
@@ -288,7 +290,8 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             parallel=bool(self.options.get("parallel", True)),
             parallel_threshold=int(self.options["parallel_threshold"]),
         )
-        program = apply_rewrites(program, ctx, PROGRAM_REWRITES)
+        with using(self.env):
+            program = apply_rewrites(program, ctx, PROGRAM_REWRITES)
         names = Namespace(True, ())
         source, _ = render(program, True, names)
         called = {names.var(var): variant for var, variant in self.kernels.items()}
