@@ -26,7 +26,7 @@ import numpy as np
 from . import backends, config, fast_entry, frontend
 from .errors import GcompileWarning, UnsupportedError
 from .fallbacks import Fallbacks
-from .graph_breaks import GraphBreaks
+from .graph_breaks import PER_TRIP_TRIAL, GraphBreaks, too_little_work
 from .guards import (
     ArgumentBinder,
     BoundCall,
@@ -108,6 +108,7 @@ class CompiledFunction:
         static_argnames: tuple | list | str = (),
         options: dict | None = None,
         depth: int = 0,
+        seat: Any = None,
     ):
         if not callable(fn):
             raise TypeError(f"gcompile.compile expects a function, got {type(fn).__name__}")
@@ -135,15 +136,50 @@ class CompiledFunction:
         self._fast: fast_entry.FastEntry | None = None  # the fast entry calls go to first
         self.refusals: list[UnsupportedError] = []
         self.recompiles: list[Recompile] = []  # one record per cache miss after the first compile
-        self.breaks = GraphBreaks(
-            fn,
-            lambda f: CompiledFunction(f, backend=backend, options=options, depth=depth + 1),
-            depth,
-        )
+        # A region run on every trip of a Python loop: the driver's cell holding it, where it
+        # puts its Python function if its calls cost more than their work (``graph_breaks``)
+        self._seat, self._trips, self.demoted = seat, 0, None
+        self.breaks = GraphBreaks(fn, self._region, depth)
         self.fallbacks = Fallbacks(
             _graph_name(fn), fn, fullgraph, self.breaks, self._stats, self.refusals
         )
         functools.update_wrapper(self, fn)
+
+    def _count_trip(self) -> int:
+        self._trips += 1
+        return self._trips
+
+    def _judge_trip(self, entry: CacheEntry, inputs: list) -> None:
+        """Decide (once) whether this region, run on every trip of a Python loop, is better
+        run by Python from now on: its compiled call costs more than its work, or it runs
+        around a break of its own whose regions all do (they decide first, within a trip)."""
+        if self.demoted is not None:
+            return
+        if entry.refusal is None and entry.failure is None:
+            reason = too_little_work(entry.graph, inputs) or ""
+        else:
+            regions = self.breaks.regions()
+            if regions and not all(r.demoted for r in regions):
+                if self._trips < 2 * PER_TRIP_TRIAL:
+                    return  # (its regions have not all decided yet)
+                reason = ""
+            else:
+                reason = "its regions around a statement Python runs all do"
+        if reason:
+            self._seat.cell_contents = self.eager
+        self.demoted = reason
+
+    def _region(self, function: Callable, seat: Any) -> "CompiledFunction":
+        """A compiled region of a graph break; one run on every trip (a loop body's, or any of
+        a region that is) gets its ``seat``."""
+        per_trip = self._seat is not None or "__body_" in function.__name__
+        return CompiledFunction(
+            function,
+            backend=self.backend,
+            options=self.options,
+            depth=self.breaks.depth + 1,
+            seat=seat if per_trip else None,
+        )
 
     # -- calling ----------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -218,6 +254,8 @@ class CompiledFunction:
             self._fast = None
 
     def _run(self, entry: CacheEntry, inputs: list, args: tuple, kwargs: dict) -> Any:
+        if self._seat is not None and PER_TRIP_TRIAL <= self._count_trip() <= 2 * PER_TRIP_TRIAL:
+            self._judge_trip(entry, inputs)
         if entry.failure is not None:
             return self.fallbacks.failed(entry.failure, args, kwargs)
         if entry.refusal is not None:

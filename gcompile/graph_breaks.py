@@ -9,21 +9,32 @@ statement breaks again, up to ``MAX_DEPTH`` nested splits.
 
 from __future__ import annotations
 
+import math
 import types
 from typing import Any, Callable
 
 from .capture import breaks
 from .errors import UnsupportedError
+from .ir import ops
+from .ir.meta import TupleMeta
+from .ir.shape_env import concrete
+from .ir.subgraph import loop_of
 
 MAX_DEPTH = 8  # regions of regions: each has fewer statements, so this bounds the work
+# A region called on every trip of a Python loop that does little work a call (no loop, fewer
+# steps than make its host one Numba function, small values) costs more per call than NumPy
+# takes for that work: from its PER_TRIP_TRIAL-th call the driver calls the Python code.
+PER_TRIP_TRIAL = 256
+SMALL_STEPS = 6  # (backends/numba/host_programs.WHOLE_PROGRAM_STEPS)
+SMALL_ELEMENTS = 4096
 
 
 class GraphBreaks:
     """The splits of one function by refused line; ``make_region(fn)`` compiles a region."""
 
-    def __init__(self, fn: Callable, make_region: Callable[[Callable], Any], depth: int = 0):
+    def __init__(self, fn: Callable, make_region: Callable[[Callable, Any], Any], depth: int = 0):
         self.fn = fn
-        self.make_region = make_region
+        self.make_region = make_region  # (function, seat: the driver's cell for it)
         self.depth = depth
         # (source, inner lines) -> the split, why the statement cannot break, or None when
         # the refusal names no statement of the function
@@ -54,6 +65,11 @@ class GraphBreaks:
             return f"more than {MAX_DEPTH} breaks"
         return breaks.split_at(fn, (int(line), *inner), self.make_region)
 
+    def regions(self) -> list:
+        """The compiled regions of the splits made."""
+        made = [split for split in self.splits.values() if isinstance(split, breaks.Split)]
+        return [region for split in made for _, _, region in split.regions]
+
     def text(self) -> list[str]:
         """One line per break made: the statement run in Python and the regions around it."""
         lines = []
@@ -64,4 +80,35 @@ class GraphBreaks:
                 lines.append(
                     f"break at {source}: lines {first}-{last} run in Python; compiled: {regions}"
                 )
+                lines += [
+                    f"  {name} runs in Python from its {PER_TRIP_TRIAL}th call: {region.demoted}"
+                    for name, _, region in split.regions
+                    if getattr(region, "demoted", None)
+                ]
         return lines
+
+
+_WRITES = (ops.STORE, ops.UPDATE, ops.WRITEBACK)  # whole arrays as values, a part written
+
+
+def too_little_work(graph: Any, inputs: list) -> str | None:
+    """Why a region run on every trip of a Python loop is better run by Python (see
+    ``PER_TRIP_TRIAL``), at the sizes of ``inputs``; None when its compiled call pays."""
+    steps = [n for n in graph.nodes if n.op == "call" and n.target is not ops.KERNEL_OUTPUT]
+    if len(steps) >= SMALL_STEPS or any(loop_of(n) is not None for n in steps):
+        return None
+    sizes = {}
+    for symbol, (position, axis) in graph.shape_env.sources.items():
+        value = inputs[position]
+        sizes[symbol] = int(value) if axis is None else value.shape[axis]
+    computed = [n for n in steps if n.target not in _WRITES]  # (a write's work is its value's)
+    metas = [
+        m for n in computed for m in (n.meta.items if isinstance(n.meta, TupleMeta) else (n.meta,))
+    ]
+    largest = max((math.prod(concrete(m.shape, sizes)) for m in metas), default=0)
+    if largest >= SMALL_ELEMENTS:
+        return None
+    return (
+        f"{len(steps)} steps on at most {largest} elements a call, which NumPy runs faster "
+        "than a compiled call costs"
+    )

@@ -118,6 +118,32 @@ def test_a_break_in_a_loop_body_compiles_the_statements_around_it_for_every_trip
     assert all(r.stats["fallbacks"] == 0 for r in regions.values())
 
 
+def csr_rows(indptr, indices, values, x):
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        picked = indices[indptr[i] : indptr[i + 1]]  # (a slice bound from the data: a break)
+        y[i] = values[indptr[i] : indptr[i + 1]] @ x[picked]
+    return y
+
+
+def test_regions_of_every_trip_doing_too_little_work_run_in_python_after_a_trial():
+    rows, columns = 300, 50
+    indptr = np.sort(RNG.integers(0, 4 * rows, rows + 1))
+    indptr[0] = 0
+    indices = RNG.integers(0, columns, indptr[-1])
+    values, x = RNG.random(indptr[-1]), RNG.random(columns)
+    compiled, result, _ = _compiled_quietly(csr_rows, indptr, indices, values, x)
+    np.testing.assert_allclose(result, csr_rows(indptr, indices, values, x), rtol=1e-14)
+    (split,) = compiled.breaks.splits.values()
+    body = next(region for name, _, region in split.regions if "__body_" in name)
+    (inner,) = body.breaks.regions()  # (the body breaks again at the second slice)
+    assert body._trips == gcompile.graph_breaks.PER_TRIP_TRIAL + 1  # (then called no more)
+    assert "elements a call" in inner.demoted and "regions around" in body.demoted
+    assert "runs in Python from its 256th call" in "\n".join(compiled.breaks.text())
+    again = compiled(indptr, indices, values, x)  # (Python runs the body: the same answer)
+    np.testing.assert_allclose(again, result, rtol=0, atol=0)
+
+
 def test_fullgraph_raises_instead_and_some_statements_cannot_break():
     with pytest.raises(gcompile.UnsupportedError, match="tolist"):
         gcompile.compile(top_three, fullgraph=True)(RNG.random(5), 1.0)

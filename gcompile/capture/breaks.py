@@ -63,7 +63,8 @@ class _Cut:
 def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> Split | str:
     """``fn`` broken at its statement holding ``lines[0]`` (a loop's: in its body, at the
     statement holding the first of the other ``lines`` that is one): a ``Split`` whose regions
-    ``compile_region(plain function)`` made, or why it cannot break there."""
+    ``compile_region(plain function, seat)`` made (``seat``: the cell the driver calls it
+    through), or why it cannot break there."""
     line = lines[0]
     found = parse_function(fn)
     if isinstance(found, str):
@@ -236,8 +237,12 @@ def _region(name: str, params: list, body: list) -> ast.FunctionDef:
 
 def _made(fn, driver: ast.FunctionDef, regions: list, compile_region, shown) -> Split:
     """The split's functions: each region compiled, the driver calling them through cells."""
-    compiled = {cell: compile_region(_function(fn, region, {})) for cell, region in regions}
-    made = _function(fn, driver, compiled)
+    seats = {cell: types.CellType() for cell, _ in regions}  # (a region may give its seat up)
+    compiled = {}
+    for cell, region in regions:
+        compiled[cell] = compile_region(_function(fn, region, {}), seats[cell])
+        seats[cell].cell_contents = compiled[cell]
+    made = _function(fn, driver, seats)
     made.__defaults__, made.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
     spans = [
         (region.name, (region.body[0].lineno, region.body[-1].end_lineno), compiled[cell])
@@ -248,10 +253,10 @@ def _made(fn, driver: ast.FunctionDef, regions: list, compile_region, shown) -> 
 
 def _function(fn: types.FunctionType, node: ast.FunctionDef, cells: dict) -> types.FunctionType:
     """``node`` compiled as a function with ``fn``'s globals, its closure cells (and ``cells``,
-    values of more free names); its source registered for conversion."""
+    the cells of more free names); its source registered for conversion."""
     code = compile_function(fn, node, list(cells))
     own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    own.update((k, types.CellType(v)) for k, v in cells.items())
+    own.update(cells)
     closure = tuple(own[n] for n in code.co_freevars)
     made = types.FunctionType(code, fn.__globals__, node.name, None, closure)
     made.__module__, made.__qualname__ = fn.__module__, f"{fn.__qualname__}.<{node.name}>"
