@@ -3,6 +3,9 @@ one loop writing the rows of a new array (``capture/comprehensions.py``,
 ``frontend/comprehensions.py``); ``enumerate`` and ``zip`` of arrays, with unpacked targets
 (``capture/iterables.py``). They stay rolled and agree with NumPy."""
 
+import itertools
+from itertools import repeat
+
 import numpy as np
 
 import gcompile
@@ -90,6 +93,21 @@ def test_enumerate_and_zip_of_arrays_stay_rolled_and_agree_with_numpy():
     ):
         graph = gcompile.trace(fn, *args)
         assert [note.rolled for note in graph.notes.loops] == [True]
+
+
+def repeated_smoothing(x, n):
+    for _ in itertools.repeat(None, n):
+        x = 0.5 * (x + np.roll(x, 1))
+    for step in repeat(0.25, 3):  # (the name imported: the same iterator)
+        x = x + step
+    return x
+
+
+def test_a_counted_itertools_repeat_is_one_loop():
+    check(repeated_smoothing, RNG.random(20), 40)
+    check(repeated_smoothing, RNG.random(20), 0)
+    graph = gcompile.trace(repeated_smoothing, RNG.random(20), 40)
+    assert [note.rolled for note in graph.notes.loops] == [True, True]
 
 
 def first_negative(x):

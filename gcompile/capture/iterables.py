@@ -1,5 +1,5 @@
-"""Loops over ``enumerate(...)`` and ``zip(...)``, and loops unpacking their items, made loops
-of one name the planner takes::
+"""Loops over ``enumerate(...)``, ``zip(...)`` and ``itertools.repeat(...)``, and loops
+unpacking their items, made loops of one name the planner takes::
 
     for i, row in enumerate(x):          for __gc_item_0 in __gc_rt.iterate(enumerate, x):
         BODY                       =>        i, row = __gc_item_0
@@ -17,7 +17,11 @@ from __future__ import annotations
 import ast
 
 ITEM = "__gc_item_"
-_WRAPPED = ("enumerate", "zip")
+_BUILTINS = ("enumerate", "zip")
+_WRAPPED = (
+    *_BUILTINS,
+    "repeat",
+)  # (``repeat`` or ``itertools.repeat``: ``runtime.iterate`` checks)
 
 
 def unpack_targets(function: ast.FunctionDef, runtime: str) -> None:
@@ -58,7 +62,8 @@ class _Wrap(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         func = node.func
-        if not (isinstance(func, ast.Name) and func.id in _WRAPPED):
+        named = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if named not in _WRAPPED or named in _BUILTINS and not isinstance(func, ast.Name):
             return node
         if any(isinstance(a, ast.Starred) for a in node.args):
             return node

@@ -53,6 +53,7 @@ again while it is capturing the outer one. With no handler, they run in Python a
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 import types
 from contextvars import ContextVar
@@ -254,13 +255,29 @@ class Zipped:
         return self._items
 
 
+class Repeated:
+    """``itertools.repeat(value, times)`` that a handler can see into (``iterables.py``)."""
+
+    def __init__(self, value: Any, times: Any):
+        self.value, self.times = value, times
+        self._items: Iterator | None = None
+
+    def __iter__(self) -> Iterator:
+        if self._items is None:
+            self._items = itertools.repeat(self.value, self.times)
+        return self._items
+
+
 def iterate(function: Callable, *args: Any, **kwargs: Any) -> Any:
-    """``function(*args, **kwargs)``; the builtin ``enumerate`` or ``zip`` as an ``Enumerated``
-    or ``Zipped`` iterator (it iterates as they do)."""
+    """``function(*args, **kwargs)``; the builtin ``enumerate`` or ``zip``, or a finite
+    ``itertools.repeat``, as an ``Enumerated``, ``Zipped`` or ``Repeated`` iterator (it
+    iterates as they do)."""
     if function is enumerate:
         return Enumerated(*args, **kwargs)
     if function is zip:
         return Zipped(*args, **kwargs)
+    if function is itertools.repeat and len(args) + len(kwargs) == 2:
+        return Repeated(*args, **kwargs)
     return function(*args, **kwargs)
 
 

@@ -35,7 +35,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..capture import UNDEFINED
-from ..capture.runtime import Enumerated, Zipped
+from ..capture.runtime import Enumerated, Repeated, Zipped
 from ..errors import UnsupportedError, refusal_from
 from ..ir import ops
 from ..ir.alias import alias_chain, shared_with_written, written_placeholders
@@ -472,7 +472,8 @@ def scalar_builtin(tracer, function, args: tuple, kwargs: dict):
 
 def _rows(tracer, iterable) -> tuple | None:
     """``(count, item)`` of an iterable a loop may run over by index: a traced array's rows,
-    ``enumerate`` and ``zip`` of those (``item(i)`` the i-th item); None for any other."""
+    ``enumerate`` and ``zip`` of those, a counted ``itertools.repeat`` (``item(i)`` the i-th
+    item); None for any other."""
     if isinstance(iterable, Enumerated):
         inner = _rows(tracer, iterable.iterable)
         if inner is None or not isinstance(iterable.start, int):
@@ -487,6 +488,8 @@ def _rows(tracer, iterable) -> tuple | None:
         if iterable.strict and any(count != counts[0] for count in counts):
             return None  # (Python raises at the end of the shortest)
         return min(counts), lambda i: tuple(item(i) for _, item in parts)
+    if isinstance(iterable, Repeated) and isinstance(iterable.times, (int, SymInt)):
+        return iterable.times, lambda i: iterable.value
     if tracer.is_traced(iterable) and iterable.ndim > 0:
         return iterable.shape[0], lambda i: iterable[i]
     return None
