@@ -35,9 +35,10 @@ from .guards import (
     guard_text,
     size_check,
 )
+from .interop import results as interop_results
 from .ir.alias import memory_of
 from .ir.graph import Graph
-from .ir.pytree import unflatten
+from .ir.pytree import flatten, unflatten
 from .passes import manager
 
 _UNBUILT = object()  # a cache entry's fast entry before the entry's first call
@@ -59,6 +60,7 @@ class CacheEntry:
     paths: list = field(default_factory=list)  # the name of each flattened argument leaf
     sizes: SizeCheck | None = None  # what the trace assumed about sizes of 2 or more
     fast: Any = None  # its fast_entry.FastEntry (None: it has none; _UNBUILT before its first call)
+    results: Callable | None = None  # gives array results back as the caller's kind of array
     order: int = 0  # how many entries the function had before this one
 
     def guards(self) -> list[str]:
@@ -185,7 +187,13 @@ class CompiledFunction:
                     self._array_calls.clear()  # many sizes: the memo restarts, entries stay
                 positions = tuple(i for i, flag in enumerate(bound.is_input) if flag)
                 self._array_calls[key] = (entry, positions)
-        return self._run(entry, bound.inputs(), args, kwargs)
+        if not bound.foreign:
+            return self._run(entry, bound.inputs(), args, kwargs)
+        # Other libraries' arrays: a call that runs eagerly sees the NumPy arrays over their
+        # memory, as the compiled one does; array results go back as the caller's kind.
+        args, kwargs = bound.rebuild([value for _, value in bound.leaves])
+        leaves, spec = flatten(self._run(entry, bound.inputs(), args, kwargs))
+        return unflatten(spec, [v for _, v in leaves], entry.results or (lambda value: value))
 
     def _use_fast_entry(self, entry: CacheEntry) -> None:
         """Make ``entry``'s fast entry (if it has one) what calling this object calls first.
@@ -241,7 +249,7 @@ class CompiledFunction:
                 return entry, bound
             recompile = _recompile(self, bound) if self._cache else None
             if recompile is not None and self._make_ints_symbolic(recompile, bound):
-                bound = self._binder.bind(*bound.rebuild([v for _, v in bound.leaves]))
+                bound = self._binder.bind(*bound.call())
                 entry = self._find(bound)
                 if entry is not None:
                     return entry, bound
@@ -250,6 +258,7 @@ class CompiledFunction:
                 fast=_UNBUILT,
                 paths=[path for path, _ in bound.leaves],
                 order=len(self.entries),
+                results=interop_results.converter(bound.array_type),
             )
             dump = _dump_folder(self)
             try:

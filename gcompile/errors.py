@@ -17,6 +17,11 @@ NUMPY_DIR = os.path.dirname(os.path.abspath(numpy.__file__)) + os.sep
 _CAPTURE_RUNTIME = os.path.join(GCOMPILE_DIR, "capture", "runtime.py")  # (see refusal_from)
 
 
+class DeviceError(ValueError):
+    """An array argument lives on a device that is not the CPU (its DLPack device): a
+    compiled function runs on the CPU only, and copying would hide the cost."""
+
+
 class UnsupportedError(Exception):
     """The compiler refuses a construct; eager NumPy would have run it.
 
