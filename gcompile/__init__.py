@@ -12,6 +12,8 @@ print(gcompile.trace(softmax, np.ones((4, 8), np.float32)))
 
 from . import config
 from .api import CompiledFunction, compile, trace
+from .archive.loaded import LoadedFunction, load
+from .archive.writer import export
 from .backends import register_backend
 from .errors import GcompileWarning, UnsupportedError
 from .tools.compare import compare
@@ -27,6 +29,9 @@ __all__ = [
     "compile",
     "config",
     "explain",
+    "export",
+    "LoadedFunction",
+    "load",
     "register_backend",
     "trace",
 ]

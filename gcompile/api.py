@@ -226,6 +226,16 @@ class CompiledFunction:
         spec = entry.graph.out_spec
         return outputs[0] if spec.kind == "leaf" else unflatten(spec, outputs)
 
+    def prepare(self, *args: Any, **kwargs: Any) -> tuple[CacheEntry, BoundCall]:
+        """The cache entry a call with these arguments would run (traced and compiled now if
+        there is none), and the bound call, without running it. Raises ``UnsupportedError``
+        for arguments the compiler does not take."""
+        bound = self._binder.bind(args, kwargs)
+        entry = self._find(bound)
+        if entry is None:
+            entry, bound = self._compile(bound)
+        return entry, bound
+
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         """Decorating a method: bind ``self`` like a plain function would."""
         if instance is None:

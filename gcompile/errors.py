@@ -22,6 +22,16 @@ class DeviceError(ValueError):
     compiled function runs on the CPU only, and copying would hide the cost."""
 
 
+class ArchiveError(ValueError):
+    """A file ``gcompile.load`` refuses: not an export, damaged, changed since it was written,
+    of another format or made with other versions, or holding what an export never holds."""
+
+
+class GuardError(TypeError):
+    """A call of a loaded function (``gcompile.load``) with arguments its guards do not admit:
+    it has no source to trace again, and runs no eager fallback."""
+
+
 class UnsupportedError(Exception):
     """The compiler refuses a construct; eager NumPy would have run it.
 

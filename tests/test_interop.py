@@ -2,8 +2,8 @@
 dtype, strides and read-only flag kept, guarded on their type, written through into the
 caller's memory, results given back as the caller's kind of array; other devices refused.
 
-The producers are this file's own: NumPy arrays behind DLPack only (``Tensor``, with the array
-API's ``from_dlpack`` class method; ``Opaque``, without one), so no array library is needed.
+The producers are the suite's own (``tests/producers.py``): NumPy arrays behind DLPack only, so
+no array library is needed.
 """
 
 import array
@@ -13,36 +13,7 @@ import pytest
 
 import gcompile
 from gcompile.errors import DeviceError
-
-
-class Opaque:
-    """A DLPack-only producer over a NumPy array's memory, with no way back."""
-
-    def __init__(self, data: np.ndarray, device: tuple = (1, 0)):
-        self._data = data
-        self._device = device
-
-    def __dlpack__(self, **options):
-        return self._data.__dlpack__(**options)
-
-    def __dlpack_device__(self):
-        return self._device
-
-
-class Tensor(Opaque):
-    """A DLPack-only producer that also takes arrays back (``Tensor.from_dlpack``)."""
-
-    @classmethod
-    def from_dlpack(cls, other):
-        return cls(np.from_dlpack(other))
-
-
-class Interfaced:
-    """An object offering its memory through ``__array_interface__`` only."""
-
-    def __init__(self, data: np.ndarray):
-        self.data = data
-        self.__array_interface__ = data.__array_interface__
+from tests.producers import Interfaced, Opaque, Tensor
 
 
 def scaled_sum(x, y):
@@ -84,11 +55,11 @@ def test_dlpack_arguments_are_taken_in_place_and_results_come_back_as_the_caller
         np.testing.assert_allclose(np.from_dlpack(out), want, rtol=1e-15)
         assert np.isclose(total, want_total) and np.ndim(total) == 0
     first = [entry.guards()[0] for entry in SCALED_SUM.entries]
-    assert first[0].endswith(f"(from {__name__}.Tensor)"), first
-    assert first[1].endswith(f"(from {__name__}.Opaque)"), first
+    assert first[0].endswith(f"(from {Tensor.__module__}.Tensor)"), first
+    assert first[1].endswith(f"(from {Opaque.__module__}.Opaque)"), first
     assert len(first) == 3  # one entry per array type: none serves another type
     change = " ".join(" ".join(r.changes) for r in SCALED_SUM.recompiles)
-    assert f"x: {__name__}.Tensor -> {__name__}.Opaque" in change
+    assert f"x: {Tensor.__module__}.Tensor -> {Opaque.__module__}.Opaque" in change
 
 
 def test_the_result_is_the_memory_the_kernel_wrote():
