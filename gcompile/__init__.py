@@ -15,6 +15,7 @@ from .api import CompiledFunction, compile, trace
 from .archive.loaded import LoadedFunction, load
 from .archive.writer import export
 from .backends import register_backend
+from .deferred.scope import lazy
 from .errors import GcompileWarning, UnsupportedError
 from .tools.compare import compare
 from .tools.explain import explain
@@ -30,6 +31,7 @@ __all__ = [
     "config",
     "explain",
     "export",
+    "lazy",
     "LoadedFunction",
     "load",
     "register_backend",
