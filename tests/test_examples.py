@@ -35,6 +35,7 @@ CASES = [
     ("adam.py", "adam_step", {"n": 50_000}),
     ("adam.py", "adamw_step", {"n": 1_000}),
     ("export_load.py", "smooth", {"n": 2_000}),
+    ("torch_interop.py", "normalize", {"n": 2_000}),
 ]
 
 
@@ -74,6 +75,14 @@ def test_an_exported_function_loads_and_runs_in_another_process(tmp_path):
     has no source of the function."""
     loaded, eager = load_example("export_load.py").round_trip(tmp_path)
     np.testing.assert_allclose(loaded, eager, rtol=1e-12, atol=0)
+
+
+def test_torch_tensors_and_numpy_arrays_mix():
+    """``examples/torch_interop.py``, where PyTorch is installed (a bench-only extra)."""
+    torch = pytest.importorskip("torch")
+    result, expected = load_example("torch_interop.py").mixed_call()
+    assert isinstance(result, torch.Tensor)
+    np.testing.assert_allclose(result.numpy(), expected, rtol=1e-6)
 
 
 def test_cli_compare_on_an_example(capsys):

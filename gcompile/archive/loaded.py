@@ -141,11 +141,23 @@ def _full(leaf: tuple) -> tuple:
     return leaf + (None,) if leaf[0] == "array" else leaf
 
 
+_KINDS = {
+    int(kind): kind
+    for kind in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.VAR_POSITIONAL,
+        inspect.Parameter.KEYWORD_ONLY,
+        inspect.Parameter.VAR_KEYWORD,
+    )
+}
+
+
 def _stub(parameters: list) -> Any:
     """An object with the exported function's signature (for binding calls)."""
     listed = []
     for item in parameters:
-        name, kind = str(item[0]), inspect._ParameterKind(int(item[1]))
+        name, kind = str(item[0]), _KINDS[int(item[1])]
         default = codec.decode(item[2]) if len(item) > 2 else inspect.Parameter.empty
         listed.append(inspect.Parameter(name, kind, default=default))
 

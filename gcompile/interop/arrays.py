@@ -68,7 +68,7 @@ def as_ndarray(value: Any, path: str) -> np.ndarray:
             array = np.asarray(value)
             if array.flags.owndata and array.size:
                 raise BufferError("NumPy made a copy")
-    except (BufferError, TypeError, ValueError) as error:
+    except (BufferError, TypeError, ValueError, RuntimeError) as error:  # (torch: RuntimeError)
         raise UnsupportedError(
             f"argument '{path}' of type {name} that NumPy cannot take without a copy "
             f"({type(error).__name__}: {error})",
