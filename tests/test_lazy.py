@@ -106,3 +106,17 @@ def test_random_programs_agree_with_eager(seed):
         eager, lazy = op(eager), op(lazy)
     np.testing.assert_allclose(np.asarray(lazy), eager, rtol=1e-13, atol=1e-15)
     assert np.asarray(lazy).shape == eager.shape
+
+
+@pytest.mark.filterwarnings("ignore::gcompile.GcompileWarning")  # (the failing call runs eagerly)
+def test_numpys_error_is_raised_when_the_value_is_needed_and_only_then():
+    bad = gcompile.lazy(np.ones(3)) + gcompile.lazy(np.ones(4))
+    good = gcompile.lazy(np.ones(3)) * 2
+    np.testing.assert_array_equal(np.asarray(good), [2.0, 2.0, 2.0])  # (bad: still pending)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="broadcast"):
+            np.asarray(bad)
+    with pytest.raises(ValueError, match="broadcast"):
+        with gcompile.lazy():
+            pass  # (a block's end computes what is pending, and raises)
+    del bad

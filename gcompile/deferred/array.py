@@ -55,7 +55,7 @@ class LazyArray(NDArrayOperatorsMixin):
     def get(self) -> Any:
         """The value, computed now (with every other pending value) if it is not yet."""
         if self.step is not None:
-            SESSION.flush()
+            SESSION.flush(self)
         return self.value
 
     # -- NumPy's dispatch --------------------------------------------------------------------

@@ -44,15 +44,42 @@ class Session:
         """``value`` (a ``LazyArray`` with a step) is pending."""
         self.pending[value.step.order] = value
 
-    def flush(self) -> None:
-        """Compute every pending value still alive, in one compiled call."""
+    def flush(self, needed: Any = None, strict: bool = False) -> None:
+        """Compute every pending value still alive, in one compiled call. When that raises
+        (NumPy's error: shapes that do not broadcast, say), each value is computed on its own:
+        those that fail stay pending, and their error is raised when one is needed (``needed``
+        is, or ``strict``: the end of a block), as eager NumPy raises it at its line."""
         from .replay import run  # (replay compiles through the API: imported when needed)
 
         with self.lock:
             values = sorted(self.pending.values(), key=lambda v: v.step.order)
             self.pending.clear()
-            if values:
-                run(values)
+            try:
+                if values:
+                    run(values)
+                return
+            except Exception:
+                failures = self._one_by_one(values)
+        if needed is not None and id(needed) in failures:
+            raise failures[id(needed)]
+        if strict and failures:
+            raise next(iter(failures.values()))
+
+    def _one_by_one(self, values: list) -> dict:
+        """Compute each of ``values`` on its own: id -> the error of each that fails (kept
+        pending)."""
+        from .replay import run
+
+        failures = {}
+        for value in values:
+            if value.step is None:  # (computed with another)
+                continue
+            try:
+                run([value])
+            except Exception as error:
+                failures[id(value)] = error
+                self.record(value)
+        return failures
 
 
 SESSION = Session()

@@ -20,7 +20,7 @@ class LazyBlock:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        SESSION.flush()
+        SESSION.flush(strict=exc[0] is None)
 
 
 def lazy(value: Any = None) -> LazyArray | LazyBlock:
