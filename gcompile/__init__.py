@@ -12,7 +12,10 @@ print(gcompile.trace(softmax, np.ones((4, 8), np.float32)))
 
 from . import config
 from .api import CompiledFunction, compile, trace
+from .archive.loaded import LoadedFunction, load
+from .archive.writer import export
 from .backends import register_backend
+from .deferred.scope import lazy
 from .errors import GcompileWarning, UnsupportedError
 from .tools.compare import compare
 from .tools.explain import explain
@@ -27,6 +30,10 @@ __all__ = [
     "compile",
     "config",
     "explain",
+    "export",
+    "lazy",
+    "LoadedFunction",
+    "load",
     "register_backend",
     "trace",
 ]

@@ -36,9 +36,10 @@ from .guards import (
     guard_text,
     size_check,
 )
+from .interop import results as interop_results
 from .ir.alias import memory_of
 from .ir.graph import Graph
-from .ir.pytree import unflatten
+from .ir.pytree import flatten, unflatten
 from .ir.shape_env import SIZE_LOW
 from .passes import manager
 
@@ -61,6 +62,7 @@ class CacheEntry:
     paths: list = field(default_factory=list)  # the name of each flattened argument leaf
     sizes: SizeCheck | None = None  # what the trace assumed about sizes of 2 or more
     fast: Any = None  # its fast_entry.FastEntry (None: it has none; _UNBUILT before its first call)
+    results: Callable | None = None  # gives array results back as the caller's kind of array
     order: int = 0  # how many entries the function had before this one
 
     def guards(self) -> list[str]:
@@ -229,7 +231,13 @@ class CompiledFunction:
                     self._array_calls.clear()  # many sizes: the memo restarts, entries stay
                 positions = tuple(i for i, flag in enumerate(bound.is_input) if flag)
                 self._array_calls[key] = (entry, positions)
-        return self._run(entry, bound.inputs(), args, kwargs)
+        if not bound.foreign:
+            return self._run(entry, bound.inputs(), args, kwargs)
+        # Other libraries' arrays: a call that runs eagerly sees the NumPy arrays over their
+        # memory, as the compiled one does; array results go back as the caller's kind.
+        args, kwargs = bound.rebuild([value for _, value in bound.leaves])
+        leaves, spec = flatten(self._run(entry, bound.inputs(), args, kwargs))
+        return unflatten(spec, [v for _, v in leaves], entry.results or (lambda value: value))
 
     def _use_fast_entry(self, entry: CacheEntry) -> None:
         """Make ``entry``'s fast entry (if it has one) what calling this object calls first.
@@ -271,6 +279,16 @@ class CompiledFunction:
         spec = entry.graph.out_spec
         return outputs[0] if spec.kind == "leaf" else unflatten(spec, outputs)
 
+    def prepare(self, *args: Any, **kwargs: Any) -> tuple[CacheEntry, BoundCall]:
+        """The cache entry a call with these arguments would run (traced and compiled now if
+        there is none), and the bound call, without running it. Raises ``UnsupportedError``
+        for arguments the compiler does not take."""
+        bound = self._binder.bind(args, kwargs)
+        entry = self._find(bound)
+        if entry is None:
+            entry, bound = self._compile(bound)
+        return entry, bound
+
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         """Decorating a method: bind ``self`` like a plain function would."""
         if instance is None:
@@ -294,7 +312,7 @@ class CompiledFunction:
                 return entry, bound
             recompile = _recompile(self, bound) if self._cache else None
             if recompile is not None and self._make_ints_symbolic(recompile, bound):
-                bound = self._binder.bind(*bound.rebuild([v for _, v in bound.leaves]))
+                bound = self._binder.bind(*bound.call())
                 entry = self._find(bound)
                 if entry is not None:
                     return entry, bound
@@ -303,6 +321,7 @@ class CompiledFunction:
                 fast=_UNBUILT,
                 paths=[path for path, _ in bound.leaves],
                 order=len(self.entries),
+                results=interop_results.converter(bound.array_type),
             )
             dump = _dump_folder(self)
             try:

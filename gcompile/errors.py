@@ -17,6 +17,21 @@ NUMPY_DIR = os.path.dirname(os.path.abspath(numpy.__file__)) + os.sep
 _CAPTURE_RUNTIME = os.path.join(GCOMPILE_DIR, "capture", "runtime.py")  # (see refusal_from)
 
 
+class DeviceError(ValueError):
+    """An array argument lives on a device that is not the CPU (its DLPack device): a
+    compiled function runs on the CPU only, and copying would hide the cost."""
+
+
+class ArchiveError(ValueError):
+    """A file ``gcompile.load`` refuses: not an export, damaged, changed since it was written,
+    of another format or made with other versions, or holding what an export never holds."""
+
+
+class GuardError(TypeError):
+    """A call of a loaded function (``gcompile.load``) with arguments its guards do not admit:
+    it has no source to trace again, and runs no eager fallback."""
+
+
 class UnsupportedError(Exception):
     """The compiler refuses a construct; eager NumPy would have run it.
 

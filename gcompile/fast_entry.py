@@ -56,10 +56,13 @@ def build(
     """The fast entry of a cache entry ``entry`` (one the call ``bound`` just used), or None
     when it cannot have one: its host is not one program, it writes an argument, the function
     takes ``*args``, ``**kwargs`` or keyword-only parameters, an argument is not a plain leaf
-    of a kind it checks, or the environment has no raw view to read ``GCOMPILE_DISABLE``."""
+    of a kind it checks (another library's array: the general path takes it), or the
+    environment has no raw view to read ``GCOMPILE_DISABLE``."""
     program = getattr(entry.run, "program", None)
     environ = getattr(os.environ, "_data", None)
     if program is None or program.entry is None or entry.written or environ is None:
+        return None
+    if bound.array_type is not None:
         return None
     parameters = list(binder.signature.parameters.values())
     if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.name.startswith("_gc_") for p in parameters):

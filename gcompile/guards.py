@@ -31,6 +31,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from .errors import UnsupportedError
+from .interop import arrays as interop
 from .ir.literals import literal_key
 from .ir.meta import layout_of, unsupported_dtype_reason
 from .ir.pytree import TreeSpec, flatten, unflatten
@@ -47,6 +48,8 @@ class BoundCall:
     is_input: list  # per leaf: graph input (True) or static value (False)
     spec: TreeSpec
     binder: "ArgumentBinder"
+    array_type: type | None = None  # the first argument's array type other than ndarray
+    foreign: dict = field(default_factory=dict)  # leaf position -> the other library's array
 
     def inputs(self) -> list:
         """The runtime values of the graph's inputs, in placeholder order."""
@@ -55,6 +58,10 @@ class BoundCall:
     def rebuild(self, values: list) -> tuple[tuple, dict]:
         """``(args, kwargs)`` for a call with the leaves replaced by ``values``."""
         return self.binder.rebuild(self.spec, values)
+
+    def call(self) -> tuple[tuple, dict]:
+        """``(args, kwargs)`` of the call as made (other libraries' arrays as passed)."""
+        return self.rebuild([self.foreign.get(i, v) for i, (_, v) in enumerate(self.leaves)])
 
 
 class ArgumentBinder:
@@ -108,12 +115,19 @@ class ArgumentBinder:
                 children.append(sub_spec)
         spec = TreeSpec("dict", tuple(arguments), tuple(children))
         static_paths = self.static_argnames
-        keys, is_input = [], []
-        for path, value in leaves:
-            key, flag = _leaf_guard(path, value, path in static_paths, path in self.dynamic_ints)
+        keys, is_input, foreign = [], [], {}
+        for i, (path, value) in enumerate(leaves):
+            static = path in static_paths
+            if not static and not isinstance(value, _KNOWN) and interop.is_array_like(value):
+                leaves[i] = (path, interop.as_ndarray(value, path))
+                key, flag = _leaf_guard(path, leaves[i][1], False, False, type(value))
+                foreign[i] = value
+            else:
+                key, flag = _leaf_guard(path, value, static, path in self.dynamic_ints)
             keys.append(key)
             is_input.append(flag)
-        return BoundCall((spec, tuple(keys)), leaves, is_input, spec, self)
+        array_type = type(next(iter(foreign.values()))) if foreign else None
+        return BoundCall((spec, tuple(keys)), leaves, is_input, spec, self, array_type, foreign)
 
     def rebuild(self, spec: TreeSpec, values: list) -> tuple[tuple, dict]:
         arguments = unflatten(spec, values)
@@ -121,8 +135,11 @@ class ArgumentBinder:
         return rebuilt.args, rebuilt.kwargs
 
 
-def _leaf_guard(path: str, value: Any, static: bool, symbolic: bool) -> tuple[tuple, bool]:
-    """(guard key, is graph input) of one leaf."""
+def _leaf_guard(
+    path: str, value: Any, static: bool, symbolic: bool, source: type | None = None
+) -> tuple[tuple, bool]:
+    """(guard key, is graph input) of one leaf; ``source``: the type of the other library's
+    array ``value`` was taken from (None for a NumPy array)."""
     if static:
         _hashable(path, value, static=True)
         return ("static", literal_key(value)), False
@@ -131,7 +148,8 @@ def _leaf_guard(path: str, value: Any, static: bool, symbolic: bool) -> tuple[tu
     if isinstance(value, np.ndarray):
         _check_dtype(path, value.dtype)
         pinned = tuple(size if size < SIZE_LOW else None for size in value.shape)
-        return ("array", value.dtype, pinned, layout_of(value), value.flags.writeable), True
+        layout, writeable = layout_of(value), value.flags.writeable
+        return ("array", value.dtype, pinned, layout, writeable, source), True
     if isinstance(value, np.generic):
         _check_dtype(path, value.dtype)
         return ("numpy scalar", value.dtype), True
@@ -165,6 +183,8 @@ _STATIC_TYPES = (
     np.ufunc,
 )
 _STATEFUL_TYPES = (np.random.Generator, np.random.RandomState)
+# leaves that are never another library's array (bytes: a static value, though a buffer)
+_KNOWN = (np.ndarray, np.generic, float, complex, *_STATIC_TYPES)
 
 
 def _check_dtype(path: str, dtype: np.dtype) -> None:
@@ -195,12 +215,14 @@ def _sizes_text(pinned: tuple) -> str:
 
 def guard_text(key: tuple, path: str) -> str:
     """One leaf's guard as a readable line (``x: array float64[*,1] layout C writeable``;
-    ``*`` is any size of 2 or more)."""
+    ``*`` is any size of 2 or more; ``(from torch.Tensor)``: another library's array)."""
     kind = key[0]
     if kind == "array":
-        _, dtype, pinned, layout, writeable = key
+        _, dtype, pinned, layout, writeable, source = key
         access = "writeable" if writeable else "read-only"
-        return f"{path}: array {dtype.name}{_sizes_text(pinned)} layout {layout} {access}"
+        origin = f" (from {interop.type_name(source)})" if source is not None else ""
+        text = f"{path}: array {dtype.name}{_sizes_text(pinned)} layout {layout} {access}"
+        return text + origin
     if kind == "numpy scalar":
         return f"{path}: NumPy scalar {key[1].name}"
     if kind == "static":
@@ -252,7 +274,9 @@ def _leaf_change(path: str, before: tuple, after: tuple) -> str:
     if before[0] != after[0]:
         return f"{path}: {_kind_text(before)} -> {_kind_text(after)}"
     if before[0] == "array":
-        (_, d0, s0, l0, w0), (_, d1, s1, l1, w1) = before, after
+        (_, d0, s0, l0, w0, t0), (_, d1, s1, l1, w1, t1) = before, after
+        if t0 != t1:
+            return f"{path}: {_array_type(t0)} -> {_array_type(t1)}"
         if d0 != d1:
             return f"{path}: dtype {d0.name} -> {d1.name}"
         if len(s0) != len(s1):
@@ -272,6 +296,10 @@ def _leaf_change(path: str, before: tuple, after: tuple) -> str:
     old, new = before[1], after[1]
     kind = old[0] if old[0] == new[0] else f"{old[0]} -> {new[0]}"
     return f"{path}: {_static_value(old)} -> {_static_value(new)} (static {kind})"
+
+
+def _array_type(source: type | None) -> str:
+    return "numpy.ndarray" if source is None else interop.type_name(source)
 
 
 def _kind_text(key: tuple) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import gcompile
@@ -33,6 +34,8 @@ CASES = [
     ("mlp.py", "mlp_probs", {"batch": 8, "features": 16, "hidden": 32, "classes": 10}),
     ("adam.py", "adam_step", {"n": 50_000}),
     ("adam.py", "adamw_step", {"n": 1_000}),
+    ("export_load.py", "smooth", {"n": 2_000}),
+    ("torch_interop.py", "normalize", {"n": 2_000}),
 ]
 
 
@@ -65,6 +68,21 @@ def test_example_compiles_whole_and_agrees(file, name, sizes):
     assert report.fallbacks == 0, str(report)
     assert report.ok, str(report)
     gcompile.compile(fn, fullgraph=True)(*args)  # a refusal raises, naming the source line
+
+
+def test_an_exported_function_loads_and_runs_in_another_process(tmp_path):
+    """``examples/export_load.py``: exported here, loaded and run by a fresh interpreter that
+    has no source of the function."""
+    loaded, eager = load_example("export_load.py").round_trip(tmp_path)
+    np.testing.assert_allclose(loaded, eager, rtol=1e-12, atol=0)
+
+
+def test_torch_tensors_and_numpy_arrays_mix():
+    """``examples/torch_interop.py``, where PyTorch is installed (a bench-only extra)."""
+    torch = pytest.importorskip("torch")
+    result, expected = load_example("torch_interop.py").mixed_call()
+    assert isinstance(result, torch.Tensor)
+    np.testing.assert_allclose(result.numpy(), expected, rtol=1e-6)
 
 
 def test_cli_compare_on_an_example(capsys):

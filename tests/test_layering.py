@@ -2,7 +2,7 @@
 loop IR) imports ir; backends import ir and loops, never passes; the front end (``frontend/``:
 the traced array, the recorder, NumPy patching, loop tracing, sizes, complex parts,
 decompositions) imports ir and capture; capture (loop conversion) imports nothing else of
-gcompile; tools and cli sit on top; nothing imports cli. ``errors`` and ``config`` are leaves
+gcompile; interop (other libraries' arrays) imports only errors, and guards may use it; tools and cli sit on top; nothing imports cli. ``errors`` and ``config`` are leaves
 that any layer may use."""
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ ALLOWED = {
     "loops": {"ir", "loops"},
     "backends": {"ir", "loops", "backends", "errors", "config"},
     "frontend": {"ir", "errors", "frontend", "capture"},
-    "guards": {"ir", "errors"},
+    "guards": {"ir", "errors", "interop"},
+    "interop": {"interop", "errors"},
     "capture": {"capture"},
     "errors": set(),
     "config": set(),

@@ -206,6 +206,14 @@ class Graph:
     def __len__(self) -> int:
         return sum(1 for _ in self._iter())
 
+    @staticmethod
+    def parse(text: str) -> "Graph":
+        """The graph whose text form (``str(graph)``) is ``text`` (``ir/parser.py``; ops
+        holding graphs and large constants are not in the text and raise ``ParseError``)."""
+        from .parser import parse_graph  # (the parser builds graphs: imported when asked)
+
+        return parse_graph(text)
+
     @property
     def placeholders(self) -> list[Node]:
         return [n for n in self._iter() if n.op == "placeholder"]

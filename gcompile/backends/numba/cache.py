@@ -211,3 +211,29 @@ def load(
             dispatcher.compile(signature)
         event = "disk" if sum(dispatcher.stats.cache_hits.values()) > hits else "compiled"
         return Loaded(dispatcher, event, path)
+
+
+def module_of(dispatcher: object) -> tuple[str, str]:
+    """``(key, text)`` of the kernel module defining ``dispatcher`` (text without the hash
+    line, as ``install`` takes it); ValueError for a function of no intact kernel module."""
+    name = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+    key = name.rpartition(".k_")[2]
+    path = cache_dir() / f"k_{key}.py"
+    if not name.startswith("gcompile_kernels.k_") or not path.exists():
+        raise ValueError(f"{dispatcher!r} is not a kernel of the cache")
+    first, _, text = path.read_text().partition("\n")
+    if first != _HEADER + _digest(text):
+        raise ValueError(f"kernel module {path} is damaged")
+    return key, text
+
+
+def install(text: str) -> tuple[str, object]:
+    """``(key, dispatcher)`` of kernel module ``text`` (a body ``module_of`` gave), keyed as
+    this environment keys it (so it can stand for no other kernel), written to the cache unless
+    it is there intact, then imported (nothing compiled yet)."""
+    key = key_of(text)
+    with _lock:
+        path = cache_dir() / f"k_{key}.py"
+        if not _intact(path, text):
+            _write(path, text)
+    return key, dispatcher_of(key)

@@ -89,15 +89,16 @@ class ProgramCalls:
         return Call(Attr(self.dtype_name(meta.dtype), "type"), (value,))
 
     def whole_program(self) -> bool:
-        """A graph with a loop, or of many steps: the whole graph as one Numba function
-        (``programs``), the host only calling it; False (and why, in ``whole``) when some node
-        has no form there."""
+        """A graph with a loop, or of many steps (any step under the option ``whole_program``):
+        the whole graph as one Numba function (``programs``), the host only calling it; False
+        (and why, in ``whole``) when some node has no form there."""
         graph = self.graph
         loops = [n for n in graph.nodes if loop_of(n) is not None]
         branches = [n for n in graph.nodes if isinstance(n.target, Cond)]
         steps = sum(1 for n in graph.nodes if n.op == "call" and n.target is not ops.KERNEL_OUTPUT)
         budget = int(self.options.get("max_loop_statements", programs.MAX_LOOP_STATEMENTS))
-        if not loops and not branches and not WHOLE_PROGRAM_STEPS <= steps <= budget:
+        fewest = 1 if self.options.get("whole_program") else WHOLE_PROGRAM_STEPS  # (export's)
+        if not loops and not branches and not fewest <= steps <= budget:
             return False
         for node in loops:
             programs.check_budget(node, self.options)
