@@ -25,8 +25,9 @@ import numpy as np
 
 from . import backends, config, fast_entry, frontend
 from .errors import GcompileWarning, UnsupportedError
+from .exact_calls import ExactCalls
 from .fallbacks import Fallbacks
-from .graph_breaks import PER_TRIP_TRIAL, GraphBreaks, too_little_work
+from .graph_breaks import GraphBreaks, Trips
 from .guards import (
     ArgumentBinder,
     BoundCall,
@@ -40,7 +41,6 @@ from .interop import results as interop_results
 from .ir.alias import memory_of
 from .ir.graph import Graph
 from .ir.pytree import flatten, unflatten
-from .ir.shape_env import SIZE_LOW
 from .passes import manager
 
 _UNBUILT = object()  # a cache entry's fast entry before the entry's first call
@@ -122,13 +122,7 @@ class CompiledFunction:
         self.static_argnames = tuple(sorted(self._binder.static_argnames))
         self.options = dict(options or {})
         self._cache: dict[tuple, list[CacheEntry]] = {}  # guard key -> entries, oldest first
-        # Calls whose arguments are all arrays and scalars, passed positionally: their exact
-        # shapes, flags, scalar types and int values -> (entry, positions of the graph inputs),
-        # found without binding (the per-call overhead is this lookup and one host call). Exact
-        # shapes and ints decide every size check, so a hit needs no check.
-        self._array_calls: dict[tuple, tuple] = {}
-        self._size_positions: frozenset = frozenset()  # positional ints traced as sizes
-        self._array_arity = (
+        self._exact = ExactCalls(
             len(self._binder.signature.parameters)
             if self._binder.simple_positional and not self.static_argnames
             else -1
@@ -138,43 +132,18 @@ class CompiledFunction:
         self._fast: fast_entry.FastEntry | None = None  # the fast entry calls go to first
         self.refusals: list[UnsupportedError] = []
         self.recompiles: list[Recompile] = []  # one record per cache miss after the first compile
-        # A region run on every trip of a Python loop: the driver's cell holding it, where it
-        # puts its Python function if its calls cost more than their work (``graph_breaks``)
-        self._seat, self._trips, self.demoted = seat, 0, None
+        # A region run on every trip of a Python loop: judged there (``graph_breaks.Trips``)
+        self.trips = Trips(seat, fn) if seat is not None else None
         self.breaks = GraphBreaks(fn, self._region, depth)
         self.fallbacks = Fallbacks(
             _graph_name(fn), fn, fullgraph, self.breaks, self._stats, self.refusals
         )
         functools.update_wrapper(self, fn)
 
-    def _count_trip(self) -> int:
-        self._trips += 1
-        return self._trips
-
-    def _judge_trip(self, entry: CacheEntry, inputs: list) -> None:
-        """Decide (once) whether this region, run on every trip of a Python loop, is better
-        run by Python from now on: its compiled call costs more than its work, or it runs
-        around a break of its own whose regions all do (they decide first, within a trip)."""
-        if self.demoted is not None:
-            return
-        if entry.refusal is None and entry.failure is None:
-            reason = too_little_work(entry.graph, inputs) or ""
-        else:
-            regions = self.breaks.regions()
-            if regions and not all(r.demoted for r in regions):
-                if self._trips < 2 * PER_TRIP_TRIAL:
-                    return  # (its regions have not all decided yet)
-                reason = ""
-            else:
-                reason = "its regions around a statement Python runs all do"
-        if reason:
-            self._seat.cell_contents = self.eager
-        self.demoted = reason
-
     def _region(self, function: Callable, seat: Any) -> "CompiledFunction":
         """A compiled region of a graph break; one run on every trip (a loop body's, or any of
         a region that is) gets its ``seat``."""
-        per_trip = self._seat is not None or "__body_" in function.__name__
+        per_trip = self.trips is not None or "__body_" in function.__name__
         return CompiledFunction(
             function,
             backend=self.backend,
@@ -187,20 +156,12 @@ class CompiledFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """The general path (a call the fast entry, ``fast_entry``, did not take)."""
         self._stats["calls"] += 1
-        if not kwargs and len(args) == self._array_arity:
-            key = _array_key(args, self._size_positions)
-            found = self._array_calls.get(key) if key is not None else None
-            if (
-                found is not None
-                and not config.get("disable")
-                and frontend.current_tracer() is None
-            ):
-                entry, positions = found
-                inputs = [args[i] for i in positions]
-                if not self._size_positions or entry.holds(inputs):  # (a size's new value)
-                    self._stats["cache_hits"] += 1
-                    self._use_fast_entry(entry)
-                    return self._run(entry, inputs, args, kwargs)
+        found = self._exact.find(args, kwargs)
+        if found is not None and not config.get("disable") and frontend.current_tracer() is None:
+            entry, inputs = found
+            self._stats["cache_hits"] += 1
+            self._use_fast_entry(entry)
+            return self._run(entry, inputs, args, kwargs)
         if config.get("disable") or frontend.current_tracer() is not None:
             # Disabled, or called from a function being traced: run the Python code, so an
             # enclosing trace records these operations inline.
@@ -221,16 +182,7 @@ class CompiledFunction:
             general = functools.partial(CompiledFunction.__call__, self)
             entry.fast = fast_entry.build(entry, bound, self._binder, general, self.eager)
         self._use_fast_entry(entry)
-        # (an entry whose trace failed holds for every size: under a key for any size value,
-        # it would take calls the entry before it admits)
-        compiled = entry.failure is None and entry.refusal is None
-        if not kwargs and len(args) == self._array_arity and (compiled or not self._size_positions):
-            key = _array_key(args, self._size_positions)
-            if key is not None:
-                if len(self._array_calls) >= _MAX_EXACT_KEYS:
-                    self._array_calls.clear()  # many sizes: the memo restarts, entries stay
-                positions = tuple(i for i, flag in enumerate(bound.is_input) if flag)
-                self._array_calls[key] = (entry, positions)
+        self._exact.remember(args, kwargs, entry, bound.is_input)
         if not bound.foreign:
             return self._run(entry, bound.inputs(), args, kwargs)
         # Other libraries' arrays: a call that runs eagerly sees the NumPy arrays over their
@@ -262,8 +214,8 @@ class CompiledFunction:
             self._fast = None
 
     def _run(self, entry: CacheEntry, inputs: list, args: tuple, kwargs: dict) -> Any:
-        if self._seat is not None and PER_TRIP_TRIAL <= self._count_trip() <= 2 * PER_TRIP_TRIAL:
-            self._judge_trip(entry, inputs)
+        if self.trips is not None:
+            self.trips.count(entry, inputs, self.breaks)
         if entry.failure is not None:
             return self.fallbacks.failed(entry.failure, args, kwargs)
         if entry.refusal is not None:
@@ -369,7 +321,7 @@ class CompiledFunction:
             return False
         self._binder.dynamic_ints |= recompile.int_paths
         names = list(self._binder.signature.parameters)
-        self._size_positions = frozenset(
+        self._exact.sizes = frozenset(
             i for i, name in enumerate(names) if name in self._binder.dynamic_ints
         )
         recompile.hint = f"{', '.join(sorted(recompile.int_paths))}: traced as a size from now on"
@@ -590,35 +542,6 @@ def _definition(fn: Callable) -> str:
 # about 16,000; generated code grows with the graph, and Numba's compile time about quadratically
 # with a function's size (1000 statements ~15 s, 5000 ~460 s on the reference machine).
 MAX_GRAPH_NODES = 10_000
-_MAX_EXACT_KEYS = 256  # exact-shape memo entries kept before the memo starts again
-
-
-def _array_key(args: tuple, sizes: frozenset) -> tuple | None:
-    """The exact guard of a call whose arguments are all ndarrays and scalars (None otherwise):
-    per array its dtype, shape, contiguity and writeability; a Python float or complex its
-    type; an int or bool its value (static), or for an int at a position of ``sizes`` (traced
-    as a size symbol) whether it is one (the entry's size check then decides); a NumPy scalar
-    its dtype. Each argument is one leaf of the bound call."""
-    key = []
-    for position, value in enumerate(args):
-        kind = type(value)
-        if kind is int and position in sizes and value >= SIZE_LOW:
-            key.append((int, SIZE_LOW))
-            continue
-        if kind is np.ndarray:
-            flags = value.flags
-            key.append(
-                (value.dtype, value.shape, flags.c_contiguous, flags.f_contiguous, flags.writeable)
-            )
-        elif kind is float or kind is complex:
-            key.append(kind)
-        elif kind is int or kind is bool:
-            key.append((kind, value))
-        elif isinstance(value, np.generic):
-            key.append((np.generic, value.dtype))
-        else:
-            return None
-    return tuple(key)
 
 
 def _graph_name(fn: Callable) -> str:

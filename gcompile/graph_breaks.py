@@ -81,11 +81,43 @@ class GraphBreaks:
                     f"break at {source}: lines {first}-{last} run in Python; compiled: {regions}"
                 )
                 lines += [
-                    f"  {name} runs in Python from its {PER_TRIP_TRIAL}th call: {region.demoted}"
+                    f"  {name} runs in Python from its {PER_TRIP_TRIAL}th call: "
+                    f"{region.trips.demoted}"
                     for name, _, region in split.regions
-                    if getattr(region, "demoted", None)
+                    if region.trips and region.trips.demoted
                 ]
         return lines
+
+
+class Trips:
+    """The calls of a region run on every trip of a Python loop, which the driver makes through
+    ``seat`` (a cell): on its ``PER_TRIP_TRIAL``-th call the region is judged, once, and when
+    its compiled call costs more than its work, or it runs around a break of its own whose
+    regions all do (they are judged first, within a trip), ``eager`` takes its seat."""
+
+    def __init__(self, seat: Any, eager: Callable):
+        self.seat, self.eager = seat, eager
+        self.calls = 0
+        self.demoted: str | None = None  # why Python runs it ("": judged, kept compiled)
+
+    def count(self, entry: Any, inputs: list, breaks: GraphBreaks) -> None:
+        """Count one call of ``entry`` with ``inputs``; judge the region in its trial."""
+        self.calls += 1
+        if self.demoted is not None or not PER_TRIP_TRIAL <= self.calls <= 2 * PER_TRIP_TRIAL:
+            return
+        if entry.refusal is None and entry.failure is None:
+            reason = too_little_work(entry.graph, inputs) or ""
+        else:
+            regions = breaks.regions()
+            if regions and not all(r.trips and r.trips.demoted for r in regions):
+                if self.calls < 2 * PER_TRIP_TRIAL:
+                    return  # (its regions have not all been judged yet)
+                reason = ""
+            else:
+                reason = "its regions around a statement Python runs all do"
+        if reason:
+            self.seat.cell_contents = self.eager
+        self.demoted = reason
 
 
 _WRITES = (ops.STORE, ops.UPDATE, ops.WRITEBACK)  # whole arrays as values, a part written

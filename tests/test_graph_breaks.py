@@ -137,8 +137,8 @@ def test_regions_of_every_trip_doing_too_little_work_run_in_python_after_a_trial
     (split,) = compiled.breaks.splits.values()
     body = next(region for name, _, region in split.regions if "__body_" in name)
     (inner,) = body.breaks.regions()  # (the body breaks again at the second slice)
-    assert body._trips == gcompile.graph_breaks.PER_TRIP_TRIAL + 1  # (then called no more)
-    assert "elements a call" in inner.demoted and "regions around" in body.demoted
+    assert body.trips.calls == gcompile.graph_breaks.PER_TRIP_TRIAL + 1  # (then called no more)
+    assert "elements a call" in inner.trips.demoted and "regions around" in body.trips.demoted
     assert "runs in Python from its 256th call" in "\n".join(compiled.breaks.text())
     again = compiled(indptr, indices, values, x)  # (Python runs the body: the same answer)
     np.testing.assert_allclose(again, result, rtol=0, atol=0)

@@ -1,0 +1,78 @@
+"""The exact-call memo of a compiled function: calls whose arguments are all arrays and
+scalars, passed positionally, by their exact shapes, flags, scalar types and int values, found
+without binding the call (its per-call cost is this lookup and one host call). Exact shapes
+and static ints decide every size check; an int traced as a size keys as one, and the entry's
+size check decides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .ir.shape_env import SIZE_LOW
+
+MAX_KEYS = 256  # memo entries kept before the memo starts again (many sizes: entries stay)
+
+
+class ExactCalls:
+    """The memo of one compiled function of ``arity`` positional parameters (-1: its calls
+    are not memoised: keyword-only or static parameters)."""
+
+    def __init__(self, arity: int):
+        self.arity = arity
+        self.calls: dict[tuple, tuple] = {}  # key -> (entry, positions of the graph inputs)
+        self.sizes: frozenset = frozenset()  # positions of ints traced as size symbols
+
+    def find(self, args: tuple, kwargs: dict) -> tuple | None:
+        """``(entry, graph inputs)`` of a call like an earlier one whose entry admits it."""
+        if kwargs or len(args) != self.arity:
+            return None
+        key = array_key(args, self.sizes)
+        found = self.calls.get(key) if key is not None else None
+        if found is None:
+            return None
+        entry, positions = found
+        inputs = [args[i] for i in positions]
+        return (entry, inputs) if not self.sizes or entry.holds(inputs) else None
+
+    def remember(self, args: tuple, kwargs: dict, entry: Any, is_input: list) -> None:
+        """Keep the entry a bound call used. (An entry whose trace failed holds for every
+        size: under a key for any size value it would take calls an earlier entry admits.)"""
+        compiled = entry.failure is None and entry.refusal is None
+        if kwargs or len(args) != self.arity or not compiled and self.sizes:
+            return
+        key = array_key(args, self.sizes)
+        if key is None:
+            return
+        if len(self.calls) >= MAX_KEYS:
+            self.calls.clear()
+        self.calls[key] = (entry, tuple(i for i, flag in enumerate(is_input) if flag))
+
+
+def array_key(args: tuple, sizes: frozenset) -> tuple | None:
+    """The exact guard of a call whose arguments are all ndarrays and scalars (None otherwise):
+    per array its dtype, shape, contiguity and writeability; a Python float or complex its
+    type; an int or bool its value (static), or for an int at a position of ``sizes`` (traced
+    as a size symbol) whether it is one (the entry's size check then decides); a NumPy scalar
+    its dtype. Each argument is one leaf of the bound call."""
+    key = []
+    for position, value in enumerate(args):
+        kind = type(value)
+        if kind is int and position in sizes and value >= SIZE_LOW:
+            key.append((int, SIZE_LOW))
+            continue
+        if kind is np.ndarray:
+            flags = value.flags
+            key.append(
+                (value.dtype, value.shape, flags.c_contiguous, flags.f_contiguous, flags.writeable)
+            )
+        elif kind is float or kind is complex:
+            key.append(kind)
+        elif kind is int or kind is bool:
+            key.append((kind, value))
+        elif isinstance(value, np.generic):
+            key.append((np.generic, value.dtype))
+        else:
+            return None
+    return tuple(key)
