@@ -61,12 +61,36 @@ def test_library_calls_between_kernels_run_in_the_host_for_every_size():
     assert "np.fft.rfft" in text and "called by the host" in text
 
 
-def test_a_call_whose_shape_the_data_decide_is_refused_with_its_reason():
-    def edges_from_data(x):
-        return np.histogram(x, 5)  # (no range: its edges come from the data's min and max)
+def azimuthal_means(data, radius, bins):
+    counts, edges = np.histogram(radius, bins)  # (no range: edges from the data's extremes)
+    sums = np.histogram(radius, bins, weights=data)[0]
+    return sums / counts, edges, np.histogram(radius, 3, density=True)[0]
 
-    compiled = gcompile.compile(edges_from_data, fullgraph=True)
-    with pytest.raises(gcompile.UnsupportedError, match="without range="):
+
+def test_histograms_without_a_range_or_with_weights_compile():
+    compiled = gcompile.compile(azimuthal_means, fullgraph=True)
+    for radius, data in (
+        (RNG.random(200), RNG.random(200)),
+        (RNG.integers(0, 9, 50), RNG.integers(0, 4, 50)),
+        (RNG.random(40).astype(np.float32), RNG.random(40).astype(np.float32)),
+    ):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pairs = zip(compiled(data, radius, 6), azimuthal_means(data, radius, 6))
+            for got, expected in pairs:
+                assert got.dtype == expected.dtype and got.shape == expected.shape
+                np.testing.assert_allclose(got, expected, rtol=1e-6)
+    with pytest.raises(ValueError, match="autodetected range"):
+        compiled(np.ones(4), np.array([0.0, np.nan, 1.0, 2.0]), 3)  # (NumPy's own error)
+    with pytest.raises(ValueError, match="same shape"):
+        compiled(np.ones(5), np.ones(6), 3)
+
+
+def test_a_call_whose_shape_the_data_decide_is_refused_with_its_reason():
+    def distinct(x):
+        return np.unique(x)  # (its length is the data's)
+
+    compiled = gcompile.compile(distinct, fullgraph=True)
+    with pytest.raises(gcompile.UnsupportedError, match="unique"):
         compiled(RNG.random(10))
 
 

@@ -238,7 +238,12 @@ class NumpyCalls:
             self.tracer.refuse(f"{name}(..., out=...)")
         operands, arguments = [], []
         for key, value in bound.items():
-            if key in arrays and value is not None and not np.isscalar(value):
+            if (
+                key in arrays
+                and value is not None
+                and not np.isscalar(value)
+                and not isinstance(value, SymInt)
+            ):
                 arguments.append((key, externs.Operand(len(operands))))
                 operands.append(value)
             elif holds_traced(value):

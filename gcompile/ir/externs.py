@@ -436,13 +436,24 @@ def _interp(call: ExternCall, ops: dict) -> TensorMeta:
 
 
 def _histogram(call: ExternCall, ops: dict) -> TupleMeta:
-    a, bins = ops["a"], call.get("bins", 10)
-    if "bins" in ops or not isinstance(bins, int) or "weights" in ops:
-        raise TypeError("np.histogram with bin edges or weights given as arrays")
-    if call.get("range") is None:
-        raise TypeError("np.histogram without range= (its edges depend on the data's min and max)")
-    counts = np.float64 if call.get("density") else np.intp
-    edges = _probe(lambda x: np.histogram(x, 2, range=(0, 1))[1], a.dtype)
+    """``np.histogram`` of a number of bins: their counts (or sums of ``weights``, or a
+    density) and edges; without ``range=`` the edges follow the data's extremes, a value of
+    its own type, but their number does not."""
+    a, bins, weights = ops["a"], call.get("bins", 10), ops.get("weights")
+    if "bins" in ops or not isinstance(bins, int) or isinstance(bins, bool):
+        raise TypeError("np.histogram with bin edges given as an array")
+    if weights is not None and (
+        weights.ndim != a.ndim
+        or not all(
+            decide("==", w, n, "np.histogram's weights") for w, n in zip(weights.shape, a.shape)
+        )
+    ):
+        raise ValueError("weights should have the same shape as a.")
+    span = call.get("range") or (0, 1)
+    dtypes = (a.dtype,) if weights is None else (a.dtype, weights.dtype)
+    density = bool(call.get("density"))
+    counts = _probe(lambda x, *w: np.histogram(x, 2, span, density, *w)[0], *dtypes)
+    edges = _probe(lambda x: np.histogram(x, 2, call.get("range"))[1], a.dtype)
     return TupleMeta((_meta((bins,), counts), _meta((bins + 1,), edges)))
 
 
