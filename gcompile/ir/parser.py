@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import externs, ops
-from .graph import Graph
+from .graph import Graph, Node
 from .meta import _WEAK_NAMES, TensorMeta, TupleMeta, dtype_abbrev
 from .pytree import flatten
 from .symbolic import Symbol, sym_max, sym_min
@@ -60,7 +60,7 @@ def parse_graph(text: str) -> Graph:
     reader = _Reader(Graph(header.group(1)))
     for parameter in _split(header.group(2)):
         name, _, meta = parameter.partition(":")
-        reader.graph.placeholder(name.strip(), reader.meta(meta.strip()))
+        reader.record(reader.graph.placeholder(name.strip(), reader.meta(meta.strip())))
     for number, line in enumerate(lines[1:], 2):
         reader.line(line, number)
     return reader.graph
@@ -72,7 +72,11 @@ class _Reader:
     def __init__(self, graph: Graph):
         self.graph = graph
         self.symbols: dict[str, Symbol] = {}
+        self.nodes: dict[str, Node] = {}  # (by name: a graph's own lookup walks its nodes)
         self.done = False
+
+    def record(self, node: Node) -> None:
+        self.nodes[node.name] = node
 
     def line(self, line: str, number: int) -> None:
         if not line.startswith("  ") or line.startswith("    ") or self.done:
@@ -96,6 +100,7 @@ class _Reader:
             value = self.constant(rhs, meta, number)
             node = self.graph.constant(value, meta, name=name)
             node.name = name
+            self.record(node)
             return
         op = ops._BY_NAME.get(rhs.partition("(")[0])
         if op is None:
@@ -108,7 +113,7 @@ class _Reader:
             raise ParseError(f"line {number}: not an op call: {rhs!r}")
         args = tuple(self.evaluate(a) for a in call.args)
         kwargs = {k.arg: self.evaluate(k.value) for k in call.keywords}
-        self.graph.call(op, args, kwargs, meta=meta, name=name)
+        self.record(self.graph.call(op, args, kwargs, meta=meta, name=name))
 
     def constant(self, rhs: str, meta: Any, number: int) -> np.ndarray:
         values = rhs[rhs.index(">") + 1 :]
@@ -218,7 +223,12 @@ class _Reader:
 
     def name(self, name: str) -> Any:
         if name.startswith("_node_"):
-            return self.graph.find(name[len("_node_") :])
+            node = self.nodes.get(name[len("_node_") :])
+            if node is None:
+                raise KeyError(
+                    f"no node named {name[len('_node_') :]!r} in graph {self.graph.name}"
+                )
+            return node
         if name in ("inf", "nan"):
             return float(name)
         if name == "Ellipsis":
