@@ -2,7 +2,8 @@
 loop IR) imports ir; backends import ir and loops, never passes; the front end (``frontend/``:
 the traced array, the recorder, NumPy patching, loop tracing, sizes, complex parts,
 decompositions) imports ir and capture; capture (loop conversion) imports nothing else of
-gcompile; tools and cli sit on top; nothing imports cli. ``errors`` and ``config`` are leaves
+gcompile; ``dask/`` (compiled functions over dask arrays) sits beside api, which calls it, and
+imports the front end, guards and passes to trace; tools and cli sit on top; nothing imports cli. ``errors`` and ``config`` are leaves
 that any layer may use."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ ALLOWED = {
     "frontend": {"ir", "errors", "frontend", "capture"},
     "guards": {"ir", "errors"},
     "capture": {"capture"},
+    "dask": {"ir", "frontend", "guards", "passes", "errors", "api", "dask"},
     "errors": set(),
     "config": set(),
 }

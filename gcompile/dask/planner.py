@@ -1,0 +1,251 @@
+"""The chunk plan: how each fused kernel of a graph (and each elementwise or reduction op left
+outside kernels) maps onto dask, decided from the graph alone (the chunks of a call are the
+executor's business, ``executor.py``).
+
+* ``blockwise``: elementwise and broadcast kernels, one task per chunk;
+* ``whole``: kernels along axes (a row's mean, softmax, ``cumsum``): those axes rechunked into
+  one chunk first, then blockwise;
+* ``reduce``: reductions (sum, prod, max, min, any, all, mean): a compiled chunk step keeping
+  the reduced axes, then dask's tree reduction of the partial results;
+* ``overlap``: slices with offsets (stencils): ``map_overlap`` with the depth the slices need,
+  no padding at the array's edges (the slices never read past them);
+* ``numpy``: anything else runs through dask's own NumPy implementation, with a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..ir.graph import Graph, Node
+from ..ir.kernel import FusedKernel
+from ..ir.symbolic import is_int
+from .source import function_source
+
+# Reductions a tree can combine: the chunk step's op -> the NumPy reduction combining partials
+# (a mean: the partial sums' total, divided by the count: ``executor``).
+TREE = {"sum": "sum", "prod": "prod", "amax": "max", "amin": "min", "any": "any", "all": "all"}
+TREE["mean"] = "sum"
+_ALONG_AXIS = ("cumsum", "cumprod", "accumulate")
+
+
+@dataclass
+class Unit:
+    """What one dask step computes: a fused kernel, or one op outside kernels."""
+
+    name: str
+    style: str  # the kernel's style (``ir/kernel.py``)
+    space: tuple
+    inputs: list  # the nodes the chunk function takes (a kernel's placeholders)
+    nodes: list  # the nodes it computes, in order
+    outputs: list  # the nodes it returns
+    arguments: tuple  # the graph's values passed for ``inputs``
+    mutates: bool = False
+
+
+@dataclass
+class KernelStep:
+    """How one unit runs over dask arrays."""
+
+    unit: Unit
+    mode: str
+    source: str
+    whole: tuple = ()  # space axes rechunked into one chunk
+    depth: dict = field(default_factory=dict)  # overlap: space axis -> (before, after)
+    reducers: tuple = ()  # reduce: per output (op name, space axes, keepdims, chunk source)
+    reason: str = ""  # numpy: why, with the user's line
+    first: KernelStep | None = None  # global reductions computed first, passed as arguments
+
+
+def plan_graph(graph: Graph) -> dict:
+    """The ``KernelStep`` of each kernel node, and of each elementwise or reduction op, of a
+    fused ``graph``."""
+    steps = {}
+    for node in graph.nodes:
+        unit = _unit(node)
+        if unit is not None:
+            steps[node] = plan_unit(unit)
+    return steps
+
+
+def _unit(node: Node) -> Unit | None:
+    if isinstance(node.target, FusedKernel):
+        k = node.target
+        calls = [n for n in k.graph.nodes if n.op in ("call", "constant")]
+        outputs = list(k.graph.output_node.args[0])
+        inputs = k.graph.placeholders
+        return Unit(node.name, k.style, k.space, inputs, calls, outputs, node.args, k.mutates)
+    if node.op != "call" or node.target.kind not in ("elementwise", "reduction"):
+        return None
+    if node.target.name == "python_scalar":
+        return None
+    inputs = list(dict.fromkeys(a for a in node.args if isinstance(a, Node)))
+    if node.target.kind == "elementwise":
+        style, space = "pointwise", node.meta.shape
+    else:
+        along = node.target.name in _ALONG_AXIS
+        style, space = ("row" if along else "reduction"), node.args[0].meta.shape
+    return Unit(node.name, style, tuple(space), inputs, [node], [node], tuple(inputs))
+
+
+def plan_unit(unit: Unit) -> KernelStep:
+    """The mapping of one unit (see the module docstring)."""
+    source = function_source(unit.name, unit.inputs, unit.nodes, unit.outputs)
+    calls = [n for n in unit.nodes if n.op == "call"]
+    if unit.mutates:
+        return _numpy(unit, source, calls[-1], "writes into an argument's memory")
+    odd = [n for n in calls if n.target.kind not in ("elementwise", "reduction", "view")]
+    if odd:
+        return _numpy(unit, source, odd[0], "has no chunk-by-chunk form")
+    views = [n for n in calls if n.target.kind == "view"]
+    reductions = [n for n in calls if n.target.kind == "reduction"]
+    if views:
+        if reductions:
+            return _numpy(unit, source, reductions[0], "reduces slices")
+        return _overlap(unit, source, views)
+    if reductions and unit.style == "reduction":
+        step = _reduce(unit, reductions)
+        if step is not None:
+            return step
+    if reductions and unit.style == "row":
+        step = _split(unit, reductions)
+        if step is not None:
+            return step
+    whole = tuple(sorted({a for n in reductions for a in _space_axes(n, len(unit.space))}))
+    problem = _blockwise_problem(unit, whole)
+    if problem is not None:
+        return _numpy(unit, source, problem, "reads or returns arrays not aligned with its space")
+    return KernelStep(unit, "whole" if whole else "blockwise", source, whole=whole)
+
+
+def _numpy(unit: Unit, source: str, culprit: Node, why: str) -> KernelStep:
+    where = f" ({culprit.source})" if culprit.source else ""
+    reason = f"'{culprit.target.name}' in {unit.name} {why}{where}"
+    return KernelStep(unit, "numpy", source, reason=reason)
+
+
+def _space_axes(node: Node, rank: int) -> tuple:
+    """The space axes a reduction (or accumulation) node runs along."""
+    ndim = len(node.args[0].meta.shape)
+    axis = node.kwargs.get("axis")
+    axes = range(ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    return tuple(a % ndim + rank - ndim for a in axes)
+
+
+def _reduce(unit: Unit, reductions: list) -> KernelStep | None:
+    """A tree reduction when every output is a tree-combinable reduction of the whole space."""
+    rank = len(unit.space)
+    if set(unit.outputs) != set(reductions) or len(unit.outputs) != len(reductions):
+        return None
+    reducers = []
+    for out in unit.outputs:
+        if out.target.name not in TREE or len(out.args[0].meta.shape) != rank:
+            return None
+        keepdims = bool(out.kwargs.get("keepdims"))
+        # one chunk function per output: dask's own tree per reduction, no larger a graph
+        source = function_source(unit.name, unit.inputs, unit.nodes, [out], partial=True)
+        reducers.append((out.target.name, _space_axes(out, rank), keepdims, source))
+    if _blockwise_problem(unit, (), check_outputs=False) is not None:
+        return None
+    source = function_source(unit.name, unit.inputs, unit.nodes, unit.outputs, partial=True)
+    return KernelStep(unit, "reduce", source, reducers=tuple(reducers))
+
+
+def _split(unit: Unit, reductions: list) -> KernelStep | None:
+    """A kernel using reductions of its whole space (``x - x.mean()``): those reductions as a
+    tree reduction first, then the rest blockwise with their results as arguments (no chunk
+    holds the whole array). None when a reduction keeps an axis or reads another."""
+    rank = len(unit.space)
+    feeding = _ancestors(reductions, unit.nodes)
+    if any(_space_axes(r, rank) != tuple(range(rank)) for r in reductions):
+        return None
+    if any(n in feeding for r in reductions for n in _ancestors(r.args, unit.nodes)):
+        return None
+    nodes = [n for n in unit.nodes if n in feeding]
+    first = _reduce(
+        Unit(unit.name, "reduction", unit.space, unit.inputs, nodes, reductions, unit.arguments),
+        reductions,
+    )
+    if first is None:
+        return None
+    rest = [n for n in unit.nodes if n not in reductions]
+    inputs = list(unit.inputs) + reductions
+    after = Unit(unit.name, "pointwise", unit.space, inputs, rest, unit.outputs, unit.arguments)
+    if _blockwise_problem(after, ()) is not None:
+        return None
+    source = function_source(unit.name, inputs, rest, unit.outputs)
+    return KernelStep(after, "blockwise", source, first=first)
+
+
+def _ancestors(roots, nodes: list) -> set:
+    """The nodes among ``nodes`` that ``roots`` are or read, directly or not."""
+    inside = set(nodes)
+    found: set = set()
+    stack = [r for r in roots if isinstance(r, Node) and r in inside]
+    while stack:
+        node = stack.pop()
+        if node not in found:
+            found.add(node)
+            stack += [a for a in node.args if isinstance(a, Node) and a in inside]
+    return found
+
+
+def _blockwise_problem(unit: Unit, whole: tuple, check_outputs=True) -> Node | None:
+    """The first node whose shape does not line up with the space's blocks, or None.
+
+    Inputs align right with the space (each size that size, or 1); outputs are the space
+    (or 1 along an axis in one chunk)."""
+    space = unit.space
+    rank = len(space)
+    values = [(p, True) for p in unit.inputs]
+    if check_outputs:
+        values += [(o, False) for o in unit.outputs]
+    for value, is_input in values:
+        shape = getattr(value.meta, "shape", ())
+        if getattr(value.meta, "scalar", False) and is_input:
+            continue
+        if len(shape) > rank or (not is_input and len(shape) != rank):
+            return _culprit(value, unit)
+        for axis, size in zip(range(rank - len(shape), rank), shape):
+            if size != space[axis] and not (size == 1 and (is_input or axis in whole)):
+                return _culprit(value, unit)
+    return None
+
+
+def _culprit(value: Node, unit: Unit) -> Node:
+    """The op to name for ``value``: itself when it is computed here, else its first reader."""
+    if value in unit.nodes:
+        return value
+    return next((n for n in unit.nodes if n.op == "call" and value in n.args), unit.nodes[0])
+
+
+def _overlap(unit: Unit, source: str, views: list) -> KernelStep:
+    """A stencil: every array argument read only through unit-step slices of one shape."""
+    if len(unit.outputs) != 1:
+        return _numpy(unit, source, views[0], "returns several arrays from slices")
+    bases = {v.args[0] for v in views}
+    base_shape = views[0].args[0].meta.shape
+    starts: dict = {}
+    for view in views:
+        index = view.kwargs.get("index", ())
+        ok = view.target.name == "getitem" and view.args[0] in unit.inputs
+        ok = ok and all(isinstance(i, slice) and i.step in (None, 1) for i in index)
+        ok = ok and view.args[0].meta.shape == base_shape and view.meta.shape == unit.space
+        if not ok:
+            return _numpy(unit, source, view, "is a view other than a unit-step slice")
+        for axis, part in enumerate(index):
+            start = 0 if part.start is None else part.start
+            if not is_int(start) or start < 0:
+                return _numpy(unit, source, view, "slices from the end")
+            starts.setdefault(axis, []).append(start)
+    for p in unit.inputs:
+        direct = [n for n in unit.nodes if n.op == "call" and p in n.args and n not in views]
+        if (p in bases and direct) or (p not in bases and not getattr(p.meta, "scalar", False)):
+            return _numpy(unit, source, _culprit(p, unit), "mixes slices and whole arrays")
+    depth = {}
+    for axis, found in starts.items():
+        shrink = base_shape[axis] - unit.space[axis]
+        if not is_int(shrink):
+            return _numpy(unit, source, views[0], "slices by a symbolic amount")
+        if shrink:
+            depth[axis] = (min(found), shrink - min(found))
+    return KernelStep(unit, "overlap", source, depth=depth)
