@@ -74,6 +74,8 @@ def _warn(what: str) -> None:
 
 def run_kernel(step: KernelStep, args: list):
     """One kernel over its arguments (dask arrays and scalars): a dask array, or a tuple."""
+    if step.mode == "chain":
+        return _chain(step, args)
     if step.first is not None:
         found = run_kernel(step.first, args)
         args = args + list(found if isinstance(found, tuple) else (found,))
@@ -92,6 +94,20 @@ def run_kernel(step: KernelStep, args: list):
     if step.mode == "reduce":
         return _reduce(step, function, arrays)
     return _blockwise(step, function, arrays)
+
+
+def _chain(step: KernelStep, args: list):
+    """A stencil, then the reductions of its values; the unit's outputs from either."""
+    first, second = step.parts
+    values = dict(zip(first.unit.outputs, _tuple(run_kernel(first, args))))
+    reduced = run_kernel(second, [values[n] for n in second.unit.inputs])
+    values.update(zip(second.unit.outputs, _tuple(reduced)))
+    outputs = [values[o] for o in step.unit.outputs]
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _tuple(value) -> tuple:
+    return value if isinstance(value, tuple) else (value,)
 
 
 def _rechunk_whole(array: da.Array, axes: tuple, rank: int) -> da.Array:
@@ -197,15 +213,17 @@ def _overlap(step: KernelStep, function: ChunkFunction, arrays: list) -> da.Arra
         sizes[0] -= before
         sizes[-1] -= after
         out[axis] = tuple(sizes)
-    (meta,) = [o.meta for o in step.unit.outputs]
-    return da.map_overlap(
+    metas = [o.meta for o in step.unit.outputs]
+    several = len(metas) > 1
+    blocks = da.map_overlap(
         function,
         *arrays,
-        depth={axis: depth for axis, depth in step.depth.items()},
+        depth=dict(step.depth),
         boundary="none",
         trim=False,
         align_arrays=False,
         allow_rechunk=False,
         chunks=tuple(out),
-        meta=_empty(meta),
+        meta=np.empty((0,) * len(out), dtype=object) if several else _empty(metas[0]),
     )
+    return tuple(_item(blocks, i, m, None) for i, m in enumerate(metas)) if several else blocks

@@ -54,6 +54,7 @@ class KernelStep:
     reducers: tuple = ()  # reduce: per output (op name, space axes, keepdims, chunk source)
     reason: str = ""  # numpy: why, with the user's line
     first: KernelStep | None = None  # global reductions computed first, passed as arguments
+    parts: tuple = ()  # chain: a stencil, then the reductions of its values
 
 
 def plan_graph(graph: Graph) -> dict:
@@ -100,7 +101,7 @@ def plan_unit(unit: Unit) -> KernelStep:
     reductions = [n for n in calls if n.target.kind == "reduction"]
     if views:
         if reductions:
-            return _numpy(unit, source, reductions[0], "reduces slices")
+            return _stencil_then_reduce(unit, source, views, reductions)
         return _overlap(unit, source, views)
     if reductions and unit.style == "reduction":
         step = _reduce(unit, reductions)
@@ -176,6 +177,27 @@ def _split(unit: Unit, reductions: list) -> KernelStep | None:
     return KernelStep(after, "blockwise", source, first=first)
 
 
+def _stencil_then_reduce(unit: Unit, source: str, views: list, reductions: list) -> KernelStep:
+    """Reductions of a stencil's values (``(x[1:] - x[:-1]).sum()``): the stencil by
+    ``map_overlap``, returning what the reductions read, then the reductions as a tree."""
+    refused = _numpy(unit, source, reductions[0], "reduces slices in a way dask cannot chunk")
+    if any(
+        r not in unit.outputs or _ancestors(r.args, unit.nodes) & set(reductions)
+        for r in reductions
+    ):
+        return refused
+    rest = [n for n in unit.nodes if n not in reductions]
+    read = [a for r in reductions for a in r.args if isinstance(a, Node)]
+    needed = list(dict.fromkeys(read + [o for o in unit.outputs if o not in reductions]))
+    stencil = Unit(unit.name, "pointwise", unit.space, unit.inputs, rest, needed, unit.arguments)
+    first = _overlap(stencil, function_source(unit.name, unit.inputs, rest, needed), views)
+    then = Unit(unit.name, "reduction", unit.space, needed, reductions, reductions, ())
+    second = _reduce(then, reductions) if first.mode == "overlap" else None
+    if second is None:
+        return refused
+    return KernelStep(unit, "chain", source, parts=(first, second))
+
+
 def _ancestors(roots, nodes: list) -> set:
     """The nodes among ``nodes`` that ``roots`` are or read, directly or not."""
     inside = set(nodes)
@@ -220,8 +242,6 @@ def _culprit(value: Node, unit: Unit) -> Node:
 
 def _overlap(unit: Unit, source: str, views: list) -> KernelStep:
     """A stencil: every array argument read only through unit-step slices of one shape."""
-    if len(unit.outputs) != 1:
-        return _numpy(unit, source, views[0], "returns several arrays from slices")
     bases = {v.args[0] for v in views}
     base_shape = views[0].args[0].meta.shape
     starts: dict = {}
