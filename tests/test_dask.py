@@ -183,3 +183,14 @@ def test_what_travels_is_small_source_text():
     chunk = x.blocks[0, 0].compute()
     got = travelled(chunk, np.sin(np.ones(5)))
     assert_same_value(formula(chunk, np.ones(5), 1.0), got, ulps=4, scale=np.float64)
+
+
+def test_explain_shows_the_chunk_plan():
+    x = random((40, 30), (8, 6))
+    plan = gcompile.explain(compiled[rows], x).chunk_plan
+    assert "rechunk" in plan and "axes (1,) into one chunk" in plan and "whole (row kernel)" in plan
+    plan = gcompile.explain(compiled[stencil], x).chunk_plan
+    assert "map_overlap depth (before, after) by axis {0: (0, 2), 1: (0, 2)}" in plan
+    plan = gcompile.explain(compiled[pipeline], x, np.ones(30)).chunk_plan
+    assert "mean over axes (0, 1): compiled chunk step, tree of depth" in plan
+    assert "after the whole-array reductions" in plan

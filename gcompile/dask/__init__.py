@@ -55,7 +55,7 @@ class DaskCalls:
     def __init__(self, compiled):
         self.compiled = compiled
         self.entries: dict = {}  # guard key -> [DaskEntry]
-        self.last: tuple | None = None  # (entry, inputs) of the latest call, for explain()
+        self.last: tuple | None = None  # (entry, inputs, plan lines) of the latest call
 
     def call(self, args: tuple, kwargs: dict):
         """The function's results over the call's dask arrays: lazy dask arrays."""
@@ -77,8 +77,9 @@ class DaskCalls:
             entry = self._trace(bound)
             self.entries.setdefault(bound.key, []).append(entry)
         inputs = [stand_ins.get(id(v), v) for v in traced]
-        self.last = (entry, inputs)
-        outputs = execute(entry.graph, entry.steps, inputs)
+        log: list = []
+        outputs = execute(entry.graph, entry.steps, inputs, log)
+        self.last = (entry, inputs, log)
         spec = entry.graph.out_spec
         return outputs[0] if spec.kind == "leaf" else unflatten(spec, outputs)
 
@@ -99,6 +100,19 @@ class DaskCalls:
         paths = [path for (path, _), flag in zip(bound.leaves, bound.is_input) if flag]
         sizes = size_check(paths, [p.meta for p in graph.placeholders], graph.shape_env)
         return DaskEntry(graph, plan_graph(graph), sizes)
+
+
+def chunk_plan(calls: DaskCalls) -> list[str]:
+    """The chunk plan of the latest call with dask arrays: one line per dask step."""
+    if calls.last is None:
+        return ["no call with dask arrays yet"]
+    _, inputs, log = calls.last
+    chunked = [
+        f"argument {i}: shape {v.shape}, chunks {v.chunksize} ({v.npartitions} blocks)"
+        for i, v in enumerate(inputs)
+        if is_dask_array(v)
+    ]
+    return chunked + log
 
 
 def _replace(value, stand_ins: dict):

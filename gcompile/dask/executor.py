@@ -25,8 +25,9 @@ from .planner import TREE, KernelStep
 _DASK_OWN = ("view", "shape", "matmul")  # kinds dask runs as NumPy does, without a warning
 
 
-def execute(graph: Graph, steps: dict, inputs: list) -> list:
-    """The graph's outputs (lazy dask arrays, or plain values) for the call's ``inputs``."""
+def execute(graph: Graph, steps: dict, inputs: list, log: list) -> list:
+    """The graph's outputs (lazy dask arrays, or plain values) for the call's ``inputs``; one
+    line per dask step in ``log`` (the chunk plan ``explain()`` shows)."""
     sizes = graph.shape_env.bind(inputs)
     env: dict = {}
     for node, value in zip(graph.placeholders, inputs):
@@ -37,7 +38,7 @@ def execute(graph: Graph, steps: dict, inputs: list) -> list:
         elif node.op == "call":
             args = map_arg(node.args, env.__getitem__)
             if node in steps:
-                env[node] = run_kernel(steps[node], list(args))
+                env[node] = run_kernel(steps[node], list(args), log)
             else:
                 env[node] = _run_op(
                     node, args, concrete(map_arg(node.kwargs, env.__getitem__), sizes)
@@ -72,12 +73,12 @@ def _warn(what: str) -> None:
     )
 
 
-def run_kernel(step: KernelStep, args: list):
+def run_kernel(step: KernelStep, args: list, log: list):
     """One kernel over its arguments (dask arrays and scalars): a dask array, or a tuple."""
     if step.mode == "chain":
-        return _chain(step, args)
+        return _chain(step, args, log)
     if step.first is not None:
-        found = run_kernel(step.first, args)
+        found = run_kernel(step.first, args, log)
         args = args + list(found if isinstance(found, tuple) else (found,))
     arrays = [a for a in args if isinstance(a, da.Array)]
     bound = {i: a for i, a in enumerate(args) if not isinstance(a, da.Array)}
@@ -86,21 +87,57 @@ def run_kernel(step: KernelStep, args: list):
     if not compiled:
         if arrays:
             _warn(step.reason)
+            log.append(f"{step.unit.name}: dask's NumPy path: {step.reason}")
         return function(*arrays)
     if step.mode == "overlap":
-        return _overlap(step, function, arrays)
-    if step.whole:
-        arrays = [_rechunk_whole(a, step.whole, len(step.unit.space)) for a in arrays]
+        result = _overlap(step, function, arrays)
+    elif step.mode == "reduce":
+        result = _reduce(step, function, arrays)
+    else:
+        if step.whole:
+            arrays = [_rechunk_whole(a, step.whole, len(step.unit.space), log) for a in arrays]
+        result = _blockwise(step, function, arrays)
+    log.append(_describe(step, result, arrays))
+    return result
+
+
+def _describe(step: KernelStep, result, arrays: list) -> str:
+    """One line of the chunk plan: the step, its chunks and its tasks."""
+    first = result[0] if isinstance(result, tuple) else result
+    chunks = " x ".join(str(len(c)) for c in arrays[0].chunks) or "1"
+    text = f"{step.unit.name}: {step.mode} ({step.unit.style} kernel), {chunks} blocks in"
+    if step.mode == "overlap":
+        text += f"; map_overlap depth (before, after) by axis {step.depth}, no edge padding"
     if step.mode == "reduce":
-        return _reduce(step, function, arrays)
-    return _blockwise(step, function, arrays)
+        for name, axes, _, _ in step.reducers:
+            text += f"; {name} over axes {axes}: compiled chunk step, tree of depth {_depth(first, step.unit.name)}"
+        return text
+    if step.first is not None:
+        text += f"; after the whole-array reductions of {step.first.unit.name}"
+    return text + f"; {first.npartitions} tasks, chunks {_short(first.chunks)}"
 
 
-def _chain(step: KernelStep, args: list):
+def _depth(result: da.Array, unit: str) -> int:
+    """The levels of the unit's tree reduction: its combine layers and the aggregate."""
+    prefix = f"gcompile-{unit}-partial"
+    return 1 + sum(1 for name in result.dask.layers if name.startswith(prefix))
+
+
+def _short(chunks: tuple) -> str:
+    return "(" + ", ".join(_axis(c) for c in chunks) + ")"
+
+
+def _axis(sizes: tuple) -> str:
+    if len(set(sizes)) == 1:
+        return str(sizes[0]) if len(sizes) == 1 else f"{len(sizes)}x{sizes[0]}"
+    return f"{len(sizes)} of {min(sizes)}..{max(sizes)}"
+
+
+def _chain(step: KernelStep, args: list, log: list):
     """A stencil, then the reductions of its values; the unit's outputs from either."""
     first, second = step.parts
-    values = dict(zip(first.unit.outputs, _tuple(run_kernel(first, args))))
-    reduced = run_kernel(second, [values[n] for n in second.unit.inputs])
+    values = dict(zip(first.unit.outputs, _tuple(run_kernel(first, args, log))))
+    reduced = run_kernel(second, [values[n] for n in second.unit.inputs], log)
     values.update(zip(second.unit.outputs, _tuple(reduced)))
     outputs = [values[o] for o in step.unit.outputs]
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
@@ -110,9 +147,14 @@ def _tuple(value) -> tuple:
     return value if isinstance(value, tuple) else (value,)
 
 
-def _rechunk_whole(array: da.Array, axes: tuple, rank: int) -> da.Array:
-    own = {a - (rank - array.ndim): -1 for a in axes if a >= rank - array.ndim}
-    own = {a: c for a, c in own.items() if array.shape[a] != 1}
+def _rechunk_whole(array: da.Array, axes: tuple, rank: int, log: list) -> da.Array:
+    """``array`` with the kernel's whole axes (space axes ``axes``) in one chunk each."""
+    own = [a - (rank - array.ndim) for a in axes if a >= rank - array.ndim]
+    own = {a: -1 for a in own if len(array.chunks[a]) > 1}
+    if own:
+        log.append(
+            f"rechunk {array.name[:24]}: axes {tuple(own)} into one chunk (a kernel along them)"
+        )
     return array.rechunk(own) if own else array
 
 
@@ -155,16 +197,18 @@ def _reduce(step: KernelStep, function: ChunkFunction, arrays: list):
     for (name, axes, keepdims, source), out in zip(step.reducers, step.unit.outputs):
         chunk = ChunkFunction(source, function.entry, function.bound, function.arity)
         if len(arrays) == 1 and arrays[0].ndim == rank:
-            results.append(_tree(arrays[0], (name, axes, keepdims), out.meta.dtype, shape, chunk))
+            reducer = (name, axes, keepdims)
+            results.append(_tree(arrays[0], reducer, out.meta.dtype, shape, chunk, function.entry))
             continue
         meta = _empty(out.meta, rank)
         ones = {a: 1 for a in axes}
         partial = da.blockwise(chunk, index, *pairs, adjust_chunks=ones, meta=meta)
-        results.append(_tree(partial, (name, axes, keepdims), out.meta.dtype, shape, None))
+        reducer = (name, axes, keepdims)
+        results.append(_tree(partial, reducer, out.meta.dtype, shape, None, function.entry))
     return results[0] if len(results) == 1 else tuple(results)
 
 
-def _tree(array: da.Array, reducer: tuple, dtype, shape: tuple, function) -> da.Array:
+def _tree(array: da.Array, reducer: tuple, dtype, shape: tuple, function, unit: str) -> da.Array:
     """dask's tree reduction of ``array``: its chunk step the compiled kernel ``function``, or
     (None) passing partial results through."""
     name, axes, keepdims = reducer
@@ -178,6 +222,7 @@ def _tree(array: da.Array, reducer: tuple, dtype, shape: tuple, function) -> da.
         axis=axes,
         keepdims=keepdims,
         dtype=dtype,
+        name=f"gcompile-{unit}",
         meta=np.empty((0,) * rank, dtype),
     )
 

@@ -159,7 +159,7 @@ def _split(unit: Unit, reductions: list) -> KernelStep | None:
     feeding = _ancestors(reductions, unit.nodes)
     if any(_space_axes(r, rank) != tuple(range(rank)) for r in reductions):
         return None
-    if any(n in feeding for r in reductions for n in _ancestors(r.args, unit.nodes)):
+    if any(_ancestors(r.args, unit.nodes) & set(reductions) for r in reductions):
         return None
     nodes = [n for n in unit.nodes if n in feeding]
     first = _reduce(
