@@ -33,6 +33,7 @@ CASES = [
     ("mlp.py", "mlp_probs", {"batch": 8, "features": 16, "hidden": 32, "classes": 10}),
     ("adam.py", "adam_step", {"n": 50_000}),
     ("adam.py", "adamw_step", {"n": 1_000}),
+    ("dask_pipeline.py", "pipeline", {"rows": 60, "cols": 40}),
 ]
 
 
@@ -72,3 +73,12 @@ def test_cli_compare_on_an_example(capsys):
     assert cli.main(["compare", f"{path}:adam_step", "--repeat", "1"]) == 0
     out = capsys.readouterr().out
     assert "adam_step" in out and "result: AGREE" in out
+
+
+def test_the_dask_example_runs_small():
+    """The dask pipeline over dask arrays (synchronous scheduler: no cluster), compiled and not."""
+    dask = pytest.importorskip("dask")
+    module = load_example("dask_pipeline.py")
+    with dask.config.set(scheduler="synchronous"):
+        plain, compiled = module.run(rows=90, cols=40, chunk_rows=25)
+    assert abs(compiled - plain) <= 1e-13 * abs(plain)
