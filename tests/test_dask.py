@@ -194,3 +194,17 @@ def test_explain_shows_the_chunk_plan():
     plan = gcompile.explain(compiled[pipeline], x, np.ones(30)).chunk_plan
     assert "mean over axes (0, 1): compiled chunk step, tree of depth" in plan
     assert "after the whole-array reductions" in plan
+
+
+def running_sum(x):
+    total = np.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        total = total + np.sin(x[i])
+    return total
+
+
+def test_a_loop_over_the_chunked_axis_runs_as_written_with_a_warning():
+    x = random((12, 10), (4, 5))
+    with pytest.warns(GcompileWarning, match=r"(?s)a loop node over dask arrays.*test_dask.py:\d+"):
+        out = gcompile.compile(running_sum)(x)
+    assert_same_value(running_sum(x.compute()), np.asarray(out), ulps=4)

@@ -50,6 +50,8 @@ def _run_op(node: Node, args: tuple, kwargs: dict):
     """An op outside kernels: dask's own implementation of its NumPy function; a refusal
     when dask has none (it would compute the arrays here)."""
     op = node.target
+    if not isinstance(op, ops.OpDef):  # a loop or a branch: its trips would not be chunked
+        raise UnsupportedError(f"a {op.kind} node over dask arrays", node.source)
     if op.kind in ("scatter",) or op.effects:
         raise UnsupportedError(f"'{op.name}' over dask arrays (they are immutable)", node.source)
     with warnings.catch_warnings():
