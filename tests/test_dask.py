@@ -194,6 +194,8 @@ def test_explain_shows_the_chunk_plan():
     plan = gcompile.explain(compiled[pipeline], x, np.ones(30)).chunk_plan
     assert "mean over axes (0, 1): compiled chunk step, tree of depth" in plan
     assert "after the whole-array reductions" in plan
+    report = gcompile.explain(compiled[stencil], x)  # the drawing shows it too
+    assert "overlap (pointwise kernel)" in report.graphs["fused"].to_dot(notes=report.chunk_notes)
 
 
 def running_sum(x):

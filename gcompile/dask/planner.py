@@ -147,8 +147,7 @@ def _reduce(unit: Unit, reductions: list) -> KernelStep | None:
         reducers.append((out.target.name, _space_axes(out, rank), keepdims, source))
     if _blockwise_problem(unit, (), check_outputs=False) is not None:
         return None
-    source = function_source(unit.name, unit.inputs, unit.nodes, unit.outputs, partial=True)
-    return KernelStep(unit, "reduce", source, reducers=tuple(reducers))
+    return KernelStep(unit, "reduce", reducers[0][3], reducers=tuple(reducers))
 
 
 def _split(unit: Unit, reductions: list) -> KernelStep | None:

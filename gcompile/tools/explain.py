@@ -47,6 +47,7 @@ class ExplainReport:
     math: list = field(default_factory=list)  # (kernel, function, how it is computed and why)
     breaks: list = field(default_factory=list)  # one line per graph break (``graph_breaks``)
     chunks: list = field(default_factory=list)  # the chunk plan of a call with dask arrays
+    chunk_notes: dict = field(default_factory=dict)  # kernel name -> its dask steps, for drawings
 
     @property
     def chunk_plan(self) -> str:
@@ -247,4 +248,10 @@ def _explain_dask(fn: Callable, args: tuple, kwargs: dict) -> ExplainReport:
         report.counts["fused"] = graph_counts(graph)
         report.fusion = graph.notes.fusion
     report.chunks = chunk_plan(fresh.dask)
+    graph = report.graphs.get("fused")
+    kernels = {n.name for n in graph.nodes} if graph is not None else set()
+    for line in report.chunks:  # "fused_2: overlap ...": the drawing's note on that kernel
+        name, _, step = line.partition(": ")
+        if name in kernels:
+            report.chunk_notes[name] = "; ".join(filter(None, [report.chunk_notes.get(name), step]))
     return report
