@@ -35,6 +35,10 @@ def rows(x):
     return e / e.sum(axis=1, keepdims=True), np.cumsum(x, axis=1)
 
 
+def spread(x):
+    return x.var(axis=1), x.argmax(axis=0)
+
+
 def reductions(x):
     return x.sum(axis=0), x.max(axis=1), x.mean(), (x * x).sum(axis=1, keepdims=True), x.min()
 
@@ -49,7 +53,7 @@ def pipeline(x, y):
     return centred, centred.sum(axis=0)
 
 
-compiled = {f: gcompile.compile(f) for f in (formula, rows, reductions, stencil, pipeline)}
+compiled = {f: gcompile.compile(f) for f in (formula, rows, spread, reductions, stencil, pipeline)}
 
 
 def check(fn, *args):
@@ -94,6 +98,8 @@ def test_rows_rechunk_the_axis_into_one_chunk():
     softmax, cumulative = check(rows, x)
     assert softmax.chunks == ((8, 8, 8, 6), (20,))
     assert cumulative.chunks[1] == (20,)
+    variance, where = check(spread, x)  # reductions no tree combines: their axis in one chunk
+    assert variance.chunks == ((8, 8, 8, 6),) and where.chunks == ((6, 6, 6, 2),)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])

@@ -163,20 +163,30 @@ def _rechunk_whole(array: da.Array, axes: tuple, rank: int, log: list) -> da.Arr
 def _blockwise(step: KernelStep, function: ChunkFunction, arrays: list):
     """One task per block of the kernel's space; several outputs through a tuple per block."""
     rank = len(step.unit.space)
-    index = tuple(range(rank))
+    index = tuple(a for a in range(rank) if a not in step.dropped)  # a dropped axis: one block
     pairs = [p for a in arrays for p in (a, tuple(range(rank - a.ndim, rank)))]
     metas = [o.meta for o in step.unit.outputs]
-    adjust = [{a: 1 for a in step.whole if meta.shape[a] == 1} for meta in metas]
+    adjust = [
+        {a: 1 for a, size in zip(index, meta.shape) if a in step.whole and size == 1}
+        for meta in metas
+    ]
     if len(metas) == 1:
         return da.blockwise(
-            function, index, *pairs, adjust_chunks=adjust[0] or None, meta=_empty(metas[0])
+            function,
+            index,
+            *pairs,
+            adjust_chunks=adjust[0] or None,
+            concatenate=True,
+            meta=_empty(metas[0]),
         )
-    blocks = da.blockwise(function, index, *pairs, meta=np.empty((0,) * rank, dtype=object))
-    return tuple(_item(blocks, i, meta, adjust[i] or None) for i, meta in enumerate(metas))
+    meta = np.empty((0,) * len(index), dtype=object)
+    blocks = da.blockwise(function, index, *pairs, concatenate=True, meta=meta)
+    return tuple(_item(blocks, i, m, adjust[i] or None, index) for i, m in enumerate(metas))
 
 
-def _item(blocks: da.Array, i: int, meta, adjust: dict | None) -> da.Array:
-    index = tuple(range(blocks.ndim))
+def _item(blocks: da.Array, i: int, meta, adjust: dict | None, index=None) -> da.Array:
+    """Output ``i`` of a tuple per block (``index``: the blocks' axis labels)."""
+    index = tuple(range(blocks.ndim)) if index is None else index
     getter = operator.itemgetter(i)
     meta = _empty(meta, blocks.ndim)
     return da.blockwise(getter, index, blocks, index, adjust_chunks=adjust, meta=meta)

@@ -50,6 +50,7 @@ class KernelStep:
     mode: str
     source: str
     whole: tuple = ()  # space axes rechunked into one chunk
+    dropped: tuple = ()  # space axes the outputs do not have (reduced, in one chunk)
     depth: dict = field(default_factory=dict)  # overlap: space axis -> (before, after)
     reducers: tuple = ()  # reduce: per output (op name, space axes, keepdims, chunk source)
     reason: str = ""  # numpy: why, with the user's line
@@ -112,10 +113,24 @@ def plan_unit(unit: Unit) -> KernelStep:
         if step is not None:
             return step
     whole = tuple(sorted({a for n in reductions for a in _space_axes(n, len(unit.space))}))
-    problem = _blockwise_problem(unit, whole)
-    if problem is not None:
-        return _numpy(unit, source, problem, "reads or returns arrays not aligned with its space")
-    return KernelStep(unit, "whole" if whole else "blockwise", source, whole=whole)
+    dropped = _dropped(unit)
+    problem = _blockwise_problem(unit, whole, dropped=dropped or ())
+    if problem is not None or dropped is None or not set(dropped) <= set(whole):
+        culprit = problem or unit.outputs[0]
+        return _numpy(unit, source, culprit, "reads or returns arrays not aligned with its space")
+    mode = "whole" if whole else "blockwise"
+    return KernelStep(unit, mode, source, whole=whole, dropped=dropped)
+
+
+def _dropped(unit: Unit) -> tuple | None:
+    """The space axes the outputs drop (``x.var(axis=1)``): the same for every output (None
+    when they differ), each output a reduction without ``keepdims``, or none."""
+    found = set()
+    for out in unit.outputs:
+        reduces = out.op == "call" and out.target.kind == "reduction"
+        keeps = not reduces or out.kwargs.get("keepdims") or out.target.name in _ALONG_AXIS
+        found.add(() if keeps else _space_axes(out, len(unit.space)))
+    return found.pop() if len(found) == 1 else None
 
 
 def _numpy(unit: Unit, source: str, culprit: Node, why: str) -> KernelStep:
@@ -210,24 +225,26 @@ def _ancestors(roots, nodes: list) -> set:
     return found
 
 
-def _blockwise_problem(unit: Unit, whole: tuple, check_outputs=True) -> Node | None:
+def _blockwise_problem(
+    unit: Unit, whole: tuple, check_outputs=True, dropped: tuple = ()
+) -> Node | None:
     """The first node whose shape does not line up with the space's blocks, or None.
 
     Inputs align right with the space (each size that size, or 1); outputs are the space
-    (or 1 along an axis in one chunk)."""
-    space = unit.space
-    rank = len(space)
-    values = [(p, True) for p in unit.inputs]
+    without the ``dropped`` axes (each size that size, or 1 along an axis in one chunk)."""
+    rank = len(unit.space)
+    kept = [a for a in range(rank) if a not in dropped]
+    values = [(p, range(rank), True) for p in unit.inputs]
     if check_outputs:
-        values += [(o, False) for o in unit.outputs]
-    for value, is_input in values:
+        values += [(o, kept, False) for o in unit.outputs]
+    for value, axes, is_input in values:
         shape = getattr(value.meta, "shape", ())
         if getattr(value.meta, "scalar", False) and is_input:
             continue
-        if len(shape) > rank or (not is_input and len(shape) != rank):
+        if len(shape) > len(axes) or (not is_input and len(shape) != len(axes)):
             return _culprit(value, unit)
-        for axis, size in zip(range(rank - len(shape), rank), shape):
-            if size != space[axis] and not (size == 1 and (is_input or axis in whole)):
+        for axis, size in zip(list(axes)[len(axes) - len(shape) :], shape):
+            if size != unit.space[axis] and not (size == 1 and (is_input or axis in whole)):
                 return _culprit(value, unit)
     return None
 
