@@ -113,6 +113,9 @@ def plan_unit(unit: Unit) -> KernelStep:
         if step is not None:
             return step
     whole = tuple(sorted({a for n in reductions for a in _space_axes(n, len(unit.space))}))
+    if whole and whole == tuple(range(len(unit.space))):
+        why = "reduces every axis with no tree form (one chunk would hold the whole array)"
+        return _numpy(unit, source, reductions[0], why)
     dropped = _dropped(unit)
     problem = _blockwise_problem(unit, whole, dropped=dropped or ())
     if problem is not None or dropped is None or not set(dropped) <= set(whole):
