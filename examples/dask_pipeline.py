@@ -11,7 +11,9 @@ The array is made chunk by chunk with ``dask.array.random`` on the workers, so i
 in one place. Run it on a laptop (a LocalCluster of 2 worker processes):
 
     python examples/dask_pipeline.py                                    # 160 MB, quick
-    python examples/dask_pipeline.py --rows 200000 --cols 5000 --memory-limit 2GB  # 8 GB
+    python examples/dask_pipeline.py --rows 200000 --cols 5000 --chunk-rows 1000 --memory-limit 2GB
+    # 8 GB; 150000 x 2000 with --chunk-rows 1250 --memory-limit 1GB (2.4 GB) took 7.6 s compiled,
+    # 36.5 s by dask on NumPy chunks, on 2 cores
 
 (``pip install -e ".[dask]"`` for dask and distributed.)
 """

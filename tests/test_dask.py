@@ -50,7 +50,7 @@ def stencil(x):
 def pipeline(x, y):
     z = np.tanh(x) * y
     centred = z - z.mean()
-    return centred, centred.sum(axis=0)
+    return centred, centred.sum(axis=0), (np.cos(x) * y).sum(axis=1)  # (two arrays reduced)
 
 
 compiled = {f: gcompile.compile(f) for f in (formula, rows, spread, reductions, stencil, pipeline)}
