@@ -216,3 +216,12 @@ def test_a_loop_over_the_chunked_axis_runs_as_written_with_a_warning():
     with pytest.warns(GcompileWarning, match=r"(?s)a loop node over dask arrays.*test_dask.py:\d+"):
         out = gcompile.compile(running_sum)(x)
     assert_same_value(running_sum(x.compute()), np.asarray(out), ulps=4)
+
+
+def test_the_compiled_functions_options_reach_the_chunk_functions():
+    serial = gcompile.compile(wave, options={"parallel": False})
+    x = random((20, 10), (10, 10))
+    assert_same_value(wave(x.compute()), serial(x).compute(), ulps=4, scale=np.float64)
+    (step,) = serial.dask.last[0].steps.values()
+    key = (step.source, step.unit.name, True, repr([("parallel", False)]))
+    assert chunk_function._COMPILED[key].options == {"parallel": False}

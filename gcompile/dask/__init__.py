@@ -78,7 +78,7 @@ class DaskCalls:
             self.entries.setdefault(bound.key, []).append(entry)
         inputs = [stand_ins.get(id(v), v) for v in traced]
         log: list = []
-        outputs = execute(entry.graph, entry.steps, inputs, log)
+        outputs = execute(entry.graph, entry.steps, inputs, log, self.compiled.options)
         self.last = (entry, inputs, log)
         spec = entry.graph.out_spec
         return outputs[0] if spec.kind == "leaf" else unflatten(spec, outputs)

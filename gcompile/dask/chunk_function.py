@@ -21,14 +21,24 @@ class ChunkFunction:
 
     ``bound`` maps argument positions to values fixed at planning (scalars); the chunks fill
     the other positions in order. ``compiled=False`` runs the source as plain NumPy (dask's own
-    NumPy path, for kernels dask cannot run chunk by chunk)."""
+    NumPy path, for kernels dask cannot run chunk by chunk). ``options``: the compiled
+    function's (``fastmath``, ``parallel``, ...), for the chunk function's compile."""
 
-    def __init__(self, source: str, entry: str, bound: dict, arity: int, compiled: bool = True):
+    def __init__(
+        self,
+        source: str,
+        entry: str,
+        bound: dict,
+        arity: int,
+        compiled: bool = True,
+        options: dict | None = None,
+    ):
         self.source = source
         self.entry = entry
         self.bound = dict(bound)
         self.arity = arity
         self.compiled = compiled
+        self.options = dict(options or {})
 
     def __call__(self, *chunks):
         function = self.function()
@@ -38,23 +48,25 @@ class ChunkFunction:
 
     def function(self):
         """The compiled (or plain) function of the source, made once per process."""
-        key = (self.source, self.entry, self.compiled)
+        key = (self.source, self.entry, self.compiled, repr(sorted(self.options.items())))
         found = _COMPILED.get(key)
         if found is None:
             with _LOCK:
                 found = _COMPILED.get(key)
                 if found is None:
-                    found = _COMPILED[key] = _make(self.source, self.entry, self.compiled)
+                    found = _make(self.source, self.entry, self.compiled, self.options)
+                    _COMPILED[key] = found
         return found
 
     def __reduce__(self):
-        return (ChunkFunction, (self.source, self.entry, self.bound, self.arity, self.compiled))
+        arguments = (self.source, self.entry, self.bound, self.arity, self.compiled, self.options)
+        return (ChunkFunction, arguments)
 
     def __repr__(self) -> str:
         return f"<gcompile chunk function {self.entry}>"
 
 
-def _make(source: str, entry: str, compiled: bool):
+def _make(source: str, entry: str, compiled: bool, options: dict):
     namespace = {"np": np}
     exec(compile(source, f"<gcompile chunk {entry}>", "exec"), namespace)  # noqa: S102
     function = namespace[entry]
@@ -62,4 +74,4 @@ def _make(source: str, entry: str, compiled: bool):
         return function
     from ..api import compile as gcompile  # the chunk function is a compiled function itself
 
-    return gcompile(function)
+    return gcompile(function, options=options)

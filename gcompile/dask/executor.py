@@ -25,9 +25,10 @@ from .planner import TREE, KernelStep
 _DASK_OWN = ("view", "shape", "matmul")  # kinds dask runs as NumPy does, without a warning
 
 
-def execute(graph: Graph, steps: dict, inputs: list, log: list) -> list:
+def execute(graph: Graph, steps: dict, inputs: list, log: list, options: dict) -> list:
     """The graph's outputs (lazy dask arrays, or plain values) for the call's ``inputs``; one
-    line per dask step in ``log`` (the chunk plan ``explain()`` shows)."""
+    line per dask step in ``log`` (the chunk plan ``explain()`` shows); ``options``: the
+    compiled function's, for the chunk functions."""
     sizes = graph.shape_env.bind(inputs)
     env: dict = {}
     for node, value in zip(graph.placeholders, inputs):
@@ -38,7 +39,7 @@ def execute(graph: Graph, steps: dict, inputs: list, log: list) -> list:
         elif node.op == "call":
             args = map_arg(node.args, env.__getitem__)
             if node in steps:
-                env[node] = run_kernel(steps[node], list(args), log)
+                env[node] = run_kernel(steps[node], list(args), log, options)
             else:
                 env[node] = _run_op(
                     node, args, concrete(map_arg(node.kwargs, env.__getitem__), sizes)
@@ -75,17 +76,17 @@ def _warn(what: str) -> None:
     )
 
 
-def run_kernel(step: KernelStep, args: list, log: list):
+def run_kernel(step: KernelStep, args: list, log: list, options: dict):
     """One kernel over its arguments (dask arrays and scalars): a dask array, or a tuple."""
     if step.mode == "chain":
-        return _chain(step, args, log)
+        return _chain(step, args, log, options)
     if step.first is not None:
-        found = run_kernel(step.first, args, log)
+        found = run_kernel(step.first, args, log, options)
         args = args + list(found if isinstance(found, tuple) else (found,))
     arrays = [a for a in args if isinstance(a, da.Array)]
     bound = {i: a for i, a in enumerate(args) if not isinstance(a, da.Array)}
     compiled = step.mode != "numpy" and bool(arrays)  # scalars only: Python runs it, as eager
-    function = ChunkFunction(step.source, step.unit.name, bound, len(args), compiled)
+    function = ChunkFunction(step.source, step.unit.name, bound, len(args), compiled, options)
     if not compiled:
         if arrays:
             _warn(step.reason)
@@ -135,11 +136,11 @@ def _axis(sizes: tuple) -> str:
     return f"{len(sizes)} of {min(sizes)}..{max(sizes)}"
 
 
-def _chain(step: KernelStep, args: list, log: list):
+def _chain(step: KernelStep, args: list, log: list, options: dict):
     """A stencil, then the reductions of its values; the unit's outputs from either."""
     first, second = step.parts
-    values = dict(zip(first.unit.outputs, _tuple(run_kernel(first, args, log))))
-    reduced = run_kernel(second, [values[n] for n in second.unit.inputs], log)
+    values = dict(zip(first.unit.outputs, _tuple(run_kernel(first, args, log, options))))
+    reduced = run_kernel(second, [values[n] for n in second.unit.inputs], log, options)
     values.update(zip(second.unit.outputs, _tuple(reduced)))
     outputs = [values[o] for o in step.unit.outputs]
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
@@ -207,7 +208,9 @@ def _reduce(step: KernelStep, function: ChunkFunction, arrays: list):
     pairs = [p for a in arrays for p in (a, tuple(range(rank - a.ndim, rank)))]
     results = []
     for (name, axes, keepdims, source), out in zip(step.reducers, step.unit.outputs):
-        chunk = ChunkFunction(source, function.entry, function.bound, function.arity)
+        chunk = ChunkFunction(
+            source, function.entry, function.bound, function.arity, options=function.options
+        )
         if len(arrays) == 1 and arrays[0].ndim == rank:
             reducer = (name, axes, keepdims)
             results.append(_tree(arrays[0], reducer, out.meta.dtype, shape, chunk, function.entry))
