@@ -83,7 +83,8 @@ def agree(client, plain, compiled) -> str:
 
 
 def measure(client, rows: int, cols: int, chunk_rows: int, rounds: int) -> list[tuple]:
-    """Per stage (and the whole pipeline): both times, both graph sizes, the agreement."""
+    """Per stage (and the whole pipeline): the times (dask's, compiled, compiled with serial
+    kernels), both graph sizes, the agreement."""
     x = example.random_matrix(rows, cols, chunk_rows)
     inputs = stage_inputs(client, x)
     cases = [(s.__name__, s, inp) for s, inp in zip(example.STAGES, inputs)]
@@ -92,7 +93,10 @@ def measure(client, rows: int, cols: int, chunk_rows: int, rounds: int) -> list[
     for name, fn, inp in cases:
         plain_s, plain_n, plain_v = timed(client, fn, inp, rounds)
         comp_s, comp_n, comp_v = timed(client, gcompile.compile(fn), inp, rounds)
-        rows_out.append((name, plain_s, comp_s, plain_n, comp_n, agree(client, plain_v, comp_v)))
+        serial = gcompile.compile(fn, options={"parallel": False})
+        serial_s = timed(client, serial, inp, rounds)[0]
+        diff = agree(client, plain_v, comp_v)
+        rows_out.append((name, plain_s, comp_s, serial_s, plain_n, comp_n, diff))
     return rows_out
 
 
@@ -106,14 +110,18 @@ def report(results: list[tuple], rows: int, cols: int, chunk_rows: int, rounds: 
         f"({rows * cols * 8 / 1e6:.0f} MB) in chunks of {chunk_rows} whole rows; best of "
         f"{rounds} after a warm-up; each stage persisted on the workers from a persisted input.",
         "",
-        "| stage | dask on NumPy chunks | gcompile | speed-up | tasks (dask) | tasks (gcompile) "
-        "| max rel. difference |",
-        "|---|---|---|---|---|---|---|",
+        "`serial` compiles with `options={'parallel': False}`: one thread per task, as NumPy's "
+        "chunks run (the default lets a large chunk's kernel use Numba's threads).",
+        "",
+        "| stage | dask on NumPy chunks | gcompile | speed-up | gcompile, serial | speed-up "
+        "| tasks (dask) | tasks (gcompile) | max rel. difference |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, plain_s, comp_s, plain_n, comp_n, diff in results:
+    for name, plain_s, comp_s, serial_s, plain_n, comp_n, diff in results:
         lines.append(
             f"| {name} | {plain_s * 1e3:.0f} ms | {comp_s * 1e3:.0f} ms | "
-            f"{plain_s / comp_s:.2f}x | {plain_n} | {comp_n} | {diff} |"
+            f"{plain_s / comp_s:.2f}x | {serial_s * 1e3:.0f} ms | {plain_s / serial_s:.2f}x | "
+            f"{plain_n} | {comp_n} | {diff} |"
         )
     return "\n".join(lines) + "\n"
 
