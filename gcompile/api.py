@@ -24,6 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import backends, config, fast_entry, frontend
+from .dask import DaskCalls, has_dask
 from .errors import GcompileWarning, UnsupportedError
 from .exact_calls import ExactCalls
 from .fallbacks import Fallbacks
@@ -131,6 +132,7 @@ class CompiledFunction:
         self._stats = {"calls": 0, "traces": 0, "cache_hits": 0, "fallbacks": 0}
         self._fast: fast_entry.FastEntry | None = None  # the fast entry calls go to first
         self.refusals: list[UnsupportedError] = []
+        self.dask = DaskCalls(self)  # the plans of calls with dask arrays
         self.recompiles: list[Recompile] = []  # one record per cache miss after the first compile
         # A region run on every trip of a Python loop: judged there (``graph_breaks.Trips``)
         self.trips = Trips(seat, fn) if seat is not None else None
@@ -166,6 +168,8 @@ class CompiledFunction:
             # Disabled, or called from a function being traced: run the Python code, so an
             # enclosing trace records these operations inline.
             return self.eager(*args, **kwargs)
+        if has_dask(args, kwargs):
+            return self._dask_call(args, kwargs)
         try:
             bound = self._binder.bind(args, kwargs)
         except TypeError:
@@ -190,6 +194,14 @@ class CompiledFunction:
         args, kwargs = bound.rebuild([value for _, value in bound.leaves])
         leaves, spec = flatten(self._run(entry, bound.inputs(), args, kwargs))
         return unflatten(spec, [v for _, v in leaves], entry.results or (lambda value: value))
+
+    def _dask_call(self, args: tuple, kwargs: dict) -> Any:
+        """A call with dask arrays: lazy dask arrays whose tasks run the compiled kernels
+        (``gcompile/dask``); a refusal runs the function on the dask arrays as written."""
+        try:
+            return self.dask.call(args, kwargs)
+        except UnsupportedError as error:
+            return self.fallbacks.refused(error, args, kwargs)
 
     def _use_fast_entry(self, entry: CacheEntry) -> None:
         """Make ``entry``'s fast entry (if it has one) what calling this object calls first.

@@ -36,6 +36,7 @@ CASES = [
     ("adam.py", "adamw_step", {"n": 1_000}),
     ("export_load.py", "smooth", {"n": 2_000}),
     ("torch_interop.py", "normalize", {"n": 2_000}),
+    ("dask_pipeline.py", "pipeline", {"rows": 60, "cols": 40}),
 ]
 
 
@@ -90,3 +91,12 @@ def test_cli_compare_on_an_example(capsys):
     assert cli.main(["compare", f"{path}:adam_step", "--repeat", "1"]) == 0
     out = capsys.readouterr().out
     assert "adam_step" in out and "result: AGREE" in out
+
+
+def test_the_dask_example_runs_small():
+    """The dask pipeline over dask arrays (synchronous scheduler: no cluster), compiled and not."""
+    dask = pytest.importorskip("dask")
+    module = load_example("dask_pipeline.py")
+    with dask.config.set(scheduler="synchronous"):
+        plain, compiled = module.run(rows=90, cols=40, chunk_rows=25)
+    assert abs(compiled - plain) <= 1e-13 * abs(plain)

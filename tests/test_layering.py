@@ -2,7 +2,9 @@
 loop IR) imports ir; backends import ir and loops, never passes; the front end (``frontend/``:
 the traced array, the recorder, NumPy patching, loop tracing, sizes, complex parts,
 decompositions) imports ir and capture; capture (loop conversion) imports nothing else of
-gcompile; interop (other libraries' arrays) imports only errors, and guards may use it; tools and cli sit on top; nothing imports cli. ``errors`` and ``config`` are leaves
+gcompile; interop (other libraries' arrays) imports only errors, and guards may use it; ``dask/``
+(compiled functions over dask arrays) sits beside api, which calls it, and imports the front end,
+guards and passes to trace; tools and cli sit on top; nothing imports cli. ``errors`` and ``config`` are leaves
 that any layer may use."""
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ ALLOWED = {
     "guards": {"ir", "errors", "interop"},
     "interop": {"interop", "errors"},
     "capture": {"capture"},
+    "dask": {"ir", "frontend", "guards", "passes", "errors", "api", "dask"},
     "errors": set(),
     "config": set(),
 }

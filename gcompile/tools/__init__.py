@@ -15,9 +15,10 @@ from ..ir.graph import Graph
 from . import dot
 
 
-def _to_dot(self: Graph, *, title: str | None = None) -> str:
-    """Graphviz DOT text of this graph, ops holding sub-graphs as clusters (``tools/dot.py``)."""
-    return dot.to_dot(self, title=title)
+def _to_dot(self: Graph, *, title: str | None = None, notes: dict | None = None) -> str:
+    """Graphviz DOT text of this graph, ops holding sub-graphs as clusters (``tools/dot.py``;
+    ``notes``: a line per kernel name, such as ``ExplainReport.chunk_notes``)."""
+    return dot.to_dot(self, title=title, notes=notes)
 
 
 def _render(self: Graph, path: str | Path, *, format: str | None = None) -> Path:  # noqa: A002

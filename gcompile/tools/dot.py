@@ -165,13 +165,15 @@ class VertexIndex:
         return OUTPUT_ID if node.op == "output" else node.name
 
 
-def to_dot(graph: Graph, *, title: str | None = None) -> str:
+def to_dot(graph: Graph, *, title: str | None = None, notes: dict | None = None) -> str:
     """Graphviz DOT text of ``graph``, top to bottom, ops holding sub-graphs as clusters, with
     a legend.
 
     Args:
         graph: any stage; kernels appear at stage ``"fused"``.
         title: drawn above the graph (default: the graph's name).
+        notes: node name -> a line drawn in its cluster's title (the chunk plan of a call with
+            dask arrays: ``ExplainReport.chunk_notes``).
 
     Example:
         >>> print(to_dot(gcompile.trace(softmax, x, stage="fused")))
@@ -182,7 +184,7 @@ def to_dot(graph: Graph, *, title: str | None = None) -> str:
     lines = [f"digraph {_quote(graph.name)} {{", *_header(title or graph.name)]
     for node in graph.nodes:
         if regions_of(node):
-            lines += _cluster(index, node, used)
+            lines += _cluster(index, node, used, (notes or {}).get(node.name))
         elif node.target is not ops.KERNEL_OUTPUT:
             lines.append(_vertex(index.vertex_id(node), node, _style_of(node), used))
     inputs = " ".join(_quote(p.name) + ";" for p in graph.placeholders)
@@ -266,10 +268,15 @@ def _tooltip(node: Node) -> str:
     return _truncate(text, _TOOLTIP_LIMIT)
 
 
-def _cluster(index: VertexIndex, call: Node, used: dict) -> list[str]:
-    """The cluster of ``call``'s graphs: the op's name and params, then the members of each
-    graph (in a cluster of their own, titled with the role, when there are several)."""
+def _cluster(index: VertexIndex, call: Node, used: dict, note: str | None = None) -> list[str]:
+    """The cluster of ``call``'s graphs: the op's name and params (and ``note``), then the
+    members of each graph (in a cluster of their own, titled with the role, when there are
+    several)."""
     title, look, op_style = _cluster_look(call, used)
+    if note:
+        short = _html(_truncate(note, _REASON_LIMIT))
+        title += f'<br/><font point-size="9" color="#1f4e96">{short}</font>'
+
     names = ", ".join(m.target.name for m in index.members(call) if m.op == "call")
     tooltip = f"{format_node(call)}\nmembers: {names}"
     lines = [

@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..api import CompiledFunction, compile, trace
+from ..dask import chunk_plan, has_dask
 from ..errors import UnsupportedError
 from ..ir import ops
 from ..ir.graph import Graph
@@ -45,6 +46,13 @@ class ExplainReport:
     kernel_events: list = field(default_factory=list)  # (kernel, "compiled"|"disk"|"memory")
     math: list = field(default_factory=list)  # (kernel, function, how it is computed and why)
     breaks: list = field(default_factory=list)  # one line per graph break (``graph_breaks``)
+    chunks: list = field(default_factory=list)  # the chunk plan of a call with dask arrays
+    chunk_notes: dict = field(default_factory=dict)  # kernel name -> its dask steps, for drawings
+
+    @property
+    def chunk_plan(self) -> str:
+        """The chunk plan of a call with dask arrays, as text (empty for NumPy calls)."""
+        return "\n".join(["== chunk plan (dask)"] + [f"  {line}" for line in self.chunks])
 
     @property
     def compiled(self) -> bool:
@@ -71,6 +79,8 @@ class ExplainReport:
         if self.breaks:
             lines += ["", "== graph breaks (compiled regions around a statement run in Python)"]
             lines += [f"  {line}" for line in self.breaks]
+        if self.chunks:
+            lines += ["", self.chunk_plan]
         if self.notes:
             lines += ["", "== kernels left to the interpreter"] + [f"  {n}" for n in self.notes]
         if self.library_calls:
@@ -126,6 +136,8 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
     ``fn`` may be a plain function or a ``CompiledFunction`` (its backend, static_argnames and
     options are used; its cache is not touched). The arguments are copied: ``fn`` may write them.
     """
+    if has_dask(args, kwargs):
+        return _explain_dask(fn, args, kwargs)
     settings: dict = {}
     backend = "numba"
     if isinstance(fn, CompiledFunction):
@@ -214,3 +226,32 @@ def graph_counts(graph: Graph) -> dict:
         "library_calls": len(library),
         "buffers": buffers,
     }
+
+
+def _explain_dask(fn: Callable, args: tuple, kwargs: dict) -> ExplainReport:
+    """A call with dask arrays: the fused graph and the chunk plan (nothing is computed)."""
+    compiled = fn if isinstance(fn, CompiledFunction) else compile(fn)
+    fresh = compile(
+        compiled.eager,
+        backend=compiled.backend,
+        static_argnames=compiled.static_argnames,
+        options=compiled.options,
+    )
+    report = ExplainReport(getattr(compiled.eager, "__name__", "fn"), compiled.backend)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        fresh(*args, **kwargs)
+    report.refusals = list(fresh.refusals)
+    if fresh.dask.last is not None:
+        graph = fresh.dask.last[0].graph
+        report.graphs["fused"] = graph
+        report.counts["fused"] = graph_counts(graph)
+        report.fusion = graph.notes.fusion
+    report.chunks = chunk_plan(fresh.dask)
+    graph = report.graphs.get("fused")
+    kernels = {n.name for n in graph.nodes} if graph is not None else set()
+    for line in report.chunks:  # "fused_2: overlap ...": the drawing's note on that kernel
+        name, _, step = line.partition(": ")
+        if name in kernels:
+            report.chunk_notes[name] = "; ".join(filter(None, [report.chunk_notes.get(name), step]))
+    return report

@@ -1,0 +1,289 @@
+"""Running a fused graph over dask arrays by its chunk plan (``planner.py``): each kernel one
+dask step whose tasks run the kernel's chunk function (``chunk_function.py``); any other node
+through dask's own implementation of its NumPy function (matrix products, views), with a
+warning for those that are not views or products. Nothing is computed here: the result is lazy.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+import warnings
+
+import dask.array as da
+import numpy as np
+from dask.array.overlap import ensure_minimum_chunksize
+
+from ..errors import GcompileWarning, UnsupportedError
+from ..ir import ops
+from ..ir.graph import Graph, Node, map_arg
+from ..ir.shape_env import concrete
+from .chunk_function import ChunkFunction
+from .planner import TREE, KernelStep
+
+_DASK_OWN = ("view", "shape", "matmul")  # kinds dask runs as NumPy does, without a warning
+
+
+def execute(graph: Graph, steps: dict, inputs: list, log: list, options: dict) -> list:
+    """The graph's outputs (lazy dask arrays, or plain values) for the call's ``inputs``; one
+    line per dask step in ``log`` (the chunk plan ``explain()`` shows); ``options``: the
+    compiled function's, for the chunk functions."""
+    sizes = graph.shape_env.bind(inputs)
+    env: dict = {}
+    for node, value in zip(graph.placeholders, inputs):
+        env[node] = da.asarray(value) if isinstance(value, np.ndarray) else value
+    for node in graph.nodes:
+        if node.op == "constant":
+            env[node] = node.target
+        elif node.op == "call":
+            args = map_arg(node.args, env.__getitem__)
+            if node in steps:
+                env[node] = run_kernel(steps[node], list(args), log, options)
+            else:
+                env[node] = _run_op(
+                    node, args, concrete(map_arg(node.kwargs, env.__getitem__), sizes)
+                )
+    return [env[v] if isinstance(v, Node) else v for v in graph.output_node.args[0]]
+
+
+def _run_op(node: Node, args: tuple, kwargs: dict):
+    """An op outside kernels: dask's own implementation of its NumPy function; a refusal
+    when dask has none (it would compute the arrays here)."""
+    op = node.target
+    if not isinstance(op, ops.OpDef):  # a loop or a branch: its trips would not be chunked
+        raise UnsupportedError(f"a {op.kind} node over dask arrays", node.source)
+    if op.kind in ("scatter",) or op.effects:
+        raise UnsupportedError(f"'{op.name}' over dask arrays (they are immutable)", node.source)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # dask's "not implemented": refused below
+        value = ops.evaluate(op, args, kwargs)
+    lazy = any(isinstance(a, da.Array) for a in args)
+    if lazy and isinstance(value, np.ndarray):
+        raise UnsupportedError(
+            f"'{op.name}' over dask arrays (dask has no lazy form of it)", node.source
+        )
+    if lazy and op.kind not in _DASK_OWN and op.name != "kernel_output":
+        _warn(f"'{op.name}' ({node.source or 'unknown line'})")
+    return value
+
+
+def _warn(what: str) -> None:
+    warnings.warn(
+        f"gcompile over dask: {what} runs through dask's own NumPy implementation, not compiled",
+        GcompileWarning,
+        stacklevel=6,
+    )
+
+
+def run_kernel(step: KernelStep, args: list, log: list, options: dict):
+    """One kernel over its arguments (dask arrays and scalars): a dask array, or a tuple."""
+    if step.mode == "chain":
+        return _chain(step, args, log, options)
+    if step.first is not None:
+        found = run_kernel(step.first, args, log, options)
+        args = args + list(found if isinstance(found, tuple) else (found,))
+    arrays = [a for a in args if isinstance(a, da.Array)]
+    bound = {i: a for i, a in enumerate(args) if not isinstance(a, da.Array)}
+    compiled = step.mode != "numpy" and bool(arrays)  # scalars only: Python runs it, as eager
+    function = ChunkFunction(step.source, step.unit.name, bound, len(args), compiled, options)
+    if not compiled:
+        if arrays:
+            _warn(step.reason)
+            log.append(f"{step.unit.name}: dask's NumPy path: {step.reason}")
+        return function(*arrays)
+    if step.mode == "overlap":
+        result = _overlap(step, function, arrays)
+    elif step.mode == "reduce":
+        result = _reduce(step, function, arrays)
+    else:
+        if step.whole:
+            arrays = [_rechunk_whole(a, step.whole, len(step.unit.space), log) for a in arrays]
+        result = _blockwise(step, function, arrays)
+    log.append(_describe(step, result, arrays))
+    return result
+
+
+def _describe(step: KernelStep, result, arrays: list) -> str:
+    """One line of the chunk plan: the step, its chunks and its tasks."""
+    first = result[0] if isinstance(result, tuple) else result
+    chunks = " x ".join(str(len(c)) for c in arrays[0].chunks) or "1"
+    text = f"{step.unit.name}: {step.mode} ({step.unit.style} kernel), {chunks} blocks in"
+    if step.mode == "overlap":
+        text += f"; map_overlap depth (before, after) by axis {step.depth}, no edge padding"
+    if step.mode == "reduce":
+        for name, axes, _, _ in step.reducers:
+            text += f"; {name} over axes {axes}: compiled chunk step, tree of depth {_depth(first, step.unit.name)}"
+        return text
+    if step.first is not None:
+        text += f"; after the whole-array reductions of {step.first.unit.name}"
+    return text + f"; {first.npartitions} tasks, chunks {_short(first.chunks)}"
+
+
+def _depth(result: da.Array, unit: str) -> int:
+    """The levels of the unit's tree reduction: its combine layers and the aggregate."""
+    prefix = f"gcompile-{unit}-partial"
+    return 1 + sum(1 for name in result.dask.layers if name.startswith(prefix))
+
+
+def _short(chunks: tuple) -> str:
+    return "(" + ", ".join(_axis(c) for c in chunks) + ")"
+
+
+def _axis(sizes: tuple) -> str:
+    if len(set(sizes)) == 1:
+        return str(sizes[0]) if len(sizes) == 1 else f"{len(sizes)}x{sizes[0]}"
+    return f"{len(sizes)} of {min(sizes)}..{max(sizes)}"
+
+
+def _chain(step: KernelStep, args: list, log: list, options: dict):
+    """A stencil, then the reductions of its values; the unit's outputs from either."""
+    first, second = step.parts
+    values = dict(zip(first.unit.outputs, _tuple(run_kernel(first, args, log, options))))
+    reduced = run_kernel(second, [values[n] for n in second.unit.inputs], log, options)
+    values.update(zip(second.unit.outputs, _tuple(reduced)))
+    outputs = [values[o] for o in step.unit.outputs]
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _tuple(value) -> tuple:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _rechunk_whole(array: da.Array, axes: tuple, rank: int, log: list) -> da.Array:
+    """``array`` with the kernel's whole axes (space axes ``axes``) in one chunk each."""
+    own = [a - (rank - array.ndim) for a in axes if a >= rank - array.ndim]
+    own = {a: -1 for a in own if len(array.chunks[a]) > 1}
+    if own:
+        log.append(
+            f"rechunk {array.name[:24]}: axes {tuple(own)} into one chunk (a kernel along them)"
+        )
+    return array.rechunk(own) if own else array
+
+
+def _blockwise(step: KernelStep, function: ChunkFunction, arrays: list):
+    """One task per block of the kernel's space; several outputs through a tuple per block."""
+    rank = len(step.unit.space)
+    index = tuple(a for a in range(rank) if a not in step.dropped)  # a dropped axis: one block
+    pairs = [p for a in arrays for p in (a, tuple(range(rank - a.ndim, rank)))]
+    metas = [o.meta for o in step.unit.outputs]
+    adjust = [
+        {a: 1 for a, size in zip(index, meta.shape) if a in step.whole and size == 1}
+        for meta in metas
+    ]
+    if len(metas) == 1:
+        return da.blockwise(
+            function,
+            index,
+            *pairs,
+            adjust_chunks=adjust[0] or None,
+            concatenate=True,
+            meta=_empty(metas[0]),
+        )
+    meta = np.empty((0,) * len(index), dtype=object)
+    blocks = da.blockwise(function, index, *pairs, concatenate=True, meta=meta)
+    return tuple(_item(blocks, i, m, adjust[i] or None, index) for i, m in enumerate(metas))
+
+
+def _item(blocks: da.Array, i: int, meta, adjust: dict | None, index=None) -> da.Array:
+    """Output ``i`` of a tuple per block (``index``: the blocks' axis labels)."""
+    index = tuple(range(blocks.ndim)) if index is None else index
+    getter = operator.itemgetter(i)
+    meta = _empty(meta, blocks.ndim)
+    return da.blockwise(getter, index, blocks, index, adjust_chunks=adjust, meta=meta)
+
+
+def _empty(meta, rank: int | None = None) -> np.ndarray:
+    return np.empty((0,) * (len(meta.shape) if rank is None else rank), dtype=meta.dtype)
+
+
+def _reduce(step: KernelStep, function: ChunkFunction, arrays: list):
+    """Per output, the compiled chunk step per block (reduced axes kept, size 1) and a tree
+    combining the partial results with NumPy's same reduction (a mean: the sums', divided by
+    the count); the chunk step is ``da.reduction``'s own when the kernel reads one array."""
+    rank = len(step.unit.space)
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    shape = (1,) * (rank - len(shape)) + shape
+    index = tuple(range(rank))
+    pairs = [p for a in arrays for p in (a, tuple(range(rank - a.ndim, rank)))]
+    results = []
+    for (name, axes, keepdims, source), out in zip(step.reducers, step.unit.outputs):
+        chunk = ChunkFunction(
+            source, function.entry, function.bound, function.arity, options=function.options
+        )
+        if len(arrays) == 1 and arrays[0].ndim == rank:
+            reducer = (name, axes, keepdims)
+            results.append(_tree(arrays[0], reducer, out.meta.dtype, shape, chunk, function.entry))
+            continue
+        meta = _empty(out.meta, rank)
+        ones = {a: 1 for a in axes}
+        partial = da.blockwise(chunk, index, *pairs, adjust_chunks=ones, meta=meta)
+        reducer = (name, axes, keepdims)
+        results.append(_tree(partial, reducer, out.meta.dtype, shape, None, function.entry))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _tree(array: da.Array, reducer: tuple, dtype, shape: tuple, function, unit: str) -> da.Array:
+    """dask's tree reduction of ``array``: its chunk step the compiled kernel ``function``, or
+    (None) passing partial results through."""
+    name, axes, keepdims = reducer
+    count = math.prod(shape[a] for a in axes)
+    rank = array.ndim if keepdims else array.ndim - len(axes)
+    return da.reduction(
+        array,
+        functools.partial(_chunk, function),
+        functools.partial(_aggregate, name, dtype, count),
+        combine=functools.partial(_aggregate, name, dtype, None),
+        axis=axes,
+        keepdims=keepdims,
+        dtype=dtype,
+        name=f"gcompile-{unit}",
+        meta=np.empty((0,) * rank, dtype),
+    )
+
+
+def _chunk(function, x: np.ndarray, axis=None, keepdims=True, **_) -> np.ndarray:
+    """``da.reduction``'s chunk step: the compiled kernel (its reductions keep their axes), or
+    the partial results themselves."""
+    return x if function is None else function(x)
+
+
+def _aggregate(name: str, result, count, x: np.ndarray, axis=None, keepdims=False, **_):
+    """``da.reduction``'s combine (``count`` None) and aggregate steps on partial results of
+    dtype ``result``."""
+    combine = getattr(np, TREE[name])
+    extra = {"dtype": result} if TREE[name] in ("sum", "prod") else {}
+    total = combine(x, axis=axis, keepdims=keepdims, **extra)
+    if name == "mean" and count is not None:
+        total = np.true_divide(total, count, dtype=result)
+    return total
+
+
+def _overlap(step: KernelStep, function: ChunkFunction, arrays: list) -> da.Array:
+    """``map_overlap`` with the slices' depth: block i's extended chunk gives exactly the output
+    rows whose lowest read falls in block i (fewer at the array's two ends)."""
+    first = arrays[0]
+    chunks = list(first.chunks)
+    for axis, (before, after) in step.depth.items():
+        chunks[axis] = ensure_minimum_chunksize(max(before, after, 1), chunks[axis])
+    arrays = [a.rechunk(tuple(chunks)) for a in arrays]
+    out = list(chunks)
+    for axis, (before, after) in step.depth.items():
+        sizes = list(chunks[axis])
+        sizes[0] -= before
+        sizes[-1] -= after
+        out[axis] = tuple(sizes)
+    metas = [o.meta for o in step.unit.outputs]
+    several = len(metas) > 1
+    blocks = da.map_overlap(
+        function,
+        *arrays,
+        depth=dict(step.depth),
+        boundary="none",
+        trim=False,
+        align_arrays=False,
+        allow_rechunk=False,
+        chunks=tuple(out),
+        meta=np.empty((0,) * len(out), dtype=object) if several else _empty(metas[0]),
+    )
+    return tuple(_item(blocks, i, m, None) for i, m in enumerate(metas)) if several else blocks

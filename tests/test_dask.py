@@ -1,0 +1,227 @@
+"""Compiled functions over dask arrays (``gcompile/dask``): lazy results equal to eager NumPy on
+the materialised inputs, one task per chunk per kernel, each kernel kind mapped onto dask
+(blockwise, whole-axis rechunk, tree reduction, overlap), and the calls that go through dask's
+own NumPy path say so. The synchronous scheduler throughout; ``test_dask_distributed.py`` runs
+worker processes."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.dask import chunk_function
+from gcompile.errors import GcompileWarning
+
+from .support import assert_same_value
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+
+
+@pytest.fixture(autouse=True)
+def synchronous():
+    with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
+        warnings.simplefilter("error", GcompileWarning)
+        yield
+
+
+def formula(x, y, a):
+    return np.exp(-x * a) * np.sin(y) + np.sqrt(np.abs(x) + 1.0)
+
+
+def rows(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True), np.cumsum(x, axis=1)
+
+
+def spread(x):
+    return x.var(axis=1), x.argmax(axis=0)
+
+
+def reductions(x):
+    return x.sum(axis=0), x.max(axis=1), x.mean(), (x * x).sum(axis=1, keepdims=True), x.min()
+
+
+def stencil(x):
+    return x[1:-1, 2:] + 0.5 * x[:-2, :-2] - x[2:, 1:-1]
+
+
+def pipeline(x, y):
+    z = np.tanh(x) * y
+    centred = z - z.mean()
+    return centred, centred.sum(axis=0), (np.cos(x) * y).sum(axis=1)  # (two arrays reduced)
+
+
+compiled = {f: gcompile.compile(f) for f in (formula, rows, spread, reductions, stencil, pipeline)}
+
+
+def check(fn, *args):
+    """The compiled function over dask arrays against eager NumPy on the materialised inputs."""
+    lazy = compiled[fn](*args)
+    eager = fn(*[a.compute() if isinstance(a, da.Array) else a for a in args])
+    lazy = lazy if isinstance(lazy, tuple) else (lazy,)
+    eager = eager if isinstance(eager, tuple) else (eager,)
+    for got, want in zip(lazy, eager, strict=True):
+        assert isinstance(got, da.Array)
+        # partial sums add in another order than NumPy's one pass: a few ulp at the result's
+        # magnitude (ints exact)
+        assert_same_value(np.asarray(want), np.asarray(got.compute()), ulps=8, scale=want.dtype)
+    return lazy
+
+
+def random(shape, chunks, dtype=np.float64, seed=0):
+    values = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    return da.from_array(values, chunks=chunks)
+
+
+@pytest.mark.parametrize(
+    "shape, chunks, dtype",
+    [
+        ((40, 30), (7, 11), np.float64),
+        ((33,), (10,), np.float32),
+        ((5, 6, 7), (2, 3, 4), np.float64),
+    ],
+)
+def test_elementwise_one_task_per_chunk(shape, chunks, dtype):
+    x = random(shape, chunks, dtype)
+    y = np.random.default_rng(1).standard_normal(shape[-1:]).astype(dtype)
+    (out,) = check(formula, x, y, 0.5)
+    assert out.chunks == x.chunks
+    assert (
+        len(out.dask.layers[out.name]) == x.npartitions
+    )  # the kernel: one task per chunk = compiled[formula].dask.entries
+
+
+def test_rows_rechunk_the_axis_into_one_chunk():
+    x = random((30, 20), (8, 6))
+    softmax, cumulative = check(rows, x)
+    assert softmax.chunks == ((8, 8, 8, 6), (20,))
+    assert cumulative.chunks[1] == (20,)
+    variance, where = check(spread, x)  # reductions no tree combines: their axis in one chunk
+    assert variance.chunks == ((8, 8, 8, 6),) and where.chunks == ((6, 6, 6, 2),)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_reductions_along_each_axis(dtype):
+    x = random((45, 26), (10, 7), dtype)
+    if dtype == np.int32:
+        x = (x * 100).astype(dtype)
+    check(reductions, x)
+
+
+def test_task_graphs_are_not_larger_than_dasks_own():
+    x = random((64, 64), (8, 8))
+    for fn, args in ((reductions, (x,)), (pipeline, (x, np.ones(64))), (stencil, (x,))):
+        ours, own = compiled[fn](*args), fn(*args)  # (the eager function on dask arrays)
+        assert len(dask.array.core.HighLevelGraph.merge(*[o.dask for o in ours])) <= len(
+            dask.array.core.HighLevelGraph.merge(*[o.dask for o in own])
+        )
+
+
+@pytest.mark.parametrize("chunks", [(9, 8), (3, 2), (40, 30)])
+def test_stencil_maps_onto_overlapping_chunks(chunks):
+    (out,) = check(stencil, random((40, 30), chunks))
+    assert out.shape == (38, 28)
+
+
+def test_mixed_numpy_and_dask_arguments_and_a_global_mean():
+    x = random((24, 18), (5, 18))
+    check(pipeline, x, np.linspace(0.0, 1.0, 18))
+    check(pipeline, np.ones((24, 18)), random((18,), (4,)))
+
+
+def wave(x):
+    return np.cos(x) * 3.0 - 1.0
+
+
+def test_map_blocks_and_edge_chunks_compile_nothing_new():
+    x = random((50, 12), (12, 5))  # blocks of 12 and 2 rows, 5 and 2 columns
+    got = da.map_blocks(compiled[formula], x, np.ones(1), 2.0, dtype=x.dtype)
+    assert_same_value(
+        formula(x.compute(), np.ones(1), 2.0), got.compute(), ulps=4, scale=np.float64
+    )
+    waves = gcompile.compile(wave)
+    assert_same_value(wave(x.compute()), waves(x).compute(), ulps=4, scale=np.float64)
+    (step,) = waves.dask.last[0].steps.values()
+    function = chunk_function.ChunkFunction(step.source, step.unit.name, {}, 1).function()
+    assert function.stats["traces"] == 1  # one trace served every chunk shape
+
+
+def test_xarray_apply_ufunc_parallelized():
+    xr = pytest.importorskip("xarray")
+    x = random((20, 16), (5, 8))
+    array = xr.DataArray(x, dims=("t", "s"))
+    got = xr.apply_ufunc(
+        compiled[formula],
+        array,
+        xr.DataArray(np.ones(16), dims=("s",)),
+        0.25,
+        dask="parallelized",
+        output_dtypes=[x.dtype],
+    )
+    assert isinstance(got.data, da.Array)
+    np.testing.assert_allclose(got.values, formula(x.compute(), np.ones(16), 0.25), rtol=1e-15)
+
+
+def sorted_rows(x):
+    return np.sort(x, axis=1) * 2.0
+
+
+def test_an_op_dask_cannot_run_lazily_is_refused_with_its_line():
+    x = random((12, 10), (4, 10))
+    with pytest.warns(GcompileWarning, match=r"(?s)'extern' over dask arrays.*test_dask.py:\d+"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # dask's own, on np.sort
+            out = gcompile.compile(sorted_rows)(x)
+    np.testing.assert_array_equal(np.asarray(out), sorted_rows(x.compute()))
+
+
+def test_what_travels_is_small_source_text():
+    import pickle
+
+    x = random((10, 10), (5, 5))
+    compiled[formula](x, np.ones(10), 1.0)
+    step = list(compiled[formula].dask.last[0].steps.values())[-1]  # exp(-x * a) * sin(y) + ...
+    function = chunk_function.ChunkFunction(step.source, step.unit.name, {1: 1.0}, 3)
+    travelled = pickle.loads(pickle.dumps(function))
+    assert len(pickle.dumps(function)) < 2000 and "def " in travelled.source
+    chunk = x.blocks[0, 0].compute()
+    got = travelled(chunk, np.sin(np.ones(5)))
+    assert_same_value(formula(chunk, np.ones(5), 1.0), got, ulps=4, scale=np.float64)
+
+
+def test_explain_shows_the_chunk_plan():
+    x = random((40, 30), (8, 6))
+    plan = gcompile.explain(compiled[rows], x).chunk_plan
+    assert "rechunk" in plan and "axes (1,) into one chunk" in plan and "whole (row kernel)" in plan
+    plan = gcompile.explain(compiled[stencil], x).chunk_plan
+    assert "map_overlap depth (before, after) by axis {0: (0, 2), 1: (0, 2)}" in plan
+    plan = gcompile.explain(compiled[pipeline], x, np.ones(30)).chunk_plan
+    assert "mean over axes (0, 1): compiled chunk step, tree of depth" in plan
+    assert "after the whole-array reductions" in plan
+    report = gcompile.explain(compiled[stencil], x)  # the drawing shows it too
+    assert "overlap (pointwise kernel)" in report.graphs["fused"].to_dot(notes=report.chunk_notes)
+
+
+def running_sum(x):
+    total = np.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        total = total + np.sin(x[i])
+    return total
+
+
+def test_a_loop_over_the_chunked_axis_runs_as_written_with_a_warning():
+    x = random((12, 10), (4, 5))
+    with pytest.warns(GcompileWarning, match=r"(?s)a loop node over dask arrays.*test_dask.py:\d+"):
+        out = gcompile.compile(running_sum)(x)
+    assert_same_value(running_sum(x.compute()), np.asarray(out), ulps=4)
+
+
+def test_the_compiled_functions_options_reach_the_chunk_functions():
+    serial = gcompile.compile(wave, options={"parallel": False})
+    x = random((20, 10), (10, 10))
+    assert_same_value(wave(x.compute()), serial(x).compute(), ulps=4, scale=np.float64)
+    (step,) = serial.dask.last[0].steps.values()
+    key = (step.source, step.unit.name, True, repr([("parallel", False)]))
+    assert chunk_function._COMPILED[key].options == {"parallel": False}
