@@ -169,7 +169,7 @@ class CompiledFunction:
             # enclosing trace records these operations inline.
             return self.eager(*args, **kwargs)
         if has_dask(args, kwargs):
-            return self._dask_call(args, kwargs)
+            return self.dask.call(args, kwargs)
         try:
             bound = self._binder.bind(args, kwargs)
         except TypeError:
@@ -194,14 +194,6 @@ class CompiledFunction:
         args, kwargs = bound.rebuild([value for _, value in bound.leaves])
         leaves, spec = flatten(self._run(entry, bound.inputs(), args, kwargs))
         return unflatten(spec, [v for _, v in leaves], entry.results or (lambda value: value))
-
-    def _dask_call(self, args: tuple, kwargs: dict) -> Any:
-        """A call with dask arrays: lazy dask arrays whose tasks run the compiled kernels
-        (``gcompile/dask``); a refusal runs the function on the dask arrays as written."""
-        try:
-            return self.dask.call(args, kwargs)
-        except UnsupportedError as error:
-            return self.fallbacks.refused(error, args, kwargs)
 
     def _use_fast_entry(self, entry: CacheEntry) -> None:
         """Make ``entry``'s fast entry (if it has one) what calling this object calls first.

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import UnsupportedError
 from ..frontend import trace as trace_graph
 from ..guards import SizeCheck, size_check
 from ..ir.graph import Graph
@@ -58,7 +59,14 @@ class DaskCalls:
         self.last: tuple | None = None  # (entry, inputs, plan lines) of the latest call
 
     def call(self, args: tuple, kwargs: dict):
-        """The function's results over the call's dask arrays: lazy dask arrays."""
+        """The function's results over the call's dask arrays: lazy dask arrays whose tasks run
+        the compiled kernels; a refusal runs the function on the dask arrays as written."""
+        try:
+            return self._lazy(args, kwargs)
+        except UnsupportedError as error:
+            return self.compiled.fallbacks.refused(error, args, kwargs)
+
+    def _lazy(self, args: tuple, kwargs: dict):
         from .executor import execute  # imports dask: a dask array was passed
 
         stand_ins: dict = {}
