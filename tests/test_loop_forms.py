@@ -143,3 +143,8 @@ def test_loops_that_break_or_continue_on_data_stay_rolled_and_agree_with_numpy()
         graph = gcompile.trace(fn, y)
         assert all(note.rolled for note in graph.notes.loops), graph.notes.loops
         assert sum(loop_of(node) is not None for node in graph.nodes) == 1
+        (loop,) = [loop_of(node) for node in graph.nodes if loop_of(node) is not None]
+        assert loop.exit is not None  # (both break: the flag the program leaves its loop on)
+    compiled = gcompile.compile(first_negative, fullgraph=True)
+    assert compiled(x) == 7  # (the program leaves its loop at the break's trip)
+    assert "if __gc_break_0:\n            break" in compiled.code

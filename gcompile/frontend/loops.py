@@ -35,6 +35,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..capture import UNDEFINED
+from ..capture.exits import BREAK
 from ..capture.runtime import Enumerated, Repeated, Zipped
 from ..errors import UnsupportedError, refusal_from
 from ..ir import ops
@@ -377,7 +378,9 @@ class LoopTracer:
         """Make the ``for_range`` node; the carried values the user's code sees after it."""
         carry = self.carry(frame, outputs, inits, metas, names)
         by_value = carry.by_value
-        op = ForRange(frame.graph, index, carry.carries, tuple(names[i] for i in by_value), source)
+        kept = tuple(names[i] for i in by_value)
+        flag = next((i for i, name in enumerate(kept) if name.startswith(BREAK)), None)
+        op = ForRange(frame.graph, index, carry.carries, kept, source, exit=flag)
         start, stop, step = bounds
         kwargs = {"start": start, "stop": stop, "step": step}
         node = self.tracer.graph.call(op, tuple(carry.arguments), kwargs, source=source)

@@ -73,6 +73,7 @@ class ForRange(_Carrying, SubgraphOp):
     names: tuple = field(default=())  # the user's name of each output (carried value)
     source: str | None = None  # file:line of the ``for`` statement
     in_place: frozenset = frozenset()  # carried placeholders run in the argument's own memory
+    exit: int | None = None  # the output that is a ``break``'s flag: once true, trips do nothing
 
     name = "for_range"
     kind = "loop"

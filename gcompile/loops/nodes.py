@@ -332,6 +332,7 @@ class Loop:
     parallel: bool = False
     kind: str = "reduce"
     carried: tuple = ()  # ((var, value), ...): each var set to its value at the end of a trip
+    exit: Any = None  # a carried flag (a ``break``'s): true at the end of a trip, the loop ends
 
 
 @dataclass(frozen=True)

@@ -141,6 +141,8 @@ def _block(stmts: tuple, indent: str, lines: list) -> None:
                 targets = ", ".join(_name(var) for var, _ in stmt.carried)
                 values = ", ".join(format_value(value) for _, value in stmt.carried)
                 lines.append(f"{indent}  carry {targets} = {values}")
+            if stmt.exit is not None:
+                lines.append(f"{indent}  until {_name(stmt.exit)}")
         elif isinstance(stmt, While):
             lines.append(f"{indent}while:")
             _block(stmt.test, indent + "  ", lines)
@@ -150,6 +152,8 @@ def _block(stmts: tuple, indent: str, lines: list) -> None:
                 targets = ", ".join(_name(var) for var, _ in stmt.carried)
                 values = ", ".join(format_value(value) for _, value in stmt.carried)
                 lines.append(f"{indent}  carry {targets} = {values}")
+            if stmt.exit is not None:
+                lines.append(f"{indent}  until {_name(stmt.exit)}")
         elif isinstance(stmt, If):
             _branch(stmt, indent, "if", lines)
         elif isinstance(stmt, ObjectMode):

@@ -161,6 +161,8 @@ def parallel_copy(kernel: Kernel, position: int) -> Loop:
     """The top-level loop at ``position`` as a ``prange`` with a buffer of its own for each
     buffer made once; raises ``Dependent`` when its trips may depend on each other."""
     loop = kernel.body[position]
+    if loop.exit is not None:
+        raise Dependent("a loop that breaks")
     symbol = dict((var, symbol) for symbol, var in kernel.symbols).get(loop.var)
     _check_range(loop)
     body = _private_buffers(kernel, position, _without_noop_carries(loop))

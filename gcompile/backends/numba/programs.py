@@ -43,6 +43,7 @@ keys, so kernels are cached on their own; the module text is the program's cache
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numba
@@ -344,8 +345,10 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         pairs = [(variables[p], self.value(outputs[o])) for p, o in loop.carries]
         pairs = tuple((target, value) for target, value in pairs if target != value)
         step = int(node.kwargs["step"])
-        self.emit(Loop(index, start, stop, step, statements, kind="program", carried=pairs))
         by_output = {o: variables[p] for p, o in loop.carries}
+        flag = None if loop.exit is None else by_output[loop.exit]  # (the trips after do nothing)
+        loop_ir = Loop(index, start, stop, step, statements, kind="program", carried=pairs)
+        self.emit(dataclasses.replace(loop_ir, exit=flag))
         return [by_output[o] for o in range(len(outputs))]
 
     def control(self, node: Node, arguments: list) -> list:

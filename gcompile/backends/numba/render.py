@@ -170,6 +170,9 @@ class _Renderer:
     def statement(self, stmt, indent: str) -> list:
         if isinstance(stmt, Loop):
             body = self.block(stmt.body, indent + INDENT, stmt.carried)
+            if stmt.exit is not None:
+                inner = indent + INDENT
+                body += [f"{inner}if {self.names.var(stmt.exit)}:", f"{inner}{INDENT}break"]
             return [f"{indent}{self.loop_header(stmt)}:", *body]
         if isinstance(stmt, If):
             return self.branch(stmt, indent, "if")
