@@ -152,6 +152,38 @@ def _flip(rec, m, axis=None):
     return m[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(m.ndim))]
 
 
+def _flip_along(axis: int, least: int) -> Callable:
+    """``np.flipud`` (axis 0) and ``np.fliplr`` (axis 1): views of at least ``least`` axes."""
+
+    def decompose(rec, m):
+        if m.ndim < least:
+            raise ValueError(f"Input must be >= {least}-d.")
+        return _flip(rec, m, axis)
+
+    return decompose
+
+
+def _rot90(rec, m, k=1, axes=(0, 1)):
+    """``np.rot90``: a view of ``m`` turned ``k`` quarter turns in the plane of ``axes``, as
+    NumPy builds it from ``flip`` and ``transpose``."""
+    axes = tuple(axes)
+    if len(axes) != 2 or m.ndim < 2:
+        raise ValueError("len(axes) must be 2." if len(axes) != 2 else "Axes must be different.")
+    first, second = (normalize_axes(a, m.ndim)[0] for a in axes)
+    if first == second:
+        raise ValueError("Axes must be different.")
+    k %= 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return _flip(rec, _flip(rec, m, first), second)
+    order = list(range(m.ndim))
+    order[first], order[second] = order[second], order[first]
+    if k == 1:
+        return np.transpose(_flip(rec, m, second), order)
+    return _flip(rec, np.transpose(m, order), second)
+
+
 def _at_least(ndim: int) -> Callable:
     """``np.atleast_1d``/``2d``/``3d``: each array as a view with new axes of length 1 (a
     vector becomes a row, and for 3-D a row of one column: NumPy's placements)."""
@@ -185,16 +217,20 @@ def _angle(rec, z, deg=False):
 def _cov(
     rec, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None
 ):
-    """``np.cov`` of one array of variables, as NumPy computes it: the rows centred on their
-    means, their product with the conjugate transpose times ``1 / (N - ddof)``, squeezed."""
-    if y is not None or fweights is not None or aweights is not None:
-        rec.refuse("np.cov with y=, fweights= or aweights=")
-    if m.ndim > 2:
-        raise ValueError("m has more than 2 dimensions")
-    dtype = np.result_type(m.dtype, np.float64) if dtype is None else np.dtype(dtype)
-    x = (m if m.ndim == 2 else m[None, :]).astype(dtype)
-    if not rowvar and x.shape[0] != 1:
-        x = x.T
+    """``np.cov`` of an array of variables (and ``y``'s, rows after them), as NumPy computes
+    it: the rows centred on their means, their product with the conjugate transpose times
+    ``1 / (N - ddof)``, squeezed."""
+    if fweights is not None or aweights is not None:
+        rec.refuse("np.cov with fweights= or aweights=")
+    given = [m] if y is None else [m, y if isinstance(y, TracedArray) else np.asarray(y)]
+    for name, value in zip("my", given):
+        if value.ndim > 2:
+            raise ValueError(f"{name} has more than 2 dimensions")
+    if dtype is None:
+        dtype = np.result_type(*(v.dtype for v in given), np.float64)
+    x = _variables(given[0], rowvar, np.dtype(dtype))
+    if y is not None:
+        x = np.concatenate((x, _variables(given[1], rowvar, np.dtype(dtype))), axis=0)
     ddof = (0 if bias else 1) if ddof is None else ddof
     fact = x.shape[1] - ddof
     if not fact > 0:
@@ -202,6 +238,13 @@ def _cov(
     x = x - np.mean(x, axis=1)[:, None]
     c = x @ (x.T.conj() if x.dtype.kind == "c" else x.T)
     return (c * (1.0 / fact)).squeeze()
+
+
+def _variables(a: Any, rowvar: bool, dtype: np.dtype) -> Any:
+    """``a``'s variables as rows of ``dtype`` (NumPy's ``array(a, ndmin=2)``, transposed
+    when ``rowvar`` is false and it has more than one row)."""
+    x = (a if a.ndim == 2 else a[None, :]).astype(dtype)
+    return x.T if not rowvar and x.shape[0] != 1 else x
 
 
 def _corrcoef(rec, x, y=None, rowvar=True, *, dtype=None):
@@ -310,6 +353,9 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.copyto: Decomposition(_copyto),
     np.diff: Decomposition(_diff),
     np.flip: Decomposition(_flip),
+    np.rot90: Decomposition(_rot90),
+    np.flipud: Decomposition(_flip_along(0, 1)),
+    np.fliplr: Decomposition(_flip_along(1, 2)),
     np.atleast_1d: Decomposition(_at_least(1)),
     np.atleast_2d: Decomposition(_at_least(2)),
     np.atleast_3d: Decomposition(_at_least(3)),

@@ -142,12 +142,11 @@ def _items(result: Any) -> tuple[bool, list]:
 
 
 def _result_meta(item: Any) -> TensorMeta:
-    """The meta of a probe's result: its shape, dtype, layout and writeability."""
+    """The meta of a probe's result: its shape, dtype and writeability; C-ordered, as every
+    run makes it (``_own``: the probe's own order need not be the run's)."""
     if isinstance(item, np.generic):
         return _meta((), item.dtype, scalar=True)
-    flags = item.flags
-    layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
-    return TensorMeta(item.shape, item.dtype, layout, writeable=flags.writeable)
+    return TensorMeta(item.shape, item.dtype, "C", writeable=item.flags.writeable)
 
 
 def probe_value(meta: TensorMeta) -> Any:
@@ -177,7 +176,8 @@ def _as_probed(call: ExternCall, result: Any) -> Any:
 def _own(result: Any, operands: list) -> Any:
     """``result`` with memory of its own: a view of an operand (``np.diag`` of a matrix) is
     copied, read-only as the view was, so that no later write into the operand changes it
-    unseen by the graph (which holds an extern's results as values)."""
+    unseen by the graph (which holds an extern's results as values); C-ordered, as the
+    result's meta says (``np.vstack`` of transposed arrays is Fortran-ordered)."""
     if isinstance(result, tuple):
         items = [_own(r, operands) for r in result]
         return type(result)(*items) if hasattr(type(result), "_fields") else tuple(items)
@@ -187,6 +187,8 @@ def _own(result: Any, operands: list) -> Any:
         writeable = result.flags.writeable
         result = result.copy()
         result.flags.writeable = writeable
+    if isinstance(result, np.ndarray) and not result.flags.c_contiguous:
+        result = np.ascontiguousarray(result)  # (as its meta says: kernels read it flat)
     return result
 
 

@@ -306,7 +306,9 @@ def trace_infer(
 
 
 def concatenate_impl(*arrays: Any, axis: Any = 0) -> np.ndarray:
-    return np.concatenate(arrays, axis=axis)
+    """``np.concatenate``, C-ordered as the meta says (NumPy orders its result as its inputs
+    are: Fortran for transposed ones, which a kernel reading it flat would misread)."""
+    return np.ascontiguousarray(np.concatenate(arrays, axis=axis))
 
 
 def concatenate_infer(*arrays: TensorMeta, axis: Any = 0) -> TensorMeta:
@@ -333,7 +335,8 @@ def concatenate_infer(*arrays: TensorMeta, axis: Any = 0) -> TensorMeta:
 
 
 def stack_impl(*arrays: Any, axis: int = 0) -> np.ndarray:
-    return np.stack(arrays, axis=axis)
+    """``np.stack``, C-ordered as the meta says (see ``concatenate_impl``)."""
+    return np.ascontiguousarray(np.stack(arrays, axis=axis))
 
 
 def stack_infer(*arrays: Any, axis: int = 0) -> TensorMeta:

@@ -494,6 +494,7 @@ CASES: dict[Any, list[Case]] = {
     ],
     np.cov: [
         case(lambda m: np.cov(m), (3, 8), dtypes=REAL + BOTH_COMPLEX),
+        case(lambda m, y: np.cov(m, y, rowvar=False), (9, 2), F((9, 3)), dtypes=FLOATS),
         case(lambda m: np.cov(m, rowvar=False, ddof=0), F((6, 2)), dtypes=FLOATS),
         case(lambda v: np.cov(v, bias=True), (7,), dtypes=FLOATS),
     ],
@@ -506,6 +507,7 @@ CASES: dict[Any, list[Case]] = {
     ],
     np.corrcoef: [
         case(lambda m: np.corrcoef(m), (3, 8), dtypes=FLOATS + BOTH_COMPLEX),
+        case(lambda x, y: np.corrcoef(x, y)[0, 1], (12,), (12,), dtypes=(np.float64,)),
         case(lambda m: np.corrcoef(m, rowvar=False), strided((6, 2)), dtypes=(np.float64,)),
     ],
     "extern": [  # library calls NumPy runs (``ir/externs.py``): shapes and dtypes inferred
@@ -693,6 +695,7 @@ CASES: dict[Any, list[Case]] = {
     ],
     "concatenate": [
         case(lambda a, b: np.concatenate([a, b]), (2, 3), (4, 3)),
+        case(lambda a, b: np.concatenate((a.T, b.T)).mean(axis=1), (5, 2), (5, 3), dtypes=FLOATS),
         case(lambda a, b: np.concatenate((a, b), axis=1), (2, 3), F((2, 2))),
         case(lambda a, b: np.concatenate([a, b], axis=None), (2, 3), (4,)),
         case(lambda a, b: np.concatenate([a, b, a], axis=-1), strided((2, 2)), (2, 1)),
@@ -903,6 +906,13 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.atleast_3d(x), (4,), dtypes=(np.float64,)),
         case(lambda x: np.atleast_3d(x), strided((3, 2)), dtypes=(np.complex128,)),
     ],
+    np.rot90: [  # (views, as NumPy's flips and transposes)
+        case(lambda x: np.rot90(x) * 2, (3, 4), dtypes=(np.float64, np.int32)),
+        case(lambda x: np.rot90(x, 2) + np.rot90(x, -1).T, F((3, 3)), dtypes=(np.float32,)),
+        case(lambda x: np.rot90(x, 3, axes=(2, 0)).copy(), strided((2, 3, 4)), dtypes=(np.int8,)),
+    ],
+    np.flipud: [case(lambda x: np.flipud(x) - x, (4, 3), dtypes=(np.float64,))],
+    np.fliplr: [case(lambda x: np.fliplr(x) * x, reversed_((2, 5)), dtypes=(np.int64,))],
     np.flip: [
         case(lambda x: np.flip(x, 0), (3, 4)),
         case(lambda x: np.flip(x), (2, 3, 2)),
