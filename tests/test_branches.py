@@ -171,6 +171,16 @@ def test_a_while_loop_whose_first_test_is_on_constants_is_captured_after_one_tri
     assert names.count("while_loop") == 1  # (one trip traced in line, the rest one loop)
 
 
+def clamped_extremes(x, v):
+    return max(x.max(), 0.0) + min(abs(x.min()), 10.0) + max(v.sum(), 3) - min(2, v[0], v[1])
+
+
+def test_max_and_min_of_traced_scalars_and_python_numbers_are_selects():
+    check(clamped_extremes, RNG.random(5) - 0.7, np.array([1, 5, 2]))
+    check(clamped_extremes, np.array([np.nan, 1.0]), np.array([-4, -9]))
+    check(clamped_extremes, np.full(4, 20.0), np.array([7, 0]))
+
+
 def test_a_name_bound_in_one_branch_only_is_unbound_after_it_as_in_python():
     def last_positive(x):
         for i in range(x.shape[0]):

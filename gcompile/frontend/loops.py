@@ -154,8 +154,8 @@ class LoopTracer:
     def builtin(self, function, args: tuple, kwargs: dict):
         """``len(x)`` of a traced array: its first size, symbolic (Python's ``len`` must return
         an int, which would specialise the trace). Python's ``max``/``min`` of traced scalars
-        of one dtype: ``max(a, b)`` is ``a`` unless ``b > a`` (so NaN and ties pick as Python
-        does), as a select. ``int`` and ``float`` of a traced scalar: ``scalar_builtin``.
+        of one dtype (and Python numbers of their kind): ``max(a, b)`` is ``a`` unless
+        ``b > a`` (so NaN and ties pick as Python does), as a select. ``int`` and ``float`` of a traced scalar: ``scalar_builtin``.
         Else ``NotImplemented``: Python runs it."""
         if function in (int, float):
             return scalar_builtin(self.tracer, function, args, kwargs)
@@ -163,10 +163,12 @@ class LoopTracer:
             array = args[0] if len(args) == 1 and not kwargs else None
             traced = self.tracer.is_traced(array) and array.ndim > 0
             return array.shape[0] if traced else NotImplemented
-        traced = [self.tracer.is_traced(a) for a in args]
-        if kwargs or len(args) < 2 or not all(traced):
+        traced = [a for a in args if self.tracer.is_traced(a)]
+        if kwargs or len(args) < 2 or not traced or any(a.ndim for a in traced):
             return NotImplemented
-        if len({a.dtype for a in args}) != 1 or any(a.ndim for a in args):
+        if len({a.dtype for a in traced}) != 1 or not all(
+            self.tracer.is_traced(a) or _fits(a, traced[0].dtype) for a in args
+        ):
             return NotImplemented
         result = args[0]
         for value in args[1:]:
@@ -471,6 +473,15 @@ def scalar_builtin(tracer, function, args: tuple, kwargs: dict):
     in_range = np.abs(value) < 2.0**63
     message = "cannot convert float infinity (or a value past int64) to integer"
     return tracer.call(ops.CHECK, result, in_range, error="OverflowError", message=message)
+
+
+def _fits(value: Any, dtype: np.dtype) -> bool:
+    """Whether a Python number beside traced scalars of ``dtype`` in ``max``/``min`` keeps
+    their type (an int beside ints or floats, a float beside floats): whichever wins, the
+    value is the same."""
+    if type(value) is int:
+        return dtype.kind in "iuf"
+    return type(value) is float and dtype.kind == "f"
 
 
 def _rows(tracer, iterable) -> tuple | None:
