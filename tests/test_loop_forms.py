@@ -95,6 +95,40 @@ def test_enumerate_and_zip_of_arrays_stay_rolled_and_agree_with_numpy():
         assert [note.rolled for note in graph.notes.loops] == [True]
 
 
+def find_or_default(x, target):
+    pos = -1
+    for i in range(x.shape[0]):
+        if x[i] == target:
+            pos = i
+            break
+    else:
+        pos = -2
+    return pos
+
+
+def rows_without_negatives(a):
+    count, total = 0, 0.0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            if a[i, j] < 0:
+                break
+        else:
+            count += 1
+    for v in a[0]:
+        total += v
+    else:
+        total *= 2  # (no break: the else always runs)
+    return count, total
+
+
+def test_loops_with_else_stay_rolled_and_run_it_unless_they_broke():
+    check(find_or_default, np.arange(10.0), 3.0)
+    check(find_or_default, np.arange(10.0), 30.0)
+    check(rows_without_negatives, np.array([[1.0, 2], [-1, 3], [4, 5]]))
+    graph = gcompile.trace(rows_without_negatives, RNG.random((4, 3)) - 0.2)
+    assert all(note.rolled for note in graph.notes.loops), graph.notes.loops
+
+
 def repeated_smoothing(x, n):
     for _ in itertools.repeat(None, n):
         x = 0.5 * (x + np.roll(x, 1))

@@ -16,8 +16,9 @@ one loop (its test on data a ``cond``)::
 The statements after an ``if`` with a branch that ends in ``break`` or ``continue`` move into
 its other branch (``returns.merge_tails``); then a ``continue`` that ends a branch is dropped
 and a ``break`` sets the flag, and the trips after it do nothing: the loop variable keeps the
-value of the trip that broke, as in Python. A loop whose exits are not all at the ends of
-branches (one inside a ``try`` or ``with``), or that has an ``else:``, stays as written.
+value of the trip that broke, as in Python. A loop's ``else:`` moves after it first
+(``lift_loop_else``). A loop whose exits are not all at the ends of branches (one inside a
+``try`` or ``with``) stays as written.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .returns import merge_tails
 
 BREAK = "__gc_break_"
 INDEX = "__gc_index_"
+ELSE = "__gc_unbroken_"  # (``__gc_else_`` names the branch functions)
 _EXITS = (ast.Break, ast.Continue)
 _NESTED = (
     ast.For,
@@ -39,6 +41,63 @@ _NESTED = (
     ast.Lambda,
     ast.ClassDef,
 )
+
+
+def lift_loop_else(function: ast.FunctionDef) -> None:
+    """The ``else:`` of each ``for`` loop of ``function``'s own scope moved after the loop, run
+    unless the loop broke (a flag each ``break`` clears first), so that the loop can be taken::
+
+        for i in range(n):               __gc_unbroken_0 = True
+            if x[i] == t:                for i in range(n):
+                break              =>        if x[i] == t:
+        else:                                    __gc_unbroken_0 = False
+            i = -1                               break
+                                         if __gc_unbroken_0:
+                                             i = -1
+    """
+    count = 0
+    for loop, block in _loops_with_else(function.body):
+        at = block.index(loop)
+        orelse, loop.orelse = loop.orelse, []
+        if not any(isinstance(e, ast.Break) for e in loop_exits(loop.body)):
+            block[at + 1 : at + 1] = orelse  # (no break: the else always runs)
+            continue
+        flag = f"{ELSE}{count}"
+        count += 1
+        _clear_before_breaks(loop.body, flag)
+        start = ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(True))
+        after = ast.If(ast.Name(flag, ast.Load()), orelse, [])
+        block[at : at + 1] = [ast.copy_location(start, loop), loop, ast.copy_location(after, loop)]
+        for made in (start, loop, after):
+            ast.fix_missing_locations(made)
+
+
+def _loops_with_else(stmts: list[ast.stmt]):
+    """``(loop, block holding it)`` for each ``for`` loop with an ``else:`` of a block and the
+    blocks nested in it (not of nested functions or classes), innermost last."""
+    for stmt in list(stmts):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, ast.For) and stmt.orelse:
+            yield stmt, stmts
+        for name in ("body", "orelse", "finalbody"):
+            yield from _loops_with_else(getattr(stmt, name, None) or [])
+        for part in getattr(stmt, "handlers", []) + getattr(stmt, "cases", []):
+            yield from _loops_with_else(part.body)
+
+
+def _clear_before_breaks(stmts: list[ast.stmt], flag: str) -> None:
+    """``flag = False`` before each ``break`` of the loop body ``stmts`` (not of nested loops)."""
+    for position in range(len(stmts) - 1, -1, -1):
+        stmt = stmts[position]
+        if isinstance(stmt, ast.Break):
+            clear = ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(False))
+            stmts.insert(position, ast.fix_missing_locations(ast.copy_location(clear, stmt)))
+        elif not isinstance(stmt, _NESTED):
+            for name in ("body", "orelse", "finalbody"):
+                _clear_before_breaks(getattr(stmt, name, None) or [], flag)
+            for part in getattr(stmt, "handlers", []) + getattr(stmt, "cases", []):
+                _clear_before_breaks(part.body, flag)
 
 
 def desugar_exits(function: ast.FunctionDef) -> None:

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .comprehensions import Comprehensions
-from .exits import desugar_exits
+from .exits import desugar_exits, lift_loop_else
 from .expressions import Expressions
 from .iterables import unpack_targets
 from .plan import BranchPlan, LoopPlan, plan_scope, range_call
@@ -106,6 +106,7 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     """
     result = Rewrite()
     merge_returns(function)
+    lift_loop_else(function)
     desugar_exits(function)
     unpack_targets(function, RUNTIME)
     local = function_names(function).local | parameter_names(function.args)
