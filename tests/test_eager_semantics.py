@@ -42,8 +42,10 @@ def test_in_place_changes_to_a_global_array_are_seen():
         (lambda x, a, b: x * a**b, (np.ones(1), 83.0035693274327, 1.7030556641407104)),
         (lambda x, b: x.sum() ** b, (np.array([50.3]), 0.44)),
         (lambda x, a: x * (a // 0.3) + a % 0.3, (np.ones(2), 1.7)),
+        # the ufunc called on NumPy scalars runs its loop, an ulp from 2 ** s here
+        (lambda s: np.power(2, s), (np.float64(1.999901437521511),)),
     ],
-    ids=["python-float-pow", "numpy-scalar-pow", "python-floordiv-mod"],
+    ids=["python-float-pow", "numpy-scalar-pow", "python-floordiv-mod", "ufunc-on-scalars"],
 )
 def test_scalar_arithmetic_is_python_and_numpy_scalar_arithmetic(fn, args):
     check(fn, *args)

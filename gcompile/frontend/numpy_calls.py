@@ -157,7 +157,13 @@ class NumpyCalls:
         operands = list(inputs)
         if op.kind == "elementwise" and not python_operator:
             operands = self._strengthen(operands)
-        return self._finish(self.tracer.call(op, *operands, **params), out, ufunc.__name__)
+        result = self.tracer.call(op, *operands, **params)
+        if op.dunder and not python_operator and not params and _scalars(operands):
+            # np.power(2, s) of NumPy scalars runs the ufunc's loop, 2 ** s scalar arithmetic
+            # (an ulp apart): the dtype, as given, keeps evaluation on the ufunc (ops.evaluate)
+            self.tracer.graph.erase(result._node)
+            result = self.tracer.call(op, *operands, dtype=result.dtype)
+        return self._finish(result, out, ufunc.__name__)
 
     def _strengthen(self, operands: list) -> list:
         """NumPy functions return NumPy scalars: a call on Python scalars only is not Python arithmetic."""
@@ -393,3 +399,13 @@ class NumpyCalls:
                 )
             self.tracer.write(target, value, (Ellipsis,))
         return out[0] if len(out) == 1 else out
+
+
+def _scalars(operands: list) -> bool:
+    """Whether every operand is a scalar (traced or not), one of them a traced NumPy scalar."""
+    traced = [v for v in operands if isinstance(v, TracedArray)]
+    return (
+        bool(traced)
+        and all(v.meta.scalar if isinstance(v, TracedArray) else np.ndim(v) == 0 for v in operands)
+        and any(not v.meta.weak for v in traced)
+    )
