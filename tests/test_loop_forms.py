@@ -129,6 +129,20 @@ def test_loops_with_else_stay_rolled_and_run_it_unless_they_broke():
     assert all(note.rolled for note in graph.notes.loops), graph.notes.loops
 
 
+def columns_into_new_arrays(a, k):
+    out = np.ndarray((a.shape[0], 3), dtype=a.dtype)  # (as np.empty: written before read)
+    doubled = np.ndarray(a.shape)
+    for j in range(3):
+        out[:, j] = a * j + k
+    doubled[:] = a * 2
+    return out, doubled
+
+
+def test_arrays_made_by_the_ndarray_constructor_take_traced_values():
+    check(columns_into_new_arrays, np.arange(5.0), 2.0)
+    check(columns_into_new_arrays, np.arange(4, dtype=np.int32), 3)
+
+
 def repeated_smoothing(x, n):
     for _ in itertools.repeat(None, n):
         x = 0.5 * (x + np.roll(x, 1))

@@ -354,21 +354,32 @@ def not_(value: Any) -> Any:
 
 
 # calls offered to ``handler.builtin`` (``call``)
-OFFERED_BUILTINS = ("max", "min", "len", "int", "float")
+OFFERED_BUILTINS = ("max", "min", "len", "int", "float", "ndarray")
 _OFFERED = (max, min, len, int, float)
+
+
+def is_ndarray(function: Any) -> bool:
+    """Whether ``function`` is NumPy's array type (``np.ndarray(shape, dtype)``, offered to
+    a handler as the builtins are; this module imports no NumPy)."""
+    return (
+        isinstance(function, type)
+        and function.__module__ == "numpy"
+        and (function.__name__ == "ndarray")
+    )
 
 
 def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
     """Call ``function(*args, **kwargs)``; while a handler is installed, a plain Python function
     of ``module`` (the caller's) runs converted, so that its loops are offered too, and the
-    builtins ``max``, ``min``, ``len``, ``int`` and ``float`` are first offered to
+    builtins ``max``, ``min``, ``len``, ``int`` and ``float`` (and ``np.ndarray``) are first offered to
     ``handler.builtin(function, args, kwargs)``, which returns the result or
     ``NotImplemented``.
 
     Converted functions make their calls of global or free names through this.
     """
     handler = _HANDLER.get()
-    if handler is not None and function in _OFFERED and hasattr(handler, "builtin"):
+    offered = function in _OFFERED or is_ndarray(function)
+    if handler is not None and offered and hasattr(handler, "builtin"):
         result = handler.builtin(function, args, kwargs)
         if result is not NotImplemented:
             return result

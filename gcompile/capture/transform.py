@@ -62,6 +62,7 @@ from .scopes import OwnScope, function_names, parameter_names, target_names
 
 RUNTIME = "__gc_rt"
 CALL = "__gc_call"
+NDARRAY = "ndarray"  # (the one attribute call routed: ``runtime.is_ndarray``)
 INFO = "__gc_info_"
 BODY = "_loop_body_"
 PREV = "__gc_prev"
@@ -402,12 +403,16 @@ class _Calls(OwnScope):
         self.routed = routed
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
-        """``f(...)`` becomes ``__gc_call(f, ...)`` when ``f`` is routed."""
+        """``f(...)`` becomes ``__gc_call(f, ...)`` when ``f`` is routed; so does
+        ``<module>.ndarray(...)`` (``np.ndarray(shape, dtype)``: a handler may take it)."""
         self.generic_visit(node)
         func = node.func
-        if not isinstance(func, ast.Name) or func.id in self.shadowed or not self.route(func.id):
+        if isinstance(func, ast.Attribute) and func.attr == NDARRAY:
+            self.routed.add(NDARRAY)
+        elif not isinstance(func, ast.Name) or func.id in self.shadowed or not self.route(func.id):
             return node
-        self.routed.add(func.id)
+        else:
+            self.routed.add(func.id)
         routed = ast.Call(_name(CALL), [func, *node.args], node.keywords)
         return ast.copy_location(routed, node)
 

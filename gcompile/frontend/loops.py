@@ -155,10 +155,13 @@ class LoopTracer:
         """``len(x)`` of a traced array: its first size, symbolic (Python's ``len`` must return
         an int, which would specialise the trace). Python's ``max``/``min`` of traced scalars
         of one dtype (and Python numbers of their kind): ``max(a, b)`` is ``a`` unless
-        ``b > a`` (so NaN and ties pick as Python does), as a select. ``int`` and ``float`` of a traced scalar: ``scalar_builtin``.
-        Else ``NotImplemented``: Python runs it."""
+        ``b > a`` (so NaN and ties pick as Python does), as a select. ``int`` and ``float`` of
+        a traced scalar: ``scalar_builtin``. ``np.ndarray(shape, dtype)``: ``np.empty``. Else
+        ``NotImplemented``: Python runs it."""
         if function in (int, float):
             return scalar_builtin(self.tracer, function, args, kwargs)
+        if function is np.ndarray:
+            return _new_array(self.tracer, args, kwargs)
         if function is len:
             array = args[0] if len(args) == 1 and not kwargs else None
             traced = self.tracer.is_traced(array) and array.ndim > 0
@@ -473,6 +476,19 @@ def scalar_builtin(tracer, function, args: tuple, kwargs: dict):
     in_range = np.abs(value) < 2.0**63
     message = "cannot convert float infinity (or a value past int64) to integer"
     return tracer.call(ops.CHECK, result, in_range, error="OverflowError", message=message)
+
+
+def _new_array(tracer, args: tuple, kwargs: dict) -> Any:
+    """``np.ndarray(shape, dtype, order=...)`` without a buffer: a new array, as ``np.empty``
+    makes it (so that traced values can be written into it); NotImplemented otherwise."""
+
+    def new(shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+        if buffer is not None or offset or strides is not None:
+            return NotImplemented
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        return tracer.call(ops.EMPTY, shape=shape, dtype=np.dtype(dtype), order=order or "C")
+
+    return new(*args, **kwargs)
 
 
 def _fits(value: Any, dtype: np.dtype) -> bool:
