@@ -161,8 +161,7 @@ class NumpyCalls:
         if op.dunder and not python_operator and not params and _scalars(operands):
             # np.power(2, s) of NumPy scalars runs the ufunc's loop, 2 ** s scalar arithmetic
             # (an ulp apart): the dtype, as given, keeps evaluation on the ufunc (ops.evaluate)
-            self.tracer.graph.erase(result._node)
-            result = self.tracer.call(op, *operands, dtype=result.dtype)
+            result._node.kwargs = {"dtype": result.dtype}
         return self._finish(result, out, ufunc.__name__)
 
     def _strengthen(self, operands: list) -> list:

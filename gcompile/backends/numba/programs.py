@@ -43,7 +43,6 @@ keys, so kernels are cached on their own; the module text is the program's cache
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 import numba
@@ -347,8 +346,9 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         step = int(node.kwargs["step"])
         by_output = {o: variables[p] for p, o in loop.carries}
         flag = None if loop.exit is None else by_output[loop.exit]  # (the trips after do nothing)
-        loop_ir = Loop(index, start, stop, step, statements, kind="program", carried=pairs)
-        self.emit(dataclasses.replace(loop_ir, exit=flag))
+        self.emit(
+            Loop(index, start, stop, step, statements, kind="program", carried=pairs, exit=flag)
+        )
         return [by_output[o] for o in range(len(outputs))]
 
     def control(self, node: Node, arguments: list) -> list:
