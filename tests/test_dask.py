@@ -110,6 +110,15 @@ def test_reductions_along_each_axis(dtype):
     check(reductions, x)
 
 
+def test_tree_steps_are_compiled_and_no_kernel_is_traced_for_dasks_probe():
+    check(reductions, random((44, 26), (4, 3)))  # 11 x 9 blocks: combine levels below the top
+    steps = {key[1]: f for key, f in chunk_function._COMPILED.items()}
+    assert {"combine_sum", "combine_max", "combine_min"} <= set(steps)
+    assert all(f.stats["fallbacks"] == 0 for f in steps.values())
+    sizes = [a[2] for f in steps.values() for e in f.entries for a in e.key[1] if a[0] == "array"]
+    assert sizes and 0 not in {n for s in sizes for n in s}  # no entry for an empty probe
+
+
 def test_task_graphs_are_not_larger_than_dasks_own():
     x = random((64, 64), (8, 8))
     for fn, args in ((reductions, (x,)), (pipeline, (x, np.ones(64))), (stencil, (x,))):

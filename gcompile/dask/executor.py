@@ -225,15 +225,16 @@ def _reduce(step: KernelStep, function: ChunkFunction, arrays: list):
 
 def _tree(array: da.Array, reducer: tuple, dtype, shape: tuple, function, unit: str) -> da.Array:
     """dask's tree reduction of ``array``: its chunk step the compiled kernel ``function``, or
-    (None) passing partial results through."""
+    (None) passing partial results through; its combine and aggregate steps compiled too."""
     name, axes, keepdims = reducer
     count = math.prod(shape[a] for a in axes)
     rank = array.ndim if keepdims else array.ndim - len(axes)
+    divides = name == "mean"
     return da.reduction(
         array,
         functools.partial(_chunk, function),
-        functools.partial(_aggregate, name, dtype, count),
-        combine=functools.partial(_aggregate, name, dtype, None),
+        functools.partial(_combine, _combiner(name, dtype, count), axes, keepdims, divides),
+        combine=functools.partial(_combine, _combiner(name, dtype, None), axes, True, False),
         axis=axes,
         keepdims=keepdims,
         dtype=dtype,
@@ -242,21 +243,43 @@ def _tree(array: da.Array, reducer: tuple, dtype, shape: tuple, function, unit: 
     )
 
 
-def _chunk(function, x: np.ndarray, axis=None, keepdims=True, **_) -> np.ndarray:
+def _chunk(function, x: np.ndarray, axis=None, keepdims=True, computing_meta=False, **_):
     """``da.reduction``'s chunk step: the compiled kernel (its reductions keep their axes), or
-    the partial results themselves."""
-    return x if function is None else function(x)
+    (None) the partial results themselves. dask's probe for the result's kind
+    (``computing_meta``, on an empty array) gets the input back: a compile for a shape no chunk
+    has would cost a trace per kernel."""
+    return x if function is None or computing_meta else function(x)
 
 
-def _aggregate(name: str, result, count, x: np.ndarray, axis=None, keepdims=False, **_):
-    """``da.reduction``'s combine (``count`` None) and aggregate steps on partial results of
-    dtype ``result``."""
-    combine = getattr(np, TREE[name])
-    extra = {"dtype": result} if TREE[name] in ("sum", "prod") else {}
-    total = combine(x, axis=axis, keepdims=keepdims, **extra)
-    if name == "mean" and count is not None:
-        total = np.true_divide(total, count, dtype=result)
+def _combine(function, axes: tuple, keep: bool, divides: bool, x: np.ndarray, **meta):
+    """``da.reduction``'s combine and aggregate steps: the partial results' reduced axes merged
+    into one last axis (one compiled function then serves every axis choice and grouping),
+    reduced by ``function``, the axes put back (``keep``) or dropped. A single partial result
+    is its own total unless the step ``divides`` it (a mean's count)."""
+    if meta.get("computing_meta"):
+        return x
+    kept = [a for a in range(x.ndim) if a not in axes]
+    merged = x.transpose(kept + list(axes)).reshape([x.shape[a] for a in kept] + [-1])
+    if merged.shape[-1] == 1 and not divides:
+        total = merged[..., 0]  # (a compile of its own spared: size 1 is a case of the trace)
+    else:
+        total = function(np.ascontiguousarray(merged))
+    if keep:
+        return np.reshape(total, [1 if a in axes else x.shape[a] for a in range(x.ndim)])
     return total
+
+
+def _combiner(name: str, dtype, count: int | None) -> ChunkFunction:
+    """The compiled function reducing the last axis of partial results of reduction ``name``
+    into dtype ``dtype``: a combine step (``count`` None) or the aggregate (a mean's divides
+    the partial sums' total by ``count``)."""
+    combine = TREE[name]
+    extra = f", dtype=np.dtype({np.dtype(dtype).str!r})" if combine in ("sum", "prod") else ""
+    total = f"np.{combine}(partials, axis=-1{extra})"
+    if name == "mean" and count is not None:
+        total = f"{total} / {count}"
+    entry = f"combine_{combine}"
+    return ChunkFunction(f"def {entry}(partials):\n    return {total}\n", entry, {}, 1)
 
 
 def _overlap(step: KernelStep, function: ChunkFunction, arrays: list) -> da.Array:

@@ -6,7 +6,8 @@ executor's business, ``executor.py``).
 * ``whole``: kernels along axes (a row's mean, softmax, ``cumsum``): those axes rechunked into
   one chunk first, then blockwise;
 * ``reduce``: reductions (sum, prod, max, min, any, all, mean): a compiled chunk step keeping
-  the reduced axes, then dask's tree reduction of the partial results;
+  the reduced axes, then dask's tree reduction of the partial results, its combine and
+  aggregate steps compiled functions too (``executor._combiner``);
 * ``overlap``: slices with offsets (stencils): ``map_overlap`` with the depth the slices need,
   no padding at the array's edges (the slices never read past them);
 * ``numpy``: anything else runs through dask's own NumPy implementation, with a warning.
