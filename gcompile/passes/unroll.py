@@ -4,8 +4,8 @@ once per index value, in the enclosing graph.
 A loop of few trips gains nothing from staying a loop: its body's ops, repeated, fuse with the
 code around them into kernels (``for _ in range(8): a = np.sin(a) + a`` is one kernel), and
 a one-trip loop (a piece of a split range, ``if i == 0``) is straight-line code. Unrolled when
-the bounds are ints and ``trips * body ops <= MAX_UNROLLED_OPS`` (or one trip), the body holds
-no loop itself, and the pass
+the bounds are ints and ``trips * body ops <= MAX_UNROLLED_OPS`` and ``trips * body reductions
+<= MAX_UNROLLED_REDUCTIONS`` (or one trip), the body holds no loop itself, and the pass
 runs first, on the traced graph (mutations still ``setitem``s).
 
 The loop's value semantics are kept: an array the body writes in place is the loop's own
@@ -23,6 +23,11 @@ from ..ir.subgraph import body_of, loop_of, subgraphs_of
 from ..ir.symbolic import substitute
 
 MAX_UNROLLED_OPS = 64  # trips x body ops of a loop unrolled
+# trips x body reductions: each reduction in a fused kernel is a phase of its own, whose Numba
+# compile costs far more than an elementwise op (a 4-trip body of 3 masked reductions, unrolled
+# into one 12-phase kernel, took 5 s to compile; rolled, under 1 s), and a loop of such trips
+# runs as fast rolled
+MAX_UNROLLED_REDUCTIONS = 4
 
 
 def unroll_loops(graph: Graph) -> bool:
@@ -55,9 +60,18 @@ def _small_trip_count(node: Node) -> range | list | None:
     trips = node.target.trips(node.kwargs)  # (a list: one trip at a symbolic index)
     if trips is None or isinstance(trips, list):
         return trips
-    if len(trips) <= 1 or len(trips) * _size(node) <= MAX_UNROLLED_OPS:
+    if len(trips) <= 1:
         return trips
-    return None
+    if len(trips) * _size(node) > MAX_UNROLLED_OPS:
+        return None
+    if len(trips) * _reductions(node) > MAX_UNROLLED_REDUCTIONS:
+        return None
+    return trips
+
+
+def _reductions(node: Node) -> int:
+    body = body_of(node.target).nodes
+    return sum(1 for n in body if n.op == "call" and getattr(n.target, "kind", None) == "reduction")
 
 
 def _inline(graph: Graph, node: Node, trips) -> None:
