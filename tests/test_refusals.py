@@ -34,7 +34,7 @@ def int_of_traced(x):
 
 
 def math_function(x):
-    return math.exp(x[0])
+    return math.gamma(x[0])  # (one math has that NumPy has not: math_calls.py takes the rest)
 
 
 def range_of_traced(x):
@@ -132,7 +132,7 @@ REFUSALS = [
     (data_dependent_if, "bool() of a traced value", "bool(x.sum() > 0)"),
     (float_of_traced, "float() of a traced value", "float(x[:1])"),
     (int_of_traced, "int() of a traced value", "int(x[:1])"),
-    (math_function, "float() of a traced value", "math.exp"),
+    (math_function, "float() of a traced value", "math.gamma"),
     (range_of_traced, "used as a Python integer", "reversed(range(x[0]))"),
     (boolean_mask, "returning a boolean-mask gather", "x[x > 0]"),
     (array_index, "boolean-mask indexing", "x[np.array"),

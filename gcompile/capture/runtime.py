@@ -353,9 +353,11 @@ def not_(value: Any) -> Any:
     return not value
 
 
-# calls offered to ``handler.builtin`` (``call``)
+# calls offered to ``handler.builtin`` (``call``): these builtins, ``np.ndarray`` and the
+# functions of ``math`` (``math.exp(x[i])``, or ``exp`` imported from it)
 OFFERED_BUILTINS = ("max", "min", "len", "int", "float", "ndarray")
 _OFFERED = (max, min, len, int, float)
+MATH_MODULE = "math"
 
 
 def is_ndarray(function: Any) -> bool:
@@ -371,14 +373,19 @@ def is_ndarray(function: Any) -> bool:
 def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
     """Call ``function(*args, **kwargs)``; while a handler is installed, a plain Python function
     of ``module`` (the caller's) runs converted, so that its loops are offered too, and the
-    builtins ``max``, ``min``, ``len``, ``int`` and ``float`` (and ``np.ndarray``) are first offered to
+    builtins ``max``, ``min``, ``len``, ``int`` and ``float`` (and ``np.ndarray`` and ``math``'s
+    functions) are first offered to
     ``handler.builtin(function, args, kwargs)``, which returns the result or
     ``NotImplemented``.
 
     Converted functions make their calls of global or free names through this.
     """
     handler = _HANDLER.get()
-    offered = function in _OFFERED or is_ndarray(function)
+    offered = (
+        function in _OFFERED
+        or is_ndarray(function)
+        or getattr(function, "__module__", None) == MATH_MODULE
+    )
     if handler is not None and offered and hasattr(handler, "builtin"):
         result = handler.builtin(function, args, kwargs)
         if result is not NotImplemented:

@@ -62,7 +62,8 @@ from .scopes import OwnScope, function_names, parameter_names, target_names
 
 RUNTIME = "__gc_rt"
 CALL = "__gc_call"
-NDARRAY = "ndarray"  # (the one attribute call routed: ``runtime.is_ndarray``)
+NDARRAY = "ndarray"  # (attribute calls routed: ``<module>.ndarray(...)``, ``math.<f>(...)``)
+MATH = "math"
 INFO = "__gc_info_"
 BODY = "_loop_body_"
 PREV = "__gc_prev"
@@ -364,6 +365,10 @@ def _runtime_call(function: str, args: list[ast.expr]) -> ast.Call:
     return ast.Call(ast.Attribute(_name(RUNTIME), function, ast.Load()), args, [])
 
 
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
 def _name(name: str, ctx: ast.expr_context | None = None) -> ast.Name:
     return ast.Name(name, ctx or ast.Load())
 
@@ -403,12 +408,15 @@ class _Calls(OwnScope):
         self.routed = routed
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
-        """``f(...)`` becomes ``__gc_call(f, ...)`` when ``f`` is routed; so does
-        ``<module>.ndarray(...)`` (``np.ndarray(shape, dtype)``: a handler may take it)."""
+        """``f(...)`` becomes ``__gc_call(f, ...)`` when ``f`` is routed; so do
+        ``<module>.ndarray(...)`` (``np.ndarray(shape, dtype)``) and ``math.<f>(...)``: a
+        handler may take them."""
         self.generic_visit(node)
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == NDARRAY:
             self.routed.add(NDARRAY)
+        elif isinstance(func, ast.Attribute) and _is_name(func.value, MATH):
+            self.routed.add(MATH)
         elif not isinstance(func, ast.Name) or func.id in self.shadowed or not self.route(func.id):
             return node
         else:

@@ -46,6 +46,7 @@ from ..ir.meta import TensorMeta, meta_of
 from ..ir.shape_env import IndexQuestion, SymbolicError, trip_count
 from ..ir.symbolic import free_symbols, is_expr, prove_nonnegative, sym_max, sym_min
 from .complex_parts import ComplexParts
+from .math_calls import math_call
 from .symint import SymInt
 
 _WIDENING_ROUNDS = 4  # a carried type settles after one or two iterations (weak -> strong)
@@ -156,10 +157,14 @@ class LoopTracer:
         an int, which would specialise the trace). Python's ``max``/``min`` of traced scalars
         of one dtype (and Python numbers of their kind): ``max(a, b)`` is ``a`` unless
         ``b > a`` (so NaN and ties pick as Python does), as a select. ``int`` and ``float`` of
-        a traced scalar: ``scalar_builtin``. ``np.ndarray(shape, dtype)``: ``np.empty``. Else
+        a traced scalar: ``scalar_builtin``; ``math`` functions of them: ``math_call``.
+        ``np.ndarray(shape, dtype)``: ``np.empty``. Else
         ``NotImplemented``: Python runs it."""
         if function in (int, float):
             return scalar_builtin(self.tracer, function, args, kwargs)
+        if getattr(function, "__module__", None) == "math":
+            to_int = lambda value: scalar_builtin(self.tracer, int, (value,), {})  # noqa: E731
+            return math_call(self.tracer, function, args, kwargs, to_int)
         if function is np.ndarray:
             return _new_array(self.tracer, args, kwargs)
         if function is len:
