@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.errors import NumbaWarning
 from numba.core.runtime import rtsys
 
@@ -232,11 +233,12 @@ def compile_from_cache(dispatcher: object, signature: tuple) -> None:
         with guard():
             return load(sig, target_context)
 
-    cache.load_overload = load_overload  # (for this call: Numba's own refreshes first)
-    try:
-        dispatcher.compile(signature)
-    finally:
-        del cache.load_overload
+    with global_compiler_lock:  # (Numba's, which compile takes again: one patch at a time)
+        cache.load_overload = load_overload  # (for this call: Numba's own refreshes first)
+        try:
+            dispatcher.compile(signature)
+        finally:
+            del cache.load_overload
 
 
 def module_of(dispatcher: object) -> tuple[str, str]:
