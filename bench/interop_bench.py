@@ -82,9 +82,9 @@ def main() -> None:
     eager = _best(transcendental, (x, y), 3)
     numpy_time, torch_time = _interleaved(compiled, (x, y), (tx, ty), options.rounds)
     print(f"n={options.n} float32, best of {options.rounds}")
-    print(f"eager NumPy        {eager * 1e3:8.2f} ms")
-    print(f"gcompile on NumPy  {numpy_time * 1e3:8.2f} ms")
-    print(f"gcompile on torch  {torch_time * 1e3:8.2f} ms")
+    print(f"eager NumPy        {eager * 1e3:8.4g} ms")
+    print(f"gcompile on NumPy  {numpy_time * 1e3:8.4g} ms")
+    print(f"gcompile on torch  {torch_time * 1e3:8.4g} ms")
     print(f"torch / NumPy      {torch_time / numpy_time:8.3f}")
 
 
