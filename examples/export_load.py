@@ -35,6 +35,8 @@ u = np.load(sys.argv[2])
 result = smooth(u, 0.25, 3)
 print(f"load and first call: {time.perf_counter() - start:.3f} s", file=sys.stderr)
 np.save(sys.argv[3], result)
+# Machine code from the disk cache needs no compiler: Numba's is set up only when compiling.
+print("compiler set up:", "numba.np.arraymath" in sys.modules)
 """
 
 
@@ -52,22 +54,31 @@ def example_inputs(n: int = 100_000):
     return np.linspace(0.0, 1.0, n) + 0.1 * rng.standard_normal(n), 0.25, 3
 
 
-def round_trip(folder: Path, n: int = 1_000) -> tuple[np.ndarray, np.ndarray]:
+def round_trip(folder: Path, n: int = 1_000) -> tuple[np.ndarray, np.ndarray, str]:
     """Export ``smooth`` into ``folder``, run it in a fresh Python process on new data (of
-    another size than the example's), and return (that result, NumPy's here)."""
+    another size than the example's), and return (that result, NumPy's here, what the process
+    printed)."""
     archive = gcompile.export(smooth, *example_inputs(64), path=folder / "smooth.gcx")
     u = example_inputs(n)[0]
     np.save(folder / "u.npy", u)
     package = Path(gcompile.__file__).resolve().parents[1]
     environment = {**os.environ, "PYTHONPATH": str(package)}
     command = [sys.executable, "-c", LOADER, str(archive), str(folder / "u.npy")]
-    subprocess.run([*command, str(folder / "out.npy")], check=True, cwd=folder, env=environment)
-    return np.load(folder / "out.npy"), smooth(u, 0.25, 3)
+    done = subprocess.run(
+        [*command, str(folder / "out.npy")],
+        check=True,
+        cwd=folder,
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    return np.load(folder / "out.npy"), smooth(u, 0.25, 3), done.stdout + done.stderr
 
 
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
-        loaded, eager = round_trip(Path(folder), n=1_000_000)
+        loaded, eager, report = round_trip(Path(folder), n=1_000_000)
         print(f"exported, loaded and run in another process in {time.perf_counter() - start:.2f} s")
+        print(report, end="")
         print("equal to NumPy:", np.allclose(loaded, eager, rtol=1e-12, atol=0))

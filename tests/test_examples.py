@@ -73,9 +73,11 @@ def test_example_compiles_whole_and_agrees(file, name, sizes):
 
 def test_an_exported_function_loads_and_runs_in_another_process(tmp_path):
     """``examples/export_load.py``: exported here, loaded and run by a fresh interpreter that
-    has no source of the function."""
-    loaded, eager = load_example("export_load.py").round_trip(tmp_path)
+    has no source of the function, which loads the machine code the export left in the disk
+    cache without setting up Numba's compiler."""
+    loaded, eager, report = load_example("export_load.py").round_trip(tmp_path)
     np.testing.assert_allclose(loaded, eager, rtol=1e-12, atol=0)
+    assert "compiler set up: False" in report, report
 
 
 def test_torch_tensors_and_numpy_arrays_mix():

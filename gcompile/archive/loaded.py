@@ -3,7 +3,7 @@
 Its kernels are installed in the disk cache from their stored sources, keyed as this
 environment keys them (a module's references to the kernels it calls rewritten to those keys),
 and compiled for their stored signatures (Numba's machine code comes from the disk cache when
-it is there). The host function runs in a namespace the loader builds from the archive's
+it is there, without setting up Numba's compiler: ``cache.compile_from_cache``). The host function runs in a namespace the loader builds from the archive's
 description of its globals, with a few builtins only. A call binds its arguments as a compiled
 function does (``guards.ArgumentBinder``; other libraries' arrays as NumPy arrays), and raises
 ``GuardError`` when they do not match the guards: there is no source to trace again.
@@ -240,7 +240,7 @@ def _compiled(dispatcher: Any, signatures: list) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaWarning)
         for signature in signatures:
-            dispatcher.compile(signature)
+            cache.compile_from_cache(dispatcher, signature)
     # Other types are no call the guards admit: Numba then raises instead of compiling them
     # (``cache.load`` enables compiling again for a compiled function that needs it).
     dispatcher.disable_compile()

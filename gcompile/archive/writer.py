@@ -1,11 +1,14 @@
 """``gcompile.export``: a compiled function and its guards written to one archive (``layout``).
 
-The function is compiled for the example arguments with the whole graph as one Numba
-function where it has that form (option ``whole_program``), and ``fullgraph``: a refusal is
-the export's refusal. What the host function reads is described as data (``codec``): NumPy,
-the buffer allocator, dtypes, kernels by module, arrays, operators, numbers; a host that calls
-anything else (a step run by Python: a library call, an interpreted loop) cannot be exported,
-and the error names it.
+The function is compiled for the example arguments, with ``fullgraph`` (a refusal is the
+export's refusal), as a compiled call of it runs: a host calling its kernels (the variants a
+call does not need compiled when one does, so a load with an empty cache compiles no more than
+compiling the source would), or the whole graph as one Numba function where the compiler
+chooses that form. What the host function reads is described as data (``codec``): NumPy, the
+buffer allocator, dtypes, kernels by module, arrays, operators, numbers. A host that calls
+anything else is compiled again as one Numba function (option ``whole_program``); a step run
+by Python even so (a library call, an interpreted loop) cannot be exported, and the error
+names it.
 """
 
 from __future__ import annotations
@@ -39,10 +42,21 @@ def export(fn: Callable, *example_args: Any, path: str | os.PathLike, **example_
     The example arguments are not run, only traced. ``gcompile.load(path)`` gives it back,
     without its source. Raises ``UnsupportedError`` naming what cannot be exported.
     """
-    compiled = _compiled(fn)
+    compiled = _compiled(fn, whole_program=None)
     if compiled.backend != "numba":
         raise UnsupportedError("exporting a function of the interpreter backend")
-    entry, bound = compiled.prepare(*example_args, **example_kwargs)
+    try:
+        data = _contents(compiled, *compiled.prepare(*example_args, **example_kwargs))
+    except (UnsupportedError, sources.SourceRefused):
+        if compiled.options["whole_program"]:
+            raise
+        compiled = _compiled(fn, whole_program=True)
+        data = _contents(compiled, *compiled.prepare(*example_args, **example_kwargs))
+    return _write_zip(Path(path), data)
+
+
+def _contents(compiled: CompiledFunction, entry: Any, bound: Any) -> dict:
+    """The archive's members (name -> bytes, but the manifest) of ``compiled``'s ``entry``."""
     host = entry.run
     name = host.__name__
     globals_, modules, arrays = _describe_globals(host.__globals__, name, entry.graph.name)
@@ -60,14 +74,17 @@ def export(fn: Callable, *example_args: Any, path: str | os.PathLike, **example_
     data = {k: v.encode() for k, v in files.items()}
     data["meta.json"] = json.dumps(meta, indent=1).encode()
     data.update({f"arrays/{k}.npy": _npy(v) for k, v in arrays.items()})
-    return _write_zip(Path(path), data)
+    return data
 
 
-def _compiled(fn: Callable) -> CompiledFunction:
-    """A fresh compiled function of ``fn`` for the export (its options, one Numba program)."""
+def _compiled(fn: Callable, whole_program: bool | None) -> CompiledFunction:
+    """A fresh compiled function of ``fn`` for the export (its options; ``whole_program``:
+    the whole graph as one Numba function wherever it has that form; None: as ``fn`` says)."""
     base = fn if isinstance(fn, CompiledFunction) else None
     eager = base.eager if base is not None else fn
-    options = {**(base.options if base is not None else {}), "whole_program": True}
+    options = dict(base.options) if base is not None else {}
+    if whole_program is not None or "whole_program" not in options:
+        options["whole_program"] = bool(whole_program)
     return CompiledFunction(
         eager,
         backend=base.backend if base is not None else "numba",

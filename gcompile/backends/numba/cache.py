@@ -27,7 +27,9 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.errors import NumbaWarning
+from numba.core.runtime import rtsys
 
 from ... import config
 
@@ -211,6 +213,32 @@ def load(
             dispatcher.compile(signature)
         event = "disk" if sum(dispatcher.stats.cache_hits.values()) > hits else "compiled"
         return Loaded(dispatcher, event, path)
+
+
+def compile_from_cache(dispatcher: object, signature: tuple) -> None:
+    """``dispatcher.compile(signature)``, its machine code loaded from Numba's disk cache without
+    first setting up Numba's compiler (``refresh``: its typing and lowering registries, with the
+    ``scipy.linalg`` import of its BLAS check, about 0.25 s in a process), which loading machine
+    code does not use; only the runtime (NRT) the code calls is started. A signature the disk
+    cache lacks compiles as usual, which sets the compiler up then."""
+    cache = getattr(dispatcher, "_cache", None)
+    load = getattr(cache, "_load_overload", None)
+    guard = getattr(cache, "_guard_against_spurious_io_errors", None)
+    if load is None or guard is None:  # (no disk cache, or a Numba without these internals)
+        dispatcher.compile(signature)
+        return
+
+    def load_overload(sig: object, target_context: object) -> object:
+        rtsys.initialize(target_context)
+        with guard():
+            return load(sig, target_context)
+
+    with global_compiler_lock:  # (Numba's, which compile takes again: one patch at a time)
+        cache.load_overload = load_overload  # (for this call: Numba's own refreshes first)
+        try:
+            dispatcher.compile(signature)
+        finally:
+            del cache.load_overload
 
 
 def module_of(dispatcher: object) -> tuple[str, str]:
