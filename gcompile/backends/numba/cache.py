@@ -210,7 +210,7 @@ def load(
         dispatcher.disable_compile(False)  # (a program's entry disables compiling on calls)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NumbaWarning)  # performance hints are not for users
-            dispatcher.compile(signature)
+            compile_from_cache(dispatcher, signature)
         event = "disk" if sum(dispatcher.stats.cache_hits.values()) > hits else "compiled"
         return Loaded(dispatcher, event, path)
 
