@@ -145,7 +145,7 @@ def wave(x):
 
 
 def test_map_blocks_and_edge_chunks_compile_nothing_new():
-    x = random((50, 12), (12, 5))  # blocks of 12 and 2 rows, 5 and 2 columns
+    x = random((49, 11), (12, 5))  # blocks of 12 and 1 row, 5 and 1 column
     got = da.map_blocks(compiled[formula], x, np.ones(1), 2.0, dtype=x.dtype)
     assert_same_value(
         formula(x.compute(), np.ones(1), 2.0), got.compute(), ulps=4, scale=np.float64
@@ -154,7 +154,20 @@ def test_map_blocks_and_edge_chunks_compile_nothing_new():
     assert_same_value(wave(x.compute()), waves(x).compute(), ulps=4, scale=np.float64)
     (step,) = waves.dask.last[0].steps.values()
     function = chunk_function.ChunkFunction(step.source, step.unit.name, {}, 1).function()
-    assert function.stats["traces"] == 1  # one trace served every chunk shape
+    assert function.stats["traces"] == 1  # one trace served every chunk shape, a single row too
+    peaks = gcompile.compile(peak_rows)
+    for got, want in zip(peaks(x), peak_rows(x.compute()), strict=True):
+        assert_same_value(want, got.compute(), ulps=4, scale=np.float64)
+    for step in peaks.dask.last[0].steps.values():
+        function = chunk_function.ChunkFunction(step.source, step.unit.name, {}, 1).function()
+        assert function.stats["traces"] == 1
+
+
+def peak_rows(x):
+    """A row kernel (its axis in one chunk) and a max along the chunked axis: a chunk of one
+    row runs doubled, its result cut back, in the trace of larger chunks."""
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True), np.abs(x).max(axis=0)
 
 
 def test_xarray_apply_ufunc_parallelized():

@@ -8,12 +8,73 @@ shared by every chunk and every task of that process.
 
 from __future__ import annotations
 
+import math
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
 _COMPILED: dict = {}  # (source, entry) -> CompiledFunction, one per process
 _LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Widening:
+    """A chunk of size 1 along an axis where the kernel is pointwise (an edge chunk of one row)
+    is doubled along it before the call and the results cut back to their first row: the trace
+    of larger chunks serves it, where size 1, a case of its own in every trace (it broadcasts),
+    would trace and compile the kernel again.
+
+    ``rank``: the kernel's space rank; ``arguments``: per chunk argument (right-aligned to the
+    space), the space axes along which it is pointwise and its whole array longer than 1 (an
+    axis of size 1 throughout broadcasts: it stays); ``outputs``: each output's rank (its axes
+    the space's last)."""
+
+    rank: int
+    arguments: tuple
+    outputs: tuple
+
+    def widen(self, chunks: tuple) -> tuple[tuple, tuple]:
+        """The chunks to call with, and the space axes doubled."""
+        axes = sorted(
+            {
+                a
+                for chunk, own in zip(chunks, self.arguments)
+                for a in own
+                if chunk.shape[a - self.rank + chunk.ndim] == 1
+            }
+        )
+        if not axes:
+            return chunks, ()
+        wide = []
+        for chunk, own in zip(chunks, self.arguments):
+            for a in axes:
+                if a in own:
+                    chunk = _doubled(chunk, a - self.rank + chunk.ndim)
+            wide.append(chunk)
+        return tuple(wide), tuple(axes)
+
+    def cut(self, result, axes: tuple):
+        """``result`` (one output, or a tuple) cut back to size 1 along the doubled ``axes``."""
+        values = result if isinstance(result, tuple) else (result,)
+        cut = []
+        for value, rank in zip(values, self.outputs):
+            space = range(self.rank - rank, self.rank)  # (the space axis of each of its axes)
+            cut.append(value[tuple(slice(0, 1) if a in axes else slice(None) for a in space)])
+        return tuple(cut) if isinstance(result, tuple) else cut[0]
+
+
+def _doubled(chunk: np.ndarray, axis: int) -> np.ndarray:
+    """``chunk`` twice along ``axis``, laid out as its neighbours are: C-contiguous if a longer
+    ``chunk`` would be (rows of a C array), else strided (a block of columns), so that the
+    layout guard of their trace holds too."""
+    doubled = np.concatenate((chunk, chunk), axis=axis)
+    rows_follow = chunk.strides[axis] == chunk.itemsize * math.prod(chunk.shape[axis + 1 :])
+    if chunk.flags.c_contiguous and rows_follow:
+        return doubled
+    padded = np.empty(doubled.shape[:-1] + (doubled.shape[-1] + 1,), doubled.dtype)
+    padded[..., :-1] = doubled
+    return padded[..., :-1]
 
 
 class ChunkFunction:
@@ -22,7 +83,8 @@ class ChunkFunction:
     ``bound`` maps argument positions to values fixed at planning (scalars); the chunks fill
     the other positions in order. ``compiled=False`` runs the source as plain NumPy (dask's own
     NumPy path, for kernels dask cannot run chunk by chunk). ``options``: the compiled
-    function's (``fastmath``, ``parallel``, ...), for the chunk function's compile."""
+    function's (``fastmath``, ``parallel``, ...), for the chunk function's compile.
+    ``widening``: how chunks of size 1 are served by the trace of larger ones (``Widening``)."""
 
     def __init__(
         self,
@@ -32,6 +94,7 @@ class ChunkFunction:
         arity: int,
         compiled: bool = True,
         options: dict | None = None,
+        widening: Widening | None = None,
     ):
         self.source = source
         self.entry = entry
@@ -39,12 +102,17 @@ class ChunkFunction:
         self.arity = arity
         self.compiled = compiled
         self.options = dict(options or {})
+        self.widening = widening
 
     def __call__(self, *chunks):
         function = self.function()
+        widened = ()
+        if self.widening is not None and self.compiled:
+            chunks, widened = self.widening.widen(chunks)
         it = iter(chunks)
         args = [self.bound[i] if i in self.bound else next(it) for i in range(self.arity)]
-        return function(*args)
+        result = function(*args)
+        return self.widening.cut(result, widened) if widened else result
 
     def function(self):
         """The compiled (or plain) function of the source, made once per process."""
@@ -60,7 +128,7 @@ class ChunkFunction:
 
     def __reduce__(self):
         arguments = (self.source, self.entry, self.bound, self.arity, self.compiled, self.options)
-        return (ChunkFunction, arguments)
+        return (ChunkFunction, (*arguments, self.widening))
 
     def __repr__(self) -> str:
         return f"<gcompile chunk function {self.entry}>"

@@ -19,10 +19,11 @@ from ..errors import GcompileWarning, UnsupportedError
 from ..ir import ops
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.shape_env import concrete
-from .chunk_function import ChunkFunction
+from .chunk_function import ChunkFunction, Widening
 from .planner import TREE, KernelStep
 
 _DASK_OWN = ("view", "shape", "matmul")  # kinds dask runs as NumPy does, without a warning
+_IDEMPOTENT = ("amax", "amin", "any", "all")  # reductions of a chunk twice: of the chunk
 
 
 def execute(graph: Graph, steps: dict, inputs: list, log: list, options: dict) -> list:
@@ -86,7 +87,10 @@ def run_kernel(step: KernelStep, args: list, log: list, options: dict):
     arrays = [a for a in args if isinstance(a, da.Array)]
     bound = {i: a for i, a in enumerate(args) if not isinstance(a, da.Array)}
     compiled = step.mode != "numpy" and bool(arrays)  # scalars only: Python runs it, as eager
-    function = ChunkFunction(step.source, step.unit.name, bound, len(args), compiled, options)
+    widening = _widening(step, arrays)
+    function = ChunkFunction(
+        step.source, step.unit.name, bound, len(args), compiled, options, widening
+    )
     if not compiled:
         if arrays:
             _warn(step.reason)
@@ -102,6 +106,26 @@ def run_kernel(step: KernelStep, args: list, log: list, options: dict):
         result = _blockwise(step, function, arrays)
     log.append(_describe(step, result, arrays))
     return result
+
+
+def _widening(step: KernelStep, arrays: list) -> Widening | None:
+    """How the step's chunk functions serve chunks of size 1 with the trace of larger ones:
+    along the axes where the kernel is pointwise (not the axes it runs along, nor those it sums
+    along: a max over a row twice is the row's max, a sum is not), of the arguments longer
+    than 1 there."""
+    if step.mode not in ("blockwise", "whole", "reduce") or step.dropped:
+        return None
+    rank = len(step.unit.space)
+    reduced = {a for name, axes, _, _ in step.reducers for a in axes if name not in _IDEMPOTENT}
+    pointwise = set(range(rank)) - set(step.whole) - reduced
+    arguments = tuple(
+        tuple(a for a in sorted(pointwise) if a >= rank - x.ndim and x.shape[a - rank + x.ndim] > 1)
+        for x in arrays
+    )
+    outputs = tuple(len(o.meta.shape) for o in step.unit.outputs)
+    if step.mode == "reduce":  # (each output's chunk step keeps the reduced axes)
+        outputs = (rank,)
+    return Widening(rank, arguments, outputs) if any(arguments) else None
 
 
 def _describe(step: KernelStep, result, arrays: list) -> str:
@@ -209,7 +233,12 @@ def _reduce(step: KernelStep, function: ChunkFunction, arrays: list):
     results = []
     for (name, axes, keepdims, source), out in zip(step.reducers, step.unit.outputs):
         chunk = ChunkFunction(
-            source, function.entry, function.bound, function.arity, options=function.options
+            source,
+            function.entry,
+            function.bound,
+            function.arity,
+            options=function.options,
+            widening=function.widening,
         )
         if len(arrays) == 1 and arrays[0].ndim == rank:
             reducer = (name, axes, keepdims)
