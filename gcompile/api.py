@@ -14,17 +14,15 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-import time
 import warnings
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
-
 from . import backends, config, fast_entry, frontend
 from .dask import DaskCalls, has_dask
+from .entries import UNBUILT, CacheEntry, build, graph_name, overlapping_write
 from .errors import GcompileWarning, UnsupportedError
 from .exact_calls import ExactCalls
 from .fallbacks import Fallbacks
@@ -32,48 +30,13 @@ from .graph_breaks import GraphBreaks, Trips
 from .guards import (
     ArgumentBinder,
     BoundCall,
-    SizeCheck,
     changed_ints,
     guard_changes,
-    guard_text,
-    size_check,
 )
 from .interop import results as interop_results
-from .ir.alias import memory_of
 from .ir.graph import Graph
 from .ir.pytree import flatten, unflatten
 from .passes import manager
-
-_UNBUILT = object()  # a cache entry's fast entry before the entry's first call
-
-
-@dataclass
-class CacheEntry:
-    """One compiled specialisation, or the refusal that made it run eagerly."""
-
-    key: tuple
-    graph: Graph | None = None
-    run: Callable[[list], list] | None = None
-    refusal: UnsupportedError | None = None
-    failure: Exception | None = None  # an internal error while compiling (the call runs eagerly)
-    timings: dict = field(default_factory=dict)
-    written: list = field(default_factory=list)  # input positions of arguments written back
-    labels: list = field(default_factory=list)  # "argument 'x'" per input, for messages
-    captured: list = field(default_factory=list)  # (label, array) read from outside the arguments
-    paths: list = field(default_factory=list)  # the name of each flattened argument leaf
-    sizes: SizeCheck | None = None  # what the trace assumed about sizes of 2 or more
-    fast: Any = None  # its fast_entry.FastEntry (None: it has none; _UNBUILT before its first call)
-    results: Callable | None = None  # gives array results back as the caller's kind of array
-    order: int = 0  # how many entries the function had before this one
-
-    def guards(self) -> list[str]:
-        """What this entry assumes about the arguments: one line per leaf, then the sizes."""
-        lines = [guard_text(key, path) for key, path in zip(self.key[1], self.paths)]
-        return lines + (self.sizes.conditions if self.sizes is not None else [])
-
-    def holds(self, inputs: list) -> bool:
-        """Whether a call with the entry's guard key and these inputs may use the entry."""
-        return self.sizes is None or self.sizes.check(inputs)
 
 
 @dataclass
@@ -138,7 +101,7 @@ class CompiledFunction:
         self.trips = Trips(seat, fn) if seat is not None else None
         self.breaks = GraphBreaks(fn, self._region, depth)
         self.fallbacks = Fallbacks(
-            _graph_name(fn), fn, fullgraph, self.breaks, self._stats, self.refusals
+            graph_name(fn), fn, fullgraph, self.breaks, self._stats, self.refusals
         )
         functools.update_wrapper(self, fn)
 
@@ -182,7 +145,7 @@ class CompiledFunction:
             entry, bound = self._compile(bound)
         else:
             self._stats["cache_hits"] += 1
-        if entry.fast is _UNBUILT:
+        if entry.fast is UNBUILT:
             general = functools.partial(CompiledFunction.__call__, self)
             entry.fast = fast_entry.build(entry, bound, self._binder, general, self.eager)
         self._use_fast_entry(entry)
@@ -203,7 +166,7 @@ class CompiledFunction:
         Python call of a method forwarding to it would cost 0.05 us of the 0.6 us a call takes.
         """
         fast = entry.fast
-        if fast is None or fast is _UNBUILT or fast is self._fast:
+        if fast is None or fast is UNBUILT or fast is self._fast:
             return
         if type(self) is CompiledFunction:
             self.__class__ = type(CompiledFunction.__name__, (CompiledFunction,), {"__slots__": ()})
@@ -225,7 +188,7 @@ class CompiledFunction:
         if entry.refusal is not None:
             return self.fallbacks.refused(entry.refusal, args, kwargs)
         if entry.written:
-            overlap = _overlapping_write(entry, inputs)
+            overlap = overlapping_write(entry, inputs)
             if overlap is not None:
                 return self.fallbacks.refused(overlap, args, kwargs)
         try:
@@ -274,30 +237,14 @@ class CompiledFunction:
                     return entry, bound
             entry = CacheEntry(
                 bound.key,
-                fast=_UNBUILT,
+                fast=UNBUILT,
                 paths=[path for path, _ in bound.leaves],
                 order=len(self.entries),
                 results=interop_results.converter(bound.array_type),
             )
             dump = _dump_folder(self)
             try:
-                entry.graph = self._trace(bound, entry.timings)
-                _log("graph", lambda: f"traced {entry.graph}")
-                options = {**self.options, "backend": self.backend}
-                records = manager.run_pipeline(entry.graph, "fused", options, dump)
-                for record in records:
-                    key = f"pass {record.name}"
-                    entry.timings[key] = entry.timings.get(key, 0.0) + record.seconds
-                _log("fusion", lambda: str(entry.graph.notes.fusion))
-                entry.written, entry.labels, entry.captured = _memory_check(entry.graph)
-                start = time.perf_counter()
-                entry.run = backends.get(self.backend)(entry.graph, self.options)
-                entry.timings["backend"] = time.perf_counter() - start
-                entry.sizes = _size_check(entry.graph, bound)
-                _log("code", lambda: self._code_of(entry))
-                _log(
-                    "perf", lambda: f"compile of {_graph_name(self.eager)}: {_timings_text(entry)}"
-                )
+                build(entry, bound, self.eager, self.backend, self.options, self._stats, dump)
             except UnsupportedError as error:
                 if self.fullgraph:
                     raise
@@ -310,10 +257,10 @@ class CompiledFunction:
                 if dump is not None:
                     _write_dump(self, dump, entry, bound)
             self._cache.setdefault(bound.key, []).append(entry)
-            _log("guards", lambda: "\n".join(entry.guards()))
+            config.log("guards", lambda: "\n".join(entry.guards()))
             if recompile is not None:
                 self.recompiles.append(recompile)
-                _log("recompiles", lambda: str(recompile))
+                config.log("recompiles", lambda: str(recompile))
             self.fallbacks.check_cache_size(len(self.entries))
             return entry, bound
 
@@ -330,29 +277,6 @@ class CompiledFunction:
         )
         recompile.hint = f"{', '.join(sorted(recompile.int_paths))}: traced as a size from now on"
         return True
-
-    @staticmethod
-    def _code_of(entry: "CacheEntry") -> str:
-        program = getattr(entry.run, "program", None)
-        return program.code if program is not None else "(interpreted: no generated code)"
-
-    def _trace(self, bound: BoundCall, timings: dict) -> Graph:
-        start = time.perf_counter()
-        graph = frontend.trace(
-            self.eager,
-            _graph_name(self.eager),
-            bound.leaves,
-            bound.is_input,
-            bound.rebuild,
-            dynamic=self.options.get("dynamic", True),
-            budget=self.options.get("max_graph_nodes", MAX_GRAPH_NODES),
-            loops=self.options.get("loops", True),
-        )
-        self._stats["traces"] += 1
-        timings["trace"] = time.perf_counter() - start
-        if config.get("verify"):
-            graph.verify()
-        return graph
 
     # -- inspection ---------------------------------------------------------------------------------
     @property
@@ -393,7 +317,7 @@ class CompiledFunction:
         )
 
     def __repr__(self) -> str:
-        return f"<gcompile.CompiledFunction {_graph_name(self.eager)} backend={self.backend}>"
+        return f"<gcompile.CompiledFunction {graph_name(self.eager)} backend={self.backend}>"
 
 
 _WITH_FAST_ENTRIES: weakref.WeakSet = weakref.WeakSet()  # compiled functions calls reach straight
@@ -419,12 +343,12 @@ def _recompile(fn: "CompiledFunction", bound: BoundCall) -> Recompile:
     if not changes and entries[closest].sizes is not None:  # same key: a size check failed
         failed = entries[closest].sizes.failures(bound.inputs())
         texts = [f"sizes: {text} does not hold" for text in failed]
-        return Recompile(_graph_name(fn.eager), texts, closest, _definition(fn.eager))
+        return Recompile(graph_name(fn.eager), texts, closest, _definition(fn.eager))
     texts = [c.text for c in changes]
     ints = changed_ints(entries[closest].key, bound) - fn._binder.dynamic_ints
     hint = _static_hint(fn, {c.path for c in changes if c.static})
     where = _definition(fn.eager)
-    return Recompile(_graph_name(fn.eager), texts, closest, where, hint, ints)
+    return Recompile(graph_name(fn.eager), texts, closest, where, hint, ints)
 
 
 def _static_hint(fn: "CompiledFunction", names: set) -> str:
@@ -450,7 +374,7 @@ def _dump_folder(fn: "CompiledFunction") -> Path | None:
     root = config.get("debug_dir")
     if not root:
         return None
-    folder = Path(root) / f"{_graph_name(fn.eager)}_{fn.stats['traces'] + 1}"
+    folder = Path(root) / f"{graph_name(fn.eager)}_{fn.stats['traces'] + 1}"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -469,88 +393,12 @@ def _write_dump(fn: "CompiledFunction", folder: Path, entry: CacheEntry, bound: 
         )
 
 
-def _size_check(graph: Graph, bound: BoundCall) -> SizeCheck | None:
-    """What the compiled graph assumes about its inputs' sizes (``guards.size_check``)."""
-    paths = [path for (path, _), flag in zip(bound.leaves, bound.is_input) if flag]
-    metas = [p.meta for p in graph.placeholders]
-    return size_check(paths, metas, graph.shape_env)
-
-
-def _memory_check(graph: Graph) -> tuple[list[int], list[str], list[tuple[str, np.ndarray]]]:
-    """What a call must check when the graph writes arguments back, computed once per entry:
-    the written input positions, a label per input, and the arrays read from outside."""
-    position = {node: i for i, node in enumerate(graph.placeholders)}
-    targets = [node.args[i] for node in graph.nodes for i in node.written_arguments]
-    written = sorted(  # write-backs, in-place writes, loops running in an argument's memory
-        {position[memory_of(t)] for t in targets if memory_of(t) in position}
-    )
-    if not written:
-        return [], [], []
-    labels = [f"argument '{p.name}'" for p in graph.placeholders]
-    captured = [
-        (f"the array read from outside as %{n.name}", n.target)
-        for n in graph.nodes
-        if n.op == "constant" and n.captured and isinstance(n.target, np.ndarray)
-    ]
-    return written, labels, captured
-
-
-def _overlapping_write(entry: CacheEntry, inputs: list) -> UnsupportedError | None:
-    """A refusal when a written argument shares memory with another argument (or with an array
-    the function reads from outside), else None.
-
-    The compiled graph reads every argument before writing any back; eager mode
-    interleaves, so a shared buffer could be read after a write. Eager mode runs instead.
-    """
-    others = list(zip(entry.labels, inputs)) + entry.captured
-    for written in entry.written:
-        target = inputs[written]
-        for label, value in others:
-            if (
-                label != entry.labels[written]
-                and isinstance(value, np.ndarray)
-                and np.may_share_memory(target, value)
-            ):
-                return UnsupportedError(
-                    f"arrays that share memory ({entry.labels[written]} is written, {label} overlaps it)",
-                    hint="pass separate arrays (e.g. b.copy()); eager mode runs this call",
-                )
-    return None
-
-
-def _log(component: str, message: Callable[[], str]) -> None:
-    """Log ``message()`` under ``gcompile.<component>``; the text is built only when enabled."""
-    log = config.logger(component)
-    if log is not None:
-        log.info("%s", message())
-
-
-def _timings_text(entry: CacheEntry) -> str:
-    parts = [f"{name} {seconds * 1e3:.1f} ms" for name, seconds in entry.timings.items()]
-    program = getattr(entry.run, "program", None)
-    if program is not None:
-        parts += [f"{name} {seconds * 1e3:.1f} ms" for name, seconds in program.timings.items()]
-    return ", ".join(parts)
-
-
 def _definition(fn: Callable) -> str:
     """``file:line`` of a function's definition (or its name when the source is unknown)."""
     try:
         return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
     except (OSError, TypeError):
         return getattr(fn, "__qualname__", repr(fn))
-
-
-# The most operations a trace may record (option ``max_graph_nodes``): past it the function runs
-# eagerly, with a warning naming the loops that were unrolled. An unrolled 2000-step loop records
-# about 16,000; generated code grows with the graph, and Numba's compile time about quadratically
-# with a function's size (1000 statements ~15 s, 5000 ~460 s on the reference machine).
-MAX_GRAPH_NODES = 10_000
-
-
-def _graph_name(fn: Callable) -> str:
-    name = getattr(fn, "__name__", "fn")
-    return "lambda" if name == "<lambda>" else name
 
 
 def compile(
@@ -571,7 +419,7 @@ def compile(
         static_argnames: parameters whose value is fixed at compile time (guarded; a new value recompiles).
         options: backend and pass options (``fastmath``, ``parallel``, ``parallel_threshold``,
             ``max_kernel_ops``, passes to skip, ``max_graph_nodes``: the compile budget, see
-            ``MAX_GRAPH_NODES``; ``max_loop_statements``: the budget of one loop nest's
+            ``entries.MAX_GRAPH_NODES``; ``max_loop_statements``: the budget of one loop nest's
             function; ``loops``: default True, capture ``for`` loops as loops), and ``dynamic`` (default True: array sizes of
             2 or more are symbolic, so one trace serves every size; False fixes every size).
 
@@ -621,7 +469,7 @@ def trace(
     bound = ArgumentBinder(fn, static_argnames).bind(args, kwargs)
     graph = frontend.trace(
         fn,
-        _graph_name(fn),
+        graph_name(fn),
         bound.leaves,
         bound.is_input,
         bound.rebuild,

@@ -99,6 +99,13 @@ def logger(component: str) -> logging.Logger | None:
     return root.getChild(component)
 
 
+def log(component: str, message: Callable[[], str]) -> None:
+    """Log ``message()`` under ``gcompile.<component>``; the text is built only when enabled."""
+    found = logger(component)
+    if found is not None:
+        found.info("%s", message())
+
+
 def _user_cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "gcompile")

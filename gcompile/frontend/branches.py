@@ -35,12 +35,12 @@ from ..ir.alias import shared_with_written, written_placeholders
 from ..ir.control import Cond, LoopNote, WhileLoop
 from ..ir.graph import Graph, Node
 from ..ir.meta import TensorMeta
+from .carried import value_meta
 from .comprehensions import capture_array
+from .declines import Declined
 from .loops import (
     _WIDENING_ROUNDS,
-    Declined,
     LoopTracer,
-    _meta,
     _roll_back,
     _same_shape,
     _source_of,
@@ -181,7 +181,7 @@ class ControlTracer(LoopTracer):
     def _settle_while(self, body, inits: list, names: tuple, source) -> tuple:
         """Trace the body until the types of its carried values settle, as a loop's."""
         env = self.tracer.graph.shape_env
-        metas = [_meta(value) for value in inits]
+        metas = [value_meta(value) for value in inits]
         for _ in range(_WIDENING_ROUNDS):
             frame, outputs = self.trace_graph(
                 body, inits, metas, names, frozenset(), source, "body"
@@ -189,7 +189,7 @@ class ControlTracer(LoopTracer):
             unbound = [name for name, value in zip(names, outputs) if value is UNDEFINED]
             if unbound:
                 raise Declined(f"its body leaves {unbound[0]!r} unbound")
-            settled = [_widened(m, _meta(o), n, env) for m, o, n in zip(metas, outputs, names)]
+            settled = [_widened(m, value_meta(o), n, env) for m, o, n in zip(metas, outputs, names)]
             if settled == metas:
                 return frame, outputs, metas
             metas = settled
@@ -199,7 +199,7 @@ class ControlTracer(LoopTracer):
         tracer = self.tracer
         names = tuple(getattr(info, "carried", ()) or (f"carried_{i}" for i in range(len(carried))))
         inits = [self._branch_initial(value, name) for value, name in zip(carried, names)]
-        metas = [None if init is UNDEFINED else _meta(init) for init in inits]
+        metas = [None if init is UNDEFINED else value_meta(init) for init in inits]
         traced = [
             self.trace_graph(run, inits, metas, names, frozenset(), source, role)
             for run, role in zip(branches, ("then", "else"))
@@ -316,7 +316,7 @@ def _agree(traced: list, outputs: list, i: int, name: str, env) -> None:
     """Make output ``i`` of the two branches one type: the same dtype (a Python scalar takes
     the other branch's NumPy dtype) and shape; else decline."""
     values = [outs[i] for outs in outputs]
-    metas = [_meta(v) for v in values]
+    metas = [value_meta(v) for v in values]
     if not _same_shape(metas[0], metas[1], name, env) or metas[0].scalar != metas[1].scalar:
         raise Declined(f"the branches give {name!r} different shapes")
     if metas[0].dtype == metas[1].dtype and metas[0].weak == metas[1].weak:

@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .loops import Declined, _roll_back
+from .declines import Declined
+from .loops import _roll_back
 
 _ARRAYS = (np.array, np.asarray, np.stack)
 _ROWS = "__gc_rows"

@@ -15,7 +15,7 @@ from ..ir.control import LoopNote
 from ..ir.graph import Graph
 from ..ir.pytree import TreeSpec, flatten
 from ..ir.shape_env import SymbolicError, using
-from .loops import LoopEscape
+from .declines import LoopEscape
 from .masks import MaskedValue
 from .numpy_patching import tracing
 from .recorder import Tracer, convertible_sequences

@@ -25,6 +25,9 @@ negative), a carried value that is not a number or an array, or one whose shape 
 body that changes Python objects (``out.append``: capture's ``effects``) or raises on a traced
 value, a carried array rebound while it shares memory the body writes. Every
 decision is a ``LoopNote`` on the graph (``graph.notes.loops``), which ``explain()`` shows.
+
+The loop node's carried values, and those after it, are ``carried``'s; Python's builtins on
+traced values (``len``, ``max``, ``int``), which capture hands the same handler, ``builtins``'s.
 """
 
 from __future__ import annotations
@@ -38,44 +41,20 @@ from ..capture import UNDEFINED
 from ..capture.exits import BREAK
 from ..capture.runtime import Enumerated, Repeated, Zipped
 from ..errors import UnsupportedError, refusal_from
-from ..ir import ops
 from ..ir.alias import alias_chain, shared_with_written, written_placeholders
 from ..ir.control import ForRange, LoopNote
 from ..ir.graph import Graph, Node
-from ..ir.meta import TensorMeta, meta_of
+from ..ir.meta import TensorMeta
 from ..ir.shape_env import IndexQuestion, SymbolicError, trip_count
 from ..ir.symbolic import free_symbols, is_expr, prove_nonnegative, sym_max, sym_min
+from .builtins import PythonBuiltins
+from .carried import CarriedValues, value_meta
 from .complex_parts import ComplexParts
-from .math_calls import math_call
+from .declines import Declined, LoopEscape
 from .symint import SymInt
 
 _WIDENING_ROUNDS = 4  # a carried type settles after one or two iterations (weak -> strong)
 _MAX_PIECES = 4  # a loop's range is split in at most this many pieces (``if i == 0``, ``i < n-1``)
-
-
-class Declined(Exception):
-    """The loop cannot be kept rolled; the message says why (shown by ``explain()``)."""
-
-
-class LoopEscape(Exception):
-    """A value made in a captured loop's body was used after the loop other than as a carried
-    value (appended to a list, stored in a dict the body was given): the trace runs again with
-    that loop (``source``) run in Python."""
-
-    def __init__(self, source: str | None):
-        super().__init__(f"a value made in the body of the loop at {source} escaped it")
-        self.source = source
-
-
-@dataclass
-class _Carry:
-    """What a loop node carries (``LoopTracer.carry``)."""
-
-    by_value: list  # the carried values that are placeholders (not by reference)
-    carries: tuple  # ((placeholder position, output position), ...)
-    arguments: list  # the node's arguments, one per placeholder
-    in_place: list  # (placeholder position, the outer array the body writes in place)
-    outputs: int  # how many outputs the body has
 
 
 class _Split(Exception):
@@ -102,7 +81,7 @@ class _Frame:
     by_reference: frozenset = frozenset()  # the positions of the latter
 
 
-class LoopTracer:
+class LoopTracer(PythonBuiltins, CarriedValues):
     """The capture front-end's loop handler for one ``Tracer`` (see the module docstring)."""
 
     def __init__(self, tracer: Any):
@@ -151,38 +130,6 @@ class LoopTracer:
         return self.capture_range(
             lambda i, *values: body(item(i), *values), 0, count, 1, carried, info
         )
-
-    def builtin(self, function, args: tuple, kwargs: dict):
-        """``len(x)`` of a traced array: its first size, symbolic (Python's ``len`` must return
-        an int, which would specialise the trace). Python's ``max``/``min`` of traced scalars
-        of one dtype (and Python numbers of their kind): ``max(a, b)`` is ``a`` unless
-        ``b > a`` (so NaN and ties pick as Python does), as a select. ``int`` and ``float`` of
-        a traced scalar: ``scalar_builtin``; ``math`` functions of them: ``math_call``.
-        ``np.ndarray(shape, dtype)``: ``np.empty``. Else
-        ``NotImplemented``: Python runs it."""
-        if function in (int, float):
-            return scalar_builtin(self.tracer, function, args, kwargs)
-        if getattr(function, "__module__", None) == "math":
-            to_int = lambda value: scalar_builtin(self.tracer, int, (value,), {})  # noqa: E731
-            return math_call(self.tracer, function, args, kwargs, to_int)
-        if function is np.ndarray:
-            return _new_array(self.tracer, args, kwargs)
-        if function is len:
-            array = args[0] if len(args) == 1 and not kwargs else None
-            traced = self.tracer.is_traced(array) and array.ndim > 0
-            return array.shape[0] if traced else NotImplemented
-        traced = [a for a in args if self.tracer.is_traced(a)]
-        if kwargs or len(args) < 2 or not traced or any(a.ndim for a in traced):
-            return NotImplemented
-        if len({a.dtype for a in traced}) != 1 or not all(
-            self.tracer.is_traced(a) or _fits(a, traced[0].dtype) for a in args
-        ):
-            return NotImplemented
-        result = args[0]
-        for value in args[1:]:
-            better = value > result if function is max else value < result
-            result = np.where(better, value, result)[()]
-        return result
 
     # -- lifting ------------------------------------------------------------------------------------
     def lift(self, node: Node) -> Node:
@@ -283,30 +230,20 @@ class LoopTracer:
         """Trace the body until the types of its carried values settle: ``(frame, outputs,
         metas)``. Carried values in ``by_reference`` are not placeholders but views of the
         memory they share with other values of the body (see ``_sharing_carried``)."""
-        metas = [_meta(value) for value in inits]
+        metas = [value_meta(value) for value in inits]
         for _ in range(_WIDENING_ROUNDS):
             frame, outputs = self._trace_body(
                 body, index, inits, metas, names, by_reference, source
             )
             env = self.tracer.graph.shape_env
             settled = [
-                meta if i in by_reference else _widened(meta, _meta(out), name, env)
+                meta if i in by_reference else _widened(meta, value_meta(out), name, env)
                 for i, (meta, out, name) in enumerate(zip(metas, outputs, names))
             ]
             if settled == metas:
                 return frame, outputs, metas
             metas = settled
         raise Declined("the type of a carried value does not settle")
-
-    def _initial(self, value, name: str):
-        """A carried value's initial value as a node argument (a node or a literal)."""
-        if self.tracer.is_traced(value) or isinstance(value, (SymInt, np.ndarray)):
-            return self.tracer.operand(value)
-        if isinstance(value, (bool, int, float, complex, np.generic)):
-            return value
-        if value is UNDEFINED:
-            raise Declined(f"{name!r} is unbound when the loop starts and read after it")
-        raise Declined(f"it rebinds {name!r}, a {type(value).__name__} (not a number or array)")
 
     def _trace_body(self, body: Callable, index, inits, metas, names, by_reference, source):
         """Trace ``body`` once into a new graph: ``(frame, output nodes or literals)``."""
@@ -398,112 +335,6 @@ class LoopTracer:
         self.notes.append(LoopNote(source, True, node=node.name, trips=trips, carried=names))
         return self.after_loop(node, carry, carried, frame, outputs)
 
-    def carry(self, frame, outputs, inits, metas, names) -> "_Carry":
-        """What a traced body carries (its graph's outputs set): the carried values by value
-        (each its placeholder and output), then the lifted arrays it writes in place."""
-        graph = frame.graph
-        by_value = [i for i in range(len(inits)) if i not in frame.by_reference]
-        written = written_placeholders(graph)
-        in_place = []  # (placeholder position, the outer value the loop writes into)
-        for position, i in enumerate(by_value):
-            if frame.carried[i] in written:
-                if outputs[i] is not frame.carried[i]:
-                    raise Declined(f"{names[i]!r} is both written in place and rebound")
-                in_place.append((position, inits[i]))
-        carries = [(position, position) for position in range(len(by_value))]
-        graph_outputs = [outputs[i] for i in by_value]
-        arguments = [self._cast(inits[i], metas[i]) for i in by_value]
-        lifted = graph.placeholders[len(by_value) :]
-        for position, placeholder in enumerate(lifted, len(by_value)):
-            arguments.append(frame.outer[placeholder])
-            if placeholder in written:
-                carries.append((position, len(graph_outputs)))
-                graph_outputs.append(placeholder)
-                in_place.append((position, frame.outer[placeholder]))
-        graph.output(tuple(graph_outputs))
-        return _Carry(by_value, tuple(carries), arguments, in_place, len(graph_outputs))
-
-    def after_loop(self, node: Node, carry: "_Carry", carried: tuple, frame, outputs) -> tuple:
-        """The carried values the user's code sees after a loop node; the arrays it wrote in
-        place written back into the caller's arrays, as eager mode wrote them."""
-        tracer = self.tracer
-        items = self._items(node, carry.outputs)
-        output_of = dict(carry.carries)
-        for position, target in carry.in_place:
-            tracer.write(tracer.wrap(target), tracer.wrap(items[output_of[position]]), (Ellipsis,))
-        by_value = carry.by_value
-        kept = {by_value[p] for p, _ in carry.in_place if p < len(by_value)}
-        kept |= {i for i in range(len(carried)) if outputs[i] is frame.carried[i]}  # unchanged
-        item_of = {i: items[position] for position, i in enumerate(by_value)}
-        return tuple(
-            carried[i] if i in kept else tracer.wrap(item_of[i]) for i in range(len(carried))
-        )
-
-    def _items(self, node: Node, count: int) -> list:
-        """The loop's outputs as nodes (``kernel_output`` items when there are several)."""
-        if count == 1:
-            return [node]
-        graph = self.tracer.graph
-        return [
-            graph.call(ops.KERNEL_OUTPUT, (node,), {"item": i}, source=node.source)
-            for i in range(count)
-        ]
-
-    def _cast(self, init, meta: TensorMeta):
-        """``init`` in the carried type ``meta`` (the type the loop settles on)."""
-        current = _meta(init)
-        if current.dtype == meta.dtype and current.weak == meta.weak:
-            return init
-        if not isinstance(init, Node):
-            return meta.dtype.type(init)
-        return self.tracer.call(ops.ASTYPE, self.tracer.wrap(init), dtype=meta.dtype)._node
-
-
-def scalar_builtin(tracer, function, args: tuple, kwargs: dict):
-    """``int(x)`` and ``float(x)`` of one traced real scalar: a ``python_scalar`` node (weak,
-    as a Python scalar is). ``int`` truncates toward zero; on the call a NaN raises Python's
-    ValueError, an infinity or a value past int64 its OverflowError (``check`` nodes).
-    NotImplemented for anything else (Python runs it: a traced value refuses)."""
-    value = args[0] if len(args) == 1 and not kwargs else None
-    if not tracer.is_traced(value) or value.ndim or value.dtype.kind not in "biuf":
-        return NotImplemented
-    kind = "float" if function is float else "int"
-    result = tracer.call(ops.PYTHON_SCALAR, value, kind=kind)
-    if kind == "float" or value.dtype.kind != "f":
-        return result
-    result = tracer.call(
-        ops.CHECK,
-        result,
-        ~np.isnan(value),
-        error="ValueError",
-        message="cannot convert float NaN to integer",
-    )
-    in_range = np.abs(value) < 2.0**63
-    message = "cannot convert float infinity (or a value past int64) to integer"
-    return tracer.call(ops.CHECK, result, in_range, error="OverflowError", message=message)
-
-
-def _new_array(tracer, args: tuple, kwargs: dict) -> Any:
-    """``np.ndarray(shape, dtype, order=...)`` without a buffer: a new array, as ``np.empty``
-    makes it (so that traced values can be written into it); NotImplemented otherwise."""
-
-    def new(shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
-        if buffer is not None or offset or strides is not None:
-            return NotImplemented
-        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-        return tracer.call(ops.EMPTY, shape=shape, dtype=np.dtype(dtype), order=order or "C")
-
-    return new(*args, **kwargs)
-
-
-def _fits(value: Any, dtype: np.dtype) -> bool:
-    """Whether a Python number beside traced scalars of ``dtype`` in ``max``/``min`` keeps
-    their type (an int beside ints or floats, a float beside floats): whichever wins, the
-    value is the same."""
-    if type(value) is int:
-        return dtype.kind in "iuf"
-    return type(value) is float and dtype.kind == "f"
-
 
 def _rows(tracer, iterable) -> tuple | None:
     """``(count, item)`` of an iterable a loop may run over by index: a traced array's rows,
@@ -567,10 +398,6 @@ def _pieces(bounds: tuple, points: list) -> list:
 def _source_of(info) -> str | None:
     filename, line = getattr(info, "filename", None), getattr(info, "line", None)
     return f"{filename}:{line}" if filename and line else None
-
-
-def _meta(value) -> TensorMeta:
-    return value.meta if isinstance(value, Node) else meta_of(value)
 
 
 def _output(tracer, value, name: str):

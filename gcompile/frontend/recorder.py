@@ -28,6 +28,7 @@ from ..ir.symbolic import is_int
 from . import masks
 from .branches import ControlTracer
 from .complex_parts import ComplexParts
+from .indices import Indices
 from .numpy_calls import NumpyCalls
 from .symint import SymInt, unwrap
 from .traced_array import TracedArray, holds_traced
@@ -50,7 +51,7 @@ def user_source() -> str | None:
     return None
 
 
-class Tracer:
+class Tracer(Indices):
     """Records the operations applied to TracedArrays into ``self.graph``."""
 
     def __init__(self, name: str, dynamic: bool = True, budget: int | None = None):
@@ -262,20 +263,6 @@ class Tracer:
             source=user_source(),
         )
 
-    def gather_by_indices(self, array: TracedArray, index: Any) -> TracedArray | None:
-        """``array[idx]``, ``idx`` an integer array (traced, or a list or array of ints): NumPy's
-        copy, ``np.take(array, idx, axis=0)`` (a library call, ``ir/externs``); None for any
-        other index."""
-        if isinstance(index, tuple) and len(index) == 1:
-            index = index[0]
-        if isinstance(index, (list, np.ndarray)) and not holds_traced(index):
-            index = np.asarray(index)
-        elif not isinstance(index, TracedArray):
-            return None
-        if index.dtype.kind not in "iu" or index.ndim == 0 or array.ndim == 0:
-            return None
-        return np.take(array, index, axis=0)
-
     def write_by_mask(self, target: TracedArray, index: Any, value: Any) -> bool:
         """Record ``target[index] = value`` when ``index`` is a traced boolean array; False
         (nothing recorded) for any other index."""
@@ -292,75 +279,6 @@ class Tracer:
         """The read-only argument whose memory ``node`` views (following view ops back), if any."""
         owner = root(node)
         return self.argument_of.get(owner) if not owner.meta.writeable else None
-
-    def element_index(self, array: TracedArray, index: Any) -> tuple | None:
-        """``(template, positions)`` when ``index`` picks one element of ``array`` with some
-        positions read from the data (traced 0-d ints): the template holds the other
-        positions (ints, sizes), None where a traced one goes. None for any other index."""
-        items = index if isinstance(index, tuple) else (index,)
-        traced = [isinstance(i, TracedArray) for i in items]
-        if not any(traced) or len(items) != array.ndim:
-            return None
-        template, positions = [], []
-        for item, is_traced in zip(items, traced):
-            if is_traced and item.ndim == 0 and item.dtype.kind in "iu":
-                template.append(None)
-                positions.append(item)
-            elif isinstance(item, SymInt):
-                template.append(item.expr)
-            elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
-                template.append(int(item))
-            else:
-                return None  # (a slice or an array beside a data position: refused later)
-        return tuple(template), positions
-
-    def basic_index(self, index: Any) -> tuple:
-        """``index`` as a tuple of ints, slices, None and Ellipsis; other indices are refused."""
-        items = index if isinstance(index, tuple) else (index,)
-        out = []
-        for item in items:
-            if isinstance(item, masks.MaskedValue):
-                item.refuse("indexing with")
-            if isinstance(item, TracedArray):
-                if item.dtype == bool:
-                    self.refuse(
-                        "boolean-mask indexing x[mask] (its shape depends on the data)",
-                        hint="use np.where(mask, x, fill) to keep the shape",
-                    )
-                self.refuse(
-                    "indexing with a traced integer array or value beside other indices, or "
-                    "writing through one (x[idx, j], x[idx] = v: by data)"
-                )
-            if isinstance(item, (bool, np.bool_)):
-                self.refuse("boolean scalar index x[True]")
-            if isinstance(item, SymInt):
-                out.append(item.expr)
-            elif isinstance(item, (int, np.integer)):
-                out.append(int(item))
-            elif isinstance(item, slice):
-                out.append(
-                    slice(*(self._slice_bound(b) for b in (item.start, item.stop, item.step)))
-                )
-            elif item is None or item is Ellipsis:
-                out.append(item)
-            elif isinstance(item, (list, np.ndarray)):
-                kind = "boolean-mask" if np.asarray(item).dtype == bool else "integer-array"
-                self.refuse(f"{kind} indexing x[[...]] (fancy indexing)")
-            else:
-                raise IndexError(
-                    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
-                    "integer or boolean arrays are valid indices"
-                )
-        return tuple(out)
-
-    def _slice_bound(self, bound: Any) -> Any:
-        if bound is None:
-            return None
-        if isinstance(bound, SymInt):
-            return bound.expr
-        if isinstance(bound, TracedArray):
-            self.refuse("a slice bound computed from data")
-        return int(bound.__index__())
 
 
 def _leaves(value: Any) -> list:

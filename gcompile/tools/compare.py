@@ -309,7 +309,25 @@ def compare(
     compiled = compile(fn, backend=backend, **settings)
     name = getattr(fn, "__name__", "fn")
     report = CompareReport(name, backend, repeat=repeat)
+    eager_call, expected, compiled_call, actual = _first_calls(report, fn, compiled, args, kwargs)
+    _judge_outputs(report, fn, args, kwargs, expected, actual, ulps)
+    binder = ArgumentBinder(fn, settings.get("static_argnames", ()))
+    for (path, e), (_, a) in zip(
+        binder.bind(*eager_call).leaves, binder.bind(*compiled_call).leaves
+    ):
+        if isinstance(e, np.ndarray):
+            report.arguments.append(agreement(path, e, a, ulps))
+    _time_steady_state(report, fn, compiled, args, kwargs)
+    report.fallbacks = compiled.stats["fallbacks"]
+    if not report.ok and report.fallbacks == 0:
+        locate_difference(report, fn, args, kwargs, settings, backend, ulps)
+    return report
 
+
+def _first_calls(report: CompareReport, fn: Callable, compiled: Any, args: tuple, kwargs: dict):
+    """Call ``fn`` and ``compiled`` once each, on copies of the arguments, timing the compiled
+    call and its compile into ``report``: ``(eager arguments, eager result, compiled arguments,
+    compiled result)``, the arguments as ``(args, kwargs)`` after the calls."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         eager_args, eager_kwargs = copy_inputs(args), copy_inputs(kwargs)
@@ -325,8 +343,15 @@ def compare(
         program = getattr(entry.run, "program", None)
         if program is not None:
             report.phases.update(program.timings)
-    reference = _wider_reference(fn, args, kwargs, double=False)
+    return (eager_args, eager_kwargs), expected, (run_args, run_kwargs), actual
 
+
+def _judge_outputs(
+    report: CompareReport, fn: Callable, args: tuple, kwargs: dict, expected, actual, ulps: float
+) -> None:
+    """The agreement of each compiled output with the eager one, into ``report.outputs``;
+    outputs that differ judged against a wider reference when there is one."""
+    reference = _wider_reference(fn, args, kwargs, double=False)
     expected_leaves, _ = flatten(expected, "out")
     actual_leaves, _ = flatten(actual, "out")
     if len(expected_leaves) != len(actual_leaves):
@@ -350,25 +375,20 @@ def compare(
         report.outputs.append(outcome)
         if len(reference_leaves) == len(expected_leaves):
             _judge_by_reference(outcome, e, a, reference_leaves[i][1])
-    binder = ArgumentBinder(fn, settings.get("static_argnames", ()))
-    for (path, e), (_, a) in zip(
-        binder.bind(eager_args, eager_kwargs).leaves, binder.bind(run_args, run_kwargs).leaves
-    ):
-        if isinstance(e, np.ndarray):
-            report.arguments.append(agreement(path, e, a, ulps))
 
+
+def _time_steady_state(
+    report: CompareReport, fn: Callable, compiled: Any, args: tuple, kwargs: dict
+) -> None:
+    """The medians of ``report.repeat`` calls of each, interleaved, into ``report``."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         eager_times, compiled_times = [], []
-        for _ in range(repeat):  # interleaved, so drift on a shared machine hits both alike
+        for _ in range(report.repeat):  # interleaved, so drift on a shared machine hits both alike
             eager_times.append(_time_once(fn, args, kwargs))
             compiled_times.append(_time_once(compiled, args, kwargs))
     report.eager_median_s = statistics.median(eager_times)
     report.compiled_median_s = statistics.median(compiled_times)
-    report.fallbacks = compiled.stats["fallbacks"]
-    if not report.ok and report.fallbacks == 0:
-        locate_difference(report, fn, args, kwargs, settings, backend, ulps)
-    return report
 
 
 _LONG_DOUBLE_IS_WIDER = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant

@@ -1,4 +1,5 @@
-"""Matrix-vector products of a loop's trips as one matrix product per block of trips.
+"""Matrix products in loop programs: BLAS's ``gemm`` into a fresh array (``blas``), and the
+matrix-vector products of a loop's trips as one matrix product per block of trips.
 
 A loop ``for k in range(start, stop)`` whose trip multiplies a column of one matrix by the
 columns of another from ``k`` on, ``X[:, k] @ Y[:, k + c:E]`` (``X`` and ``Y`` not written by
@@ -29,7 +30,7 @@ from __future__ import annotations
 from ...ir import ops
 from ...ir.control import ForRange
 from ...ir.graph import Node
-from ...ir.symbolic import free_symbols, is_expr, is_int, prove_nonnegative
+from ...ir.symbolic import free_symbols, is_expr, is_int, product_of, prove_nonnegative
 from ...loops.nodes import (
     Attr,
     BinOp,
@@ -44,13 +45,53 @@ from ...loops.nodes import (
     Slice,
     Tuple,
 )
+from . import blas
+from .program_regions import reshaped
+from .rules import NoTemplate
 from .syntax import type_name
 
 BLOCK = 32  # trips whose products are one gemm
 
 
-class BlockedProducts:
-    """The program lowering's blocked products (see the module docstring)."""
+class ProgramProducts:
+    """The program lowering's matrix products (see the module docstring)."""
+
+    def product(self, node: Node) -> None:
+        """A matrix (or matrix-vector) product: BLAS's ``gemm`` into a fresh array (``blas``).
+        A left operand of more than two axes and a matrix on the right (``x @ W`` over a batch
+        of rows) is one product of its rows, read as a matrix."""
+        meta = node.meta
+        operands = [v for v in node.args if isinstance(v, Node) and not v.meta.scalar]
+        if node.kwargs or len(operands) != 2 or len(node.args) != 2 or meta.dtype.kind not in "fc":
+            raise NoTemplate(f"{node.target.name} of {meta.dtype} operands in a loop body")
+        if self.top():  # (the host's product and epilogue: ``host``)
+            raise NoTemplate("a matrix product outside loops runs in the host, through NumPy")
+        unavailable = blas.available()
+        if unavailable:
+            raise NoTemplate(unavailable)
+        a, b = (self.cast(v, meta.dtype) for v in operands)
+        ndims = tuple(v.meta.ndim for v in operands)
+        if max(ndims) > 2 and (ndims[1] != 2 or node.target is ops.DOT):
+            raise NoTemplate(f"a product of {ndims[0]}-d and {ndims[1]}-d arrays in a loop body")
+        if self.blocked_product(node):
+            return
+        out = self.output_buffer(node, 0, meta, "C")
+        into = out
+        if ndims[0] > 2:  # the rows of a (batch, k) matrix; out as (batch, n)
+            rows = product_of(operands[0].meta.shape[:-1])
+            inner, columns = (v.meta.shape[-1] for v in operands)
+            a = reshaped(Call(Name("np.ascontiguousarray"), (a,)), self.shape((rows, inner)))
+            into = reshaped(out, self.shape((rows, columns)))
+        self.emit(Eval(Call(Name("_matmul_into"), (into, a, b))))
+        self.blas = True
+        self.assign(node, Item(out, (Const(0),)) if meta.ndim == 0 else out)
+
+    def cast(self, value: Node, dtype):
+        """An operand's value, converted to ``dtype`` when it has another."""
+        expression = self.values[value]
+        if value.meta.dtype == dtype:
+            return expression
+        return Call(Attr(expression, "astype"), (Name(type_name(dtype)),))
 
     def blocked_product(self, node: Node) -> bool:
         """Emit ``node`` (a product in a loop body) as a row of its block's ``gemm``; False

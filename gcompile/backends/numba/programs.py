@@ -23,12 +23,13 @@ The graph's nodes become statements, each under its IR line and the user's ``fil
 loops over the region (Numba's array assignment would compile its broadcasting error messages:
 ``program_regions``), a scalar elementwise op an ``Apply`` written by its Numba rule, a fused
 kernel a ``CallKernel`` of its serial variant with its integers by keyword (``kernel_calls``,
-as the host calls kernels), a matrix product a BLAS call (``blas``; ``program_products`` for
-the products of a loop's trips), a nested loop a ``Loop`` whose carried values are variables.
-Carried arrays the loop does not run in place (``ForRange.in_place``) are copied once before
-it, as the interpreter does. A kernel in a loop sums in order, one accumulator (short sums);
-when its sums may be long it also gets the blocked-lane variant, called from ``LONG_SUM``
-terms. The rewrites make a buffer that serves every trip once (``loops.allocations``), choose
+as the host calls kernels, with a program's hooks: ``program_kernels``), a matrix product a
+BLAS call (``blas``, ``program_products``, also for the products of a loop's trips), a nested
+loop a ``Loop`` whose carried values are variables (``program_control``, also for branches and
+while loops). Carried arrays the loop does not run in place (``ForRange.in_place``) are copied
+once before it, as the interpreter does. A kernel in a loop sums in order, one accumulator
+(short sums); when its sums may be long it also gets the blocked-lane variant, called from
+``LONG_SUM`` terms. The rewrites make a buffer that serves every trip once (``loops.allocations``), choose
 each float function's implementation (``mathselect``), and give a top-level loop whose trips are
 independent a parallel copy (``prange``), run when its work is large enough
 (``loops.program_parallel``; kernel calls and copies say which regions they read and write, for
@@ -51,60 +52,50 @@ from numba.core import types as nbtypes
 
 from ...errors import UnsupportedError
 from ...ir import ops
-from ...ir.control import Cond, ForRange, WhileLoop
 from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
 from ...ir.meta import TupleMeta
-from ...ir.shape_env import hint, using
-from ...ir.subgraph import program_graphs, subgraphs_of
-from ...ir.symbolic import free_symbols, is_expr, product_of
+from ...ir.shape_env import using
+from ...ir.subgraph import program_graphs
+from ...ir.symbolic import free_symbols, is_expr
 from ...loops.allocations import hoist_allocations
 from ...loops.dtypes import operand_dtypes
 from ...loops.nodes import (
     Alloc,
     Apply,
     Assign,
-    Attr,
     BinOp,
     BoolOp,
     Call,
     Comment,
     Compare,
     Const,
-    Eval,
     If,
     Item,
     Kernel,
     Let,
-    Loop,
     Name,
     Param,
     Raise,
     Return,
     Tuple,
     Var,
-    While,
     size_of,
     typed,
 )
 from ...loops.program_parallel import parallel_program_loops
 from ...loops.rewrite import apply_rewrites
-from . import blas, codegen, kernels
-from .kernel_calls import KernelCalls
+from . import codegen, kernels
 from .mathselect import MathContext, select_math
-from .memory import POOLED
+from .program_control import CONTROL, ControlLowering
 from .program_entry import entry_statements
 from .program_externs import ExternCalls
-from .program_products import BlockedProducts
+from .program_kernels import ProgramKernelCalls, memory_order, small_output
+from .program_products import ProgramProducts
 from .program_regions import RESHAPING, RegionLowering
-from .program_regions import reshaped as _reshaped
 from .render import Namespace, render
 from .rules import NoTemplate
-from .syntax import type_name
 
-# A sum in a loop body of at least this many terms is added in blocks of lanes (vectorised);
-# a shorter one in order, in one accumulator (a block's set-up costs more than it saves).
-LONG_SUM = 512
 _FILLS = {ops.ZEROS: 0, ops.ONES: 1, ops.EMPTY: None}  # what each creation op fills with
 # the rewrites of a program's loop IR, in order (kernels have theirs: ``codegen.REWRITES``)
 PROGRAM_REWRITES = [
@@ -139,7 +130,7 @@ class LoopProgram:
 def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
     """The function running ``node`` (a top-level loop or branch); ``sizes`` names the host's
     size variables by symbol. Raises ``NoTemplate`` for a body it cannot write."""
-    if not isinstance(node.target, _CONTROL):
+    if not isinstance(node.target, CONTROL):
         raise NoTemplate(f"{node.target.name}: no loop program form")
     lowering = _ProgramLowering(sizes, options)
     lowering.env = node.graph.shape_env
@@ -164,8 +155,6 @@ def generate_graph(graph: Graph, options: dict) -> LoopProgram:
     results = [lowering.values[v] for v in returned]
     return lowering.finish(graph.name, results, [v.meta for v in returned])
 
-
-_CONTROL = (ForRange, Cond, WhileLoop)  # the sub-graph ops with a program form
 
 # The most statements one loop nest's function may have (option ``max_loop_statements``): Numba
 # compiles a function in time growing about quadratically with its size (1000 statements ~15 s).
@@ -236,7 +225,9 @@ def _is_array(value: Node) -> bool:
     return value.meta.ndim > 0
 
 
-class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls):
+class _ProgramLowering(
+    ControlLowering, RegionLowering, ProgramKernelCalls, ProgramProducts, ExternCalls
+):
     """Lowers the nodes of a loop nest, or of a whole graph, into the statements of one loop
     program (one instance per generated function)."""
 
@@ -324,100 +315,6 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             raise NoTemplate(f"a size the host cannot compute ({min(map(str, unknown))})")
         return size_of(value)
 
-    def loop(self, node: Node, arguments: list) -> list:
-        """The statements of ``node``'s loop; returns the variables of its outputs."""
-        loop: ForRange = node.target
-        body = loop.body
-        variables = self.carried_variables(loop, body, arguments)
-        index = self.fresh(loop.index.name)
-        self.symbols[loop.index] = index
-        self.loop_indices.add(loop.index)
-        start, stop = self.size(node.kwargs["start"]), self.size(node.kwargs["stop"])
-        outer, self.statements = self.statements, []
-        self.depth += 1
-        self.open_loops.append((node, outer))
-        self.graph(body)
-        self.open_loops.pop()
-        self.depth -= 1
-        statements, self.statements = tuple(self.statements), outer
-        outputs = body.output_node.args[0]
-        pairs = [(variables[p], self.value(outputs[o])) for p, o in loop.carries]
-        pairs = tuple((target, value) for target, value in pairs if target != value)
-        step = int(node.kwargs["step"])
-        by_output = {o: variables[p] for p, o in loop.carries}
-        flag = None if loop.exit is None else by_output[loop.exit]  # (the trips after do nothing)
-        self.emit(
-            Loop(index, start, stop, step, statements, kind="program", carried=pairs, exit=flag)
-        )
-        return [by_output[o] for o in range(len(outputs))]
-
-    def control(self, node: Node, arguments: list) -> list:
-        """A loop's or branch's statements (``arguments``: the expressions of its node's
-        arguments); the variables of its outputs."""
-        lower = {ForRange: self.loop, Cond: self.branch, WhileLoop: self.while_loop}
-        return lower[type(node.target)](node, arguments)
-
-    def while_loop(self, node: Node, arguments: list) -> list:
-        """``while True: test; if not flag: break; body``, carried values as a loop's."""
-        op: WhileLoop = node.target
-        body, test = op.regions
-        variables = self.carried_variables(op, body.graph, arguments)
-        outer, self.statements = self.statements, []
-        self.depth += 1
-        self.open_loops.append((node, outer))
-        for placeholder, position in zip(test.graph.placeholders, test.operands):
-            given = variables[position] if position < len(variables) else arguments[position]
-            self.values[placeholder] = given
-        self.graph(test.graph)
-        flag = self.value(test.graph.output_node.args[0][0])
-        checks, self.statements = tuple(self.statements), []
-        self.graph(body.graph)
-        self.open_loops.pop()
-        self.depth -= 1
-        statements, self.statements = tuple(self.statements), outer
-        outputs = body.graph.output_node.args[0]
-        pairs = [(variables[p], self.value(outputs[o])) for p, o in op.carries]
-        pairs = tuple((target, value) for target, value in pairs if target != value)
-        self.emit(While(checks, flag, statements, carried=pairs))
-        by_output = {o: variables[p] for p, o in op.carries}
-        return [by_output[o] for o in range(len(outputs))]
-
-    def carried_variables(self, op, body: Graph, arguments: list) -> list:
-        """A variable per placeholder of a loop's body, set from its argument (a copy of a
-        carried array the loop does not run in place, as the interpreter makes)."""
-        carried = dict(op.carries)
-        variables = []
-        for position, (placeholder, argument) in enumerate(zip(body.placeholders, arguments)):
-            variable = self.fresh(placeholder.name)
-            copy = position in carried and position not in op.in_place
-            copy = copy and _is_array(placeholder)
-            self.emit(Let(variable, Call(Attr(argument, "copy")) if copy else argument))
-            self.values[placeholder] = variable
-            variables.append(variable)
-        return variables
-
-    def branch(self, node: Node, arguments: list) -> list:
-        """``if predicate: then else: orelse``, each branch setting every output variable; an
-        array a branch may write and does not own is copied first, as a loop's is."""
-        cond: Cond = node.target
-        outputs = [self.fresh(name) for name in cond.names]
-        copied = {position for position, _ in cond.carries} - cond.in_place
-        blocks = []
-        for region in cond.regions:
-            outer, self.statements = self.statements, []
-            for placeholder, position in zip(region.graph.placeholders, region.operands):
-                variable, value = self.fresh(placeholder.name), arguments[position]
-                copy = position in copied and _is_array(placeholder)
-                self.emit(Let(variable, Call(Attr(value, "copy")) if copy else value))
-                self.values[placeholder] = variable
-            self.graph(region.graph)
-            for target, value in zip(outputs, region.graph.output_node.args[0]):
-                self.emit(Let(target, self.value(value)))
-            blocks.append(tuple(self.statements))
-            self.statements = outer
-        self.emit(If(arguments[0], blocks[0], blocks[1]))
-        return outputs
-
     def graph(self, graph: Graph) -> None:
         for node in graph.nodes:
             if node.op == "constant":
@@ -450,7 +347,7 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         """The statements of one call node, under its IR line and the user's ``file:line``."""
         self.emit(Comment(node))
         target = node.target
-        if isinstance(target, _CONTROL):
+        if isinstance(target, CONTROL):
             results = self.control(node, [self.value(v) for v in node.args])
             self.values[node] = results[0]
             if len(results) > 1:
@@ -531,9 +428,9 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
             raise NoTemplate("a Fortran-ordered array created in a loop body")
         fill = _FILLS[node.target]
         fill = None if fill is None else Const(np.array(fill, meta.dtype).item(), meta.dtype)
-        if self.top() and meta.ndim and not _small(node, meta):
+        if self.top() and meta.ndim and not small_output(node, meta):
             # (a large array from the host's pool: one the caller dropped is written again)
-            self.buffers.append((tuple(meta.shape), meta.dtype, _memory_order(meta.layout)))
+            self.buffers.append((tuple(meta.shape), meta.dtype, memory_order(meta.layout)))
             self.values[node] = Var(f"b{len(self.buffers) - 1}")
             if fill is not None:
                 self.emit(Assign(Item(self.values[node], (Name("..."),)), fill))
@@ -562,43 +459,6 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
         dtype = Name(f"np.{node.meta.dtype.name}")
         self.assign(node, Call(Name("np.eye"), (rows, columns, Const(kwargs.get("k", 0)), dtype)))
 
-    def product(self, node: Node) -> None:
-        """A matrix (or matrix-vector) product: BLAS's ``gemm`` into a fresh array (``blas``).
-        A left operand of more than two axes and a matrix on the right (``x @ W`` over a batch
-        of rows) is one product of its rows, read as a matrix."""
-        meta = node.meta
-        operands = [v for v in node.args if isinstance(v, Node) and not v.meta.scalar]
-        if node.kwargs or len(operands) != 2 or len(node.args) != 2 or meta.dtype.kind not in "fc":
-            raise NoTemplate(f"{node.target.name} of {meta.dtype} operands in a loop body")
-        if self.top():  # (the host's product and epilogue: ``host``)
-            raise NoTemplate("a matrix product outside loops runs in the host, through NumPy")
-        unavailable = blas.available()
-        if unavailable:
-            raise NoTemplate(unavailable)
-        a, b = (self.cast(v, meta.dtype) for v in operands)
-        ndims = tuple(v.meta.ndim for v in operands)
-        if max(ndims) > 2 and (ndims[1] != 2 or node.target is ops.DOT):
-            raise NoTemplate(f"a product of {ndims[0]}-d and {ndims[1]}-d arrays in a loop body")
-        if self.blocked_product(node):
-            return
-        out = self.output_buffer(node, 0, meta, "C")
-        into = out
-        if ndims[0] > 2:  # the rows of a (batch, k) matrix; out as (batch, n)
-            rows = product_of(operands[0].meta.shape[:-1])
-            inner, columns = (v.meta.shape[-1] for v in operands)
-            a = _reshaped(Call(Name("np.ascontiguousarray"), (a,)), self.shape((rows, inner)))
-            into = _reshaped(out, self.shape((rows, columns)))
-        self.emit(Eval(Call(Name("_matmul_into"), (into, a, b))))
-        self.blas = True
-        self.assign(node, Item(out, (Const(0),)) if meta.ndim == 0 else out)
-
-    def cast(self, value: Node, dtype):
-        """An operand's value, converted to ``dtype`` when it has another."""
-        expression = self.values[value]
-        if value.meta.dtype == dtype:
-            return expression
-        return Call(Attr(expression, "astype"), (Name(type_name(dtype)),))
-
     def scalar(self, node: Node) -> Apply:
         """One scalar elementwise op, as its Numba rule writes it."""
         operands = []
@@ -621,113 +481,6 @@ class _ProgramLowering(RegionLowering, KernelCalls, BlockedProducts, ExternCalls
     def top(self) -> bool:
         """Whether the statements lowered are the top level of a whole graph's program."""
         return self.whole and not self.depth
-
-    def kernel(self, node: Node) -> None:
-        """A fused kernel called with the arrays and its integers: in a loop its serial variant
-        (and the blocked one for long sums); at the top level of a whole graph as the host
-        calls it, the parallel variant on large spaces, into buffers the host allocates."""
-        if self.top():
-            found = kernels.variants(node.target, self.options)
-            threshold = int(self.options["parallel_threshold"])
-        else:
-            found, threshold = _loop_variants(node, self.options), LONG_SUM
-        result = self.kernel_call(node, found, threshold)
-        if found[0].code.writes is None:
-            self.assign(node, result)
-        else:
-            self.values[node] = result
-
-    def output_buffer(self, node: Node, position: int, meta, order: str, last=False) -> Var:
-        """The array a kernel output goes into: a buffer of the host's (top level), one made
-        once before the loops (a scalar result, read at once; or a value that dies within the
-        trip), or one made where it is called."""
-        out = self.fresh(f"out{position}_{node.name}")
-        if self.top() and meta.ndim:
-            if not self.whole or not _small(node, meta):
-                self.buffers.append((tuple(meta.shape), meta.dtype, order))
-                return Var(f"b{len(self.buffers) - 1}")
-            self.emit(Alloc(out, self.shape(meta.shape), meta.dtype, order=_memory_order(order)))
-            return out
-        once = meta.ndim == 0 or _reusable(node, meta, self.loop_indices)
-        shape = self.shape(meta.shape or (1,))
-        self.emit(Alloc(out, shape, meta.dtype, order=_memory_order(order), once=once))
-        return out
-
-    def kernel_function(self, node: Node, variant, position: int) -> Var:
-        """The global a variant is called by: ``_fused_1``, and ``_fused_1_parallel`` (top
-        level) or ``_fused_1_long`` (in a loop) for the second."""
-        suffix = "" if not position else "_parallel" if self.top() else "_long"
-        name = self.fresh(f"_{node.name}{suffix}")
-        self.kernels[name] = variant
-        return name
-
-    def scalar_argument(self, value: Node):
-        return self.value(value)  # (a program holds a 0-d value as its element)
-
-    def viewed(self, value: Node, views: tuple):
-        """An input read through ``views`` (basic indexing, transposes, reshapes)."""
-        expression = self.value(value)
-        for view in views:
-            expression = self.view_of(
-                expression, view.target, view.kwargs, view.args[0].meta, view.meta
-            )
-        return expression
-
-
-def _small(node: Node, meta) -> bool:
-    """Whether a top-level output is below the size the host's buffer pool reuses, at the
-    traced sizes: the program makes it (a large one comes from the pool, which hands back a
-    buffer the caller dropped, and saves the first touch of fresh pages)."""
-    with using(node.graph.shape_env):
-        return hint(product_of(meta.shape)) * meta.dtype.itemsize < POOLED
-
-
-def _memory_order(order: str) -> str:
-    return "F" if order == "F" else "C"
-
-
-def _reusable(node: Node, meta, loop_indices: set) -> bool:
-    """Whether one buffer, made before the loops, can hold ``node``'s output on every trip:
-    its shape names no loop index, and its value dies within the trip (read by ops that copy
-    or reduce it, never carried, returned, viewed or written into)."""
-    if any(free_symbols(size) & loop_indices for size in meta.shape if is_expr(size)):
-        return False
-    return _dies_within_the_trip(node)
-
-
-def _dies_within_the_trip(node: Node) -> bool:
-    """Whether ``node``'s array (or each output of it) is only read by ops that make values of
-    their own: no view, write into it, loop, or output of its graph holds its memory."""
-    for user in node.users:
-        if user.target is ops.KERNEL_OUTPUT:
-            if not _dies_within_the_trip(user):
-                return False
-            continue
-        if user.op != "call" or subgraphs_of(user) and not isinstance(user.target, FusedKernel):
-            return False
-        if user.target.kind == "view" and user.meta.ndim > 0:
-            return False
-        if user.is_mutation and user.args and user.args[0] is node:
-            return False
-    return True
-
-
-def _loop_variants(node: Node, options: dict) -> list:
-    """A kernel called in a loop program: its variant summing in order (short sums), and when
-    it has float sums of a length that may reach ``LONG_SUM`` (at the traced sizes) the usual
-    one too, summing in blocks of lanes (vectorised; long sums). Each variant costs a compile."""
-    kernel: FusedKernel = node.target
-    options = {**options, "parallel": False}
-    ordered = kernels.Variant(
-        "serial", codegen.generate(kernel, {**options, "sequential_sums": True}, False)
-    )
-    with using(node.graph.shape_env):
-        if hint(product_of(kernel.space)) < LONG_SUM // 2:
-            return [ordered]
-    short = kernels.Variant("serial", codegen.generate(kernel, options, False))
-    if ordered.code.source == short.code.source or ordered.code.params != short.code.params:
-        return [short]
-    return [ordered, short]
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,143 @@
+"""Fused kernels called from loop programs: the hooks of ``kernel_calls`` a program gives.
+
+In a loop a kernel's serial variant sums in order, one accumulator (short sums); when its sums
+may be long (``LONG_SUM``) it also gets the blocked-lane variant, called through a test of its
+size. Its output goes into an array made where it is called, or once before the loops when the
+value dies within the trip (a scalar result, read at once). At the top level of a whole graph it
+is called as the host calls it: the parallel variant on large spaces, into buffers the host
+allocates (a small output the program makes itself).
+
+A part of the program lowering (``programs._ProgramLowering``), whose statements and values it
+adds to.
+"""
+
+from __future__ import annotations
+
+from ...ir import ops
+from ...ir.graph import Node
+from ...ir.kernel import FusedKernel
+from ...ir.shape_env import hint, using
+from ...ir.subgraph import subgraphs_of
+from ...ir.symbolic import free_symbols, is_expr, product_of
+from ...loops.nodes import Alloc, Var
+from . import codegen, kernels
+from .kernel_calls import KernelCalls
+from .memory import POOLED
+
+# A sum in a loop body of at least this many terms is added in blocks of lanes (vectorised);
+# a shorter one in order, in one accumulator (a block's set-up costs more than it saves).
+LONG_SUM = 512
+
+
+class ProgramKernelCalls(KernelCalls):
+    """The calls of fused kernels in a program (see the module docstring); the lowering
+    provides ``emit``, ``fresh``, ``assign``, ``shape``, ``value``, ``view_of``, ``top``,
+    ``values``, ``buffers``, ``kernels``, ``loop_indices``, ``whole`` and ``options``."""
+
+    def kernel(self, node: Node) -> None:
+        """A fused kernel called with the arrays and its integers: in a loop its serial variant
+        (and the blocked one for long sums); at the top level of a whole graph as the host
+        calls it, the parallel variant on large spaces, into buffers the host allocates."""
+        if self.top():
+            found = kernels.variants(node.target, self.options)
+            threshold = int(self.options["parallel_threshold"])
+        else:
+            found, threshold = _loop_variants(node, self.options), LONG_SUM
+        result = self.kernel_call(node, found, threshold)
+        if found[0].code.writes is None:
+            self.assign(node, result)
+        else:
+            self.values[node] = result
+
+    def output_buffer(self, node: Node, position: int, meta, order: str, last=False) -> Var:
+        """The array a kernel output goes into: a buffer of the host's (top level), one made
+        once before the loops (a scalar result, read at once; or a value that dies within the
+        trip), or one made where it is called."""
+        out = self.fresh(f"out{position}_{node.name}")
+        if self.top() and meta.ndim:
+            if not self.whole or not small_output(node, meta):
+                self.buffers.append((tuple(meta.shape), meta.dtype, order))
+                return Var(f"b{len(self.buffers) - 1}")
+            self.emit(Alloc(out, self.shape(meta.shape), meta.dtype, order=memory_order(order)))
+            return out
+        once = meta.ndim == 0 or _reusable(node, meta, self.loop_indices)
+        shape = self.shape(meta.shape or (1,))
+        self.emit(Alloc(out, shape, meta.dtype, order=memory_order(order), once=once))
+        return out
+
+    def kernel_function(self, node: Node, variant, position: int) -> Var:
+        """The global a variant is called by: ``_fused_1``, and ``_fused_1_parallel`` (top
+        level) or ``_fused_1_long`` (in a loop) for the second."""
+        suffix = "" if not position else "_parallel" if self.top() else "_long"
+        name = self.fresh(f"_{node.name}{suffix}")
+        self.kernels[name] = variant
+        return name
+
+    def scalar_argument(self, value: Node):
+        return self.value(value)  # (a program holds a 0-d value as its element)
+
+    def viewed(self, value: Node, views: tuple):
+        """An input read through ``views`` (basic indexing, transposes, reshapes)."""
+        expression = self.value(value)
+        for view in views:
+            expression = self.view_of(
+                expression, view.target, view.kwargs, view.args[0].meta, view.meta
+            )
+        return expression
+
+
+def small_output(node: Node, meta) -> bool:
+    """Whether a top-level output is below the size the host's buffer pool reuses, at the
+    traced sizes: the program makes it (a large one comes from the pool, which hands back a
+    buffer the caller dropped, and saves the first touch of fresh pages)."""
+    with using(node.graph.shape_env):
+        return hint(product_of(meta.shape)) * meta.dtype.itemsize < POOLED
+
+
+def memory_order(order: str) -> str:
+    """NumPy's order of a new array laid out as ``order`` (C unless Fortran)."""
+    return "F" if order == "F" else "C"
+
+
+def _reusable(node: Node, meta, loop_indices: set) -> bool:
+    """Whether one buffer, made before the loops, can hold ``node``'s output on every trip:
+    its shape names no loop index, and its value dies within the trip (read by ops that copy
+    or reduce it, never carried, returned, viewed or written into)."""
+    if any(free_symbols(size) & loop_indices for size in meta.shape if is_expr(size)):
+        return False
+    return _dies_within_the_trip(node)
+
+
+def _dies_within_the_trip(node: Node) -> bool:
+    """Whether ``node``'s array (or each output of it) is only read by ops that make values of
+    their own: no view, write into it, loop, or output of its graph holds its memory."""
+    for user in node.users:
+        if user.target is ops.KERNEL_OUTPUT:
+            if not _dies_within_the_trip(user):
+                return False
+            continue
+        if user.op != "call" or subgraphs_of(user) and not isinstance(user.target, FusedKernel):
+            return False
+        if user.target.kind == "view" and user.meta.ndim > 0:
+            return False
+        if user.is_mutation and user.args and user.args[0] is node:
+            return False
+    return True
+
+
+def _loop_variants(node: Node, options: dict) -> list:
+    """A kernel called in a loop program: its variant summing in order (short sums), and when
+    it has float sums of a length that may reach ``LONG_SUM`` (at the traced sizes) the usual
+    one too, summing in blocks of lanes (vectorised; long sums). Each variant costs a compile."""
+    kernel: FusedKernel = node.target
+    options = {**options, "parallel": False}
+    ordered = kernels.Variant(
+        "serial", codegen.generate(kernel, {**options, "sequential_sums": True}, False)
+    )
+    with using(node.graph.shape_env):
+        if hint(product_of(kernel.space)) < LONG_SUM // 2:
+            return [ordered]
+    short = kernels.Variant("serial", codegen.generate(kernel, options, False))
+    if ordered.code.source == short.code.source or ordered.code.params != short.code.params:
+        return [short]
+    return [ordered, short]

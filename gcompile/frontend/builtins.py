@@ -1,0 +1,98 @@
+"""Python's builtins called on traced values inside converted code (the capture front-end
+hands them to the loop handler): ``len`` of a traced array, ``max``/``min`` of traced scalars,
+``int``/``float`` of a traced scalar, ``math`` functions of them (``math_calls``),
+``np.ndarray(shape, dtype)`` as a new array.
+
+A part of the loop tracing (``loops.LoopTracer``), which provides ``tracer``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir import ops
+from .math_calls import math_call
+
+
+class PythonBuiltins:
+    """The handler's ``builtin`` (see the module docstring)."""
+
+    def builtin(self, function, args: tuple, kwargs: dict):
+        """``len(x)`` of a traced array: its first size, symbolic (Python's ``len`` must return
+        an int, which would specialise the trace). Python's ``max``/``min`` of traced scalars
+        of one dtype (and Python numbers of their kind): ``max(a, b)`` is ``a`` unless
+        ``b > a`` (so NaN and ties pick as Python does), as a select. ``int`` and ``float`` of
+        a traced scalar: ``scalar_builtin``; ``math`` functions of them: ``math_call``.
+        ``np.ndarray(shape, dtype)``: ``np.empty``. Else
+        ``NotImplemented``: Python runs it."""
+        if function in (int, float):
+            return scalar_builtin(self.tracer, function, args, kwargs)
+        if getattr(function, "__module__", None) == "math":
+            to_int = lambda value: scalar_builtin(self.tracer, int, (value,), {})  # noqa: E731
+            return math_call(self.tracer, function, args, kwargs, to_int)
+        if function is np.ndarray:
+            return _new_array(self.tracer, args, kwargs)
+        if function is len:
+            array = args[0] if len(args) == 1 and not kwargs else None
+            traced = self.tracer.is_traced(array) and array.ndim > 0
+            return array.shape[0] if traced else NotImplemented
+        traced = [a for a in args if self.tracer.is_traced(a)]
+        if kwargs or len(args) < 2 or not traced or any(a.ndim for a in traced):
+            return NotImplemented
+        if len({a.dtype for a in traced}) != 1 or not all(
+            self.tracer.is_traced(a) or _fits(a, traced[0].dtype) for a in args
+        ):
+            return NotImplemented
+        result = args[0]
+        for value in args[1:]:
+            better = value > result if function is max else value < result
+            result = np.where(better, value, result)[()]
+        return result
+
+
+def scalar_builtin(tracer, function, args: tuple, kwargs: dict):
+    """``int(x)`` and ``float(x)`` of one traced real scalar: a ``python_scalar`` node (weak,
+    as a Python scalar is). ``int`` truncates toward zero; on the call a NaN raises Python's
+    ValueError, an infinity or a value past int64 its OverflowError (``check`` nodes).
+    NotImplemented for anything else (Python runs it: a traced value refuses)."""
+    value = args[0] if len(args) == 1 and not kwargs else None
+    if not tracer.is_traced(value) or value.ndim or value.dtype.kind not in "biuf":
+        return NotImplemented
+    kind = "float" if function is float else "int"
+    result = tracer.call(ops.PYTHON_SCALAR, value, kind=kind)
+    if kind == "float" or value.dtype.kind != "f":
+        return result
+    result = tracer.call(
+        ops.CHECK,
+        result,
+        ~np.isnan(value),
+        error="ValueError",
+        message="cannot convert float NaN to integer",
+    )
+    in_range = np.abs(value) < 2.0**63
+    message = "cannot convert float infinity (or a value past int64) to integer"
+    return tracer.call(ops.CHECK, result, in_range, error="OverflowError", message=message)
+
+
+def _new_array(tracer, args: tuple, kwargs: dict) -> Any:
+    """``np.ndarray(shape, dtype, order=...)`` without a buffer: a new array, as ``np.empty``
+    makes it (so that traced values can be written into it); NotImplemented otherwise."""
+
+    def new(shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+        if buffer is not None or offset or strides is not None:
+            return NotImplemented
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        return tracer.call(ops.EMPTY, shape=shape, dtype=np.dtype(dtype), order=order or "C")
+
+    return new(*args, **kwargs)
+
+
+def _fits(value: Any, dtype: np.dtype) -> bool:
+    """Whether a Python number beside traced scalars of ``dtype`` in ``max``/``min`` keeps
+    their type (an int beside ints or floats, a float beside floats): whichever wins, the
+    value is the same."""
+    if type(value) is int:
+        return dtype.kind in "iuf"
+    return type(value) is float and dtype.kind == "f"

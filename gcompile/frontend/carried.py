@@ -1,0 +1,113 @@
+"""The carried values of a traced loop body, on the node and after it: the values a loop
+node carries by value (each a placeholder and an output of its body), the arrays of the
+enclosing graph it writes in place (carried too, and written back into the caller's arrays
+after the node, as eager mode wrote them), each initial value cast to the type the loop settles
+on, and the values the user's code sees after the loop.
+
+A part of the loop tracing (``loops.LoopTracer``, and ``branches.ControlTracer`` for while
+loops and branches), which provides ``tracer``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..capture import UNDEFINED
+from ..ir import ops
+from ..ir.alias import written_placeholders
+from ..ir.graph import Node
+from ..ir.meta import TensorMeta, meta_of
+from .declines import Declined
+from .symint import SymInt
+
+
+@dataclass
+class _Carry:
+    """What a loop node carries (``CarriedValues.carry``)."""
+
+    by_value: list  # the carried values that are placeholders (not by reference)
+    carries: tuple  # ((placeholder position, output position), ...)
+    arguments: list  # the node's arguments, one per placeholder
+    in_place: list  # (placeholder position, the outer array the body writes in place)
+    outputs: int  # how many outputs the body has
+
+
+class CarriedValues:
+    """A loop node's carried values (see the module docstring)."""
+
+    def _initial(self, value, name: str):
+        """A carried value's initial value as a node argument (a node or a literal)."""
+        if self.tracer.is_traced(value) or isinstance(value, (SymInt, np.ndarray)):
+            return self.tracer.operand(value)
+        if isinstance(value, (bool, int, float, complex, np.generic)):
+            return value
+        if value is UNDEFINED:
+            raise Declined(f"{name!r} is unbound when the loop starts and read after it")
+        raise Declined(f"it rebinds {name!r}, a {type(value).__name__} (not a number or array)")
+
+    def carry(self, frame, outputs, inits, metas, names) -> "_Carry":
+        """What a traced body carries (its graph's outputs set): the carried values by value
+        (each its placeholder and output), then the lifted arrays it writes in place."""
+        graph = frame.graph
+        by_value = [i for i in range(len(inits)) if i not in frame.by_reference]
+        written = written_placeholders(graph)
+        in_place = []  # (placeholder position, the outer value the loop writes into)
+        for position, i in enumerate(by_value):
+            if frame.carried[i] in written:
+                if outputs[i] is not frame.carried[i]:
+                    raise Declined(f"{names[i]!r} is both written in place and rebound")
+                in_place.append((position, inits[i]))
+        carries = [(position, position) for position in range(len(by_value))]
+        graph_outputs = [outputs[i] for i in by_value]
+        arguments = [self._cast(inits[i], metas[i]) for i in by_value]
+        lifted = graph.placeholders[len(by_value) :]
+        for position, placeholder in enumerate(lifted, len(by_value)):
+            arguments.append(frame.outer[placeholder])
+            if placeholder in written:
+                carries.append((position, len(graph_outputs)))
+                graph_outputs.append(placeholder)
+                in_place.append((position, frame.outer[placeholder]))
+        graph.output(tuple(graph_outputs))
+        return _Carry(by_value, tuple(carries), arguments, in_place, len(graph_outputs))
+
+    def after_loop(self, node: Node, carry: "_Carry", carried: tuple, frame, outputs) -> tuple:
+        """The carried values the user's code sees after a loop node; the arrays it wrote in
+        place written back into the caller's arrays, as eager mode wrote them."""
+        tracer = self.tracer
+        items = self._items(node, carry.outputs)
+        output_of = dict(carry.carries)
+        for position, target in carry.in_place:
+            tracer.write(tracer.wrap(target), tracer.wrap(items[output_of[position]]), (Ellipsis,))
+        by_value = carry.by_value
+        kept = {by_value[p] for p, _ in carry.in_place if p < len(by_value)}
+        kept |= {i for i in range(len(carried)) if outputs[i] is frame.carried[i]}  # unchanged
+        item_of = {i: items[position] for position, i in enumerate(by_value)}
+        return tuple(
+            carried[i] if i in kept else tracer.wrap(item_of[i]) for i in range(len(carried))
+        )
+
+    def _items(self, node: Node, count: int) -> list:
+        """The loop's outputs as nodes (``kernel_output`` items when there are several)."""
+        if count == 1:
+            return [node]
+        graph = self.tracer.graph
+        return [
+            graph.call(ops.KERNEL_OUTPUT, (node,), {"item": i}, source=node.source)
+            for i in range(count)
+        ]
+
+    def _cast(self, init, meta: TensorMeta):
+        """``init`` in the carried type ``meta`` (the type the loop settles on)."""
+        current = value_meta(init)
+        if current.dtype == meta.dtype and current.weak == meta.weak:
+            return init
+        if not isinstance(init, Node):
+            return meta.dtype.type(init)
+        return self.tracer.call(ops.ASTYPE, self.tracer.wrap(init), dtype=meta.dtype)._node
+
+
+def value_meta(value) -> TensorMeta:
+    """The meta of a node argument: a node's, or a literal's."""
+    return value.meta if isinstance(value, Node) else meta_of(value)

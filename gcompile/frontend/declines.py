@@ -1,0 +1,19 @@
+"""Why a captured loop is not traced as a loop: ``Declined`` (it runs in Python, unrolled; the
+reason is a ``LoopNote``) and ``LoopEscape`` (the whole trace runs again, that loop in Python).
+"""
+
+from __future__ import annotations
+
+
+class Declined(Exception):
+    """The loop cannot be kept rolled; the message says why (shown by ``explain()``)."""
+
+
+class LoopEscape(Exception):
+    """A value made in a captured loop's body was used after the loop other than as a carried
+    value (appended to a list, stored in a dict the body was given): the trace runs again with
+    that loop (``source``) run in Python."""
+
+    def __init__(self, source: str | None):
+        super().__init__(f"a value made in the body of the loop at {source} escaped it")
+        self.source = source
