@@ -87,6 +87,7 @@ compiled_domain = {
     ],
 )
 @pytest.mark.parametrize("backend", ["interpreter", "numba"])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (NumPy's, in the interpreter's log(0))
 def test_errors_are_pythons(values, backend):
     fn = compiled_domain[backend]
     x = np.array(values)
