@@ -269,9 +269,11 @@ def _overlap(unit: Unit, source: str, views: list) -> KernelStep:
         index = view.kwargs.get("index", ())
         ok = view.target.name == "getitem" and view.args[0] in unit.inputs
         ok = ok and all(isinstance(i, slice) and i.step in (None, 1) for i in index)
-        ok = ok and view.args[0].meta.shape == base_shape and view.meta.shape == unit.space
         if not ok:
             return _numpy(unit, source, view, "is a view other than a unit-step slice")
+        if view.args[0].meta.shape != base_shape or view.meta.shape != unit.space:
+            why = "slices arrays of different shapes (an overlap needs one shape, one depth)"
+            return _numpy(unit, source, view, why)
         for axis, part in enumerate(index):
             start = 0 if part.start is None else part.start
             if not is_int(start) or start < 0:
