@@ -112,11 +112,15 @@ def test_reductions_along_each_axis(dtype):
 
 def test_tree_steps_are_compiled_and_no_kernel_is_traced_for_dasks_probe():
     check(reductions, random((44, 26), (4, 3)))  # 11 x 9 blocks: combine levels below the top
+    check(reductions, random((9, 25), (4, 4)))  # one-row and one-column blocks
     steps = {key[1]: f for key, f in chunk_function._COMPILED.items()}
     assert {"combine_sum", "combine_max", "combine_min"} <= set(steps)
     assert all(f.stats["fallbacks"] == 0 for f in steps.values())
     sizes = [a[2] for f in steps.values() for e in f.entries for a in e.key[1] if a[0] == "array"]
     assert sizes and 0 not in {n for s in sizes for n in s}  # no entry for an empty probe
+    combines = [f for name, f in steps.items() if name.startswith("combine")]
+    keys = [a[2] for f in combines for e in f.entries for a in e.key[1] if a[0] == "array"]
+    assert 1 not in {n for s in keys for n in s}  # sizes of 1 made 2: no trace of their own
 
 
 def test_task_graphs_are_not_larger_than_dasks_own():
