@@ -261,7 +261,7 @@ class CompiledFunction:
             if recompile is not None:
                 self.recompiles.append(recompile)
                 config.log("recompiles", lambda: str(recompile))
-            self.fallbacks.check_cache_size(len(self.entries))
+            self.fallbacks.check_cache_size(len(self.entries), self.options.get("cache_size_limit"))
             return entry, bound
 
     def _make_ints_symbolic(self, recompile: "Recompile", bound: BoundCall) -> bool:
@@ -421,7 +421,9 @@ def compile(
             ``max_kernel_ops``, passes to skip, ``max_graph_nodes``: the compile budget, see
             ``entries.MAX_GRAPH_NODES``; ``max_loop_statements``: the budget of one loop nest's
             function; ``loops``: default True, capture ``for`` loops as loops), and ``dynamic`` (default True: array sizes of
-            2 or more are symbolic, so one trace serves every size; False fixes every size).
+            2 or more are symbolic, so one trace serves every size; False fixes every size),
+            ``cache_size_limit`` (the entries before the recompile warning; default
+            ``GCOMPILE_CACHE_LIMIT``).
 
     Returns:
         A ``CompiledFunction`` (or a decorator producing one when ``fn`` is omitted).

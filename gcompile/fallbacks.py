@@ -61,9 +61,9 @@ class Fallbacks:
         )
         return result
 
-    def check_cache_size(self, count: int) -> None:
-        """Warn (once) when ``count`` entries exceed the cache size limit."""
-        limit = config.get("cache_size_limit")
+    def check_cache_size(self, count: int, limit: int | None = None) -> None:
+        """Warn (once) when ``count`` entries exceed ``limit`` (default: the configured one)."""
+        limit = config.get("cache_size_limit") if limit is None else limit
         if count > limit:
             self._warn(
                 "cache_size_limit",

@@ -138,6 +138,21 @@ def test_stencil_maps_onto_overlapping_chunks(chunks):
     assert out.shape == (38, 28)
 
 
+def weighted_stencil(x, w, profile):
+    """A stencil with a coefficient per result element and one per column of the result."""
+    return (x[2:, 1:-1] - x[:-2, 1:-1]) * w + profile * x[1:-1, 2:]
+
+
+def test_a_stencil_reads_arrays_of_its_results_shape_whole():
+    x, w, profile = random((30, 22), (7, 6)), random((28, 20), (5, 9), seed=1), np.ones(20)
+    want = weighted_stencil(x.compute(), w.compute(), profile)
+    for coefficient in (w, w.compute()):  # (a dask array, chunked otherwise, or NumPy's)
+        compiled = gcompile.compile(weighted_stencil)
+        got = compiled(x, coefficient, profile)
+        assert_same_value(want, got.compute(), ulps=4, scale=np.float64)
+        assert [s.mode for s in compiled.dask.last[0].steps.values()] == ["overlap"]
+
+
 def test_mixed_numpy_and_dask_arguments_and_a_global_mean():
     x = random((24, 18), (5, 18))
     check(pipeline, x, np.linspace(0.0, 1.0, 18))
@@ -250,4 +265,4 @@ def test_the_compiled_functions_options_reach_the_chunk_functions():
     assert_same_value(wave(x.compute()), serial(x).compute(), ulps=4, scale=np.float64)
     (step,) = serial.dask.last[0].steps.values()
     key = (step.source, step.unit.name, True, repr([("parallel", False)]))
-    assert chunk_function._COMPILED[key].options == {"parallel": False}
+    assert chunk_function._COMPILED[key].options["parallel"] is False

@@ -16,6 +16,7 @@ import numpy as np
 
 _COMPILED: dict = {}  # (source, entry) -> CompiledFunction, one per process
 _LOCK = threading.Lock()
+_CHUNK_STRUCTURES = 64  # a chunk function's entries before the recompile warning
 
 
 @dataclass(frozen=True)
@@ -142,4 +143,5 @@ def _make(source: str, entry: str, compiled: bool, options: dict):
         return function
     from ..api import compile as gcompile  # the chunk function is a compiled function itself
 
-    return gcompile(function, options=options)
+    # (the argument structures it meets are the user's chunkings, each a key: no warning at 8)
+    return gcompile(function, options={"cache_size_limit": _CHUNK_STRUCTURES, **options})

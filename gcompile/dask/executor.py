@@ -97,7 +97,9 @@ def run_kernel(step: KernelStep, args: list, log: list, options: dict):
             log.append(f"{step.unit.name}: dask's NumPy path: {step.reason}")
         return function(*arrays)
     if step.mode == "overlap":
-        result = _overlap(step, function, arrays)
+        aligned = [i for i, a in enumerate(args) if isinstance(a, da.Array) and i in step.aligned]
+        positions = [i for i, a in enumerate(args) if isinstance(a, da.Array)]
+        result = _overlap(step, function, arrays, [p in aligned for p in positions])
     elif step.mode == "reduce":
         result = _reduce(step, function, arrays)
     else:
@@ -325,26 +327,31 @@ def _combiner(name: str, dtype, count: int | None) -> ChunkFunction:
     return ChunkFunction(f"def {entry}(partials):\n    return {total}\n", entry, {}, 1)
 
 
-def _overlap(step: KernelStep, function: ChunkFunction, arrays: list) -> da.Array:
+def _overlap(step: KernelStep, function: ChunkFunction, arrays: list, aligned: list) -> da.Array:
     """``map_overlap`` with the slices' depth: block i's extended chunk gives exactly the output
-    rows whose lowest read falls in block i (fewer at the array's two ends)."""
-    first = arrays[0]
+    rows whose lowest read falls in block i (fewer at the array's two ends). An ``aligned``
+    array (read whole, of the result's shape) is chunked as the result, with no depth."""
+    first = next(a for a, whole in zip(arrays, aligned) if not whole)
     chunks = list(first.chunks)
     for axis, (before, after) in step.depth.items():
         chunks[axis] = ensure_minimum_chunksize(max(before, after, 1), chunks[axis])
-    arrays = [a.rechunk(tuple(chunks)) for a in arrays]
     out = list(chunks)
     for axis, (before, after) in step.depth.items():
         sizes = list(chunks[axis])
         sizes[0] -= before
         sizes[-1] -= after
         out[axis] = tuple(sizes)
+    depths, inputs = [], []
+    for array, whole in zip(arrays, aligned):
+        own = tuple(out[len(out) - array.ndim :]) if whole else tuple(chunks)
+        inputs.append(array.rechunk(own))
+        depths.append({a: 0 for a in range(array.ndim)} if whole else dict(step.depth))
     metas = [o.meta for o in step.unit.outputs]
     several = len(metas) > 1
     blocks = da.map_overlap(
         function,
-        *arrays,
-        depth=dict(step.depth),
+        *inputs,
+        depth=depths if any(aligned) else depths[0],
         boundary="none",
         trim=False,
         align_arrays=False,

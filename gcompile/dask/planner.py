@@ -53,6 +53,7 @@ class KernelStep:
     whole: tuple = ()  # space axes rechunked into one chunk
     dropped: tuple = ()  # space axes the outputs do not have (reduced, in one chunk)
     depth: dict = field(default_factory=dict)  # overlap: space axis -> (before, after)
+    aligned: tuple = ()  # overlap: the inputs read whole, of the result's shape (by position)
     reducers: tuple = ()  # reduce: per output (op name, space axes, keepdims, chunk source)
     reason: str = ""  # numpy: why, with the user's line
     first: KernelStep | None = None  # global reductions computed first, passed as arguments
@@ -261,7 +262,8 @@ def _culprit(value: Node, unit: Unit) -> Node:
 
 
 def _overlap(unit: Unit, source: str, views: list) -> KernelStep:
-    """A stencil: every array argument read only through unit-step slices of one shape."""
+    """A stencil: every array argument read only through unit-step slices of one shape, or
+    read whole with the result's shape (a coefficient per result element: ``aligned``)."""
     bases = {v.args[0] for v in views}
     base_shape = views[0].args[0].meta.shape
     starts: dict = {}
@@ -279,10 +281,17 @@ def _overlap(unit: Unit, source: str, views: list) -> KernelStep:
             if not is_int(start) or start < 0:
                 return _numpy(unit, source, view, "slices from the end")
             starts.setdefault(axis, []).append(start)
-    for p in unit.inputs:
+    aligned = []
+    for position, p in enumerate(unit.inputs):
         direct = [n for n in unit.nodes if n.op == "call" and p in n.args and n not in views]
-        if (p in bases and direct) or (p not in bases and not getattr(p.meta, "scalar", False)):
+        if p in bases and direct:
             return _numpy(unit, source, _culprit(p, unit), "mixes slices and whole arrays")
+        if p not in bases and not getattr(p.meta, "scalar", False):
+            shape = p.meta.shape
+            if not shape or shape != unit.space[len(unit.space) - len(shape) :]:
+                why = "mixes slices and whole arrays not of the result's shape"
+                return _numpy(unit, source, _culprit(p, unit), why)
+            aligned.append(position)
     depth = {}
     for axis, found in starts.items():
         shrink = base_shape[axis] - unit.space[axis]
@@ -290,4 +299,4 @@ def _overlap(unit: Unit, source: str, views: list) -> KernelStep:
             return _numpy(unit, source, views[0], "slices by a symbolic amount")
         if shrink:
             depth[axis] = (min(found), shrink - min(found))
-    return KernelStep(unit, "overlap", source, depth=depth)
+    return KernelStep(unit, "overlap", source, depth=depth, aligned=tuple(aligned))
