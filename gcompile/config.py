@@ -9,6 +9,7 @@
 | ``GCOMPILE_CACHE_DIR``  | where generated kernels and Numba's machine code live | the user's cache directory |
 | ``GCOMPILE_LOG``        | comma list of components to log: ``graph``, ``passes``, ``fusion``, ``code``, ``guards``, ``recompiles``, ``perf`` (or ``all``) | unset |
 | ``GCOMPILE_PARALLEL_THRESHOLD`` | elements from which a kernel's outer loop runs in parallel (measured by ``bench/threshold.py``) | ``131072`` |
+| ``GCOMPILE_BLAS_THREADS`` | threads of SciPy's OpenBLAS, set when a loop program first calls BLAS (``backends/numba/blas.threads``) | ``1`` |
 
 The environment is read when a value is asked for, so tests can change it with
 ``monkeypatch.setenv``; ``config.set(name, value)`` overrides it in-process.
@@ -77,6 +78,7 @@ _READERS = {
     "debug_dir": lambda: os.environ.get("GCOMPILE_DEBUG_DIR") or None,
     "cache_dir": lambda: os.environ.get("GCOMPILE_CACHE_DIR") or _user_cache_dir(),
     "parallel_threshold": lambda: _int("GCOMPILE_PARALLEL_THRESHOLD", 131072),
+    "blas_threads": lambda: _int("GCOMPILE_BLAS_THREADS", 1),
     "log": _log_components,
 }
 

@@ -6,12 +6,16 @@ operand is passed as a layout-free array (Numba's ``A``), whatever its strides."
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import glob
+import os
 
 import numba
 import numpy as np
 import pytest
 
+from gcompile.backends.numba import blas
 from gcompile.backends.numba.blas import matmul_into
 
 RNG = np.random.default_rng(3)
@@ -103,3 +107,15 @@ def _check_form(form: str, dtype, left, m: int, k: int, n: int) -> None:
         out = np.full(shape, 7, dtype)
         run(out, a, b)
         _agrees(out, a, b)
+
+
+def test_scipys_openblas_runs_one_thread_once_a_program_calls_it():
+    """(Two threads of SciPy's OpenBLAS stalled a program of small products ~150x, at random.)"""
+    assert blas.available() is None
+    if blas.threads() is None:
+        pytest.skip("SciPy's BLAS is not an OpenBLAS of its wheel here")
+    import scipy
+
+    folder = os.path.join(os.path.dirname(scipy.__file__), os.pardir, "scipy.libs")
+    (path,) = glob.glob(os.path.join(folder, "libscipy_openblas*.so*"))
+    assert ctypes.CDLL(path).scipy_openblas_get_num_threads() == 1

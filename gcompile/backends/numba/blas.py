@@ -19,22 +19,53 @@ first call. Float and complex operands only (BLAS has no integer product).
 
 from __future__ import annotations
 
+import ctypes
+import functools
+import glob
+import os
+
 import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from ... import config
+
 _KINDS = {types.float32: "s", types.float64: "d", types.complex64: "c", types.complex128: "z"}
 _NOT_DESCRIBED = -1
 
 
 def available() -> str | None:
-    """None when BLAS can be called from loop programs, else the reason it cannot."""
+    """None when BLAS can be called from loop programs, else the reason it cannot. The first
+    time, SciPy's OpenBLAS is given ``GCOMPILE_BLAS_THREADS`` threads (``threads``)."""
     try:
         import scipy.linalg.cython_blas  # noqa: F401  (Numba loads BLAS from there)
     except ImportError:
         return "matrix products in loop bodies need SciPy's BLAS (pip install scipy)"
+    threads()
+    return None
+
+
+@functools.cache
+def threads() -> int | None:
+    """Set SciPy's OpenBLAS (the BLAS loop programs call) to ``GCOMPILE_BLAS_THREADS`` threads,
+    1 by default, once per process; the count set, or None where SciPy's BLAS is not an
+    OpenBLAS this can find. Measured on 2 cores: a program calling 16 products of 32 rows per
+    call (polybench's covariance) took 460 ms instead of 3 ms in about every other process,
+    with OpenBLAS's threads waiting on each other, and never with one thread. NumPy's own
+    BLAS (a library of its own) keeps its threads; SciPy's functions in the same process run
+    on the count set here."""
+    import scipy
+
+    count = config.get("blas_threads")
+    folder = os.path.join(os.path.dirname(scipy.__file__), os.pardir, "scipy.libs")
+    for path in sorted(glob.glob(os.path.join(folder, "libscipy_openblas*.so*"))):
+        library = ctypes.CDLL(path)
+        for name in ("scipy_openblas_set_num_threads", "openblas_set_num_threads"):
+            if hasattr(library, name):
+                getattr(library, name)(ctypes.c_int(count))
+                return count
     return None
 
 
