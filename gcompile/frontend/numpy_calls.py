@@ -51,15 +51,6 @@ def _numpy_name(func: Any) -> str:
     return f"{module}.{getattr(func, '__name__', repr(func))}"
 
 
-def _probeable(func: Any) -> bool:
-    """Whether ``func`` is a public function of NumPy (or its ``linalg`` or ``fft``) that a probe
-    may stand for (``externs.UNPROBED``)."""
-    module = getattr(func, "__module__", None) or ""
-    name = getattr(func, "__name__", "")
-    public = module in ("numpy", "numpy.linalg", "numpy.fft")
-    return public and not name.startswith("_") and name not in externs.UNPROBED
-
-
 def _same(value: Any, default: Any) -> bool:
     if value is default:
         return True
@@ -211,7 +202,7 @@ class NumpyCalls:
         op = _FUNCTION_OPS.get(func)
         if op is None and func in externs.RULES:
             return self.extern(func, args, kwargs)
-        if op is None and _probeable(func):
+        if op is None and externs.probeable(func):
             return self.probed_extern(func, args, kwargs)
         if op is None:
             self.tracer.refuse(

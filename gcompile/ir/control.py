@@ -39,7 +39,7 @@ import numpy as np
 from .graph import Graph
 from .meta import TensorMeta, TupleMeta
 from .shape_env import active, trip_count
-from .subgraph import Region, RunGraph, SubgraphOp, operand_problems, output_meta
+from .subgraph import Region, RunGraph, SubgraphOp, body_of, operand_problems, output_meta
 from .symbolic import Symbol, is_expr, prove_eq
 
 
@@ -89,24 +89,18 @@ class ForRange(_Carrying, SubgraphOp):
     def params(self) -> dict:
         """The index symbol with its interval, and the carried names."""
         index = self.index
-        return {"index": f"{index} in [{index.lo}, {index.hi}]", "carried": self.carried_text()}
+        return {"index": f"{index} in [{index.lo}, {index.hi}]", "carried": carried_text(self)}
 
     def region_note(self, region: Region) -> str:
-        """The body's header comment: ``k0 in [0, s0-1]; carried A <- %store_1 (in place)``."""
+        """The body's header comment: ``k0 in [0, s0-1]; carried A <- %store_1 (in place)``, and
+        ``; until flag`` for a loop that a ``break``'s carried ``flag`` ends (``exit``)."""
         index = self.index
-        carried = self.carried_text() or "nothing"
-        in_place = " (in place)" if self.in_place else ""
-        return f"{index} in [{index.lo}, {index.hi}]; carried {carried}{in_place}"
-
-    def carried_text(self) -> str:
-        """``A <- %setitem_2, s <- %add_3``: each carried value and the output that feeds it."""
-        placeholders, outputs = self.body.placeholders, self.body.output_node.args[0]
-        parts = []
-        for position, output in self.carries:
-            value = outputs[output]
-            shown = f"%{value.name}" if hasattr(value, "name") else repr(value)
-            parts.append(f"{placeholders[position].name} <- {shown}")
-        return ", ".join(parts)
+        carried = carried_text(self, marks=True) or "nothing"
+        note = f"{index} in [{index.lo}, {index.hi}]; carried {carried}"
+        if self.exit is not None:  # (a break's flag: its placeholder)
+            position = next(p for p, output in self.carries if output == self.exit)
+            note += f"; until {self.body.placeholders[position].name}"
+        return note
 
     def interpret(self, run_graph: RunGraph, args: tuple, kwargs: dict) -> object:
         """Run the body once per index value, feeding each carried value to the next iteration."""
@@ -192,6 +186,20 @@ class Cond(_Carrying, SubgraphOp):
             Region("else", self.orelse, self.else_operands),
         )
 
+    def region_note(self, region: Region) -> str:
+        """A branch's header comment: ``operands (1, 2)``; the first's also the outputs' names and
+        the arrays the branches update (``updates argument 2 <- output 1 (in place)``)."""
+        clauses = [f"operands {region.operands}"]
+        if region.role == "then" and self.names:
+            clauses.append(f"outputs {', '.join(self.names)}")
+        if region.role == "then" and self.carries:
+            updates = ", ".join(
+                f"argument {a} <- output {o}" + (" (in place)" if a in self.in_place else "")
+                for a, o in self.carries
+            )
+            clauses.append(f"updates {updates}")
+        return "; ".join(clauses)
+
     @property
     def params(self) -> dict:
         """The outputs' names, and the arrays the branches update."""
@@ -269,6 +277,13 @@ class WhileLoop(_Carrying, SubgraphOp):
         body = Region("body", self.body, tuple(range(len(self.body.placeholders))))
         return (body, Region("test", self.test, self.test_operands))
 
+    def region_note(self, region: Region) -> str:
+        """The body's header comment (``carried err <- %sqrt_1, u <- %u (in place)``), the
+        test's (``operands (0, 1)``)."""
+        if region.role == "test":
+            return f"operands {region.operands}"
+        return f"carried {carried_text(self, marks=True) or 'nothing'}"
+
     @property
     def params(self) -> dict:
         """The carried names."""
@@ -302,6 +317,21 @@ class WhileLoop(_Carrying, SubgraphOp):
 
     def __repr__(self) -> str:
         return f"<while_loop {self.source}>"
+
+
+def carried_text(loop: SubgraphOp, marks: bool = False) -> str:
+    """``A <- %setitem_2, s <- %add_3``: each carried placeholder of a loop's body and the
+    output that feeds it, in the order of the outputs; ``marks``: `` (in place)`` after those
+    the loop runs in their argument's memory."""
+    body = body_of(loop)
+    placeholders, outputs = body.placeholders, body.output_node.args[0]
+    parts = []
+    for position, output in loop.carries:
+        value = outputs[output]
+        shown = f"%{value.name}" if hasattr(value, "name") else repr(value)
+        mark = " (in place)" if marks and position in loop.in_place else ""
+        parts.append(f"{placeholders[position].name} <- {shown}{mark}")
+    return ", ".join(parts)
 
 
 def _items(meta) -> tuple:

@@ -113,6 +113,15 @@ UNPROBED = frozenset(
 )  # fmt: skip
 
 
+def probeable(func: Any) -> bool:
+    """Whether ``func`` is a public function of NumPy (or its ``linalg`` or ``fft``) that a probe
+    may stand for (``UNPROBED``)."""
+    module = getattr(func, "__module__", None) or ""
+    name = getattr(func, "__name__", "")
+    public = module in ("numpy", "numpy.linalg", "numpy.fft")
+    return public and not name.startswith("_") and name not in UNPROBED
+
+
 def probe(call: ExternCall, values: list) -> Probed:
     """Call ``call``'s function on the operand ``values`` (``probe_value``s, or constants):
     what it returns. Raises ``TypeError`` for what is no array or NumPy scalar (or a tuple of

@@ -208,8 +208,8 @@ class Graph:
 
     @staticmethod
     def parse(text: str) -> "Graph":
-        """The graph whose text form (``str(graph)``) is ``text`` (``ir/parser.py``; ops
-        holding graphs and large constants are not in the text and raise ``ParseError``)."""
+        """The graph whose text form (``str(graph)``) is ``text`` (``ir/parser.py``; a callback
+        and a constant printed without its values are not in the text: ``ParseError``)."""
         from .parser import parse_graph  # (the parser builds graphs: imported when asked)
 
         return parse_graph(text)

@@ -56,6 +56,14 @@ class FusedKernel(SubgraphOp):
         """The loop structure: ``style`` and iteration ``space``."""
         return {"style": self.style, "space": self.space}
 
+    def region_note(self, region: Region) -> str:
+        """The body's header comment: ``row over [s0,s1]``, and ``; result into argument 1``
+        for an epilogue whose result may take an input's memory (``inplace_input``)."""
+        note = f"{self.style} over [{','.join(str(size) for size in self.space)}]"
+        if self.inplace_input is not None:
+            note += f"; result into argument {self.inplace_input}"
+        return note
+
     @property
     def mutates(self) -> bool:
         """Whether the kernel writes its result into its first argument's memory (its output

@@ -8,15 +8,17 @@ The text form is the contract of the golden tests::
       return %sub_1
 
 Keyword parameters are sorted, scalar literals are printed inline, array
-constants as ``const<f64[100]>`` (with their values when they have at most 8
-elements), index tuples as ``[1:-1, ::2, None, ...]``. The graphs of a node holding
-sub-graphs (``ir/subgraph.py``) are printed indented under its line, each headed by
-its role when the op has several::
+constants as ``const<f64[100]>`` (with their values, each as an exact text, when they have
+at most 8 elements, or all of them with ``values=True``: the form ``Graph.parse`` reads
+back whole), index tuples as ``[1:-1, ::2, None, ...]``. The graphs
+of a node holding sub-graphs (``ir/subgraph.py``) are printed indented under its line, each
+headed by its role when the op has several, and by what the op says of it (``region_note``:
+how the node's arguments feed it, what a loop carries)::
 
       %cond_1 : f64[3] = cond(%p, %x)
-        then: graph then(x: f64[3]):
+        then: graph then(x: f64[3]):    # operands (1,); outputs y
           ...
-        else: graph else(x: f64[3]):
+        else: graph else(x: f64[3]):    # operands (1,)
           ...
 """
 
@@ -76,10 +78,13 @@ def _format_slice(s: slice) -> str:
     return text
 
 
-def _format_array(value: np.ndarray) -> str:
+def _format_array(value: np.ndarray, values: bool = False) -> str:
+    """``const<f64[2]>[0.1, 2.5]``: the values (each exact) when small or ``values``."""
     text = f"const<{dtype_abbrev(value.dtype)}[{','.join(map(str, value.shape))}]>"
-    if value.size <= _SMALL_CONSTANT:
-        text += np.array2string(value, separator=", ").replace("\n", "")
+    if value.size <= _SMALL_CONSTANT:  # (NumPy's shortest text of each)
+        text += np.array2string(value, separator=", ", floatmode="unique").replace("\n", "")
+    elif values:  # (Python's: NumPy's text of many values takes seconds)
+        text += str(value.tolist())
     return text
 
 
@@ -93,9 +98,9 @@ def format_call(node: Node) -> str:
     return f"{node.target.name}({', '.join(parts)})"
 
 
-def _rhs(node: Node) -> str:
+def _rhs(node: Node, values: bool = False) -> str:
     if node.op == "constant":
-        return _format_array(np.asarray(node.target))
+        return _format_array(np.asarray(node.target), values)
     return format_call(node)
 
 
@@ -115,8 +120,8 @@ def _format_output(node: Node) -> str:
     return format_literal(unflatten(node.graph.out_spec, list(values)))
 
 
-def format_graph(graph: Graph) -> str:
-    """The text form of ``graph`` (see the module docstring)."""
+def format_graph(graph: Graph, values: bool = False) -> str:
+    """The text form of ``graph`` (see the module docstring); ``values``: every constant's."""
     params = ", ".join(f"{p.name}: {p.meta.short()}" for p in graph.placeholders)
     lines = [f"graph {graph.name}({params}):"]
     body = [n for n in graph.nodes if n.op in ("constant", "call")]
@@ -124,23 +129,22 @@ def format_graph(graph: Graph) -> str:
     meta_width = max((len(n.meta.short()) for n in body), default=0)
     for node in body:
         lhs = f"%{node.name}".ljust(name_width) + " : " + node.meta.short().ljust(meta_width)
-        lines.append(f"  {lhs} = {_rhs(node)}")
-        lines.extend("    " + line for line in _format_regions(node))
+        lines.append(f"  {lhs} = {_rhs(node, values)}")
+        lines.extend("    " + line for line in _format_regions(node, values))
     if graph.nodes and graph.nodes[-1].op == "output":
         lines.append("  return " + _format_output(graph.output_node))
     return "\n".join(lines)
 
 
-def _format_regions(node: Node) -> list[str]:
-    """The text of the graphs ``node`` holds, each headed by its role when there are several."""
+def _format_regions(node: Node, values: bool = False) -> list[str]:
+    """The text of the graphs ``node`` holds, each headed by its role when there are several
+    and by the op's note on it."""
     regions = regions_of(node)
     lines = []
     for region in regions:
-        text = format_graph(region.graph)
-        note = getattr(node.target, "region_note", None)  # a loop: its index and carried values
-        if note is not None:
-            head, _, rest = text.partition("\n")
-            text = f"{head}    # {note(region)}\n{rest}"
+        head, _, rest = format_graph(region.graph, values).partition("\n")
+        note = node.target.region_note(region)
+        text = f"{head}    # {note}\n{rest}" if note else f"{head}\n{rest}"
         lines.extend((f"{region.role}: {text}" if len(regions) > 1 else text).splitlines())
     return lines
 

@@ -121,6 +121,12 @@ class SubgraphOp(abc.ABC):
         """The symbols the op binds in its graphs (a loop's index); none by default."""
         return ()
 
+    def region_note(self, region: Region) -> str:
+        """What the text form says of ``region`` after its graph's header (``Graph.parse``
+        reads it back): how the node's arguments feed it, what a loop carries. Empty by
+        default: no comment."""
+        return ""
+
     def trips(self, kwargs: dict) -> range | list | None:
         """The values of the bound symbol, one per trip, when the count is known at compile
         time (unrolling); None otherwise, the default."""

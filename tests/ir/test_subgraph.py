@@ -261,7 +261,7 @@ def test_a_kernel_inside_a_branch_is_printed_run_and_verified_two_levels_deep():
     (kernel,) = [n for n in then.nodes if subgraphs_of(n)]
     assert kernel.name == "fused_1" and [v.depth for v in walk(graph)].count(2) == 4
     assert "    then: graph then(x: f64[3], y: f64[3]):\n      %fused_1" in str(graph)
-    assert "\n        graph fused_1(x: f64[3], y: f64[3]):\n" in str(graph)
+    assert "\n        graph fused_1(x: f64[3], y: f64[3]):    # pointwise over [3]\n" in str(graph)
     (value,) = interpreter.run(graph, [np.True_, np.full(3, 2.0), np.arange(3.0)])
     np.testing.assert_array_equal(value, 2 * np.arange(3.0) + 1)
 

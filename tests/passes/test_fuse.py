@@ -664,8 +664,12 @@ def test_kernel_bodies_print_indented_under_their_node(name):
     for kernel in kernel_nodes(graph):
         (at,) = [i for i, line in enumerate(lines) if re.match(rf"  %{kernel.name} +:", line)]
         body = ["    " + line for line in format_graph(kernel.target.graph).splitlines()]
+        (region,) = kernel.target.regions
+        body[0] += f"    # {kernel.target.region_note(region)}"
         assert lines[at + 1 : at + 1 + len(body)] == body
         assert body[0].startswith(f"    graph {kernel.name}(")
+        space = ",".join(map(str, kernel.target.space))
+        assert f"    # {kernel.target.style} over [{space}]" in body[0]
 
 
 # Golden texts of fused graphs live in test_pass_golden.py (all three stages).

@@ -68,7 +68,7 @@ graph softmax(x: f32[s0,s1]):
             "fused": """\
 graph softmax(x: f32[s0,s1]):
   %fused_1 : f32[s0,s1] = fused_1(%x)
-    graph fused_1(x: f32[s0,s1]):
+    graph fused_1(x: f32[s0,s1]):    # row over [s0,s1]
       %amax_1     : f32[s0,1]  = amax(%x, axis=-1, keepdims=True)
       %subtract_1 : f32[s0,s1] = subtract(%x, %amax_1)
       %exp_1      : f32[s0,s1] = exp(%subtract_1)
@@ -112,7 +112,7 @@ graph layernorm(x: f32[s0,s1], gamma: f32[s1], beta: f32[s1], eps: float):
             "fused": """\
 graph layernorm(x: f32[s0,s1], gamma: f32[s1], beta: f32[s1], eps: float):
   %fused_1 : f32[s0,s1] = fused_1(%x, %eps, %gamma, %beta)
-    graph fused_1(x: f32[s0,s1], eps: float, gamma: f32[s1], beta: f32[s1]):
+    graph fused_1(x: f32[s0,s1], eps: float, gamma: f32[s1], beta: f32[s1]):    # row over [s0,s1]
       %mean_1     : f32[s0,1]  = mean(%x, axis=-1, keepdims=True)
       %subtract_1 : f32[s0,s1] = subtract(%x, %mean_1)
       %multiply_1 : f32[s0,s1] = multiply(%subtract_1, %subtract_1)
@@ -250,7 +250,7 @@ graph black_scholes(spot: f64[s0], strike: f64[s0], years: f64[s0], rate: float,
   %add_1           : float              = add(%rate, %multiply_2)
   %negative_1      : float              = negative(%rate)
   %fused_1         : (f64[s0], f64[s0]) = fused_1(%years, %spot, %strike, %add_1, %vol, %negative_1)
-    graph fused_1(years: f64[s0], spot: f64[s0], strike: f64[s0], add_1: float, vol: float, negative_1: float):
+    graph fused_1(years: f64[s0], spot: f64[s0], strike: f64[s0], add_1: float, vol: float, negative_1: float):    # pointwise over [s0]
       %sqrt_1      : f64[s0] = sqrt(%years)
       %divide_1    : f64[s0] = divide(%spot, %strike)
       %log_1       : f64[s0] = log(%divide_1)
@@ -340,11 +340,11 @@ graph stencil(u: f64[s0,s1]):
             "fused": """\
 graph stencil(u: f64[s0,s1]):
   %fused_1 : f64[s0,s1] = fused_1(%u)
-    graph fused_1(u: f64[s0,s1]):
+    graph fused_1(u: f64[s0,s1]):    # pointwise over [s0,s1]
       %copy_1 : f64[s0,s1] = copy(%u, order='C')
       return (%copy_1,)
   %fused_2 : f64[s0,s1] = fused_2(%fused_1, %u)
-    graph fused_2(fused_1: f64[s0,s1], u: f64[s0,s1]):
+    graph fused_2(fused_1: f64[s0,s1], u: f64[s0,s1]):    # pointwise over [s0-2,s1-2]
       %getitem_1  : f64[s0-2,s1-2] = getitem(%u, index=[:-2, 1:-1])
       %getitem_2  : f64[s0-2,s1-2] = getitem(%u, index=[2:, 1:-1])
       %add_1      : f64[s0-2,s1-2] = add(%getitem_1, %getitem_2)
@@ -428,7 +428,7 @@ graph adam_step(w: f32[s0], grad: f32[s0], m: f32[s0], v: f32[s0], lr: float, be
   %power_2         : float                       = power(%beta2, 3)
   %subtract_4      : float                       = subtract(1, %power_2)
   %fused_1         : (f32[s0], f32[s0], f32[s0]) = fused_1(%m, %beta1, %subtract_1, %grad, %v, %beta2, %subtract_2, %subtract_3, %subtract_4, %lr, %eps, %w)
-    graph fused_1(m: f32[s0], beta1: float, subtract_1: float, grad: f32[s0], v: f32[s0], beta2: float, subtract_2: float, subtract_3: float, subtract_4: float, lr: float, eps: float, w: f32[s0]):
+    graph fused_1(m: f32[s0], beta1: float, subtract_1: float, grad: f32[s0], v: f32[s0], beta2: float, subtract_2: float, subtract_3: float, subtract_4: float, lr: float, eps: float, w: f32[s0]):    # pointwise over [s0]
       %multiply_1 : f32[s0] = multiply(%m, %beta1)
       %multiply_2 : f32[s0] = multiply(%subtract_1, %grad)
       %add_1      : f32[s0] = add(%multiply_1, %multiply_2)
@@ -481,7 +481,7 @@ graph pairwise_distances(x: f64[s0,s1], y: f64[s2,s1]):
             "fused": """\
 graph pairwise_distances(x: f64[s0,s1], y: f64[s2,s1]):
   %fused_1 : f64[s0,s2] = fused_1(%x, %y)
-    graph fused_1(x: f64[s0,s1], y: f64[s2,s1]):
+    graph fused_1(x: f64[s0,s1], y: f64[s2,s1]):    # row over [s0,s2,s1]
       %getitem_1  : f64[s0,1,s1]  = getitem(%x, index=[:, None, :])
       %getitem_2  : f64[1,s2,s1]  = getitem(%y, index=[None, :, :])
       %subtract_1 : f64[s0,s2,s1] = subtract(%getitem_1, %getitem_2)
@@ -522,7 +522,7 @@ graph xorshift_hash(x: u32[s0]):
             "fused": """\
 graph xorshift_hash(x: u32[s0]):
   %fused_1 : u32[s0] = fused_1(%x)
-    graph fused_1(x: u32[s0]):
+    graph fused_1(x: u32[s0]):    # pointwise over [s0]
       %left_shift_1  : u32[s0] = left_shift(%x, 13)
       %bitwise_xor_1 : u32[s0] = bitwise_xor(%x, %left_shift_1)
       %right_shift_1 : u32[s0] = right_shift(%bitwise_xor_1, 17)
