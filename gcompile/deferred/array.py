@@ -21,6 +21,7 @@ import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from ..ir import ops
+from ..ir.pytree import map_leaves
 from .record import SESSION, Step
 
 # NumPy functions recorded: those of the op table (``OpDef.numpy``), which compile
@@ -146,25 +147,15 @@ def _basic(index: Any) -> bool:
 
 def _steps(value: Any) -> Any:
     """``value`` with each lazy value in it replaced by its step, or its value once computed."""
+    return map_leaves(_step_of, value)
+
+
+def _step_of(value: Any) -> Any:
     if isinstance(value, LazyArray):
         return value.step if value.step is not None else value.value
-    if isinstance(value, tuple):
-        return tuple(_steps(v) for v in value)
-    if isinstance(value, list):
-        return [_steps(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _steps(v) for k, v in value.items()}
     return value
 
 
 def _concrete(value: Any) -> Any:
     """``value`` with every lazy value in it computed."""
-    if isinstance(value, LazyArray):
-        return value.get()
-    if isinstance(value, tuple):
-        return tuple(_concrete(v) for v in value)
-    if isinstance(value, list):
-        return [_concrete(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _concrete(v) for k, v in value.items()}
-    return value
+    return map_leaves(lambda v: v.get() if isinstance(v, LazyArray) else v, value)

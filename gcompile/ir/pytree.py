@@ -66,3 +66,15 @@ def _unflatten(spec: TreeSpec, it, convert):
     if spec.kind == "list":
         return values
     return dict(zip(spec.keys, values))
+
+
+def map_leaves(function: Callable[[Any], Any], value: Any) -> Any:
+    """``value`` with ``function`` applied to each leaf of its tuples, lists and dicts (a
+    namedtuple comes back a tuple)."""
+    if isinstance(value, tuple):
+        return tuple(map_leaves(function, v) for v in value)
+    if isinstance(value, list):
+        return [map_leaves(function, v) for v in value]
+    if isinstance(value, dict):
+        return {k: map_leaves(function, v) for k, v in value.items()}
+    return function(value)

@@ -31,7 +31,7 @@ from ..ir import ops
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.meta import TupleMeta
 from ..ir.printer import format_node
-from ..ir.pytree import flatten, unflatten
+from ..ir.pytree import flatten, map_leaves, unflatten
 from ..ir.subgraph import subgraphs_of, walk
 
 
@@ -47,12 +47,8 @@ def copy_inputs(value: Any) -> Any:
             out[...] = value
         out.flags.writeable = value.flags.writeable
         return out
-    if isinstance(value, tuple):
-        return tuple(copy_inputs(v) for v in value)
-    if isinstance(value, list):
-        return [copy_inputs(v) for v in value]
-    if isinstance(value, dict):
-        return {k: copy_inputs(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list, dict)):
+        return map_leaves(copy_inputs, value)
     return value
 
 
