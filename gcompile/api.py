@@ -105,10 +105,10 @@ class CompiledFunction:
         )
         functools.update_wrapper(self, fn)
 
-    def _region(self, function: Callable, seat: Any) -> "CompiledFunction":
+    def _region(self, function: Callable, seat: Any, per_trip: bool) -> "CompiledFunction":
         """A compiled region of a graph break; one run on every trip (a loop body's, or any of
         a region that is) gets its ``seat``."""
-        per_trip = self.trips is not None or "__body_" in function.__name__
+        per_trip = per_trip or self.trips is not None
         return CompiledFunction(
             function,
             backend=self.backend,

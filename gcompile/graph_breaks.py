@@ -25,16 +25,15 @@ MAX_DEPTH = 8  # regions of regions: each has fewer statements, so this bounds t
 # steps than make its host one Numba function, small values) costs more per call than NumPy
 # takes for that work: from its PER_TRIP_TRIAL-th call the driver calls the Python code.
 PER_TRIP_TRIAL = 256
-SMALL_STEPS = 6  # (backends/numba/host_programs.WHOLE_PROGRAM_STEPS)
 SMALL_ELEMENTS = 4096
 
 
 class GraphBreaks:
     """The splits of one function by refused line; ``make_region(fn)`` compiles a region."""
 
-    def __init__(self, fn: Callable, make_region: Callable[[Callable, Any], Any], depth: int = 0):
+    def __init__(self, fn: Callable, make_region: Callable[..., Any], depth: int = 0):
         self.fn = fn
-        self.make_region = make_region  # (function, seat: the driver's cell for it)
+        self.make_region = make_region  # (function, seat: the driver's cell, per trip or not)
         self.depth = depth
         # (source, inner lines) -> the split, why the statement cannot break, or None when
         # the refusal names no statement of the function
@@ -120,20 +119,21 @@ class Trips:
         self.demoted = reason
 
 
-_WRITES = (ops.STORE, ops.UPDATE, ops.WRITEBACK)  # whole arrays as values, a part written
-
-
 def too_little_work(graph: Any, inputs: list) -> str | None:
     """Why a region run on every trip of a Python loop is better run by Python (see
     ``PER_TRIP_TRIAL``), at the sizes of ``inputs``; None when its compiled call pays."""
+    # (graphs of more steps have a host program and a fast entry, whose calls are not counted)
+    from .backends.numba.host_programs import WHOLE_PROGRAM_STEPS
+
     steps = [n for n in graph.nodes if n.op == "call" and n.target is not ops.KERNEL_OUTPUT]
-    if len(steps) >= SMALL_STEPS or any(loop_of(n) is not None for n in steps):
+    if len(steps) >= WHOLE_PROGRAM_STEPS or any(loop_of(n) is not None for n in steps):
         return None
     sizes = {}
     for symbol, (position, axis) in graph.shape_env.sources.items():
         value = inputs[position]
         sizes[symbol] = int(value) if axis is None else value.shape[axis]
-    computed = [n for n in steps if n.target not in _WRITES]  # (a write's work is its value's)
+    # (a write's work is its value's: writes are whole arrays as values, a part of them written)
+    computed = [n for n in steps if getattr(n.target, "kind", None) != "scatter"]
     metas = [
         m for n in computed for m in (n.meta.items if isinstance(n.meta, TupleMeta) else (n.meta,))
     ]

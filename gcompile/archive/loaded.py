@@ -14,11 +14,9 @@ from __future__ import annotations
 import builtins
 import inspect
 import operator
-import warnings
 from typing import Any
 
 import numpy as np
-from numba.core.errors import NumbaWarning
 
 from ..backends.numba import cache, copies
 from ..backends.numba.host import BufferPool
@@ -201,7 +199,7 @@ def _global(name: str, described: dict, dispatchers: dict, archive, pool: Buffer
         return pool.empty
     if kind == "dtype":
         return codec.decode({"dtype": described["dtype"]})
-    if kind == "copies" and described["name"] in ("copy_serial", "copy_parallel"):
+    if kind == "copies" and described["name"] in copies.HOST_COPIES:
         return getattr(copies, described["name"])
     if kind == "operator" and described["name"].startswith("__"):
         return getattr(operator, described["name"])
@@ -236,11 +234,8 @@ def _install(texts: dict) -> dict:
 def _compiled(dispatcher: Any, signatures: list) -> Any:
     """``dispatcher`` compiled for ``signatures`` (machine code from the disk cache if there),
     and for no other types."""
-    dispatcher.disable_compile(False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NumbaWarning)
-        for signature in signatures:
-            cache.compile_from_cache(dispatcher, signature)
+    for signature in signatures:
+        cache.compile_from_cache(dispatcher, signature)
     # Other types are no call the guards admit: Numba then raises instead of compiling them
     # (``cache.load`` enables compiling again for a compiled function that needs it).
     dispatcher.disable_compile()

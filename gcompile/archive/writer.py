@@ -32,8 +32,6 @@ from ..errors import UnsupportedError
 from ..ir.graph import Node
 from . import codec, layout, sources
 
-COPIES = ("copy_serial", "copy_parallel")  # the copy loops a host may call (``copies``)
-
 
 def export(fn: Callable, *example_args: Any, path: str | os.PathLike, **example_kwargs) -> Path:
     """Write ``fn`` compiled for arguments like ``example_args`` to the archive ``path``.
@@ -136,7 +134,7 @@ def _describe_globals(namespace: dict, host: str, graph: str) -> tuple[dict, dic
         if isinstance(value, LazyKernel):  # (a variant no call needed yet: compiled now)
             value = value.compile_variant()
             described[name] = _kernel(value, modules, lazy=True)
-        elif hasattr(value, "py_func") and name not in ("_copy_serial", "_copy_parallel"):
+        elif hasattr(value, "py_func") and _copy_loop(name) is None:
             described[name] = _kernel(value, modules, lazy=False)
         elif isinstance(value, np.ndarray):
             codec.encode(value.dtype, name)
@@ -173,8 +171,8 @@ def _other(name: str, value: Any, graph: str) -> dict:
         return {"kind": "allocator"}
     if isinstance(value, np.dtype):
         return {"kind": "dtype", "dtype": codec.encode(value, name)["dtype"]}
-    if name in ("_copy_serial", "_copy_parallel") and value is getattr(copies, name[1:]):
-        return {"kind": "copies", "name": name[1:]}
+    if _copy_loop(name) and value is getattr(copies, _copy_loop(name)):
+        return {"kind": "copies", "name": _copy_loop(name)}
     if callable(value) and getattr(operator, getattr(value, "__name__", ""), None) is value:
         return {"kind": "operator", "name": value.__name__}
     if name == "_literal_outputs":  # (the graph's outputs: only the literal ones are read)
@@ -216,3 +214,8 @@ def _write_zip(path: Path, data: dict) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     return path
+
+
+def _copy_loop(name: str) -> str | None:
+    """The ``copies`` loop a host global ``_<name>`` is, or None."""
+    return name[1:] if name.startswith("_") and name[1:] in copies.HOST_COPIES else None

@@ -38,6 +38,8 @@ from .liveness import _Definite, _Jumps, _Liveness, analyze
 from .plan import scope_nodes
 from .scopes import parameter_names, scan, target_names
 
+PER_TRIP = "body_"  # the name prefix of a loop body's regions
+
 
 @dataclass
 class Split:
@@ -53,7 +55,8 @@ class Split:
 @dataclass
 class _Cut:
     """A statement list cut at one statement: the statements replacing it (calls of the
-    regions around the statement) and the regions (``(cell name, FunctionDef)``)."""
+    regions around the statement) and the regions (``(cell name, FunctionDef, per_trip)``:
+    whether it runs on every trip of a loop, as a body's region)."""
 
     stmts: list
     regions: list = field(default_factory=list)
@@ -63,8 +66,8 @@ class _Cut:
 def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> Split | str:
     """``fn`` broken at its statement holding ``lines[0]`` (a loop's: in its body, at the
     statement holding the first of the other ``lines`` that is one): a ``Split`` whose regions
-    ``compile_region(plain function, seat)`` made (``seat``: the cell the driver calls it
-    through), or why it cannot break there."""
+    ``compile_region(plain function, seat, per_trip)`` made (``seat``: the cell the driver
+    calls it through; ``per_trip``: a loop body's region), or why it cannot break there."""
     line = lines[0]
     found = parse_function(fn)
     if isinstance(found, str):
@@ -132,7 +135,7 @@ class _Scope:
         known = _Definite().block([statement], known)
         if known is not None and not passed <= known:
             return "a name the rest of the function reads is bound on some paths only"
-        kind = "" if top else "body_"
+        kind = "" if top else PER_TRIP
         cut = _Cut([])
         if before:
             self.before(cut, statement, kind, (before, params, crossing))
@@ -162,7 +165,8 @@ class _Scope:
     def region(self, cut: _Cut, name: str, body: list, params: list) -> ast.Call:
         """A region of ``body`` taking ``params``, added to ``cut``; the driver's call of it."""
         cell = f"_gc_{name.rsplit('_', 1)[0]}"
-        cut.regions.append((cell, _region(f"{self.name}__{name}", params, body)))
+        per_trip = name.startswith(PER_TRIP)
+        cut.regions.append((cell, _region(f"{self.name}__{name}", params, body), per_trip))
         return ast.Call(_load(cell), [_load(p) for p in params], [])
 
     def live(self, stmts: list, out: frozenset) -> frozenset:
@@ -237,16 +241,16 @@ def _region(name: str, params: list, body: list) -> ast.FunctionDef:
 
 def _made(fn, driver: ast.FunctionDef, regions: list, compile_region, shown) -> Split:
     """The split's functions: each region compiled, the driver calling them through cells."""
-    seats = {cell: types.CellType() for cell, _ in regions}  # (a region may give its seat up)
+    seats = {cell: types.CellType() for cell, *_ in regions}  # (a region may give its seat up)
     compiled = {}
-    for cell, region in regions:
-        compiled[cell] = compile_region(_function(fn, region, {}), seats[cell])
+    for cell, region, per_trip in regions:
+        compiled[cell] = compile_region(_function(fn, region, {}), seats[cell], per_trip)
         seats[cell].cell_contents = compiled[cell]
     made = _function(fn, driver, seats)
     made.__defaults__, made.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
     spans = [
         (region.name, (region.body[0].lineno, region.body[-1].end_lineno), compiled[cell])
-        for cell, region in regions
+        for cell, region, _ in regions
     ]
     return Split(made, spans, (shown.lineno, shown.end_lineno))
 

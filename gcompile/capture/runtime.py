@@ -370,6 +370,11 @@ def is_ndarray(function: Any) -> bool:
     )
 
 
+def is_math(function: Any) -> bool:
+    """Whether ``function`` is one of Python's ``math`` module (offered as the builtins are)."""
+    return getattr(function, "__module__", None) == MATH_MODULE
+
+
 def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
     """Call ``function(*args, **kwargs)``; while a handler is installed, a plain Python function
     of ``module`` (the caller's) runs converted, so that its loops are offered too, and the
@@ -381,20 +386,14 @@ def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
     Converted functions make their calls of global or free names through this.
     """
     handler = _HANDLER.get()
-    offered = (
-        function in _OFFERED
-        or is_ndarray(function)
-        or getattr(function, "__module__", None) == MATH_MODULE
-    )
-    if handler is not None and offered and hasattr(handler, "builtin"):
+    if handler is None:
+        return function(*args, **kwargs)
+    offered = function in _OFFERED or is_ndarray(function) or is_math(function)
+    if offered and hasattr(handler, "builtin"):
         result = handler.builtin(function, args, kwargs)
         if result is not NotImplemented:
             return result
-    if (
-        _HANDLER.get() is not None
-        and type(function) is types.FunctionType
-        and function.__module__ == module
-    ):
+    if type(function) is types.FunctionType and function.__module__ == module:
         from .convert import convert  # convert imports this module
 
         converted = convert(function)

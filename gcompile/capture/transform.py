@@ -58,12 +58,12 @@ from .expressions import Expressions
 from .iterables import unpack_targets
 from .plan import BranchPlan, LoopPlan, plan_scope, range_call
 from .returns import merge_returns
+from .runtime import MATH_MODULE
 from .scopes import OwnScope, function_names, parameter_names, target_names
 
 RUNTIME = "__gc_rt"
 CALL = "__gc_call"
 NDARRAY = "ndarray"  # (attribute calls routed: ``<module>.ndarray(...)``, ``math.<f>(...)``)
-MATH = "math"
 INFO = "__gc_info_"
 BODY = "_loop_body_"
 PREV = "__gc_prev"
@@ -415,8 +415,8 @@ class _Calls(OwnScope):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == NDARRAY:
             self.routed.add(NDARRAY)
-        elif isinstance(func, ast.Attribute) and _is_name(func.value, MATH):
-            self.routed.add(MATH)
+        elif isinstance(func, ast.Attribute) and _is_name(func.value, MATH_MODULE):
+            self.routed.add(MATH_MODULE)
         elif not isinstance(func, ast.Name) or func.id in self.shadowed or not self.route(func.id):
             return node
         else:

@@ -16,7 +16,7 @@ from ..errors import UnsupportedError
 from ..frontend import trace as trace_graph
 from ..guards import SizeCheck, size_check
 from ..ir.graph import Graph
-from ..ir.pytree import unflatten
+from ..ir.pytree import map_leaves, unflatten
 from ..passes import manager
 
 
@@ -126,12 +126,12 @@ def chunk_plan(calls: DaskCalls) -> list[str]:
 def _replace(value, stand_ins: dict):
     """``value`` with each dask array replaced by a NumPy stand-in of its shape and dtype
     (no memory: a broadcast zero), remembered in ``stand_ins`` by the stand-in's id."""
-    if isinstance(value, (list, tuple)):
-        return type(value)(_replace(v, stand_ins) for v in value)
-    if isinstance(value, dict):
-        return {k: _replace(v, stand_ins) for k, v in value.items()}
-    if is_dask_array(value):
-        stand_in = np.broadcast_to(np.zeros((), value.dtype), value.shape)
-        stand_ins[id(stand_in)] = value
-        return stand_in
-    return value
+
+    def stand_in(leaf):
+        if not is_dask_array(leaf):
+            return leaf
+        zeros = np.broadcast_to(np.zeros((), leaf.dtype), leaf.shape)
+        stand_ins[id(zeros)] = leaf
+        return zeros
+
+    return map_leaves(stand_in, value)

@@ -104,6 +104,7 @@ class ChunkFunction:
         self.compiled = compiled
         self.options = dict(options or {})
         self.widening = widening
+        self._key = (source, entry, compiled, repr(sorted(self.options.items())))
 
     def __call__(self, *chunks):
         function = self.function()
@@ -117,7 +118,7 @@ class ChunkFunction:
 
     def function(self):
         """The compiled (or plain) function of the source, made once per process."""
-        key = (self.source, self.entry, self.compiled, repr(sorted(self.options.items())))
+        key = self._key
         found = _COMPILED.get(key)
         if found is None:
             with _LOCK:

@@ -284,43 +284,42 @@ def _chunk(function, x: np.ndarray, axis=None, keepdims=True, computing_meta=Fal
 
 def _combine(function, axes: tuple, keep: bool, divides: bool, x: np.ndarray, **meta):
     """``da.reduction``'s combine and aggregate steps: the partial results' reduced axes merged
-    into one last axis (one compiled function then serves every axis choice and grouping),
+    into one first axis (one compiled function then serves every axis choice and grouping),
     reduced by ``function``, the axes put back (``keep``) or dropped. A single partial result
     is its own total unless the step ``divides`` it (a mean's count): no call for it."""
     if meta.get("computing_meta"):
         return x
     kept = [a for a in range(x.ndim) if a not in axes]
-    merged = x.transpose(kept + list(axes)).reshape([x.shape[a] for a in kept] + [-1])
-    if merged.shape[-1] == 1 and not divides:
-        total = merged[..., 0]
+    merged = x.transpose(list(axes) + kept).reshape([-1] + [x.shape[a] for a in kept])
+    if merged.shape[0] == 1 and not divides:
+        total = merged[0]
     else:
-        total = _reduce_last_axis(function, merged)
+        total = _reduce_first_axis(function, np.ascontiguousarray(merged))
     if keep:
         return np.reshape(total, [1 if a in axes else x.shape[a] for a in range(x.ndim)])
     return total
 
 
-def _reduce_last_axis(function, merged: np.ndarray):
-    """``function`` (a reduction of the last axis) of ``merged``, each axis of size 1 made 2
-    first, exactly, so that the trace of the other calls serves it (size 1 broadcasts: it is a
-    case of its own in a trace): a kept axis doubled and the result's first row taken, the
-    reduced axis (a mean's single partial sum) padded with -0.0, the sum's exact identity."""
-    ones = [i for i in range(merged.ndim - 1) if merged.shape[i] == 1]
-    for axis in ones:
-        merged = np.concatenate((merged, merged), axis=axis)
-    if merged.shape[-1] == 1:
-        merged = np.concatenate((merged, np.full_like(merged, -0.0)), axis=-1)
-    total = function(np.ascontiguousarray(merged))
-    return total[tuple(slice(0, 1) if i in ones else slice(None) for i in range(total.ndim))]
+def _reduce_first_axis(function, merged: np.ndarray):
+    """``function`` (a reduction of the first axis) of ``merged``, each axis of size 1 made 2
+    first, exactly, so that the trace of the other calls serves it: the kept axes by the chunk
+    functions' ``Widening``, the reduced axis (a mean's single partial sum) padded with -0.0,
+    the sum's exact identity."""
+    if merged.shape[0] == 1:
+        merged = np.concatenate((merged, np.full_like(merged, -0.0)))
+    widening = Widening(merged.ndim, (tuple(range(1, merged.ndim)),), (merged.ndim - 1,))
+    wide, doubled = widening.widen((merged,))
+    total = function(*wide)
+    return widening.cut(total, doubled) if doubled else total
 
 
 def _combiner(name: str, dtype, count: int | None) -> ChunkFunction:
-    """The compiled function reducing the last axis of partial results of reduction ``name``
+    """The compiled function reducing the first axis of partial results of reduction ``name``
     into dtype ``dtype``: a combine step (``count`` None) or the aggregate (a mean's divides
     the partial sums' total by ``count``)."""
     combine = TREE[name]
     extra = f", dtype=np.dtype({np.dtype(dtype).str!r})" if combine in ("sum", "prod") else ""
-    total = f"np.{combine}(partials, axis=-1{extra})"
+    total = f"np.{combine}(partials, axis=0{extra})"
     if name == "mean" and count is not None:
         total = f"{total} / {count}"
     entry = f"combine_{combine}"

@@ -17,16 +17,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..ir import ops
 from ..ir.graph import Graph, Node
 from ..ir.kernel import FusedKernel
 from ..ir.symbolic import is_int
-from .source import function_source
+from .source import PARTIAL, function_source
 
-# Reductions a tree can combine: the chunk step's op -> the NumPy reduction combining partials
-# (a mean: the partial sums' total, divided by the count: ``executor``).
-TREE = {"sum": "sum", "prod": "prod", "amax": "max", "amin": "min", "any": "any", "all": "all"}
-TREE["mean"] = "sum"
-_ALONG_AXIS = ("cumsum", "cumprod", "accumulate")
+# Reductions a tree can combine: the chunk step's op -> the NumPy reduction combining partials,
+# each reducing op's own function (a mean: the partial sums' total, divided by the count:
+# ``executor``), and the ops running along an axis (the accumulations)
+TREE = {op.name: op.impl.__name__ for op in ops.OPS if op.reduces is not None}
+TREE.update(PARTIAL)
+_ALONG_AXIS = tuple(op.name for op in ops.OPS if op.accumulates is not None) + ("accumulate",)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from ..ir.symbolic import Symbol, is_expr
 
 # Reductions printed with keepdims=True in a tree reduction's chunk step, and mean printed as
 # the sum its aggregate divides.
-_PARTIAL = {"mean": "sum"}
+PARTIAL = {"mean": "sum"}
 
 
 def function_source(
@@ -68,7 +68,7 @@ def _expression(node: Node, names: dict, sizes: dict, keep: bool) -> str:
         return f"{args[0]}[{_literal(tuple(kwargs['index']), names, sizes)}]"
     name = op.name
     if keep and op.kind == "reduction":
-        name = _PARTIAL.get(name, name)
+        name = PARTIAL.get(name, name)
         kwargs["keepdims"] = True
         if op.name == "mean":
             kwargs["dtype"] = node.meta.dtype

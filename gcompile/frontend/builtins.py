@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..capture.runtime import is_math
 from ..ir import ops
 from .math_calls import math_call
 
@@ -29,7 +30,7 @@ class PythonBuiltins:
         ``NotImplemented``: Python runs it."""
         if function in (int, float):
             return scalar_builtin(self.tracer, function, args, kwargs)
-        if getattr(function, "__module__", None) == "math":
+        if is_math(function):
             to_int = lambda value: scalar_builtin(self.tracer, int, (value,), {})  # noqa: E731
             return math_call(self.tracer, function, args, kwargs, to_int)
         if function is np.ndarray:

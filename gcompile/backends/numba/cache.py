@@ -164,13 +164,18 @@ def dispatcher_of(key: str) -> object:
     with _lock:
         dispatcher = _dispatchers.get(key)
         if dispatcher is None:
-            path = cache_dir() / f"k_{key}.py"
-            first, _, text = path.read_text().partition("\n")
-            if first != _HEADER + _digest(text):
-                raise ImportError(f"kernel module {path} is damaged")
+            text = _stored_text(cache_dir() / f"k_{key}.py", ImportError)
             dispatcher, _ = _import(key, text)
             _dispatchers[key] = dispatcher
         return dispatcher
+
+
+def _stored_text(path: Path, error: type) -> str:
+    """The body of kernel module ``path``; ``error`` when its recorded hash does not match."""
+    first, _, text = path.read_text().partition("\n")
+    if first != _HEADER + _digest(text):
+        raise error(f"kernel module {path} is damaged")
+    return text
 
 
 def module_key(source: str, parallel: bool, fastmath: str) -> str:
@@ -207,10 +212,7 @@ def load(
         if signature in dispatcher.overloads:
             return Loaded(dispatcher, "memory", path)
         hits = sum(dispatcher.stats.cache_hits.values())
-        dispatcher.disable_compile(False)  # (a program's entry disables compiling on calls)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NumbaWarning)  # performance hints are not for users
-            compile_from_cache(dispatcher, signature)
+        compile_from_cache(dispatcher, signature)
         event = "disk" if sum(dispatcher.stats.cache_hits.values()) > hits else "compiled"
         return Loaded(dispatcher, event, path)
 
@@ -220,7 +222,16 @@ def compile_from_cache(dispatcher: object, signature: tuple) -> None:
     first setting up Numba's compiler (``refresh``: its typing and lowering registries, with the
     ``scipy.linalg`` import of its BLAS check, about 0.25 s in a process), which loading machine
     code does not use; only the runtime (NRT) the code calls is started. A signature the disk
-    cache lacks compiles as usual, which sets the compiler up then."""
+    cache lacks compiles as usual, which sets the compiler up then, with Numba's performance
+    hints (not for users) silenced, even for a dispatcher whose compiling was disabled (a
+    program's entry disables it for calls)."""
+    dispatcher.disable_compile(False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaWarning)
+        _compile_from_cache(dispatcher, signature)
+
+
+def _compile_from_cache(dispatcher: object, signature: tuple) -> None:
     cache = getattr(dispatcher, "_cache", None)
     load = getattr(cache, "_load_overload", None)
     guard = getattr(cache, "_guard_against_spurious_io_errors", None)
@@ -249,10 +260,7 @@ def module_of(dispatcher: object) -> tuple[str, str]:
     path = cache_dir() / f"k_{key}.py"
     if not name.startswith("gcompile_kernels.k_") or not path.exists():
         raise ValueError(f"{dispatcher!r} is not a kernel of the cache")
-    first, _, text = path.read_text().partition("\n")
-    if first != _HEADER + _digest(text):
-        raise ValueError(f"kernel module {path} is damaged")
-    return key, text
+    return key, _stored_text(path, ValueError)
 
 
 def install(text: str) -> tuple[str, object]:
@@ -261,7 +269,8 @@ def install(text: str) -> tuple[str, object]:
     it is there intact, then imported (nothing compiled yet)."""
     key = key_of(text)
     with _lock:
-        path = cache_dir() / f"k_{key}.py"
-        if not _intact(path, text):
-            _write(path, text)
-    return key, dispatcher_of(key)
+        dispatcher = _dispatchers.get(key)
+        if dispatcher is None:
+            dispatcher, _ = _import(key, text)  # (written first unless there intact)
+            _dispatchers[key] = dispatcher
+    return key, dispatcher

@@ -42,6 +42,9 @@ def _copy_row(source, memory, shape, offset, strides, row):
         memory[np.uint64(start + step * i)] = source[first + i]
 
 
+HOST_COPIES = ("copy_serial", "copy_parallel")  # the copy loops a host calls (as _<name>)
+
+
 # Two functions, not one compiled twice: compiled from one Python function, the two shared
 # its cache index, and the serial one could load the parallel machine code (measured: 7.7 us a
 # call, not 0.35 us, for a 100-element copy from Python; 88 us from a loop program; and a
