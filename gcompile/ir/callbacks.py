@@ -18,6 +18,7 @@ import numpy as np
 
 from .externs import Operand
 from .meta import TensorMeta
+from .pytree import map_leaves
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,15 +41,7 @@ class Callback:
 
 
 def _filled(value: Any, operands: tuple) -> Any:
-    if isinstance(value, Operand):
-        return operands[value.index]
-    if isinstance(value, tuple):
-        return tuple(_filled(v, operands) for v in value)
-    if isinstance(value, list):
-        return [_filled(v, operands) for v in value]
-    if isinstance(value, dict):
-        return {k: _filled(v, operands) for k, v in value.items()}
-    return value
+    return map_leaves(lambda v: operands[v.index] if isinstance(v, Operand) else v, value)
 
 
 _REGISTERED: dict[int, Callback] = {}  # what compiled loop programs call back (by number)
