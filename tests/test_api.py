@@ -263,6 +263,15 @@ def test_recompile_storm_warns_once(monkeypatch):
     assert fn.stats["cache_entries"] == 4
 
 
+def test_the_cache_size_limit_option_overrides_the_environment(monkeypatch):
+    monkeypatch.setenv("GCOMPILE_CACHE_LIMIT", "1")
+    fn = gcompile.compile(lambda x: x + 1, backend="interpreter", options={"cache_size_limit": 2})
+    fn(np.ones(1))
+    fn(np.ones(2))  # two entries: within the option's limit, past the environment's
+    with pytest.warns(gcompile.GcompileWarning, match="3 different argument structures"):
+        fn(np.ones(3, np.float32))
+
+
 def test_user_error_during_tracing_is_eagers_own_error():
     fn = gcompile.compile(lambda a, b: a + b)
     with pytest.raises(ValueError, match="could not be broadcast"):
