@@ -6,18 +6,21 @@ entry and runs its host function: about 2 us a call. A graph whose host is one N
 (``host_programs``) reads its sizes and checks them itself (``program_entry``), and its Numba
 signature pins ranks, layouts and writeability (it compiles nothing on a call). What is left
 to check in Python is each argument's type, in one generated function (an array's dtype is the
-signature's too), with the user's signature, so keyword calls and defaults take it as well::
+signature's too), with the user's signature, so keyword calls and defaults take it as well.
+The arrays the program returns are made here and passed to it (its ``buffers``: Numba would
+take 0.2-0.4 us to hand back an array), from the host's pool when they are large::
 
     def _gc_entry(u, dx):               # (named periodic_laplacian, as the user's function)
         if (_gc_disable not in _gc_environ
                 and _gc_type(u) is _gc_ndarray and _gc_type(dx) is _gc_kind_dx):
             try:
-                results = _gc_program(u, dx)  # (a program of one result returns it bare)
+                _gc_r0 = _gc_empty(u.shape, _gc_b0)
+                _gc_program(u, dx, _gc_r0)  # (other results it returns: one bare, or a tuple)
             except Exception:  # a type or size the program refuses: the general path decides
                 pass
             else:
                 _gc_count()
-                return results
+                return _gc_r0
         return _gc_general(u, dx)
 
 It is used only for entries that write no argument and call nothing back into Python, so a call
@@ -77,21 +80,23 @@ def build(
     tests = [_test(n, v, flag) for n, v, flag in zip(names, values, bound.is_input)]
     if any(test is None for test in tests):
         return None
-    function, constants = program.entry
+    program = program.entry
     namespace = {
-        "_gc_program": function,
+        "_gc_program": program.function,
         "_gc_general": general,
         "_gc_environ": environ,
         "_gc_disable": os.environ.encodekey("GCOMPILE_DISABLE"),
         "_gc_type": type,
         "_gc_ndarray": np.ndarray,
-        **{f"_gc_c{i}": constant for i, constant in enumerate(constants)},
+        "_gc_empty": np.empty,
+        "_gc_pooled": program.pooled,
+        **{f"_gc_c{i}": constant for i, constant in enumerate(program.constants)},
+        **{f"_gc_b{i}": buffer.dtype for i, buffer in enumerate(program.buffers)},
         **{f"_gc_default_{p.name}": p.default for p in parameters if p.default is not p.empty},
         **{f"_gc_kind_{n}": type(v) for n, v in zip(names, values)},
     }
     inputs = [n for n, flag in zip(names, bound.is_input) if flag]
-    results = "(results,)" if out.kind == "tuple" and len(out.children) == 1 else "results"
-    source = _source(parameters, tests, inputs, len(constants), results)
+    source = _source(parameters, tests, _call(program, inputs), _results(program, out))
     exec(compile(source, f"<gcompile fast entry {entry.graph.name}>", "exec"), namespace)
     function = namespace["_gc_entry"]
     # a wrong arity raises the TypeError eager would raise, naming the user's function
@@ -116,22 +121,56 @@ def _test(name: str, value: Any, is_input: bool) -> str | None:
     return None
 
 
-def _source(parameters: list, tests: list, inputs: list, constants: int, results: str) -> str:
+def _call(program: Any, inputs: list) -> list:
+    """The lines making the buffers the program writes (``program_entry.CallerBuffer``; a size
+    the program refuses fails here or there, and the general path decides) and calling it."""
+    lines = []
+    for position, buffer in enumerate(program.buffers):
+        allocator = "_gc_pooled" if buffer.pooled else "_gc_empty"
+        order = "" if buffer.order == "C" and not buffer.pooled else f", {buffer.order!r}"
+        shape = buffer.shape_source(inputs)
+        lines.append(f"_gc_r{position} = {allocator}({shape}, _gc_b{position}{order})")
+    arguments = inputs + [f"_gc_r{i}" for i in range(len(program.buffers))]
+    arguments += [f"_gc_c{i}" for i in range(len(program.constants))]
+    call = f"_gc_program({', '.join(arguments)})"
+    returned = sum(1 for buffer in program.in_buffers if buffer is None)
+    return lines + [f"_gc_returned = {call}" if returned else call]
+
+
+def _results(program: Any, out: Any) -> str:
+    """The expression of the call's result: each output its buffer or what the program
+    returned (one bare, several a tuple), in the user's structure (one value, or a tuple)."""
+    returned = sum(1 for buffer in program.in_buffers if buffer is None)
+    taken = itertools.count()
+    items = [
+        f"_gc_r{buffer}"
+        if buffer is not None
+        else "_gc_returned"
+        if returned == 1
+        else f"_gc_returned[{next(taken)}]"
+        for buffer in program.in_buffers
+    ]
+    if out.kind == "leaf":
+        return items[0]
+    return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+
+
+def _source(parameters: list, tests: list, call: list, results: str) -> str:
     signature = ", ".join(
         p.name if p.default is p.empty else f"{p.name}=_gc_default_{p.name}" for p in parameters
     )
-    arguments = ", ".join(inputs + [f"_gc_c{i}" for i in range(constants)])
     checks = ["_gc_disable not in _gc_environ", *tests]
-    call = ", ".join(p.name for p in parameters)
+    arguments = ", ".join(p.name for p in parameters)
+    body = "".join(f"            {line}\n" for line in call)
     return (
         f"def _gc_entry({signature}):\n"
         f"    if {' and '.join(checks)}:\n"
         "        try:\n"
-        f"            results = _gc_program({arguments})\n"
+        f"{body}"
         "        except Exception:\n"
         "            pass\n"
         "        else:\n"
         "            _gc_count()\n"
         f"            return {results}\n"
-        f"    return _gc_general({call})\n"
+        f"    return _gc_general({arguments})\n"
     )

@@ -41,7 +41,7 @@ def test_a_whole_program_is_called_straight_and_every_other_call_takes_the_gener
     u = RNG.random(40)
     np.testing.assert_array_equal(fn(u, 0.1), periodic_laplacian(u, 0.1))
     assert type(fn).__call__ is fn._fast.function and fn.__name__ == "periodic_laplacian"
-    program = fn.entries[0].run.program.entry[0]
+    program = fn.entries[0].run.program.entry.function
     calls = [
         ((u, 0.1), 1),  # the same kinds: served
         ((RNG.random(7), 0.3), 1),  # other sizes, one trace
@@ -127,12 +127,36 @@ def test_no_fast_entry_where_a_call_must_be_checked_in_python():
     np.testing.assert_array_equal(a, np.arange(8.0) * 2.0)
 
 
-def test_a_large_output_comes_from_the_host_pool_and_then_there_is_no_fast_entry():
+def test_a_large_output_comes_from_the_host_pool_in_the_fast_entry_too():
     fn = gcompile.compile(periodic_laplacian)
     u = RNG.random(200_000)  # 1.6 MB: the pool reuses a buffer the caller dropped
     np.testing.assert_array_equal(fn(u, 0.5), periodic_laplacian(u, 0.5))
-    program = fn.entries[0].run.program
-    assert program.entry is None and "_empty((s0,), _float64, 'C')" in program.source
+    assert fn.entries[0].run.program.entry.buffers[0].pooled
+    assert "_gc_pooled(u.shape, _gc_b0, 'C')" in fn._fast.source
     first = fn(u, 0.5)
+    address = first.ctypes.data
     del first
-    np.testing.assert_array_equal(fn(u, 0.25), periodic_laplacian(u, 0.25))
+    second = fn(u, 0.25)
+    assert second.ctypes.data == address and _served(fn) == 2
+    np.testing.assert_array_equal(second, periodic_laplacian(u, 0.25))
+
+
+def pieces(x, y):
+    """Outputs the program writes into its caller's buffers (a filled creation of another
+    shape, a kernel's output) and one it returns (a view of one of them)."""
+    head = np.zeros(x.shape[0] - 1)
+    for i in range(1, x.shape[0] - 1):
+        head[i] = head[i - 1] + x[i] * y[i]
+    return head, np.tanh(x) * y, head[::2]
+
+
+def test_outputs_in_the_callers_buffers_and_returned_ones_keep_eager_identity():
+    fn = gcompile.compile(pieces)
+    for n in (9, 30, 2, 30):
+        x, y = RNG.random(n), RNG.random(n)
+        got, want = fn(x, y), pieces(x, y)
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_allclose(a, b, rtol=1e-15, atol=0)
+        assert np.shares_memory(got[0], got[2]) and not np.shares_memory(got[0], got[1])
+    assert _served(fn) == 3 and "_gc_r0 = _gc_empty((x.shape[0] - 1,), _gc_b0)" in fn._fast.source

@@ -500,14 +500,15 @@ def diagonal_then_add(a):
     return a + t
 
 
-def test_a_programs_top_level_kernels_write_its_own_buffers_in_parallel_on_large_spaces():
+def test_a_programs_top_level_kernels_write_its_callers_buffers_in_parallel_on_large_spaces():
     a = RNG.random((40, 40))
     check(diagonal_then_add, a, backends=("numba",))
     compiled = gcompile.compile(diagonal_then_add)
     first = compiled(a)
     code = compiled.code
-    assert "_loop_diagonal_then_add(v_a)" in code
-    assert "out0_fused_1 = _memory.empty((s0, s1), np.float64)" in code
+    assert "_buffer0 = _empty((s0, s1), _float64, 'C')" in code
+    assert "_loop_diagonal_then_add(v_a, _buffer0)" in code
+    assert "out0_fused_1 = b0" in code and "return\n" in code  # (the caller keeps its buffer)
     assert "_fused_1_parallel(out0_fused_1, a0, t, n0=s0, n1=s1, st0=s1)" in code
     assert "if s0 * s1 >= 131072:" in code
     assert "# kernel fused_1 (called as _fused_1_parallel in loop diagonal_then_add)" in code

@@ -436,7 +436,8 @@ class CallKernel:
 @dataclass(frozen=True)
 class Return:
     """``return (values...)``: a program's results; ``bare``: its one value as itself, not in a
-    1-tuple (a program of one result: its callers neither box nor index a tuple)."""
+    1-tuple (a program of one result: its callers neither box nor index a tuple), none
+    as ``return``."""
 
     values: tuple
     bare: bool = False

@@ -48,7 +48,7 @@ def golden(text: str) -> str:
 
 
 DIAGONAL = golden("""
-    def kernel(a0):
+    def kernel(a0, b0):
         s0, s1 = a0.shape
         if s0 < 2 or s1 < 2 or -s0 + s1 < 0:
             raise _GuardFailure('the inputs have sizes this program was not compiled for')
@@ -64,24 +64,25 @@ DIAGONAL = golden("""
             add_1 = np.float64((t + tanh_1))
             t, = add_1,
         # %fused_1 : f64[s0,s1] = fused_1(%a, %for_range_1)
-        out0_fused_1 = _memory.empty((s0, s1), np.float64)
+        out0_fused_1 = b0
         if s0 * s1 >= 131072:
             _fused_1_parallel(out0_fused_1, a0, t, n0=s0, n1=s1, st0=s1)
         else:
             _fused_1(out0_fused_1, a0, t, n0=s0, n1=s1, st0=s1)
         fused_1 = out0_fused_1
-        return fused_1
+        return
 """)
 
 FORWARD_SOLVE = golden("""
-    def kernel(a0, a1):
+    def kernel(a0, a1, b0):
         s0, s1 = a0.shape
         s2, = a1.shape
         if s0 < 2 or s1 < 2 or s2 < 2 or s0 - s2 < 0 or s1 - s2 < 0:
             raise _GuardFailure('the inputs have sizes this program was not compiled for')
         out0_fused_1 = _memory.empty((1,), np.float64)
         # %zeros_1 : f64[s2] = zeros(dtype=float64, order='C', shape=(s2,))    # <here>:25
-        zeros_1 = _memory.full((s2,), 0.0, np.float64)
+        zeros_1 = b0
+        b0[...] = 0.0
         # %for_range_1 : f64[s2] = for_range(%b, %L, %zeros_1, start=0, step=1, stop=s2)    # <here>:26
         b_v = a1
         L = a0
@@ -100,16 +101,16 @@ FORWARD_SOLVE = golden("""
             divide_1 = np.float64((subtract_1 / getitem_4))
             # %store_1 : f64[s2] = store(%zeros_1, %divide_1, index=[k0])    # <here>:27
             zeros_1_2[k0] = divide_1
-        return zeros_1_2
+        return
 """)
 
 LAPLACIAN = golden("""
-    def kernel(a0, a1):
+    def kernel(a0, a1, b0):
         s0, = a0.shape
         if s0 < 2:
             raise _GuardFailure('the inputs have sizes this program was not compiled for')
         # %empty_1 : f64[s0] = empty(dtype=float64, order='C', shape=(s0,))    # <here>:32
-        empty_1 = _memory.empty((s0,), np.float64)
+        empty_1 = b0
         # %fused_1 : f64[s0] = fused_1(%empty_1, %u)
         if s0 - 2 >= 131072:
             _fused_1_parallel(a0, empty_1, n0=s0 - 2, o0=1, o1=2)
@@ -146,7 +147,7 @@ LAPLACIAN = golden("""
             _fused_2_parallel(empty_1, multiply_4, n0=s0)
         else:
             _fused_2(empty_1, multiply_4, n0=s0)
-        return empty_1
+        return
 """)
 
 
@@ -178,5 +179,5 @@ def test_user_names_that_a_program_uses_itself_are_renamed():
     compiled = gcompile.compile(names_of_the_program_itself, fullgraph=True)
     np.testing.assert_array_equal(compiled(a, b, 2.0), names_of_the_program_itself(a, b, 2.0))
     ((_, source),) = compiled.entries[-1].run.program.loops
-    assert "def kernel(a0, a1, a2):" in source
+    assert "def kernel(a0, a1, a2, b0):" in source
     assert "a0_v = a0" in source and "b0_v = a1" in source and "s0_v = a2" in source

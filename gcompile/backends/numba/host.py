@@ -86,9 +86,8 @@ class HostProgram:
     callbacks: list = field(default_factory=list)  # library calls loop programs call back for
     loops: list = field(default_factory=list)  # (name, source) of each compiled loop nest
     whole: str = ""  # whether the host is one Numba function (a graph with loops), and why not
-    # (function, constants) of the whole program when a call may go to it straight, its results
-    # the graph's outputs as they are (``fast_entry``)
-    entry: tuple | None = None
+    # the whole program when a call may go to it straight (``program_entry.ProgramEntry``)
+    entry: Any = None
     kernel_compiles: int = 0
     disk_cache_hits: int = 0
     timings: dict = field(default_factory=dict)

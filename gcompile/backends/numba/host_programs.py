@@ -16,6 +16,7 @@ from ...ir.graph import Node
 from ...ir.subgraph import loop_of
 from ...loops.nodes import Attr, Call, Comment, Const, Item, Let, Name, Return, Tuple, Var
 from . import codegen, program_host, programs
+from .program_entry import ProgramEntry, caller_buffers
 
 # A graph without loops whose host would run this many steps (kernel calls, scalar ops, stores)
 # one by one is one Numba function too: a step of the Python host costs 1-2 us a call, the
@@ -60,20 +61,24 @@ class ProgramCalls:
             else Call(Attr(self.dtype_name(v.meta.dtype), "type"), (self.value(v),))
             for v in program.inputs
         ]
-        arguments += [
-            Call(Name("_empty"), (self.shape(shape), self.dtype_name(dtype), Const(order)))
-            for shape, dtype, order in program.buffers
-        ]
+        for position, (shape, dtype, order) in enumerate(program.buffers):
+            made = Call(Name("_empty"), (self.shape(shape), self.dtype_name(dtype), Const(order)))
+            self.emit(Let(Var(f"_buffer{position}"), made))
+            arguments.append(Var(f"_buffer{position}"))
         arguments += [Var(size) for size in program.sizes]
         for position, constant in enumerate(program.constants):
             self.globals[f"_loop_{name}_c{position}"] = constant
             arguments.append(Name(f"_loop_{name}_c{position}"))
         self.emit(Let(Var("_results"), Call(Name(f"_loop_{name}"), tuple(arguments))))
-        if len(program.outputs) == 1:  # (returned bare: ``programs``)
-            return [self.program_result(Var("_results"), program.outputs[0])]
+        returned = sum(1 for buffer in program.in_buffers if buffer is None)
+        items = iter(
+            [Var("_results")]
+            if returned == 1
+            else [Item(Var("_results"), (Const(i),)) for i in range(returned)]
+        )
         return [
-            self.program_result(Item(Var("_results"), (Const(i),)), meta)
-            for i, meta in enumerate(program.outputs)
+            self.program_result(next(items) if buffer is None else Var(f"_buffer{buffer}"), meta)
+            for buffer, meta in zip(program.in_buffers, program.outputs)
         ]
 
     def program_result(self, value, meta):
@@ -120,7 +125,10 @@ class ProgramCalls:
         ]
         self.emit(Return(tuple(items)))
         direct = all(meta.ndim for meta in program.outputs) and len(items) == len(program.outputs)
-        if direct and not program.objmode and not program.buffers:
+        if direct and not program.objmode:
             function.disable_compile()  # another type is the general path's (``fast_entry``)
-            self.program.entry = (function, tuple(program.constants))
+            buffers = caller_buffers(graph, program.buffers)
+            constants = tuple(program.constants)
+            entry = ProgramEntry(function, constants, buffers, program.in_buffers, self.pool.empty)
+            self.program.entry = entry
         return True

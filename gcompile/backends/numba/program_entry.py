@@ -17,8 +17,14 @@ writeability are in the program's Numba signature.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
 from ...ir.graph import Graph
-from ...ir.shape_env import SIZE_LOW
+from ...ir.shape_env import SIZE_LOW, source_of
+from ...ir.symbolic import product_of
 from ...loops.nodes import (
     Assign,
     Attr,
@@ -33,6 +39,7 @@ from ...loops.nodes import (
     Var,
     size_of,
 )
+from .memory import POOLED
 
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 MESSAGE = "the inputs have sizes this program was not compiled for"
@@ -72,3 +79,61 @@ def entry_statements(graph: Graph, inputs: list, symbols: dict) -> list:
         failed = failures[0] if len(failures) == 1 else BoolOp("or", tuple(failures))
         statements.append(If(failed, (Raise("_GuardFailure", MESSAGE),)))
     return statements
+
+
+@dataclass(frozen=True)
+class ProgramEntry:
+    """What a call needs to reach a whole graph's program straight from Python (``fast_entry``):
+    ``function(*inputs, *buffers, *constants)`` writes each output whose ``in_buffers`` item is
+    a buffer's position there and returns the others (one bare, none as None)."""
+
+    function: Any  # the Numba dispatcher (compiling nothing more)
+    constants: tuple  # the arrays it reads, passed last
+    buffers: tuple  # a ``CallerBuffer`` per buffer it is passed
+    in_buffers: list  # per output of the graph, the buffer it is written into, else None
+    pooled: Callable  # the allocator of large buffers (the host's pool)
+
+
+@dataclass(frozen=True)
+class CallerBuffer:
+    """An array a whole graph's program is passed to write (its ``buffers``), as a caller that
+    has only the graph's inputs makes it (``fast_entry``): ``shape`` over the symbols, read from
+    the inputs as ``sources`` says (symbol -> (input position, axis; None: an int input)).
+    ``pooled``: large at the traced sizes, so taken from the host's buffer pool."""
+
+    shape: tuple
+    dtype: np.dtype
+    order: str
+    pooled: bool
+    sources: dict
+
+    def shape_source(self, inputs: list) -> str:
+        """Python source of the shape, the inputs named ``inputs`` (in the graph's order)."""
+        whole = {(position, axis): symbol for symbol, (position, axis) in self.sources.items()}
+        for position, name in enumerate(inputs):  # (an input's shape: read at once)
+            if self.shape and [whole.get((position, a)) for a in range(len(self.shape))] == list(
+                self.shape
+            ):
+                return f"{name}.shape"
+        names = {
+            symbol: inputs[position] if axis is None else f"{inputs[position]}.shape[{axis}]"
+            for symbol, (position, axis) in self.sources.items()
+        }
+        sizes = [source_of(size, names) for size in self.shape]
+        return f"({', '.join(sizes)}{',' if len(sizes) == 1 else ''})"
+
+
+def caller_buffers(graph: Graph, buffers: list) -> tuple:
+    """The ``CallerBuffer`` of each of a whole graph's program's ``buffers`` ((shape, dtype,
+    order) each)."""
+    env = graph.shape_env
+    return tuple(
+        CallerBuffer(
+            tuple(shape),
+            np.dtype(dtype),
+            order,
+            env.hint(product_of(shape)) * np.dtype(dtype).itemsize >= POOLED,
+            dict(env.sources),
+        )
+        for shape, dtype, order in buffers
+    )

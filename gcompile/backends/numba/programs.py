@@ -108,8 +108,8 @@ PROGRAM_REWRITES = [
 @dataclass
 class LoopProgram:
     """A generated function (a loop nest, or a whole graph) and how the host calls it:
-    ``kernel(*inputs, *sizes, *constants)``, returning the tuple of ``outputs`` (one output
-    bare)."""
+    ``kernel(*inputs, *buffers, *sizes, *constants)``, returning the tuple of its ``outputs``
+    that are not buffers (one bare, none as None)."""
 
     source: str
     inputs: list  # the nodes the host passes first, in order (arrays, scalars as their dtype)
@@ -125,6 +125,8 @@ class LoopProgram:
     objmode: bool = False  # whether it calls back into Python (library calls)
     callbacks: list = field(default_factory=list)  # what it calls back into Python for, and why
     parallel: bool = False  # whether a loop of it runs in parallel (``loops.program_parallel``)
+    # per output, the buffer it is written into (the host's, not returned), else None
+    in_buffers: list = field(default_factory=list)
 
 
 def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
@@ -153,6 +155,7 @@ def generate_graph(graph: Graph, options: dict) -> LoopProgram:
     lowering.graph(graph)
     returned = [v for v in graph.output_node.args[0] if isinstance(v, Node)]  # (not literals)
     results = [lowering.values[v] for v in returned]
+    lowering.buffers_for_results(results)
     return lowering.finish(graph.name, results, [v.meta for v in returned])
 
 
@@ -240,6 +243,8 @@ class _ProgramLowering(
         self.inputs: list[Node] = []
         self.constants: list = []
         self.buffers: list = []
+        self.made: dict = {}  # an array allocated at the top level -> (shape, dtype, order)
+        self.buffer_of: dict = {}  # a buffer's variable (or one bound to it) -> its position
         self.values: dict[Node, object] = {}  # node -> the expression of its value
         self.kernels: dict[Var, kernels.Variant] = {}  # a kernel's global -> the Variant called
         self.orders: dict[Node, list] = {}  # a kernel node -> the order of each output it makes
@@ -253,6 +258,13 @@ class _ProgramLowering(
         self.copies = False
         self.objmode = False
         self.callbacks: list = []
+
+    def buffer(self, buffer: tuple) -> Var:
+        """The parameter of a new buffer ``(shape, dtype, order)`` the host passes."""
+        self.buffers.append(buffer)
+        variable = Var(f"b{len(self.buffers) - 1}")
+        self.buffer_of[variable] = len(self.buffers) - 1
+        return variable
 
     def input(self, value: Node) -> Var:
         """The parameter of a value the host passes."""
@@ -274,7 +286,9 @@ class _ProgramLowering(
             Param(Var(f"c{i}"), ("constant", i), c.dtype, c.ndim)
             for i, c in enumerate(self.constants)
         ]
-        body = (*self.statements, Return(tuple(results), bare=len(results) == 1))
+        in_buffers = [self.buffer_of.get(r) if isinstance(r, Var) else None for r in results]
+        returned = tuple(r for r, buffer in zip(results, in_buffers) if buffer is None)
+        body = (*self.statements, Return(returned, bare=len(returned) <= 1))
         symbols = tuple(self.symbols.items())
         program = Kernel(name, tuple(params), body, (), (), entry=self.entry, symbols=symbols)
         ctx = MathContext(
@@ -299,6 +313,7 @@ class _ProgramLowering(
             self.objmode,
             self.callbacks,
             program.parallel,
+            in_buffers,
         )
 
     def emit(self, statement) -> None:
@@ -430,14 +445,17 @@ class _ProgramLowering(
         fill = None if fill is None else Const(np.array(fill, meta.dtype).item(), meta.dtype)
         if self.top() and meta.ndim and not small_output(node, meta):
             # (a large array from the host's pool: one the caller dropped is written again)
-            self.buffers.append((tuple(meta.shape), meta.dtype, memory_order(meta.layout)))
-            self.values[node] = Var(f"b{len(self.buffers) - 1}")
+            self.values[node] = self.buffer(
+                (tuple(meta.shape), meta.dtype, memory_order(meta.layout))
+            )
             if fill is not None:
                 self.emit(Assign(Item(self.values[node], (Name("..."),)), fill))
             return
         variable = self.fresh(node.name)
         self.emit(Alloc(variable, self.shape(meta.shape), meta.dtype, fill))
         self.values[node] = variable
+        if self.top() and meta.ndim:
+            self.made[variable] = (tuple(meta.shape), meta.dtype, memory_order(meta.layout))
 
     def linspace(self, node: Node) -> None:
         """``np.linspace(start, stop, num)`` of float64 (Numba's gives NumPy's values, the

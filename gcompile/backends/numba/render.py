@@ -264,6 +264,8 @@ class _Renderer:
             ]
             return f"{self.names.var(stmt.function)}({', '.join(arguments)})"
         if isinstance(stmt, Return):
+            if stmt.bare and not stmt.values:
+                return "return"
             return f"return {self.expr(stmt.values[0] if stmt.bare else Tuple(stmt.values))}"
         if isinstance(stmt, Release):
             return f"del {', '.join(self.names.var(v) for v in stmt.vars)}"
