@@ -134,3 +134,30 @@ def test_static_tracing_fixes_every_size():
     assert fn.stats["traces"] == 2
     assert str(fn.entries[0].graph).startswith("graph slices_and_reductions(x: f64[10]):")
     assert "x.shape[0] == 10" in fn.entries[0].guards()
+
+
+def sizes_through_floats(x):
+    """Sizes computed by float arithmetic (``int(0.25 * n)``, ``round(n / 2)``, a test of
+    ``n / 2``): Python needs them as numbers, taken at the traced sizes and guarded."""
+    n = x.shape[0]
+    quarter = int(n * 0.25)
+    head = x[:quarter] * 2.0 + x[n - quarter :]
+    middle = x[: round(n / 2)].sum()
+    if n / 2 > 10:
+        middle = middle + np.float64(float(n) ** 0.5)
+    return head, middle, x[np.int64(n) // 3]
+
+
+def a_size_read_from_data(x):
+    return x[: int(x[0] * 4)] * 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sizes_computed_through_floats_compile_once_per_size_and_data_stays_refused(backend):
+    fn = gcompile.compile(sizes_through_floats, backend=backend, fullgraph=True)
+    for size, traces in ((40, 1), (41, 2), (40, 2), (9, 3)):
+        x = np.random.default_rng(size).random(size)
+        assert_same_value(sizes_through_floats(x), fn(x), NUMBA_ULPS if backend == "numba" else 0)
+        assert fn.stats["traces"] == traces  # (each new size traces again: the guard)
+    with pytest.raises(gcompile.UnsupportedError, match="slice bound computed from data"):
+        gcompile.compile(a_size_read_from_data, backend=backend, fullgraph=True)(np.ones(8))

@@ -62,6 +62,9 @@ class Indices:
         for item in items:
             if isinstance(item, masks.MaskedValue):
                 item.refuse("indexing with")
+            if isinstance(item, TracedArray) and item.ndim == 0 and item.dtype.kind in "iu":
+                value = item._from_sizes()  # (of sizes alone: a position like any int)
+                item = item if value is None else int(value)
             if isinstance(item, TracedArray):
                 if item.dtype == bool:
                     self.refuse(
@@ -100,5 +103,8 @@ class Indices:
         if isinstance(bound, SymInt):
             return bound.expr
         if isinstance(bound, TracedArray):
-            self.refuse("a slice bound computed from data")
+            value = bound._from_sizes() if bound.dtype.kind in "iu" else None
+            if value is None:
+                self.refuse("a slice bound computed from data")
+            return int(value)
         return int(bound.__index__())

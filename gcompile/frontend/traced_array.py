@@ -10,6 +10,7 @@ that needs a *value* (``bool(t)``, ``float(t)``) is refused by the recorder with
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -18,6 +19,7 @@ from ..ir import ops
 from ..ir.graph import Node
 from ..ir.meta import TensorMeta
 from ..ir.shape_env import decide
+from .size_values import size_value
 from .symint import SymInt
 
 if TYPE_CHECKING:
@@ -160,8 +162,18 @@ class TracedArray:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(len(self)))
 
-    # -- conversions that need data: refused ------------------------------------------------------
+    # -- conversions that need data: refused (values of sizes alone: taken, guarded) ----------------
+    def _from_sizes(self) -> Any:
+        """This value at the traced sizes when it is computed from sizes alone (``size_values``),
+        the trace guarded on them; else None."""
+        if self.ndim:
+            return None
+        return size_value(self._node, self._tracer.graph.shape_env)
+
     def __bool__(self) -> bool:
+        value = self._from_sizes()
+        if value is not None:
+            return bool(value)
         self._tracer.refuse(
             "bool() of a traced value (Python `if`, `while`, `and`, `or`, `not` on array data)",
             hint="use np.where(cond, a, b) to choose elementwise, or pass the deciding value in "
@@ -169,12 +181,18 @@ class TracedArray:
         )
 
     def __float__(self) -> float:
+        value = self._from_sizes()
+        if value is not None:
+            return float(value)
         self._tracer.refuse(
             "float() of a traced value (also math.* functions, which convert to float)",
             hint="use the NumPy function instead (np.exp, np.sqrt, ...)",
         )
 
     def __int__(self) -> int:
+        value = self._from_sizes()
+        if value is not None:
+            return int(value)
         self._tracer.refuse(
             "int() of a traced value", hint="keep the value as an array: x.astype(np.int64)"
         )
@@ -183,6 +201,9 @@ class TracedArray:
         self._tracer.refuse("complex() of a traced value", hint="use x.astype(np.complex128)")
 
     def __index__(self) -> int:
+        value = self._from_sizes()
+        if value is not None and self.dtype.kind in "iu":
+            return operator.index(value)
         self._tracer.refuse(
             "a traced value used as a Python integer (an index, a size or a range bound)",
             hint="sizes must come from shapes (x.shape[0]) or static arguments",
@@ -265,6 +286,9 @@ class TracedArray:
     def __round__(self, ndigits=None):
         if not self.meta.scalar:
             raise TypeError("type numpy.ndarray doesn't define __round__ method")
+        value = self._from_sizes() if ndigits is None else None
+        if value is not None:
+            return round(value)
         if ndigits is None:  # round() of a scalar is a Python int: it needs the value
             self._tracer.refuse(
                 "round() of a traced scalar (returns a Python int)",
