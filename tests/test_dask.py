@@ -198,6 +198,10 @@ def test_map_blocks_and_edge_chunks_compile_nothing_new():
     for step in peaks.dask.last[0].steps.values():
         function = chunk_function.ChunkFunction(step.source, step.unit.name, {}, 1).function()
         assert function.stats["traces"] == 1
+    check(spread, random((48, 10), (12, 5)))  # kernels dropping the axis they run along
+    before = traces()
+    check(spread, x)
+    assert traces() == before
 
 
 def traces() -> int:

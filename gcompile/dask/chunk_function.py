@@ -28,8 +28,8 @@ class Widening:
 
     ``rank``: the kernel's space rank; ``arguments``: per chunk argument (right-aligned to the
     space), the space axes along which it is pointwise and its whole array longer than 1 (an
-    axis of size 1 throughout broadcasts: it stays); ``outputs``: each output's rank (its axes
-    the space's last)."""
+    axis of size 1 throughout broadcasts: it stays); ``outputs``: each output's space axes, in
+    order."""
 
     rank: int
     arguments: tuple
@@ -59,8 +59,7 @@ class Widening:
         """``result`` (one output, or a tuple) cut back to size 1 along the doubled ``axes``."""
         values = result if isinstance(result, tuple) else (result,)
         cut = []
-        for value, rank in zip(values, self.outputs):
-            space = range(self.rank - rank, self.rank)  # (the space axis of each of its axes)
+        for value, space in zip(values, self.outputs):
             cut.append(value[tuple(slice(0, 1) if a in axes else slice(None) for a in space)])
         return tuple(cut) if isinstance(result, tuple) else cut[0]
 

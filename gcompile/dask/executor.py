@@ -117,7 +117,7 @@ def _widening(step: KernelStep, arrays: list) -> Widening | None:
     along the axes where the kernel is pointwise (not the axes it runs along, nor those it sums
     along: a max over a row twice is the row's max, a sum is not), of the arguments longer
     than 1 there."""
-    if step.mode not in ("blockwise", "whole", "reduce") or step.dropped:
+    if step.mode not in ("blockwise", "whole", "reduce"):
         return None
     rank = len(step.unit.space)
     pointwise = set(range(rank)) - set(step.whole) - _summed(step)
@@ -125,9 +125,10 @@ def _widening(step: KernelStep, arrays: list) -> Widening | None:
         tuple(a for a in sorted(pointwise) if a >= rank - x.ndim and x.shape[a - rank + x.ndim] > 1)
         for x in arrays
     )
-    outputs = tuple(len(o.meta.shape) for o in step.unit.outputs)
+    kept = tuple(a for a in range(rank) if a not in step.dropped)  # (an output drops them all)
+    outputs = tuple(kept[len(kept) - len(o.meta.shape) :] for o in step.unit.outputs)
     if step.mode == "reduce":  # (each output's chunk step keeps the reduced axes)
-        outputs = (rank,)
+        outputs = (tuple(range(rank)),)
     return Widening(rank, arguments, outputs) if any(arguments) else None
 
 
@@ -317,7 +318,8 @@ def _reduce_first_axis(function, merged: np.ndarray):
     the sum's exact identity."""
     if merged.shape[0] == 1:
         merged = np.concatenate((merged, np.full_like(merged, -0.0)))
-    widening = Widening(merged.ndim, (tuple(range(1, merged.ndim)),), (merged.ndim - 1,))
+    kept = tuple(range(1, merged.ndim))
+    widening = Widening(merged.ndim, (kept,), (kept,))
     wide, doubled = widening.widen((merged,))
     total = function(*wide)
     return widening.cut(total, doubled) if doubled else total
