@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gcompile
-from gcompile.dask import chunk_function
+from gcompile.dask import chunk_function, merging
 from gcompile.errors import GcompileWarning
 
 from .support import assert_same_value
@@ -53,7 +53,25 @@ def pipeline(x, y):
     return centred, centred.sum(axis=0), (np.cos(x) * y).sum(axis=1)  # (two arrays reduced)
 
 
-compiled = {f: gcompile.compile(f) for f in (formula, rows, spread, reductions, stencil, pipeline)}
+def edge_reductions(x):
+    """Sums, products and means along axis 0, 1 and both, fused with elementwise work (the
+    products of halves and twos exact in any order)."""
+    return (
+        (x * 3 - 1).sum(axis=0),
+        np.exp(x * 0.1).mean(axis=0),
+        np.where(x > 0, 2.0, 0.5).prod(axis=0),
+        (x * 0.5 + 1).mean(axis=1),
+        (x % 2 + 1).prod(axis=1),
+        (x - 1).sum(),
+        np.where(x < 0, 2.0, 0.5).prod(),
+        (x * x).mean(),
+    )
+
+
+compiled = {
+    f: gcompile.compile(f)
+    for f in (formula, rows, spread, reductions, stencil, pipeline, edge_reductions)
+}
 
 
 def check(fn, *args):
@@ -180,6 +198,57 @@ def test_map_blocks_and_edge_chunks_compile_nothing_new():
     for step in peaks.dask.last[0].steps.values():
         function = chunk_function.ChunkFunction(step.source, step.unit.name, {}, 1).function()
         assert function.stats["traces"] == 1
+    check(spread, random((48, 10), (12, 5)))  # kernels dropping the axis they run along
+    before = traces()
+    check(spread, x)
+    assert traces() == before
+
+
+def traces() -> int:
+    """The traces of every chunk function (kernels and tree steps) this process has made."""
+    return sum(f.stats["traces"] for f in chunk_function._COMPILED.values() if hasattr(f, "stats"))
+
+
+def graph_size(results) -> int:
+    return len(dask.array.core.HighLevelGraph.merge(*[r.dask for r in results]))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_sums_products_and_means_over_one_row_chunks_trace_nothing_new(dtype):
+    values = np.random.default_rng(2).standard_normal((41, 21)) * 3
+    values = np.round(values).astype(dtype) if dtype == np.int32 else values.astype(dtype)
+    check(edge_reductions, da.from_array(values, chunks=(11, 7)))  # no chunk of one row
+    before = traces()
+    for chunks in [
+        (10, 7),  # a one-row edge chunk: 4 x 10 + 1 rows
+        (11, 10),  # a one-column edge chunk: 2 x 10 + 1 columns
+        (10, 10),  # both
+        ((1, 20, 20), 7),  # a leading one-row chunk
+        ((20, 1, 20), (1, 10, 10)),  # one row in the middle, a leading column
+    ]:
+        x = da.from_array(values, chunks=chunks)
+        ours = check(edge_reductions, x)
+        assert traces() == before, chunks  # (the kernels' chunk steps and the tree's steps)
+        assert graph_size(ours) <= graph_size(edge_reductions(x))
+    plan = gcompile.explain(compiled[edge_reductions], x).chunk_plan
+    assert "merge one-row chunks into their neighbours in the chunk step's tasks" in plan
+    assert "axis 0 chunks (3 of 1..20) -> (2 of 20..21), axis 1 chunks (3 of 1..10)" in plan
+
+
+@pytest.mark.parametrize(
+    "sizes, runs",
+    [
+        ((100, 100, 1), ((0, 1), (1, 3))),
+        ((1, 100, 100), ((0, 2), (2, 3))),
+        ((1, 1, 5, 1, 5), ((0, 4), (4, 5))),
+        ((16, 16, 15, 0), ((0, 1), (1, 2), (2, 4))),  # an empty chunk (a stencil's last) too
+        ((1, 1, 1), None),  # every chunk one row: one trace serves them all
+        ((1,), None),  # an axis of size 1
+        ((5, 5), None),
+    ],
+)
+def test_which_chunks_join_a_neighbour(sizes, runs):
+    assert merging.runs(sizes) == runs
 
 
 def peak_rows(x):

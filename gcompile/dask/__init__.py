@@ -1,6 +1,7 @@
 """Compiled functions over dask arrays: one trace on the arrays' structure (sizes symbolic),
 the fused graph mapped onto dask one kernel at a time (``planner.py`` decides, ``executor.py``
-builds the lazy dask graph, ``chunk_function.py`` is what the tasks run).
+builds the lazy dask graph, ``chunk_function.py`` is what the tasks run, ``merging.py`` joins
+one-row chunks to a neighbour where a reduction sums along them).
 
 dask is imported only when a call passes a dask array (``has_dask``).
 """

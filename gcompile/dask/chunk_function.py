@@ -28,8 +28,8 @@ class Widening:
 
     ``rank``: the kernel's space rank; ``arguments``: per chunk argument (right-aligned to the
     space), the space axes along which it is pointwise and its whole array longer than 1 (an
-    axis of size 1 throughout broadcasts: it stays); ``outputs``: each output's rank (its axes
-    the space's last)."""
+    axis of size 1 throughout broadcasts: it stays); ``outputs``: each output's space axes, in
+    order."""
 
     rank: int
     arguments: tuple
@@ -59,22 +59,41 @@ class Widening:
         """``result`` (one output, or a tuple) cut back to size 1 along the doubled ``axes``."""
         values = result if isinstance(result, tuple) else (result,)
         cut = []
-        for value, rank in zip(values, self.outputs):
-            space = range(self.rank - rank, self.rank)  # (the space axis of each of its axes)
+        for value, space in zip(values, self.outputs):
             cut.append(value[tuple(slice(0, 1) if a in axes else slice(None) for a in space)])
         return tuple(cut) if isinstance(result, tuple) else cut[0]
 
 
 def _doubled(chunk: np.ndarray, axis: int) -> np.ndarray:
-    """``chunk`` twice along ``axis``, laid out as its neighbours are: C-contiguous if a longer
-    ``chunk`` would be (rows of a C array), else strided (a block of columns), so that the
-    layout guard of their trace holds too."""
-    doubled = np.concatenate((chunk, chunk), axis=axis)
-    rows_follow = chunk.strides[axis] == chunk.itemsize * math.prod(chunk.shape[axis + 1 :])
-    if chunk.flags.c_contiguous and rows_follow:
-        return doubled
-    padded = np.empty(doubled.shape[:-1] + (doubled.shape[-1] + 1,), doubled.dtype)
-    padded[..., :-1] = doubled
+    """``chunk`` twice along ``axis``, laid out as its neighbours are (``laid_out``)."""
+    return laid_out(np.concatenate((chunk, chunk), axis=axis), chunk)
+
+
+def laid_out(array: np.ndarray, chunk: np.ndarray) -> np.ndarray:
+    """``array`` (new, C-contiguous: ``chunk`` made longer) laid out as a longer ``chunk`` would
+    be, so that the layout guard of its neighbours' trace holds for it too: C-contiguous if the
+    strides of ``chunk`` are a C array's (rows of a C array), F-contiguous if they are an F
+    array's, else strided (a block of columns); read-only if ``chunk`` is."""
+    if _dense(chunk.strides, chunk.shape, chunk.itemsize):
+        laid = array
+    elif _dense(chunk.strides[::-1], chunk.shape[::-1], chunk.itemsize):
+        laid = np.asfortranarray(array)
+    else:
+        laid = strided(array)
+    laid.flags.writeable = chunk.flags.writeable
+    return laid
+
+
+def _dense(strides: tuple, shape: tuple, itemsize: int) -> bool:
+    """Whether each axis's stride is the size of the axes after it (a size-1 axis's too: it
+    tells how the array the chunk came from is laid out)."""
+    return all(s == itemsize * math.prod(shape[a + 1 :]) for a, s in enumerate(strides))
+
+
+def strided(array: np.ndarray) -> np.ndarray:
+    """A copy of ``array`` that is neither C- nor F-contiguous (layout "A"): rows padded."""
+    padded = np.empty(array.shape[:-1] + (array.shape[-1] + 1,), array.dtype)
+    padded[..., :-1] = array
     return padded[..., :-1]
 
 

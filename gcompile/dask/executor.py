@@ -14,11 +14,13 @@ import warnings
 import dask.array as da
 import numpy as np
 from dask.array.overlap import ensure_minimum_chunksize
+from dask.array.reductions import _tree_reduce  # da.reduction's tree, after its chunk step
 
 from ..errors import GcompileWarning, UnsupportedError
 from ..ir import ops
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.shape_env import concrete
+from . import merging
 from .chunk_function import ChunkFunction, Widening
 from .planner import TREE, KernelStep
 
@@ -101,7 +103,7 @@ def run_kernel(step: KernelStep, args: list, log: list, options: dict):
         positions = [i for i, a in enumerate(args) if isinstance(a, da.Array)]
         result = _overlap(step, function, arrays, [p in aligned for p in positions])
     elif step.mode == "reduce":
-        result = _reduce(step, function, arrays)
+        result = _reduce(step, function, arrays, log)
     else:
         if step.whole:
             arrays = [_rechunk_whole(a, step.whole, len(step.unit.space), log) for a in arrays]
@@ -115,19 +117,25 @@ def _widening(step: KernelStep, arrays: list) -> Widening | None:
     along the axes where the kernel is pointwise (not the axes it runs along, nor those it sums
     along: a max over a row twice is the row's max, a sum is not), of the arguments longer
     than 1 there."""
-    if step.mode not in ("blockwise", "whole", "reduce") or step.dropped:
+    if step.mode not in ("blockwise", "whole", "reduce"):
         return None
     rank = len(step.unit.space)
-    reduced = {a for name, axes, _, _ in step.reducers for a in axes if name not in _IDEMPOTENT}
-    pointwise = set(range(rank)) - set(step.whole) - reduced
+    pointwise = set(range(rank)) - set(step.whole) - _summed(step)
     arguments = tuple(
         tuple(a for a in sorted(pointwise) if a >= rank - x.ndim and x.shape[a - rank + x.ndim] > 1)
         for x in arrays
     )
-    outputs = tuple(len(o.meta.shape) for o in step.unit.outputs)
+    kept = tuple(a for a in range(rank) if a not in step.dropped)  # (an output drops them all)
+    outputs = tuple(kept[len(kept) - len(o.meta.shape) :] for o in step.unit.outputs)
     if step.mode == "reduce":  # (each output's chunk step keeps the reduced axes)
-        outputs = (rank,)
+        outputs = (tuple(range(rank)),)
     return Widening(rank, arguments, outputs) if any(arguments) else None
+
+
+def _summed(step: KernelStep) -> set:
+    """The space axes a reduction of the step sums (or multiplies) along: a row twice is not
+    the row there, as it is for a max."""
+    return {a for name, axes, _, _ in step.reducers for a in axes if name not in _IDEMPOTENT}
 
 
 def _describe(step: KernelStep, result, arrays: list) -> str:
@@ -223,13 +231,17 @@ def _empty(meta, rank: int | None = None) -> np.ndarray:
     return np.empty((0,) * (len(meta.shape) if rank is None else rank), dtype=meta.dtype)
 
 
-def _reduce(step: KernelStep, function: ChunkFunction, arrays: list):
-    """Per output, the compiled chunk step per block (reduced axes kept, size 1) and a tree
-    combining the partial results with NumPy's same reduction (a mean: the sums', divided by
-    the count); the chunk step is ``da.reduction``'s own when the kernel reads one array."""
+def _reduce(step: KernelStep, function: ChunkFunction, arrays: list, log: list):
+    """Per output, the compiled chunk step per block (reduced axes kept, size 1) and dask's
+    tree combining the partial results with NumPy's same reduction (a mean: the sums', divided
+    by the count). One-row chunks along an axis summed over join a neighbour in its chunk task
+    (``merging.py``), said in ``log``."""
     rank = len(step.unit.space)
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     shape = (1,) * (rank - len(shape)) + shape
+    arrays, merged = merging.plan(arrays, rank, _summed(step))
+    if merged:
+        log.append(_merge_line(arrays, rank, merged))
     index = tuple(range(rank))
     pairs = [p for a in arrays for p in (a, tuple(range(rank - a.ndim, rank)))]
     results = []
@@ -242,53 +254,52 @@ def _reduce(step: KernelStep, function: ChunkFunction, arrays: list):
             options=function.options,
             widening=function.widening,
         )
-        if len(arrays) == 1 and arrays[0].ndim == rank:
-            reducer = (name, axes, keepdims)
-            results.append(_tree(arrays[0], reducer, out.meta.dtype, shape, chunk, function.entry))
-            continue
         meta = _empty(out.meta, rank)
-        ones = {a: 1 for a in axes}
-        partial = da.blockwise(chunk, index, *pairs, adjust_chunks=ones, meta=meta)
+        if merged:
+            partial = merging.partials(chunk, arrays, rank, merged, axes, meta)
+        else:
+            ones = {a: 1 for a in axes}
+            partial = da.blockwise(chunk, index, *pairs, adjust_chunks=ones, meta=meta)
         reducer = (name, axes, keepdims)
-        results.append(_tree(partial, reducer, out.meta.dtype, shape, None, function.entry))
+        results.append(_tree(partial, reducer, out.meta.dtype, shape, function.entry))
     return results[0] if len(results) == 1 else tuple(results)
 
 
-def _tree(array: da.Array, reducer: tuple, dtype, shape: tuple, function, unit: str) -> da.Array:
-    """dask's tree reduction of ``array``: its chunk step the compiled kernel ``function``, or
-    (None) passing partial results through; its combine and aggregate steps compiled too."""
+def _merge_line(arrays: list, rank: int, merged: dict) -> str:
+    """The chunk plan's line for one-row chunks merged into their neighbours."""
+    axes = []
+    for axis, runs in merged.items():
+        sizes = merging.space_chunks(arrays, rank, axis)
+        joined = tuple(sum(sizes[i:j]) for i, j in runs)
+        axes.append(f"axis {axis} chunks ({_axis(sizes)}) -> ({_axis(joined)})")
+    where = "into their neighbours in the chunk step's tasks (a sum, product or mean along them)"
+    return f"merge one-row chunks {where}: " + ", ".join(axes)
+
+
+def _tree(partial: da.Array, reducer: tuple, dtype, shape: tuple, unit: str) -> da.Array:
+    """dask's tree reduction of the chunk step's ``partial`` results (``da.reduction``'s own
+    tree, its chunk step the kernel's: no task passing them through), its combine and
+    aggregate steps compiled functions too."""
     name, axes, keepdims = reducer
     count = math.prod(shape[a] for a in axes)
-    rank = array.ndim if keepdims else array.ndim - len(axes)
     divides = name == "mean"
-    return da.reduction(
-        array,
-        functools.partial(_chunk, function),
+    return _tree_reduce(
+        partial,
         functools.partial(_combine, _combiner(name, dtype, count), axes, keepdims, divides),
+        axes,
+        keepdims,
+        dtype,
         combine=functools.partial(_combine, _combiner(name, dtype, None), axes, True, False),
-        axis=axes,
-        keepdims=keepdims,
-        dtype=dtype,
         name=f"gcompile-{unit}",
-        meta=np.empty((0,) * rank, dtype),
     )
 
 
-def _chunk(function, x: np.ndarray, axis=None, keepdims=True, computing_meta=False, **_):
-    """``da.reduction``'s chunk step: the compiled kernel (its reductions keep their axes), or
-    (None) the partial results themselves. dask's probe for the result's kind
-    (``computing_meta``, on an empty array) gets the input back: a compile for a shape no chunk
-    has would cost a trace per kernel."""
-    return x if function is None or computing_meta else function(x)
-
-
-def _combine(function, axes: tuple, keep: bool, divides: bool, x: np.ndarray, **meta):
-    """``da.reduction``'s combine and aggregate steps: the partial results' reduced axes merged
-    into one first axis (one compiled function then serves every axis choice and grouping),
-    reduced by ``function``, the axes put back (``keep``) or dropped. A single partial result
-    is its own total unless the step ``divides`` it (a mean's count): no call for it."""
-    if meta.get("computing_meta"):
-        return x
+def _combine(function, axes: tuple, keep: bool, divides: bool, x: np.ndarray, **_):
+    """The tree's combine and aggregate steps: the partial results' reduced axes merged into
+    one first axis (one compiled function then serves every axis choice and grouping), reduced
+    by ``function``, the axes put back (``keep``) or dropped. A single partial result is its
+    own total unless the step ``divides`` it (a mean's count): no call for it. (dask passes
+    ``axis`` and ``keepdims`` too.)"""
     kept = [a for a in range(x.ndim) if a not in axes]
     merged = x.transpose(list(axes) + kept).reshape([-1] + [x.shape[a] for a in kept])
     if merged.shape[0] == 1 and not divides:
@@ -307,7 +318,8 @@ def _reduce_first_axis(function, merged: np.ndarray):
     the sum's exact identity."""
     if merged.shape[0] == 1:
         merged = np.concatenate((merged, np.full_like(merged, -0.0)))
-    widening = Widening(merged.ndim, (tuple(range(1, merged.ndim)),), (merged.ndim - 1,))
+    kept = tuple(range(1, merged.ndim))
+    widening = Widening(merged.ndim, (kept,), (kept,))
     wide, doubled = widening.widen((merged,))
     total = function(*wide)
     return widening.cut(total, doubled) if doubled else total
