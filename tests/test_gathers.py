@@ -48,19 +48,12 @@ def test_a_position_out_of_range_raises_index_error(backend):
             fn(x, np.array(bad))
 
 
-def positions_beside_slices(A, k, cube):
-    """Positions read from the data beside slices, ``None``, ``...``, and alone (a row)."""
-    rows = A[k[0], :] * 2.0 + A[k[1]]
-    return rows, cube[k[1], 1:, k[0]], cube[..., k[2]][None, :, k[1]], A[-k[0]]
+def test_a_slice_beside_a_data_position_is_refused():
+    def row(A, k):
+        return A[k[0], :] * 2.0
 
-
-def test_positions_read_from_data_beside_slices_agree_with_numpy_and_raise_its_error():
-    A, cube = RNG.random((3, 4)), RNG.random((3, 5, 4))
-    for k in ([1, 2, 3], [-2, 0, -1], [2, -1, 0]):
-        check(positions_beside_slices, A, np.array(k), cube)
-    fn = gcompile.compile(positions_beside_slices, fullgraph=True)
-    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 3"):
-        fn(A, np.array([3, 0, 0]), cube)
+    with pytest.raises(gcompile.UnsupportedError, match="traced integer"):
+        gcompile.compile(row, fullgraph=True)(np.ones((3, 4)), np.array([1]))
 
 
 def csr_matvec(indptr, indices, data, x):

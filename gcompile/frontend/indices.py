@@ -34,41 +34,6 @@ class Indices:
             return None
         return np.take(array, index, axis=0)
 
-    def gather_beside_slices(self, array: TracedArray, index: Any) -> TracedArray | None:
-        """``array[k, 1:]``, ``A[i, :, idx[j]]``: positions read from the data (traced 0-d ints,
-        as NumPy takes them: integers) beside slices, ``None`` or ``...``. The basic index with
-        a full slice in their place, then ``np.take`` at each of them (last first, so the axes
-        before stay put), which raises NumPy's IndexError out of range. None for any other
-        index (no traced position, or only positions: ``element_index``)."""
-        items = index if isinstance(index, tuple) else (index,)
-        traced = [
-            isinstance(i, TracedArray) and i.ndim == 0 and i.dtype.kind in "iu" for i in items
-        ]
-        if not any(traced) or any(
-            isinstance(i, TracedArray) and not t for i, t in zip(items, traced)
-        ):
-            return None  # (an array or a mask beside them: refused by ``basic_index``)
-        consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
-        if not any(i is Ellipsis for i in items) and consumed < array.ndim:
-            items, traced = (*items, Ellipsis), [*traced, False]  # (A[k]: a row)
-        if not any(i is None or i is Ellipsis or isinstance(i, slice) for i in items):
-            return None
-        axes, axis = [], 0
-        for item, is_traced in zip(items, traced):
-            if is_traced:
-                axes.append(axis)
-            if item is Ellipsis:
-                axis += array.ndim - consumed
-            elif is_traced or isinstance(item, slice) or item is None:
-                axis += 1
-        opened = tuple(slice(None) if t else i for i, t in zip(items, traced))
-        result = array[opened]
-        for position, axis in sorted(
-            zip([i for i, t in zip(items, traced) if t], axes), key=lambda p: -p[1]
-        ):
-            result = np.take(result, position, axis=axis)
-        return result
-
     def element_index(self, array: TracedArray, index: Any) -> tuple | None:
         """``(template, positions)`` when ``index`` picks one element of ``array`` with some
         positions read from the data (traced 0-d ints): the template holds the other

@@ -146,9 +146,6 @@ class TracedArray:
         if element is not None:  # x[i, k] with k read from the data: one element
             template, positions = element
             return self._tracer.call(ops.ELEMENT, self, *positions, index=template)
-        beside = self._tracer.gather_beside_slices(self, index)
-        if beside is not None:  # x[k, 1:] with k read from the data: np.take along its axis
-            return beside
         return self._tracer.call(ops.GETITEM, self, index=self._tracer.basic_index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:
