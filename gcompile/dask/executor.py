@@ -171,9 +171,14 @@ def _axis(sizes: tuple) -> str:
 
 
 def _chain(step: KernelStep, args: list, log: list, options: dict):
-    """A stencil, then the reductions of its values; the unit's outputs from either."""
+    """A stencil or an elementwise step, then the reductions of its values (reading the unit's
+    inputs too); the unit's outputs from either."""
     first, second = step.parts
-    values = dict(zip(first.unit.outputs, _tuple(run_kernel(first, args, log, options))))
+    made = ", ".join(o.name for o in first.unit.outputs)
+    sums = ", ".join(o.name for o in second.unit.outputs)
+    log.append(f"{step.unit.name}: chain: {first.mode} makes {made}, then reduce reads it: {sums}")
+    values = dict(zip(step.unit.inputs, args))
+    values.update(zip(first.unit.outputs, _tuple(run_kernel(first, args, log, options))))
     reduced = run_kernel(second, [values[n] for n in second.unit.inputs], log, options)
     values.update(zip(second.unit.outputs, _tuple(reduced)))
     outputs = [values[o] for o in step.unit.outputs]

@@ -59,7 +59,7 @@ class KernelStep:
     reducers: tuple = ()  # reduce: per output (op name, space axes, keepdims, chunk source)
     reason: str = ""  # numpy: why, with the user's line
     first: KernelStep | None = None  # global reductions computed first, passed as arguments
-    parts: tuple = ()  # chain: a stencil, then the reductions of its values
+    parts: tuple = ()  # chain: a stencil or elementwise step, then reductions of its values
 
 
 def plan_graph(graph: Graph) -> dict:
@@ -109,7 +109,7 @@ def plan_unit(unit: Unit) -> KernelStep:
             return _stencil_then_reduce(unit, source, views, reductions)
         return _overlap(unit, source, views)
     if reductions and unit.style == "reduction":
-        step = _reduce(unit, reductions)
+        step = _reduce(unit, reductions) or _arrays_then_reductions(unit, source, reductions)
         if step is not None:
             return step
     if reductions and unit.style == "row":
@@ -196,6 +196,38 @@ def _split(unit: Unit, reductions: list) -> KernelStep | None:
         return None
     source = function_source(unit.name, inputs, rest, unit.outputs)
     return KernelStep(after, "blockwise", source, first=first)
+
+
+def _arrays_then_reductions(unit: Unit, source: str, reductions: list) -> KernelStep | None:
+    """A kernel returning arrays of its space and reductions that nothing in it reads
+    (``y, y.sum(axis=0), (y * 0.5).mean(axis=1)``): those arrays by ``blockwise`` first, then
+    the reductions as trees whose chunk steps read them (each value computed once, and no more
+    tasks than dask's own steps for the same ops). None when a reduction is read inside, is
+    not a tree's, or an array is not aligned with the space."""
+    if not set(reductions) <= set(unit.outputs):
+        return None
+    if any(r in n.args for n in unit.nodes for r in reductions):
+        return None
+    arrays = [o for o in unit.outputs if o not in reductions]
+    feeding = _ancestors(arrays, unit.nodes)
+    nodes = [n for n in unit.nodes if n in feeding]
+    first = Unit(unit.name, "pointwise", unit.space, unit.inputs, nodes, arrays, unit.arguments)
+    if _blockwise_problem(first, ()) is not None:
+        return None
+    # the reductions' own work, reading the arrays computed first instead of computing them
+    rest = [n for n in unit.nodes if n not in arrays]
+    needed = _ancestors(reductions, rest)
+    nodes = [n for n in rest if n in needed]
+    read = {a for n in nodes for a in n.args}
+    inputs = [v for v in [*unit.inputs, *arrays] if v in read]
+    ordered = [o for o in unit.outputs if o in reductions]
+    second = _reduce(Unit(unit.name, "reduction", unit.space, inputs, nodes, ordered, ()), ordered)
+    if second is None:
+        return None
+    blockwise = KernelStep(
+        first, "blockwise", function_source(unit.name, unit.inputs, first.nodes, arrays)
+    )
+    return KernelStep(unit, "chain", source, parts=(blockwise, second))
 
 
 def _stencil_then_reduce(unit: Unit, source: str, views: list, reductions: list) -> KernelStep:
