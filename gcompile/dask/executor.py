@@ -171,16 +171,15 @@ def _axis(sizes: tuple) -> str:
 
 
 def _chain(step: KernelStep, args: list, log: list, options: dict):
-    """A stencil or an elementwise step, then the reductions of its values (reading the unit's
-    inputs too); the unit's outputs from either."""
-    first, second = step.parts
-    made = ", ".join(o.name for o in first.unit.outputs)
-    sums = ", ".join(o.name for o in second.unit.outputs)
-    log.append(f"{step.unit.name}: chain: {first.mode} makes {made}, then reduce reads it: {sums}")
+    """Steps in turn, each reading the unit's inputs and the outputs of the steps before it (a
+    stencil or elementwise steps, then reductions of their values); the unit's outputs from
+    any of them."""
+    made = (f"{p.mode} makes {', '.join(o.name for o in p.unit.outputs)}" for p in step.parts)
+    log.append(f"{step.unit.name}: chain (each step reads those before): " + ", then ".join(made))
     values = dict(zip(step.unit.inputs, args))
-    values.update(zip(first.unit.outputs, _tuple(run_kernel(first, args, log, options))))
-    reduced = run_kernel(second, [values[n] for n in second.unit.inputs], log, options)
-    values.update(zip(second.unit.outputs, _tuple(reduced)))
+    for part in step.parts:
+        found = run_kernel(part, [values[n] for n in part.unit.inputs], log, options)
+        values.update(zip(part.unit.outputs, _tuple(found)))
     outputs = [values[o] for o in step.unit.outputs]
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 

@@ -15,6 +15,7 @@ executor's business, ``executor.py``).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from ..ir import ops
@@ -125,8 +126,10 @@ def plan_unit(unit: Unit) -> KernelStep:
     if problem is not None or dropped is None or not set(dropped) <= set(whole):
         culprit = problem or unit.outputs[0]
         return _numpy(unit, source, culprit, "reads or returns arrays not aligned with its space")
-    mode = "whole" if whole else "blockwise"
-    return KernelStep(unit, mode, source, whole=whole, dropped=dropped)
+    if whole:
+        return KernelStep(unit, "whole", source, whole=whole, dropped=dropped)
+    parts = _array_steps(unit)
+    return parts[0] if len(parts) == 1 else KernelStep(unit, "chain", source, parts=parts)
 
 
 def _dropped(unit: Unit) -> tuple | None:
@@ -224,10 +227,33 @@ def _arrays_then_reductions(unit: Unit, source: str, reductions: list) -> Kernel
     second = _reduce(Unit(unit.name, "reduction", unit.space, inputs, nodes, ordered, ()), ordered)
     if second is None:
         return None
-    blockwise = KernelStep(
-        first, "blockwise", function_source(unit.name, unit.inputs, first.nodes, arrays)
-    )
-    return KernelStep(unit, "chain", source, parts=(blockwise, second))
+    return KernelStep(unit, "chain", source, parts=(*_array_steps(first), second))
+
+
+def _array_steps(unit: Unit) -> tuple:
+    """The ``blockwise`` steps making a pointwise unit's outputs: one per output when they
+    share no work but one another (each step reading the unit's inputs and the outputs before
+    it that it needs: nothing computed twice, no item task per output, so no more tasks than
+    dask's own steps for the ops), else one for all (a tuple per block)."""
+    outputs = [n for n in unit.nodes if n in unit.outputs]  # (in the order they are made)
+    own = {
+        o: _ancestors([o], [n for n in unit.nodes if n is o or n not in outputs]) for o in outputs
+    }
+    pairs = itertools.combinations(outputs, 2)
+    shared = any(n.op == "call" for a, b in pairs for n in own[a] & own[b])  # (constants: no work)
+    if len(outputs) < 2 or shared or len(outputs) != len(unit.outputs):
+        source = function_source(unit.name, unit.inputs, unit.nodes, unit.outputs)
+        return (KernelStep(unit, "blockwise", source),)
+    steps = []
+    for output in outputs:
+        nodes = [n for n in unit.nodes if n in own[output]]
+        read = {a for n in nodes for a in n.args}
+        inputs = [*unit.inputs, *(o for o in outputs if o in read)]
+        part = Unit(unit.name, unit.style, unit.space, inputs, nodes, [output], ())
+        steps.append(
+            KernelStep(part, "blockwise", function_source(unit.name, inputs, nodes, [output]))
+        )
+    return tuple(steps)
 
 
 def _stencil_then_reduce(unit: Unit, source: str, views: list, reductions: list) -> KernelStep:
