@@ -1,5 +1,6 @@
 """Running a fused graph over dask arrays by its chunk plan (``planner.py``): each kernel one
-dask step whose tasks run the kernel's chunk function (``chunk_function.py``); any other node
+dask step (or a chain of a few) whose tasks run the kernel's chunk function
+(``chunk_function.py``); any other node
 through dask's own implementation of its NumPy function (matrix products, views), with a
 warning for those that are not views or products. Nothing is computed here: the result is lazy.
 """

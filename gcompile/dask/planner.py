@@ -10,6 +10,10 @@ executor's business, ``executor.py``).
   aggregate steps compiled functions too (``executor._combiner``);
 * ``overlap``: slices with offsets (stencils): ``map_overlap`` with the depth the slices need,
   no padding at the array's edges (the slices never read past them);
+* ``chain``: steps in turn, each reading the unit's inputs and the outputs of those before it:
+  a stencil, then reductions of its values; arrays of the space by ``blockwise``, then the
+  reductions of them (``y, y.sum(axis=0)``); a pointwise kernel's outputs sharing no work, a
+  ``blockwise`` step each (no tuple per block and item task per output);
 * ``numpy``: anything else runs through dask's own NumPy implementation, with a warning.
 """
 
