@@ -68,9 +68,34 @@ def edge_reductions(x):
     )
 
 
+def arrays_and_reductions(x, w):
+    """Arrays of a kernel's space returned beside reductions of them along axis 0, 1 and both
+    (sums, means, a max), one kernel's work reading an argument that is NumPy's or dask's, one
+    returning two arrays that share no work."""
+    y = x * 3 - 1
+    z = np.exp(-np.abs(x)) * w
+    t = np.cos(x)
+    return y, y.sum(axis=0), (y * 0.5).mean(axis=1), z, z.max(axis=1), t, x / 2, t.sum(), t.mean(0)
+
+
+def pair(x):
+    """Two arrays of one kernel sharing no work: a step each, no tuple and item tasks."""
+    return x + 1, x * 2
+
+
 compiled = {
     f: gcompile.compile(f)
-    for f in (formula, rows, spread, reductions, stencil, pipeline, edge_reductions)
+    for f in (
+        formula,
+        rows,
+        spread,
+        reductions,
+        stencil,
+        pipeline,
+        edge_reductions,
+        arrays_and_reductions,
+        pair,
+    )
 }
 
 
@@ -143,7 +168,12 @@ def test_tree_steps_are_compiled_and_no_kernel_is_traced_for_dasks_probe():
 
 def test_task_graphs_are_not_larger_than_dasks_own():
     x = random((64, 64), (8, 8))
-    for fn, args in ((reductions, (x,)), (pipeline, (x, np.ones(64))), (stencil, (x,))):
+    for fn, args in (
+        (reductions, (x,)),
+        (pipeline, (x, np.ones(64))),
+        (stencil, (x,)),
+        (pair, (x,)),
+    ):
         ours, own = compiled[fn](*args), fn(*args)  # (the eager function on dask arrays)
         assert len(dask.array.core.HighLevelGraph.merge(*[o.dask for o in ours])) <= len(
             dask.array.core.HighLevelGraph.merge(*[o.dask for o in own])
@@ -335,3 +365,26 @@ def test_the_compiled_functions_options_reach_the_chunk_functions():
     (step,) = serial.dask.last[0].steps.values()
     key = (step.source, step.unit.name, True, repr([("parallel", False)]))
     assert chunk_function._COMPILED[key].options["parallel"] is False
+
+
+def test_arrays_returned_beside_reductions_of_them_run_compiled():
+    """A kernel returning an array of its space and reductions of it: the array by blockwise,
+    then the reductions' trees reading it, with one-row chunks along the reduced axes, no
+    larger a graph than dask's, no new trace (the fixture makes dask's NumPy path an error)."""
+    values = np.random.default_rng(3).standard_normal((41, 21))
+    w = np.linspace(0.5, 2.0, 21)
+    check(arrays_and_reductions, da.from_array(values, chunks=(11, 7)), w)
+    before = traces()
+    for chunks in [(10, 7), (11, 10), (10, 10), ((1, 20, 20), 7), ((20, 1, 20), (1, 10, 10))]:
+        x = da.from_array(values, chunks=chunks)
+        ours = check(arrays_and_reductions, x, w)
+        assert traces() == before, chunks
+        assert graph_size(ours) <= graph_size(arrays_and_reductions(x, w)), chunks
+        assert ours[0].chunks == x.chunks  # (the array keeps the argument's chunks)
+    plan = gcompile.explain(compiled[arrays_and_reductions], x, w).chunk_plan
+    chains = [line for line in plan.splitlines() if "chain (each step reads those before)" in line]
+    assert len(chains) == 3 and all(", then reduce makes " in line for line in chains)
+    assert any("then blockwise makes" in line for line in chains)  # (arrays sharing no work)
+    assert "dask's NumPy path" not in plan
+    check(arrays_and_reductions, x, da.from_array(w, chunks=5))  # both of dask
+    check(arrays_and_reductions, values, da.from_array(w, chunks=5))  # x of NumPy

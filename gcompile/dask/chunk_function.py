@@ -56,11 +56,14 @@ class Widening:
         return tuple(wide), tuple(axes)
 
     def cut(self, result, axes: tuple):
-        """``result`` (one output, or a tuple) cut back to size 1 along the doubled ``axes``."""
+        """``result`` (one output, or a tuple) cut back to size 1 along the doubled ``axes``,
+        each a copy laid out as the output was (a later kernel reading it meets the layout of
+        its other chunks: the view of one column of a C array would be strided)."""
         values = result if isinstance(result, tuple) else (result,)
         cut = []
         for value, space in zip(values, self.outputs):
-            cut.append(value[tuple(slice(0, 1) if a in axes else slice(None) for a in space)])
+            part = value[tuple(slice(0, 1) if a in axes else slice(None) for a in space)]
+            cut.append(laid_out(part.copy(), value))
         return tuple(cut) if isinstance(result, tuple) else cut[0]
 
 

@@ -1,5 +1,6 @@
 """Running a fused graph over dask arrays by its chunk plan (``planner.py``): each kernel one
-dask step whose tasks run the kernel's chunk function (``chunk_function.py``); any other node
+dask step (or a chain of a few) whose tasks run the kernel's chunk function
+(``chunk_function.py``); any other node
 through dask's own implementation of its NumPy function (matrix products, views), with a
 warning for those that are not views or products. Nothing is computed here: the result is lazy.
 """
@@ -171,11 +172,15 @@ def _axis(sizes: tuple) -> str:
 
 
 def _chain(step: KernelStep, args: list, log: list, options: dict):
-    """A stencil, then the reductions of its values; the unit's outputs from either."""
-    first, second = step.parts
-    values = dict(zip(first.unit.outputs, _tuple(run_kernel(first, args, log, options))))
-    reduced = run_kernel(second, [values[n] for n in second.unit.inputs], log, options)
-    values.update(zip(second.unit.outputs, _tuple(reduced)))
+    """Steps in turn, each reading the unit's inputs and the outputs of the steps before it (a
+    stencil or elementwise steps, then reductions of their values); the unit's outputs from
+    any of them."""
+    made = (f"{p.mode} makes {', '.join(o.name for o in p.unit.outputs)}" for p in step.parts)
+    log.append(f"{step.unit.name}: chain (each step reads those before): " + ", then ".join(made))
+    values = dict(zip(step.unit.inputs, args))
+    for part in step.parts:
+        found = run_kernel(part, [values[n] for n in part.unit.inputs], log, options)
+        values.update(zip(part.unit.outputs, _tuple(found)))
     outputs = [values[o] for o in step.unit.outputs]
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 

@@ -10,11 +10,16 @@ executor's business, ``executor.py``).
   aggregate steps compiled functions too (``executor._combiner``);
 * ``overlap``: slices with offsets (stencils): ``map_overlap`` with the depth the slices need,
   no padding at the array's edges (the slices never read past them);
+* ``chain``: steps in turn, each reading the unit's inputs and the outputs of those before it:
+  a stencil, then reductions of its values; arrays of the space by ``blockwise``, then the
+  reductions of them (``y, y.sum(axis=0)``); a pointwise kernel's outputs sharing no work, a
+  ``blockwise`` step each (no tuple per block and item task per output);
 * ``numpy``: anything else runs through dask's own NumPy implementation, with a warning.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from ..ir import ops
@@ -59,7 +64,7 @@ class KernelStep:
     reducers: tuple = ()  # reduce: per output (op name, space axes, keepdims, chunk source)
     reason: str = ""  # numpy: why, with the user's line
     first: KernelStep | None = None  # global reductions computed first, passed as arguments
-    parts: tuple = ()  # chain: a stencil, then the reductions of its values
+    parts: tuple = ()  # chain: a stencil or elementwise step, then reductions of its values
 
 
 def plan_graph(graph: Graph) -> dict:
@@ -109,7 +114,7 @@ def plan_unit(unit: Unit) -> KernelStep:
             return _stencil_then_reduce(unit, source, views, reductions)
         return _overlap(unit, source, views)
     if reductions and unit.style == "reduction":
-        step = _reduce(unit, reductions)
+        step = _reduce(unit, reductions) or _arrays_then_reductions(unit, source, reductions)
         if step is not None:
             return step
     if reductions and unit.style == "row":
@@ -125,8 +130,10 @@ def plan_unit(unit: Unit) -> KernelStep:
     if problem is not None or dropped is None or not set(dropped) <= set(whole):
         culprit = problem or unit.outputs[0]
         return _numpy(unit, source, culprit, "reads or returns arrays not aligned with its space")
-    mode = "whole" if whole else "blockwise"
-    return KernelStep(unit, mode, source, whole=whole, dropped=dropped)
+    if whole:
+        return KernelStep(unit, "whole", source, whole=whole, dropped=dropped)
+    parts = _array_steps(unit)
+    return parts[0] if len(parts) == 1 else KernelStep(unit, "chain", source, parts=parts)
 
 
 def _dropped(unit: Unit) -> tuple | None:
@@ -196,6 +203,61 @@ def _split(unit: Unit, reductions: list) -> KernelStep | None:
         return None
     source = function_source(unit.name, inputs, rest, unit.outputs)
     return KernelStep(after, "blockwise", source, first=first)
+
+
+def _arrays_then_reductions(unit: Unit, source: str, reductions: list) -> KernelStep | None:
+    """A kernel returning arrays of its space and reductions that nothing in it reads
+    (``y, y.sum(axis=0), (y * 0.5).mean(axis=1)``): those arrays by ``blockwise`` first, then
+    the reductions as trees whose chunk steps read them (each value computed once, and no more
+    tasks than dask's own steps for the same ops). None when a reduction is read inside, is
+    not a tree's, or an array is not aligned with the space."""
+    if not set(reductions) <= set(unit.outputs):
+        return None
+    if any(r in n.args for n in unit.nodes for r in reductions):
+        return None
+    arrays = [o for o in unit.outputs if o not in reductions]
+    feeding = _ancestors(arrays, unit.nodes)
+    nodes = [n for n in unit.nodes if n in feeding]
+    first = Unit(unit.name, "pointwise", unit.space, unit.inputs, nodes, arrays, unit.arguments)
+    if _blockwise_problem(first, ()) is not None:
+        return None
+    # the reductions' own work, reading the arrays computed first instead of computing them
+    rest = [n for n in unit.nodes if n not in arrays]
+    needed = _ancestors(reductions, rest)
+    nodes = [n for n in rest if n in needed]
+    read = {a for n in nodes for a in n.args}
+    inputs = [v for v in [*unit.inputs, *arrays] if v in read]
+    ordered = [o for o in unit.outputs if o in reductions]
+    second = _reduce(Unit(unit.name, "reduction", unit.space, inputs, nodes, ordered, ()), ordered)
+    if second is None:
+        return None
+    return KernelStep(unit, "chain", source, parts=(*_array_steps(first), second))
+
+
+def _array_steps(unit: Unit) -> tuple:
+    """The ``blockwise`` steps making a pointwise unit's outputs: one per output when they
+    share no work but one another (each step reading the unit's inputs and the outputs before
+    it that it needs: nothing computed twice, no item task per output, so no more tasks than
+    dask's own steps for the ops), else one for all (a tuple per block)."""
+    outputs = [n for n in unit.nodes if n in unit.outputs]  # (in the order they are made)
+    own = {
+        o: _ancestors([o], [n for n in unit.nodes if n is o or n not in outputs]) for o in outputs
+    }
+    pairs = itertools.combinations(outputs, 2)
+    shared = any(n.op == "call" for a, b in pairs for n in own[a] & own[b])  # (constants: no work)
+    if len(outputs) < 2 or shared or len(outputs) != len(unit.outputs):
+        source = function_source(unit.name, unit.inputs, unit.nodes, unit.outputs)
+        return (KernelStep(unit, "blockwise", source),)
+    steps = []
+    for output in outputs:
+        nodes = [n for n in unit.nodes if n in own[output]]
+        read = {a for n in nodes for a in n.args}
+        inputs = [*unit.inputs, *(o for o in outputs if o in read)]
+        part = Unit(unit.name, unit.style, unit.space, inputs, nodes, [output], ())
+        steps.append(
+            KernelStep(part, "blockwise", function_source(unit.name, inputs, nodes, [output]))
+        )
+    return tuple(steps)
 
 
 def _stencil_then_reduce(unit: Unit, source: str, views: list, reductions: list) -> KernelStep:
