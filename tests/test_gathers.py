@@ -48,12 +48,50 @@ def test_a_position_out_of_range_raises_index_error(backend):
             fn(x, np.array(bad))
 
 
-def test_a_slice_beside_a_data_position_is_refused():
-    def row(A, k):
-        return A[k[0], :] * 2.0
+def regions_at_data_positions(A, k, cube):
+    """Regions picked by positions read from the data: beside slices, ``...``, alone (a row)."""
+    rows = A[k[0], :] * 2.0 + A[k[1]]
+    return rows, cube[k[1], 1:, k[0]] - 1.0, np.sin(cube[..., k[2]]), A[-k[0]].sum()
 
-    with pytest.raises(gcompile.UnsupportedError, match="traced integer"):
-        gcompile.compile(row, fullgraph=True)(np.ones((3, 4)), np.array([1]))
+
+def gather_rows(A, perm):
+    out = np.zeros_like(A)
+    for i in range(perm.shape[0]):
+        out[i] = A[perm[i]] * 2.0 + A[perm[i], ::-1]
+    return out
+
+
+def written_through(A, k):
+    row = A[k[0]]
+    row[0] = 5.0  # NumPy writes A here
+    return A
+
+
+def read_after_a_write(A, k):
+    row = A[k[0]]
+    A[0, 0] = 7.0
+    return row * 2  # NumPy's view sees 7.0 when k[0] is 0
+
+
+def test_regions_at_data_positions_agree_with_numpy_and_raise_its_error():
+    A, cube = RNG.random((3, 4)), RNG.random((3, 5, 4))
+    for k in ([1, 2, 3], [-2, 0, -1], [2, -1, 0]):
+        check(regions_at_data_positions, A, np.array(k), cube)
+    check(gather_rows, RNG.random((40, 6)), RNG.permutation(40))
+    fn = gcompile.compile(regions_at_data_positions, fullgraph=True)
+    with pytest.raises(IndexError, match="out of bounds for axis 0"):
+        fn(A, np.array([3, 0, 0]), cube)
+
+
+@pytest.mark.parametrize("fn", [written_through, read_after_a_write])
+def test_a_region_at_a_data_position_written_or_stale_is_refused(fn):
+    """NumPy's region is a view and the graph's a copy: the two must never be told apart."""
+    with pytest.raises(gcompile.UnsupportedError, match="region read at a position"):
+        gcompile.compile(fn, fullgraph=True)(RNG.random((3, 4)), np.array([0]))
+    A = RNG.random((3, 4))
+    expected = fn(A.copy(), np.array([0]))
+    with pytest.warns(gcompile.GcompileWarning):  # (eager, or a graph break: same answer)
+        np.testing.assert_array_equal(gcompile.compile(fn)(A, np.array([0])), expected)
 
 
 def csr_matvec(indptr, indices, data, x):
@@ -117,3 +155,36 @@ def test_int_of_data_indexes_and_raises_pythons_errors():
         fn(x, np.array([0.5, np.nan, 0.1]))
     with pytest.raises(OverflowError, match="cannot convert float infinity"):
         fn(x, np.array([0.5, np.inf, 0.1]))
+
+
+def returned_region(A, k):
+    return A[k[0]]
+
+
+def region_out_of_a_loop(A, p):
+    for i in range(p.shape[0]):
+        row = A[p[i]]
+    row[0] = 9.0  # NumPy writes A here
+    return A
+
+
+def region_out_of_a_branch(A, k):
+    row = A[k[0]]
+    chosen = row if k[1] > 0 else A[k[1]]
+    chosen[1] = 9.0
+    return A
+
+
+@pytest.mark.parametrize("fn", [returned_region, region_out_of_a_loop, region_out_of_a_branch])
+def test_a_region_at_a_data_position_leaving_its_graph_keeps_numpys_view(fn):
+    """Returned, carried out of a loop, or out of a branch, the region is refused in the graph
+    that made it: whatever runs it (eagerly, a graph break) gives NumPy's view."""
+    A, k = RNG.random((3, 4)), np.array([1, 2])
+    expected_A = A.copy()
+    expected = fn(expected_A, k)
+    with pytest.warns(gcompile.GcompileWarning):
+        got = gcompile.compile(fn)(A, k)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(A, expected_A)
+    if fn is returned_region:
+        assert np.shares_memory(got, A)

@@ -280,6 +280,7 @@ class ControlTracer(LoopTracer):
             if outer not in lifted:  # written by the other branch: this one returns it unchanged
                 lifted[outer] = graph.placeholder(outer.name, outer.meta)
                 frame.outer[lifted[outer]] = outer
+        self.tracer.regions.leaving(tuple(frame.outer.get(v, v) for v in outs))
         graph.output(tuple(outs) + tuple(lifted[outer] for outer in updated))
         operands = []
         for placeholder in graph.placeholders:

@@ -69,6 +69,7 @@ class CarriedValues:
                 carries.append((position, len(graph_outputs)))
                 graph_outputs.append(placeholder)
                 in_place.append((position, frame.outer[placeholder]))
+        self.tracer.regions.leaving(tuple(frame.outer.get(v, v) for v in graph_outputs))
         graph.output(tuple(graph_outputs))
         return _Carry(by_value, tuple(carries), arguments, in_place, len(graph_outputs))
 

@@ -95,6 +95,7 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
         code = getattr(fn, "__code__", None)
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
         outputs = [tracer_output(tracer, value, where) for _, value in out_leaves]
+        tracer.regions.leaving(tuple(outputs))
     tracer.graph.output(tuple(outputs), out_spec)
     tracer.graph.notes.loops += tracer.loops.notes + tracer.unconverted
     env = tracer.graph.shape_env

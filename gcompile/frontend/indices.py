@@ -35,24 +35,29 @@ class Indices:
         return np.take(array, index, axis=0)
 
     def element_index(self, array: TracedArray, index: Any) -> tuple | None:
-        """``(template, positions)`` when ``index`` picks one element of ``array`` with some
-        positions read from the data (traced 0-d ints): the template holds the other
-        positions (ints, sizes), None where a traced one goes. None for any other index."""
-        items = index if isinstance(index, tuple) else (index,)
-        traced = [isinstance(i, TracedArray) for i in items]
-        if not any(traced) or len(items) != array.ndim:
+        """``(template, positions)`` when ``index`` picks one element of ``array``, or a region
+        (slices, ``...`` or fewer indices than axes beside them: ``A[k]``, ``A[k, 1:]``), with
+        some positions read from the data (traced 0-d ints): the template holds the other
+        positions (ints, sizes) and the slices, None where a traced one goes. None for any
+        other index (``np.newaxis`` or an array among them: refused later)."""
+        items = _full_length(index, array.ndim)
+        if items is None or not any(isinstance(i, TracedArray) for i in items):
             return None
         template, positions = [], []
-        for item, is_traced in zip(items, traced):
-            if is_traced and item.ndim == 0 and item.dtype.kind in "iu":
+        for item in items:
+            if isinstance(item, TracedArray) and item.ndim == 0 and item.dtype.kind in "iu":
                 template.append(None)
                 positions.append(item)
             elif isinstance(item, SymInt):
                 template.append(item.expr)
             elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
                 template.append(int(item))
+            elif isinstance(item, slice):
+                template.append(
+                    slice(*(self._slice_bound(b) for b in (item.start, item.stop, item.step)))
+                )
             else:
-                return None  # (a slice or an array beside a data position: refused later)
+                return None
         return tuple(template), positions
 
     def basic_index(self, index: Any) -> tuple:
@@ -108,3 +113,18 @@ class Indices:
                 self.refuse("a slice bound computed from data")
             return int(value)
         return int(bound.__index__())
+
+
+def _full_length(index: Any, ndim: int) -> tuple | None:
+    """``index`` as one item per axis (``...`` and missing trailing items as full slices), or
+    None when it holds ``np.newaxis``, two ``...`` or too many items."""
+    items = index if isinstance(index, tuple) else (index,)
+    if any(item is None for item in items):
+        return None
+    ellipses = [i for i, item in enumerate(items) if item is Ellipsis]
+    if len(ellipses) > 1 or len(items) - len(ellipses) > ndim:
+        return None
+    fill = (slice(None),) * (ndim - len(items) + len(ellipses))
+    if ellipses:
+        return items[: ellipses[0]] + fill + items[ellipses[0] + 1 :]
+    return items + fill

@@ -28,6 +28,7 @@ from ..ir.symbolic import is_int
 from . import masks
 from .branches import ControlTracer
 from .complex_parts import ComplexParts
+from .data_regions import DataRegions
 from .indices import Indices
 from .numpy_calls import NumpyCalls
 from .symint import SymInt, unwrap
@@ -66,6 +67,7 @@ class Tracer(Indices):
         self.argument_of: dict[Node, str] = {}
         # ``real``/``imag`` nodes of complex arrays, and those whose array was written since
         self.parts = ComplexParts(self)  # z.real, z.imag: values that see writes of z
+        self.regions = DataRegions(self)  # regions read at data positions (``data_regions``)
         self.loops = ControlTracer(self)  # captured loops and branches, traced as sub-graphs
 
     # -- refusals -----------------------------------------------------------------------------------
@@ -121,6 +123,8 @@ class Tracer(Indices):
                     user_source(),
                 )
             node = self.parts.retaken(value._node) if self.parts.stale else value._node
+            if self.regions.stale:
+                self.regions.read(node)
             return node if node.graph is self.graph else self.loops.lift(node)
         if isinstance(value, SymInt):
             return self.symint_value(value.expr)._node
@@ -224,6 +228,8 @@ class Tracer(Indices):
                 f"assignment destination is read-only: the function writes into {whose}, "
                 f"which is not writeable\n  at {source}"
             )
+        if self.regions.taken:
+            self.regions.written(target._node)
         chain = self.parts.chain(target._node) if self.parts.taken else None
         if chain is not None:
             self.parts.write(*chain, value, index)

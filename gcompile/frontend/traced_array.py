@@ -143,9 +143,12 @@ class TracedArray:
         if taken is not None:  # x[idx]: np.take(x, idx, axis=0)
             return taken
         element = self._tracer.element_index(self, index)
-        if element is not None:  # x[i, k] with k read from the data: one element
+        if element is not None:  # x[i, k] with k read from the data: one element (or a region)
             template, positions = element
-            return self._tracer.call(ops.ELEMENT, self, *positions, index=template)
+            found = self._tracer.call(ops.ELEMENT, self, *positions, index=template)
+            if found.ndim:
+                self._tracer.regions.take(found._node)
+            return found
         return self._tracer.call(ops.GETITEM, self, index=self._tracer.basic_index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:

@@ -927,19 +927,27 @@ def _element_index(index: tuple, positions: tuple) -> tuple:
 
 
 def element_impl(x: Any, *positions: Any, index: tuple) -> Any:
-    """``x[index]``, the Nones of ``index`` taken from ``positions`` (ints read from data)."""
-    return x[tuple(int(p) for p in _element_index(index, positions))]
+    """``x[index]``, the Nones of ``index`` taken from ``positions`` (ints read from data); a
+    region (slices among them) as a copy: the graph's value, where NumPy's is a view."""
+    found = x[
+        tuple(p if isinstance(p, slice) else int(p) for p in _element_index(index, positions))
+    ]
+    return found.copy() if isinstance(found, np.ndarray) else found
 
 
 def element_infer(x: TensorMeta, *positions: Any, index: tuple) -> TensorMeta:
-    """One element of ``x``: every axis indexed by an int, a size expression or a data int."""
+    """One element of ``x``, or a region (slices beside the positions): every axis indexed by
+    an int, a size expression, a data int or a slice."""
     if len(index) != x.ndim or sum(item is None for item in index) != len(positions):
         raise IndexError(f"element: {len(index)} indices for {x.ndim} axes")
     for position in positions:
         kind = getattr(position, "dtype", np.asarray(position).dtype).kind
         if kind not in "iu" or getattr(position, "ndim", 0):
             raise IndexError("only integers can index an element")
-    return TensorMeta((), x.dtype, scalar=True, writeable=False)
+    if not any(isinstance(item, slice) for item in index):
+        return TensorMeta((), x.dtype, scalar=True, writeable=False)
+    region = getitem_infer(x, tuple(0 if item is None else item for item in index))
+    return TensorMeta(region.shape, x.dtype)
 
 
 ELEMENT = _add(
@@ -950,8 +958,9 @@ ELEMENT = _add(
         element_infer,
         params=("index",),
         raises_on_data=True,
-        doc="one element at positions read from the data (``x[i, k]``, ``k`` a traced int): "
-        "``index`` holds the other positions, None where the next operand goes; an index out "
+        doc="one element at positions read from the data (``x[i, k]``, ``k`` a traced int), or "
+        "a copy of the region they pick with slices beside them (``x[k, 1:]``): ``index`` holds "
+        "the other positions and the slices, None where the next operand goes; an index out "
         "of range raises IndexError, as NumPy does",
     )
 )

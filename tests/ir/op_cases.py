@@ -491,6 +491,10 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x, k: x[k[1] % 3], (3,), of((4,), np.int64)),
         case(lambda x, k: x[1, k[0] % 4 - 4] * 2, strided((2, 4)), of((3,), np.int32)),
         case(lambda x, k: x[k[0] % 2, k[2] % 3], F((2, 3)), of((3,), np.uint8)),
+        # a region beside the positions (a copy of NumPy's view): a row, slices, ``...``
+        case(lambda x, k: x[k[1] % 3] * 2, (3, 4), of((2,), np.int64)),
+        case(lambda x, k: x[1:, k[0] % 4 - 4] * 2, F((3, 4)), of((3,), np.int16)),
+        case(lambda x, k: x[..., k[0] % 3][::2] + 1, strided((5, 3)), of((2,), np.int32)),
     ],
     np.cov: [
         case(lambda m: np.cov(m), (3, 8), dtypes=REAL + BOTH_COMPLEX),

@@ -64,6 +64,7 @@ from ...loops.nodes import (
     Alloc,
     Apply,
     Assign,
+    Attr,
     BinOp,
     BoolOp,
     Call,
@@ -409,13 +410,14 @@ class _ProgramLowering(
 
     def element(self, node: Node) -> None:
         """``x[i, k]`` with ``k`` read from the data: NumPy's IndexError when ``k`` is out of
-        range (a negative one counts from the end, as Numba's subscript does)."""
+        range (a negative one counts from the end, as Numba's subscript does). A region
+        (``x[k, 1:]``) is copied: the graph's value, which later stores must not reach."""
         array, *given = node.args
         positions = iter(given)
         items = []
         for axis, (size, item) in enumerate(zip(array.meta.shape, node.kwargs["index"])):
             if item is not None:
-                items.append(self.size(item))
+                items.append(self.item(item))
                 continue
             position, extent = self.value(next(positions)), self.size(size)
             items.append(position)
@@ -423,7 +425,8 @@ class _ProgramLowering(
             outside = BoolOp("or", (low, Compare((">=",), (position, extent))))
             message = f"an index read from the data is out of bounds for axis {axis}"
             self.emit(If(outside, (Raise("IndexError", message),)))
-        self.assign(node, Item(self.values[array], tuple(items)))
+        found = Item(self.values[array], tuple(items))
+        self.assign(node, Call(Attr(found, "copy")) if node.meta.ndim else found)
 
     def check(self, node: Node) -> None:
         """``value`` once ``ok`` holds, else the node's error (``ops.CHECK``)."""

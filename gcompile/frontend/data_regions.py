@@ -1,0 +1,59 @@
+"""Regions read at positions from the data (``row = A[k]``, ``A[k, 1:]``, ``k`` a traced int):
+NumPy's views, the graph's copies (``element`` nodes, ``ops.ELEMENT``).
+
+The two agree as long as neither side is written while the other is read: a write through such
+a region, and a read of one after its array was written, would tell them apart, so both are
+refused (the function then runs as the tracer's caller decides: a graph break or eagerly),
+naming the line. The tracer owns one ``DataRegions``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.alias import root
+from ..ir.graph import Node
+
+
+class DataRegions:
+    """The regions a trace read at data positions, and those whose array was written since."""
+
+    def __init__(self, tracer: Any):
+        self.tracer = tracer
+        self.taken: set[Node] = set()
+        self.stale: set[Node] = set()
+
+    def take(self, region: Node) -> None:
+        """Record ``region``, an ``element`` node of one or more axes."""
+        self.taken.add(region)
+
+    def written(self, target: Node) -> None:
+        """A write into ``target`` (or a view of it): refused into such a region; the regions
+        of its array taken so far are stale."""
+        owner = root(target)
+        if owner in self.taken:
+            self.tracer.refuse(
+                "writing into a region read at a position from the data (row = A[k]; "
+                "row[j] = v): NumPy writes A through its view, the graph holds a copy",
+                hint="copy the region explicitly (row = A[k].copy()) if A is not meant to change",
+            )
+        self.stale.update(r for r in self.taken if root(r.args[0]) is owner)
+
+    def leaving(self, values: tuple) -> None:
+        """Values leaving a graph (returned, carried out of a loop body or a branch): refused
+        when one is such a region, whose writes outside would miss the array."""
+        if any(isinstance(v, Node) and root(v) in self.taken for v in values):
+            self.tracer.refuse(
+                "a region read at a position from the data (A[k], A[k, 1:]) returned, or "
+                "carried out of a loop or a branch: NumPy's value is a view of A",
+                hint="return or carry a copy (A[k].copy())",
+            )
+
+    def read(self, node: Node) -> None:
+        """A read of ``node``: refused when it is a stale region (or a view of one)."""
+        if root(node) in self.stale:
+            self.tracer.refuse(
+                "reading a region read at a position from the data after its array was "
+                "written (NumPy's view sees the write, the graph's copy does not)",
+                hint="read the region again after the write",
+            )
