@@ -234,6 +234,21 @@ def test_map_blocks_and_edge_chunks_compile_nothing_new():
     assert traces() == before
 
 
+def test_the_empty_last_block_of_a_stencils_result_compiles_nothing_new():
+    """A stencil's result over 49 rows in blocks of 24 has blocks of 23, 24 and 0 rows (its
+    last block cut to nothing): the next function's kernel runs the empty one padded."""
+    waves = gcompile.compile(wave)
+    before = None
+    for rows_, seed in ((48, 0), (49, 1), (73, 2)):  # blocks 23, 23; 23, 24, 0; 23, 24, 24, 0
+        x = random((rows_, 11), (24, 11), seed=seed)
+        smoothed = compiled[stencil](x)
+        assert (smoothed.chunks[0][-1] == 0) == (rows_ != 48)
+        want = wave(stencil(x.compute()))
+        assert_same_value(want, waves(smoothed).compute(), ulps=4, scale=np.float64)
+        before = traces() if before is None else before
+    assert traces() == before
+
+
 def traces() -> int:
     """The traces of every chunk function (kernels and tree steps) this process has made."""
     return sum(f.stats["traces"] for f in chunk_function._COMPILED.values() if hasattr(f, "stats"))

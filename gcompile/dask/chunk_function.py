@@ -29,40 +29,43 @@ class Widening:
     ``rank``: the kernel's space rank; ``arguments``: per chunk argument (right-aligned to the
     space), the space axes along which it is pointwise and its whole array longer than 1 (an
     axis of size 1 throughout broadcasts: it stays); ``outputs``: each output's space axes, in
-    order."""
+    order. ``padded``: the axes along which an empty chunk (a stencil's last block cut to
+    nothing) is padded to 2 with zeros and every output cut back to nothing: axes every
+    output keeps and nothing reduces along, so no value of the padding is ever seen."""
 
     rank: int
     arguments: tuple
     outputs: tuple
+    padded: tuple = ()
 
     def widen(self, chunks: tuple) -> tuple[tuple, tuple]:
-        """The chunks to call with, and the space axes doubled."""
-        axes = sorted(
-            {
-                a
-                for chunk, own in zip(chunks, self.arguments)
-                for a in own
-                if chunk.shape[a - self.rank + chunk.ndim] == 1
-            }
-        )
-        if not axes:
+        """The chunks to call with, and ``(space axis, size it had)`` of each axis made 2."""
+        sizes: dict = {}
+        for chunk, own in zip(chunks, self.arguments):
+            for a in own:
+                size = chunk.shape[a - self.rank + chunk.ndim]
+                if size == 1 or (size == 0 and a in self.padded):
+                    sizes[a] = size
+        if not sizes:
             return chunks, ()
         wide = []
         for chunk, own in zip(chunks, self.arguments):
-            for a in axes:
+            for a, size in sizes.items():
                 if a in own:
-                    chunk = _doubled(chunk, a - self.rank + chunk.ndim)
+                    made = _doubled if size else _padded
+                    chunk = made(chunk, a - self.rank + chunk.ndim)
             wide.append(chunk)
-        return tuple(wide), tuple(axes)
+        return tuple(wide), tuple(sorted(sizes.items()))
 
     def cut(self, result, axes: tuple):
-        """``result`` (one output, or a tuple) cut back to size 1 along the doubled ``axes``,
-        each a copy laid out as the output was (a later kernel reading it meets the layout of
-        its other chunks: the view of one column of a C array would be strided)."""
+        """``result`` (one output, or a tuple) cut back along the ``axes`` made 2 to the size
+        each had, each a copy laid out as the output was (a later kernel reading it meets the
+        layout of its other chunks: the view of one column of a C array would be strided)."""
         values = result if isinstance(result, tuple) else (result,)
+        sizes = dict(axes)
         cut = []
         for value, space in zip(values, self.outputs):
-            part = value[tuple(slice(0, 1) if a in axes else slice(None) for a in space)]
+            part = value[tuple(slice(0, sizes[a]) if a in sizes else slice(None) for a in space)]
             cut.append(laid_out(part.copy(), value))
         return tuple(cut) if isinstance(result, tuple) else cut[0]
 
@@ -70,6 +73,14 @@ class Widening:
 def _doubled(chunk: np.ndarray, axis: int) -> np.ndarray:
     """``chunk`` twice along ``axis``, laid out as its neighbours are (``laid_out``)."""
     return laid_out(np.concatenate((chunk, chunk), axis=axis), chunk)
+
+
+def _padded(chunk: np.ndarray, axis: int) -> np.ndarray:
+    """An empty ``chunk`` made 2 long along ``axis`` with zeros (C order: an empty block's
+    strides say nothing of how its neighbours are laid out)."""
+    padded = np.zeros(chunk.shape[:axis] + (2,) + chunk.shape[axis + 1 :], chunk.dtype)
+    padded.flags.writeable = chunk.flags.writeable
+    return padded
 
 
 def laid_out(array: np.ndarray, chunk: np.ndarray) -> np.ndarray:

@@ -117,7 +117,8 @@ def _widening(step: KernelStep, arrays: list) -> Widening | None:
     """How the step's chunk functions serve chunks of size 1 with the trace of larger ones:
     along the axes where the kernel is pointwise (not the axes it runs along, nor those it sums
     along: a max over a row twice is the row's max, a sum is not), of the arguments longer
-    than 1 there."""
+    than 1 there; and empty chunks, along the pointwise axes every output keeps (not in a
+    reduction's chunk step)."""
     if step.mode not in ("blockwise", "whole", "reduce"):
         return None
     rank = len(step.unit.space)
@@ -128,9 +129,10 @@ def _widening(step: KernelStep, arrays: list) -> Widening | None:
     )
     kept = tuple(a for a in range(rank) if a not in step.dropped)  # (an output drops them all)
     outputs = tuple(kept[len(kept) - len(o.meta.shape) :] for o in step.unit.outputs)
+    padded = tuple(a for a in sorted(pointwise) if all(a in space for space in outputs))
     if step.mode == "reduce":  # (each output's chunk step keeps the reduced axes)
-        outputs = (tuple(range(rank)),)
-    return Widening(rank, arguments, outputs) if any(arguments) else None
+        outputs, padded = (tuple(range(rank)),), ()
+    return Widening(rank, arguments, outputs, padded) if any(arguments) else None
 
 
 def _summed(step: KernelStep) -> set:
