@@ -36,7 +36,7 @@ def size_value(node: Node, env: ShapeEnv) -> Any:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             value = _evaluate(node, env, sizes, {})
-    except _NotFromSizes:
+    except (_NotFromSizes, RecursionError):  # (data; or too deep a chain to walk here)
         return None
     except ArithmeticError:  # (a division by zero: eager raises it, at run time)
         return None
