@@ -150,6 +150,21 @@ def pieces(x, y):
     return head, np.tanh(x) * y, head[::2]
 
 
+def row_sums(X):
+    y = np.zeros((X.shape[0], X.shape[1]))
+    for i in range(X.shape[0]):
+        y[i] = X[i].sum(axis=1)
+    return y
+
+
+def test_a_buffer_of_fewer_axes_than_its_input_is_made_of_its_own_shape():
+    fn = gcompile.compile(row_sums)
+    for _ in range(3):
+        X = RNG.random((2, 3, 4))
+        np.testing.assert_allclose(fn(X), row_sums(X), rtol=1e-15, atol=0)
+    assert _served(fn) == 2 and "(X.shape[0], X.shape[1])" in fn._fast.source
+
+
 def test_outputs_in_the_callers_buffers_and_returned_ones_keep_eager_identity():
     fn = gcompile.compile(pieces)
     for n in (9, 30, 2, 30):

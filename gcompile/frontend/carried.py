@@ -70,6 +70,7 @@ class CarriedValues:
                 graph_outputs.append(placeholder)
                 in_place.append((position, frame.outer[placeholder]))
         self.tracer.regions.leaving(tuple(frame.outer.get(v, v) for v in graph_outputs))
+        self.tracer.regions.looped([frame.outer[p] for p in lifted], [v for _, v in in_place])
         graph.output(tuple(graph_outputs))
         return _Carry(by_value, tuple(carries), arguments, in_place, len(graph_outputs))
 

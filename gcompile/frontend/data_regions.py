@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ir import ops
 from ..ir.alias import root
 from ..ir.graph import Node
 
@@ -37,7 +38,7 @@ class DataRegions:
                 "row[j] = v): NumPy writes A through its view, the graph holds a copy",
                 hint="copy the region explicitly (row = A[k].copy()) if A is not meant to change",
             )
-        self.stale.update(r for r in self.taken if root(r.args[0]) is owner)
+        self.stale.update(r for r in self.taken if _array_of(r) is _array_of(target))
 
     def leaving(self, values: tuple) -> None:
         """Values leaving a graph (returned, carried out of a loop body or a branch): refused
@@ -49,6 +50,20 @@ class DataRegions:
                 hint="return or carry a copy (A[k].copy())",
             )
 
+    def looped(self, read: list, written: list) -> None:
+        """A loop body that reads ``read`` (values from outside it) and writes ``written``:
+        refused when it reads a region whose array it writes (a later trip's read sees the
+        write in NumPy, whatever the order in the body)."""
+        arrays = {_array_of(w) for w in written if isinstance(w, Node)}
+        if any(
+            isinstance(v, Node) and root(v) in self.taken and _array_of(v) in arrays for v in read
+        ):
+            self.tracer.refuse(
+                "a loop body reading a region read at a position from the data (row = A[k]) "
+                "and writing its array: NumPy's view sees the write on the next trip",
+                hint="take the region inside the loop body, after the write",
+            )
+
     def read(self, node: Node) -> None:
         """A read of ``node``: refused when it is a stale region (or a view of one)."""
         if root(node) in self.stale:
@@ -57,3 +72,12 @@ class DataRegions:
                 "written (NumPy's view sees the write, the graph's copy does not)",
                 hint="read the region again after the write",
             )
+
+
+def _array_of(node: Node) -> Node:
+    """The array whose memory ``node`` is in NumPy: through views, regions of regions and
+    complex parts (``z.real[k]``: a view of ``z``)."""
+    found = root(node)
+    while found.op == "call" and found.target in (ops.ELEMENT, ops.REAL, ops.IMAG):
+        found = root(found.args[0])
+    return found

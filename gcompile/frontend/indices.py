@@ -43,6 +43,9 @@ class Indices:
         items = _full_length(index, array.ndim)
         if items is None or not any(isinstance(i, TracedArray) for i in items):
             return None
+        if len(items) != len(index if isinstance(index, tuple) else (index,)):
+            if not any(isinstance(i, slice) for i in items):  # (``r[..., k]``: a 0-d view)
+                return None
         template, positions = [], []
         for item in items:
             if isinstance(item, TracedArray) and item.ndim == 0 and item.dtype.kind in "iu":

@@ -2,7 +2,8 @@
 
 ``int(n * 0.25)``, ``round(n / 2)``, ``x[: int(0.8 * n)]`` or ``if n / 2 > 10:`` (``n`` a
 symbolic size) go through float arithmetic, which a size expression cannot hold. No data is
-involved, so the value is the one at the traced sizes, and the trace is guarded on each size
+involved (each value on the way a scalar: immutable, so no write can change it), so the value
+is the one at the traced sizes, and the trace is guarded on each size
 it was computed from, as a size used as a Python int is (``SymInt.specialize``): another size
 traces again. A value that reads data, or a loop index (one value for every trip cannot be),
 is not one of these: the caller refuses it as before.
@@ -48,6 +49,8 @@ def size_value(node: Node, env: ShapeEnv) -> Any:
 def _evaluate(node: Node, env: ShapeEnv, sizes: list, done: dict) -> Any:
     if node in done:
         return done[node]
+    if not getattr(node.meta, "scalar", False):  # (an array's node is its value before writes)
+        raise _NotFromSizes
     if node.op == "constant" and not node.captured:
         value = node.target
     elif node.op == "call" and node.target is ops.SYMINT:

@@ -106,13 +106,16 @@ class CallerBuffer:
     order: str
     pooled: bool
     sources: dict
+    ranks: tuple = ()  # each input's rank (its whole shape stands for a buffer's of its rank)
 
     def shape_source(self, inputs: list) -> str:
         """Python source of the shape, the inputs named ``inputs`` (in the graph's order)."""
         whole = {(position, axis): symbol for symbol, (position, axis) in self.sources.items()}
         for position, name in enumerate(inputs):  # (an input's shape: read at once)
-            if self.shape and [whole.get((position, a)) for a in range(len(self.shape))] == list(
+            if (
                 self.shape
+                and self.ranks[position] == len(self.shape)
+                and [whole.get((position, a)) for a in range(len(self.shape))] == list(self.shape)
             ):
                 return f"{name}.shape"
         names = {
@@ -134,6 +137,7 @@ def caller_buffers(graph: Graph, buffers: list) -> tuple:
             order,
             env.hint(product_of(shape)) * np.dtype(dtype).itemsize >= POOLED,
             dict(env.sources),
+            tuple(p.meta.ndim for p in graph.placeholders),
         )
         for shape, dtype, order in buffers
     )
