@@ -5,6 +5,7 @@ never by the tracer) and no loop left to the interpreter."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -39,3 +40,27 @@ def test_no_loop_is_unrolled_by_the_tracer(program):
     graph = gcompile.trace(program.function, *_inputs(program, 0))
     declined = [note for note in graph.notes.loops if not note.rolled]
     assert not declined, [note.reason for note in declined]
+
+
+def shifted_reads(x, d):
+    """Subscripts by loop indices: at least 0 (unsigned), or possibly negative (x[k - 1] at
+    k = 0 is NumPy's last element), or read from the data (d[k] may be negative)."""
+    n = x.shape[0]
+    y = np.zeros(n)
+    for k in range(n):
+        y[k] = x[k - 1] + x[d[k]]
+    for k in range(n - 1, 0, -1):
+        y[k] += x[k - 1] * 2.0
+    return y
+
+
+def test_subscripts_by_indices_at_least_zero_are_unsigned_and_others_keep_numpys_meaning():
+    x = np.arange(6.0)
+    d = np.array([-1, 0, 5, -6, 2, 3])
+    check(shifted_reads, x, d, backends=("numba",))
+    fn = gcompile.compile(shifted_reads, fullgraph=True)
+    fn(x, d)
+    ((_, source),) = fn.entries[0].run.program.loops
+    assert "a0[-1]" in source  # (the trace peels k = 0, where k - 1 is NumPy's last element)
+    assert re.search(r"\[np\.uint64\(k\d+ - 1\)\]", source)  # (k - 1 for k >= 1, both loops)
+    assert "np.uint64(getitem" not in source  # (positions read from the data keep their sign)

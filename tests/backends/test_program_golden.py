@@ -57,7 +57,7 @@ DIAGONAL = golden("""
         a = a0
         for k0 in range(s0):
             # %getitem_1 : f64[] = getitem(%a, index=[k0, k0])    # <here>:20
-            getitem_1 = a[k0, k0]
+            getitem_1 = a[np.uint64(k0), np.uint64(k0)]
             # %tanh_1 : f64[] = tanh(%getitem_1)    # <here>:20
             tanh_1 = np.float64(math.tanh(getitem_1))
             # %add_1 : f64[] = add(%t, %tanh_1)    # <here>:20
@@ -89,18 +89,18 @@ FORWARD_SOLVE = golden("""
         zeros_1_2 = zeros_1
         for k0 in range(s2):
             # %getitem_1 : f64[] = getitem(%b, index=[k0])    # <here>:27
-            getitem_1 = b_v[k0]
+            getitem_1 = b_v[np.uint64(k0)]
             # %fused_1 : f64[] = fused_1(%L, %zeros_1)
             _fused_1(out0_fused_1, L, zeros_1_2, n0=k0, o0=k0 * s1)
             fused_1 = out0_fused_1[0]
             # %subtract_1 : f64[] = subtract(%getitem_1, %fused_1)    # <here>:27
             subtract_1 = np.float64((getitem_1 - fused_1))
             # %getitem_4 : f64[] = getitem(%L, index=[k0, k0])    # <here>:27
-            getitem_4 = L[k0, k0]
+            getitem_4 = L[np.uint64(k0), np.uint64(k0)]
             # %divide_1 : f64[] = divide(%subtract_1, %getitem_4)    # <here>:27
             divide_1 = np.float64((subtract_1 / getitem_4))
             # %store_1 : f64[s2] = store(%zeros_1, %divide_1, index=[k0])    # <here>:27
-            zeros_1_2[k0] = divide_1
+            zeros_1_2[np.uint64(k0)] = divide_1
         return
 """)
 

@@ -86,6 +86,7 @@ from ...loops.nodes import (
 )
 from ...loops.program_parallel import parallel_program_loops
 from ...loops.rewrite import apply_rewrites
+from ...loops.unsigned_indices import unsigned_indices
 from . import codegen, kernels
 from .mathselect import MathContext, select_math
 from .program_control import CONTROL, ControlLowering
@@ -103,6 +104,7 @@ PROGRAM_REWRITES = [
     ("allocations", hoist_allocations),
     ("select_math", select_math),
     ("parallel_loops", parallel_program_loops),
+    ("unsigned_indices", unsigned_indices),
 ]
 
 
