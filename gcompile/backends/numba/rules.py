@@ -395,13 +395,22 @@ def power_shortcut(apply: Apply) -> bool:
     )
 
 
-_POWER_BOUNDS = {2: 0.5, 3: 1.5, 4: 2.0, -1: 0.5, -2: 2.0, -3: 3.0, -4: 4.0}  # ulp, tested
+_POWER_BOUNDS = {
+    2: 0.5,
+    3: 1.5,
+    4: 2.0,
+    -1: 0.5,
+    -2: 2.0,
+    -3: 3.0,
+    -4: 4.0,
+    -1.5: 2.5,
+}  # ulp, tested
 
 
 def power_expression(name: str, operands: tuple, args: list, loop: list) -> str | None:
     """``x ** n`` for a literal float exponent n: multiplications for integral |n| <= 4 (of the
-    reciprocal for negative n), ``sqrt`` for ``power(x, 0.5)`` as NumPy's own fast path; None
-    otherwise.
+    reciprocal for negative n), ``sqrt`` for ``power(x, 0.5)`` as NumPy's own fast path,
+    ``r * sqrt(r)`` of ``r = 1 / x`` for ``power(x, -1.5)`` (softened gravity); None otherwise.
 
     The products round once per multiplication, so they may differ from ``pow`` in the last
     bits: the error bounds in ulp are ``_POWER_BOUNDS`` (``pow`` itself is within 0.5-0.7).
@@ -419,6 +428,10 @@ def power_expression(name: str, operands: tuple, args: list, loop: list) -> str 
         return literal(1, t)
     if exponent == 1:
         return x
+    if exponent == -1.5 and name == "power":  # (r**1.5 of r = 1/x: no overflow on the way; +0.0
+        # makes -0.0 +0.0, whose power is +inf as pow's)
+        reciprocal = f"({literal(1, t)} / ({x} + {literal(0, t)}))"
+        return f"({reciprocal} * math.sqrt({reciprocal}))"
     if not exponent.is_integer() or abs(exponent) > 4:
         return None
     n = abs(int(exponent))
