@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ir.layout import expanded_index
 from . import masks
 from .symint import SymInt
 from .traced_array import TracedArray, holds_traced
@@ -40,12 +41,12 @@ class Indices:
         some positions read from the data (traced 0-d ints): the template holds the other
         positions (ints, sizes) and the slices, None where a traced one goes. None for any
         other index (``np.newaxis`` or an array among them: refused later)."""
-        items = _full_length(index, array.ndim)
-        if items is None or not any(isinstance(i, TracedArray) for i in items):
+        given = index if isinstance(index, tuple) else (index,)
+        if any(i is None for i in given) or not any(isinstance(i, TracedArray) for i in given):
             return None
-        if len(items) != len(index if isinstance(index, tuple) else (index,)):
-            if not any(isinstance(i, slice) for i in items):  # (``r[..., k]``: a 0-d view)
-                return None
+        items = expanded_index(given, array.ndim)  # (``...`` and the trailing axes as slices)
+        if len(items) != len(given) and not any(isinstance(i, slice) for i in items):
+            return None  # (``r[..., k]``: NumPy's 0-d view)
         template, positions = [], []
         for item in items:
             if isinstance(item, TracedArray) and item.ndim == 0 and item.dtype.kind in "iu":
@@ -116,18 +117,3 @@ class Indices:
                 self.refuse("a slice bound computed from data")
             return int(value)
         return int(bound.__index__())
-
-
-def _full_length(index: Any, ndim: int) -> tuple | None:
-    """``index`` as one item per axis (``...`` and missing trailing items as full slices), or
-    None when it holds ``np.newaxis``, two ``...`` or too many items."""
-    items = index if isinstance(index, tuple) else (index,)
-    if any(item is None for item in items):
-        return None
-    ellipses = [i for i, item in enumerate(items) if item is Ellipsis]
-    if len(ellipses) > 1 or len(items) - len(ellipses) > ndim:
-        return None
-    fill = (slice(None),) * (ndim - len(items) + len(ellipses))
-    if ellipses:
-        return items[: ellipses[0]] + fill + items[ellipses[0] + 1 :]
-    return items + fill

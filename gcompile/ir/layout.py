@@ -183,7 +183,7 @@ def broadcast_to(view: Strided, shape) -> Strided:
 # -- indexing -------------------------------------------------------------------------------------
 
 
-def _expanded(index: tuple, ndim: int) -> tuple:
+def expanded_index(index: tuple, ndim: int) -> tuple:
     """``index`` with its Ellipsis replaced by full slices (NumPy's errors for bad indices)."""
     ellipses = sum(1 for item in index if item is Ellipsis)
     if ellipses > 1:
@@ -255,7 +255,7 @@ def slice_indices(size, item: slice) -> tuple:
 def getitem(view: Strided, index: tuple) -> Strided:
     """Basic indexing (ints, slices, None, Ellipsis) of ``view``."""
     shape, strides, offset, axis = [], [], view.offset, 0
-    for item in _expanded(index, view.ndim):
+    for item in expanded_index(index, view.ndim):
         if item is None:
             shape.append(1)
             strides.append(0)

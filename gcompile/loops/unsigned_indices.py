@@ -16,8 +16,7 @@ import dataclasses
 
 import numpy as np
 
-from ..ir.shape_env import SIZE_LOW
-from ..ir.symbolic import Sum, Symbol, is_int
+from ..ir.symbolic import bounds, is_expr, is_int
 from .nodes import (
     BinOp,
     Const,
@@ -39,8 +38,7 @@ _UNSIGNED = np.dtype(np.uint64)
 
 def unsigned_indices(kernel: Kernel, ctx) -> Kernel:
     """``kernel`` with each subscript index that is at least 0 made ``uint64``."""
-    lows = {"symbols": dict(kernel.symbols)}  # (a size expression's symbols -> their variables)
-    return dataclasses.replace(kernel, body=_block(kernel.body, lows))
+    return dataclasses.replace(kernel, body=_block(kernel.body, {}))
 
 
 def _block(statements: tuple, lows: dict) -> tuple:
@@ -99,8 +97,9 @@ def _low(expr, lows: dict) -> int | None:
         return expr.value if is_int(expr.value) else None
     if isinstance(expr, Var):
         return lows.get(expr)
-    if isinstance(expr, Size):
-        return _size_low(expr.expr, lows)
+    if isinstance(expr, Size):  # (each symbol knows its interval: sizes >= 2, loop indices)
+        low = bounds(expr.expr)[0] if is_expr(expr.expr) else expr.expr
+        return low if is_int(low) else None
     if not isinstance(expr, BinOp):
         return None
     left, right = _low(expr.left, lows), _low(expr.right, lows)
@@ -116,22 +115,3 @@ def _low(expr, lows: dict) -> int | None:
     ):
         return left - expr.right.value
     return None
-
-
-def _size_low(value, lows: dict) -> int | None:
-    """A lower bound of a symbolic size expression: a loop index's symbol its loop's bound, any
-    other symbol a size (2 or more), a sum of them with coefficients at least 0."""
-    if is_int(value):
-        return value
-    if isinstance(value, Symbol):
-        var = lows["symbols"].get(value)
-        return lows[var] if var in lows else SIZE_LOW
-    if not isinstance(value, Sum):
-        return None
-    low = value.const
-    for term, coef in value.terms:
-        term_low = _size_low(term, lows)
-        if term_low is None or coef < 0 or term_low < 0:
-            return None
-        low += coef * term_low
-    return low

@@ -130,14 +130,15 @@ def caller_buffers(graph: Graph, buffers: list) -> tuple:
     """The ``CallerBuffer`` of each of a whole graph's program's ``buffers`` ((shape, dtype,
     order) each)."""
     env = graph.shape_env
+    sources, ranks = dict(env.sources), tuple(p.meta.ndim for p in graph.placeholders)
     return tuple(
         CallerBuffer(
             tuple(shape),
             np.dtype(dtype),
             order,
             env.hint(product_of(shape)) * np.dtype(dtype).itemsize >= POOLED,
-            dict(env.sources),
-            tuple(p.meta.ndim for p in graph.placeholders),
+            sources,
+            ranks,
         )
         for shape, dtype, order in buffers
     )

@@ -15,6 +15,7 @@ import dataclasses
 from ...ir import ops
 from ...ir.alias import memory_of
 from ...ir.graph import Node
+from ...ir.layout import expanded_index
 from ...ir.shape_env import using
 from ...loops.nodes import (
     Assign,
@@ -50,13 +51,11 @@ class RegionLowering:
     def items(self, index, ndim: int) -> tuple:
         """The items of basic index ``index`` into an array of ``ndim`` axes (an Ellipsis
         spelled as the slices it stands for)."""
-        items = list(index) if isinstance(index, (tuple, list)) else [index]
+        items = tuple(index) if isinstance(index, (tuple, list)) else (index,)
         if any(isinstance(item, Node) for item in items):
             raise NoTemplate("an index array in a loop body")
-        if Ellipsis in items:
-            at = items.index(Ellipsis)
-            taken = sum(1 for item in items if item is not None and item is not Ellipsis)
-            items[at : at + 1] = [slice(None)] * (ndim - taken)
+        if any(item is Ellipsis for item in items):
+            items = expanded_index(items, ndim)
         return tuple(self.item(item) for item in items)
 
     def item(self, item):
