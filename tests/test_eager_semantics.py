@@ -156,3 +156,13 @@ def test_internal_failures_are_cached_and_warned_once():
         fn(np.ones(2))
     np.testing.assert_array_equal(fn(np.ones(2)), [2.0, 2.0])  # no second warning, no re-trace
     assert fn.stats["traces"] == 1 and fn.stats["fallbacks"] == 2
+
+
+def _out_of_range_comparisons(x):
+    return x > -40, x == 300, -1 < x, np.less_equal(x, -3), x[1:] != -2, x[0] >= -1, x < 2**40
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint32, np.uint64])
+def test_integers_compared_with_a_python_int_beyond_their_range_are_compared_exactly(dtype):
+    """(NEP 50: NumPy compares the values; a kernel casting -40 to uint8 would compare 216.)"""
+    check(_out_of_range_comparisons, np.arange(5, dtype=dtype) * 3)

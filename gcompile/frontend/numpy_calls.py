@@ -148,6 +148,9 @@ class NumpyCalls:
         operands = list(inputs)
         if op.kind == "elementwise" and not python_operator:
             operands = self._strengthen(operands)
+        decided = None if params else _decided_comparison(ufunc, operands)
+        if decided is not None:
+            return self._finish(decided, out, ufunc.__name__)
         result = self.tracer.call(op, *operands, **params)
         if op.dunder and not python_operator and not params and _scalars(operands):
             # np.power(2, s) of NumPy scalars runs the ufunc's loop, 2 ** s scalar arithmetic
@@ -399,3 +402,27 @@ def _scalars(operands: list) -> bool:
         and all(v.meta.scalar if isinstance(v, TracedArray) else np.ndim(v) == 0 for v in operands)
         and any(not v.meta.weak for v in traced)
     )
+
+
+_COMPARISONS = (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal)
+
+
+def _decided_comparison(ufunc: np.ufunc, operands: list) -> TracedArray | None:
+    """An integer array compared with a Python int outside its dtype's range (``x > -1`` of
+    uint8): NumPy compares the values exactly (NEP 50), so every element gets one answer, its
+    own on data-free stand-ins, computed as ``x == x`` or ``x != x`` (shape and scalar type
+    kept); None for any other call (a kernel would cast the int to the array's dtype first)."""
+    if ufunc not in _COMPARISONS or len(operands) != 2:
+        return None
+    literal = [type(o) is int for o in operands]
+    arrays = [isinstance(o, TracedArray) and o.dtype.kind in "iu" for o in operands]
+    if sorted(literal) != [False, True] or not any(arrays):
+        return None
+    array = operands[literal.index(False)]
+    value = operands[literal.index(True)]
+    info = np.iinfo(array.dtype)
+    if info.min <= value <= info.max:
+        return None
+    stand_ins = [np.zeros(1, array.dtype) if o is array else o for o in operands]
+    same = np.equal if ufunc(*stand_ins)[0] else np.not_equal  # (of integers: all True, False)
+    return same(array, array)
