@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import linecache
 import os
+import sys
 
 import numpy
 
@@ -78,6 +79,21 @@ def source_text(source: str | None) -> str:
         return ""
     path, _, line = source.rpartition(":")
     return linecache.getline(path, int(line)).strip() if line.isdigit() else ""
+
+
+def user_source() -> str | None:
+    """``file:line`` of the innermost frame outside gcompile and NumPy (the user's code)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not (
+            filename.startswith(GCOMPILE_DIR)
+            or filename.startswith(NUMPY_DIR)
+            or filename.startswith("<__array")
+        ):
+            return f"{filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
 
 
 def refusal_from(error: Exception) -> UnsupportedError | None:

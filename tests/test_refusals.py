@@ -156,7 +156,7 @@ REFUSALS = [
         "a NumPy function given a Python list or tuple of traced values made in the function",
         "np.sin([x[0], x[1]])",
     ),
-    (slice_bound_from_data, "a slice bound computed from data", "x[: x[0]]"),
+    (slice_bound_from_data, "returning a slice x[lo:hi] with bounds read from the data", "x[: x[0]]"),
     (returns_object, "returning a value of type set", "def returns_object"),
     (ndarray_method_not_in_table, "the ndarray attribute or method .sort", "x.sort()"),
     (

@@ -38,7 +38,7 @@ class DataRegions:
                 "row[j] = v): NumPy writes A through its view, the graph holds a copy",
                 hint="copy the region explicitly (row = A[k].copy()) if A is not meant to change",
             )
-        self.stale.update(r for r in self.taken if _array_of(r) is _array_of(target))
+        self.stale.update(r for r in self.taken if array_of(r) is array_of(target))
 
     def leaving(self, values: tuple) -> None:
         """Values leaving a graph (returned, carried out of a loop body or a branch): refused
@@ -54,9 +54,9 @@ class DataRegions:
         """A loop body that reads ``read`` (values from outside it) and writes ``written``:
         refused when it reads a region whose array it writes (a later trip's read sees the
         write in NumPy, whatever the order in the body)."""
-        arrays = {_array_of(w) for w in written if isinstance(w, Node)}
+        arrays = {array_of(w) for w in written if isinstance(w, Node)}
         if any(
-            isinstance(v, Node) and root(v) in self.taken and _array_of(v) in arrays for v in read
+            isinstance(v, Node) and root(v) in self.taken and array_of(v) in arrays for v in read
         ):
             self.tracer.refuse(
                 "a loop body reading a region read at a position from the data (row = A[k]) "
@@ -74,7 +74,7 @@ class DataRegions:
             )
 
 
-def _array_of(node: Node) -> Node:
+def array_of(node: Node) -> Node:
     """The array whose memory ``node`` is in NumPy: through views, regions of regions and
     complex parts (``z.real[k]``: a view of ``z``)."""
     found = root(node)

@@ -19,6 +19,7 @@ from .declines import LoopEscape
 from .masks import MaskedValue
 from .numpy_patching import tracing
 from .recorder import Tracer, convertible_sequences
+from .segments import Segment
 from .symint import SymInt
 from .traced_array import TracedArray
 
@@ -177,7 +178,7 @@ def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> An
         return tracer.operand(value)
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic)):
         return value
-    if isinstance(value, MaskedValue):
+    if isinstance(value, (MaskedValue, Segment)):
         value.refuse("returning", made_here=True)
     raise UnsupportedError(
         f"returning a value of type {type(value).__name__}",

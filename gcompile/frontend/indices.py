@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..ir.layout import expanded_index
-from . import masks
+from . import masks, segments
 from .symint import SymInt
 from .traced_array import TracedArray, holds_traced
 
@@ -34,6 +34,14 @@ class Indices:
         if index.dtype.kind not in "iu" or index.ndim == 0 or array.ndim == 0:
             return None
         return np.take(array, index, axis=0)
+
+    def segment(self, array: TracedArray, index: Any) -> segments.Segment | None:
+        """``array[idx]`` of a segment ``idx`` (a gather by it), or ``array[lo:hi]`` with a bound
+        read from the data: a ``Segment`` (``segments``); None for any other index."""
+        item = index[0] if isinstance(index, tuple) and len(index) == 1 else index
+        if isinstance(item, segments.Segment):
+            return item.gather(array)
+        return segments.slice_with_data_bounds(array, index)
 
     def element_index(self, array: TracedArray, index: Any) -> tuple | None:
         """``(template, positions)`` when ``index`` picks one element of ``array``, or a region
@@ -69,7 +77,7 @@ class Indices:
         items = index if isinstance(index, tuple) else (index,)
         out = []
         for item in items:
-            if isinstance(item, masks.MaskedValue):
+            if isinstance(item, (masks.MaskedValue, segments.Segment)):
                 item.refuse("indexing with")
             if isinstance(item, TracedArray) and item.ndim == 0 and item.dtype.kind in "iu":
                 value = item._from_sizes()  # (of sizes alone: a position like any int)

@@ -159,7 +159,7 @@ class MaskedValue:
         return self.elementwise(lambda *values: ufunc(*values, **kwargs), inputs)
 
     def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
-        reduction = _REDUCTIONS.get(func)
+        reduction = REDUCTIONS.get(func)
         if reduction is not None:
             return getattr(self, reduction)(*args[1:], **kwargs)
         if func in (np.where, np.clip):
@@ -275,7 +275,7 @@ class MaskedValue:
         raise AttributeError(f"'MaskedValue' object has no attribute {name!r}")
 
 
-_REDUCTIONS = {
+REDUCTIONS = {
     np.sum: "sum",
     np.prod: "prod",
     np.mean: "mean",
@@ -288,9 +288,9 @@ _REDUCTIONS = {
 }
 
 
-def _install_operators() -> None:
-    """Python operators from the op table's ``dunder``s, applied to the values (so each is
-    the traced array's own operator, with its scalar rules)."""
+def install_operators(cls: type) -> None:
+    """Python operators on ``cls`` from the op table's ``dunder``s, each its values' own
+    operator (with the traced array's scalar rules) through ``cls.elementwise``."""
     for op in ops.OPS:
         function = getattr(operator, op.dunder or "", None) or getattr(
             operator, f"{op.dunder}_", None
@@ -298,10 +298,10 @@ def _install_operators() -> None:
         if function is None or op.dunder == "matmul":
             continue
         if op.kind == "elementwise" and op.numpy[0].nin == 1:
-            setattr(MaskedValue, f"__{op.dunder}__", _unary(function))
+            setattr(cls, f"__{op.dunder}__", _unary(function))
             continue
-        setattr(MaskedValue, f"__{op.dunder}__", _binary(function, reflected=False))
-        setattr(MaskedValue, f"__r{op.dunder}__", _binary(function, reflected=True))
+        setattr(cls, f"__{op.dunder}__", _binary(function, reflected=False))
+        setattr(cls, f"__r{op.dunder}__", _binary(function, reflected=True))
 
 
 def _unary(function: Callable) -> Callable:
@@ -314,7 +314,7 @@ def _binary(function: Callable, reflected: bool) -> Callable:
     return lambda self, other: self.elementwise(function, (self, other))
 
 
-_install_operators()
+install_operators(MaskedValue)
 DEFERRED.add(MaskedValue)
 
 

@@ -9,14 +9,13 @@ this thread (``numpy_patching.tracing`` makes one active).
 
 from __future__ import annotations
 
-import sys
 import threading
 from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import GCOMPILE_DIR, NUMPY_DIR, UnsupportedError, source_text
+from ..errors import UnsupportedError, source_text, user_source
 from ..ir import ops
 from ..ir.alias import root
 from ..ir.callbacks import Callback
@@ -35,21 +34,6 @@ from .symint import SymInt, unwrap
 from .traced_array import TracedArray, holds_traced
 
 # Lookups built from the op table.
-
-
-def user_source() -> str | None:
-    """``file:line`` of the innermost frame outside gcompile and NumPy (the user's code)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not (
-            filename.startswith(GCOMPILE_DIR)
-            or filename.startswith(NUMPY_DIR)
-            or filename.startswith("<__array")
-        ):
-            return f"{filename}:{frame.f_lineno}"
-        frame = frame.f_back
-    return None
 
 
 class Tracer(Indices):

@@ -142,6 +142,9 @@ class TracedArray:
         taken = self._tracer.gather_by_indices(self, index)
         if taken is not None:  # x[idx]: np.take(x, idx, axis=0)
             return taken
+        segment = self._tracer.segment(self, index)
+        if segment is not None:  # x[lo:hi] with bounds from the data, x[cols] of one
+            return segment
         element = self._tracer.element_index(self, index)
         if element is not None:  # x[i, k] with k read from the data: one element (or a region)
             template, positions = element
