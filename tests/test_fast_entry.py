@@ -141,6 +141,21 @@ def test_a_large_output_comes_from_the_host_pool_in_the_fast_entry_too():
     np.testing.assert_array_equal(second, periodic_laplacian(u, 0.25))
 
 
+def test_a_pooled_buffer_its_caller_reshaped_or_froze_is_not_handed_out_again():
+    fn = gcompile.compile(periodic_laplacian)
+    u = RNG.random(200_000)
+    first = fn(u, 0.5)
+    first.shape = (400, 500)  # (in place: the pool still holds this array)
+    del first
+    np.testing.assert_array_equal(fn(u, 0.25), periodic_laplacian(u, 0.25))
+    frozen = fn(u, 0.5)
+    frozen.flags.writeable = False
+    del frozen
+    again = fn(u, 0.75)
+    assert again.flags.writeable
+    np.testing.assert_array_equal(again, periodic_laplacian(u, 0.75))
+
+
 def pieces(x, y):
     """Outputs the program writes into its caller's buffers (a filled creation of another
     shape, a kernel's output) and one it returns (a view of one of them)."""

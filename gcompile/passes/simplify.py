@@ -165,20 +165,23 @@ def update_with_own_region(node: Node, graph: Graph) -> Any:
 
 
 def update_whole(node: Node, graph: Graph) -> Any:
-    """``update(b, v, index=[...]) => v`` when v has b's shape and dtype. Exact: every element of
-    b is replaced by v's (``m *= beta`` after functionalization)."""
-    if (
-        node.target is ops.UPDATE
-        and node.kwargs["index"] == (Ellipsis,)
-        and not node.kwargs.get("views")
-    ):
+    """``update(b, v, index=[...]) => v`` (or ``[:]``, ``[:, :]``) when v has b's shape,
+    dtype and layout. Exact: every element of b is replaced by v's (``m *= beta`` after
+    functionalization, ``D = np.empty(...); D[:] = v``)."""
+    if node.target is ops.UPDATE and _whole(node.kwargs["index"]) and not node.kwargs.get("views"):
         base, value = node.args
-        if isinstance(value, Node) and (value.meta.shape, value.meta.dtype) == (
-            base.meta.shape,
-            base.meta.dtype,
-        ):
-            return value
+        if isinstance(value, Node) and (
+            value.meta.shape,
+            value.meta.dtype,
+            value.meta.layout,
+        ) == (base.meta.shape, base.meta.dtype, base.meta.layout):
+            return value  # (in b's layout: the metas its users derived stay theirs)
     return None
+
+
+def _whole(index: tuple) -> bool:
+    """Whether ``index`` selects every element: ``...`` and ``:`` only."""
+    return all(item is Ellipsis or item == slice(None) for item in index)
 
 
 def copy_of_unread(node: Node, graph: Graph) -> Any:

@@ -58,7 +58,7 @@ def both_gradients(f):
 
 
 def scaled_by_root(x, p: float):
-    x[:] = x * p**0.5
+    x[1:] = x[1:] * p**0.5  # (a region: `x[:]` is the whole array, a writeback of the product)
 
 
 def fused(fn, *args):

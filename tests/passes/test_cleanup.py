@@ -796,6 +796,12 @@ def update_whole(x):
     x += x
 
 
+def update_whole_slices(x):
+    y = np.empty_like(x)
+    y[:] = x * x  # (every element: `[:]` as `[...]`)
+    return y + x
+
+
 def copy_of_unread(x):
     y = x * 2.0
     return y.copy() + 1.0  # (nothing else reads y)
@@ -1265,6 +1271,7 @@ EDGE_CASES = [  # (rule, example, dtypes where the rewrite applies)
     ("where_same", where_same, ALL),
     ("update_with_own_region", update_with_own_region, ALL),
     ("update_whole", update_whole, ALL),
+    ("update_whole", update_whole_slices, ALL),
     ("copy_of_unread", copy_of_unread, REALS),
     ("positive", positive, REALS),
     ("transpose_transpose", transpose_transpose, ALL),

@@ -67,7 +67,7 @@ from ...loops.nodes import (
     size_of,
 )
 from .. import interpreter
-from . import codegen, copies, kernels, memory
+from . import codegen, copies, kernels
 from .host_programs import ProgramCalls
 from .host_programs import host_variable as _variable
 from .kernel_calls import KernelCalls
@@ -129,13 +129,16 @@ class BufferPool:
 
     Writing into freshly allocated memory costs a page fault and a page of zeroes per 4 KiB
     (measured: 14.7 GB/s instead of 34.9), which would dominate a kernel running at memory
-    speed. An array the host returned is kept here; when a later call needs the same shape,
+    speed. An array the host made is kept here; when a later step or call needs the same shape,
     dtype and order and the reference count shows that only the pool still holds it (the caller
     dropped it, and no view of it exists, since a view references its base), it is reused.
-    Small arrays are left to NumPy's allocator. At most ``keep`` buffers per kind are held.
+    Arrays under ``MIN_BYTES`` (the C library's first threshold for giving an allocation pages of
+    its own) are left to NumPy's allocator, whose heap keeps them; larger ones it may map afresh
+    on every call (measured: 1760 page faults a call on 15 steps of 512 KiB temporaries, the
+    program 6x slower than eager NumPy). At most ``keep`` buffers per kind are held.
     """
 
-    MIN_BYTES = memory.POOLED
+    MIN_BYTES = 1 << 17
 
     def __init__(self, keep: int = 2):
         self.keep = keep
@@ -150,7 +153,10 @@ class BufferPool:
             with self.lock:
                 for i in range(len(held)):
                     if sys.getrefcount(held[i]) <= _ONLY_LISTED:
-                        return held[i]
+                        if _unchanged(held[i], shape):
+                            return held[i]
+                        del held[i]  # (its caller reshaped it in place, or made it read-only)
+                        break
         array = np.empty(shape, dtype, order=order)
         if array.nbytes >= self.MIN_BYTES:
             with self.lock:
@@ -159,6 +165,12 @@ class BufferPool:
                 if len(held) > self.keep:
                     held.pop(0)
         return array
+
+
+def _unchanged(array: np.ndarray, shape: tuple) -> bool:
+    """Whether a pooled array still has the shape it was made with and can be written (its
+    caller may have set ``.shape`` or ``.flags.writeable``)."""
+    return array.shape == tuple(shape) and array.flags.writeable
 
 
 class _HostLowering(ProgramCalls, KernelCalls):
