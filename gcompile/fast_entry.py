@@ -92,6 +92,7 @@ def build(
         "_gc_pooled": program.pooled,
         **{f"_gc_c{i}": constant for i, constant in enumerate(program.constants)},
         **{f"_gc_b{i}": buffer.dtype for i, buffer in enumerate(program.buffers)},
+        **{f"_gc_t{i}": convert for i, convert in enumerate(program.converts)},
         **{f"_gc_default_{p.name}": p.default for p in parameters if p.default is not p.empty},
         **{f"_gc_kind_{n}": type(v) for n, v in zip(names, values)},
     }
@@ -139,7 +140,8 @@ def _call(program: Any, inputs: list) -> list:
 
 def _results(program: Any, out: Any) -> str:
     """The expression of the call's result: each output its buffer or what the program
-    returned (one bare, several a tuple), in the user's structure (one value, or a tuple)."""
+    returned (one bare, several a tuple; a 0-d one through its ``result_type``), in the user's
+    structure (one value, or a tuple)."""
     returned = sum(1 for buffer in program.in_buffers if buffer is None)
     taken = itertools.count()
     items = [
@@ -149,6 +151,11 @@ def _results(program: Any, out: Any) -> str:
         if returned == 1
         else f"_gc_returned[{next(taken)}]"
         for buffer in program.in_buffers
+    ]
+    converts = program.converts or (None,) * len(items)
+    items = [
+        item if c is None else f"_gc_t{i}({item})"
+        for i, (item, c) in enumerate(zip(items, converts))
     ]
     if out.kind == "leaf":
         return items[0]

@@ -190,3 +190,24 @@ def test_outputs_in_the_callers_buffers_and_returned_ones_keep_eager_identity():
             np.testing.assert_allclose(a, b, rtol=1e-15, atol=0)
         assert np.shares_memory(got[0], got[2]) and not np.shares_memory(got[0], got[1])
     assert _served(fn) == 3 and "_gc_r0 = _gc_empty((x.shape[0] - 1,), _gc_b0)" in fn._fast.source
+
+
+def checksum(data, poly=0x8408):
+    """A CRC loop returning Python ints and NumPy scalars (no array): the program returns
+    each value's element, the fast entry gives it its type."""
+    crc = 0xFFFF
+    total = np.float32(0)
+    for b in data:
+        crc = (crc >> 1) ^ poly if (crc ^ int(b)) & 1 else crc >> 1
+        total += b * np.float32(0.5)
+    return crc & 0xFFFF, total, data.sum() * 0.5, data[0] > 3
+
+
+def test_a_program_returning_scalars_has_a_fast_entry_giving_their_types():
+    fn = gcompile.compile(checksum)
+    data = RNG.integers(0, 256, 50).astype(np.uint8)
+    for _ in range(3):
+        expected, actual = checksum(data), fn(data)
+        assert [type(v) for v in actual] == [type(v) for v in expected]
+        assert actual == expected
+    assert fn._fast is not None and _served(fn) >= 2

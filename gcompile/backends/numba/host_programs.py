@@ -7,8 +7,6 @@ options it adds to.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ...errors import UnsupportedError
 from ...ir import ops
 from ...ir.control import Cond
@@ -16,7 +14,7 @@ from ...ir.graph import Node
 from ...ir.subgraph import loop_of
 from ...loops.nodes import Attr, Call, Comment, Const, Item, Let, Name, Return, Tuple, Var
 from . import codegen, program_host, programs
-from .program_entry import ProgramEntry, caller_buffers
+from .program_entry import ProgramEntry, caller_buffers, result_type
 
 # A graph without loops whose host would run this many steps (kernel calls, scalar ops, stores)
 # one by one is one Numba function too: a step of the Python host costs 1-2 us a call, the
@@ -85,12 +83,13 @@ class ProgramCalls:
         """A program's result as the graph's value: an array as it is (a 0-d one made an array
         again: Numba returns its element); a scalar as its NumPy type, or a Python one when weak
         (``s = x * 0.5`` of a Python float stays a float)."""
-        if meta.ndim:
+        convert = result_type(meta)
+        if convert is None:
             return value
         if not meta.scalar:
             return Call(Name("np.asarray"), (value, self.dtype_name(meta.dtype)))
         if meta.weak:
-            return Call(Name(type(np.zeros((), meta.dtype).item()).__name__), (value,))
+            return Call(Name(convert.__name__), (value,))
         return Call(Attr(self.dtype_name(meta.dtype), "type"), (value,))
 
     def whole_program(self) -> bool:
@@ -124,11 +123,13 @@ class ProgramCalls:
             for i, v in enumerate(values)
         ]
         self.emit(Return(tuple(items)))
-        direct = all(meta.ndim for meta in program.outputs) and len(items) == len(program.outputs)
-        if direct and not program.objmode:
+        if len(items) == len(program.outputs) and not program.objmode:
             function.disable_compile()  # another type is the general path's (``fast_entry``)
             buffers = caller_buffers(graph, program.buffers)
             constants = tuple(program.constants)
-            entry = ProgramEntry(function, constants, buffers, program.in_buffers, self.pool.empty)
+            converts = tuple(result_type(meta) for meta in program.outputs)
+            entry = ProgramEntry(
+                function, constants, buffers, program.in_buffers, self.pool.empty, converts
+            )
             self.program.entry = entry
         return True

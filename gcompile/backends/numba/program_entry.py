@@ -17,6 +17,7 @@ writeability are in the program's Numba signature.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -92,6 +93,21 @@ class ProgramEntry:
     buffers: tuple  # a ``CallerBuffer`` per buffer it is passed
     in_buffers: list  # per output of the graph, the buffer it is written into, else None
     pooled: Callable  # the allocator of large buffers (the host's pool)
+    converts: tuple = ()  # per output of the graph, its ``result_type`` (None: as returned)
+
+
+def result_type(meta) -> Callable | None:
+    """What makes a program's result of ``meta`` the graph's value in Python: None for an
+    array (as Numba returns it); for a 0-d array, the array again (Numba returns its element);
+    for a scalar, its NumPy type, or Python's when weak (``s = x * 0.5`` of a Python float
+    stays a float)."""
+    if meta.ndim:
+        return None
+    if not meta.scalar:
+        return functools.partial(np.asarray, dtype=meta.dtype)
+    if meta.weak:
+        return type(np.zeros((), meta.dtype).item())
+    return meta.dtype.type
 
 
 @dataclass(frozen=True)
