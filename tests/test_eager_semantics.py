@@ -166,3 +166,17 @@ def _out_of_range_comparisons(x):
 def test_integers_compared_with_a_python_int_beyond_their_range_are_compared_exactly(dtype):
     """(NEP 50: NumPy compares the values; a kernel casting -40 to uint8 would compare 216.)"""
     check(_out_of_range_comparisons, np.arange(5, dtype=dtype) * 3)
+
+
+def _compared_with_an_int_argument(x, n):
+    return x > n, n <= x, np.equal(x, n), np.greater(x, -1, dtype=bool)
+
+
+def test_an_int_argument_and_clip_bounds_beyond_the_dtype_are_compared_exactly():
+    x = np.array([0, 60, 120, 180, 240], np.uint8)
+    fn = gcompile.compile(_compared_with_an_int_argument, fullgraph=True)
+    for n in (5, 6, 300, -3, 120, 2**40):  # (the second call makes n a run-time value)
+        for e, a in zip(_compared_with_an_int_argument(x, n), fn(x, n)):
+            np.testing.assert_array_equal(a, e, strict=True)
+    check(lambda x: (np.clip(x, -1, 300), np.clip(x, 3, 300), np.clip(x, -5, None)), x)
+    check(lambda x: np.clip(x, -200, 100), x.astype(np.int8))

@@ -94,7 +94,14 @@ def test_row_reductions_agree_with_empty_rows():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         check(row_statistics, indptr, data, 2.0)
-        check(row_statistics, indptr.astype(np.int32), data.astype(np.float32), 0.5)
+        # (float32 rows add up in double: a few float32 ulp from NumPy's float32 total)
+        args = (indptr.astype(np.int32), data.astype(np.float32), 0.5)
+        expected = row_statistics(*args)
+        for backend in ("interpreter", "numba"):
+            actual = gcompile.compile(row_statistics, backend=backend, fullgraph=True)(*args)
+            for e, a in zip(expected, actual):
+                assert a.dtype == e.dtype
+                np.testing.assert_allclose(a, e, rtol=4 * np.finfo(np.float32).eps)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.int32, np.uint8])
@@ -175,7 +182,7 @@ def _reduced_in_a_nested_loop(x, lo, hi):
 @pytest.mark.parametrize(
     "fn, match",
     [
-        (_written_in_between, "after a write into an array it reads"),
+        (_written_in_between, "after a write made since"),
         (_length_needed, r"len\(\) of a slice x\[lo:hi\] with bounds read from the data"),
         (_returned, r"returning a slice x\[lo:hi\]"),
         (_two_d, "bounds read from the data of a 2-d array"),
@@ -190,3 +197,57 @@ def test_a_segment_reduced_in_a_loop_inside_agrees():
     """(The loop body may not reduce the segment its enclosing graph made: that loop runs in
     Python, each trip's reduction traced at the top.)"""
     check(_reduced_in_a_nested_loop, RNG.random(10), np.int64(2), np.int64(6))
+
+
+def _combined_after_a_write(x, y, lo, hi):
+    t = y[lo:hi] * 2
+    y[0] = 1000.0
+    return (x[lo:hi] * t).sum()  # (t's values are y's before the write)
+
+
+def _added_in_place(x, lo, hi):
+    s = x[lo:hi]
+    s += 1  # (NumPy writes x through its view)
+    return x
+
+
+def _gathered_then_written(x, idx, out, lo, hi):
+    g = x[idx[lo:hi]]
+    out[0] = 5.0  # (NumPy raises an out-of-range gather before this write)
+    return g.sum()
+
+
+@pytest.mark.parametrize(
+    "fn, args, match",
+    [
+        (_combined_after_a_write, (RNG.random(8), RNG.random(8)), "after a write made since"),
+        (_added_in_place, (RNG.random(8),), "an in-place operator"),
+        (_gathered_then_written, (RNG.random(8), np.arange(8), np.zeros(2)), "after a gather"),
+        (lambda x, lo, hi: np.sum(x[lo:hi], initial=5.0), (RNG.random(8),), "initial="),
+        (lambda x, lo, hi: np.where(x[lo:hi] > 0), (RNG.random(8),), "np.where of"),
+        (lambda x, lo, hi: np.divmod(x[lo:hi], 2)[0].sum(), (RNG.random(8),), "several results"),
+        (lambda x, lo, hi: np.add(x[lo:hi], 1, where=True).sum(), (RNG.random(8),), "where="),
+    ],
+)
+def test_uses_it_cannot_tell_from_numpys_are_refused_cleanly(fn, args, match):
+    with pytest.raises(gcompile.UnsupportedError, match=match):
+        gcompile.trace(fn, *args, np.int64(1), np.int64(5))
+
+
+def _wide_sums(h, s, lo, hi, n):
+    return h[lo:hi].sum(), h[lo:hi] @ h[lo:hi], s[lo:hi] * n, (s[lo:hi] * n).sum()
+
+
+def test_half_floats_add_up_in_float32_and_sizes_and_huge_unsigned_bounds_work():
+    h = np.ones(4096, np.float16)  # (a float16 running total stops at 2048)
+    s = RNG.random(10)
+    sums = lambda h, s, lo, hi: _wide_sums(h, s, lo, hi, s.shape[0])[::3]  # noqa: E731
+    fn = gcompile.compile(sums, backend="interpreter")  # (Numba has no float16 arithmetic)
+    total, scaled = fn(h, s, np.int64(0), np.int64(4096))
+    assert total == np.float16(4096) and total.dtype == np.float16
+    assert scaled == pytest.approx((s * 10).sum(), rel=1e-14)
+    bounded = gcompile.compile(lambda x, lo, hi: x[lo:hi].sum(), fullgraph=True)
+    x = np.arange(10.0)
+    for lo, hi in ((2, 2**64 - 1), (2**63 + 5, 2**64 - 1), (3, 2**63)):
+        lo_, hi_ = np.uint64(lo), np.uint64(hi)
+        assert bounded(x, lo_, hi_) == x[lo_:hi_].sum()

@@ -9,6 +9,7 @@ table (``ir/ops.py``) knows nothing of them: they are the front end's.
 
 from __future__ import annotations
 
+import builtins
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -77,7 +78,18 @@ _NO_VALUE = getattr(np, "_NoValue", object())
 def _clip(rec, a, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE):  # noqa: A002
     low = min if a_min is _NO_VALUE else a_min
     high = max if a_max is _NO_VALUE else a_max
-    return rec.call(CLIP, a, None if low is _NO_VALUE else low, None if high is _NO_VALUE else high)
+    low, high = (None if b is _NO_VALUE else _within(a, b) for b in (low, high))
+    return rec.call(CLIP, a, low, high)
+
+
+def _within(a, bound):
+    """A Python int bound of an integer array's clip brought into its dtype's range (NumPy
+    compares exactly: ``np.clip(u8, -1, 300)`` keeps every value; a kernel would cast -1 to
+    255)."""
+    if type(bound) is not int or np.dtype(getattr(a, "dtype", np.int64)).kind not in "iu":
+        return bound
+    info = np.iinfo(a.dtype)
+    return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
 
 
 def _identity(rec, n, dtype=None):

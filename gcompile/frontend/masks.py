@@ -22,17 +22,22 @@ computes ``x > 0`` twice.
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any, Callable
 
 import numpy as np
 
-from ..ir import ops
 from ..ir.graph import Node
 from ..ir.literals import literal_key
 from ..ir.subgraph import subgraphs_of
+from .data_lengths import (
+    LengthFromData,
+    empty_check,
+    extreme_identity,
+    install_operators,
+    mean_dtypes,
+)
 from .symint import SymInt
-from .traced_array import DEFERRED, TracedArray
+from .traced_array import TracedArray
 
 _GATHERED = "x[mask]"  # how refusals name a masked value
 
@@ -85,16 +90,23 @@ def _spread(mask: TracedArray, ndim: int) -> TracedArray:
     return mask if mask.ndim == ndim else mask[(Ellipsis,) + (None,) * (ndim - mask.ndim)]
 
 
-class MaskedValue:
+class MaskedValue(LengthFromData):
     """``values[mask]`` with its values kept at ``values``' shape (see the module docstring)."""
 
     __slots__ = ("values", "mask", "where")
-    __array_priority__ = 2000
-    __hash__ = None
+    NAME = f"a boolean-mask gather {_GATHERED}"
+    HINT = (
+        "elementwise math on it, x[mask] = ..., and reductions (sum, mean, max, min, "
+        "prod, any, all) compile; for the rest write np.where(mask, x, fill)"
+    )
 
     def __init__(self, values: TracedArray, mask: TracedArray, where: str | None = None):
         self.values, self.mask = values, mask
         self.where = where  # the user's line that made it (``x[m]``)
+
+    @property
+    def tracer(self) -> Any:
+        return self.values._tracer
 
     @property
     def dtype(self) -> np.dtype:
@@ -113,17 +125,6 @@ class MaskedValue:
     def trailing(self) -> Any:
         """The elements one True of the mask gathers (the product of the trailing sizes)."""
         return math.prod(self.values.shape[self.mask.ndim :])
-
-    def refuse(self, use: str, detail: str = "", made_here: bool = False) -> None:
-        """Refuse a use that needs the gathered length (``use``: "len() of", "returning"), at
-        the user's current line, or where it was made (``made_here``)."""
-        self.values._tracer.refuse(
-            f"{use} a boolean-mask gather {_GATHERED}, whose length the data decide",
-            detail=detail,
-            source=self.where if made_here else "",
-            hint="elementwise math on it, x[mask] = ..., and reductions (sum, mean, max, min, "
-            "prod, any, all) compile; for the rest write np.where(mask, x, fill)",
-        )
 
     def values_under(self, mask: TracedArray, use: str) -> TracedArray:
         """The values, once ``mask`` is proved to be this value's mask; else refused."""
@@ -148,23 +149,6 @@ class MaskedValue:
         if np.ndim(value) > trailing:
             self.refuse("elementwise math between an array of the mask's length and")
         return value
-
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        if method != "__call__" or kwargs.get("out") is not None or len(inputs) > ufunc.nin:
-            self.refuse(
-                f"np.{ufunc.__name__}.{method} with out= or on"
-                if method == "__call__"
-                else f"np.{ufunc.__name__}.{method} on"
-            )
-        return self.elementwise(lambda *values: ufunc(*values, **kwargs), inputs)
-
-    def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
-        reduction = REDUCTIONS.get(func)
-        if reduction is not None:
-            return getattr(self, reduction)(*args[1:], **kwargs)
-        if func in (np.where, np.clip):
-            return self.elementwise(lambda *values: func(*values, **kwargs), args)
-        self.refuse(f"np.{func.__name__} of")
 
     # -- reductions ----------------------------------------------------------------------------------
     def reduce(self, function: Callable, identity: Any, axis: Any, keepdims: bool, **kwargs):
@@ -198,13 +182,7 @@ class MaskedValue:
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         """NumPy's mean: the sum in the accumulator's dtype over the count (nan of none)."""
         self._no_out(out)
-        if dtype is not None:
-            result_dtype = accumulator = np.dtype(dtype)
-        elif self.dtype.kind in "fc":  # (the sum's own dtype but for float16's)
-            result_dtype = self.dtype
-            accumulator = np.dtype(np.float32) if self.dtype == np.float16 else None
-        else:
-            result_dtype = accumulator = np.dtype(np.float64)
+        result_dtype, accumulator = mean_dtypes(self.dtype, dtype)
         total = self.reduce(np.sum, 0, axis, keepdims, dtype=accumulator)
         count = np.sum(self.mask)
         if axis is None:
@@ -221,23 +199,11 @@ class MaskedValue:
         return self._extreme(np.min, "minimum", axis, keepdims)
 
     def _extreme(self, function: Callable, name: str, axis: Any, keepdims: bool) -> Any:
-        kind = self.dtype.kind
-        if kind == "c":
+        identity = extreme_identity(self.dtype, name)
+        if identity is None:
             self.refuse(f"the {name} of")
-        lowest = name == "maximum"
-        if kind == "f":
-            identity = -np.inf if lowest else np.inf
-        elif kind == "b":
-            identity = not lowest
-        else:
-            info = np.iinfo(self.dtype)
-            identity = info.min if lowest else info.max
         result = self.reduce(function, identity, axis, keepdims)
-        message = f"zero-size array to reduction operation {name} which has no identity"
-        tracer = self.values._tracer
-        return tracer.call(
-            ops.CHECK, result, np.any(self.mask), error="ValueError", message=message
-        )
+        return empty_check(self.tracer, result, np.any(self.mask), name)
 
     def _no_out(self, out: Any) -> None:
         if out is not None:
@@ -246,76 +212,8 @@ class MaskedValue:
     def astype(self, dtype, *args, **kwargs) -> MaskedValue:
         return MaskedValue(self.values.astype(dtype, *args, **kwargs), self.mask, self.where)
 
-    # -- uses that need the length --------------------------------------------------------------------
-    @property
-    def shape(self) -> tuple:
-        self.refuse("the shape of")
-
-    def __len__(self) -> int:
-        self.refuse("len() of")
-
-    def __iter__(self):
-        self.refuse("iterating over")
-
-    def __getitem__(self, index: Any) -> Any:
-        self.refuse("indexing")
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        self.refuse("assigning into (write x[mask] = ... instead)")
-
-    def __bool__(self) -> bool:
-        self.refuse("bool() of")
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        self.refuse("converting to a NumPy array")
-
-    def __getattr__(self, name: str) -> Any:
-        if hasattr(np.ndarray, name) and not name.startswith("__"):
-            self.refuse(f"the method or attribute .{name} of")
-        raise AttributeError(f"'MaskedValue' object has no attribute {name!r}")
-
-
-REDUCTIONS = {
-    np.sum: "sum",
-    np.prod: "prod",
-    np.mean: "mean",
-    np.max: "max",
-    np.amax: "max",
-    np.min: "min",
-    np.amin: "min",
-    np.any: "any",
-    np.all: "all",
-}
-
-
-def install_operators(cls: type) -> None:
-    """Python operators on ``cls`` from the op table's ``dunder``s, each its values' own
-    operator (with the traced array's scalar rules) through ``cls.elementwise``."""
-    for op in ops.OPS:
-        function = getattr(operator, op.dunder or "", None) or getattr(
-            operator, f"{op.dunder}_", None
-        )
-        if function is None or op.dunder == "matmul":
-            continue
-        if op.kind == "elementwise" and op.numpy[0].nin == 1:
-            setattr(cls, f"__{op.dunder}__", _unary(function))
-            continue
-        setattr(cls, f"__{op.dunder}__", _binary(function, reflected=False))
-        setattr(cls, f"__r{op.dunder}__", _binary(function, reflected=True))
-
-
-def _unary(function: Callable) -> Callable:
-    return lambda self: self.elementwise(function, (self,))
-
-
-def _binary(function: Callable, reflected: bool) -> Callable:
-    if reflected:
-        return lambda self, other: self.elementwise(lambda a, b: function(b, a), (self, other))
-    return lambda self, other: self.elementwise(function, (self, other))
-
 
 install_operators(MaskedValue)
-DEFERRED.add(MaskedValue)
 
 
 def same_value(a: Node, b: Node) -> bool:

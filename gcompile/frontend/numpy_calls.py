@@ -148,9 +148,10 @@ class NumpyCalls:
         operands = list(inputs)
         if op.kind == "elementwise" and not python_operator:
             operands = self._strengthen(operands)
-        decided = None if params else _decided_comparison(ufunc, operands)
-        if decided is not None:
-            return self._finish(decided, out, ufunc.__name__)
+        boolean = params.get("dtype", np.dtype(bool)) == np.dtype(bool)
+        exact = _exact_comparison(ufunc, operands) if boolean else None
+        if exact is not None:
+            return self._finish(exact, out, ufunc.__name__)
         result = self.tracer.call(op, *operands, **params)
         if op.dunder and not python_operator and not params and _scalars(operands):
             # np.power(2, s) of NumPy scalars runs the ufunc's loop, 2 ** s scalar arithmetic
@@ -407,22 +408,40 @@ def _scalars(operands: list) -> bool:
 _COMPARISONS = (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal)
 
 
-def _decided_comparison(ufunc: np.ufunc, operands: list) -> TracedArray | None:
-    """An integer array compared with a Python int outside its dtype's range (``x > -1`` of
-    uint8): NumPy compares the values exactly (NEP 50), so every element gets one answer, its
+def _exact_comparison(ufunc: np.ufunc, operands: list) -> TracedArray | None:
+    """An integer array compared with a Python int as NumPy compares (NEP 50: exactly), where a
+    kernel would cast the int to the array's dtype first; None for any other call.
+
+    An int outside the dtype's range (``x > -1`` of uint8) gives every element one answer, its
     own on data-free stand-ins, computed as ``x == x`` or ``x != x`` (shape and scalar type
-    kept); None for any other call (a kernel would cast the int to the array's dtype first)."""
+    kept). A weak int known at run time only (an int argument) is compared with the array
+    widened to int64 (exact for every dtype but uint64)."""
     if ufunc not in _COMPARISONS or len(operands) != 2:
         return None
+    weak = [_weak_int(o) for o in operands]
+    arrays = [
+        isinstance(o, TracedArray) and o.dtype.kind in "iu" and not w
+        for o, w in zip(operands, weak)
+    ]
     literal = [type(o) is int for o in operands]
-    arrays = [isinstance(o, TracedArray) and o.dtype.kind in "iu" for o in operands]
-    if sorted(literal) != [False, True] or not any(arrays):
+    if sorted(arrays) != [False, True] or not any(literal + weak):
         return None
-    array = operands[literal.index(False)]
-    value = operands[literal.index(True)]
+    array = operands[arrays.index(True)]
+    value = operands[arrays.index(False)]
+    if _weak_int(value):
+        if array.dtype.itemsize == 8:
+            return None
+        return ufunc(*(o.astype(np.int64) if o is array else o for o in operands))
     info = np.iinfo(array.dtype)
     if info.min <= value <= info.max:
         return None
     stand_ins = [np.zeros(1, array.dtype) if o is array else o for o in operands]
     same = np.equal if ufunc(*stand_ins)[0] else np.not_equal  # (of integers: all True, False)
     return same(array, array)
+
+
+def _weak_int(value: Any) -> bool:
+    """A Python int known at run time only: a size used as a value, an int argument."""
+    if isinstance(value, SymInt):
+        return True
+    return isinstance(value, TracedArray) and value.meta.weak and value.dtype.kind == "i"

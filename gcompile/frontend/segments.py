@@ -13,17 +13,19 @@ computed. What the code then does with it:
 - ``y[idx]`` (``idx`` a segment of integers: ``x[cols]``) gathers per element, with NumPy's
   IndexError out of range;
 - reductions (``sum``, ``prod``, ``mean``, ``max``, ``min``, ``any``, ``all``, and ``a @ b``,
-  ``np.dot``, ``np.inner`` of two segments) are one loop over the elements, the while loop of
-  ``for j in range(length)`` (``branches.ControlTracer.capture_range``), accumulating in the
-  dtype NumPy's result has, in order (a float sum may differ from NumPy's pairwise one by
-  rounding); ``max`` and ``min`` of no element raise NumPy's ValueError (a ``check`` node);
-  ``.size`` is the count.
+  ``np.dot``, ``np.inner`` of two segments of one length) are one loop over the elements, the
+  while loop of ``for j in range(length)`` (``branches.ControlTracer.capture_range``), adding
+  in order in a wider float than NumPy's pairwise sum (float16 in float32, float32 and
+  complex64 in double), rounded to NumPy's dtype at the end; ``max`` and ``min`` of no element
+  raise NumPy's ValueError (a ``check`` node); ``.size`` is the count.
 
-A segment's elements are computed where it is reduced, so a write recorded since it was made
-into an array it reads is refused there (NumPy's elementwise results are copies), as is a use
-in another graph than the one that made it (a loop body or branch inside). Anything that needs
-its length as a number (``len``, its shape, indexing it, returning it, writing through it,
-other NumPy functions) is refused, naming the line.
+A segment's elements are computed where it is reduced, in the graph that made it. A write
+recorded since the oldest segment it was computed from was made, into an array it reads, is
+refused there (NumPy's elementwise results are copies), and so is any write after a gather
+(NumPy raises an out-of-range gather before it); an in-place operator on the slice itself
+(``s += 1``, a write through NumPy's view) is refused. Anything that needs its length as a
+number (``len``, its shape, indexing it, returning it, other NumPy functions) is refused,
+naming the line (``data_lengths``).
 """
 
 from __future__ import annotations
@@ -36,14 +38,27 @@ from ..capture.runtime import LoopInfo
 from ..errors import source_text, user_source
 from ..ir import ops
 from ..ir.alias import written_operands
+from .data_lengths import (
+    LengthFromData,
+    empty_check,
+    extreme_identity,
+    install_operators,
+    mean_dtypes,
+)
 from .data_regions import array_of
-from .masks import REDUCTIONS, MaskedValue, install_operators, same_value
+from .masks import MaskedValue, same_value
 from .symint import SymInt
-from .traced_array import DEFERRED, TracedArray
+from .traced_array import TracedArray
 
-_SEGMENT = "x[lo:hi]"  # how refusals name a segment
-_UNALIGNED = "shapes not aligned: slices x[lo:hi] of lengths the data decide differ"
 _MISMATCH = "operands could not be broadcast together (slices x[lo:hi] of lengths the data decide)"
+_UNALIGNED = "shapes not aligned: slices x[lo:hi] of lengths the data decide differ"
+# the dtype a sum of each dtype adds in (NumPy's pairwise sum is as exact: a running total in
+# the dtype itself is not)
+_WIDER = {
+    np.dtype(np.float16): np.dtype(np.float32),
+    np.dtype(np.float32): np.dtype(np.float64),
+    np.dtype(np.complex64): np.dtype(np.complex128),
+}
 
 
 def slice_with_data_bounds(array: TracedArray, index: Any) -> Segment | None:
@@ -65,7 +80,9 @@ def slice_with_data_bounds(array: TracedArray, index: Any) -> Segment | None:
     start = _clipped(item.start, np.int64(0), size)
     stop = _clipped(item.stop, size, size)
     length = np.maximum(np.subtract(stop, start), 0)
-    return Segment(tracer, length, lambda j: array[start + j], array.dtype, (array,))
+    segment = Segment(tracer, length, lambda j: array[start + j], array.dtype, (array,))
+    segment.view = True
+    return segment
 
 
 def _from_data(bound: Any) -> bool:
@@ -84,29 +101,45 @@ def _clipped(bound: Any, default: Any, size: Any) -> Any:
         return default
     if isinstance(bound, TracedArray) and bound.dtype.kind not in "iu":
         raise TypeError("slice indices must be integers or None or have an __index__ method")
+    if isinstance(bound, TracedArray) and bound.dtype.kind == "u":
+        return np.minimum(bound, size).astype(np.int64)  # (clipped first: 2**63 and above)
     value = bound if isinstance(bound, TracedArray) else np.int64(bound.__index__())
     if isinstance(value, TracedArray) and value.dtype != np.int64:
         value = value.astype(np.int64)
-    if np.dtype(bound.dtype if isinstance(bound, TracedArray) else np.int64).kind == "u":
-        return np.minimum(value, size)
     return np.where(value < 0, np.maximum(value + size, 0), np.minimum(value, size))
 
 
-class Segment:
+class Segment(LengthFromData):
     """``x[lo:hi]`` with bounds from the data, as the loop reading it (see the module
     docstring)."""
 
-    __slots__ = ("tracer", "length", "element", "dtype", "reads", "graph", "mark", "where")
-    __array_priority__ = 2000
-    __hash__ = None
+    __slots__ = (
+        "tracer",
+        "length",
+        "element",
+        "dtype",
+        "reads",
+        "graph",
+        "mark",
+        "where",
+        "view",
+        "gathers",
+    )
+    NAME = "a slice x[lo:hi] with bounds read from the data"
+    HINT = (
+        "elementwise math on it, gathers x[idx] by it and reductions (sum, dot, @, mean, max, "
+        "min, prod, any, all) compile; else write the loop over range(lo, hi)"
+    )
 
     def __init__(self, tracer, length: Any, element: Callable, dtype, reads: tuple):
         self.tracer, self.length, self.element = tracer, length, element
         self.dtype = np.dtype(dtype)
         self.reads = reads  # the arrays its elements read
         self.graph = tracer.graph
-        self.mark = len(tracer.graph.nodes)
+        self.mark = len(tracer.graph.nodes)  # (the nodes recorded since: writes to check)
         self.where = user_source()
+        self.view = False  # the slice itself (NumPy's view), not values computed from it
+        self.gathers = False  # its elements read positions from the data (``x[cols]``)
 
     @property
     def ndim(self) -> int:
@@ -117,60 +150,64 @@ class Segment:
         """The count of elements (a traced Python int, as NumPy's ``.size``)."""
         return self.tracer.call(ops.PYTHON_SCALAR, self.length, kind="int")
 
-    def refuse(self, use: str, detail: str = "", made_here: bool = False) -> None:
-        """Refuse a use that needs the segment's length (``use``: "len() of"), at the user's
-        current line, or where it was made (``made_here``)."""
-        self.tracer.refuse(
-            f"{use} a slice {_SEGMENT} with bounds read from the data, whose length the data "
-            "decide",
-            detail=detail,
-            source=self.where if made_here else "",
-            hint="elementwise math on it, gathers x[idx] by it and reductions (sum, dot, @, "
-            "mean, max, min, prod, any, all) compile; else write the loop over "
-            "range(lo, hi)",
-        )
-
-    def derived(self, length: Any, element: Callable, dtype, reads: tuple) -> Segment:
-        """A segment of ``length`` whose elements are ``element(j)``, reading this one's arrays
-        and ``reads``."""
-        made = Segment(self.tracer, length, element, dtype, self.reads + reads)
-        made.mark, made.graph = self.mark, self.graph
+    def derived(self, length: Any, element: Callable, dtype, sources: list, reads=()) -> Segment:
+        """A segment of ``length`` whose elements are ``element(j)``, computed from the
+        segments ``sources`` (this one among them) and the arrays ``reads``."""
+        made = Segment(self.tracer, length, element, dtype, reads)
+        made.reads += tuple(a for s in sources for a in s.reads)
+        made.mark = min(s.mark for s in sources)
+        made.graph, made.where = self.graph, self.where
+        made.gathers = any(s.gathers for s in sources)
         return made
+
+    def functions(self) -> dict:
+        return {
+            np.dot: lambda args, kwargs: _dot(*args, **kwargs),
+            np.inner: lambda args, kwargs: _dot(*args, **kwargs),
+            np.count_nonzero: lambda args, kwargs: (self._only(args, kwargs) != 0).sum(),
+        }
+
+    def _only(self, args: tuple, kwargs: dict) -> Segment:
+        if len(args) != 1 or kwargs:
+            self.refuse("np.count_nonzero with an axis of")
+        return self
 
     # -- elementwise --------------------------------------------------------------------------------
     def elementwise(self, function: Callable, operands: tuple) -> Any:
         """``function`` of the operands' elements, per element."""
-        length, elements = self.aligned([o for o in operands if isinstance(o, Segment)])
+        segments = [o for o in operands if isinstance(o, Segment)]
+        length, elements = self.aligned(segments)
         parts, stand_ins, reads = [], [], ()
         for operand in operands:
             if isinstance(operand, Segment):
                 parts.append(elements[id(operand)])
                 stand_ins.append(np.zeros(1, operand.dtype))
-                reads += operand.reads
             else:
                 parts.append(self._scalar(operand))
                 stand_ins.append(_stand_in(operand))
                 reads += (operand,) if isinstance(operand, TracedArray) else ()
-        dtype = function(*stand_ins).dtype  # (NumPy's result dtype, from data-free stand-ins)
-        return self.derived(length, lambda j: function(*(part(j) for part in parts)), dtype, reads)
+        probe = function(*stand_ins)  # (NumPy's result dtype, from data-free stand-ins)
+        if isinstance(probe, tuple):
+            self.refuse("a function of several results (np.divmod, np.frexp) of")
+        element = lambda j: function(*(part(j) for part in parts))  # noqa: E731
+        return self.derived(length, element, probe.dtype, segments, reads)
 
     def _scalar(self, value: Any) -> Callable:
         """The element function of a scalar operand beside this segment."""
-        ndim = value.ndim if isinstance(value, TracedArray) else np.ndim(value)
-        if ndim or isinstance(value, MaskedValue):
-            self.refuse("elementwise math between an array of other length and")
+        if isinstance(value, MaskedValue):
+            self.refuse("elementwise math between a boolean-mask gather and")
+        if not isinstance(value, SymInt):
+            ndim = value.ndim if isinstance(value, TracedArray) else np.ndim(value)
+            if ndim:
+                self.refuse("elementwise math between an array of other length and")
         return lambda j: value
 
-    def same_graph(self, segments: list) -> None:
-        """Refuse segments made in another graph than this one (their lengths are its values)."""
+    def aligned(self, segments: list) -> tuple:
+        """The broadcast length of ``segments`` (of this one's graph) and each one's element
+        function at that length, by ``id``: NumPy's broadcasting of 1-d arrays, a ``check``
+        node raising its ValueError for lengths neither equal nor 1."""
         if any(segment.graph is not self.graph for segment in segments):
             self.refuse("elementwise math or a product between segments of two graphs and")
-
-    def aligned(self, segments: list) -> tuple:
-        """The broadcast length of ``segments`` (this one's graph, not written since) and each
-        one's element function at that length, by ``id``: NumPy's broadcasting of 1-d arrays,
-        a ``check`` node raising its ValueError for lengths neither equal nor 1."""
-        self.same_graph(segments)
         length = segments[0].length
         for segment in segments[1:]:
             other = segment.length
@@ -181,23 +218,6 @@ class Segment:
                     ops.CHECK, length, fits, error="ValueError", message=_MISMATCH
                 )
         return length, {id(s): _spread(s, length) for s in segments}
-
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        if method != "__call__" or kwargs.get("out") is not None or len(inputs) > ufunc.nin:
-            self.refuse(f"np.{ufunc.__name__}.{method} or out= on")
-        return self.elementwise(lambda *values: ufunc(*values, **kwargs), inputs)
-
-    def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
-        reduction = REDUCTIONS.get(func)
-        if reduction is not None and isinstance(args[0], Segment):
-            return getattr(args[0], reduction)(*args[1:], **kwargs)
-        if func in (np.dot, np.inner) and len(args) == 2 and not kwargs:
-            return _dot(*args)
-        if func in (np.where, np.clip):
-            return self.elementwise(lambda *values: func(*values, **kwargs), args)
-        if func is np.count_nonzero and len(args) == 1 and not kwargs:
-            return (self != 0).sum()
-        self.refuse(f"np.{func.__name__} of")
 
     def astype(self, dtype, *args, **kwargs) -> Segment:
         return self.elementwise(lambda value: value.astype(dtype, *args, **kwargs), (self,))
@@ -219,17 +239,19 @@ class Segment:
         if array.ndim != 1:
             self.refuse(f"indexing a {array.ndim}-d array by")
         element = self.element
-        return self.derived(self.length, lambda j: array[element(j)], array.dtype, (array,))
+        made = self.derived(self.length, lambda j: array[element(j)], array.dtype, [self], (array,))
+        made.gathers = True
+        return made
 
     # -- reductions ----------------------------------------------------------------------------------
     def fold(self, name: str, initial: Any, combine: Callable) -> TracedArray:
         """``combine(acc, element)`` over the elements in order, from ``initial``: one loop
-        over the bounds."""
+        over them."""
         self._usable(f"the {name} of")
         source = user_source()
         filename, _, line = (source or "<unknown>:0").rpartition(":")
         line = int(line)
-        text = f"{name} of {_SEGMENT} ({source_text(source)})"
+        text = f"{name} of x[lo:hi] ({source_text(source)})"
         info = LoopInfo(filename, line, line, "j", ("acc",), text, "range")
 
         def body(j, acc):
@@ -241,27 +263,36 @@ class Segment:
             self.refuse(f"the {name} of", detail=notes[-1].reason if notes else "")
         return after[0]
 
+    def total(self, name: str, dtype: np.dtype, combine: Callable) -> TracedArray:
+        """A sum (``combine``: how each element adds) of ``dtype``, added up in ``_WIDER``."""
+        wide = _WIDER.get(dtype, dtype)
+        result = self.fold(name, wide.type(0), lambda acc, v: acc + combine(v).astype(wide))
+        return result if wide == dtype else result.astype(dtype)
+
     def _usable(self, use: str) -> None:
-        """Refuse ``use`` in another graph than the one that made this segment, or after a write
-        into an array its elements read (theirs would be NumPy's values before it)."""
+        """Refuse ``use`` in another graph than the one that made this segment, after a write
+        into an array its elements read, or after any write when it gathers."""
         if self.tracer.graph is not self.graph:
             self.refuse(f"{use} (in a loop body or branch inside the one that made it)")
         arrays = {array_of(array._node) for array in self.reads}
         for node in self.graph.nodes[self.mark :]:
-            if any(array_of(node.args[i]) in arrays for i in written_operands(node)):
+            written = [array_of(node.args[i]) for i in written_operands(node)]
+            if written and (self.gathers or any(w in arrays for w in written)):
                 self.refuse(
-                    f"{use} (after a write into an array it reads: NumPy's value is from before)"
+                    f"{use} (its values are read where it is reduced, after a write made "
+                    "since: into an array it reads, or anywhere after a gather, which NumPy "
+                    "checks at once)"
                 )
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
         self._plain(axis, out, keepdims)
-        total = np.sum(np.zeros(0, self.dtype), dtype=dtype).dtype
-        return self.fold("sum", total.type(0), lambda acc, v: acc + v.astype(total))
+        result = np.sum(np.zeros(0, self.dtype), dtype=dtype).dtype
+        return self.total("sum", result, lambda v: v)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False):
         self._plain(axis, out, keepdims)
-        total = np.prod(np.zeros(0, self.dtype), dtype=dtype).dtype
-        return self.fold("product", total.type(1), lambda acc, v: acc * v.astype(total))
+        result = np.prod(np.zeros(0, self.dtype), dtype=dtype).dtype
+        return self.fold("product", result.type(1), lambda acc, v: acc * v.astype(result))
 
     def any(self, axis=None, out=None, keepdims=False):
         self._plain(axis, out, keepdims)
@@ -274,8 +305,7 @@ class Segment:
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         """NumPy's mean: the sum in its accumulator's dtype over the count (nan of none)."""
         self._plain(axis, out, keepdims)
-        wanted = np.mean(np.zeros(1, self.dtype), dtype=dtype).dtype
-        accumulator = np.float32 if wanted == np.float16 else wanted
+        wanted, accumulator = mean_dtypes(self.dtype, dtype)
         total = self.sum(dtype=accumulator)
         result = np.true_divide(total, self.length.astype(total.dtype))
         return result if result.dtype == wanted else result.astype(wanted)
@@ -289,53 +319,15 @@ class Segment:
         return self._extreme(np.minimum, "minimum")
 
     def _extreme(self, function: np.ufunc, name: str) -> TracedArray:
-        kind = self.dtype.kind
-        if kind == "c":
+        initial = extreme_identity(self.dtype, name)
+        if initial is None:
             self.refuse(f"the {name} of")
-        lowest = name == "maximum"
-        if kind == "f":
-            initial = self.dtype.type(-np.inf if lowest else np.inf)
-        elif kind == "b":
-            initial = np.bool_(not lowest)
-        else:
-            info = np.iinfo(self.dtype)
-            initial = self.dtype.type(info.min if lowest else info.max)
         result = self.fold(name, initial, lambda acc, v: function(acc, v))
-        message = f"zero-size array to reduction operation {name} which has no identity"
-        present = np.greater(self.length, 0)
-        return self.tracer.call(ops.CHECK, result, present, error="ValueError", message=message)
+        return empty_check(self.tracer, result, np.greater(self.length, 0), name)
 
     def _plain(self, axis: Any, out: Any, keepdims: bool) -> None:
         if out is not None or keepdims or axis not in (None, 0, -1, (0,)):
             self.refuse("a reduction with out=, keepdims=True or an axis of")
-
-    # -- uses that need the length --------------------------------------------------------------------
-    @property
-    def shape(self) -> tuple:
-        self.refuse("the shape of")
-
-    def __len__(self) -> int:
-        self.refuse("len() of")
-
-    def __iter__(self):
-        self.refuse("iterating over")
-
-    def __getitem__(self, index: Any) -> Any:
-        self.refuse("indexing")
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        self.refuse("assigning into")
-
-    def __bool__(self) -> bool:
-        self.refuse("bool() of")
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        self.refuse("converting to a NumPy array")
-
-    def __getattr__(self, name: str) -> Any:
-        if hasattr(np.ndarray, name) and not name.startswith("__"):
-            self.refuse(f"the method or attribute .{name} of")
-        raise AttributeError(f"'Segment' object has no attribute {name!r}")
 
 
 def _dot(a: Any, b: Any) -> TracedArray:
@@ -347,16 +339,17 @@ def _dot(a: Any, b: Any) -> TracedArray:
     dtype = np.result_type(a.dtype, b.dtype)
     if dtype.kind == "b":
         first.refuse("a product of booleans of")
-    first.same_graph([a, b])
+    if a.graph is not b.graph:
+        first.refuse("a product between segments of two graphs and")
     length = a.length
     if not _same(length, b.length):
         fits = np.equal(length, b.length)
         length = first.tracer.call(ops.CHECK, length, fits, error="ValueError", message=_UNALIGNED)
     ea, eb = a.element, b.element
     products = first.derived(
-        length, lambda j: ea(j).astype(dtype) * eb(j).astype(dtype), dtype, b.reads
+        length, lambda j: ea(j).astype(dtype) * eb(j).astype(dtype), dtype, [a, b]
     )
-    return products.fold("dot product", dtype.type(0), lambda acc, v: acc + v)
+    return products.total("dot product", dtype, lambda v: v)
 
 
 def _spread(segment: Segment, length: Any) -> Callable:
@@ -386,5 +379,30 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _install_in_place(cls: type) -> None:
+    """``s += v`` and the other in-place operators (``_in_place``)."""
+    for op in ops.OPS:
+        name = op.dunder
+        if not name or not hasattr(cls, f"__r{name}__"):
+            continue
+        binary = getattr(cls, f"__{name}__")
+        setattr(cls, f"__i{name}__", _in_place(binary))
+
+
+def _in_place(binary: Callable) -> Callable:
+    """``s op= other``: refused on the slice itself (NumPy writes its array through the view),
+    else the new values (a computed segment is a copy: Python rebinds the name)."""
+
+    def method(self: Segment, other: Any) -> Segment:
+        if self.view:
+            self.refuse(
+                "an in-place operator (s += ...: a write through NumPy's view) on",
+                hint="write the loop over range(lo, hi), or copy the slice first",
+            )
+        return binary(self, other)
+
+    return method
+
+
 install_operators(Segment)
-DEFERRED.add(Segment)
+_install_in_place(Segment)
