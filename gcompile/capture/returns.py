@@ -30,8 +30,12 @@ def merge_returns(function: ast.FunctionDef) -> None:
     function.body = merge_tails(function.body, _ends_in_return)
     last = function.body[-1] if function.body else None
     if isinstance(last, ast.If) and _ends_in_return([last]) and _returns(last) == _tails(last):
-        _assign_tails(last)
-        ret = ast.Return(ast.Name(RESULT, ast.Load()))
+        width = _tuple_width(last)
+        names = [RESULT] if width is None else [f"{RESULT}_{i}" for i in range(width)]
+        _assign_tails(last, names)
+        loads = [ast.Name(name, ast.Load()) for name in names]
+        value = loads[0] if width is None else ast.Tuple(loads, ast.Load())
+        ret = ast.Return(value)
         function.body.append(ast.fix_missing_locations(ast.copy_location(ret, last)))
 
 
@@ -83,13 +87,33 @@ def _returns(node: ast.AST) -> int:
     return count
 
 
-def _assign_tails(stmt: ast.If) -> None:
-    """Each tail ``return value`` of ``stmt`` as ``__gc_result = value``."""
+def _tail_values(stmt: ast.If) -> list:
+    """The values the tail returns of ``stmt`` return (None for a bare ``return``)."""
+    values = []
+    for block in (stmt.body, stmt.orelse):
+        last = block[-1]
+        values += _tail_values(last) if isinstance(last, ast.If) else [last.value]
+    return values
+
+
+def _tuple_width(stmt: ast.If) -> int | None:
+    """The length of the tuple every tail return of ``stmt`` writes out (``return x, it``),
+    else None: a tuple result is then one name per item, so that each may be carried."""
+    widths = {len(v.elts) if isinstance(v, ast.Tuple) else None for v in _tail_values(stmt)}
+    width = widths.pop() if len(widths) == 1 else None
+    return width if width else None
+
+
+def _assign_tails(stmt: ast.If, names: list) -> None:
+    """Each tail ``return value`` of ``stmt`` as ``__gc_result = value`` (or, for a tuple,
+    ``__gc_result_0, __gc_result_1 = value``)."""
     for block in (stmt.body, stmt.orelse):
         last = block[-1]
         if isinstance(last, ast.If):
-            _assign_tails(last)
+            _assign_tails(last, names)
             continue
         value = last.value or ast.Constant(None)
-        assign = ast.Assign([ast.Name(RESULT, ast.Store())], value)
+        stores = [ast.Name(name, ast.Store()) for name in names]
+        target = stores[0] if len(stores) == 1 else ast.Tuple(stores, ast.Store())
+        assign = ast.Assign([target], value)
         block[-1] = ast.fix_missing_locations(ast.copy_location(assign, last))

@@ -56,6 +56,7 @@ from .comprehensions import Comprehensions
 from .exits import desugar_exits, lift_loop_else
 from .expressions import Expressions
 from .iterables import unpack_targets
+from .loop_returns import lift_loop_returns
 from .plan import BranchPlan, LoopPlan, plan_scope, range_call
 from .returns import merge_returns
 from .runtime import MATH_MODULE
@@ -107,6 +108,7 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     function becomes ``__gc_call(name, ...)`` (see ``runtime.call``).
     """
     result = Rewrite()
+    lift_loop_returns(function)
     merge_returns(function)
     lift_loop_else(function)
     desugar_exits(function)

@@ -113,7 +113,10 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         mark = len(graph.nodes)
         try:
             bounds = self._bounds(start, stop, step, reverse)
-            return self._capture(body, bounds, tuple(carried), info, source)
+            carried, bounds = self._peeled(body, bounds, tuple(carried), info, source)
+            if bounds is None:
+                return carried
+            return self._capture(body, bounds, carried, info, source)
         except Declined as declined:
             self._forget(graph.nodes[mark:])  # placeholders lifted for it into enclosing bodies
             _roll_back(graph, mark)  # the loop runs in Python from its start: no piece of it stays
@@ -189,6 +192,24 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
             return int(value)
         raise Declined(f"the range's {what} is not a size or a Python int ({type(value).__name__})")
+
+    def _peeled(self, body: Callable, bounds: tuple, carried: tuple, info, source) -> tuple:
+        """``(carried, bounds)`` as they are, or, when a carried value is unbound before the
+        loop (``i`` read after it, a value its body makes) and the loop surely runs, after its
+        first trip traced here, before the loop (which binds them as eager's first trip does):
+        the loop then runs from its second trip (bounds None: there is none)."""
+        if not any(value is UNDEFINED for value in carried):
+            return carried, bounds
+        first, last, step = bounds
+        trips = trip_count(first, last, step)
+        if prove_nonnegative(trips - 1) is not True:
+            return carried, bounds  # (it may not run: the name stays unbound, as in eager)
+        carried = tuple(body(SymInt.wrap(self.tracer, first), *carried))
+        reason = "its first trip traced before it: the trip binds values the loop carries"
+        self.notes.append(LoopNote(source, True, reason=reason))
+        if prove_nonnegative(1 - trips) is True:  # (one trip: that was it)
+            return carried, None
+        return carried, (first + step, last, step)
 
     def _capture(self, body: Callable, bounds: tuple, carried: tuple, info, source, pieces=1):
         """The loop over ``bounds`` as ``for_range`` nodes: one, or one per piece of its range

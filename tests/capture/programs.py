@@ -100,6 +100,16 @@ def returns_inside(items):
     return None
 
 
+def returns_in_try(items):
+    for x in items:
+        try:
+            if x > 2:
+                return x
+        finally:
+            pass
+    return None
+
+
 def continues(n):
     s = 0
     for i in range(n):
@@ -342,3 +352,20 @@ def nested_exits(rows, limit):
         if else_part == 4:
             break
     return total, i, j
+
+
+def returns_nested(rows):
+    for r in rows:
+        for v in r:
+            if v < 0:
+                return v, len(r)
+    return 0, None
+
+
+def returns_two(items):
+    for i, x in enumerate(items):
+        if x > 5:
+            return "big", i
+        if x < 0:
+            return "negative", i
+    return "none", -1

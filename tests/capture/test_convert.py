@@ -110,7 +110,7 @@ def test_names_unbound_before_the_loop():
 def test_return_and_breaks_not_at_a_branch_end_stay_python_loops_with_reasons():
     for fn, reason in [
         (p.breaks_in_try, "contains `break`"),
-        (p.returns_inside, "`return` inside the loop"),
+        (p.returns_in_try, "`return` inside the loop"),
     ]:
         converted = same(fn, [1, 3, -1, 4])
         assert converted.loops == []
@@ -118,8 +118,9 @@ def test_return_and_breaks_not_at_a_branch_end_stay_python_loops_with_reasons():
         assert why == reason
         assert line == fn.__code__.co_firstlineno + 1
     same(p.breaks_in_try, [])
-    same(p.returns_inside, [0, 1])
-    for fn, args in ((p.breaks, [1, 3, -1, 4]), (p.continues, 7)):  # (desugared: ``exits.py``)
+    same(p.returns_in_try, [0, 1])
+    for fn, args in ((p.breaks, [1, 3, -1, 4]), (p.continues, 7), (p.returns_inside, [1, 3])):
+        # (desugared: ``exits.py``, ``loop_returns.py``)
         assert len(same(fn, args).loops) == 1
 
 
@@ -268,3 +269,12 @@ def test_break_and_continue_become_branches_and_a_flag():
             converted = same(p.nested_exits, rows, limit)
     assert "__gc_break_0" in converted.source and "__gc_break_1" in converted.source
     assert "break" not in converted.source.replace("__gc_break", "")
+
+
+def test_returns_in_loops_become_flags_and_one_return_after_the_loop():
+    for rows in ([[1, 2], [3, -4, 5], [-6]], [[1], []], [], [[-1]]):
+        assert len(same(p.returns_nested, rows).loops) == 2
+    for items in ([1, 9, -2], [1, -2, 9], [1, 2], []):
+        assert len(same(p.returns_two, items).loops) == 1
+    source = convert(p.returns_two).source
+    assert "__gc_returning_0 = 2" in source and "__gc_returning_0 == 2" in source

@@ -104,6 +104,8 @@ class ProgramCalls:
         fewest = 1 if self.options.get("whole_program") else WHOLE_PROGRAM_STEPS  # (export's)
         if not loops and not branches and not fewest <= steps <= budget:
             return False
+        if not loops:  # (branches: many, of a loop unrolled, would compile for minutes)
+            programs.check_budget_of(graph, graph.name, self.options)
         for node in loops:
             programs.check_budget(node, self.options)
         try:

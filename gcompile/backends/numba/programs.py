@@ -167,23 +167,42 @@ def generate_graph(graph: Graph, options: dict) -> LoopProgram:
 MAX_LOOP_STATEMENTS = 400
 
 
-def check_budget(node: Node, options: dict) -> None:
-    """Refuse (``UnsupportedError``: the function runs eagerly) a loop nest whose function would
-    be too big to compile quickly; fused kernels count as one statement (compiled on their own)."""
-    budget = int(options.get("max_loop_statements", MAX_LOOP_STATEMENTS))
-    count = sum(
+def statements(graph: Graph) -> int:
+    """The statements a program of ``graph`` has, those of its loop bodies and branches
+    included; fused kernels count as one (compiled on their own)."""
+    return sum(
         1
-        for region in node.target.regions
-        for graph in program_graphs(region.graph)
-        for member in graph.nodes
+        for member_graph in program_graphs(graph)
+        for member in member_graph.nodes
         if member.op in ("call", "constant")
     )
+
+
+def check_budget(node: Node, options: dict) -> None:
+    """Refuse (``UnsupportedError``: the function runs eagerly) a loop nest whose function would
+    be too big to compile quickly (Numba's time grows faster than its size)."""
+    budget = int(options.get("max_loop_statements", MAX_LOOP_STATEMENTS))
+    count = sum(statements(region.graph) for region in node.target.regions)
     if count > budget:
         raise UnsupportedError(
             "a loop too large to compile",
             detail=f"the loop at {node.target.source or node.name} has {count} statements in its "
             f"body (budget {budget}, option max_loop_statements)",
             hint="move work out of the loop body, or split the loop",
+        )
+
+
+def check_budget_of(graph: Graph, name: str, options: dict) -> None:
+    """Refuse a program of branches and no loop over the loop budget: the trips of a loop run
+    in Python (unrolled), each an ``if`` of the data, which Numba takes minutes to compile."""
+    budget = int(options.get("max_loop_statements", MAX_LOOP_STATEMENTS))
+    count = statements(graph)
+    if count > budget:
+        raise UnsupportedError(
+            "a function too large to compile",
+            detail=f"{name} has {count} statements in branches (budget {budget}, option "
+            "max_loop_statements); Numba's compile time grows faster than a function's size",
+            hint="keep its loops rolled: see explain() for why a loop was unrolled",
         )
 
 

@@ -1,0 +1,79 @@
+"""``return`` inside loops (``capture/loop_returns.py``) and values a loop's first trip binds
+(``frontend/loops.LoopTracer._peeled``): the loops stay rolled, the function compiles whole,
+and every path returns what eager returns."""
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.ir.subgraph import loop_of
+
+from .support import check
+
+RNG = np.random.default_rng(41)
+
+
+def first_above(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return i
+    return -1
+
+
+def newton_sqrt(a, tol):
+    x = a
+    for it in range(60):
+        fx = x * x - a * 2.0
+        if abs(fx) < tol:
+            return x, it
+        x = x - fx / (2.0 * x)
+    return x, -1
+
+
+def first_pair(a, t):
+    """Two return sites in a nested loop, its variable read after both loops."""
+    n = a.shape[0]
+    for i in range(n):
+        for j in range(i + 1, n):
+            s = a[i, j] + a[j, i]
+            if s > t:
+                return s, i, j
+            if s < -t:
+                return -s, j, i
+    return a[0, 0] * 0.0, n, n  # (a NumPy float as the others: a branch merges types)
+
+
+def last_index_read(x):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 2.0
+    return i  # (bound by the loop's first trip)
+
+
+def _loop_nodes(graph):
+    return [n for n in graph.nodes if loop_of(n) is not None]
+
+
+@pytest.mark.parametrize("t", [0.5, 0.99, 2.0, -1.0])
+def test_a_search_loop_returns_as_eager_does(t):
+    x = RNG.random(300)
+    check(first_above, x, t)
+    graph = gcompile.trace(first_above, x, t)
+    assert all(note.rolled for note in graph.notes.loops)
+
+
+def test_a_loop_to_convergence_returns_a_tuple():
+    for a, tol in ((3.0, 1e-12), (50.0, 1e-300)):  # (converges; never does: the last return)
+        check(newton_sqrt, np.float64(a), tol)
+
+
+def test_returns_from_a_nested_loop_and_from_two_sites():
+    a = RNG.random((6, 6)) - 0.5
+    for t in (0.9, 0.5, 5.0, 0.1):
+        check(first_pair, a, t)
+    graph = gcompile.trace(first_pair, a, 1.0)
+    # (the outer loop's first trip, its inner loop in it, traced before it: two loops)
+    assert len(_loop_nodes(graph)) == 2 and all(note.rolled for note in graph.notes.loops)
+
+
+def test_a_loop_variable_read_after_the_loop():
+    check(last_index_read, RNG.random(7))
