@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import backends, config, frontend
+from .captured_globals import GlobalsGuard
 from .errors import UnsupportedError
 from .guards import BoundCall, SizeCheck, guard_text, size_check
 from .ir.alias import memory_of
@@ -39,6 +40,7 @@ class CacheEntry:
     captured: list = field(default_factory=list)  # (label, array) read from outside the arguments
     paths: list = field(default_factory=list)  # the name of each flattened argument leaf
     sizes: SizeCheck | None = None  # what the trace assumed about sizes of 2 or more
+    globals: GlobalsGuard | None = None  # the globals and closure variables the trace read
     fast: Any = None  # its fast_entry.FastEntry (None: it has none; UNBUILT before its first call)
     results: Callable | None = None  # gives array results back as the caller's kind of array
     order: int = 0  # how many entries the function had before this one
@@ -46,10 +48,13 @@ class CacheEntry:
     def guards(self) -> list[str]:
         """What this entry assumes about the arguments: one line per leaf, then the sizes."""
         lines = [guard_text(key, path) for key, path in zip(self.key[1], self.paths)]
+        lines += self.globals.describe() if self.globals is not None else []
         return lines + (self.sizes.conditions if self.sizes is not None else [])
 
     def holds(self, inputs: list) -> bool:
         """Whether a call with the entry's guard key and these inputs may use the entry."""
+        if self.globals is not None and not self.globals.holds():
+            return False
         return self.sizes is None or self.sizes.check(inputs)
 
 
@@ -73,6 +78,7 @@ def build(
     with ``backend``, into ``entry``: its graph, run function, memory and size checks and
     timings (``stats`` counts the trace; ``dump``: the debug folder the passes write to).
     Raises what tracing or compiling raises."""
+    guard = GlobalsGuard.of(function)  # (the values the trace reads)
     entry.graph = _traced(function, bound, options, entry.timings, stats)
     config.log("graph", lambda: f"traced {entry.graph}")
     records = manager.run_pipeline(entry.graph, "fused", {**options, "backend": backend}, dump)
@@ -85,6 +91,7 @@ def build(
     entry.run = backends.get(backend)(entry.graph, options)
     entry.timings["backend"] = time.perf_counter() - start
     entry.sizes = _size_check(entry.graph, bound)
+    entry.globals = guard
     config.log("code", lambda: _code_of(entry))
     config.log("perf", lambda: f"compile of {graph_name(function)}: {_timings_text(entry)}")
 

@@ -34,7 +34,8 @@ class ExactCalls:
             return None
         entry, positions = found
         inputs = [args[i] for i in positions]
-        return (entry, inputs) if not self.sizes or entry.holds(inputs) else None
+        checked = self.sizes or entry.globals is not None
+        return (entry, inputs) if not checked or entry.holds(inputs) else None
 
     def remember(self, args: tuple, kwargs: dict, entry: Any, is_input: list) -> None:
         """Keep the entry a bound call used. (An entry whose trace failed holds for every

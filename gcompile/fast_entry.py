@@ -80,6 +80,8 @@ def build(
     tests = [_test(n, v, flag) for n, v, flag in zip(names, values, bound.is_input)]
     if any(test is None for test in tests):
         return None
+    if entry.globals is not None:  # (a global or closure variable the trace read, unchanged)
+        tests.append("_gc_globals_hold()")
     program = program.entry
     namespace = {
         "_gc_program": program.function,
@@ -90,6 +92,7 @@ def build(
         "_gc_ndarray": np.ndarray,
         "_gc_empty": np.empty,
         "_gc_pooled": program.pooled,
+        "_gc_globals_hold": entry.globals.holds if entry.globals is not None else None,
         **{f"_gc_c{i}": constant for i, constant in enumerate(program.constants)},
         **{f"_gc_b{i}": buffer.dtype for i, buffer in enumerate(program.buffers)},
         **{f"_gc_t{i}": convert for i, convert in enumerate(program.converts)},
