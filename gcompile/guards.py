@@ -147,6 +147,7 @@ def _leaf_guard(
         return ("int",), True
     if isinstance(value, np.ndarray):
         _check_dtype(path, value.dtype)
+        _check_subclass(path, value)
         pinned = tuple(size if size < SIZE_LOW else None for size in value.shape)
         layout, writeable = layout_of(value), value.flags.writeable
         return ("array", value.dtype, pinned, layout, writeable, source), True
@@ -185,6 +186,18 @@ _STATIC_TYPES = (
 _STATEFUL_TYPES = (np.random.Generator, np.random.RandomState)
 # leaves that are never another library's array (bytes: a static value, though a buffer)
 _KNOWN = (np.ndarray, np.generic, float, complex, *_STATIC_TYPES)
+
+
+def _check_subclass(path: str, value: np.ndarray) -> None:
+    """Refuse an ndarray subclass (``np.matrix``, ``np.ma.MaskedArray``...): its operators,
+    reductions and masks mean other things than the compiled code's (a memory map is an
+    array)."""
+    if type(value) is not np.ndarray and not isinstance(value, np.memmap):
+        raise UnsupportedError(
+            f"argument '{path}' of type {type(value).__module__}.{type(value).__name__}, an "
+            "ndarray subclass (its operators and reductions are its own)",
+            hint="pass np.asarray(x) if plain array semantics are meant",
+        )
 
 
 def _check_dtype(path: str, dtype: np.dtype) -> None:

@@ -383,10 +383,9 @@ def test_loops_left_to_python_are_explained():
     def early_exit(x, limit):
         total = 0.0
         for i in range(x.shape[0]):
-            try:  # (a return in a try: the loop stays Python's)
-                total += x[i]
-            except IndexError:
+            while i >= limit:  # (a return in a while loop: the loop stays Python's)
                 return total
+            total += x[i]
         return total
 
     report = gcompile.explain(early_exit, np.arange(4.0), 2)
@@ -411,10 +410,9 @@ def test_a_trace_past_the_budget_runs_eagerly_naming_the_unrolled_loop():
     def early_exit_sum(x):
         total = 0.0
         for i in range(x.shape[0]):
-            try:  # (a return in a try: the loop stays Python's, unrolled)
-                total = total + x[i]
-            except IndexError:
+            while i < 0:  # (a return in a while loop: the loop stays Python's, unrolled)
                 return 0.0
+            total = total + x[i]
         return total
 
     compiled = gcompile.compile(early_exit_sum, options={"max_graph_nodes": 500})

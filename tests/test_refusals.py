@@ -255,7 +255,7 @@ def draws_noise(x):
 
 
 def test_random_draws_inside_the_function_are_refused():
-    with pytest.raises(UnsupportedError, match="random numbers drawn inside the function") as info:
+    with pytest.raises(UnsupportedError, match="random state used inside the function") as info:
         gcompile.trace(draws_noise, np.ones(3))
     assert info.value.source == line_of(draws_noise, "np.random.standard_normal")
     assert np.random.standard_normal.__module__ is not None  # the patch is gone after tracing

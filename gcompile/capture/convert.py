@@ -14,6 +14,7 @@ import __future__
 import ast
 import builtins
 import copy
+import dataclasses
 import functools
 import inspect
 import linecache
@@ -88,6 +89,12 @@ def convert_or_reason(fn: Callable) -> tuple[Converted | None, str]:
     methods using private (mangled) names, and functions with neither a ``for`` loop nor a
     call of a function defined in their module (``if`` statements alone do not count).
     """
+    if type(fn) is types.MethodType and type(fn.__func__) is types.FunctionType:
+        converted, why = convert_or_reason(fn.__func__)  # (a bound method: its function's)
+        if converted is None:
+            return None, why
+        bound = types.MethodType(converted.function, fn.__self__)
+        return dataclasses.replace(converted, function=bound), ""
     if type(fn) is not types.FunctionType:
         return None, f"{fn!r} is not a plain Python function"
     known = _FUNCTIONS.get(fn)
@@ -129,6 +136,7 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     function.name = _CONVERTED  # inside the factory, the function's own name stays global
     done = rewrite(function, _router(fn))
     decides = done.loops or done.notes or done.branches or done.expressions or done.comprehensions
+    decides = decides or done.effects
     offered = done.calls & {*runtime.OFFERED_BUILTINS, runtime.MATH_MODULE}  # (``int(x)``...)
     if not decides and not offered and not _calls_module_function(fn, done.calls):
         return "nothing to convert (no loop, comprehension of an array, `if`, `and`, `or`, `not`, conditional expression or call of a function of its module)"

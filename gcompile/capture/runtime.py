@@ -353,6 +353,22 @@ def not_(value: Any) -> Any:
     return not value
 
 
+def python_effect(reason: str, *receiver: Any, since: Any = None) -> None:
+    """A statement that may change Python state outside the function follows (``effects``;
+    ``receiver``: the object it changes, if known; ``since``: a ``python_effect_mark``, for a
+    statement that matters only when operations were recorded since): offered to the
+    handler's ``python_effect``, which refuses it while tracing; nothing in Python."""
+    capture = getattr(_HANDLER.get(), "python_effect", None)
+    if capture is not None:
+        capture(reason, *receiver, since=since)
+
+
+def python_effect_mark() -> Any:
+    """The handler's note of what was recorded so far (None in Python)."""
+    mark = getattr(_HANDLER.get(), "python_effect_mark", None)
+    return None if mark is None else mark()
+
+
 # calls offered to ``handler.builtin`` (``call``): these builtins, ``np.ndarray`` and the
 # functions of ``math`` (``math.exp(x[i])``, or ``exp`` imported from it)
 OFFERED_BUILTINS = ("max", "min", "len", "int", "float", "ndarray")

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .comprehensions import Comprehensions
+from .effects import mark_effects
 from .exits import desugar_exits, lift_loop_else
 from .expressions import Expressions
 from .iterables import unpack_targets
@@ -99,6 +100,7 @@ class Rewrite:
     calls: set[str] = field(default_factory=set)
     expressions: list[tuple[str, BranchPlan]] = field(default_factory=list)
     comprehensions: list[tuple[str, LoopPlan]] = field(default_factory=list)
+    effects: bool = False  # statements marked as changing Python state (``effects``)
 
 
 def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rewrite:
@@ -108,6 +110,7 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     function becomes ``__gc_call(name, ...)`` (see ``runtime.call``).
     """
     result = Rewrite()
+    result.effects = mark_effects(function, RUNTIME)
     lift_loop_returns(function)
     merge_returns(function)
     lift_loop_else(function)

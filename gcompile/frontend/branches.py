@@ -25,6 +25,7 @@ memory with another value the branches read.
 
 from __future__ import annotations
 
+import types
 from dataclasses import replace
 
 import numpy as np
@@ -46,6 +47,11 @@ from .loops import (
     _source_of,
     _widened,
 )
+from .traced_array import TracedArray
+
+# what a marked statement may change without being a change to Python state: the tracer's
+# arrays and modules (``np.add(a, b, out=b)``)
+_NOT_PYTHON_STATE = (TracedArray, np.ndarray, types.ModuleType)
 
 _INDEX = "range index"  # the carried index of a for loop over bounds read from the data
 
@@ -93,6 +99,29 @@ class ControlTracer(LoopTracer):
     def capture_array(self, function, element, start, stop, step, info, args, kwargs):
         """``np.array([element(i) for i in range(...)])``: one loop (``comprehensions``)."""
         return capture_array(self, function, element, start, stop, step, info, args, kwargs)
+
+    def python_effect(self, reason: str, *receiver, since=None) -> None:
+        """A statement that may change Python state outside the function
+        (``capture/effects.py``): refused, so that it runs in Python on every call (a graph
+        break), not once here; unless what it changes is an array or a module (the tracer's),
+        or, given ``since`` (a ``python_effect_mark``), nothing was recorded since."""
+        from .recorder import TracedList  # (the recorder imports this module)
+
+        if receiver and isinstance(receiver[0], (*_NOT_PYTHON_STATE, TracedList)):
+            return  # (an array's write; a list argument: ``function`` refuses its changes)
+        if since is not None and since == self.python_effect_mark():
+            return
+        what = f" {type(receiver[0]).__name__}" if receiver else ""
+        self.tracer.refuse(
+            f"a statement that {reason}{what}",
+            hint="it runs in Python on every call (a graph break); a compiled function would "
+            "run it once, while tracing",
+        )
+
+    def python_effect_mark(self) -> tuple:
+        """What was recorded so far: the graph being traced and its size."""
+        graph = self.tracer.graph
+        return (id(graph), len(graph.nodes))
 
     def capture_not(self, value):
         """``not value`` of a traced scalar: its logical not; else NotImplemented (Python's)."""

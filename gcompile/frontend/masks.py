@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..ir import ops
 from ..ir.graph import Node
 from ..ir.literals import literal_key
 from ..ir.subgraph import subgraphs_of
@@ -118,8 +119,9 @@ class MaskedValue(LengthFromData):
 
     @property
     def size(self) -> TracedArray:
-        """The count of gathered elements (a traced int)."""
-        return np.sum(self.mask) * self.trailing
+        """The count of gathered elements (a traced Python int, as NumPy's ``.size``)."""
+        count = np.sum(self.mask) * self.trailing
+        return self.tracer.call(ops.PYTHON_SCALAR, count, kind="int")
 
     @property
     def trailing(self) -> Any:

@@ -30,7 +30,8 @@ _CAPTURE_DIR = os.path.join(GCOMPILE_DIR, "capture") + os.sep  # converted loops
 _patch_lock = threading.Lock()
 _patch_depth = 0
 
-# Random draws at trace time would be baked into the graph as constants and replayed on every call.
+# Random draws at trace time would be baked into the graph as constants and replayed on every
+# call, and a seed set once.
 _RANDOM_FUNCTIONS = (
     "default_rng",
     "rand",
@@ -47,6 +48,8 @@ _RANDOM_FUNCTIONS = (
     "exponential",
     "poisson",
     "binomial",
+    "seed",
+    "set_state",
 )
 
 
@@ -131,8 +134,9 @@ def _random_patch(func: Callable) -> Callable:
         if tracer is None or _called_by_library():
             return func(*args, **kwargs)
         tracer.refuse(
-            f"random numbers drawn inside the function (np.random.{func.__name__})",
-            hint="draws would be frozen into the compiled graph; draw them outside and pass the arrays in",
+            f"NumPy's global random state used inside the function (np.random.{func.__name__})",
+            hint="draws (and seeding) would be frozen into the compiled graph: the statement runs "
+            "in Python on every call (a graph break); or draw outside and pass the arrays in",
         )
 
     return patched

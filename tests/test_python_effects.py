@@ -1,0 +1,97 @@
+"""Statements that change Python state outside the function (``capture/effects.py``), seeding
+NumPy's global generator, ``try`` statements, and ndarray subclasses as arguments: each runs as
+eager Python runs it, on every call (a graph break, or the whole call eagerly), never once at
+trace time."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gcompile
+
+ncalls = 0
+history: list = []
+
+
+def counted(x):
+    global ncalls
+    ncalls += 1
+    history.append(x.sum())
+    return x * 2
+
+
+class Accumulator:
+    def __init__(self):
+        self.state = np.zeros(3)
+
+    def step(self, x):
+        self.state = self.state + x
+        return self.state.sum() * 2
+
+
+def seeded(s, seed):
+    np.random.seed(seed)
+    return s + np.random.rand(3)
+
+
+def robust_solve(a, b):
+    try:
+        x = np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        x = np.linalg.lstsq(a, b, rcond=None)[0]
+    return x * 2
+
+
+def _quiet(fn, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gcompile.GcompileWarning)
+        return fn(*args)
+
+
+def test_globals_lists_and_attributes_change_on_every_call():
+    global ncalls
+    ncalls = 0
+    history.clear()
+    fn = gcompile.compile(counted)
+    for _ in range(3):
+        np.testing.assert_array_equal(_quiet(fn, np.ones(3)), np.full(3, 2.0))
+    assert ncalls == 3 and history == [3.0, 3.0, 3.0]
+    assert all(type(v) is np.float64 for v in history)
+    compiled, eager = Accumulator(), Accumulator()
+    step = gcompile.compile(compiled.step)
+    for _ in range(3):
+        assert _quiet(step, np.ones(3)) == eager.step(np.ones(3))
+    assert type(compiled.state) is np.ndarray
+    np.testing.assert_array_equal(compiled.state, eager.state)
+
+
+def test_a_seed_and_a_try_run_on_every_call():
+    fn = gcompile.compile(seeded)
+    first, second = _quiet(fn, 0.0, 1), _quiet(fn, 0.0, 1)
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_array_equal(first, seeded(0.0, 1))
+    solve = gcompile.compile(robust_solve)
+    for a in (np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([[1.0, 2.0], [2.0, 4.0]])):
+        b = np.array([1.0, 2.0])
+        np.testing.assert_allclose(_quiet(solve, a, b), robust_solve(a, b), rtol=1e-12)
+    with pytest.raises(gcompile.UnsupportedError, match="a `try` around operations on the data"):
+        gcompile.compile(robust_solve, fullgraph=True)(np.eye(2), np.ones(2))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.ma.masked_array([1.0, 2.0, 100.0], mask=[0, 0, 1]),
+        np.matrix([[1.0, 2.0], [3.0, 4.0]]),
+    ],
+)
+def test_an_ndarray_subclass_argument_runs_eagerly_with_its_own_semantics(value):
+    def total(x):
+        return (x * x).sum()  # (a matrix product for np.matrix)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        with pytest.warns(gcompile.GcompileWarning, match="an ndarray subclass"):
+            result = gcompile.compile(total)(value)
+        assert result == total(value)
