@@ -2,6 +2,8 @@
 (``frontend/loops.LoopTracer._peeled``): the loops stay rolled, the function compiles whole,
 and every path returns what eager returns."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -77,3 +79,17 @@ def test_returns_from_a_nested_loop_and_from_two_sites():
 
 def test_a_loop_variable_read_after_the_loop():
     check(last_index_read, RNG.random(7))
+
+
+def grown(values, n):
+    out = np.array([], dtype=int)
+    for i in range(n):
+        out = np.append(out, values[i] * 2)  # (a new shape each trip: the loop is unrolled)
+    return out
+
+
+def test_a_loop_declined_after_its_first_trip_leaves_no_constant_behind():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gcompile.GcompileWarning)
+        result = gcompile.compile(grown)(np.arange(1, 7), 4)
+    np.testing.assert_array_equal(result, grown(np.arange(1, 7), 4))

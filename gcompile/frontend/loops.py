@@ -147,8 +147,12 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         return value
 
     def _forget(self, erased: list) -> None:
-        """Drop the lifted values among ``erased`` nodes from the bodies being traced."""
+        """Drop the lifted values among ``erased`` nodes from the bodies being traced, and the
+        constants the tracer made for them (a loop's first trip, traced before it and rolled
+        back with it, made them in the enclosing graph)."""
         erased = set(erased)
+        tracer = self.tracer
+        tracer._constants = {k: v for k, v in tracer._constants.items() if v[1] not in erased}
         frame = self.frame
         while frame is not None:
             frame.lifted = {k: v for k, v in frame.lifted.items() if v not in erased}
