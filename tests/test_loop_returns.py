@@ -93,3 +93,48 @@ def test_a_loop_declined_after_its_first_trip_leaves_no_constant_behind():
         warnings.simplefilter("error", gcompile.GcompileWarning)
         result = gcompile.compile(grown)(np.arange(1, 7), 4)
     np.testing.assert_array_equal(result, grown(np.arange(1, 7), 4))
+
+
+def power_iteration(a, b, iterations, tol):
+    """A ``while`` loop with a ``break`` (a flag in its test) whose result is bound in it,
+    and norms (NumPy's own computation, not a library call in the loop)."""
+    converged = False
+    i = 0
+    prev = 0.0
+    nextb = a.dot(b)
+    while not converged and i < iterations:
+        i += 1
+        b = nextb / np.linalg.norm(nextb)
+        nextb = a.dot(b)
+        eig = b @ nextb / np.linalg.norm(b) ** 2
+        if np.abs(eig - prev) < tol:
+            break
+        prev = eig
+    return eig, i
+
+
+def norms(x, z):
+    return np.linalg.norm(x), np.linalg.norm(x.T), np.linalg.norm(z), np.linalg.norm(x, axis=0)
+
+
+def test_a_while_loop_that_breaks_compiles_with_norms_in_it():
+    m = RNG.random((30, 30))
+    for tol in (1e-12, 1e-3, 0.0):
+        check(power_iteration, m + m.T, np.ones(30), 40, tol)
+    graph = gcompile.trace(power_iteration, m + m.T, np.ones(30), 40, 1e-3)
+    assert all(note.rolled for note in graph.notes.loops)
+    assert not any(n.op == "call" and n.target.name == "extern" for n in graph.nodes)
+    check(norms, RNG.random((5, 4)), (RNG.random(7) + 1j * RNG.random(7)).astype(np.complex64))
+    check(norms, RNG.random((3, 3)), np.arange(6))
+
+
+def broadcast_and_rows(a, b):
+    """``c`` broadcast along the reduced axis of ``sum(a * c, axis=1)`` and read per row by
+    ``c * d``: one kernel cannot hold both (it read c[i] for c[j], a wrong answer)."""
+    c = b * 0.1
+    d = np.sum(a * c, axis=1)
+    return d, c * d, a.dot(c) @ c
+
+
+def test_a_value_broadcast_along_a_reduced_axis_and_read_per_row():
+    check(broadcast_and_rows, RNG.random((5, 5)), RNG.random(5))

@@ -101,19 +101,47 @@ def _clear_before_breaks(stmts: list[ast.stmt], flag: str) -> None:
 
 
 def desugar_exits(function: ast.FunctionDef) -> None:
-    """Rewrite the ``for`` loops of ``function``'s own scope that ``break`` or ``continue``."""
+    """Rewrite the ``for`` and ``while`` loops of ``function``'s own scope that ``break`` or
+    ``continue`` (a ``while`` loop: its test ``not flag and (test)``, the trips after a break
+    not run at all)."""
     count = 0
-    for loop, block in own_loops(function.body, with_blocks=True):
-        if not loop_exits(loop.body):
+    for loops in (own_loops(function.body, with_blocks=True), _whiles(function.body)):
+        for loop, block in loops:  # (lazy: a loop is rewritten before the blocks it holds)
+            if not loop_exits(loop.body):
+                continue
+            body = merge_tails(loop.body, _ends_in_exit)
+            if loop_exits(body) != _tail_exits(body):
+                continue
+            breaks = any(isinstance(e, ast.Break) for e in loop_exits(body))
+            loop.body = _replace_tails(body, f"{BREAK}{count}")
+            if breaks:
+                (_guard if isinstance(loop, ast.For) else _guard_while)(loop, block, count)
+                count += 1
+
+
+def _whiles(stmts: list[ast.stmt]):
+    """``(loop, block holding it)`` for each ``while`` loop (no ``else:``) of a block and the
+    blocks nested in it, not of nested functions or classes."""
+    for stmt in list(stmts):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        body = merge_tails(loop.body, _ends_in_exit)
-        if loop_exits(body) != _tail_exits(body):
-            continue
-        breaks = any(isinstance(e, ast.Break) for e in loop_exits(body))
-        loop.body = _replace_tails(body, f"{BREAK}{count}")
-        if breaks:
-            _guard(loop, block, count)
-            count += 1
+        if isinstance(stmt, ast.While) and not stmt.orelse:
+            yield stmt, stmts
+        for name in ("body", "orelse", "finalbody"):
+            yield from _whiles(getattr(stmt, name, None) or [])
+        for part in getattr(stmt, "handlers", []) + getattr(stmt, "cases", []):
+            yield from _whiles(part.body)
+
+
+def _guard_while(loop: ast.While, block: list[ast.stmt], number: int) -> None:
+    """The loop's test made ``not flag and (test)``, the flag set to False before it."""
+    flag = f"{BREAK}{number}"
+    unbroken = ast.UnaryOp(ast.Not(), ast.Name(flag, ast.Load()))
+    loop.test = ast.copy_location(ast.BoolOp(ast.And(), [unbroken, loop.test]), loop.test)
+    start = ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(False))
+    block.insert(block.index(loop), start)
+    ast.fix_missing_locations(loop)
+    ast.fix_missing_locations(ast.copy_location(start, loop))
 
 
 def _guard(loop: ast.For, block: list[ast.stmt], number: int) -> None:

@@ -68,6 +68,24 @@ def _full_like(rec, a, fill_value, dtype=None, order="K", subok=True, shape=None
     )
 
 
+def _norm(rec, x, ord=None, axis=None, keepdims=False):  # noqa: A002
+    """``np.linalg.norm`` of a whole array in the default order as NumPy computes it: the
+    square root of the raveled values' dot product with themselves (a complex array's real and
+    imaginary parts apart, integers as floats); any other order, axis or ``keepdims`` is the
+    library call (``ir/externs``), which a loop program would call back through Python."""
+    if ord is not None or axis is not None or keepdims or not isinstance(x, TracedArray):
+        keywords = {"ord": ord, "axis": axis, "keepdims": keepdims}
+        return rec.numpy.extern(np.linalg.norm, (x,), keywords)
+    if x.dtype.kind not in "fc":
+        x = x.astype(np.float64)
+    values = x.ravel()
+    if values.dtype.kind == "c":
+        squares = np.dot(values.real, values.real) + np.dot(values.imag, values.imag)
+    else:
+        squares = np.dot(values, values)
+    return np.sqrt(squares)
+
+
 def _divmod(rec, x1, x2):
     return np.floor_divide(x1, x2), np.remainder(x1, x2)
 
@@ -374,6 +392,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.real: Decomposition(_real),
     np.imag: Decomposition(_imag),
     np.angle: Decomposition(_angle),
+    np.linalg.norm: Decomposition(_norm),
     np.cov: Decomposition(_cov),
     np.corrcoef: Decomposition(_corrcoef),
     np.linspace: Decomposition(_linspace),

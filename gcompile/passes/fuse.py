@@ -236,8 +236,12 @@ class _Fuser:
         return True
 
     def _legal(self, merged: "_Group") -> bool:
-        return _reads_ok(merged) and self._no_cycle_through(
-            merged, {**self.group_of, **{n: merged for n in merged.nodes}}
+        return (
+            _reads_ok(merged)
+            and _rows_consistent(merged)
+            and self._no_cycle_through(
+                merged, {**self.group_of, **{n: merged for n in merged.nodes}}
+            )
         )
 
     def _join(
@@ -254,6 +258,9 @@ class _Fuser:
         merged = _Group(members, space, style, axes, set().union(*(g.reduced for g in groups)))
         if reduced:
             merged.reduced.add(node)
+        if not _rows_consistent(merged):
+            reason = "reads per row a value the kernel broadcasts along its reduced axes"
+            return self._refuse(groups, node, reason)
         if not self._legal(merged):
             return self._refuse(
                 groups,
@@ -425,6 +432,23 @@ class _Fuser:
         if after_reduction and not _trailing(axes, len(space)):
             return "reduction output consumed in its own loop (it reduces leading axes, not rows)"
         return None
+
+
+def _rows_consistent(group: _Group) -> bool:
+    """Whether no member of a row kernel is read both per row and broadcast along the reduced
+    axes: ``c`` in ``d = sum(a * c, axis=1)`` then ``c * d`` is ``c[j]`` in the first and
+    ``c[i]`` in the second (NumPy broadcasts a lower-rank array along the trailing axes), one
+    value the kernel cannot hold for both."""
+    if group.style != "row":
+        return True
+    full, members = len(group.space), set(group.nodes)
+    for member in group.nodes:
+        if member in group.reduced or member.meta.ndim >= full:
+            continue
+        ranks = {user.meta.ndim == full for user in member.users if user in members}
+        if ranks == {True, False}:
+            return False
+    return True
 
 
 def _sibling_style(a: _Group, b: _Group) -> str | None:

@@ -99,8 +99,11 @@ def test_converted_while_loops_compute_what_python_does(fn, calls):
 def test_which_while_loops_convert_and_why_the_others_do_not():
     assert "__gc_rt.while_loop(" in convert(newton).source
     assert "while_loop" in convert(while_in_for).source
+    converted = convert(with_break)  # (a break: a flag in its test, ``exits.py``)
+    assert "__gc_rt.while_loop(" in converted.source and "__gc_break_0" in converted.source
+    for n in (10, 3, 1):
+        assert converted.function(n) == with_break(n)
     reasons = {
-        with_break: "contains `break`",
         with_else: "has an `else:` clause",
         walrus_test: "its test assigns a name",
     }

@@ -496,6 +496,11 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x, k: x[1:, k[0] % 4 - 4] * 2, F((3, 4)), of((3,), np.int16)),
         case(lambda x, k: x[..., k[0] % 3][::2] + 1, strided((5, 3)), of((2,), np.int32)),
     ],
+    np.linalg.norm: [  # (the default order of a whole array; any other is the library call)
+        case(lambda a: np.linalg.norm(a), (3, 4), dtypes=ALL),
+        case(lambda a: np.linalg.norm(a.T), strided((4, 3)), dtypes=FLOATS + BOTH_COMPLEX),
+        case(lambda a: np.linalg.norm(a), (), dtypes=FLOATS),
+    ],
     np.cov: [
         case(lambda m: np.cov(m), (3, 8), dtypes=REAL + BOTH_COMPLEX),
         case(lambda m, y: np.cov(m, y, rowvar=False), (9, 2), F((9, 3)), dtypes=FLOATS),
@@ -548,7 +553,6 @@ CASES: dict[Any, list[Case]] = {
         case(lambda a: np.argsort(-a, axis=0), (5, 2), dtypes=SIGNED),
         case(lambda a, v: np.searchsorted(np.sort(a), v), (7,), (3, 2), dtypes=REAL),
         case(lambda a: np.searchsorted(np.sort(a), 0.5, side="right"), (7,), dtypes=FLOATS),
-        case(lambda a: np.linalg.norm(a), (3, 4), dtypes=ALL),
         case(lambda a: (np.linalg.norm(a, axis=0), np.linalg.norm(a, 1)), (3, 4), dtypes=LINALG),
         case(lambda a: np.linalg.norm(a, np.inf, axis=(0, 1), keepdims=True), (3, 4)),
         case(lambda a: np.linalg.norm(a, ord=3, axis=-1), strided((2, 5)), dtypes=FLOATS),
