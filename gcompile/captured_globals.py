@@ -4,13 +4,15 @@ after one of them was rebound (``dt = 0.4``, ``W = new_array``) must not reuse i
 
 ``GlobalsGuard.of(fn)`` finds the names ``fn``'s code (and the code nested in it) loads as
 globals, and its closure's variables, whose values are data: numbers, NumPy scalars, arrays,
-strings and tuples of them. ``holds()`` is True while each is still the same object or an equal
+strings and tuples of them. Not guarded: the globals of other functions it calls, and values
+read through containers or objects (``CFG["k"]``, ``self.scale``). ``holds()`` is True while each is still the same object or an equal
 value of the same type (an array: the same object; its contents may change, as the README
 says). Modules, functions and other objects are not guarded.
 """
 
 from __future__ import annotations
 
+import dis
 import types
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -67,11 +69,13 @@ class GlobalsGuard:
 
 
 _MISSING = object()
+_GLOBAL_LOADS = ("LOAD_GLOBAL", "LOAD_NAME")
 
 
 def _loaded_names(code: types.CodeType) -> set:
-    """The names ``code`` and the code objects nested in it may load as globals."""
-    names = set(code.co_names)
+    """The names ``code`` and the code objects nested in it load as globals (not the
+    attribute names ``co_names`` also holds: ``x.size`` is no global ``size``)."""
+    names = {i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_LOADS}
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= _loaded_names(const)
@@ -86,9 +90,10 @@ def _data(value: Any) -> bool:
 
 def _bound(cell: types.CellType) -> bool:
     try:
-        return cell.cell_contents is not _MISSING
-    except ValueError:  # (an empty cell: the variable is not bound yet)
+        cell.cell_contents  # noqa: B018 - (reading an empty cell raises)
+    except ValueError:  # (the variable is not bound yet)
         return False
+    return True
 
 
 def _same(current: Any, traced: Any) -> bool:

@@ -138,3 +138,19 @@ def broadcast_and_rows(a, b):
 
 def test_a_value_broadcast_along_a_reduced_axis_and_read_per_row():
     check(broadcast_and_rows, RNG.random((5, 5)), RNG.random(5))
+
+
+def python_or_numpy(x, t):
+    if x[0] > t:
+        return 1, 2  # (Python ints here, NumPy floats below: the types are kept)
+    return x[0], x[1]
+
+
+def test_branches_returning_python_and_numpy_scalars_keep_their_types():
+    fn = gcompile.compile(python_or_numpy)
+    x = np.array([0.5, 0.7])
+    for t in (0.1, 0.6):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gcompile.GcompileWarning)
+            expected, actual = python_or_numpy(x, t), fn(x, t)
+        assert actual == expected and [type(v) for v in actual] == [type(v) for v in expected]

@@ -95,3 +95,40 @@ def test_an_ndarray_subclass_argument_runs_eagerly_with_its_own_semantics(value)
         with pytest.warns(gcompile.GcompileWarning, match="an ndarray subclass"):
             result = gcompile.compile(total)(value)
         assert result == total(value)
+
+
+COUNTS = np.zeros(2)
+TABLE: dict = {}
+
+
+def bump(x):
+    COUNTS[0] += 1  # (an item of a global array: the caller's, changed on every call)
+    TABLE["last"] = x.sum()
+    return x * 2
+
+
+def sqrt_or_zero(x):
+    with np.errstate(invalid="raise"):
+        try:
+            return np.sqrt(x - 2.0)  # (the check runs before the return too)
+        except FloatingPointError:
+            return x * 0
+
+
+def guarded_sum(x):
+    try:
+        y = x * 2
+    finally:
+        pass  # (no handler: nothing to catch, the statement compiles)
+    return y.sum()
+
+
+def test_items_of_outside_objects_and_trys_that_return_run_as_eager():
+    COUNTS[:] = 0
+    fn = gcompile.compile(bump)
+    for _ in range(3):
+        np.testing.assert_array_equal(_quiet(fn, np.ones(2)), np.full(2, 2.0))
+    assert COUNTS[0] == 3 and TABLE["last"] == 2.0
+    for x in (np.arange(4.0), np.arange(4.0) + 5):
+        np.testing.assert_array_equal(_quiet(gcompile.compile(sqrt_or_zero), x), sqrt_or_zero(x))
+    assert gcompile.compile(guarded_sum, fullgraph=True)(np.ones(3)) == 6.0

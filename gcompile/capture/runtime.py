@@ -353,14 +353,15 @@ def not_(value: Any) -> Any:
     return not value
 
 
-def python_effect(reason: str, *receiver: Any, since: Any = None) -> None:
+def python_effect(reason: str, *reached: Any, since: Any = None) -> None:
     """A statement that may change Python state outside the function follows (``effects``;
-    ``receiver``: the object it changes, if known; ``since``: a ``python_effect_mark``, for a
-    statement that matters only when operations were recorded since): offered to the
-    handler's ``python_effect``, which refuses it while tracing; nothing in Python."""
+    ``reached``: the object it starts from and the steps to the one it changes, if known;
+    ``since``: a ``python_effect_mark``, for a statement that matters only when operations
+    were recorded since): offered to the handler's ``python_effect``, which refuses it while
+    tracing; nothing in Python."""
     capture = getattr(_HANDLER.get(), "python_effect", None)
     if capture is not None:
-        capture(reason, *receiver, since=since)
+        capture(reason, *reached, since=since)
 
 
 def python_effect_mark() -> Any:

@@ -31,6 +31,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..capture import UNDEFINED
+from ..capture.returns import RESULT
 from ..ir import ops
 from ..ir.alias import shared_with_written, written_placeholders
 from ..ir.control import Cond, LoopNote, WhileLoop
@@ -50,8 +51,8 @@ from .loops import (
 from .traced_array import TracedArray
 
 # what a marked statement may change without being a change to Python state: the tracer's
-# arrays and modules (``np.add(a, b, out=b)``)
-_NOT_PYTHON_STATE = (TracedArray, np.ndarray, types.ModuleType)
+# arrays and modules (``np.add(a, b, out=b)``); an array it did not trace is the caller's
+_NOT_PYTHON_STATE = (TracedArray, types.ModuleType)
 
 _INDEX = "range index"  # the carried index of a for loop over bounds read from the data
 
@@ -100,18 +101,32 @@ class ControlTracer(LoopTracer):
         """``np.array([element(i) for i in range(...)])``: one loop (``comprehensions``)."""
         return capture_array(self, function, element, start, stop, step, info, args, kwargs)
 
-    def python_effect(self, reason: str, *receiver, since=None) -> None:
+    def python_effect(self, reason: str, *reached, since=None) -> None:
         """A statement that may change Python state outside the function
-        (``capture/effects.py``): refused, so that it runs in Python on every call (a graph
-        break), not once here; unless what it changes is an array or a module (the tracer's),
-        or, given ``since`` (a ``python_effect_mark``), nothing was recorded since."""
+        (``capture/effects.py``; ``reached``: the object it starts from and the steps to the
+        one it changes): refused, so that it runs in Python on every call (a graph break), not
+        once here; unless a traced array or a module is met on the way (the array changes in
+        place: the tracer's), or it starts from a list argument (``function`` refuses changes
+        to those); or, given ``since`` (a ``python_effect_mark``), unless nothing was
+        recorded since."""
         from .recorder import TracedList  # (the recorder imports this module)
 
-        if receiver and isinstance(receiver[0], (*_NOT_PYTHON_STATE, TracedList)):
-            return  # (an array's write; a list argument: ``function`` refuses its changes)
         if since is not None and since == self.python_effect_mark():
             return
-        what = f" {type(receiver[0]).__name__}" if receiver else ""
+        if reached:
+            current, steps = reached
+            if isinstance(current, TracedList):
+                return
+            for kind, key in (*steps, (None, None)):
+                if isinstance(current, _NOT_PYTHON_STATE):
+                    return
+                if kind is None:
+                    break
+                try:
+                    current = getattr(current, key) if kind == "attr" else current[key]
+                except Exception:  # noqa: BLE001 - (what eager would raise: it runs there)
+                    break
+        what = f" {type(current).__name__}" if reached else ""
         self.tracer.refuse(
             f"a statement that {reason}{what}",
             hint="it runs in Python on every call (a graph break); a compiled function would "
@@ -351,6 +366,9 @@ def _agree(traced: list, outputs: list, i: int, name: str, env) -> None:
         raise Declined(f"the branches give {name!r} different shapes")
     if metas[0].dtype == metas[1].dtype and metas[0].weak == metas[1].weak:
         return
+    if name.startswith(RESULT) and metas[0].weak != metas[1].weak:
+        # (the function's result: a Python number on one path, a NumPy one on the other)
+        raise Declined(f"the branches return a Python and a NumPy scalar as {name!r}")
     strong = [m for m in metas if not m.weak]
     if len(strong) != 1:
         raise Declined(f"the branches give {name!r} different dtypes")

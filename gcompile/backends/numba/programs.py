@@ -52,6 +52,7 @@ from numba.core import types as nbtypes
 
 from ...errors import UnsupportedError
 from ...ir import ops
+from ...ir.control import Cond
 from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
 from ...ir.meta import TupleMeta
@@ -193,14 +194,19 @@ def check_budget(node: Node, options: dict) -> None:
 
 
 def check_budget_of(graph: Graph, name: str, options: dict) -> None:
-    """Refuse a program of branches and no loop over the loop budget: the trips of a loop run
-    in Python (unrolled), each an ``if`` of the data, which Numba takes minutes to compile."""
+    """Refuse a program of branches and no loop whose branches hold more statements than the
+    loop budget: the trips of a loop run in Python (unrolled), each an ``if`` of the data,
+    which Numba takes minutes to compile."""
     budget = int(options.get("max_loop_statements", MAX_LOOP_STATEMENTS))
-    count = statements(graph)
+    count = sum(
+        1 + sum(statements(region.graph) for region in node.target.regions)
+        for node in graph.nodes
+        if isinstance(node.target, Cond)
+    )
     if count > budget:
         raise UnsupportedError(
             "a function too large to compile",
-            detail=f"{name} has {count} statements in branches (budget {budget}, option "
+            detail=f"{name} has {count} statements in its branches (budget {budget}, option "
             "max_loop_statements); Numba's compile time grows faster than a function's size",
             hint="keep its loops rolled: see explain() for why a loop was unrolled",
         )
