@@ -155,7 +155,7 @@ def _results(program: Any, out: Any) -> str:
         else f"_gc_returned[{next(taken)}]"
         for buffer in program.in_buffers
     ]
-    converts = program.converts or (None,) * len(items)
+    converts = program.converts
     items = [
         item if c is None else f"_gc_t{i}({item})"
         for i, (item, c) in enumerate(zip(items, converts))

@@ -22,8 +22,9 @@ change their arguments (``heapq.heappush``).
 from __future__ import annotations
 
 import ast
+import copy
 
-from .plan import _CONTAINER_MUTATORS
+from .plan import mutated_by_call
 from .scopes import function_names, parameter_names
 
 EFFECT = "python_effect"
@@ -79,12 +80,9 @@ def _effect(stmt: ast.stmt, made: set, rebound: set) -> tuple | None:
     if isinstance(stmt, (ast.For, ast.While, ast.If)):
         return None  # (their blocks are read on their own)
     for node in ast.walk(stmt):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _CONTAINER_MUTATORS
-        ):
-            reached = _path(node.func.value, made)
+        changed = mutated_by_call(node)
+        if changed is not None:
+            reached = _path(changed, made)
             if reached is not None:
                 return f"calls `.{node.func.attr}(...)` of", *reached
     return None
@@ -101,7 +99,7 @@ def _path(node: ast.expr, made: set) -> tuple | None:
         elif any(isinstance(n, ast.Slice) for n in ast.walk(node.slice)):
             steps.clear()  # (a slice of what follows: the object before it is the one changed)
         else:
-            key = ast.parse(ast.unparse(node.slice), mode="eval").body
+            key = copy.deepcopy(node.slice)
             steps.insert(0, ast.Tuple([ast.Constant("item"), key], ast.Load()))
         node = node.value
     if not isinstance(node, ast.Name) or node.id in made:

@@ -275,16 +275,24 @@ def _effects(stmts: list[ast.stmt], local: set[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(filter(None, found)))
 
 
-def _python_effect(node: ast.AST, local: set[str]) -> str:
-    """A change the node makes to a Python object other than an array, or ``""``:
-    ``out.append(v)``, ``self.count += 1`` (``.real``/``.imag`` are an array's own). A method is
-    a container's when called on a local name or its attributes (``np.add`` is a function)."""
+def mutated_by_call(node: ast.AST) -> ast.expr | None:
+    """The object a call of a container's mutating method changes (``out.append(v)``: the
+    expression ``out``), or None for any other node."""
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in _CONTAINER_MUTATORS
-        and _rooted_at(node.func.value, local)
     ):
+        return node.func.value
+    return None
+
+
+def _python_effect(node: ast.AST, local: set[str]) -> str:
+    """A change the node makes to a Python object other than an array, or ``""``:
+    ``out.append(v)``, ``self.count += 1`` (``.real``/``.imag`` are an array's own). A method is
+    a container's when called on a local name or its attributes (``np.add`` is a function)."""
+    changed = mutated_by_call(node)
+    if changed is not None and _rooted_at(changed, local):
         return f"calls `.{node.func.attr}(...)` (a change to a Python container)"
     targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):

@@ -55,9 +55,6 @@ class LengthFromData:
             hint=hint or self.HINT,
         )
 
-    def elementwise(self, function: Callable, operands: tuple) -> Any:
-        raise NotImplementedError
-
     def functions(self) -> dict:
         """NumPy functions of this value beyond the reductions: function -> its handler
         ``(args, kwargs) -> result``."""

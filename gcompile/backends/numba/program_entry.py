@@ -93,7 +93,7 @@ class ProgramEntry:
     buffers: tuple  # a ``CallerBuffer`` per buffer it is passed
     in_buffers: list  # per output of the graph, the buffer it is written into, else None
     pooled: Callable  # the allocator of large buffers (the host's pool)
-    converts: tuple = ()  # per output of the graph, its ``result_type`` (None: as returned)
+    converts: tuple  # per output of the graph, its ``result_type`` (None: as returned)
 
 
 def result_type(meta) -> Callable | None:
