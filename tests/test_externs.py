@@ -122,7 +122,8 @@ def test_functions_without_a_rule_are_probed_at_the_traced_sizes_and_guarded():
     "fn, why",
     [
         (lambda x: np.unique(x) + 1, "np.unique"),  # its shape follows the data
-        (lambda x: np.diagonal(x) + 1, "returns a view of its argument"),
+        (lambda x: np.split(x, 2)[0] + 1, "returns a view of its argument"),
+        (lambda x: np.diagonal(x, 0, 1, 0) + 1, "along its two axes"),
         (lambda x: np.fill_diagonal(x, 0.0), "np.fill_diagonal"),  # writes its argument
         (lambda x: np.array2string(x), "np.array2string"),
     ],
@@ -130,3 +131,22 @@ def test_functions_without_a_rule_are_probed_at_the_traced_sizes_and_guarded():
 def test_functions_a_probe_cannot_stand_for_are_refused_naming_them(fn, why):
     with pytest.raises(gcompile.UnsupportedError, match=why):
         gcompile.compile(fn, fullgraph=True)(RNG.random((4, 4)))
+
+
+def diagonals_and_order(A, b, x):
+    """A Jacobi step (public solvers' ``np.diagonal``, ``A.diagonal()``) and a pivot order."""
+    T = A - np.diag(np.diagonal(A))
+    for _ in range(3):
+        x = (b - np.dot(T, x)) / A.diagonal()
+    order = np.abs(A[:, 0]).argsort()[::-1]
+    return x, order, np.diagonal(A, 1), A.diagonal(-2)
+
+
+def test_diagonals_and_argsort_methods_are_library_calls():
+    A, b = RNG.random((6, 6)) + 6 * np.eye(6), RNG.random(6)
+    compiled = gcompile.compile(diagonals_and_order, fullgraph=True)
+    for size in (6, 3):
+        args = (A[:size, :size], b[:size], np.zeros(size))
+        for got, expected in zip(compiled(*args), diagonals_and_order(*args)):
+            assert got.dtype == expected.dtype and got.shape == expected.shape
+            np.testing.assert_array_equal(got, expected)

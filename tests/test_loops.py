@@ -468,7 +468,7 @@ def test_loop_invariant_code_is_hoisted_before_the_loop():
 def rows_appended(x, n):
     rows = []
     for i in range(n):
-        rows.append(x * i)
+        rows.extend([x * i])  # (appends are recorded as rows: ``test_list_rows.py``)
     return np.stack(rows)
 
 
@@ -484,7 +484,7 @@ def test_loops_changing_python_objects_run_in_python_with_their_reason():
     graph = gcompile.trace(rows_appended, x, 4)
     assert not _loops(graph)
     (note,) = graph.notes.loops
-    assert "its body calls `.append(...)`" in note.reason
+    assert "its body calls `.extend(...)`" in note.reason
     graph = gcompile.trace(last_in_a_dict, x, 4)
     assert not _loops(graph)
     (note,) = graph.notes.loops

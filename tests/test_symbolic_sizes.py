@@ -168,3 +168,15 @@ def test_sizes_computed_through_floats_compile_once_per_size_and_data_stays_refu
     for fn in (a_size_read_from_data, a_size_from_an_array_written_with_data):
         with pytest.raises(gcompile.UnsupportedError):
             gcompile.compile(fn, backend=backend, fullgraph=True)(np.arange(10.0))
+
+
+def test_bit_length_of_a_size_specialises():
+    def padded(x):
+        n = 1 << (x.shape[0] - 1).bit_length()  # (an FFT's power-of-two length)
+        out = np.zeros(n)
+        out[: x.shape[0]] = x
+        return out
+
+    fn = gcompile.compile(padded, backend="interpreter", fullgraph=True)
+    for size in (3, 4, 5, 9):
+        assert np.array_equal(fn(np.arange(float(size))), padded(np.arange(float(size))))

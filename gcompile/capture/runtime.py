@@ -41,6 +41,9 @@ task); while one is installed the runtime first offers every loop to it:
   the handler has it: ``function([element(i) for i in range(start, stop, step)], *args,
   **kwargs)``, ``function`` as the user's code named it (``np.array``, ``np.asarray``,
   ``np.stack`` or any other); the array, or NotImplemented.
+- ``handler.growing_list(items)`` and ``handler.capture_append(items, value)``, when the
+  handler has them: a list the function grows in its loops (``accumulations``), and an append
+  to one (NotImplemented: ``items.append(value)``).
 
 Each returns the tuple of carried values after the statement (same length and order as
 ``carried``), or ``NotImplemented`` to decline: the runtime then runs it as Python would,
@@ -362,6 +365,21 @@ def python_effect(reason: str, *reached: Any, since: Any = None) -> None:
     capture = getattr(_HANDLER.get(), "python_effect", None)
     if capture is not None:
         capture(reason, *reached, since=since)
+
+
+def growing_list(items: list) -> list:
+    """A list display (or ``list()``) of a list the function appends to in its loops: the
+    list, or the handler's ``growing_list`` of it."""
+    make = getattr(_HANDLER.get(), "growing_list", None)
+    return items if make is None else make(items)
+
+
+def append_to(items: Any, value: Any) -> None:
+    """``items.append(value)`` of such a list; offered first to the handler's
+    ``capture_append`` (NotImplemented: Python's)."""
+    capture = getattr(_HANDLER.get(), "capture_append", None)
+    if capture is None or capture(items, value) is NotImplemented:
+        items.append(value)
 
 
 def python_effect_mark() -> Any:

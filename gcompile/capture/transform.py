@@ -52,6 +52,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .accumulations import mark_accumulations
 from .comprehensions import Comprehensions
 from .effects import mark_effects
 from .exits import desugar_exits, lift_loop_else
@@ -111,6 +112,7 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     """
     result = Rewrite()
     result.effects = mark_effects(function, RUNTIME)
+    mark_accumulations(function, RUNTIME)
     lift_loop_returns(function)
     merge_returns(function)
     lift_loop_else(function)

@@ -48,6 +48,7 @@ from .loops import (
     _source_of,
     _widened,
 )
+from .sequences import TracedList
 from .traced_array import TracedArray
 
 # what a marked statement may change without being a change to Python state: the tracer's
@@ -109,8 +110,6 @@ class ControlTracer(LoopTracer):
         place: the tracer's), or it starts from a list argument (``function`` refuses changes
         to those); or, given ``since`` (a ``python_effect_mark``), unless nothing was
         recorded since."""
-        from .recorder import TracedList  # (the recorder imports this module)
-
         if since is not None and since == self.python_effect_mark():
             return
         if reached:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..capture.runtime import is_math
 from ..ir import ops
+from .list_rows import GrowingList
 from .math_calls import math_call
 
 
@@ -37,6 +38,8 @@ class PythonBuiltins:
             return _new_array(self.tracer, args, kwargs)
         if function is len:
             array = args[0] if len(args) == 1 and not kwargs else None
+            if isinstance(array, GrowingList):
+                return array.length()
             traced = self.tracer.is_traced(array) and array.ndim > 0
             return array.shape[0] if traced else NotImplemented
         traced = [a for a in args if self.tracer.is_traced(a)]

@@ -18,8 +18,9 @@ from ..ir.shape_env import SymbolicError, using
 from .declines import LoopEscape
 from .masks import MaskedValue
 from .numpy_patching import tracing
-from .recorder import Tracer, convertible_sequences
+from .recorder import Tracer
 from .segments import Segment
+from .sequences import convertible_sequences
 from .symint import SymInt
 from .traced_array import TracedArray
 

@@ -51,6 +51,7 @@ from .builtins import PythonBuiltins
 from .carried import CarriedValues, value_meta
 from .complex_parts import ComplexParts
 from .declines import Declined, LoopEscape
+from .list_rows import GrowingList, LoopRows
 from .symint import SymInt
 
 _WIDENING_ROUNDS = 4  # a carried type settles after one or two iterations (weak -> strong)
@@ -78,6 +79,8 @@ class _Frame:
     constants: dict = field(default_factory=dict)
     # per carried value: its placeholder, or (carried by reference) its view of lifted memory
     carried: list = field(default_factory=list)
+    rows: LoopRows | None = None  # a for loop's appends to lists made outside it
+    index: SymInt | None = None  # a for loop's index
     by_reference: frozenset = frozenset()  # the positions of the latter
 
 
@@ -90,6 +93,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         self.notes: list[LoopNote] = []
         self.unroll_all = False  # option loops="unroll": every loop runs in Python (unrolled)
         self.in_python: set = set()  # sources of loops whose body values escape (LoopEscape)
+        self.list_reads: list = []  # GrowingLists read inside bodies (``LoopRows.check_reads``)
         self._top = tracer.graph
         self._bodies: dict = {}  # each body graph traced -> its loop's source
 
@@ -133,6 +137,27 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         return self.capture_range(
             lambda i, *values: body(item(i), *values), 0, count, 1, carried, info
         )
+
+    def growing_list(self, items: list) -> GrowingList:
+        """A list the function appends to in its loops (``list_rows``)."""
+        return GrowingList(self, items)
+
+    def capture_append(self, items, value):
+        """``items.append(value)``: a row of a buffer when a rolled loop appends to a list
+        made outside it (``list_rows``); else NotImplemented (Python's append)."""
+        if not isinstance(items, GrowingList) or items.graph is self.tracer.graph:
+            return NotImplemented
+        frame = self.frame
+        if frame is None:  # (a list made in a loop's body, grown after it)
+            raise LoopEscape(self._bodies.get(items.graph))
+        parent = frame.parent.graph if frame.parent is not None else self._top
+        if frame.rows is None or items.graph is not parent:
+            raise Declined(
+                "it appends to a list in a branch, a while loop, or a loop nested in the one "
+                "enclosing the list"
+            )
+        frame.rows.append(items, value, frame.graph, frame.index)
+        return None
 
     # -- lifting ------------------------------------------------------------------------------------
     def lift(self, node: Node) -> Node:
@@ -241,24 +266,32 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         names = tuple(getattr(info, "carried", ()) or (f"carried_{i}" for i in range(len(carried))))
         inits = [self._initial(value, name) for value, name in zip(carried, names)]
         by_reference: frozenset = frozenset()
+        rows = LoopRows(self.tracer, bounds, source)
         while True:  # grows by_reference at most once per carried value
-            frame, outputs, metas = self._settle(body, index, inits, names, by_reference, source)
+            frame, outputs, metas = self._settle(
+                body, index, inits, names, by_reference, source, rows
+            )
+            if rows.allocate():  # (appends seen: traced again, writing their buffers)
+                continue
             sharing = _sharing_carried(frame, inits, outputs, names)
             if not sharing:
                 break
             by_reference |= sharing
-        return self._finish(
+        rows.check_writes(frame, outputs)
+        after = self._finish(
             frame, outputs, index, bounds, carried, inits, metas, names, source, trips
         )
+        rows.extend(frame, inits, outputs, after)
+        return after
 
-    def _settle(self, body: Callable, index, inits: list, names: tuple, by_reference, source):
+    def _settle(self, body: Callable, index, inits: list, names: tuple, by_reference, source, rows):
         """Trace the body until the types of its carried values settle: ``(frame, outputs,
         metas)``. Carried values in ``by_reference`` are not placeholders but views of the
         memory they share with other values of the body (see ``_sharing_carried``)."""
         metas = [value_meta(value) for value in inits]
         for _ in range(_WIDENING_ROUNDS):
             frame, outputs = self._trace_body(
-                body, index, inits, metas, names, by_reference, source
+                body, index, inits, metas, names, by_reference, source, rows
             )
             env = self.tracer.graph.shape_env
             settled = [
@@ -270,17 +303,20 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             metas = settled
         raise Declined("the type of a carried value does not settle")
 
-    def _trace_body(self, body: Callable, index, inits, metas, names, by_reference, source):
+    def _trace_body(self, body: Callable, index, inits, metas, names, by_reference, source, rows):
         """Trace ``body`` once into a new graph: ``(frame, output nodes or literals)``."""
         tracer = self.tracer
+        rows.begin(len(self.list_reads))
 
         def run(*values):
-            return body(SymInt(tracer, index), *values)
+            self.frame.rows, self.frame.index = rows, SymInt(tracer, index)
+            return body(self.frame.index, *values)
 
         try:
             frame, outputs = self.trace_graph(
                 run, inits, metas, names, by_reference, source, "body"
             )
+            rows.check_reads(self.list_reads)
         except IndexQuestion as question:
             if index not in free_symbols(question.expr):
                 raise  # a question on an enclosing loop's index: that loop splits

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import GCOMPILE_DIR, NUMPY_DIR, UnsupportedError
 from .decompositions import DECOMPOSITIONS, Decomposition
+from .list_rows import JOINS, join_rows
 from .numpy_calls import CREATION_OPS
 from .recorder import ACTIVE, Tracer, current_tracer, holds_traced, user_source
 from .traced_array import TracedArray
@@ -62,6 +63,9 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
     for func, decomposition in DECOMPOSITIONS.items():
         if decomposition.patch:
             targets.append((np, func.__name__, func, _conversion_patch(func, decomposition)))
+    for name in JOINS:
+        func = getattr(np, name)
+        targets.append((np, name, func, _joining_patch(name, func)))
     for name in _RANDOM_FUNCTIONS:
         func = getattr(np.random, name)
         targets.append((np.random, name, func, _random_patch(func)))
@@ -123,6 +127,22 @@ def _conversion_patch(func: Callable, decomposition: Decomposition) -> Callable:
                 kwargs = {**kwargs, next(iter(kwargs)): array}
             return tracer.numpy.decompose(func, decomposition, args, kwargs)
         return func(*args, **kwargs)
+
+    return patched
+
+
+def _joining_patch(name: str, func: Callable) -> Callable:
+    """``np.stack`` and its kin given a list a rolled loop appended rows to (``list_rows``),
+    which their dispatch would iterate; NumPy's own for anything else."""
+
+    @functools.wraps(func)
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        tracer = current_tracer()
+        first = args[0] if args else kwargs.get("arrays", kwargs.get("tup"))
+        if tracer is None or not getattr(first, "has_rows", False) or _called_by_library():
+            return func(*args, **kwargs)
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("arrays", "tup")}
+        return join_rows(name, first, tracer, args[1:], kwargs)
 
     return patched
 

@@ -161,6 +161,11 @@ class SymInt:
     def __float__(self):
         return float(self.specialize())
 
+    def bit_length(self) -> int:
+        """``int.bit_length`` (``1 << (n - 1).bit_length()``, a power of two for an FFT):
+        of the value, specialised."""
+        return self.specialize().bit_length()
+
     def __complex__(self):
         return complex(self.specialize())
 

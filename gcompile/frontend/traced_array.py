@@ -305,6 +305,12 @@ class TracedArray:
     def trace(self, *args, **kwargs):
         return np.trace(self, *args, **kwargs)
 
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return np.diagonal(self, offset, axis1, axis2)
+
+    def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+        return np.argsort(self, axis, kind, order, stable=stable)
+
     def conj(self):
         return np.conjugate(self)
 
@@ -454,7 +460,10 @@ TracedArray.__rdivmod__ = _rdivmod_operator
 
 
 def holds_traced(value: Any) -> bool:
-    """Whether ``value`` is a traced array or a (nested) list or tuple holding one."""
+    """Whether ``value`` is a traced array or a (nested) list or tuple holding one (a list a
+    rolled loop appended rows to does: ``list_rows``)."""
+    if getattr(value, "has_rows", False):
+        return True
     if isinstance(value, (list, tuple)):
         return any(holds_traced(v) for v in value)
     return isinstance(value, TracedArray)

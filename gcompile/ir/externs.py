@@ -64,7 +64,7 @@ class ExternCall:
     probed: Probed | None = None
 
     def __repr__(self) -> str:
-        given = [repr(v) if i < self.positional and k.startswith("#") else f"{k}={v!r}"
+        given = [_text(v) if i < self.positional and k.startswith("#") else f"{k}={_text(v)}"
                  for i, (k, v) in enumerate(self.arguments)]  # fmt: skip
         return f"{self.name}({', '.join(given)})"
 
@@ -86,6 +86,16 @@ class ExternCall:
         names = [k for k, _ in self.arguments[self.positional :]]
         keywords = dict(zip(names, values[self.positional :]))
         return self.function(*values[: self.positional], **keywords), values
+
+
+def _text(value: Any) -> str:
+    """An argument in the text form: a dtype, or a type standing for one (``np.float32``,
+    ``float``), by its name (which the parser reads back as that dtype)."""
+    if isinstance(value, np.dtype) or (
+        isinstance(value, type) and issubclass(value, (np.generic, bool, int, float, complex))
+    ):
+        return np.dtype(value).name
+    return repr(value)
 
 
 def _value(argument: Any, operands: tuple) -> Any:
@@ -431,6 +441,15 @@ def _diag(call: ExternCall, ops: dict) -> TensorMeta:
     raise ValueError("Input must be 1- or 2-d.")
 
 
+def _diagonal(call: ExternCall, ops: dict) -> TensorMeta:
+    """``np.diagonal`` of a matrix, its first two axes (``np.diag``'s read-only view, copied)."""
+    a, offset = ops["a"], call.get("offset", 0)
+    axes = (call.get("axis1", 0) % max(a.ndim, 1), call.get("axis2", 1) % max(a.ndim, 1))
+    if a.ndim != 2 or axes != (0, 1) or not isinstance(offset, int):
+        raise TypeError("np.diagonal of a matrix along its two axes, with an int offset")
+    return TensorMeta((_diagonal_length(*a.shape, offset),), a.dtype, "A", writeable=False)
+
+
 def _convolve(call: ExternCall, ops: dict) -> TensorMeta:
     a, v, mode = ops["a"], ops["v"], call.get("mode", "full")
     if a.ndim != 1 or v.ndim != 1 or mode not in ("full", "same", "valid"):
@@ -513,6 +532,7 @@ RULES: dict[Callable, tuple[str, Callable, tuple]] = {
     np.triu: ("np.triu", _same, ("m",)),
     np.tril: ("np.tril", _same, ("m",)),
     np.diag: ("np.diag", _diag, ("v",)),
+    np.diagonal: ("np.diagonal", _diagonal, ("a",)),
     np.convolve: ("np.convolve", _convolve, ("a", "v")),
     np.interp: ("np.interp", _interp, ("x", "xp", "fp")),
     np.histogram: ("np.histogram", _histogram, ("a", "bins", "weights")),

@@ -198,7 +198,7 @@ def appends_in_branch(n):
     out = []
     for i in range(n):
         if i % 2:
-            out.append(i)
+            out.extend([i])
     return out
 
 

@@ -288,6 +288,13 @@ def recursive_sum(x):
 def appends(n):
     out = []
     for i in range(n):
+        out.extend([i * i])  # (``out.append``: a list grown in a loop, ``accumulations``)
+    return out
+
+
+def grows(n):
+    out = []
+    for i in range(n):
         out.append(i * i)
     return out
 
@@ -307,7 +314,7 @@ def appends_nested(n):
     out = []
     for i in range(n):
         for j in range(i):
-            out.append(j)
+            out.extend([j])
     return out
 
 

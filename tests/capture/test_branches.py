@@ -91,7 +91,7 @@ def test_ifs_become_cond_calls_with_their_carried_names():
 
 def test_changes_to_python_objects_are_the_branches_effects():
     (info,) = convert(b.appends_in_branch).branches
-    assert info.effects == ("calls `.append(...)` (a change to a Python container)",)
+    assert info.effects == ("calls `.extend(...)` (a change to a Python container)",)
     assert convert(b.crc16).branches[0].effects == ()
 
 

@@ -241,7 +241,7 @@ def test_recursive_functions_call_themselves_by_their_global_name():
 
 def test_changes_to_python_objects_are_the_loops_effects():
     for fn, effect in [
-        (p.appends, "calls `.append(...)` (a change to a Python container)"),
+        (p.appends, "calls `.extend(...)` (a change to a Python container)"),
         (p.sets_attributes, "assigns the attribute `.count`"),
     ]:
         (info,) = same(fn, 5).loops
@@ -249,8 +249,10 @@ def test_changes_to_python_objects_are_the_loops_effects():
     assert convert(p.range_two).loops[0].effects == ()
     outer, inner = same(p.appends_nested, 4).loops  # the list is a local of the function
     assert (
-        outer.effects == inner.effects == ("calls `.append(...)` (a change to a Python container)",)
+        outer.effects == inner.effects == ("calls `.extend(...)` (a change to a Python container)",)
     )
+    converted = same(p.grows, 4)  # (a list the function makes, appended to: rows when traced)
+    assert converted.loops[0].effects == () and "__gc_rt.append_to(out, " in converted.source
 
 
 def test_enumerate_zip_and_unpacked_targets_run_as_written():

@@ -69,6 +69,7 @@ from ...loops.nodes import (
     BinOp,
     BoolOp,
     Call,
+    Cast,
     Comment,
     Compare,
     Const,
@@ -80,6 +81,7 @@ from ...loops.nodes import (
     Param,
     Raise,
     Return,
+    Slice,
     Tuple,
     Var,
     size_of,
@@ -428,6 +430,8 @@ class _ProgramLowering(
             self.linspace(node)
         elif target is ops.EYE:
             self.eye(node)
+        elif target in (ops.STACK, ops.CONCATENATE):
+            self.joined(node)
         elif target in RESHAPING or target in (ops.TRANSPOSE, ops.BROADCAST_TO):
             self.assign(node, self.view(node))
         elif target.kind == "elementwise" and node.meta.ndim == 0:
@@ -496,6 +500,33 @@ class _ProgramLowering(
             raise NoTemplate("linspace with endpoint, axis, dtype or array bounds in a loop body")
         bounds = tuple(self.value(kwargs.get(k, d)) for k, d in (("start", 0.0), ("stop", 1.0)))
         self.assign(node, Call(Name("np.linspace"), (*bounds, self.size(kwargs["num"]))))
+
+    def joined(self, node: Node) -> None:
+        """``np.stack`` and ``np.concatenate``: a new array, each operand stored into its part
+        (``np.array([a, b, c])`` of scalars: three element stores)."""
+        meta = node.meta
+        stacking = node.target is ops.STACK
+        axis = node.kwargs.get("axis", 0)
+        if axis is None or meta.ndim == 0:
+            raise NoTemplate(f"{node.target.name} of flattened operands")
+        axis %= meta.ndim
+        variable = self.fresh(node.name)
+        self.emit(Alloc(variable, self.shape(meta.shape), meta.dtype))
+        self.values[node] = variable
+        offset = 0
+        for position, operand in enumerate(node.args):
+            lead = (Slice(),) * axis
+            if stacking:
+                part = lead + (Const(position),)
+            else:
+                extent = operand.meta.shape[axis] if isinstance(operand, Node) else 1
+                part = lead + (Slice(self.size(offset), self.size(offset + extent)),)
+                offset = offset + extent
+            value = self.value(operand)
+            if not isinstance(operand, Node) or operand.meta.ndim == 0:
+                source = operand.meta.dtype if isinstance(operand, Node) else None
+                value = value if source is None else Cast(value, source, meta.dtype)
+            self.emit(Assign(Item(variable, part), value))
 
     def eye(self, node: Node) -> None:
         """``np.eye(N, M, k)`` in C order (Numba's: ones on the ``k``-th diagonal)."""

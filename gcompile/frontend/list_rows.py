@@ -1,0 +1,346 @@
+"""Lists grown by a rolled loop: ``ys = [y0]; for t in range(n): ...; ys.append(y)`` then
+``np.array(ys)``.
+
+Capture marks the lists a function grows in its loops (``capture/accumulations.py``); while
+tracing they are ``GrowingList`` objects. A loop traced once cannot append one Python item per
+trip, so each append of a rolled loop to a list made outside it writes a row of a buffer
+(``LoopRows``): the body is traced once to learn what each append site gives (shape, dtype),
+the buffers ``np.empty((trips, *shape))`` are made before the loop, and the body is traced
+again writing ``buffer[k] = value`` on trip ``k`` (a write into an outer array, carried as any
+other). After the loop the list holds its items and that block of rows, in order.
+
+Such a list becomes an array where NumPy converts it (``np.array(ys)``, ``np.asarray``, a
+NumPy function or ufunc given it): its items and blocks concatenated, in NumPy's dtype. Any
+other use of it (``len`` aside: a symbolic size), iteration, indexing, returning it, needs
+its items as Python objects: the trace runs again with that loop run in Python
+(``LoopEscape``), as before.
+
+Eager mode's list holds the appended objects themselves; the buffer holds their values at
+the append. The two agree unless an appended array is written in place afterwards: a body
+that writes it later, or writes the array it views, is declined (the loop runs in Python);
+a write after the loop into memory an item may share (the last trip's value carried out, an
+outer array appended) makes the conversion escape. A body that reads the list it appends to
+(``ys[-1]``) is declined as well.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
+
+from ..ir import ops
+from ..ir.alias import memory_of, written_operands, written_placeholders
+from ..ir.graph import Node
+from ..ir.meta import TensorMeta
+from ..ir.shape_env import SymbolicError, trip_count
+from ..ir.symbolic import free_symbols
+from .declines import Declined, LoopEscape
+from .sequences import ConvertedByNumPy
+from .symint import SymInt
+
+
+class GrowingList(ConvertedByNumPy, list):
+    """A list the function grows in its loops (see the module docstring). Until a rolled loop
+    appends to it, it is a plain list of its items."""
+
+    def __init__(self, loops: Any, items: list):
+        list.__init__(self, items)
+        self._loops = loops
+        self.graph = loops.tracer.graph  # the graph where it was made
+        self._parts: list | None = None  # once rows exist: ("item", value) or ("rows", _Block)
+
+    @property
+    def has_rows(self) -> bool:
+        """Whether a rolled loop appended rows to it (its items are no longer Python's)."""
+        return self._parts is not None
+
+    def add_rows(self, block: "_Block") -> None:
+        """Append the rows a rolled loop wrote."""
+        if self._parts is None:
+            self._parts = [("item", item) for item in list.__iter__(self)]
+            list.clear(self)
+        self._parts.append(("rows", block))
+
+    def append(self, value: Any) -> None:
+        self._read(rows_ok=True)
+        if self._parts is None:
+            list.append(self, value)
+        else:
+            self._parts.append(("item", value))
+
+    def length(self) -> Any:
+        """``len(self)``: an int, or a symbolic size once rows exist."""
+        self._read(rows_ok=True)
+        if self._parts is None:
+            return list.__len__(self)
+        return SymInt.wrap(self._loops.tracer, self._total())
+
+    def _total(self) -> Any:
+        total = 0
+        for kind, part in self._parts:
+            total = total + (1 if kind == "item" else part.count)
+        return total
+
+    def as_array(self, tracer) -> Any:
+        """The array NumPy makes of this list with rows: its items and blocks concatenated."""
+        if tracer.graph is not self.graph:
+            raise LoopEscape(self._parts[-1][1].source if self._parts else None)
+        only_rows = all(kind == "rows" for kind, _ in self._parts)
+        env = tracer.graph.shape_env
+        if only_rows and not env.decide(">", self._total(), 0, "a list grown in loops is empty"):
+            return tracer.call(ops.ZEROS, shape=(0,), dtype=np.dtype(np.float64))  # (NumPy's)
+        alone = len(self._parts) == 1  # (its array is the result: handed out once)
+        pieces = []
+        for kind, part in self._parts:
+            if kind == "rows":
+                part.check_unwritten(tracer)
+                pieces.append(part.array(tracer, alone))
+            else:
+                pieces.append(tracer.sequence_as_array([part]))
+        first = pieces[0].meta.shape[1:]
+        for piece in pieces[1:]:
+            if not _same_sizes(env, first, piece.meta.shape[1:]):
+                raise LoopEscape(self._escape_source())  # (NumPy's ragged error, in Python)
+        if alone:
+            return pieces[0]
+        dtype = np.result_type(*(piece.dtype for piece in pieces))
+        return np.concatenate([piece.astype(dtype, copy=False) for piece in pieces])
+
+    def _escape_source(self) -> str | None:
+        blocks = [part for kind, part in self._parts or () if kind == "rows"]
+        return blocks[0].source if blocks else None
+
+    def _read(self, rows_ok: bool = False) -> None:
+        """Any use of the list: noted when made inside a body (a loop appending to the list
+        must not read it); with rows, an escape unless ``rows_ok``."""
+        if self._loops.tracer.graph is not self.graph:
+            self._loops.list_reads.append(self)
+        if self._parts is not None and not rows_ok:
+            raise LoopEscape(self._escape_source())
+
+
+def _reading(name: str):
+    method = getattr(list, name)
+
+    def read(self, *args, **kwargs):
+        self._read()
+        return method(self, *args, **kwargs)
+
+    read.__name__ = name
+    return read
+
+
+for _name in (
+    "__len__ __getitem__ __setitem__ __delitem__ __iter__ __reversed__ __contains__ __eq__ "
+    "__ne__ __lt__ __le__ __gt__ __ge__ __add__ __mul__ __rmul__ __iadd__ __imul__ __repr__ "
+    "copy index count extend insert pop remove clear sort reverse"
+).split():
+    setattr(GrowingList, _name, _reading(_name))
+
+
+class _Block:
+    """The rows one rolled loop appended to one list: a buffer per append site of its body
+    (``count`` rows in all, trip-major), and what a later write must not touch."""
+
+    def __init__(self, buffers: list, trips: Any, source: str | None, watched: set, mark: int):
+        self.buffers = buffers
+        self.count = trips * len(buffers)
+        self.source = source
+        self.watched = watched  # memories an item may share after the loop
+        self.mark = mark  # the enclosing graph's size after the loop
+        self._handed_out: int | None = None  # the graph's size when the buffer was a result
+
+    def array(self, tracer, alone: bool):
+        """The rows as one array; ``alone``: it is a conversion's result, a new array each
+        time (the buffer itself the first time: later ones copy it, unwritten since)."""
+        if len(self.buffers) > 1:
+            stacked = np.stack(self.buffers, axis=1)
+            return stacked.reshape((-1, *stacked.shape[2:]))
+        buffer = self.buffers[0]
+        if not alone:
+            return buffer
+        if self._handed_out is None:
+            self._handed_out = len(tracer.graph.nodes)
+            return buffer
+        self._check_unwritten(tracer, self._handed_out, {memory_of(buffer._node)})
+        return buffer.copy()
+
+    def check_unwritten(self, tracer) -> None:
+        """Escape when memory an item may share was written since the loop (eager's list
+        would see the write)."""
+        self._check_unwritten(tracer, self.mark, self.watched)
+
+    def _check_unwritten(self, tracer, mark: int, memories: set) -> None:
+        if not memories:
+            return
+        for node in tracer.graph.nodes[mark:]:
+            written = {memory_of(node.args[i]) for i in written_operands(node)}
+            if written & memories:
+                raise LoopEscape(self.source)
+
+
+class LoopRows:
+    """The appends of one rolled loop (one piece of its range) to lists made outside it (see
+    the module docstring): recorded on a first trace, written into buffers on the next."""
+
+    def __init__(self, tracer: Any, bounds: tuple, source: str | None):
+        self.tracer = tracer
+        self.start, stop, self.step = bounds
+        self.trips = trip_count(self.start, stop, self.step)
+        self.source = source
+        self.buffers: list | None = None  # per append site, once made
+        self.sites: list = []  # this trace's appends: (list, value, meta, graph position)
+        self._reads = 0
+
+    def begin(self, reads: int) -> None:
+        """A new trace of the body starts (``reads``: the lists read so far, a mark)."""
+        self.sites = []
+        self._reads = reads
+
+    def append(self, items: GrowingList, value: Any, graph, index: SymInt) -> None:
+        """``items.append(value)`` on the trip ``index`` of the body traced into ``graph``."""
+        meta = _item_meta(self.tracer, value)
+        node = value._node if self.tracer.is_traced(value) else None
+        self.sites.append((items, node, meta, len(graph.nodes)))
+        if self.buffers is None:
+            return
+        site = len(self.sites) - 1
+        if site >= len(self.buffers) or self.buffers[site].meta.dtype != meta.dtype:
+            raise Declined("its appends to a list differ from one trace of its body to the next")
+        trip = (index - self.start) // self.step
+        self.buffers[site][trip] = value
+
+    def allocate(self) -> bool:
+        """After a trace that appended and had no buffers: make them (in the enclosing graph,
+        before the loop) and say so (the body is traced again to write them)."""
+        if self.buffers is not None or not self.sites:
+            return False
+        self.buffers = [
+            self.tracer.call(ops.EMPTY, shape=(self.trips, *meta.shape), dtype=meta.dtype)
+            for _, _, meta, _ in self.sites
+        ]
+        return True
+
+    def check_reads(self, reads: list) -> None:
+        """Decline a body that read a list it appends to."""
+        appended = {id(items) for items, *_ in self.sites}
+        if any(id(items) in appended for items in reads[self._reads :]):
+            raise Declined("its body reads a list it appends to (the items of earlier trips)")
+
+    def check_writes(self, frame, outputs: list) -> None:
+        """Decline a body writing an array it appended, after the append or on a later trip
+        (eager's list holds that array, the buffer its value at the append)."""
+        written = written_placeholders(frame.graph)
+        for _, node, _, position in self.sites:
+            if node is None:
+                continue
+            memory = memory_of(node)
+            if memory.op == "placeholder":
+                late = memory in written
+            else:
+                late = any(
+                    memory_of(later.args[i]) is memory
+                    for later in frame.graph.nodes[position:]
+                    for i in written_operands(later)
+                )
+            if late:
+                raise Declined("it writes in place into an array it appended to a list")
+
+    def extend(self, frame, inits: list, outputs: list, after: tuple) -> None:
+        """Give each list its block of rows, after the loop node."""
+        if not self.sites:
+            return
+        watched = self._watched(frame, inits, outputs, after)
+        mark = len(self.tracer.graph.nodes)
+        order: dict = {}
+        for site, (items, *_) in enumerate(self.sites):
+            order.setdefault(id(items), (items, []))[1].append(self.buffers[site])
+        for items, buffers in order.values():
+            items.add_rows(_Block(buffers, self.trips, self.source, watched, mark))
+
+    def _watched(self, frame, inits: list, outputs: list, after: tuple) -> set:
+        """The memories of the enclosing graph an appended item may share after the loop."""
+        watched = set()
+        memories = {memory_of(node) for _, node, _, _ in self.sites if node is not None}
+        for placeholder, outer in frame.outer.items():
+            if placeholder in memories:
+                watched.add(memory_of(outer))
+        for i, placeholder in enumerate(frame.carried):
+            if isinstance(placeholder, Node) and memory_of(placeholder) in memories:
+                if self.tracer.is_traced(inits[i]):
+                    watched.add(memory_of(inits[i]._node))
+        for output, value in zip(outputs, after):
+            if isinstance(output, Node) and memory_of(output) in memories:
+                if self.tracer.is_traced(value):
+                    watched.add(memory_of(value._node))
+        return watched
+
+
+def _same_sizes(env, sizes: tuple, others: tuple) -> bool:
+    """Whether two shapes are equal: as expressions, or at the traced sizes (guarded)."""
+    if len(sizes) != len(others):
+        return False
+    try:
+        return all(
+            a == b or (env.hint(a) == env.hint(b) and env.decide("==", a, b, "a list's items"))
+            for a, b in zip(sizes, others)
+        )
+    except SymbolicError:
+        return False
+
+
+def _item_meta(tracer, value: Any) -> TensorMeta:
+    """What an appended item is: a traced array or scalar, or a Python or NumPy number."""
+    if tracer.is_traced(value):
+        meta = value.meta
+        if any(free_symbols(size) & set(tracer.graph.shape_env.loops) for size in meta.shape):
+            raise Declined("it appends to a list an array whose shape changes from trip to trip")
+        return meta
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        array = np.asarray(value)
+        return TensorMeta((), array.dtype, scalar=True)
+    raise Declined(f"it appends a {type(value).__name__} to a list (not a number or array)")
+
+
+JOINS = ("stack", "concatenate", "vstack", "hstack", "column_stack")
+
+
+def join_rows(name: str, items: GrowingList, tracer, rest: tuple, kwargs: dict) -> Any:
+    """``np.<name>(items, *rest, **kwargs)`` (``name`` one of ``JOINS``) of a list a rolled
+    loop appended rows to, from its array (the items stacked on a new first axis). Arguments
+    other than ``axis`` and ``dtype`` escape (the loop runs in Python)."""
+    kwargs = dict(kwargs)
+    dtype = kwargs.pop("dtype", None)
+    takes_axis = name in ("stack", "concatenate")
+    axis = kwargs.pop("axis", rest[0] if rest and takes_axis else 0)
+    if len(rest) > int(takes_axis) or kwargs.pop("casting", "same_kind") != "same_kind" or kwargs:
+        raise LoopEscape(items._escape_source())
+    rows = items.as_array(tracer)
+    if dtype is not None:
+        rows = rows.astype(dtype, casting="same_kind")
+    item = rows.ndim - 1  # (the dimensions of one item)
+    if name == "stack":
+        return np.moveaxis(rows, 0, axis)
+    if name == "vstack":
+        if item < 2:
+            return rows.reshape((rows.shape[0], 1)) if item == 0 else rows
+        return _concatenated(rows, 0)
+    if name == "hstack":
+        return rows if item == 0 else _concatenated(rows, 0 if item == 1 else 1)
+    if name == "column_stack":
+        if item == 0:
+            return rows.reshape((1, rows.shape[0]))
+        return rows.T.copy() if item == 1 else _concatenated(rows, 1)
+    if item == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    return rows.reshape(-1) if axis is None else _concatenated(rows, axis)
+
+
+def _concatenated(rows, axis: int):
+    """``np.concatenate`` of the items along their ``axis``, from their stack ``rows``."""
+    sizes = rows.shape[1:]
+    axis = normalize_axis_index(axis, len(sizes))
+    moved = np.moveaxis(rows, 0, axis)
+    return moved.reshape((*sizes[:axis], rows.shape[0] * sizes[axis], *sizes[axis + 1 :]))

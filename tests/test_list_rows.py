@@ -1,0 +1,201 @@
+"""Lists grown in rolled loops (``capture/accumulations.py``, ``frontend/list_rows.py``):
+``ys = [y0]; for ...: ys.append(y)`` then ``np.array(ys)`` keeps the loop rolled, and every
+use eager mode would see differently (a later write into an appended array, a read of the
+list in the loop, the list returned) runs the loop in Python instead: same answers."""
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.capture.accumulations import mark_accumulations
+
+from .support import check
+
+RNG = np.random.default_rng(17)
+
+
+def _field(y, p):
+    return np.array([p[0] * (y[1] - y[0]), y[0] * (p[1] - y[2]) - y[1], y[0] * y[1] - p[2] * y[2]])
+
+
+def runge_kutta(ts, y0, p):
+    """A public RK4 integrator's shape (haos_TS): the state appended every step."""
+    ys = [y0]
+    for t in range(len(ts) - 1):
+        dt = ts[t + 1] - ts[t]
+        k1 = _field(y0, p)
+        k2 = _field(y0 + dt / 2 * k1, p)
+        k3 = _field(y0 + dt / 2 * k2, p)
+        k4 = _field(y0 + dt * k3, p)
+        y0 = y0 + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        ys.append(y0)
+    return np.array(ys)
+
+
+def two_per_trip(x, n):
+    """Scalars, two appends a trip (rows interleaved), the list's length, a dtype asked for."""
+    out = []
+    s = 0.0
+    for i in range(n):
+        s = s + x[i] * 2
+        out.append(s)
+        out.append(x[i])
+    return np.asarray(out, dtype=np.float32), len(out), np.mean(out)
+
+
+def from_empty_ints(x, n):
+    """An empty list of ints, maybe no trip at all (NumPy's float64 empty array)."""
+    hits = list()
+    for i in range(n):
+        hits.append(x[i] * 3)
+    return np.array(hits)
+
+
+def split_range(x):
+    """A question on the index splits the range: a block of rows per piece, an item between."""
+    rows = [x[0] * 0]
+    for i in range(x.shape[0]):
+        rows.append(x[i] if i == 0 else x[i] - x[i - 1])
+    rows.append(x[-1])
+    return np.array(rows)
+
+
+def per_outer_trip(a):
+    """A list made in the outer loop's body, grown by the inner loop, read in the outer."""
+    total = a[0] * 0
+    for i in range(a.shape[0]):
+        parts = []
+        for j in range(a.shape[1]):
+            parts.append(a[i, j] * j)
+        total = total + np.array(parts)
+    return total
+
+
+def joined(a, n):
+    """Every join NumPy offers of a list of rows, of items of each rank."""
+    rows, scalars, blocks = [], [], []
+    for i in range(n):
+        rows.append(a[i] * 2.0)
+        scalars.append(a[i, 0] - 1.0)
+        blocks.append(a[i : i + 2] + i)
+    return (
+        np.stack(rows, axis=1),
+        np.vstack(rows),
+        np.hstack(rows),
+        np.concatenate(rows),
+        np.column_stack(rows),
+        np.vstack(scalars),
+        np.hstack(scalars),
+        np.column_stack(scalars),
+        np.concatenate(blocks, axis=-1),
+        np.vstack(blocks, dtype=np.float32),
+        np.hstack(blocks),
+        np.concatenate(blocks, axis=None),
+    )
+
+
+def appended_then_written(x, n):
+    """The appended array is written afterwards: eager's list sees the writes."""
+    ys = []
+    y = x.copy()
+    for _ in range(n):
+        y *= 2.0
+        ys.append(y)
+    return np.array(ys)
+
+
+def written_after_the_loop(x, n):
+    ys = []
+    y = x
+    for _ in range(n):
+        y = y + 1.0
+        ys.append(y)
+    y[0] = -5.0  # (the last item is this array)
+    return np.array(ys)
+
+
+def reads_its_list(x, n):
+    ys = [x]
+    for _ in range(n):
+        ys.append(ys[-1] * 0.5 + 1.0)
+    return np.array(ys)
+
+
+def returns_the_list(x, n):
+    ys = []
+    for i in range(n):
+        ys.append(x * i)
+    return ys
+
+
+def _rolled(fn, *args):
+    graph = gcompile.trace(fn, *args)
+    return all(note.rolled for note in graph.notes.loops)
+
+
+def test_an_integrator_appending_its_state_stays_rolled():
+    p = np.array([10.0, 28.0, 8 / 3])
+    for n in (2, 3, 60):
+        check(runge_kutta, np.linspace(0.0, 0.5, n), np.array([1.0, 1.0, 1.0]), p)
+    assert _rolled(runge_kutta, np.linspace(0.0, 0.5, 60), np.ones(3), p)
+
+
+def test_scalars_appended_twice_a_trip_with_len_and_numpy_functions():
+    x = RNG.random(12)
+    for n in (0, 1, 7, 12):
+        check(two_per_trip, x, n)
+    assert _rolled(two_per_trip, x, 7)
+
+
+def test_an_empty_list_and_no_trips():
+    x = np.arange(10, dtype=np.int32)
+    for n in (0, 1, 5):
+        check(from_empty_ints, x, n)
+
+
+def test_a_split_range_and_items_around_the_rows():
+    for size in (2, 3, 9):
+        check(split_range, RNG.random(size))
+    assert _rolled(split_range, RNG.random(9))
+
+
+def test_stacks_and_concatenations_of_the_rows():
+    a = RNG.random((7, 3))
+    for n in (1, 2, 5):
+        check(joined, a, n)
+    assert _rolled(joined, a, 5)
+
+
+def test_a_list_made_in_an_outer_body():
+    check(per_outer_trip, RNG.random((4, 5)))
+    assert _rolled(per_outer_trip, RNG.random((4, 5)))
+
+
+@pytest.mark.parametrize(
+    "fn", [appended_then_written, written_after_the_loop, reads_its_list, returns_the_list]
+)
+def test_uses_eager_would_see_differently_run_the_loop_in_python(fn):
+    x = RNG.random(3)
+    for n in (0, 1, 4):
+        check(fn, x, n)
+    assert not _rolled(fn, x, 4)
+
+
+def _marked(source: str) -> set:
+    import ast
+
+    function = ast.parse(source).body[0]
+    return mark_accumulations(function, "rt")
+
+
+def test_which_lists_are_marked():
+    assert _marked("def f(x):\n ys = []\n for i in x:\n  ys.append(i)\n return ys") == {"ys"}
+    # rebound otherwise, a parameter, used by a nested function, or appended outside loops
+    for source in (
+        "def f(x):\n ys = []\n ys = g()\n for i in x:\n  ys.append(i)",
+        "def f(ys):\n for i in range(3):\n  ys.append(i)",
+        "def f(x):\n ys = []\n h = lambda: ys\n for i in x:\n  ys.append(i)",
+        "def f(x):\n ys = []\n ys.append(x)\n return ys",
+        "def f(x):\n ys = []\n for ys in x:\n  ys.append(1)",
+    ):
+        assert _marked(source) == set(), source
