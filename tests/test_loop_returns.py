@@ -51,6 +51,28 @@ def last_index_read(x):
     return i  # (bound by the loop's first trip)
 
 
+def newton_while(x, tol):
+    """A while loop to convergence returning from inside, and after it."""
+    k = 0
+    while k < 50:
+        fx = x * x - 2.0
+        if abs(fx) < tol:
+            return x, k
+        x = x - fx / (2.0 * x)
+        k += 1
+    return x, -1
+
+
+def first_negative(v):
+    i = 0
+    while i < v.shape[0]:
+        for j in range(v.shape[1]):
+            if v[i, j] < 0:
+                return i, j
+        i += 1
+    return -1, -1
+
+
 def _loop_nodes(graph):
     return [n for n in graph.nodes if loop_of(n) is not None]
 
@@ -154,3 +176,17 @@ def test_branches_returning_python_and_numpy_scalars_keep_their_types():
             warnings.simplefilter("ignore", gcompile.GcompileWarning)
             expected, actual = python_or_numpy(x, t), fn(x, t)
         assert actual == expected and [type(v) for v in actual] == [type(v) for v in expected]
+
+
+def test_returns_inside_while_loops_keep_them_loops():
+    for x, tol in ((1.0, 1e-14), (3.0, 0.0), (1.0, 1.0)):  # (converges; never; at once)
+        check(newton_while, x, tol)
+    v = RNG.random((5, 4))
+    for flip in ((3, 2), (0, 0), (4, 3), None):
+        w = v.copy()
+        if flip is not None:
+            w[flip] = -1.0
+        check(first_negative, w)
+    for fn, args in ((newton_while, (1.0, 1e-14)), (first_negative, (v,))):
+        graph = gcompile.trace(fn, *args)
+        assert _loop_nodes(graph) and all(note.rolled for note in graph.notes.loops)

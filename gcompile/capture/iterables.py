@@ -37,19 +37,20 @@ def unpack_targets(function: ast.FunctionDef, runtime: str) -> None:
             node.target = ast.copy_location(ast.Name(item, ast.Store()), node.target)
 
 
-def own_loops(stmts: list[ast.stmt], with_blocks: bool = False):
-    """The ``for`` loops (no ``else:``) of a block and of the blocks nested in it, not of
-    nested functions or classes; with ``with_blocks``, each with the block holding it. Each
-    is yielded before the blocks it holds are read, so a caller may rewrite it first."""
+def own_loops(stmts: list[ast.stmt], with_blocks: bool = False, kinds: tuple = (ast.For,)):
+    """The ``for`` loops (or loops of ``kinds``; no ``else:``) of a block and of the blocks
+    nested in it, not of nested functions or classes; with ``with_blocks``, each with the
+    block holding it. Each is yielded before the blocks it holds are read, so a caller may
+    rewrite it first."""
     for stmt in list(stmts):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        if isinstance(stmt, ast.For) and not stmt.orelse:
+        if isinstance(stmt, kinds) and not stmt.orelse:
             yield (stmt, stmts) if with_blocks else stmt
         for name in ("body", "orelse", "finalbody"):
-            yield from own_loops(getattr(stmt, name, None) or [], with_blocks)
+            yield from own_loops(getattr(stmt, name, None) or [], with_blocks, kinds)
         for part in getattr(stmt, "handlers", []) + getattr(stmt, "cases", []):
-            yield from own_loops(part.body, with_blocks)
+            yield from own_loops(part.body, with_blocks, kinds)
 
 
 class _Wrap(ast.NodeTransformer):

@@ -1,4 +1,4 @@
-"""``return`` inside ``for`` loops, made a flag and a ``break`` (which ``exits`` then makes a
+"""``return`` inside ``for`` and ``while`` loops, made a flag and a ``break`` (which ``exits`` then makes a
 flag too), the return itself moved after the loop, so that the loop stays one loop::
 
     for i in range(n):                  __gc_returning_0 = False
@@ -13,10 +13,11 @@ flag too), the return itself moved after the loop, so that the loop stays one lo
 The returned expression is evaluated after the loop instead of in it: the same values, since
 nothing runs between (the rest of the trip that returns, and the trips after it, do nothing
 once the break is made a flag), and the loop's variables keep that trip's values. Several
-returns in one loop number their flag (``__gc_returning_0 == 2``). A return in a ``for`` loop
-nested in the loop breaks each loop out to it (``if __gc_returning_0: break`` after the inner
-one). A loop with a return inside ``while``, ``try``, ``with`` or ``match``, or with an
-``else:``, stays as written.
+returns in one loop number their flag (``__gc_returning_0 == 2``). A return in a loop nested
+in the loop breaks each loop out to it (``if __gc_returning_0: break`` after the inner one).
+A ``while`` loop's test is not evaluated again after the break, as it is not after the
+return. A loop with a return inside ``try``, ``with`` or ``match``, or with an ``else:``,
+stays as written.
 """
 
 from __future__ import annotations
@@ -27,13 +28,14 @@ from .iterables import own_loops
 
 RETURNING = "__gc_returning_"
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-_LIFTED = (ast.If, ast.For)  # the statements a lifted return may sit in
+_LOOPS = (ast.For, ast.While)
+_LIFTED = (ast.If, *_LOOPS)  # the statements a lifted return may sit in
 
 
 def lift_loop_returns(function: ast.FunctionDef) -> None:
-    """Rewrite the returns inside ``function``'s own ``for`` loops (see the module docstring)."""
+    """Rewrite the returns inside ``function``'s own loops (see the module docstring)."""
     count = 0
-    for loop, block in own_loops(function.body, with_blocks=True):  # (outer loops first)
+    for loop, block in own_loops(function.body, True, _LOOPS):  # (outer loops first)
         if not _returns_in(loop.body) or not _liftable(loop.body):
             continue
         flag = f"{RETURNING}{count}"
@@ -65,12 +67,12 @@ def _own_nodes(node: ast.AST):
 
 
 def _liftable(stmts: list[ast.stmt]) -> bool:
-    """Whether every return in the statements sits in ``if`` and ``for`` (no ``else:``)
-    statements only."""
+    """Whether every return in the statements sits in ``if``, ``for`` and ``while`` (no
+    ``else:``) statements only."""
     for stmt in stmts:
         if isinstance(stmt, ast.Return) or not _returns_in([stmt]):
             continue
-        if not isinstance(stmt, _LIFTED) or (isinstance(stmt, ast.For) and stmt.orelse):
+        if not isinstance(stmt, _LIFTED) or (isinstance(stmt, _LOOPS) and stmt.orelse):
             return False
         if not _liftable(stmt.body) or not _liftable(getattr(stmt, "orelse", [])):
             return False
@@ -95,7 +97,7 @@ def _replace(stmts: list[ast.stmt], flag: str, values: list, single: bool) -> li
             stmt.body = _replace(stmt.body, flag, values, single)
             stmt.orelse = _replace(stmt.orelse, flag, values, single)
         out.append(stmt)
-        if isinstance(stmt, ast.For) and _returns_in(stmt.body):
+        if isinstance(stmt, _LOOPS) and _returns_in(stmt.body):
             stmt.body = _replace(stmt.body, flag, values, single)
             leave = ast.If(ast.Name(flag, ast.Load()), [ast.Break()], [])
             out.append(_located(leave, stmt))
