@@ -181,6 +181,23 @@ def test_max_and_min_of_traced_scalars_and_python_numbers_are_selects():
     check(clamped_extremes, np.full(4, 20.0), np.array([7, 0]))
 
 
+def row_scales(a, v):
+    """Scaled partial pivoting's row scales (``max(np.abs(a[i, :]))``): Python's max and min
+    over a vector, a NaN kept only when it comes first."""
+    s = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        s[i] = max(np.abs(a[i, :]))
+    return s, min(v), max(v * 2)
+
+
+def test_max_and_min_over_a_vector_are_loops_with_pythons_answer():
+    for v in (np.array([np.nan, 1.0, 3.0]), np.array([1.0, np.nan, -3.0]), np.array([2.0])):
+        check(row_scales, RNG.random((4, 3)) - 0.5, v)
+    check(row_scales, np.array([[1.0, np.nan], [np.nan, 2.0]]), np.array([5, 3, 9], np.int16))
+    with pytest.raises(ValueError, match="empty"):
+        gcompile.compile(row_scales, backend="interpreter")(np.ones((2, 2)), np.zeros(0))
+
+
 def test_a_name_bound_in_one_branch_only_is_unbound_after_it_as_in_python():
     def last_positive(x):
         for i in range(x.shape[0]):

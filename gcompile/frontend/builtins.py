@@ -1,5 +1,6 @@
 """Python's builtins called on traced values inside converted code (the capture front-end
-hands them to the loop handler): ``len`` of a traced array, ``max``/``min`` of traced scalars,
+hands them to the loop handler): ``len`` of a traced array, ``max``/``min`` of traced scalars
+or over a traced vector (a loop),
 ``int``/``float`` of a traced scalar, ``math`` functions of them (``math_calls``),
 ``np.ndarray(shape, dtype)`` as a new array.
 
@@ -12,10 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ..capture.runtime import is_math
+from ..capture.runtime import LoopInfo, is_math
+from ..errors import source_text, user_source
 from ..ir import ops
 from .list_rows import GrowingList
 from .math_calls import math_call
+from .symint import SymInt
 
 
 class PythonBuiltins:
@@ -42,6 +45,8 @@ class PythonBuiltins:
                 return array.length()
             traced = self.tracer.is_traced(array) and array.ndim > 0
             return array.shape[0] if traced else NotImplemented
+        if len(args) == 1 and not kwargs and self.tracer.is_traced(args[0]) and args[0].ndim == 1:
+            return _extreme_loop(self.tracer, args[0], function)
         traced = [a for a in args if self.tracer.is_traced(a)]
         if kwargs or len(args) < 2 or not traced or any(a.ndim for a in traced):
             return NotImplemented
@@ -54,6 +59,33 @@ class PythonBuiltins:
             better = value > result if function is max else value < result
             result = np.where(better, value, result)[()]
         return result
+
+
+def _extreme_loop(tracer, vector, function):
+    """Python's ``max(vector)`` (``min``) of a traced 1-d array, as Python computes it: the
+    first element, replaced by each later one that compares greater (smaller; a NaN never
+    does, nor is replaced unless first), as one loop over the elements."""
+    name = function.__name__
+    length = vector.shape[0]
+    if not isinstance(length, SymInt) and length == 0:
+        return function(())  # (Python's own ValueError)
+    source = user_source()
+    filename, _, line = (source or "<unknown>:0").rpartition(":")
+    text = f"{name}() over a vector ({source_text(source)})"
+    info = LoopInfo(filename, int(line), int(line), "i", ("best",), text, "range")
+
+    def body(i, best):
+        item = vector[i]
+        better = item > best if function is max else item < best
+        return (np.where(better, item, best)[()],)
+
+    after = tracer.loops.capture_range(body, 1, length, 1, (vector[0],), info)
+    if after is not NotImplemented:
+        return after[0]
+    best = vector[0]  # (loops unrolled: as many selects, the length specialised)
+    for i in range(1, int(length)):
+        (best,) = body(i, best)
+    return best
 
 
 def scalar_builtin(tracer, function, args: tuple, kwargs: dict):
