@@ -55,6 +55,33 @@ def test_comprehensions_the_loop_cannot_take_run_as_written():
     assert convert_or_reason(filtered)[0] is None  # (a filtered comprehension stays a list)
 
 
+def doolittle(a):
+    """Textbook LU (Doolittle) and a Gauss-Seidel sweep: ``sum`` of a generator expression
+    and of a list comprehension over a range that the loop index bounds."""
+    n = a.shape[0]
+    lower, upper = np.zeros((n, n)), np.zeros((n, n))
+    for k in range(n):
+        lower[k, k] = 1.0
+        for j in range(k, n):
+            upper[k, j] = a[k, j] - sum(lower[k, s] * upper[s, j] for s in range(k))
+        for i in range(k + 1, n):
+            lower[i, k] = (a[i, k] - sum([lower[i, s] * upper[s, k] for s in range(0, k)])) / upper[
+                k, k
+            ]
+    x = np.zeros(n)
+    for i in range(n):
+        x[i] = (1.0 - sum(a[i, j] * x[j] for j in range(i))) / a[i, i]
+    return lower, upper, x, sum((a[0, j] for j in range(2)), 10)
+
+
+def test_sums_of_comprehensions_are_one_loop_adding_in_pythons_order():
+    for n in (2, 3, 8):
+        check(doolittle, RNG.random((n, n)) + n * np.eye(n))
+    graph = gcompile.trace(doolittle, RNG.random((8, 8)))
+    assert all(note.rolled for note in graph.notes.loops)
+    assert "sum_of" in convert(doolittle).source
+
+
 def row_products(x, w):
     out = np.zeros(x.shape[0])
     for i, row in enumerate(x):

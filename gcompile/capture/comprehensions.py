@@ -11,6 +11,10 @@ whose first argument is a list comprehension of one ``for`` over ``range(...)`` 
 and a plain name as its target; the runtime checks that the function is NumPy's and ``range``
 the builtin, else it builds the list as written. Runs after ``expressions.py`` (which does not
 enter the lambda this makes).
+
+A call of ``sum`` (a plain name) of such a comprehension, or of such a generator expression,
+becomes ``__gc_rt.sum_of(sum, lambda j: ..., range, bounds, info[, start])`` the same way
+(``sum(a[i, j] * x[j] for j in range(i))``: one loop adding in Python's order).
 """
 
 from __future__ import annotations
@@ -37,7 +41,9 @@ class Comprehensions(OwnScope):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        comprehension = _array_comprehension(node)
+        comprehension, function = _array_comprehension(node), "array_of"
+        if comprehension is None:
+            comprehension, function = _summed_comprehension(node), "sum_of"
         if comprehension is None:
             return node
         generator = comprehension.generators[0]
@@ -46,7 +52,7 @@ class Comprehensions(OwnScope):
         loop = ast.For(generator.target, generator.iter, [], [])
         self.sites.append((info, LoopPlan(ast.copy_location(loop, node), "range", (), (), ())))
         element = ast.Lambda(_arguments(target), comprehension.elt)
-        runtime = ast.Attribute(ast.Name(self.runtime, ast.Load()), "array_of", ast.Load())
+        runtime = ast.Attribute(ast.Name(self.runtime, ast.Load()), function, ast.Load())
         args = [
             node.func,
             element,
@@ -64,8 +70,24 @@ def _array_comprehension(node: ast.Call) -> ast.ListComp | None:
     func = node.func
     if not (isinstance(func, ast.Attribute) and func.attr in _FUNCTIONS and node.args):
         return None
-    first = node.args[0]
-    if not isinstance(first, ast.ListComp) or len(first.generators) != 1:
+    return _over_a_range(node.args[0], (ast.ListComp,))
+
+
+def _summed_comprehension(node: ast.Call) -> ast.ListComp | ast.GeneratorExp | None:
+    """The comprehension or generator expression ``sum(...)`` adds up, when it is one this
+    rewrites (``sum(e for j in range(n))``, ``sum([e for j in range(n)], start)``)."""
+    func = node.func
+    if not (isinstance(func, ast.Name) and func.id == "sum") or node.keywords:
+        return None
+    if not 1 <= len(node.args) <= 2 or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    return _over_a_range(node.args[0], (ast.ListComp, ast.GeneratorExp))
+
+
+def _over_a_range(first: ast.expr, kinds: tuple) -> ast.ListComp | ast.GeneratorExp | None:
+    """``first`` when it is a comprehension of ``kinds`` of one ``for`` over ``range(...)``
+    with no ``if``, a plain name as its target."""
+    if not isinstance(first, kinds) or len(first.generators) != 1:
         return None
     generator = first.generators[0]
     iterable = generator.iter

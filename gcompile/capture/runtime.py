@@ -41,6 +41,8 @@ task); while one is installed the runtime first offers every loop to it:
   the handler has it: ``function([element(i) for i in range(start, stop, step)], *args,
   **kwargs)``, ``function`` as the user's code named it (``np.array``, ``np.asarray``,
   ``np.stack`` or any other); the array, or NotImplemented.
+- ``handler.capture_sum(element, start, stop, step, info, args)``, when the handler has it:
+  ``sum(element(i) for i in range(start, stop, step), *args)``; the sum, or NotImplemented.
 - ``handler.growing_list(items)`` and ``handler.capture_append(items, value)``, when the
   handler has them: a list the function grows in its loops (``accumulations``), and an append
   to one (NotImplemented: ``items.append(value)``).
@@ -303,6 +305,26 @@ def array_of(
         if result is not NotImplemented:
             return result
     return function([element(i) for i in resolved_range(*bounds)], *args, **kwargs)
+
+
+def sum_of(
+    function: Callable,
+    element: Callable[[Any], Any],
+    resolved_range: Any,
+    bounds: tuple,
+    info: LoopInfo,
+    *args: Any,
+) -> Any:
+    """``function(element(i) for i in range(*bounds), *args)`` (``sum`` of a comprehension,
+    ``comprehensions.py``): offered to the handler's ``capture_sum`` when ``function`` and
+    ``range`` are the builtins."""
+    capture = getattr(_HANDLER.get(), "capture_sum", None)
+    if capture is not None and function is sum and resolved_range is range:
+        start, stop, step = _full_bounds(bounds)
+        result = capture(element, start, stop, step, info, args)
+        if result is not NotImplemented:
+            return result
+    return function((element(i) for i in resolved_range(*bounds)), *args)
 
 
 def if_exp(test: Any, then: Callable[[], Any], orelse: Callable[[], Any], info: BranchInfo) -> Any:

@@ -38,7 +38,7 @@ from ..ir.control import Cond, LoopNote, WhileLoop
 from ..ir.graph import Graph, Node
 from ..ir.meta import TensorMeta
 from .carried import value_meta
-from .comprehensions import capture_array
+from .comprehensions import capture_array, capture_sum
 from .declines import Declined
 from .loops import (
     _WIDENING_ROUNDS,
@@ -101,6 +101,10 @@ class ControlTracer(LoopTracer):
     def capture_array(self, function, element, start, stop, step, info, args, kwargs):
         """``np.array([element(i) for i in range(...)])``: one loop (``comprehensions``)."""
         return capture_array(self, function, element, start, stop, step, info, args, kwargs)
+
+    def capture_sum(self, element, start, stop, step, info, args):
+        """``sum(element(i) for i in range(...))``: one loop (``comprehensions``)."""
+        return capture_sum(self, element, start, stop, step, info, args)
 
     def python_effect(self, reason: str, *reached, since=None) -> None:
         """A statement that may change Python state outside the function

@@ -20,6 +20,7 @@ from .loops import _roll_back
 
 _ARRAYS = (np.array, np.asarray, np.stack)
 _ROWS = "__gc_rows"
+_TOTAL = "__gc_total"
 
 
 def capture_array(
@@ -61,6 +62,23 @@ def capture_array(
         return NotImplemented
     wanted = kwargs.get("dtype")
     return after[0] if wanted is None else after[0].astype(wanted)
+
+
+def capture_sum(handler: Any, element: Callable, start, stop, step, info, args: tuple) -> Any:
+    """``sum(element(i) for i in range(start, stop, step), *args)`` as one loop adding the
+    elements to the start (0 unless given) in order, as Python's ``sum`` does; NotImplemented
+    for bounds or a start read from the data."""
+    tracer = handler.tracer
+    if any(tracer.is_traced(bound) for bound in (start, stop, step)):
+        return NotImplemented
+    initial = args[0] if args else 0
+
+    def trip(index, total):
+        return (total + element(index),)
+
+    carried = replace(info, carried=(_TOTAL,))
+    after = handler.capture_range(trip, start, stop, step, (initial,), carried)
+    return NotImplemented if after is NotImplemented else after[0]
 
 
 def _first_row(handler: Any, element: Callable, start: Any) -> tuple | None:
