@@ -199,3 +199,21 @@ def test_which_lists_are_marked():
         "def f(x):\n ys = []\n for ys in x:\n  ys.append(1)",
     ):
         assert _marked(source) == set(), source
+
+
+def counts_its_trips(x, n):
+    """The loop index appended (a Python int each trip), a size and a traced count."""
+    trips, sizes = [], []
+    total = 0
+    for k in range(n):
+        total = total + (x[k] > 0.5)
+        trips.append(k)
+        sizes.append(total)
+    return np.array(trips), np.array(sizes), len(trips) + len(sizes)
+
+
+def test_loop_indices_and_counts_appended():
+    x = RNG.random(9)
+    for n in (1, 4, 9):
+        check(counts_its_trips, x, n)
+    assert _rolled(counts_its_trips, x, 9)

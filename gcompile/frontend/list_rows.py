@@ -86,7 +86,7 @@ class GrowingList(ConvertedByNumPy, list):
     def as_array(self, tracer) -> Any:
         """The array NumPy makes of this list with rows: its items and blocks concatenated."""
         if tracer.graph is not self.graph:
-            raise LoopEscape(self._parts[-1][1].source if self._parts else None)
+            raise LoopEscape(self._escape_source())
         only_rows = all(kind == "rows" for kind, _ in self._parts)
         env = tracer.graph.shape_env
         if only_rows and not env.decide(">", self._total(), 0, "a list grown in loops is empty"):
@@ -201,13 +201,20 @@ class LoopRows:
 
     def append(self, items: GrowingList, value: Any, graph, index: SymInt) -> None:
         """``items.append(value)`` on the trip ``index`` of the body traced into ``graph``."""
+        if isinstance(value, SymInt):  # (the loop index, a size: a Python int)
+            value = value.value()
         meta = _item_meta(self.tracer, value)
         node = value._node if self.tracer.is_traced(value) else None
         self.sites.append((items, node, meta, len(graph.nodes)))
         if self.buffers is None:
             return
         site = len(self.sites) - 1
-        if site >= len(self.buffers) or self.buffers[site].meta.dtype != meta.dtype:
+        env = self.tracer.graph.shape_env
+        if (
+            site >= len(self.buffers)
+            or self.buffers[site].meta.dtype != meta.dtype
+            or not _same_sizes(env, self.buffers[site].meta.shape[1:], meta.shape)
+        ):
             raise Declined("its appends to a list differ from one trace of its body to the next")
         trip = (index - self.start) // self.step
         self.buffers[site][trip] = value
