@@ -20,7 +20,10 @@ NumPy, ``numba.njit`` and Pythran all compile, inputs at three sizes (``tiny``, 
 - ``logged_relaxation``: relaxation steps with a ``print`` in the loop;
 - ``clipped_diffusion``: diffusion steps clipped at a quantile that a plain Python helper
   finds by sorting a list (a graph break in the loop's body: neither Numba nor Pythran
-  compiles the helper).
+  compiles the helper);
+- ``lorenz_history``: a fourth-order Runge-Kutta integration of the Lorenz system keeping
+  its history in a list (``ys.append(y)`` each step, then ``np.array(ys)``), as public ODE
+  code does (Valkondrat/haos_TS's ``runge_kutta``).
 """
 
 from __future__ import annotations
@@ -202,6 +205,32 @@ def clipped_diffusion(u, steps):
     return u
 
 
+def lorenz_history(ts, y0, p):
+    """RK4 steps of the Lorenz system, the state appended to a list at every step."""
+    ys = [y0]
+    y = y0
+    for t in range(ts.shape[0] - 1):
+        dt = ts[t + 1] - ts[t]
+        k1 = np.array(
+            [p[0] * (y[1] - y[0]), y[0] * (p[1] - y[2]) - y[1], y[0] * y[1] - p[2] * y[2]]
+        )
+        z = y + dt / 2 * k1
+        k2 = np.array(
+            [p[0] * (z[1] - z[0]), z[0] * (p[1] - z[2]) - z[1], z[0] * z[1] - p[2] * z[2]]
+        )
+        z = y + dt / 2 * k2
+        k3 = np.array(
+            [p[0] * (z[1] - z[0]), z[0] * (p[1] - z[2]) - z[1], z[0] * z[1] - p[2] * z[2]]
+        )
+        z = y + dt * k3
+        k4 = np.array(
+            [p[0] * (z[1] - z[0]), z[0] * (p[1] - z[2]) - z[1], z[0] * z[1] - p[2] * z[2]]
+        )
+        y = y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        ys.append(y)
+    return np.array(ys)
+
+
 def _bytes(rng, n):
     return (rng.integers(0, 256, n).astype(np.int64),)
 
@@ -261,6 +290,10 @@ def _diffused(rng, n):
     return (rng.random(n), 20)
 
 
+def _lorenz(rng, n):
+    return (np.linspace(0.0, 0.01 * n, n), rng.random(3) + 1.0, np.array([10.0, 28.0, 8 / 3]))
+
+
 def _orbits(rng, n):
     return (rng.random(n) * 2 * np.pi, rng.random(n) * 0.9, 1e-12)
 
@@ -315,5 +348,12 @@ PROGRAMS = [
     ),
     Program(
         "clipped_diffusion", clipped_diffusion, _diffused, _n(300, 20000, 200000), f"{VECTOR}, int"
+    ),
+    Program(
+        "lorenz_history",
+        lorenz_history,
+        _lorenz,
+        _n(16, 2000, 20000),
+        f"{VECTOR}, {VECTOR}, {VECTOR}",
     ),
 ]

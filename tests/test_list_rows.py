@@ -217,3 +217,70 @@ def test_loop_indices_and_counts_appended():
     for n in (1, 4, 9):
         check(counts_its_trips, x, n)
     assert _rolled(counts_its_trips, x, 9)
+
+
+def outer_arrays_appended(x, n):
+    """Arrays made before the loop appended on every trip, one written in the loop and the
+    argument's view written after it: eager's list holds those very arrays."""
+    a, views = x.copy(), []
+    same = []
+    for _ in range(n):
+        same.append(a)
+        a[0] += 1.0
+        views.append(x[1:3])
+    x[1] = 99.0
+    return np.array(same), np.array(views)
+
+
+def handed_out_then_grown(x, n):
+    """The first conversion's result (the rows themselves) written, then the list grown and
+    converted again; Python numbers beside the rows; a list concatenated from the left."""
+    ys, zs = [0.0], []
+    for i in range(n):
+        ys.append(x[i] * 2.0)
+        zs.append(x[i] * 3.0)
+    first = np.asarray(zs)
+    first += 100.0
+    zs.append(-1.0)
+    return first, np.array(zs), np.array(ys), len([x[0]] + zs)
+
+
+def two_shapes_a_trip(x, n):
+    ys = []
+    for i in range(n):
+        ys.append(x[i : i + 1])
+        ys.append(x[i : i + 2] * 2.0)
+    return np.hstack(ys)
+
+
+def split_then_declined(x):
+    """A question on the index splits the range; a later piece declines (the loop runs in
+    Python): the rows the first piece added are taken back."""
+    ys = []
+    for i in range(len(x)):
+        if i == len(x) - 1:
+            ys.append(x[i] * 100)
+        else:
+            ys.append(x[i] - x[i + 1])
+    return np.array(ys)
+
+
+def stack_of_none(x):
+    ys = []
+    for i in range(len(x) - 2):
+        ys.append(x[i : i + 2] * 2.0)
+    return np.stack(ys)
+
+
+def test_arrays_eager_would_see_written_and_lists_read_in_c():
+    x = RNG.random(6)
+    for fn, args in (
+        (outer_arrays_appended, (x, 3)),
+        (handed_out_then_grown, (x, 3)),
+        (two_shapes_a_trip, (x, 4)),
+        (split_then_declined, (x,)),
+    ):
+        check(fn, *args)
+    check(stack_of_none, x)
+    with pytest.raises(ValueError, match="need at least one array"):
+        gcompile.compile(stack_of_none, backend="interpreter")(x[:2])

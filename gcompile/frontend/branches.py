@@ -171,12 +171,13 @@ class ControlTracer(LoopTracer):
         """``capture()``; when it declines, the nodes it recorded are gone (and the values it
         lifted into enclosing bodies), a note says why, and the result is NotImplemented."""
         graph = self.tracer.graph
-        mark = len(graph.nodes)
+        mark, grown = len(graph.nodes), len(self.journal)
         try:
             return capture()
         except Declined as declined:
             self._forget(graph.nodes[mark:])
             _roll_back(graph, mark)
+            self.undo_growth(grown)
             self.notes.append(LoopNote(source, False, str(declined), kind=kind))
             return NotImplemented
 

@@ -41,9 +41,14 @@ from .sequences import ConvertedByNumPy
 from .symint import SymInt
 
 
-class GrowingList(ConvertedByNumPy, list):
+class GrowingList(list):
     """A list the function grows in its loops (see the module docstring). Until a rolled loop
-    appends to it, it is a plain list of its items."""
+    appends to it, it is a plain list of its items (Python's operators and NumPy's ufuncs
+    treat it as one; a NumPy function converts it, traced items too); then it becomes a
+    ``GrownList``."""
+
+    __array_function__ = ConvertedByNumPy.__array_function__
+    _as_array_in = ConvertedByNumPy._as_array_in
 
     def __init__(self, loops: Any, items: list):
         list.__init__(self, items)
@@ -61,7 +66,10 @@ class GrowingList(ConvertedByNumPy, list):
         if self._parts is None:
             self._parts = [("item", item) for item in list.__iter__(self)]
             list.clear(self)
+            list.append(self, _Pending(self))  # (what C code reading its items directly sees)
+            self.__class__ = GrownList
         self._parts.append(("rows", block))
+        self._loops.journal.append(self)
 
     def append(self, value: Any) -> None:
         self._read(rows_ok=True)
@@ -69,6 +77,19 @@ class GrowingList(ConvertedByNumPy, list):
             list.append(self, value)
         else:
             self._parts.append(("item", value))
+        self._loops.journal.append(self)
+
+    def undo(self) -> None:
+        """Take back the last append or block of rows (a loop that declined made it)."""
+        if self._parts is None:
+            list.pop(self)
+            return
+        self._parts.pop()
+        if not any(kind == "rows" for kind, _ in self._parts):
+            list.clear(self)
+            list.extend(self, [item for _, item in self._parts])
+            self._parts = None
+            self.__class__ = GrowingList
 
     def length(self) -> Any:
         """``len(self)``: an int, or a symbolic size once rows exist."""
@@ -83,13 +104,17 @@ class GrowingList(ConvertedByNumPy, list):
             total = total + (1 if kind == "item" else part.count)
         return total
 
+    def maybe_empty(self, tracer) -> bool:
+        """Whether the list has no item at this call (rows only, none written; guarded)."""
+        only_rows = all(kind == "rows" for kind, _ in self._parts)
+        env = tracer.graph.shape_env
+        return only_rows and not env.decide(">", self._total(), 0, "a list grown in loops is empty")
+
     def as_array(self, tracer) -> Any:
         """The array NumPy makes of this list with rows: its items and blocks concatenated."""
         if tracer.graph is not self.graph:
             raise LoopEscape(self._escape_source())
-        only_rows = all(kind == "rows" for kind, _ in self._parts)
-        env = tracer.graph.shape_env
-        if only_rows and not env.decide(">", self._total(), 0, "a list grown in loops is empty"):
+        if self.maybe_empty(tracer):
             return tracer.call(ops.ZEROS, shape=(0,), dtype=np.dtype(np.float64))  # (NumPy's)
         alone = len(self._parts) == 1  # (its array is the result: handed out once)
         pieces = []
@@ -98,7 +123,8 @@ class GrowingList(ConvertedByNumPy, list):
                 part.check_unwritten(tracer)
                 pieces.append(part.array(tracer, alone))
             else:
-                pieces.append(tracer.sequence_as_array([part]))
+                pieces.append(tracer.wrap(tracer.operand(tracer.sequence_as_array([part]))))
+        env = tracer.graph.shape_env
         first = pieces[0].meta.shape[1:]
         for piece in pieces[1:]:
             if not _same_sizes(env, first, piece.meta.shape[1:]):
@@ -140,6 +166,37 @@ for _name in (
     setattr(GrowingList, _name, _reading(_name))
 
 
+class GrownList(ConvertedByNumPy, GrowingList):
+    """A ``GrowingList`` a rolled loop appended rows to: NumPy functions and ufuncs given it
+    convert it (``as_array``); Python's uses of its items escape (``LoopEscape``), ``[a] + ys``
+    too (the reflected ``__radd__``, which Python asks first), and so does a NumPy scalar
+    operator (``np.int64(2) * ys`` repeats a list in eager mode)."""
+
+    def __radd__(self, other):
+        self._read()
+        return NotImplemented
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if any(isinstance(value, np.generic) for value in inputs):
+            raise LoopEscape(self._escape_source())  # (an operator of a NumPy scalar, maybe)
+        return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
+
+
+class _Pending:
+    """The one item a grown list holds as Python sees it: any use of it escapes (code in C
+    reading the list's items directly, ``str.join``, NumPy's conversion from a library)."""
+
+    def __init__(self, items: GrowingList):
+        self._items = items
+
+    def _escape(self, *args, **kwargs):
+        raise LoopEscape(self._items._escape_source())
+
+    __array__ = __float__ = __int__ = __index__ = __complex__ = __len__ = __iter__ = _escape
+    __add__ = __radd__ = __mul__ = __rmul__ = __sub__ = __rsub__ = __truediv__ = _escape
+    __repr__ = __str__ = __bool__ = _escape
+
+
 class _Block:
     """The rows one rolled loop appended to one list: a buffer per append site of its body
     (``count`` rows in all, trip-major), and what a later write must not touch."""
@@ -159,13 +216,12 @@ class _Block:
             stacked = np.stack(self.buffers, axis=1)
             return stacked.reshape((-1, *stacked.shape[2:]))
         buffer = self.buffers[0]
-        if not alone:
-            return buffer
-        if self._handed_out is None:
+        if self._handed_out is not None:  # (a result the function may have written since)
+            self._check_unwritten(tracer, self._handed_out, {memory_of(buffer._node)})
+            return buffer.copy() if alone else buffer
+        if alone:
             self._handed_out = len(tracer.graph.nodes)
-            return buffer
-        self._check_unwritten(tracer, self._handed_out, {memory_of(buffer._node)})
-        return buffer.copy()
+        return buffer
 
     def check_unwritten(self, tracer) -> None:
         """Escape when memory an item may share was written since the loop (eager's list
@@ -204,7 +260,7 @@ class LoopRows:
         if isinstance(value, SymInt):  # (the loop index, a size: a Python int)
             value = value.value()
         meta = _item_meta(self.tracer, value)
-        node = value._node if self.tracer.is_traced(value) else None
+        node = self.tracer.operand(value) if self.tracer.is_traced(value) else None
         self.sites.append((items, node, meta, len(graph.nodes)))
         if self.buffers is None:
             return
@@ -224,6 +280,12 @@ class LoopRows:
         before the loop) and say so (the body is traced again to write them)."""
         if self.buffers is not None or not self.sites:
             return False
+        env = self.tracer.graph.shape_env
+        shapes: dict = {}
+        for items, _, meta, _ in self.sites:
+            shape = shapes.setdefault(id(items), meta.shape)
+            if not _same_sizes(env, shape, meta.shape):
+                raise Declined("it appends arrays of different shapes to one list in a trip")
         self.buffers = [
             self.tracer.call(ops.EMPTY, shape=(self.trips, *meta.shape), dtype=meta.dtype)
             for _, _, meta, _ in self.sites
@@ -314,16 +376,20 @@ def _item_meta(tracer, value: Any) -> TensorMeta:
 JOINS = ("stack", "concatenate", "vstack", "hstack", "column_stack")
 
 
-def join_rows(name: str, items: GrowingList, tracer, rest: tuple, kwargs: dict) -> Any:
-    """``np.<name>(items, *rest, **kwargs)`` (``name`` one of ``JOINS``) of a list a rolled
+def join_rows(function, items: GrowingList, tracer, rest: tuple, kwargs: dict) -> Any:
+    """``function(items, *rest, **kwargs)`` (NumPy's, named in ``JOINS``) of a list a rolled
     loop appended rows to, from its array (the items stacked on a new first axis). Arguments
-    other than ``axis`` and ``dtype`` escape (the loop runs in Python)."""
+    other than ``axis`` and ``dtype`` escape (the loop runs in Python); a list with no item
+    raises NumPy's error."""
+    name = function.__name__
     kwargs = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
     takes_axis = name in ("stack", "concatenate")
     axis = kwargs.pop("axis", rest[0] if rest and takes_axis else 0)
     if len(rest) > int(takes_axis) or kwargs.pop("casting", "same_kind") != "same_kind" or kwargs:
         raise LoopEscape(items._escape_source())
+    if items.maybe_empty(tracer):
+        return function([])  # (NumPy's ValueError: nothing to join)
     rows = items.as_array(tracer)
     if dtype is not None:
         rows = rows.astype(dtype, casting="same_kind")

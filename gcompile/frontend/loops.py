@@ -94,6 +94,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         self.unroll_all = False  # option loops="unroll": every loop runs in Python (unrolled)
         self.in_python: set = set()  # sources of loops whose body values escape (LoopEscape)
         self.list_reads: list = []  # GrowingLists read inside bodies (``LoopRows.check_reads``)
+        self.journal: list = []  # GrowingLists in the order they grew (undone when declined)
         self._top = tracer.graph
         self._bodies: dict = {}  # each body graph traced -> its loop's source
 
@@ -114,7 +115,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             self.notes.append(LoopNote(source, False, f"{reason} (appended to a list?)"))
             return NotImplemented
         graph = self.tracer.graph
-        mark = len(graph.nodes)
+        mark, grown = len(graph.nodes), len(self.journal)
         try:
             bounds = self._bounds(start, stop, step, reverse)
             carried, bounds = self._peeled(body, bounds, tuple(carried), info, source)
@@ -124,6 +125,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         except Declined as declined:
             self._forget(graph.nodes[mark:])  # placeholders lifted for it into enclosing bodies
             _roll_back(graph, mark)  # the loop runs in Python from its start: no piece of it stays
+            self.undo_growth(grown)
             self.notes.append(LoopNote(source, False, str(declined)))
             return NotImplemented
 
@@ -158,6 +160,12 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             )
         frame.rows.append(items, value, frame.graph, frame.index)
         return None
+
+    def undo_growth(self, mark: int) -> None:
+        """Take back what lists grew since the journal had ``mark`` entries."""
+        for items in reversed(self.journal[mark:]):
+            items.undo()
+        del self.journal[mark:]
 
     # -- lifting ------------------------------------------------------------------------------------
     def lift(self, node: Node) -> Node:

@@ -65,7 +65,7 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
             targets.append((np, func.__name__, func, _conversion_patch(func, decomposition)))
     for name in JOINS:
         func = getattr(np, name)
-        targets.append((np, name, func, _joining_patch(name, func)))
+        targets.append((np, name, func, _joining_patch(func)))
     for name in _RANDOM_FUNCTIONS:
         func = getattr(np.random, name)
         targets.append((np.random, name, func, _random_patch(func)))
@@ -131,7 +131,7 @@ def _conversion_patch(func: Callable, decomposition: Decomposition) -> Callable:
     return patched
 
 
-def _joining_patch(name: str, func: Callable) -> Callable:
+def _joining_patch(func: Callable) -> Callable:
     """``np.stack`` and its kin given a list a rolled loop appended rows to (``list_rows``),
     which their dispatch would iterate; NumPy's own for anything else."""
 
@@ -142,7 +142,7 @@ def _joining_patch(name: str, func: Callable) -> Callable:
         if tracer is None or not getattr(first, "has_rows", False) or _called_by_library():
             return func(*args, **kwargs)
         kwargs = {k: v for k, v in kwargs.items() if k not in ("arrays", "tup")}
-        return join_rows(name, first, tracer, args[1:], kwargs)
+        return join_rows(func, first, tracer, args[1:], kwargs)
 
     return patched
 
