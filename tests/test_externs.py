@@ -150,3 +150,14 @@ def test_diagonals_and_argsort_methods_are_library_calls():
         for got, expected in zip(compiled(*args), diagonals_and_order(*args)):
             assert got.dtype == expected.dtype and got.shape == expected.shape
             np.testing.assert_array_equal(got, expected)
+
+
+def diagonal_seen_after_a_write(A):
+    d = np.diagonal(A)  # (NumPy's read-only view: the write below shows through it)
+    A[0, 0] = 100.0
+    return d + 0
+
+
+def test_a_diagonal_read_after_its_array_is_written_is_refused():
+    with pytest.raises(gcompile.UnsupportedError, match="library call's view"):
+        gcompile.compile(diagonal_seen_after_a_write, fullgraph=True)(RNG.random((3, 3)))

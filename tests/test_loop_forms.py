@@ -223,3 +223,17 @@ def test_loops_that_break_or_continue_on_data_stay_rolled_and_agree_with_numpy()
     compiled = gcompile.compile(first_negative, fullgraph=True)
     assert compiled(x) == 7  # (the program leaves its loop at the break's trip)
     assert "if __gc_break_0:\n            break" in compiled.code
+
+
+def sum_or_start(x, n):
+    """An empty range gives the start itself, a Python number, as in Python; an element that
+    changes a list runs as written."""
+    seen = []
+    logged = sum(seen.append(i) or x[i] for i in range(n))
+    return sum(x[i] for i in range(n)), sum((x[i] for i in range(n)), 0.5), logged, seen
+
+
+def test_a_sum_of_nothing_is_the_start_itself():
+    x = RNG.random(5)
+    for n in (0, 3):
+        check(sum_or_start, x, n)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 
 from .expressions import stays
-from .plan import LoopPlan
+from .plan import LoopPlan, mutated_by_call
 from .scopes import OwnScope
 
 COMPREHENSION_INFO = "__gc_comp_info_"
@@ -97,8 +97,8 @@ def _over_a_range(first: ast.expr, kinds: tuple) -> ast.ListComp | ast.Generator
         return None
     if iterable.func.id != "range" or iterable.keywords or not 1 <= len(iterable.args) <= 3:
         return None
-    if stays(first):
-        return None
+    if stays(first) or any(mutated_by_call(node) for node in ast.walk(first.elt)):
+        return None  # (an element changing a list: run as written, once per element)
     return first
 
 

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..ir.shape_env import trip_count
 from .declines import Declined
 from .loops import _roll_back
 
@@ -67,11 +68,16 @@ def capture_array(
 def capture_sum(handler: Any, element: Callable, start, stop, step, info, args: tuple) -> Any:
     """``sum(element(i) for i in range(start, stop, step), *args)`` as one loop adding the
     elements to the start (0 unless given) in order, as Python's ``sum`` does; NotImplemented
-    for bounds or a start read from the data."""
+    for bounds or a start read from the data. Whether the range is empty is decided (guarded,
+    or the loop around split): an empty one gives the start itself, as Python does."""
     tracer = handler.tracer
     if any(tracer.is_traced(bound) for bound in (start, stop, step)):
         return NotImplemented
     initial = args[0] if args else 0
+    first, last, stride = handler._bounds(start, stop, step, False)
+    trips = trip_count(first, last, stride)
+    if not tracer.graph.shape_env.decide(">", trips, 0, "whether a sum's range is empty"):
+        return initial  # (Python's sum of nothing: the start itself, of its own type)
 
     def trip(index, total):
         return (total + element(index),)

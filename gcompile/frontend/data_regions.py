@@ -1,5 +1,6 @@
 """Regions read at positions from the data (``row = A[k]``, ``A[k, 1:]``, ``k`` a traced int):
-NumPy's views, the graph's copies (``element`` nodes, ``ops.ELEMENT``).
+NumPy's views, the graph's copies (``element`` nodes, ``ops.ELEMENT``); and the read-only views
+library calls return (``np.diagonal(A)``: an ``extern`` node, a copy of its first operand's).
 
 The two agree as long as neither side is written while the other is read: a write through such
 a region, and a read of one after its array was written, would tell them apart, so both are
@@ -43,7 +44,7 @@ class DataRegions:
     def leaving(self, values: tuple) -> None:
         """Values leaving a graph (returned, carried out of a loop body or a branch): refused
         when one is such a region, whose writes outside would miss the array."""
-        if any(isinstance(v, Node) and root(v) in self.taken for v in values):
+        if any(isinstance(v, Node) and _element_region(root(v), self.taken) for v in values):
             self.tracer.refuse(
                 "a region read at a position from the data (A[k], A[k, 1:]) returned, or "
                 "carried out of a loop or a branch: NumPy's value is a view of A",
@@ -68,16 +69,28 @@ class DataRegions:
         """A read of ``node``: refused when it is a stale region (or a view of one)."""
         if root(node) in self.stale:
             self.tracer.refuse(
-                "reading a region read at a position from the data after its array was "
-                "written (NumPy's view sees the write, the graph's copy does not)",
+                "reading a region read at a position from the data (or a library call's view, "
+                "np.diagonal(A)) after its array was written (NumPy's view sees the write, "
+                "the graph's copy does not)",
                 hint="read the region again after the write",
             )
+
+
+def _element_region(node: Node, taken: set) -> bool:
+    """Whether ``node`` is a region read at data positions (a library call's read-only view
+    may leave its graph: NumPy's caller cannot write through it either)."""
+    return node in taken and node.target is not ops.EXTERN
 
 
 def array_of(node: Node) -> Node:
     """The array whose memory ``node`` is in NumPy: through views, regions of regions and
     complex parts (``z.real[k]``: a view of ``z``)."""
     found = root(node)
-    while found.op == "call" and found.target in (ops.ELEMENT, ops.REAL, ops.IMAG):
+    while found.op == "call" and (
+        found.target in (ops.ELEMENT, ops.REAL, ops.IMAG)
+        or found.target is ops.EXTERN
+        and not found.meta.writeable
+        and found.args
+    ):
         found = root(found.args[0])
     return found

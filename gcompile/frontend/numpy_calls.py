@@ -288,6 +288,8 @@ class NumpyCalls:
         """One ``extern`` node of ``call``: its result, or a tuple of ``kernel_output``s."""
         result = self.tracer.call(ops.EXTERN, *operands, call=call)
         if not isinstance(result.meta, TupleMeta):
+            if not result.meta.writeable and operands and isinstance(operands[0], TracedArray):
+                self.tracer.regions.take(result._node)  # (NumPy's read-only view: np.diagonal)
             return result
         items = range(len(result.meta.items))
         return tuple(self.tracer.call(ops.KERNEL_OUTPUT, result, item=i) for i in items)
