@@ -226,7 +226,8 @@ def _structural(node: Node, values: dict, errors: dict) -> Any:
 
     Array operands are replaced by their bounds (as float64 arrays of the same layout, so a
     view's bound is a view of its base's bound and a write lands in the base's bound); the
-    index and other parameters keep their values.
+    index and other parameters keep their values, as do the positions of a ``put`` (its
+    operands after the value).
     """
 
     def bound_of(a):
@@ -235,7 +236,8 @@ def _structural(node: Node, values: dict, errors: dict) -> Any:
             return bound if isinstance(bound, np.ndarray) else np.asarray(bound, np.float64)
         return 0.0
 
-    args = map_arg(node.args, bound_of)
+    moved = 2 if node.target.name.startswith("put") else len(node.args)
+    args = map_arg(node.args[:moved], bound_of) + map_arg(node.args[moved:], values.__getitem__)
     kwargs = map_arg(node.kwargs, values.__getitem__)
     with np.errstate(all="ignore"):
         result = node.target.impl(*args, **kwargs)

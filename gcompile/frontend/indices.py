@@ -1,6 +1,7 @@
 """The indices of traced arrays, as the recorder takes them: a basic index (ints, sizes,
-slices, ``None``, ``...``) normalised for a ``getitem`` or ``setitem`` node, one element read at
-positions that come from the data (``element``), and a gather by an integer array (``np.take``).
+slices, ``None``, ``...``) normalised for a ``getitem`` or ``setitem`` node, one element (or a
+region beside them) read or written at positions that come from the data (``element``, ``put``),
+and a gather by an integer array (``np.take``).
 Anything else is refused, naming the construct.
 
 A part of the recorder (``recorder.Tracer``), which provides ``refuse``.

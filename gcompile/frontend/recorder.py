@@ -199,8 +199,12 @@ class Tracer(Indices):
             hint=hint or "split the function, or keep its loops rolled (range loops over arrays)",
         )
 
-    def write(self, target: TracedArray, value: Any, index: tuple) -> None:
-        """Record ``target[index] = value``; the caller's memory is written as in eager mode."""
+    def write(
+        self, target: TracedArray, value: Any, index: tuple, positions: tuple | list = ()
+    ) -> None:
+        """Record ``target[index] = value``; the caller's memory is written as in eager mode.
+        With ``positions`` (ints read from the data), ``index`` is ``element_index``'s template
+        and the write a ``put``."""
         if not target.meta.writeable:
             argument = self.root_argument(target._node)
             if argument:
@@ -217,10 +221,19 @@ class Tracer(Indices):
         if self.regions.taken:
             self.regions.written(target._node)
         chain = self.parts.chain(target._node) if self.parts.taken else None
+        if chain is not None and positions:
+            self.refuse(
+                "writing at a position read from the data into a view of a complex array's "
+                "real or imaginary part (z.real[k] = v, k from the data)",
+                hint="write the complex array itself: z[k] = complex(v, z[k].imag)",
+            )
         if chain is not None:
             self.parts.write(*chain, value, index)
             return
-        self.call(ops.SETITEM, target, value, index=index)
+        if positions:
+            self.call(ops.PUT, target, value, *positions, index=index)
+        else:
+            self.call(ops.SETITEM, target, value, index=index)
         self.parts.written(root(target._node))
 
     def gather_by_mask(self, array: TracedArray, index: Any) -> masks.MaskedValue | None:

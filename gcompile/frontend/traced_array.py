@@ -155,7 +155,12 @@ class TracedArray:
         return self._tracer.call(ops.GETITEM, self, index=self._tracer.basic_index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        if not self._tracer.write_by_mask(self, index, value):
+        if self._tracer.write_by_mask(self, index, value):
+            return
+        element = self._tracer.element_index(self, index)
+        if element is not None:  # x[k] = v with k read from the data: a put
+            self._tracer.write(self, value, *element)
+        else:
             self._tracer.write(self, value, self._tracer.basic_index(index))
 
     def __len__(self) -> int:

@@ -174,13 +174,14 @@ def shared_with_written(args, written) -> list[tuple[int, int]]:
 
 
 def written_placeholders(graph) -> set[Node]:
-    """The placeholders of ``graph`` the user's code writes (``setitem``, through views too):
-    as traced, a loop body's write into a placeholder is a write into the caller's memory.
+    """The placeholders of ``graph`` the user's code writes (``setitem``, ``put``, through
+    views too): as traced, a loop body's write into a placeholder is a write into the caller's
+    memory.
     (After functionalization a body writes its own copy of a carried array, unless the loop
     runs ``in_place``.)"""
     written = set()
     for member in graph.nodes:
-        if member.op == "call" and member.target is ops.SETITEM:
+        if member.op == "call" and member.target in (ops.SETITEM, ops.PUT):
             base = memory_of(member.args[0])
             if base.op == "placeholder":
                 written.add(base)

@@ -1100,6 +1100,98 @@ STORE = _add(
 )
 
 
+def _put_index(index: tuple, positions: tuple) -> tuple:
+    """``index`` with its Nones replaced by ``positions`` (ints read from the data)."""
+    return tuple(p if isinstance(p, slice) else int(p) for p in _element_index(index, positions))
+
+
+def put_impl(target: np.ndarray, value: Any, *positions: Any, index: tuple) -> np.ndarray:
+    """``target[index] = value``, the Nones of ``index`` taken from ``positions``."""
+    target[_put_index(index, positions)] = value
+    return target
+
+
+def put_infer(target: TensorMeta, value: Any, *positions: Any, index: tuple) -> TensorMeta:
+    """``target``'s meta: the positions checked as ``element``'s, the assignment as
+    ``setitem``'s into the region at position 0."""
+    element_infer(target, *positions, index=index)
+    setitem_infer(target, value, tuple(0 if item is None else item for item in index))
+    return target
+
+
+PUT = _add(
+    OpDef(
+        "put",
+        "scatter",
+        put_impl,
+        put_infer,
+        params=("index",),
+        mutates=True,
+        raises_on_data=True,
+        doc="target[index] = value in place at positions read from the data (``h[b[i]] += 1``, "
+        "``A[k, 1:] = row``): ``index`` as ``element``'s, None where the next operand after "
+        "the value goes; an index out of range raises IndexError, as NumPy does",
+    )
+)
+
+
+def _put_update(base: Any, value: Any, *positions: Any, index: tuple, views: tuple = ()) -> Any:
+    out = np.array(base, copy=True, order="K")
+    _region(out, views)[_put_index(index, positions)] = value
+    return out
+
+
+def _put_update_infer(
+    base: TensorMeta, value: Any, *positions: Any, index: tuple, views: tuple = ()
+) -> TensorMeta:
+    region = base
+    for step in views:
+        region = step.op.infer(region, **dict(step.params))
+    put_infer(TensorMeta(region.shape, region.dtype, region.layout), value, *positions, index=index)
+    return TensorMeta(base.shape, base.dtype, ordered_layout(base, "K", base.ndim))
+
+
+PUT_UPDATE = _add(
+    OpDef(
+        "put_update",
+        "scatter",
+        _put_update,
+        _put_update_infer,
+        params=("index", "views"),
+        raises_on_data=True,
+        doc="functional put: a copy of base with base[views...][index] = value at the positions "
+        "(made by passes/functionalize.py)",
+    )
+)
+
+
+def _put_store(base: np.ndarray, value: Any, *positions: Any, index: tuple, views: tuple = ()):
+    _region(base, views)[_put_index(index, positions)] = value
+    return base
+
+
+def _put_store_infer(
+    base: TensorMeta, value: Any, *positions: Any, index: tuple, views: tuple = ()
+) -> TensorMeta:
+    _put_update_infer(base, value, *positions, index=index, views=views)
+    return base
+
+
+PUT_STORE = _add(
+    OpDef(
+        "put_store",
+        "scatter",
+        _put_store,
+        _put_store_infer,
+        params=("index", "views"),
+        mutates=True,
+        raises_on_data=True,
+        doc="base[views...][index] = value in place at the positions; the node's value is base: "
+        "a put_update whose old value nothing needs any more (made by passes/buffers.py)",
+    )
+)
+
+
 def _writeback(target: np.ndarray, value: Any) -> np.ndarray:
     target[...] = value
     return target

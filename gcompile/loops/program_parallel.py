@@ -590,7 +590,7 @@ def _node_work(node):
         return ELEMENT * product_of(target.space)
     if subgraphs_of(node):
         return 0
-    value = node.args[1] if target is ops.STORE else node
+    value = node.args[1] if target in (ops.STORE, ops.PUT_STORE) else node
     shape = getattr(getattr(value, "meta", None), "shape", ())
     if not shape or getattr(target, "kind", None) == "view":
         return 1

@@ -13,9 +13,10 @@ into the caller's array): exact, but two full copies for ``B[1:-1, 1:-1] = ...``
 this pass undoes them where nothing needs the old values:
 
 1. An ``update`` becomes a ``store`` (the region written in place, the node's value the array
-   itself) when the array is memory the graph may write (an argument the function writes, or an
-   array it made; never an array read from outside) and no reader of its old value depends on
-   the write, so every such reader can run before it. ``Graph.sort`` then orders them so.
+   itself; a ``put_update``, at positions read from the data, a ``put_store``) when the array
+   is memory the graph may write (an argument the function writes, or an array it made; never
+   an array read from outside) and no reader of its old value depends on the write, so every
+   such reader can run before it. ``Graph.sort`` then orders them so.
 2. A store folds into the kernel computing the stored value: the kernel writes its result
    straight into the region (``FusedKernel.mutates``; no temporary). Legal when the kernel's
    one result is the region's shape and dtype, it reads no other version of that memory, and
@@ -51,20 +52,26 @@ from ..ir.shape_env import using
 from ..ir.subgraph import subgraphs_of
 from ..ir.symbolic import is_expr, prove_lt, prove_nonnegative
 
+# the in-place form of each functional update
+_STORES = {ops.UPDATE: ops.STORE, ops.PUT_UPDATE: ops.PUT_STORE}
+
 
 def assign_buffers(graph: Graph) -> bool:
     """Write updates in place and into the kernels computing them (see the module docstring);
     True if anything changed."""
     notes, changed = [], False
     with using(graph.shape_env):
-        for update in [n for n in graph.nodes if n.op == "call" and n.target is ops.UPDATE]:
+        for update in [n for n in graph.nodes if n.op == "call" and n.target in _STORES]:
             why_not = _in_place(graph, update.args[0], update)
             if why_not:
                 notes.append(f"%{update.name} copies %{update.args[0].name}: {why_not}")
-            else:
-                store = _to_store(graph, update)
+                continue
+            store = _to_store(graph, update)
+            changed = True
+            if store.target is ops.STORE:
                 notes.append(_fold(graph, store, store.kwargs))
-                changed = True
+            else:  # (its positions are read from the data: no kernel writes at them)
+                notes.append(f"%{store.name} writes %{store.args[0].name} in place")
         changed |= _loops_in_place(graph, notes)
         changed |= _drop_writebacks(graph)
         for writeback in _writebacks_of_kernels(graph):
@@ -154,7 +161,7 @@ def _descendants(node: Node) -> set:
 
 def _to_store(graph: Graph, update: Node) -> Node:
     with graph.inserting_before(update):
-        store = graph.call(ops.STORE, update.args, update.kwargs, source=update.source)
+        store = graph.call(_STORES[update.target], update.args, update.kwargs, source=update.source)
     graph.replace_all_uses_with(update, store)
     graph.erase(update)
     return store
@@ -370,8 +377,11 @@ def _loops_in_place(graph: Graph, notes: list) -> bool:
 
 def _in_own_memory(op, position: int, output: int) -> bool:
     """Whether every graph of ``op`` (a loop's body; a branch's two) returns as ``output`` the
-    memory of its placeholder for argument ``position`` (written in place, or unchanged)."""
+    memory of its placeholder for argument ``position`` (written in place, or unchanged); a
+    while loop's test returns its predicate, no carried value."""
     for region in op.regions:
+        if region.role == "test":
+            continue
         if position not in region.operands:
             return False
         placeholder = region.graph.placeholders[region.operands.index(position)]

@@ -37,7 +37,7 @@ MAX_FOLD_BYTES = 64 * 1024
 
 def constant_fold(graph: Graph) -> bool:
     """Replace call nodes whose inputs are all constants by their value; True if any was folded."""
-    if any(node.op == "call" and node.target is ops.SETITEM for node in graph.nodes):
+    if any(node.op == "call" and node.target in (ops.SETITEM, ops.PUT) for node in graph.nodes):
         return False  # before functionalization a node is a buffer that a later setitem may change
     changed = False
     for node in graph.nodes:

@@ -17,7 +17,8 @@
 
 Before this pass a node stands for a *buffer*: ``setitem`` writes it, and later
 reads of the buffer or of any view of it see the write. After it, every node is
-a value: a write becomes ``update`` (a copy with the region replaced), and each
+a value: a write becomes ``update`` (a copy with the region replaced; a ``put`` at
+positions read from the data a ``put_update``), and each
 later read of the written array, or of a view of it, reads the newest version
 (views are re-derived from it). Arrays the caller passed in and the function
 wrote get one ``writeback`` each, just before the output; returned values that
@@ -44,6 +45,8 @@ from ..errors import UnsupportedError
 from ..ir import ops
 from ..ir.alias import alias_chain, may_copy, readers, view_parent
 from ..ir.graph import Graph, Node, map_arg
+
+_WRITES = (ops.SETITEM, ops.PUT)  # what becomes an update (a put_update)
 
 
 class _Functionalizer:
@@ -82,7 +85,8 @@ class _Functionalizer:
         return base
 
     def write(self, node: Node) -> None:
-        target, value = node.args
+        """A ``setitem`` (``put``) as an ``update`` (``put_update``) of its root's newest value."""
+        target, value, *positions = node.args
         root, views = self.chain(target)
         base = self.version.get(root, root)
         steps = tuple(ops.ViewStep(v.target, tuple(sorted(v.kwargs.items()))) for v in views)
@@ -90,10 +94,10 @@ class _Functionalizer:
         if steps and steps[-1].op is ops.GETITEM and index == (Ellipsis,):  # t = u[i]; t[...] = v
             index, steps = dict(steps[-1].params)["index"], steps[:-1]
         params = {"index": index, **({"views": steps} if steps else {})}
+        op = ops.PUT_UPDATE if node.target is ops.PUT else ops.UPDATE
+        operands = (base, *(self.current(v, node) for v in (value, *positions)))
         with self.graph.inserting_before(node):
-            update = self.graph.call(
-                ops.UPDATE, (base, self.current(value, node)), params, source=node.source
-            )
+            update = self.graph.call(op, operands, params, source=node.source)
         self.version[root] = update
         self.origin[update] = root
         self.graph.erase(node)
@@ -140,8 +144,9 @@ def _check_reads_of_copies(graph: Graph, writes: list) -> None:
 
 
 def functionalize(graph: Graph) -> bool:
-    """Replace ``setitem`` nodes by ``update`` values and ``writeback``s; True if there were any."""
-    writes = [n for n in graph.nodes if n.op == "call" and n.target is ops.SETITEM]
+    """Replace ``setitem`` nodes by ``update`` values (``put`` ones by ``put_update``) and
+    ``writeback``s; True if there were any."""
+    writes = [n for n in graph.nodes if n.op == "call" and n.target in _WRITES]
     if not writes:
         return False
     _check_reads_of_copies(graph, writes)
@@ -149,7 +154,7 @@ def functionalize(graph: Graph) -> bool:
     for node in graph.nodes:
         if node.op == "output":
             state.finish(node)
-        elif node.op == "call" and node.target is ops.SETITEM:
+        elif node.op == "call" and node.target in _WRITES:
             state.write(node)
         elif node.op == "call":
             node.args = map_arg(node.args, lambda v, at=node: state.current(v, at))

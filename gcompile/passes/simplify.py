@@ -308,7 +308,7 @@ def _written_into_its_memory(node: Node, replacement: Node) -> bool:
     memory = memory_of(replacement)
     return any(
         user.op == "call"
-        and user.target in (ops.UPDATE, ops.STORE)
+        and user.target in (ops.UPDATE, ops.STORE, ops.PUT_UPDATE, ops.PUT_STORE)
         and user.args[1] is node
         and memory_of(user.args[0]) is memory
         for user in node.users

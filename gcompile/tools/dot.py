@@ -144,8 +144,13 @@ class VertexIndex:
 
     @staticmethod
     def results(call: Node, item: int) -> list:
-        """The values ``call``'s graphs return at position ``item``, one per graph."""
-        return [region.graph.output_node.args[0][item] for region in regions_of(call)]
+        """The values ``call``'s graphs return at position ``item``, one per graph (but a
+        while loop's test, which returns its predicate alone)."""
+        return [
+            region.graph.output_node.args[0][item]
+            for region in regions_of(call)
+            if region.role != "test"
+        ]
 
     @staticmethod
     def unbound(call: Node) -> list[Node]:
@@ -212,7 +217,7 @@ def _style_of(node: Node) -> str:
         return _OPCODE_STYLES[node.op]
     if node.is_mutation:
         return "mutation"
-    if node.target is ops.UPDATE:
+    if node.target in (ops.UPDATE, ops.PUT_UPDATE):
         return "update"
     if node.kind == "matmul":
         return "library"

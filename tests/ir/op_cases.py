@@ -167,6 +167,28 @@ def _setitem_view_chain(x):
     return x
 
 
+def _put_element(x, k):
+    x[k[1] % 3] = x[0]
+    return x
+
+
+def _put_region(x, k):
+    out = np.zeros_like(x)
+    out[k[0] % 2 - 2, 1:] = x[0, :-1]
+    return out, x
+
+
+def _put_through_view(x, k):
+    x.T[1, k[0] % 3 - 3] = 7
+    return x
+
+
+def _put_counts(x, k):
+    for i in range(k.shape[0]):
+        x[k[i] % 3] += 1
+    return x
+
+
 def _set_real_region(z, x):
     z.real[1:] = x
     return z
@@ -486,6 +508,12 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: x[x > 0].max() - x[x <= 2].min(), (3, 4), dtypes=FLOATS, specials=True),
         case(lambda x: x[x[:, 0] >= x[:, 1]].max(axis=0), strided((6, 3)), dtypes=(np.int8,)),
         case(lambda x: x[x != 3].min(), F((2, 5)), dtypes=(np.uint32, np.bool_)),
+    ],
+    "put": [  # a write at positions read from the data (a negative one from the end)
+        case(_put_element, (3,), of((4,), np.int64)),
+        case(_put_region, F((2, 4)), of((3,), np.int32)),
+        case(_put_through_view, strided((3, 2)), of((2,), np.int16)),
+        case(_put_counts, (3,), of((5,), np.int64), dtypes=NUMERIC),
     ],
     "element": [  # an element at a position read from the data (a negative one from the end)
         case(lambda x, k: x[k[1] % 3], (3,), of((4,), np.int64)),

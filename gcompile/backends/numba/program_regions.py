@@ -1,5 +1,5 @@
 """Reads and writes of regions in loop programs, as loop IR: basic subscripts, stores into a
-region (a loop over it; where it overlaps its source, NumPy's order: one axis by
+region (also at positions read from the data: ``put``) (a loop over it; where it overlaps its source, NumPy's order: one axis by
 ``copies.assign_overlapping``, more through a buffer), writes
 through getitem and transpose views, write-backs into the caller's arrays, views of values,
 and the regions a kernel call reads and writes (for ``loops.program_parallel``).
@@ -99,13 +99,37 @@ class RegionLowering:
         return self.view_of(array, step.op, params, meta, after), after
 
     def write(self, array, base: Node, index, value, meta=None) -> None:
-        """``array[index] = value`` (``array`` of ``meta``, by default ``base``'s); an array
-        region as element loops: Numba's array assignment compiles its broadcasting error
-        messages (~1.7 s on a program's first compile)."""
+        """``array[index] = value`` (``array`` of ``meta``, by default ``base``'s)."""
         meta = base.meta if meta is None else meta
-        target = Item(array, self.items(index, meta.ndim))
         with using(base.graph.shape_env):
             region = ops.GETITEM.infer(meta, index=tuple(index)).shape
+        self.write_items(Item(array, self.items(index, meta.ndim)), region, base, value)
+
+    def put(self, node: Node) -> None:
+        """A write at positions read from the data (``put_store`` in place, ``put_update`` into
+        a copy), after NumPy's IndexError when one is out of range."""
+        base, value, *positions = node.args
+        array, meta = self.values[base], base.meta
+        if node.target is ops.PUT_UPDATE:
+            if node.kwargs.get("views"):
+                raise NoTemplate("an update through views")
+            self.assign(node, Call(Attr(array, "copy")))
+            array = self.values[node]
+        else:
+            self.values[node] = array
+            with using(base.graph.shape_env):
+                for step in node.kwargs.get("views", ()):
+                    array, meta = self.view_step(array, meta, step)
+        index = node.kwargs["index"]
+        with using(base.graph.shape_env):
+            region = ops.GETITEM.infer(meta, index=tuple(0 if i is None else i for i in index))
+        items = self.checked_items(meta.shape, index, positions)
+        self.write_items(Item(array, items), region.shape, base, value)
+
+    def write_items(self, target: Item, region: tuple, base: Node, value) -> None:
+        """``target = value``, ``target`` a subscript of ``base``'s memory picking a region of
+        shape ``region``; an array region as element loops: Numba's array assignment compiles
+        its broadcasting error messages (~1.7 s on a program's first compile)."""
         shape = value.meta.shape if isinstance(value, Node) else ()
         source = self.value(value)
         overlap = shape and memory_of(value) is memory_of(base)

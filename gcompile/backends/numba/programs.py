@@ -410,6 +410,8 @@ class _ProgramLowering(
             self.store(node)
         elif target is ops.UPDATE:
             self.update(node)
+        elif target in (ops.PUT_STORE, ops.PUT_UPDATE):
+            self.put(node)
         elif target is ops.WRITEBACK:
             self.writeback(node)
         elif target in (ops.MATMUL, ops.DOT):
@@ -443,21 +445,28 @@ class _ProgramLowering(
         """``x[i, k]`` with ``k`` read from the data: NumPy's IndexError when ``k`` is out of
         range (a negative one counts from the end, as Numba's subscript does). A region
         (``x[k, 1:]``) is copied: the graph's value, which later stores must not reach."""
-        array, *given = node.args
-        positions = iter(given)
+        array, *positions = node.args
+        items = self.checked_items(array.meta.shape, node.kwargs["index"], positions)
+        found = Item(self.values[array], items)
+        self.assign(node, Call(Attr(found, "copy")) if node.meta.ndim else found)
+
+    def checked_items(self, shape: tuple, index: tuple, positions: list) -> tuple:
+        """The items of an ``element`` (``put``) index into an array of ``shape``, each None
+        of ``index`` the next of ``positions``, after NumPy's IndexError when one is out of
+        range (a negative one counts from the end, as Numba's subscript does)."""
+        given = iter(positions)
         items = []
-        for axis, (size, item) in enumerate(zip(array.meta.shape, node.kwargs["index"])):
+        for axis, (size, item) in enumerate(zip(shape, index)):
             if item is not None:
                 items.append(self.item(item))
                 continue
-            position, extent = self.value(next(positions)), self.size(size)
+            position, extent = self.value(next(given)), self.size(size)
             items.append(position)
             low = Compare(("<",), (position, BinOp("-", Const(0), extent)))
             outside = BoolOp("or", (low, Compare((">=",), (position, extent))))
             message = f"an index read from the data is out of bounds for axis {axis}"
             self.emit(If(outside, (Raise("IndexError", message),)))
-        found = Item(self.values[array], tuple(items))
-        self.assign(node, Call(Attr(found, "copy")) if node.meta.ndim else found)
+        return tuple(items)
 
     def check(self, node: Node) -> None:
         """``value`` once ``ok`` holds, else the node's error (``ops.CHECK``)."""

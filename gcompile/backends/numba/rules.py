@@ -375,6 +375,11 @@ WITHOUT_RULE: dict[ops.OpDef, str] = {
     "and a raise: programs.check)",
     ops.ELEMENT: f"{_HOST}: an element read at a position from the data (in a loop program, a "
     "subscript with NumPy's range check: programs.element)",
+    **{
+        op: f"{_HOST}: a write at positions read from the data (in a loop program, a subscript "
+        "assigned after NumPy's range check: program_regions.put)"
+        for op in (ops.PUT, ops.PUT_UPDATE, ops.PUT_STORE)
+    },
 }
 
 

@@ -1,0 +1,115 @@
+"""Writes at positions read from the data (``put``): ``h[b[i]] += 1``, ``L[j + 1] = L[j]`` with
+``j`` carried through a while loop, ``out[idx[i], :] = x[i]``, in straight-line code and in
+loops kept rolled, with NumPy's casts, broadcasts and IndexError."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gcompile
+
+from .support import check
+
+RNG = np.random.default_rng(7)
+
+
+def histogram(b, h):
+    for i in range(b.shape[0]):
+        h[b[i]] += 1
+    return h
+
+
+def insertion_sort(L):
+    for i in range(1, L.shape[0]):
+        key = L[i]
+        j = i - 1
+        while j >= 0 and L[j] > key:
+            L[j + 1] = L[j]
+            j -= 1
+        L[j + 1] = key
+
+
+def buckets(x, idx, out):
+    for i in range(x.shape[0]):
+        out[idx[i], 1:] = x[i]
+        out[idx[i], 0] += 1
+    return out
+
+
+def pairs(A, r, c, w):
+    for i in range(r.shape[0]):
+        A[r[i], c[i]] += w[i]
+    return A.sum()
+
+
+def straight_line(x, k, v):
+    row = x[1]  # a view: the write reaches x
+    row[k[0]] = v[0]  # (an int array takes the float value truncated, as NumPy does)
+    x[k[1]] = 5.0
+    return row.copy(), x
+
+
+def _rolled(fn, *args) -> bool:
+    return all(note.rolled for note in gcompile.trace(fn, *args).notes.loops)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64, np.int32])
+def test_histogram(dtype):
+    b = RNG.integers(-4, 10, 50)
+    check(histogram, b, np.zeros(10, dtype))
+    check(histogram, b.astype(np.int32), np.ones(10, dtype))
+    assert _rolled(histogram, b, np.zeros(10, dtype))
+
+
+def test_histogram_index_out_of_range_raises_as_numpy():
+    b = np.array([1, 2, 10, 0])
+    with pytest.raises(IndexError):
+        histogram(b, np.zeros(10))
+    for backend in ("interpreter", "numba"):
+        compiled = gcompile.compile(histogram, backend=backend, fullgraph=True)
+        with pytest.raises(IndexError), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compiled(np.array([1, -11, 0]), np.zeros(10))
+
+
+def test_insertion_sort_in_place():
+    for values in (RNG.random(30), np.arange(12.0)[::-1].copy(), np.array([2.0, 1.0])):
+        check(insertion_sort, values)
+    assert _rolled(insertion_sort, RNG.random(30))
+
+
+def test_region_beside_a_data_position():
+    x = RNG.random(20)
+    check(buckets, x, RNG.integers(-5, 5, 20), np.zeros((5, 3)))
+    check(buckets, x, RNG.integers(0, 5, 20), np.zeros((5, 4), np.float32))
+
+
+def test_position_pairs():
+    r, c = RNG.integers(-3, 3, 40), RNG.integers(0, 4, 40)
+    check(pairs, np.zeros((3, 4)), r, c, RNG.random(40))
+    check(pairs, np.zeros((3, 4), np.int64), r, c, RNG.random(40) * 10)
+
+
+def test_straight_line_through_a_view_and_casts():
+    k = np.array([2, -1])
+    check(straight_line, RNG.random((3, 4)), k, np.array([7.5]))
+    check(straight_line, np.zeros((3, 4), np.int64), k, np.array([-7.9]))
+    check(straight_line, np.zeros((3, 4), np.float32), np.array([-4, 0]), np.array([2.5]))
+
+
+def test_read_only_argument_and_region_copies_refused_as_for_other_writes():
+    x, k = np.zeros(4), np.array([1])
+    x.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        gcompile.trace(histogram, k, x)
+
+    def into_region(A, k):
+        row = A[k[0]]  # (the graph's copy of NumPy's view)
+        row[k[0]] = 1.0
+        return A
+
+    with pytest.raises(gcompile.UnsupportedError, match="region read at a position"):
+        gcompile.trace(into_region, np.zeros((3, 3)), k)
