@@ -21,6 +21,10 @@ NumPy, ``numba.njit`` and Pythran all compile, inputs at three sizes (``tiny``, 
 - ``clipped_diffusion``: diffusion steps clipped at a quantile that a plain Python helper
   finds by sorting a list (a graph break in the loop's body: neither Numba nor Pythran
   compiles the helper);
+- ``histogram_counts``: a histogram by hand, ``counts[bins[i]] += 1`` (a write at a position
+  read from the data), bins found by comparisons;
+- ``insertion_sort``: the textbook in-place insertion sort (``while j >= 0 and x[j] > key``
+  shifting elements);
 - ``lorenz_history``: a fourth-order Runge-Kutta integration of the Lorenz system keeping
   its history in a list (``ys.append(y)`` each step, then ``np.array(ys)``), as public ODE
   code does (Valkondrat/haos_TS's ``runge_kutta``).
@@ -205,6 +209,31 @@ def clipped_diffusion(u, steps):
     return u
 
 
+def histogram_counts(x, edges):
+    """Counts of ``x`` in the bins ``edges`` delimits (uniform, as ``np.histogram``'s), by
+    hand: each value's bin computed, then counted."""
+    counts = np.zeros(edges.shape[0] - 1, dtype=np.int64)
+    low, width = edges[0], edges[1] - edges[0]
+    last = edges.shape[0] - 2
+    for i in range(x.shape[0]):
+        k = int((x[i] - low) / width)
+        if k > last:
+            k = last
+        counts[k] += 1
+    return counts
+
+
+def insertion_sort(x):
+    """Sort in place, each element moved left past the larger ones before it."""
+    for i in range(1, x.shape[0]):
+        key = x[i]
+        j = i - 1
+        while j >= 0 and x[j] > key:
+            x[j + 1] = x[j]
+            j -= 1
+        x[j + 1] = key
+
+
 def lorenz_history(ts, y0, p):
     """RK4 steps of the Lorenz system, the state appended to a list at every step."""
     ys = [y0]
@@ -290,6 +319,10 @@ def _diffused(rng, n):
     return (rng.random(n), 20)
 
 
+def _binned(rng, n):
+    return (rng.random(n), np.linspace(0.0, 1.0, 101))
+
+
 def _lorenz(rng, n):
     return (np.linspace(0.0, 0.01 * n, n), rng.random(3) + 1.0, np.array([10.0, 28.0, 8 / 3]))
 
@@ -349,6 +382,14 @@ PROGRAMS = [
     Program(
         "clipped_diffusion", clipped_diffusion, _diffused, _n(300, 20000, 200000), f"{VECTOR}, int"
     ),
+    Program(
+        "histogram_counts",
+        histogram_counts,
+        _binned,
+        _n(64, 100000, 1000000),
+        f"{VECTOR}, {VECTOR}",
+    ),
+    Program("insertion_sort", insertion_sort, _shuffled, _n(16, 1000, 3000), VECTOR),
     Program(
         "lorenz_history",
         lorenz_history,
