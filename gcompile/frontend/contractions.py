@@ -53,8 +53,9 @@ def _by_broadcast(terms: list, output: str, arrays: tuple, dtype: np.dtype) -> A
 
 def _as_batched_product(terms: list, output: str, arrays: tuple) -> Any:
     """A float contraction of two operands as one (batched) matrix product, BLAS's: each
-    operand's axes grouped as (batch, free, summed) or (batch, summed, free), so that the one
-    whose summed labels lead is the right-hand side, read without a transposed copy. None when
+    operand's axes grouped as (batch, free, summed) or (batch, summed, free), the operands
+    ordered so that neither needs a transposed copy where that is possible (the one whose
+    summed labels lead on the right, the one whose summed labels trail on the left). None when
     a label is summed within one operand or broadcast from size 1, or nothing is summed."""
     sizes: dict = {}
     for term, x in zip(terms, arrays):
@@ -80,7 +81,14 @@ def _as_batched_product(terms: list, output: str, arrays: tuple) -> Any:
     def summed_first(term):
         return [label for label in term if label not in batch][: len(summed)] == summed
 
-    if summed_first(ta) and not summed_first(tb):
+    def summed_last(term):
+        return [label for label in term if label not in batch][-len(summed) :] == summed
+
+    def untransposed(left, right):  # (both read in memory order: no transposed copy)
+        return summed_last(left) and summed_first(right)
+
+    fits, swapped = untransposed(ta, tb), untransposed(tb, ta)
+    if not fits and (swapped or summed_first(ta) and not summed_first(tb)):
         (ta, a), (tb, b) = (tb, b), (ta, a)
     left = _grouped(a, ta, batch, free[ta], summed, sizes)
     right = _grouped(b, tb, batch, summed, free[tb], sizes)
