@@ -113,3 +113,27 @@ def test_read_only_argument_and_region_copies_refused_as_for_other_writes():
 
     with pytest.raises(gcompile.UnsupportedError, match="region read at a position"):
         gcompile.trace(into_region, np.zeros((3, 3)), k)
+
+
+def ufunc_at_scatters(x, edges, a, idx, r, c, w):
+    """np.add.at and kin (unbuffered: repeated indices accumulate), into 1-d and 2-d arrays."""
+    counts = np.zeros(edges.shape[0] - 1, dtype=np.int64)
+    np.add.at(counts, np.searchsorted(edges, x) - 1, 1)
+    np.add.at(a, idx, x[: idx.shape[0]])
+    np.maximum.at(a, idx[:2], 0.5)
+    np.negative.at(a, idx[:1])
+    grid = np.zeros((4, 4))
+    np.add.at(grid, (r, c), w)
+    return counts, a, grid
+
+
+def test_ufunc_at_is_one_loop_of_element_writes():
+    edges = np.linspace(0.0, 1.0, 6)
+    idx = np.array([1, 3, 1, -1, 5, 1])
+    r, c = np.array([0, 1, 1, 3]), np.array([2, 2, 2, 0])
+    for x in (RNG.random(8), RNG.random(30)):
+        check(ufunc_at_scatters, x, edges, np.zeros(7), idx, r, c, RNG.random(4))
+    with pytest.raises(IndexError):
+        gcompile.compile(ufunc_at_scatters, backend="interpreter")(
+            RNG.random(8), edges, np.zeros(7), np.array([9]), r, c, RNG.random(4)
+        )

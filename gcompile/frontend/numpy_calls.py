@@ -18,6 +18,7 @@ from ..ir.meta import TupleMeta, broadcast_shapes
 from ..ir.shape_env import SymbolicError, decide, hint
 from ..ir.symbolic import is_expr
 from .decompositions import DECOMPOSITIONS, Decomposition
+from .scatters import ufunc_at
 from .symint import SymInt, unwrap
 from .traced_array import UFUNC_OPS, TracedArray, holds_traced, optional_ufunc_op
 
@@ -109,7 +110,7 @@ class NumpyCalls:
         kwargs: dict,
         python_operator: bool = False,
     ) -> Any:
-        """Record a ufunc call or ufunc method (``reduce``, ``accumulate``, ``outer``)."""
+        """Record a ufunc call or ufunc method (``reduce``, ``accumulate``, ``outer``, ``at``)."""
         if method == "reduce":
             return self._ufunc_reduction(ufunc, _REDUCE_OPS, ufunc.reduce, inputs, kwargs)
         if method == "accumulate":
@@ -121,6 +122,8 @@ class NumpyCalls:
             return self.ufunc(
                 ufunc, "__call__", (np.reshape(a, a_shape + (1,) * b_ndim), b), kwargs
             )
+        if method == "at":
+            return ufunc_at(self.tracer, ufunc, inputs, kwargs)
         if method != "__call__":
             self.tracer.refuse(f"the ufunc method np.{ufunc.__name__}.{method}")
         if len(inputs) > ufunc.nin:  # outputs given positionally

@@ -1,0 +1,80 @@
+"""``np.add.at(a, indices, b)`` and the other ufuncs' ``at``: an unbuffered scatter, one loop
+over the indices, each trip ``a[indices[i]] = ufunc(a[indices[i]], b[i])`` (an element read and
+a ``put`` at a position read from the data, so repeated indices accumulate as NumPy's do).
+
+Taken: ``a`` a traced array, ``indices`` one 1-d integer array (or a tuple of them, one per
+leading axis of ``a``), ``b`` absent (a unary ufunc), a number, or an array with one item per
+index. NumPy's casting is checked on a probe (``np.add.at`` of a float into an int array raises
+as it does); anything else is refused, naming the line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..capture.runtime import LoopInfo
+from ..errors import source_text, user_source
+from .symint import SymInt
+
+
+def ufunc_at(tracer: Any, ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> None:
+    """``ufunc.at(*inputs)`` on a traced array as one loop (see the module docstring)."""
+    a, indices, *rest = inputs if len(inputs) >= 2 else (*inputs, None)
+    b = rest[0] if rest else None
+    positions = indices if isinstance(indices, tuple) else (indices,)
+    if kwargs or not tracer.is_traced(a) or not _vectors(tracer, positions, a):
+        tracer.refuse(
+            f"np.{ufunc.__name__}.at with these arguments",
+            hint="a traced array, one 1-d integer index array (or a tuple of them, one per "
+            "axis) and values that are a number or one per index",
+        )
+    _check_casting(ufunc, a, b)
+    count = positions[0].shape[0]
+    per_index = tracer.is_traced(b) and b.ndim > 0 or isinstance(b, np.ndarray) and b.ndim > 0
+    source = user_source()
+    filename, _, line = (source or "<unknown>:0").rpartition(":")
+    text = f"np.{ufunc.__name__}.at ({source_text(source)})"
+    info = LoopInfo(filename, int(line), int(line), "i", (), text, "range")
+
+    def body(i):
+        where = tuple(p[i] for p in positions)
+        value = (b[i] if per_index else b,) if ufunc.nin == 2 else ()
+        a[where] = ufunc(a[where], *value)
+        return ()
+
+    done = tracer.loops.capture_range(body, 0, count, 1, (), info)
+    if done is NotImplemented:
+        for i in range(int(count)):  # (loops unrolled: as many element writes)
+            body(i)
+
+
+def _vectors(tracer: Any, positions: tuple, a: Any) -> bool:
+    """Whether the positions are 1-d integer arrays of one length, at most one per axis."""
+    if not positions or len(positions) > a.ndim:
+        return False
+    for p in positions:
+        dtype = p.dtype if tracer.is_traced(p) or isinstance(p, np.ndarray) else None
+        if dtype is None or dtype.kind not in "iu" or p.ndim != 1:
+            return False
+    env = tracer.graph.shape_env
+    lengths = [p.shape[0].expr if isinstance(p.shape[0], SymInt) else p.shape[0] for p in positions]
+    return all(
+        env.hint(n) == env.hint(lengths[0]) and env.decide("==", n, lengths[0], "np.ufunc.at")
+        for n in lengths[1:]
+    )
+
+
+def _check_casting(ufunc: np.ufunc, a: Any, b: Any) -> None:
+    """Raise what NumPy's ``ufunc.at`` raises for these dtypes (a same_kind cast of the result
+    into ``a``), on a one-element probe."""
+    probe = np.zeros(1, a.dtype)
+    if ufunc.nin == 1:
+        ufunc.at(probe, [0])
+        return
+    value = np.zeros(1, b.dtype) if hasattr(b, "dtype") and b.ndim > 0 else b
+    if hasattr(b, "dtype") and b.ndim == 0:
+        value = np.zeros((), b.dtype)[()]
+    with np.errstate(all="ignore"):
+        ufunc.at(probe, [0], value)
