@@ -3,6 +3,8 @@
 use eager mode would see differently (a later write into an appended array, a read of the
 list in the loop, the list returned) runs the loop in Python instead: same answers."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -284,3 +286,20 @@ def test_arrays_eager_would_see_written_and_lists_read_in_c():
     check(stack_of_none, x)
     with pytest.raises(ValueError, match="need at least one array"):
         gcompile.compile(stack_of_none, backend="interpreter")(x[:2])
+
+
+def rows_of_regions(A, k):
+    """Rows read at data positions (views of A in eager mode) appended, A written after."""
+    rows = []
+    for i in range(k.shape[0]):
+        rows.append(A[k[i]])
+    A[k[0], 0] += 100.0
+    return np.stack(rows)
+
+
+def test_rows_read_at_data_positions_see_later_writes():
+    A, k = np.arange(12.0).reshape(4, 3), np.array([1, 2, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gcompile.GcompileWarning)  # (the loop runs in Python)
+        got = gcompile.compile(rows_of_regions, backend="interpreter")(A.copy(), k)
+    np.testing.assert_array_equal(got, rows_of_regions(A.copy(), k))

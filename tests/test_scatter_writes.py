@@ -137,3 +137,25 @@ def test_ufunc_at_is_one_loop_of_element_writes():
         gcompile.compile(ufunc_at_scatters, backend="interpreter")(
             RNG.random(8), edges, np.zeros(7), np.array([9]), r, c, RNG.random(4)
         )
+
+
+def region_then_write(A, k):
+    """A row read at a data position (NumPy's view), its array then written, the row read:
+    refused in a loop body as in straight-line code (the graph's copy would be stale)."""
+    s = 0.0
+    for i in range(k.shape[0]):
+        row = A[k[i]]
+        A[k[i], 0] += 1
+        s += row[0]
+    return s
+
+
+def test_a_region_read_after_its_array_is_written_in_a_loop_is_refused():
+    with pytest.raises(gcompile.UnsupportedError, match="after its array was written"):
+        gcompile.compile(region_then_write, fullgraph=True)(
+            np.arange(12.0).reshape(4, 3), np.array([1, 2, 1])
+        )
+    A, k = np.arange(12.0).reshape(4, 3), np.array([1, 2, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gcompile.GcompileWarning)  # (a graph break)
+        assert gcompile.compile(region_then_write)(A.copy(), k) == region_then_write(A.copy(), k)

@@ -36,6 +36,7 @@ from ..ir.graph import Node
 from ..ir.meta import TensorMeta
 from ..ir.shape_env import SymbolicError, trip_count
 from ..ir.symbolic import free_symbols
+from .data_regions import array_of
 from .declines import Declined, LoopEscape
 from .sequences import ConvertedByNumPy
 from .symint import SymInt
@@ -305,7 +306,7 @@ class LoopRows:
         for _, node, _, position in self.sites:
             if node is None:
                 continue
-            memory = memory_of(node)
+            memory = memory_of(array_of(node))  # (a region read at data positions: A's)
             if memory.op == "placeholder":
                 late = memory in written
             else:
@@ -332,7 +333,7 @@ class LoopRows:
     def _watched(self, frame, inits: list, outputs: list, after: tuple) -> set:
         """The memories of the enclosing graph an appended item may share after the loop."""
         watched = set()
-        memories = {memory_of(node) for _, node, _, _ in self.sites if node is not None}
+        memories = {memory_of(array_of(n)) for _, n, _, _ in self.sites if n is not None}
         for placeholder, outer in frame.outer.items():
             if placeholder in memories:
                 watched.add(memory_of(outer))

@@ -219,7 +219,7 @@ class Tracer(Indices):
                 f"which is not writeable\n  at {source}"
             )
         if self.regions.taken:
-            self.regions.written(target._node)
+            self.regions.written(self.operand(target))  # (as this graph sees it: lifted)
         chain = self.parts.chain(target._node) if self.parts.taken else None
         if chain is not None and positions:
             self.refuse(
