@@ -161,3 +161,28 @@ def diagonal_seen_after_a_write(A):
 def test_a_diagonal_read_after_its_array_is_written_is_refused():
     with pytest.raises(gcompile.UnsupportedError, match="library call's view"):
         gcompile.compile(diagonal_seen_after_a_write, fullgraph=True)(RNG.random((3, 3)))
+
+
+def jacobi_sweeps(A, b, sweeps):
+    """A public Jacobi solver's loop: the diagonal taken in the loop, an infinity norm."""
+    x = np.zeros_like(b)
+    T = A - np.diag(np.diagonal(A))
+    change = 0.0
+    for _ in range(sweeps):
+        x_old = x.copy()
+        x[:] = (b - np.dot(T, x)) / np.diagonal(A)
+        change = np.linalg.norm(x - x_old, ord=np.inf) / np.linalg.norm(x, ord=np.inf)
+    return x, change
+
+
+def test_a_diagonal_in_a_loop_is_taken_once_before_it_and_norms_are_reductions():
+    A, b = RNG.random((6, 6)) + 6 * np.eye(6), RNG.random(6)
+    compiled = gcompile.compile(jacobi_sweeps, fullgraph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gcompile.GcompileWarning)  # (no loop in the interpreter)
+        got = compiled(A, b, 8)
+    expected = jacobi_sweeps(A, b, 8)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-13)
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-10)
+    ((_, source),) = compiled.entries[-1].run.program.loops
+    assert "_objmode(" not in source  # (no call back into Python on any trip)

@@ -69,11 +69,17 @@ def _full_like(rec, a, fill_value, dtype=None, order="K", subok=True, shape=None
 
 
 def _norm(rec, x, ord=None, axis=None, keepdims=False):  # noqa: A002
-    """``np.linalg.norm`` of a whole array in the default order as NumPy computes it: the
+    """``np.linalg.norm`` of a whole array as NumPy computes it: in the default order the
     square root of the raveled values' dot product with themselves (a complex array's real and
-    imaginary parts apart, integers as floats); any other order, axis or ``keepdims`` is the
-    library call (``ir/externs``), which a loop program would call back through Python."""
-    if ord is not None or axis is not None or keepdims or not isinstance(x, TracedArray):
+    imaginary parts apart, integers as floats); a vector's ``inf``, ``-inf``, ``0`` and ``1``
+    orders and a matrix's ``inf`` and ``1`` orders by their reductions of ``abs(x)``. Any
+    other order, axis or ``keepdims`` is the library call (``ir/externs``), which a loop
+    program would call back through Python."""
+    whole = axis is None and not keepdims and isinstance(x, TracedArray)
+    reduced = _norm_by_reductions(x, ord) if whole else None
+    if reduced is not None:
+        return reduced
+    if ord is not None or not whole:
         keywords = {"ord": ord, "axis": axis, "keepdims": keepdims}
         return rec.numpy.extern(np.linalg.norm, (x,), keywords)
     if x.dtype.kind not in "fc":
@@ -84,6 +90,24 @@ def _norm(rec, x, ord=None, axis=None, keepdims=False):  # noqa: A002
     else:
         squares = np.dot(values, values)
     return np.sqrt(squares)
+
+
+def _norm_by_reductions(x, ord):  # noqa: A002
+    """NumPy's norms of orders computed by reductions of ``abs(x)`` (its own expressions), or
+    None for another order or rank."""
+    if ord is None or isinstance(ord, str) or x.ndim not in (1, 2):
+        return None
+    if x.dtype.kind not in "fc":
+        x = x.astype(np.float64)
+    if x.ndim == 1 and ord in (np.inf, -np.inf):
+        return np.abs(x).max() if ord > 0 else np.abs(x).min()
+    if x.ndim == 1 and ord == 0:
+        return (x != 0).astype(x.real.dtype).sum()
+    if x.ndim == 1 and ord == 1:
+        return np.add.reduce(np.abs(x))
+    if x.ndim == 2 and ord in (1, np.inf):
+        return np.add.reduce(np.abs(x), axis=0 if ord == 1 else 1).max()
+    return None
 
 
 def _divmod(rec, x1, x2):

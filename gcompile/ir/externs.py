@@ -68,6 +68,11 @@ class ExternCall:
                  for i, (k, v) in enumerate(self.arguments)]  # fmt: skip
         return f"{self.name}({', '.join(given)})"
 
+    @property
+    def raises_on_data(self) -> bool:
+        """Whether the call may raise on the values it is given (``TOTAL``: none of those)."""
+        return self.function not in TOTAL
+
     def get(self, name: str, default: Any = None) -> Any:
         """The argument ``name`` as given (an ``Operand`` for an array), else ``default``."""
         return dict(self.arguments).get(name, default)
@@ -537,3 +542,9 @@ RULES: dict[Callable, tuple[str, Callable, tuple]] = {
     np.interp: ("np.interp", _interp, ("x", "xp", "fp")),
     np.histogram: ("np.histogram", _histogram, ("a", "bins", "weights")),
 }
+
+# Library calls that raise nothing the values decide (only their shapes, known when traced): a
+# loop may compute them once, before it (``passes/hoist.py``), even when it runs no trip.
+TOTAL = frozenset(
+    {np.diag, np.diagonal, np.triu, np.tril, np.roll, np.sort, np.argsort, np.searchsorted}
+)

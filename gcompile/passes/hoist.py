@@ -7,7 +7,8 @@ once, before the loop.
         %add_1 = add(%x, %multiply_1)                        %add_1 = add(%x, %multiply_1)
 
 A body node is invariant when it is a pure op (no write, no sub-graph, no raise on data: a loop
-of no trip raises nothing), its sizes and
+of no trip raises nothing; a library call that raises nothing the values decide, ``np.diagonal``,
+qualifies), its sizes and
 parameters do not mention the loop's index or the index of a loop nested in it, and each input
 is a constant, an invariant node, or a placeholder of a value the loop only reads (not carried:
 carried values change from trip to trip, and an array the loop writes is always carried). The
@@ -17,6 +18,7 @@ placeholder for its value. Each move is a note in ``graph.notes.loops`` (``expla
 
 from __future__ import annotations
 
+from ..ir import ops
 from ..ir.control import LoopNote
 from ..ir.graph import Graph, Node, map_arg
 from ..ir.shape_env import is_symbolic, map_symbolic
@@ -76,11 +78,17 @@ def _invariant(member: Node, outer: dict, moved: dict, indices: set) -> bool:
     if member.kind == "creation":  # a fresh array per trip, which the body may write in place
         return False
     # a loop of no trip must not raise, and a print runs once per trip
-    if member.target.raises_on_data or member.target.effects:
+    if _may_raise(member) or member.target.effects:
         return False
     if member.meta is None or _mentions(member.meta, indices) or _mentions(member.kwargs, indices):
         return False
     return all(value in outer or value in moved for value in member.all_input_nodes)
+
+
+def _may_raise(member: Node) -> bool:
+    """Whether the node may raise on the data (a library call: as its function may)."""
+    call = member.kwargs.get("call") if member.target is ops.EXTERN else None
+    return call.raises_on_data if call is not None else member.target.raises_on_data
 
 
 def _mentions(value, indices: set) -> bool:

@@ -524,8 +524,14 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x, k: x[1:, k[0] % 4 - 4] * 2, F((3, 4)), of((3,), np.int16)),
         case(lambda x, k: x[..., k[0] % 3][::2] + 1, strided((5, 3)), of((2,), np.int32)),
     ],
-    np.linalg.norm: [  # (the default order of a whole array; any other is the library call)
+    np.linalg.norm: [  # (a whole array: the default order, and orders that are reductions)
         case(lambda a: np.linalg.norm(a), (3, 4), dtypes=ALL),
+        case(
+            lambda v: tuple(np.linalg.norm(v, p) for p in (np.inf, -np.inf, 0, 1)),
+            strided((7,)),
+            dtypes=FLOATS + BOTH_COMPLEX,
+        ),
+        case(lambda a: (np.linalg.norm(a, 1), np.linalg.norm(a, np.inf)), F((4, 3))),
         case(lambda a: np.linalg.norm(a.T), strided((4, 3)), dtypes=FLOATS + BOTH_COMPLEX),
         case(lambda a: np.linalg.norm(a), (), dtypes=FLOATS),
     ],

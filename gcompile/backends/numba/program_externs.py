@@ -18,6 +18,7 @@ A part of the program lowering (``programs._ProgramLowering``).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numba
 import numpy as np
@@ -82,8 +83,11 @@ class ExternCalls:
         if self.top():  # (as a matrix product: the host calls NumPy itself, without a callback)
             raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
         metas = node.meta.items if isinstance(node.meta, TupleMeta) else (node.meta,)
-        if any(not m.writeable or (m.ndim == 0 and not m.scalar) for m in metas):
+        read_only = not metas[0].writeable and len(metas) == 1  # (np.diagonal's view: copied)
+        if any(not m.writeable and not read_only or m.ndim == 0 and not m.scalar for m in metas):
             raise NoTemplate(f"{call.name} (a read-only or 0-d array result) in a loop body")
+        if read_only:
+            metas = (replace(metas[0], writeable=True, layout="C"),)
         outputs = tuple(
             self.fresh(f"{node.name}_{i}" if len(metas) > 1 else node.name)
             for i in range(len(metas))
@@ -93,6 +97,8 @@ class ExternCalls:
         positional = tuple(values[: call.positional])
         keywords = tuple(zip(names[call.positional :], values[call.positional :]))
         function = Call(Name(call.name), positional, keywords)
+        if read_only:
+            function = Call(Name("np.array"), (function,))
         body = Let(outputs[0], function) if len(outputs) == 1 else Assign(Tuple(outputs), function)
         self.emit(ObjectMode(tuple((o, objmode_type(m)) for o, m in zip(outputs, metas)), (body,)))
         self.objmode = True
