@@ -103,7 +103,8 @@ class ForRange(_Carrying, SubgraphOp):
         return note
 
     def interpret(self, run_graph: RunGraph, args: tuple, kwargs: dict) -> object:
-        """Run the body once per index value, feeding each carried value to the next iteration."""
+        """Run the body once per index value, feeding each carried value to the next iteration
+        (until a ``break``'s flag is set: the trips after it would do nothing)."""
         inputs = [
             _private(value) if self._is_carried(i) and i not in self.in_place else value
             for i, value in enumerate(args)
@@ -113,6 +114,8 @@ class ForRange(_Carrying, SubgraphOp):
             outputs = run_graph(self.body, inputs, {self.index: value})
             for position, output in self.carries:
                 inputs[position] = outputs[output]
+            if self.exit is not None and bool(outputs[self.exit]):
+                break
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     @property
