@@ -30,11 +30,13 @@ class Decomposition:
 
     ``patch`` marks functions NumPy does not dispatch to traced arrays (they take
     no array argument, or convert instead of dispatching); the tracer replaces
-    them in the ``numpy`` namespace while it traces.
+    them in the ``numpy`` namespace while it traces. ``size_first``: the first argument is
+    a size, recorded when it is symbolic (``np.identity(x.shape[0])``), not specialised.
     """
 
     fn: Callable
     patch: bool = False
+    size_first: bool = False
 
 
 def _like_order(a: Any, order: str) -> str:
@@ -135,7 +137,7 @@ def _within(a, bound):
 
 
 def _identity(rec, n, dtype=None):
-    return rec.call(EYE, N=n, dtype=float if dtype is None else dtype)
+    return rec.call(EYE, N=n, dtype=np.dtype(float if dtype is None else dtype))
 
 
 def _asarray(rec, a, dtype=None, order=None, *, device=None, copy=None):
@@ -399,7 +401,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.ones_like: Decomposition(_like(ONES)),
     np.empty_like: Decomposition(_empty_like),
     np.full_like: Decomposition(_full_like),
-    np.identity: Decomposition(_identity, patch=True),
+    np.identity: Decomposition(_identity, patch=True, size_first=True),
     np.asarray: Decomposition(_asarray, patch=True),
     np.asanyarray: Decomposition(_asarray, patch=True),
     np.array: Decomposition(_array, patch=True),

@@ -25,6 +25,7 @@ from .decompositions import DECOMPOSITIONS, Decomposition
 from .list_rows import JOINS, join_rows
 from .numpy_calls import CREATION_OPS
 from .recorder import ACTIVE, Tracer, current_tracer, holds_traced, user_source
+from .symint import SymInt
 from .traced_array import TracedArray
 
 _CAPTURE_DIR = os.path.join(GCOMPILE_DIR, "capture") + os.sep  # converted loops' runtime
@@ -117,7 +118,7 @@ def _conversion_patch(func: Callable, decomposition: Decomposition) -> Callable:
         if tracer is None or _called_by_library():
             return func(*args, **kwargs)
         first = args[0] if args else next(iter(kwargs.values()), None)
-        if isinstance(first, TracedArray):
+        if isinstance(first, TracedArray) or decomposition.size_first and isinstance(first, SymInt):
             return tracer.numpy.decompose(func, decomposition, args, kwargs)
         if isinstance(first, (list, tuple)) and holds_traced(first):
             array = tracer.sequence_as_array(first)
