@@ -31,7 +31,8 @@ class Decomposition:
     ``patch`` marks functions NumPy does not dispatch to traced arrays (they take
     no array argument, or convert instead of dispatching); the tracer replaces
     them in the ``numpy`` namespace while it traces. ``size_first``: the first argument is
-    a size, recorded when it is symbolic (``np.identity(x.shape[0])``), not specialised.
+    a size (``np.identity(x.shape[0])``): the call is recorded, not run at trace time (a
+    symbolic size would be specialised, and a constant could not be indexed by traced values).
     """
 
     fn: Callable

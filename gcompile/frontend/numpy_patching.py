@@ -118,7 +118,8 @@ def _conversion_patch(func: Callable, decomposition: Decomposition) -> Callable:
         if tracer is None or _called_by_library():
             return func(*args, **kwargs)
         first = args[0] if args else next(iter(kwargs.values()), None)
-        if isinstance(first, TracedArray) or decomposition.size_first and isinstance(first, SymInt):
+        sized = decomposition.size_first and isinstance(first, (int, np.integer, SymInt))
+        if isinstance(first, TracedArray) or sized:
             return tracer.numpy.decompose(func, decomposition, args, kwargs)
         if isinstance(first, (list, tuple)) and holds_traced(first):
             array = tracer.sequence_as_array(first)
