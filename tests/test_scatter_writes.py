@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import gcompile
+from bench.data_programs import insertion_sort  # (the textbook while loop shifting elements)
 
 from .support import check
 
@@ -20,16 +21,6 @@ def histogram(b, h):
     for i in range(b.shape[0]):
         h[b[i]] += 1
     return h
-
-
-def insertion_sort(L):
-    for i in range(1, L.shape[0]):
-        key = L[i]
-        j = i - 1
-        while j >= 0 and L[j] > key:
-            L[j + 1] = L[j]
-            j -= 1
-        L[j + 1] = key
 
 
 def buckets(x, idx, out):

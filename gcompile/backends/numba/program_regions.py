@@ -1,6 +1,6 @@
 """Reads and writes of regions in loop programs, as loop IR: basic subscripts, stores into a
-region (also at positions read from the data: ``put``) (a loop over it; where it overlaps its source, NumPy's order: one axis by
-``copies.assign_overlapping``, more through a buffer), writes
+region, also at positions read from the data (``put``): a loop over it; where it overlaps its
+source, NumPy's order (one axis by ``copies.assign_overlapping``, more through a buffer); writes
 through getitem and transpose views, write-backs into the caller's arrays, views of values,
 and the regions a kernel call reads and writes (for ``loops.program_parallel``).
 
