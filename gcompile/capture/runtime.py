@@ -113,6 +113,14 @@ class LoopInfo:
         """``file:line`` of the ``for`` statement."""
         return f"{self.filename}:{self.line}"
 
+    @classmethod
+    def at(cls, where: str | None, text: str, carried: tuple[str, ...]) -> "LoopInfo":
+        """A loop a handler makes for a statement at ``where`` (``file:line``, or None) that is
+        no ``for`` of the user's (``max(v)``, ``np.add.at``): index ``i``, ``text`` for
+        messages."""
+        filename, _, line = (where or "<unknown>:0").rpartition(":")
+        return cls(filename, int(line), int(line), "i", carried, text, "range")
+
 
 @dataclass(frozen=True)
 class BranchInfo:
@@ -298,10 +306,9 @@ def array_of(
     """``function([element(i) for i in range(*bounds)], *args, **kwargs)`` (``np.array`` of a
     comprehension, ``comprehensions.py``): offered to the handler's ``capture_array`` when
     ``range`` is the builtin."""
-    capture = getattr(_HANDLER.get(), "capture_array", None)
-    if capture is not None and resolved_range is range:
-        start, stop, step = _full_bounds(bounds)
-        result = capture(function, element, start, stop, step, info, args, kwargs)
+    capture = _range_capture("capture_array", resolved_range)
+    if capture is not None:
+        result = capture(function, element, *_full_bounds(bounds), info, args, kwargs)
         if result is not NotImplemented:
             return result
     return function([element(i) for i in resolved_range(*bounds)], *args, **kwargs)
@@ -318,13 +325,18 @@ def sum_of(
     """``function(element(i) for i in range(*bounds), *args)`` (``sum`` of a comprehension,
     ``comprehensions.py``): offered to the handler's ``capture_sum`` when ``function`` and
     ``range`` are the builtins."""
-    capture = getattr(_HANDLER.get(), "capture_sum", None)
-    if capture is not None and function is sum and resolved_range is range:
-        start, stop, step = _full_bounds(bounds)
-        result = capture(element, start, stop, step, info, args)
+    capture = _range_capture("capture_sum", resolved_range) if function is sum else None
+    if capture is not None:
+        result = capture(element, *_full_bounds(bounds), info, args)
         if result is not NotImplemented:
             return result
     return function((element(i) for i in resolved_range(*bounds)), *args)
+
+
+def _range_capture(name: str, resolved_range: Any) -> Callable | None:
+    """The handler's method ``name`` for a comprehension over ``range``, when it has one and
+    ``range`` is the builtin."""
+    return getattr(_HANDLER.get(), name, None) if resolved_range is range else None
 
 
 def if_exp(test: Any, then: Callable[[], Any], orelse: Callable[[], Any], info: BranchInfo) -> Any:

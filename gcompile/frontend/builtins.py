@@ -70,9 +70,7 @@ def _extreme_loop(tracer, vector, function):
     if not isinstance(length, SymInt) and length == 0:
         return function(())  # (Python's own ValueError)
     source = user_source()
-    filename, _, line = (source or "<unknown>:0").rpartition(":")
-    text = f"{name}() over a vector ({source_text(source)})"
-    info = LoopInfo(filename, int(line), int(line), "i", ("best",), text, "range")
+    info = LoopInfo.at(source, f"{name}() over a vector ({source_text(source)})", ("best",))
 
     def body(i, best):
         item = vector[i]

@@ -74,7 +74,7 @@ def capture_sum(handler: Any, element: Callable, start, stop, step, info, args: 
     if any(tracer.is_traced(bound) for bound in (start, stop, step)):
         return NotImplemented
     initial = args[0] if args else 0
-    first, last, stride = handler._bounds(start, stop, step, False)
+    first, last, stride = handler.range_bounds(start, stop, step, False)
     trips = trip_count(first, last, stride)
     if not tracer.graph.shape_env.decide(">", trips, 0, "whether a sum's range is empty"):
         return initial  # (Python's sum of nothing: the start itself, of its own type)

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
 from ..ir import ops
-from ..ir.alias import memory_of, written_operands, written_placeholders
+from ..ir.alias import memory_of, written_memories, written_placeholders
 from ..ir.graph import Node
 from ..ir.meta import TensorMeta
 from ..ir.shape_env import SymbolicError, trip_count
@@ -233,8 +233,7 @@ class _Block:
         if not memories:
             return
         for node in tracer.graph.nodes[mark:]:
-            written = {memory_of(node.args[i]) for i in written_operands(node)}
-            if written & memories:
+            if written_memories(node) & memories:
                 raise LoopEscape(self.source)
 
 
@@ -310,11 +309,7 @@ class LoopRows:
             if memory.op == "placeholder":
                 late = memory in written
             else:
-                late = any(
-                    memory_of(later.args[i]) is memory
-                    for later in frame.graph.nodes[position:]
-                    for i in written_operands(later)
-                )
+                late = any(memory in written_memories(n) for n in frame.graph.nodes[position:])
             if late:
                 raise Declined("it writes in place into an array it appended to a list")
 

@@ -117,7 +117,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         graph = self.tracer.graph
         mark, grown = len(graph.nodes), len(self.journal)
         try:
-            bounds = self._bounds(start, stop, step, reverse)
+            bounds = self.range_bounds(start, stop, step, reverse)
             carried, bounds = self._peeled(body, bounds, tuple(carried), info, source)
             if bounds is None:
                 return carried
@@ -212,7 +212,10 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         return frame.lifted[outer]
 
     # -- one loop -----------------------------------------------------------------------------------
-    def _bounds(self, start, stop, step, reverse: bool) -> tuple:
+    def range_bounds(self, start, stop, step, reverse: bool) -> tuple:
+        """``(first, stop, step)`` of ``range(start, stop, step)`` (``reversed`` if
+        ``reverse``): sizes or ints; declined for bounds read from the data or a step that is
+        not a fixed non-zero int."""
         values = [self._bound(v, what) for v, what in ((start, "start"), (stop, "stop"))]
         step = self._bound(step, "step")
         if is_expr(step) or step == 0:

@@ -34,9 +34,7 @@ def ufunc_at(tracer: Any, ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> None:
     count = positions[0].shape[0]
     per_index = tracer.is_traced(b) and b.ndim > 0 or isinstance(b, np.ndarray) and b.ndim > 0
     source = user_source()
-    filename, _, line = (source or "<unknown>:0").rpartition(":")
-    text = f"np.{ufunc.__name__}.at ({source_text(source)})"
-    info = LoopInfo(filename, int(line), int(line), "i", (), text, "range")
+    info = LoopInfo.at(source, f"np.{ufunc.__name__}.at ({source_text(source)})", ())
 
     def body(i):
         where = tuple(p[i] for p in positions)

@@ -249,10 +249,7 @@ class Segment(LengthFromData):
         over them."""
         self._usable(f"the {name} of")
         source = user_source()
-        filename, _, line = (source or "<unknown>:0").rpartition(":")
-        line = int(line)
-        text = f"{name} of x[lo:hi] ({source_text(source)})"
-        info = LoopInfo(filename, line, line, "j", ("acc",), text, "range")
+        info = LoopInfo.at(source, f"{name} of x[lo:hi] ({source_text(source)})", ("acc",))
 
         def body(j, acc):
             return (combine(acc, self.element(j)),)

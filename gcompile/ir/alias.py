@@ -188,6 +188,11 @@ def written_placeholders(graph) -> set[Node]:
     return written
 
 
+def written_memories(node: Node) -> set[Node]:
+    """The memories (``memory_of``) of the arguments ``node`` writes."""
+    return {memory_of(node.args[i]) for i in written_operands(node)}
+
+
 def written_operands(node: Node) -> set[int]:
     """Positions of a sub-graph op's arguments whose memory it writes: in place, or (as traced)
     its graphs through their placeholders."""

@@ -1055,11 +1055,16 @@ def _update(base: Any, value: Any, index: tuple, views: tuple = ()) -> np.ndarra
     return out
 
 
-def _update_infer(base: TensorMeta, value: Any, index: tuple, views: tuple = ()) -> TensorMeta:
+def _viewed(base: TensorMeta, views: tuple) -> TensorMeta:
+    """The meta of ``base[views...]``, the region an update writes into."""
     region = base
     for step in views:
         region = step.op.infer(region, **dict(step.params))
-    setitem_infer(TensorMeta(region.shape, region.dtype, region.layout), value, index)
+    return TensorMeta(region.shape, region.dtype, region.layout)
+
+
+def _update_infer(base: TensorMeta, value: Any, index: tuple, views: tuple = ()) -> TensorMeta:
+    setitem_infer(_viewed(base, views), value, index)
     return TensorMeta(base.shape, base.dtype, ordered_layout(base, "K", base.ndim))
 
 
@@ -1144,10 +1149,7 @@ def _put_update(base: Any, value: Any, *positions: Any, index: tuple, views: tup
 def _put_update_infer(
     base: TensorMeta, value: Any, *positions: Any, index: tuple, views: tuple = ()
 ) -> TensorMeta:
-    region = base
-    for step in views:
-        region = step.op.infer(region, **dict(step.params))
-    put_infer(TensorMeta(region.shape, region.dtype, region.layout), value, *positions, index=index)
+    put_infer(_viewed(base, views), value, *positions, index=index)
     return TensorMeta(base.shape, base.dtype, ordered_layout(base, "K", base.ndim))
 
 
