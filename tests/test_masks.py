@@ -122,14 +122,6 @@ def _python_int_out_of_range(x):
     return x
 
 
-def _length_needed(x):
-    return len(x[x > 0])
-
-
-def _gather_returned(x):
-    return x[x > 0]
-
-
 def _values_of_mask_length(x, y):
     x[x > 0] = y[:3]
     return x
@@ -151,9 +143,7 @@ def _gather_as_an_index(x):
 @pytest.mark.parametrize(
     "fn, match",
     [
-        (_length_needed, r"len\(\) of a boolean-mask gather"),
         (_gather_as_an_index, "indexing with a boolean-mask gather"),
-        (_gather_returned, "returning a boolean-mask gather"),
         (_values_of_mask_length, "values of the mask.s length"),
         (_mask_changed_in_between, "cannot prove the two masks equal"),
     ],

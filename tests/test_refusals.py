@@ -45,7 +45,9 @@ def range_of_traced(x):
 
 
 def boolean_mask(x):
-    return x[x > 0]
+    counts = np.zeros(x.shape[0])
+    counts[np.arange(x.shape[0])[x > 0]] = 1  # (a write at the positions of a gather)
+    return counts
 
 
 def traced_integer_write(x, i):
@@ -58,11 +60,11 @@ def array_index(x):
 
 
 def unsupported_function(x):
-    return np.unique(x)  # (its length depends on the data)
+    return np.setdiff1d(x, x[:1])  # (its length depends on the data: no rule, not probed)
 
 
 def unsupported_submodule_function(x):
-    return np.unique(x)  # (its shape follows the data: not probed)
+    return np.lib.stride_tricks.sliding_window_view(x, 3)
 
 
 def unsupported_ufunc(x):
@@ -76,10 +78,6 @@ def unsupported_ufunc_method(x):
 def ufunc_at(x):
     np.add.at(x, 0, 1.0)
     return x
-
-
-def one_argument_where(x):
-    return np.where(x > 0)
 
 
 def item_of_traced(x):
@@ -134,14 +132,13 @@ REFUSALS = [
     (int_of_traced, "int() of a traced value", "int(x[:1])"),
     (math_function, "float() of a traced value", "math.gamma"),
     (range_of_traced, "used as a Python integer", "reversed(range(x[0]))"),
-    (boolean_mask, "returning a boolean-mask gather", "x[x > 0]"),
+    (boolean_mask, "indexing with a boolean-mask gather", "[x > 0]"),
     (array_index, "boolean-mask indexing", "x[np.array"),
-    (unsupported_function, "np.unique", "np.unique"),
-    (unsupported_submodule_function, "np.unique", "np.unique"),
+    (unsupported_function, "np.setdiff1d", "np.setdiff1d"),
+    (unsupported_submodule_function, "sliding_window_view", "sliding_window_view"),
     (unsupported_ufunc, "np.frexp", "np.frexp"),
     (unsupported_ufunc_method, "np.add.reduceat", "np.add.reduceat"),
     (ufunc_at, "np.add.at", "np.add.at"),
-    (one_argument_where, "np.where(condition) with one argument", "np.where(x > 0)"),
     (item_of_traced, "x.item()", "x.item()"),
     (tolist_of_traced, "x.tolist()", "x.tolist()"),
     (traced_axis, "a traced value as the 'axis' argument", "axis=x"),

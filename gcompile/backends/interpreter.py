@@ -23,7 +23,7 @@ from ..errors import UnsupportedError
 from ..ir import ops
 from ..ir.graph import Graph, Node, last_uses, map_arg
 from ..ir.printer import format_node
-from ..ir.shape_env import ShapeEnv, concrete, is_symbolic
+from ..ir.shape_env import ShapeEnv, concrete, data_size_bindings, is_symbolic
 from ..ir.subgraph import RunGraph, subgraphs_of
 
 
@@ -34,6 +34,7 @@ class _Step:
     fresh: bool = False  # a constant that is returned (or viewed by a returned value): copy it
     plans: dict | None = None  # the plans of the graphs of a node holding sub-graphs
     symbolic: bool = False  # parameters hold symbolic sizes, evaluated for each run
+    binds: tuple = ()  # (symbol, item, axis): lengths the data decide, read from the value
 
 
 @dataclass
@@ -59,11 +60,14 @@ def plan(graph: Graph) -> _Plan:
             fresh=node.op == "constant" and node.returned,
             plans={g: plan(g) for g in subgraphs_of(node)} or None,
             symbolic=node.op == "call" and is_symbolic(node.kwargs),
+            binds=tuple(data_size_bindings(node.meta)) if node.op == "call" else (),
         )
         for node in graph.nodes
         if node.op in ("constant", "call")
     ]
-    symbolic = any(s.symbolic or any(p.symbolic for p in (s.plans or {}).values()) for s in steps)
+    symbolic = any(
+        s.symbolic or s.binds or any(p.symbolic for p in (s.plans or {}).values()) for s in steps
+    )
     return _Plan(graph.name, graph.placeholders, steps, output.args[0], graph.shape_env, symbolic)
 
 
@@ -122,6 +126,8 @@ def execute(plan: _Plan, inputs: list, sizes: dict | None = None) -> list:
                 add_context(exc, node)
                 raise
             env[node] = value
+            for symbol, item, axis in step.binds:
+                sizes[symbol] = np.shape(value if item is None else value[item])[axis]
         for done in step.release:
             env.pop(done, None)
     return [env[v] if isinstance(v, Node) else v for v in plan.outputs]

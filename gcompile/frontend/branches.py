@@ -37,6 +37,7 @@ from ..ir.alias import shared_with_written, written_placeholders
 from ..ir.control import Cond, LoopNote, WhileLoop
 from ..ir.graph import Graph, Node
 from ..ir.meta import TensorMeta
+from ..ir.shape_env import data_sizes_in
 from .carried import value_meta
 from .comprehensions import capture_array, capture_sum
 from .declines import Declined
@@ -49,6 +50,7 @@ from .loops import (
     _widened,
 )
 from .sequences import TracedList
+from .symint import SymInt
 from .traced_array import TracedArray
 
 # what a marked statement may change without being a change to Python state: the tracer's
@@ -87,6 +89,7 @@ class ControlTracer(LoopTracer):
         """``if test: then(*carried) else: orelse(*carried)``: the carried values after it, or
         ``NotImplemented`` to run it in Python."""
         tracer = self.tracer
+        test = _size_truth(test)
         if not tracer.is_traced(test) or test.ndim != 0:
             return NotImplemented
         source = _source_of(info)
@@ -143,6 +146,7 @@ class ControlTracer(LoopTracer):
 
     def capture_not(self, value):
         """``not value`` of a traced scalar: its logical not; else NotImplemented (Python's)."""
+        value = _size_truth(value)
         if not self.tracer.is_traced(value) or value.ndim != 0:
             return NotImplemented
         return np.logical_not(value)
@@ -389,6 +393,14 @@ def _add_placeholder(graph: Graph, outer: Node) -> None:
     place = graph.inserting_after(placeholders[-1]) if placeholders else None
     with place or graph.inserting_before(graph.nodes[0]):
         graph.placeholder(outer.name, outer.meta)
+
+
+def _size_truth(value):
+    """``value != 0`` of a length the data decide (``if idx.size:``: a traced bool, unless its
+    interval answers it); any other value as it is."""
+    if isinstance(value, SymInt) and data_sizes_in(value.expr):
+        return value != 0
+    return value
 
 
 def _truth(value):

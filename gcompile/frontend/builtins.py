@@ -16,6 +16,7 @@ import numpy as np
 from ..capture.runtime import LoopInfo, is_math
 from ..errors import source_text, user_source
 from ..ir import ops
+from .data_lengths import LengthFromData
 from .list_rows import GrowingList
 from .math_calls import math_call
 from .symint import SymInt
@@ -43,6 +44,8 @@ class PythonBuiltins:
             array = args[0] if len(args) == 1 and not kwargs else None
             if isinstance(array, GrowingList):
                 return array.length()
+            if isinstance(array, LengthFromData):
+                array = array.whole("len() of")
             traced = self.tracer.is_traced(array) and array.ndim > 0
             return array.shape[0] if traced else NotImplemented
         if len(args) == 1 and not kwargs and self.tracer.is_traced(args[0]) and args[0].ndim == 1:

@@ -4,9 +4,10 @@
 
 What the two share: NumPy's protocols and Python's operators (from the op table's ``dunder``s)
 routed to the value's own ``elementwise``; NumPy's reduction functions (``np.sum(v)``) routed
-to its reduction methods, their keywords checked; and a refusal naming the user's line for
-every use that needs the length (its shape, ``len``, indexing it, converting it, NumPy
-functions without a rule for it).
+to its reduction methods, their keywords checked; and every use that needs the length (its
+shape, ``len``, indexing it, NumPy functions without a rule for it) made on the value as a
+whole array (``whole``: a gather whose length is an unbacked symbol), or refused naming the
+user's line where the value cannot be one (a segment).
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ class LengthFromData:
         handler = self.functions().get(func)
         if handler is not None:
             return handler(args, kwargs)
-        self.refuse(f"np.{func.__name__} of")
+        use = f"np.{func.__name__} of"
+        return func(*as_arrays(args, use), **as_arrays(kwargs, use))
 
     def reduce_by_name(self, name: str, args: tuple, kwargs: dict, func: Callable) -> Any:
         """``np.sum(value, ...)`` as ``value.sum(...)``; a keyword the method has not
@@ -90,32 +92,49 @@ class LengthFromData:
         return method(*args, **kwargs)
 
     # -- uses that need the length --------------------------------------------------------------------
+    def whole(self, use: str) -> Any:
+        """This value as an array of its length, for ``use`` ("len() of"): a subclass that can
+        make one (``MaskedValue``) returns it; here, refused."""
+        self.refuse(use)
+
     @property
     def shape(self) -> tuple:
-        self.refuse("the shape of")
+        return self.whole("the shape of").shape
 
     def __len__(self) -> int:
-        self.refuse("len() of")
+        return len(self.whole("len() of"))
 
     def __iter__(self):
-        self.refuse("iterating over")
+        return iter(self.whole("iterating over"))
 
     def __getitem__(self, index: Any) -> Any:
-        self.refuse("indexing")
+        return self.whole("indexing")[index]
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self.refuse("assigning into")
 
     def __bool__(self) -> bool:
-        self.refuse("bool() of")
+        return bool(self.whole("bool() of"))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         self.refuse("converting to a NumPy array")
 
     def __getattr__(self, name: str) -> Any:
         if hasattr(np.ndarray, name) and not name.startswith("__"):
-            self.refuse(f"the method or attribute .{name} of")
+            return getattr(self.whole(f"the method or attribute .{name} of"), name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+
+
+def as_arrays(value: Any, use: str) -> Any:
+    """``value`` (arguments: tuples, lists, dicts) with each value of a length the data decide
+    as a whole array (``LengthFromData.whole``)."""
+    if isinstance(value, LengthFromData):
+        return value.whole(use)
+    if isinstance(value, (tuple, list)):
+        return type(value)(as_arrays(v, use) for v in value)
+    if isinstance(value, dict):
+        return {k: as_arrays(v, use) for k, v in value.items()}
+    return value
 
 
 def extreme_identity(dtype: np.dtype, name: str) -> Any:

@@ -14,7 +14,7 @@ from ..errors import UnsupportedError, refusal_from
 from ..ir.control import LoopNote
 from ..ir.graph import Graph
 from ..ir.pytree import TreeSpec, flatten
-from ..ir.shape_env import SymbolicError, using
+from ..ir.shape_env import DataSizeError, SymbolicError, using
 from .declines import LoopEscape
 from .masks import MaskedValue
 from .numpy_patching import tracing
@@ -86,6 +86,16 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
         except UnsupportedError as refusal:
             refusal.lines = refusal.lines or _lines_in(function, refusal.__traceback__)
             raise
+        except DataSizeError as error:
+            refusal = UnsupportedError(
+                "a decision on a length the data decide",
+                error.source,
+                hint="keep the values at their full shape (np.where(mask, x, fill)), or decide "
+                "it outside the compiled function",
+                detail=str(error),
+            )
+            refusal.lines = _lines_in(function, error.__traceback__)
+            raise refusal from None
         except Exception as error:
             refusal = refusal_from(error)
             if refusal is None:
@@ -179,7 +189,9 @@ def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> An
         return tracer.operand(value)
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic)):
         return value
-    if isinstance(value, (MaskedValue, Segment)):
+    if isinstance(value, MaskedValue):
+        return tracer.operand(value.whole("returning"))
+    if isinstance(value, Segment):
         value.refuse("returning", made_here=True)
     raise UnsupportedError(
         f"returning a value of type {type(value).__name__}",

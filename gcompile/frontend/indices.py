@@ -14,9 +14,20 @@ from typing import Any
 import numpy as np
 
 from ..ir.layout import expanded_index
+from ..ir.shape_env import data_sizes_in
 from . import masks, segments
-from .symint import SymInt
+from .symint import SymInt, unwrap
 from .traced_array import TracedArray, holds_traced
+
+
+def _integer_array(value: Any) -> Any:
+    """``value`` as an integer array index (traced, or a list or array of ints of one or more
+    axes), else None."""
+    if isinstance(value, (list, np.ndarray)) and not holds_traced(value):
+        value = np.asarray(value)
+    elif not isinstance(value, TracedArray):
+        return None
+    return value if value.dtype.kind in "iu" and value.ndim > 0 else None
 
 
 class Indices:
@@ -28,13 +39,32 @@ class Indices:
         other index."""
         if isinstance(index, tuple) and len(index) == 1:
             index = index[0]
-        if isinstance(index, (list, np.ndarray)) and not holds_traced(index):
-            index = np.asarray(index)
-        elif not isinstance(index, TracedArray):
-            return None
-        if index.dtype.kind not in "iu" or index.ndim == 0 or array.ndim == 0:
+        if isinstance(index, tuple):
+            return self._gather_beside_basic(array, index)
+        index = _integer_array(index)
+        if index is None or array.ndim == 0:
             return None
         return np.take(array, index, axis=0)
+
+    def _gather_beside_basic(self, array: TracedArray, index: tuple) -> TracedArray | None:
+        """``A[i, idx]``, ``A[:, idx]``, ``A[1:, idx, 2]``: one integer array beside ints and
+        slices, the array and the ints adjacent (NumPy then keeps the gathered axes in place):
+        ``np.take`` of the basic part along the array's axis. None for any other index."""
+        found = [_integer_array(item) for item in index]
+        arrays = [j for j, item in enumerate(found) if item is not None]
+        if len(arrays) != 1 or len(index) > array.ndim:
+            return None
+        (at,) = arrays
+        for item in index[:at] + index[at + 1 :]:
+            exact = isinstance(item, (int, np.integer, SymInt)) and not isinstance(item, bool)
+            if not (exact or isinstance(item, slice)):
+                return None
+        advanced = [j for j, item in enumerate(index) if j == at or not isinstance(item, slice)]
+        if advanced[-1] - advanced[0] + 1 != len(advanced):
+            return None  # (apart: NumPy moves the gathered axes first)
+        basic = tuple(slice(None) if j == at else item for j, item in enumerate(index))
+        axis = sum(isinstance(item, slice) for item in index[:at])
+        return np.take(array[basic], found[at], axis=axis)
 
     def segment(self, array: TracedArray, index: Any) -> segments.Segment | None:
         """``array[idx]`` of a segment ``idx`` (a gather by it), or ``array[lo:hi]`` with a bound
@@ -43,6 +73,22 @@ class Indices:
         if isinstance(item, segments.Segment):
             return item.gather(array)
         return segments.slice_with_data_bounds(array, index)
+
+    def positions_on_data_sizes(self, array: TracedArray, index: Any) -> Any:
+        """``index`` with each int (or size) on an axis whose length the data decide (``u0``)
+        as a traced position, whose range the program checks when it runs (``element``,
+        ``put``: NumPy's IndexError), since no guard can stand for it."""
+        if not data_sizes_in(array.meta.shape):
+            return index
+        given = index if isinstance(index, tuple) else (index,)
+        if any(i is None or i is Ellipsis for i in given) or len(given) > array.ndim:
+            return index
+        found = list(given)
+        for axis, item in enumerate(given):
+            exact = isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
+            if (exact or isinstance(item, SymInt)) and data_sizes_in(array.meta.shape[axis]):
+                found[axis] = self.symint_value(unwrap(item))
+        return tuple(found) if isinstance(index, tuple) else found[0]
 
     def element_index(self, array: TracedArray, index: Any) -> tuple | None:
         """``(template, positions)`` when ``index`` picks one element of ``array``, or a region

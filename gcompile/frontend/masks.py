@@ -13,10 +13,13 @@ arrays, with no shape the data decide:
   ``all``, methods or NumPy functions) reduce ``np.where(m, values, identity)``; ``max`` and
   ``min`` of no element raise NumPy's ValueError (a ``check`` node); ``.size`` is the count.
 
-Anything else (its shape, ``len``, indexing it, another NumPy function, returning it) needs the
-length and is refused, naming the line. Two masks are one when they are one node, or the same
-computation on the same values with no write recorded between them: ``x[x > 0] = x[x > 0] ** 2``
-computes ``x > 0`` twice.
+Anything else (its shape, ``len``, indexing it, another NumPy function, returning it, math with
+a value of another mask or of the mask's length) needs the gathered array itself: ``whole``
+makes it once (``np.extract(m, x)``, or ``np.compress(m, x, axis=0)`` for a mask of the
+leading axis: a library call whose length ``u0`` the data decide, ``ir/externs.py``), and from
+then on the value is that array. Gathers by one mask share their length. Two masks are one when
+they are one node, or the same computation on the same values with no write recorded between
+them: ``x[x > 0] = x[x > 0] ** 2`` computes ``x > 0`` twice.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from ..ir.literals import literal_key
 from ..ir.subgraph import subgraphs_of
 from .data_lengths import (
     LengthFromData,
+    as_arrays,
     empty_check,
     extreme_identity,
     install_operators,
@@ -94,16 +98,20 @@ def _spread(mask: TracedArray, ndim: int) -> TracedArray:
 class MaskedValue(LengthFromData):
     """``values[mask]`` with its values kept at ``values``' shape (see the module docstring)."""
 
-    __slots__ = ("values", "mask", "where")
+    __slots__ = ("values", "mask", "where", "array")
     NAME = f"a boolean-mask gather {_GATHERED}"
-    HINT = (
-        "elementwise math on it, x[mask] = ..., and reductions (sum, mean, max, min, "
-        "prod, any, all) compile; for the rest write np.where(mask, x, fill)"
-    )
+    HINT = "write np.where(mask, x, fill) to keep the shape, or index by np.flatnonzero(mask)"
 
     def __init__(self, values: TracedArray, mask: TracedArray, where: str | None = None):
         self.values, self.mask = values, mask
         self.where = where  # the user's line that made it (``x[m]``)
+        self.array = None  # the gathered array, once a use needs it (``whole``)
+
+    def whole(self, use: str) -> TracedArray:
+        """The gathered array (made on the first use that needs it: see the module docstring)."""
+        if self.array is None:
+            self.array = gather(self.values, self.mask)
+        return self.array
 
     @property
     def tracer(self) -> Any:
@@ -120,6 +128,8 @@ class MaskedValue(LengthFromData):
     @property
     def size(self) -> TracedArray:
         """The count of gathered elements (a traced Python int, as NumPy's ``.size``)."""
+        if self.array is not None:
+            return self.array.size
         count = np.sum(self.mask) * self.trailing
         return self.tracer.call(ops.PYTHON_SCALAR, count, kind="int")
 
@@ -134,9 +144,24 @@ class MaskedValue(LengthFromData):
             self.refuse(use, detail="the compiler cannot prove the two masks equal")
         return self.values
 
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self.whole("assigning into")[index] = value  # (the gathered array: a copy, as NumPy's)
+
+    def _shares_mask(self, value: Any) -> bool:
+        """Whether ``value`` is kept masked beside this value: a scalar, an array of the
+        trailing shape, or a masked value of a mask proved the same, neither made whole."""
+        if isinstance(value, MaskedValue):
+            return value.array is None and same_value(self.mask._node, value.mask._node)
+        ndim = 0 if isinstance(value, SymInt) else getattr(value, "ndim", None)
+        ndim = np.ndim(value) if ndim is None else ndim
+        return ndim <= self.values.ndim - self.mask.ndim
+
     # -- elementwise --------------------------------------------------------------------------------
     def elementwise(self, function: Callable, operands: tuple) -> Any:
-        """``function`` of the operands' values at the whole shape, masked again."""
+        """``function`` of the operands' values at the whole shape, masked again; of the
+        gathered arrays when one operand needs them (``whole``)."""
+        if self.array is not None or not all(self._shares_mask(o) for o in operands):
+            return function(*as_arrays(operands, "elementwise math on"))
         values = tuple(self.operand(o) for o in operands)
         result = function(*values)
         if isinstance(result, tuple):
@@ -145,21 +170,14 @@ class MaskedValue(LengthFromData):
 
     def operand(self, value: Any) -> Any:
         """An operand of elementwise math beside this value: its values at the whole shape."""
-        if isinstance(value, MaskedValue):
-            return value.values_under(self.mask, "elementwise math under another mask with")
-        trailing = self.values.ndim - self.mask.ndim
-        if np.ndim(value) > trailing:
-            self.refuse("elementwise math between an array of the mask's length and")
-        return value
+        return value.values if isinstance(value, MaskedValue) else value  # (``_shares_mask``)
 
     # -- reductions ----------------------------------------------------------------------------------
     def reduce(self, function: Callable, identity: Any, axis: Any, keepdims: bool, **kwargs):
         """``function`` over the gathered axis (``axis`` None or 0) of the values, the masked
         out ones replaced by ``identity``."""
-        if keepdims:
-            self.refuse("a reduction with keepdims=True of")
-        if axis not in (None, 0, -self.ndim):
-            self.refuse(f"a reduction over axis {axis} of")
+        if keepdims or axis not in (None, 0, -self.ndim) or self.array is not None:
+            return function(self.whole("a reduction of"), axis=axis, keepdims=keepdims, **kwargs)
         ndim = self.values.ndim
         axes = tuple(range(ndim)) if axis is None else tuple(range(self.mask.ndim))
         kept = np.where(_spread(self.mask, ndim), self.values, self.dtype.type(identity))
@@ -184,6 +202,8 @@ class MaskedValue(LengthFromData):
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         """NumPy's mean: the sum in the accumulator's dtype over the count (nan of none)."""
         self._no_out(out)
+        if keepdims or axis not in (None, 0, -self.ndim) or self.array is not None:
+            return self.whole("the mean of").mean(axis=axis, dtype=dtype, keepdims=keepdims)
         result_dtype, accumulator = mean_dtypes(self.dtype, dtype)
         total = self.reduce(np.sum, 0, axis, keepdims, dtype=accumulator)
         count = np.sum(self.mask)
@@ -202,8 +222,13 @@ class MaskedValue(LengthFromData):
 
     def _extreme(self, function: Callable, name: str, axis: Any, keepdims: bool) -> Any:
         identity = extreme_identity(self.dtype, name)
-        if identity is None:
-            self.refuse(f"the {name} of")
+        if (
+            identity is None
+            or keepdims
+            or axis not in (None, 0, -self.ndim)
+            or self.array is not None
+        ):
+            return function(self.whole(f"the {name} of"), axis=axis, keepdims=keepdims)
         result = self.reduce(function, identity, axis, keepdims)
         return empty_check(self.tracer, result, np.any(self.mask), name)
 
@@ -211,11 +236,24 @@ class MaskedValue(LengthFromData):
         if out is not None:
             self.refuse("a reduction with out= of")
 
-    def astype(self, dtype, *args, **kwargs) -> MaskedValue:
+    def astype(self, dtype, *args, **kwargs) -> Any:
+        if self.array is not None:
+            return self.array.astype(dtype, *args, **kwargs)
         return MaskedValue(self.values.astype(dtype, *args, **kwargs), self.mask, self.where)
 
 
 install_operators(MaskedValue)
+
+
+def gather(values: TracedArray, mask: TracedArray) -> TracedArray:
+    """``values[mask]`` as an array: ``np.extract`` of a mask of ``values``' shape, else
+    ``np.compress`` along the leading axis (of ``values`` with the mask's axes as one)."""
+    if mask.ndim == values.ndim:
+        return np.extract(mask, values)
+    if mask.ndim > 1:
+        rows = math.prod(values.shape[: mask.ndim])
+        values, mask = values.reshape((rows,) + tuple(values.shape[mask.ndim :])), mask.ravel()
+    return np.compress(mask, values, axis=0)
 
 
 def same_value(a: Node, b: Node) -> bool:

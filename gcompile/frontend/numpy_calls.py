@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from ..errors import user_source
 from ..ir import externs, ops
 from ..ir.meta import TupleMeta, broadcast_shapes
 from ..ir.shape_env import SymbolicError, decide, hint
@@ -43,6 +44,17 @@ _ALLOWED_UFUNC_KWARGS = {
     "order": "K",
     "subok": True,
     "signature": None,
+}
+
+
+# functions whose one length the data decide is the count of nonzero elements of an argument
+# (named): calls of one such argument share it (``x[m]``, ``y[m]``, ``np.flatnonzero(m)``)
+_COUNTED = {
+    np.nonzero: "a",
+    np.flatnonzero: "a",
+    np.argwhere: "a",
+    np.extract: "condition",
+    np.compress: "condition",
 }
 
 
@@ -225,10 +237,8 @@ class NumpyCalls:
                 break
             value = bound.pop(key)
             operands.extend(value if key == "arrays" else [value])
-        if op is ops.WHERE and len(operands) == 1:
-            self.tracer.refuse(
-                "np.where(condition) with one argument (np.nonzero): its shape depends on the data"
-            )
+        if op is ops.WHERE and len(operands) == 1:  # (NumPy's own spelling of np.nonzero)
+            return self.extern(np.nonzero, tuple(operands), {})
         params = self._params(op, name, func, bound)
         return self._finish(self.tracer.call(op, *operands, **params), out, name)
 
@@ -256,9 +266,32 @@ class NumpyCalls:
                 arguments.append((key, int(value) if isinstance(value, SymInt) else value))
         call = externs.ExternCall(name, func, tuple(arguments), len(args))
         try:
+            if func in externs.DATA_SIZED:
+                call = self._with_lengths(call, operands)
             return self._extern_results(operands, call)
         except TypeError as error:
             self.tracer.refuse(f"{name} on these arguments ({error})")
+
+    def _with_lengths(self, call: externs.ExternCall, operands: list) -> externs.ExternCall:
+        """``call`` holding a new unbacked symbol for each result length the data decide."""
+        env = self.tracer.graph.shape_env
+        metas = {k: operands[v.index].meta for k, v in call.arguments
+                 if isinstance(v, externs.Operand)}  # fmt: skip
+        counted = _COUNTED.get(call.function)
+        condition = call.get(counted) if counted else None
+        key = operands[condition.index]._node if isinstance(condition, externs.Operand) else None
+        known = self.tracer.nonzero_counts.get(key)
+        graph = self.tracer.graph
+        if known is not None and not any(n.is_mutation for n in graph.nodes[known[1] :]):
+            return dataclasses.replace(call, lengths=(known[0],))
+        origin = f"{call.name} at {user_source()}"
+        lengths = tuple(
+            env.data_size(lo, hi, origin)
+            for lo, hi in externs.DATA_SIZED[call.function](call, metas)
+        )
+        if key is not None:
+            self.tracer.nonzero_counts[key] = (lengths[0], len(graph.nodes))
+        return dataclasses.replace(call, lengths=lengths)
 
     def probed_extern(self, func: Callable, args: tuple, kwargs: dict) -> Any:
         """A NumPy function without a rule (``ir/externs.py``): one ``extern`` node whose

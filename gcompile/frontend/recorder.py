@@ -52,6 +52,9 @@ class Tracer(Indices):
         # ``real``/``imag`` nodes of complex arrays, and those whose array was written since
         self.parts = ComplexParts(self)  # z.real, z.imag: values that see writes of z
         self.regions = DataRegions(self)  # regions read at data positions (``data_regions``)
+        # a condition's node -> (the unbacked count of its nonzero elements, the graph's length
+        # then): gathers and positions by one condition share their length (``numpy_calls``)
+        self.nonzero_counts: dict[Node, tuple] = {}
         self.loops = ControlTracer(self)  # captured loops and branches, traced as sub-graphs
 
     # -- refusals -----------------------------------------------------------------------------------

@@ -55,8 +55,8 @@ def _evaluate(node: Node, env: ShapeEnv, sizes: list, done: dict) -> Any:
         value = node.target
     elif node.op == "call" and node.target is ops.SYMINT:
         expr = node.kwargs["expr"]
-        if any(symbol in env.loops for symbol in free_symbols(expr)):
-            raise _NotFromSizes
+        if any(symbol in env.loops or symbol in env.data_sizes for symbol in free_symbols(expr)):
+            raise _NotFromSizes  # (an index, or a length the data decide: no value to take)
         sizes.append(expr)
         value = ops.evaluate(ops.SYMINT, (), {"expr": env.hint(expr)})
     elif node.op == "call" and not node.is_mutation and not has_effects(node):

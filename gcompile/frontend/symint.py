@@ -9,7 +9,8 @@ Python ints as far as a trace can follow without knowing the value:
 * ``n / 2``, ``n * 0.5``, ``x * n``, ``np.sqrt(n)`` use the size as a value: it becomes a
   ``symint`` node of the graph, a Python int computed at run time;
 * ``n > 10``, ``n == m``, ``bool(n)`` are decided at the traced sizes and guarded: a later
-  call whose sizes decide otherwise traces again;
+  call whose sizes decide otherwise traces again; of a length the data decide (``u0``,
+  unbacked) they are traced booleans, unless its interval answers them;
 * ``range(n)``, ``int(n)``, ``float(n)``, ``len(x)``, ``hash(n)`` need the value itself: the
   trace specialises on it (a guard ``n == value``), so another size traces again.
 """
@@ -19,8 +20,17 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable
 
+from ..ir.shape_env import data_sizes_in
 from ..ir.symbolic import is_expr, is_int
 
+_COMPARISONS = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 _VALUE_TYPES_NOTE = "a size used as a Python int (range(), an index, int(), len(), hash())"
 
 
@@ -121,10 +131,15 @@ class SymInt:
     def _decide(self, relation: str, other: Any, reason: str) -> Any:
         size = self._size_operand(other)
         if size is None:
-            ops = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le}
-            ops.update({">": operator.gt, ">=": operator.ge})
-            return ops[relation](self.value(), other)
-        return self._env().decide(relation, self.expr, size, reason)
+            return _COMPARISONS[relation](self.value(), other)
+        env = self._env()
+        if data_sizes_in((self.expr, size)):  # (a length the data decide: known, or traced)
+            known = env.known(relation, self.expr, size)
+            if known is not None:
+                return known
+            other = self._tracer.symint_value(size) if is_expr(size) else size
+            return _COMPARISONS[relation](self.value(), other)
+        return env.decide(relation, self.expr, size, reason)
 
     def __eq__(self, other):
         return self._decide("==", other, "a comparison of sizes")
@@ -145,7 +160,14 @@ class SymInt:
         return self._decide(">=", other, "a comparison of sizes")
 
     def __bool__(self):
-        return self._env().decide("!=", self.expr, 0, "the truth value of a size")
+        answer = self._decide("!=", 0, "the truth value of a size")
+        if not isinstance(answer, bool):  # (traced: Python needs the answer now)
+            self._tracer.refuse(
+                "bool() of a length the data decide",
+                hint="write `if x.size > 0:` in the compiled function itself, whose branches "
+                "compile; or keep the values at their full shape (np.where)",
+            )
+        return answer
 
     # -- the value itself: specialised ----------------------------------------------------------------
     def specialize(self) -> int:

@@ -136,6 +136,7 @@ class TracedArray:
 
     # -- indexing ----------------------------------------------------------------------------
     def __getitem__(self, index: Any) -> "TracedArray":
+        index = self._tracer.positions_on_data_sizes(self, index)
         gathered = self._tracer.gather_by_mask(self, index)
         if gathered is not None:  # x[mask]: kept at x's shape (masks.py)
             return gathered
@@ -155,6 +156,7 @@ class TracedArray:
         return self._tracer.call(ops.GETITEM, self, index=self._tracer.basic_index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        index = self._tracer.positions_on_data_sizes(self, index)
         if self._tracer.write_by_mask(self, index, value):
             return
         element = self._tracer.element_index(self, index)

@@ -12,9 +12,14 @@ node; everything around it compiles.
 Another NumPy function (``np.cross``, ``np.pad``, ``np.linalg.svd``) is *probed*: called once
 while tracing on arrays of its operands' traced sizes and dtypes, whose sizes are then guarded
 (a call at other sizes traces again). Its results' shapes and dtypes are the probe's
-(``Probed``); each run checks it returns them again. Functions whose result shapes follow the
-data (``np.unique``), that write into their arguments (``np.fill_diagonal``) or draw random
-numbers are never probed (``UNPROBED``): the tracer refuses them, naming them.
+(``Probed``); each run checks it returns them again. Functions that write into their
+arguments (``np.fill_diagonal``) or draw random numbers are never probed (``UNPROBED``): the
+tracer refuses them, naming them.
+
+A function whose result length the data decide (``np.nonzero``, ``np.unique``, ``np.extract``,
+``np.bincount``: ``DATA_SIZED``) has a rule too: its call holds an unbacked symbol per such
+length (``lengths``: ``u0``, made by the tracer in the interval ``DATA_SIZED`` gives, bound at
+run time from the result, ``shape_env.data_size_bindings``).
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ class ExternCall:
     arguments: tuple  # ((parameter name, Operand or value), ...)
     positional: int = 0  # the first arguments are passed by position (positional-only ones)
     probed: Probed | None = None
+    lengths: tuple = ()  # the unbacked symbols of results whose length the data decide
 
     def __repr__(self) -> str:
         given = [_text(v) if i < self.positional and k.startswith("#") else f"{k}={_text(v)}"
@@ -506,6 +512,92 @@ def _norm(call: ExternCall, ops: dict) -> TensorMeta:
     return _axis_reduction(call, x, dtype)
 
 
+def _count(a: TensorMeta) -> Any:
+    total = 1
+    for size in a.shape:
+        total = total * size
+    return total
+
+
+def _positions(call: ExternCall, ops: dict) -> TensorMeta | TupleMeta:  # nonzero, argwhere, ...
+    a = next(iter(ops.values()))
+    if a.ndim == 0:
+        raise TypeError(f"{call.name} of a 0-d array")
+    (length,) = call.lengths
+    if call.function is np.nonzero:
+        return TupleMeta(tuple(_meta((length,), np.intp) for _ in range(a.ndim)))
+    if call.function is np.argwhere:
+        return _meta((length, a.ndim), np.intp)
+    return _meta((length,), np.intp)  # flatnonzero
+
+
+def _extract(call: ExternCall, ops: dict) -> TensorMeta:
+    return _meta(call.lengths, ops["arr"].dtype)
+
+
+def _compress(call: ExternCall, ops: dict) -> TensorMeta:
+    a, axis = ops["a"], call.get("axis")
+    if ops["condition"].ndim != 1:
+        raise ValueError("condition must be a 1-d array")
+    if axis is None:
+        return _meta(call.lengths, a.dtype)
+    return _meta(_resized(a, _axis(call, a), call.lengths[0]), a.dtype)
+
+
+def _unique(call: ExternCall, ops: dict) -> TensorMeta | TupleMeta:
+    a = ops["ar"]
+    if call.get("axis") is not None or a.dtype.kind not in "biuf":
+        raise TypeError("np.unique of numbers along no axis")
+    (length,) = call.lengths
+    results = [_meta((length,), a.dtype)]
+    if call.get("return_index"):
+        results.append(_meta((length,), np.intp))
+    if call.get("return_inverse"):
+        results.append(_meta(a.shape, np.intp))
+    if call.get("return_counts"):
+        results.append(_meta((length,), np.intp))
+    return TupleMeta(tuple(results)) if len(results) > 1 else results[0]
+
+
+def _bincount(call: ExternCall, ops: dict) -> TensorMeta:
+    x, weights = ops["x"], ops.get("weights")
+    if x.ndim != 1 or x.dtype.kind not in "iub":
+        raise TypeError("np.bincount of a 1-d array of integers")
+    return _meta(call.lengths, np.float64 if weights is not None else np.intp)
+
+
+def _trim_zeros(call: ExternCall, ops: dict) -> TensorMeta:
+    a = ops["filt"]
+    if a.ndim != 1 or call.get("axis") is not None:
+        raise TypeError("np.trim_zeros of a 1-d array")
+    return _meta(call.lengths, a.dtype)
+
+
+def _bincount_interval(call: ExternCall, ops: dict) -> tuple:
+    minlength = call.get("minlength", 0)
+    if not isinstance(minlength, int) or minlength < 0:
+        raise TypeError("np.bincount with minlength a non-negative int")
+    return ((minlength, None),)
+
+
+# function -> the intervals of its result lengths the data decide (``(lo, hi)``, hi None:
+# unbounded), from the call and its operands' metas
+DATA_SIZED: dict[Callable, Callable] = {
+    np.nonzero: lambda call, ops: ((0, _count(ops["a"])),),
+    np.flatnonzero: lambda call, ops: ((0, _count(ops["a"])),),
+    np.argwhere: lambda call, ops: ((0, _count(ops["a"])),),
+    np.extract: lambda call, ops: ((0, _count(ops["arr"])),),
+    np.compress: lambda call, ops: (
+        (
+            0,
+            _count(ops["a"]) if call.get("axis") is None else ops["a"].shape[_axis(call, ops["a"])],
+        ),
+    ),
+    np.unique: lambda call, ops: ((0, _count(ops["ar"])),),
+    np.bincount: _bincount_interval,
+    np.trim_zeros: lambda call, ops: ((0, ops["filt"].shape[0] if ops["filt"].ndim else 0),),
+}
+
 # function -> (printed name, rule(call, operand metas by parameter name) -> meta, the parameters
 # that take arrays: the node's operands; every other argument is a value in the call)
 RULES: dict[Callable, tuple[str, Callable, tuple]] = {
@@ -541,10 +633,32 @@ RULES: dict[Callable, tuple[str, Callable, tuple]] = {
     np.convolve: ("np.convolve", _convolve, ("a", "v")),
     np.interp: ("np.interp", _interp, ("x", "xp", "fp")),
     np.histogram: ("np.histogram", _histogram, ("a", "bins", "weights")),
+    np.nonzero: ("np.nonzero", _positions, ("a",)),
+    np.flatnonzero: ("np.flatnonzero", _positions, ("a",)),
+    np.argwhere: ("np.argwhere", _positions, ("a",)),
+    np.extract: ("np.extract", _extract, ("condition", "arr")),
+    np.compress: ("np.compress", _compress, ("condition", "a")),
+    np.unique: ("np.unique", _unique, ("ar",)),
+    np.bincount: ("np.bincount", _bincount, ("x", "weights")),
+    np.trim_zeros: ("np.trim_zeros", _trim_zeros, ("filt",)),
 }
 
 # Library calls that raise nothing the values decide (only their shapes, known when traced): a
 # loop may compute them once, before it (``passes/hoist.py``), even when it runs no trip.
 TOTAL = frozenset(
-    {np.diag, np.diagonal, np.triu, np.tril, np.roll, np.sort, np.argsort, np.searchsorted}
+    {
+        np.diag,
+        np.diagonal,
+        np.triu,
+        np.tril,
+        np.roll,
+        np.sort,
+        np.argsort,
+        np.searchsorted,
+        np.nonzero,
+        np.flatnonzero,
+        np.argwhere,
+        np.unique,
+        np.trim_zeros,
+    }
 )

@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator
 
 from .meta import TensorMeta
 from .pytree import TreeSpec
-from .shape_env import ShapeEnv, is_symbolic, map_symbolic, using
+from .shape_env import ShapeEnv, data_size_bindings, data_sizes_in, is_symbolic, map_symbolic, using
 
 OPCODES = ("placeholder", "constant", "call", "output")
 
@@ -365,6 +365,9 @@ class Graph:
                         if writer not in after[reader]:
                             after[reader].append(writer)
                             waiting[writer] += 1
+        for binder, node in self.length_edges():
+            after[binder].append(node)
+            waiting[node] += 1
         ready = [(position[n], n.name, n) for n in nodes if waiting[n] == 0]
         heapq.heapify(ready)
         ordered = []
@@ -384,6 +387,24 @@ class Graph:
             previous._next, node._prev = node, previous
             previous = node
         previous._next, self._root._prev = self._root, previous
+
+    def length_edges(self) -> list:
+        """``(binder, node)``: ``node``'s parameters or shapes use a length the data decide
+        (``u0``) that ``binder`` makes (``shape_env.data_size_bindings``), with no data edge
+        saying so (``symint(expr=u0)``, ``zeros(shape=(u0,))``): it runs after ``binder``."""
+        if not self.shape_env.data_sizes:
+            return []
+        nodes, binders = self.nodes, {}
+        for node in nodes:
+            for symbol, _, _ in data_size_bindings(node.meta):
+                binders.setdefault(symbol, node)
+        edges = []
+        for node in nodes:
+            for symbol in data_sizes_in((node.kwargs, node.meta)):
+                binder = binders.get(symbol)
+                if binder is not None and binder is not node and binder not in node.all_input_nodes:
+                    edges.append((binder, node))
+        return edges
 
     def infer(self, op: Any, args: tuple, kwargs: dict) -> Any:
         """``op``'s meta for ``args`` and ``kwargs``, its questions about symbolic sizes

@@ -946,8 +946,19 @@ def element_infer(x: TensorMeta, *positions: Any, index: tuple) -> TensorMeta:
             raise IndexError("only integers can index an element")
     if not any(isinstance(item, slice) for item in index):
         return TensorMeta((), x.dtype, scalar=True, writeable=False)
-    region = getitem_infer(x, tuple(0 if item is None else item for item in index))
-    return TensorMeta(region.shape, x.dtype)
+    return TensorMeta(region_at_positions(x, index).shape, x.dtype)
+
+
+def region_at_positions(x: TensorMeta, index: tuple) -> TensorMeta:
+    """The meta of ``x[index]``, Nones in ``index`` positions read from the data: each such axis
+    taken as of size 1 at 0, so that nothing is asked about its size (a length the data decide
+    has no answer); the positions' range is checked when the op runs."""
+    return getitem_infer(*_at_positions(x, index))
+
+
+def _at_positions(x: TensorMeta, index: tuple) -> tuple:
+    shape = tuple(1 if item is None else size for item, size in zip(index, x.shape))
+    return replace(x, shape=shape), tuple(0 if i is None else i for i in index)
 
 
 ELEMENT = _add(
@@ -1120,7 +1131,8 @@ def put_infer(target: TensorMeta, value: Any, *positions: Any, index: tuple) -> 
     """``target``'s meta: the positions checked as ``element``'s, the assignment as
     ``setitem``'s into the region at position 0."""
     element_infer(target, *positions, index=index)
-    setitem_infer(target, value, tuple(0 if item is None else item for item in index))
+    region_of, at = _at_positions(target, index)
+    setitem_infer(region_of, value, at)
     return target
 
 

@@ -43,6 +43,7 @@ from .kernel import FusedKernel
 from .meta import _WEAK_NAMES, TensorMeta, TupleMeta, dtype_abbrev
 from .printer import format_literal
 from .pytree import flatten
+from .shape_env import data_size_bindings
 from .subgraph import regions_of
 from .symbolic import Symbol, sym_max, sym_min
 
@@ -210,6 +211,9 @@ class _Reader:
             several = isinstance(meta, TupleMeta)  # (a probed call's results: the line's meta)
             probed = externs.Probed(meta.items if several else (meta,), several)
             kwargs["call"] = replace(library, probed=probed)
+        elif isinstance(library, externs.ExternCall) and library.function in externs.DATA_SIZED:
+            lengths = tuple(symbol for symbol, _, _ in data_size_bindings(meta))
+            kwargs["call"] = replace(library, lengths=lengths)  # (the line's meta has them)
         self.record(self.graph.call(op, args, kwargs, meta=meta, name=name))
 
     def constant(self, rhs: str, meta: Any, number: int) -> np.ndarray:
@@ -335,7 +339,7 @@ class _Reader:
             return float(name)
         if name == "Ellipsis":
             return Ellipsis
-        if re.fullmatch(r"[sk][0-9]+", name):
+        if re.fullmatch(r"[sku][0-9]+", name):
             return self.symbols.setdefault(name, Symbol(name, 2 if name[0] == "s" else 0))
         try:
             dtype = np.dtype(name)

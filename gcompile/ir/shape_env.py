@@ -24,6 +24,13 @@ the question (innermost loop first: ``k0 < s1`` for ``k0`` in ``[0, s0-1]`` beco
 ``s0-1 < s1``), which leaves a question about sizes alone, decided as any other (and guarded).
 A nominal value of the index (the middle of its range at the hints) serves heuristics only.
 
+A length the data decide (``np.nonzero``, ``x[mask]`` as an array, ``np.unique``) is an
+*unbacked* symbol (``data_size``: ``u0, u1, ...``) in ``[lo, hi]`` (``hi`` the most elements
+it can have, from its operands' sizes), made where the op is traced and bound at run time from
+the value the op returns (``data_size_bindings``). It has no hint either: a question about it
+that its interval does not answer (``u0 == s0`` when broadcasting) is refused, since no guard
+can stand for it; two values of one such length (``x[m]``, ``y[m]``: one symbol) meet freely.
+
 An equality guard that can be solved for a symbol with coefficient +-1 becomes a
 *replacement* (``s2 := s1``): the newer symbol is expressed by older ones from then on, and
 ``substitute_graph`` rewrites the shapes recorded before it was learned. Hints also serve
@@ -42,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from .symbolic import (
+    INF,
     Expr,
     FloorDiv,
     Max,
@@ -64,6 +72,15 @@ _RELATIONS = ("==", "!=", "<", "<=", ">", ">=")
 
 class SymbolicError(Exception):
     """A question about symbolic sizes that could not be answered (no proof, no hint)."""
+
+
+class DataSizeError(SymbolicError):
+    """A question on a length the data decide (an unbacked symbol) that its interval does not
+    answer; ``source`` the user's line that asked it."""
+
+    def __init__(self, message: str, source: str | None = None):
+        super().__init__(message)
+        self.source = source
 
 
 class IndexQuestion(SymbolicError):
@@ -141,7 +158,9 @@ class ShapeEnv:
     locate: Callable[[], str | None] = field(default=lambda: None, repr=False)
     loops: dict = field(default_factory=dict)  # loop index symbol -> (start, stop, step)
     in_body: int = 0  # how many loop bodies are being traced (frontend/loops.py)
-    _nominal: dict = field(default_factory=dict, repr=False)  # loop symbol -> int, heuristics
+    # unbacked symbol -> what decides it ("np.nonzero at f.py:3"), for messages and explain()
+    data_sizes: dict = field(default_factory=dict)
+    _nominal: dict = field(default_factory=dict, repr=False)  # loop/data symbol -> int, heuristics
     _facts: dict = field(default_factory=dict, repr=False)
     _learned_by: dict = field(default_factory=dict, repr=False)  # replaced symbol -> its guard
 
@@ -168,6 +187,14 @@ class ShapeEnv:
         self.loops[symbol] = (start, stop, step)
         ends = [self.hint(end) for end in (lo, hi)]
         self._nominal[symbol] = (ends[0] + ends[1]) // 2
+        return symbol
+
+    def data_size(self, lo, hi, origin: str) -> Symbol:
+        """A new unbacked symbol ``u<n>`` in ``[lo, hi]`` (``hi`` None: unbounded): the length
+        of a value the data decide, made by ``origin`` (see the module docstring)."""
+        symbol = Symbol(f"u{len(self.data_sizes)}", lo, INF if hi is None else hi)
+        self.data_sizes[symbol] = origin
+        self._nominal[symbol] = max(self.hint(hi) // 2, 1) if hi is not None else 64
         return symbol
 
     def simplify(self, value):
@@ -253,6 +280,14 @@ class ShapeEnv:
 
     def _assume(self, kind, expr, relation, lhs, rhs, negated, reason) -> bool:
         missing = free_symbols(expr) - set(self.hints)
+        unbacked = sorted((s for s in missing if s in self.data_sizes), key=lambda s: s.name)
+        if unbacked:
+            lengths = "; ".join(f"{s.name} is the length of {self.data_sizes[s]}" for s in unbacked)
+            raise DataSizeError(
+                f"cannot decide {lhs} {relation} {rhs} ({reason}): {lengths}, which the data "
+                "decide, so no guard can stand for the answer",
+                self.locate(),
+            )
         if missing:
             names = ", ".join(sorted(s.name for s in missing))
             raise SymbolicError(f"cannot decide {lhs} {relation} {rhs}: no hint for {names}")
@@ -371,6 +406,32 @@ def _direction(expr, symbol: Symbol) -> int | None:
         else:
             return None
     return signs.pop() if len(signs) == 1 else None
+
+
+def is_data_size(value: Any) -> bool:
+    """Whether ``value`` is an unbacked symbol (``u0``: a length the data decide)."""
+    return isinstance(value, Symbol) and value.name.startswith("u")
+
+
+def data_sizes_in(value: Any) -> set:
+    """The unbacked symbols in a literal structure (metas, parameters, sizes)."""
+    found: set = set()
+    map_symbolic(value, lambda e: found.update(s for s in free_symbols(e) if is_data_size(s)) or e)
+    return found
+
+
+def data_size_bindings(meta: Any) -> list:
+    """``(symbol, item, axis)`` for each unbacked symbol that is an axis of a value of ``meta``
+    (``item`` the result's position in a tuple of results, else None): where a run reads it
+    from (the op making the value binds it)."""
+    items = getattr(meta, "items", None)
+    found, seen = [], set()
+    for item, part in enumerate(items) if items is not None else ((None, meta),):
+        for axis, size in enumerate(getattr(part, "shape", ())):
+            if is_data_size(size) and size not in seen:
+                seen.add(size)
+                found.append((size, item, axis))
+    return found
 
 
 def trip_count(start, stop, step: int):

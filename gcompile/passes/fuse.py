@@ -47,7 +47,7 @@ from ..ir.alias import alias_chain, alias_parent, readers, root
 from ..ir.graph import Graph, Node, map_arg, renamed_sizes
 from ..ir.kernel import FusedKernel
 from ..ir.meta import normalize_axes
-from ..ir.shape_env import SymbolicError, decide, decide_in_loops, hint, using
+from ..ir.shape_env import SymbolicError, data_sizes_in, decide, decide_in_loops, hint, using
 from ..ir.symbolic import free_symbols, is_expr
 from .dce import dce
 
@@ -120,8 +120,11 @@ def _reduction(node: Node) -> bool:
 
 def _not_empty(node: Node) -> bool:
     """A reduction's input is not empty, or the reduction has an identity and its input is
-    empty on some trips of a loop only (``sum(A[i, :i])``: the kernel's loop runs no time)."""
+    empty on some trips of a loop only (``sum(A[i, :i])``) or for some data (``x[m].sum()``):
+    the kernel's loop runs no time."""
     size = node.args[0].meta.size
+    if node.target.identity is not None and data_sizes_in(size):
+        return True  # (a length the data decide: the kernel's loop may run no time)
     if node.target.identity is not None:
         answer = decide_in_loops(">", size, 0, "an empty reduction")
         if answer is not None or _varies_by_trip(size, node.graph):
@@ -168,6 +171,10 @@ class _Fuser:
         self.reasons: dict[tuple[Node, Node], str] = {}
         self.notes: list[str] = []
         self._roots: dict[Node, Node | None] = {}
+        # a node making a length the data decide -> the nodes using it without a data edge
+        self._length_users: dict[Node, list] = {}
+        for binder, user in graph.length_edges():
+            self._length_users.setdefault(binder, []).append(user)
 
     # -- producers as seen through views ---------------------------------------------------------
     def _producer(self, value: Node) -> tuple:
@@ -209,7 +216,8 @@ class _Fuser:
         through ``merged``: walk forward from it. (Positions cannot prune the walk: entering a
         group at a late member and leaving from an early one jumps back.) No cycle implies
         ``merged`` is convex (a path out and back in is a cycle). A view of a member read back
-        inside its own group is cloned into the kernel, so it adds no edge.
+        inside its own group is cloned into the kernel, so it adds no edge. A use of a length
+        the data decide is an edge from the node making it (``Graph.length_edges``).
         """
 
         def unit(node):
@@ -218,7 +226,7 @@ class _Fuser:
         def successors(u):
             for node in u.nodes if isinstance(u, _Group) else (u,):
                 home = unit(self._view_root(node))
-                for user in node.users:
+                for user in (*node.users, *self._length_users.get(node, ())):
                     target = unit(user)
                     if target is not u and target is not home:
                         yield target

@@ -68,7 +68,8 @@ class ExplainReport:
         traced = self.graphs.get("optimized") or self.graphs.get("traced")
         if traced is not None and (loop_lines(traced) or traced.shape_env.loops):
             lines += ["", "== loops (from the optimized graph)", *loop_lines(traced)]
-        if traced is not None and traced.shape_env.symbols + list(traced.shape_env.loops):
+        env = traced.shape_env if traced is not None else None
+        if env is not None and env.symbols + list(env.loops) + list(env.data_sizes):
             lines += ["", "== symbols", *symbol_lines(traced)]
         if self.fusion is not None:
             lines += ["", "== fusion", str(self.fusion)]

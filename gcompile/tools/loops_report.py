@@ -72,4 +72,7 @@ def symbol_lines(graph: Graph) -> list[str]:
     for symbol, (start, stop, step) in env.loops.items():
         bounds = f"range({start}, {stop}, {step})"
         lines.append(f"  {symbol}  loop index of {bounds}  in [{symbol.lo}, {symbol.hi}]")
+    for symbol, origin in env.data_sizes.items():
+        hi = "inf)" if symbol.hi == float("inf") else f"{symbol.hi}]"
+        lines.append(f"  {symbol}  length the data decide, of {origin}  in [{symbol.lo}, {hi}")
     return lines

@@ -44,7 +44,7 @@ from ...errors import UnsupportedError
 from ...ir import ops
 from ...ir.graph import Graph, Node, last_uses, map_arg, nodes_in
 from ...ir.kernel import FusedKernel
-from ...ir.shape_env import concrete, is_symbolic
+from ...ir.shape_env import concrete, data_size_bindings, is_symbolic
 from ...ir.subgraph import subgraphs_of
 from ...ir.symbolic import is_expr, product_of
 from ...loops.nodes import (
@@ -186,6 +186,7 @@ class _HostLowering(ProgramCalls, KernelCalls):
         env = graph.shape_env
         # symbol -> host variable, for the symbols the graph still uses (not those replaced)
         self.sizes = {s: s.name for s in env.sources if s not in env.replacements}
+        self.data_sizes: list = []  # the lengths the data decide bound so far (``bind_data_sizes``)
         self.lazy: list = []  # kernels.LazyKernel stubs, told the namespace once it exists
         self.orders: dict[Node, list] = {}  # a kernel node -> the order of each output it makes
 
@@ -374,11 +375,18 @@ class _HostLowering(ProgramCalls, KernelCalls):
         helper = self.global_of(_view_applier(views))
         return Call(helper, (self.value(value), self.sizes_dict()))
 
-    def sizes_dict(self) -> Var:
-        """The host variable holding every symbol's value by symbol (made once, on entry)."""
+    def sizes_dict(self):
+        """The host variable holding every symbol's value by symbol (made once, on entry),
+        with the lengths the data decide bound so far added."""
         if "_symbols" not in self.globals:
-            self.globals["_symbols"] = tuple(self.sizes)
-        return Var("_sizes")
+            self.globals["_symbols"] = tuple(s for s in self.sizes if s not in self.data_sizes)
+        if not self.data_sizes:
+            return Var("_sizes")
+        self.globals["_with_sizes"] = _with_sizes
+        bound = Tuple(tuple(Var(s.name) for s in self.data_sizes))
+        return Call(
+            Name("_with_sizes"), (Var("_sizes"), self.global_of(tuple(self.data_sizes)), bound)
+        )
 
     def size_bindings(self) -> list:
         """``(s0, s1) = v_x.shape``: each symbolic size read from the input it comes from
@@ -425,7 +433,7 @@ class _HostLowering(ProgramCalls, KernelCalls):
         self.node_by_node()
         self.returns()
         if "_symbols" in self.globals:
-            sizes = Tuple(tuple(Var(name) for name in self.sizes.values()))
+            sizes = Tuple(tuple(Var(self.sizes[s]) for s in self.globals["_symbols"]))
             pairs = Call(Name("zip"), (Name("_symbols"), sizes))
             self.statements.insert(entry, Let(Var("_sizes"), Call(Name("dict"), (pairs,))))
 
@@ -437,9 +445,21 @@ class _HostLowering(ProgramCalls, KernelCalls):
                 self.constant(node)
             elif node.op == "call":
                 self.call(node)
+                self.bind_data_sizes(node)
             dead = tuple(self.value(v) for v in last_use.get(node, ()))
             if dead:
                 self.emit(Release(dead))
+
+    def bind_data_sizes(self, node: Node) -> None:
+        """``u0 = v_extern_1.shape[0]``: each length the data decide, read from the first value
+        that has it (``shape_env.data_size_bindings``)."""
+        for symbol, item, axis in data_size_bindings(node.meta):
+            if symbol in self.sizes:
+                continue
+            value = self.value(node) if item is None else Item(self.value(node), (Const(item),))
+            self.emit(Let(Var(symbol.name), Item(Attr(value, "shape"), (Const(axis),))))
+            self.sizes[symbol] = symbol.name
+            self.data_sizes.append(symbol)
 
     def call(self, node: Node) -> None:
         if isinstance(node.target, FusedKernel):
@@ -528,6 +548,11 @@ def _node_runner(node: Node, inputs: list, evaluate: Callable) -> Callable:
             raise
 
     return run
+
+
+def _with_sizes(sizes: dict, symbols: tuple, values: tuple) -> dict:
+    """``sizes`` with the lengths the data decided so far (``symbols``: their ``values``)."""
+    return {**sizes, **dict(zip(symbols, values))}
 
 
 def _view_applier(views: tuple) -> Callable:

@@ -27,7 +27,8 @@ from ...ir import callbacks
 from ...ir.externs import ExternCall, Operand
 from ...ir.graph import Node
 from ...ir.meta import TupleMeta
-from ...loops.nodes import Assign, Call, Const, Eval, Let, Name, ObjectMode, Tuple
+from ...ir.shape_env import data_size_bindings
+from ...loops.nodes import Assign, Attr, Call, Const, Eval, Item, Let, Name, ObjectMode, Tuple
 from .rules import NoTemplate
 
 # the per-call cost ``explain`` states for a library call in a loop program
@@ -74,8 +75,7 @@ class ExternCalls:
         run = Call(Name("_run_callback"), (Const(callbacks.register(call)), values))
         self.emit(ObjectMode((), (Eval(run),)))
         self.objmode = True
-        loop = self.open_loops[-1][0].name
-        self.callbacks.append(f"{call.name} ({node.name}) in loop {loop}: {CALLBACK_COST}")
+        self.callbacks.append(f"{call.name} ({node.name}) in {self.where()}: {CALLBACK_COST}")
         self.values[node] = Const(True)
 
     def extern(self, node: Node) -> None:
@@ -102,12 +102,19 @@ class ExternCalls:
         body = Let(outputs[0], function) if len(outputs) == 1 else Assign(Tuple(outputs), function)
         self.emit(ObjectMode(tuple((o, objmode_type(m)) for o, m in zip(outputs, metas)), (body,)))
         self.objmode = True
-        loop = self.open_loops[-1][0].name
-        self.callbacks.append(f"{call.name} ({node.name}) in loop {loop}: {CALLBACK_COST}")
+        self.callbacks.append(f"{call.name} ({node.name}) in {self.where()}: {CALLBACK_COST}")
         if len(outputs) == 1:
             self.values[node] = outputs[0]
         else:
             self.assign(node, Tuple(outputs))
+        for symbol, item, axis in data_size_bindings(node.meta):  # (``np.nonzero``'s length)
+            length = self.fresh(symbol.name)
+            self.emit(Let(length, Item(Attr(outputs[item or 0], "shape"), (Const(axis),))))
+            self.symbols[symbol] = length
+
+    def where(self) -> str:
+        """The innermost open loop (``loop for_range_1``), or a branch outside loops."""
+        return f"loop {self.open_loops[-1][0].name}" if self.open_loops else "a branch"
 
     def extern_argument(self, node: Node, call: ExternCall, value):
         """An argument of a library call as program source: an operand's value, a tuple of

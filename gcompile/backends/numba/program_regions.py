@@ -122,7 +122,7 @@ class RegionLowering:
                     array, meta = self.view_step(array, meta, step)
         index = node.kwargs["index"]
         with using(base.graph.shape_env):
-            region = ops.GETITEM.infer(meta, index=tuple(0 if i is None else i for i in index))
+            region = ops.region_at_positions(meta, index)
         items = self.checked_items(meta.shape, index, positions)
         self.write_items(Item(array, items), region.shape, base, value)
 

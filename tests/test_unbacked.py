@@ -1,0 +1,131 @@
+"""Values whose length the data decide (an unbacked size ``u0``): ``np.nonzero`` and its
+spellings, ``np.unique``, ``np.bincount``, ``np.extract``/``np.compress`` and a boolean-mask
+gather ``x[m]`` used as an array. Each compiles (``fullgraph=True``: no graph break) and agrees
+with NumPy in values, dtype and shape on both backends, including when nothing is picked; a
+question on such a length that no interval answers is refused, naming the length's origin."""
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.errors import UnsupportedError
+
+RNG = np.random.default_rng(20)
+BACKENDS = ["interpreter", "numba"]
+
+
+def positions_and_gathers(x, y):
+    idx = np.flatnonzero(x > 0)
+    (rows,) = np.nonzero(x > 0.5)
+    picked = x[x > 0]  # (one mask's gathers share their length: math between them)
+    scaled = picked * y[x > 0] + len(idx)
+    last = idx[-1] if idx.size > 0 else np.int64(-1)  # (a branch on the length: a cond)
+    return idx, x[idx] * 2, rows, np.where(y > 0)[0], picked, scaled, last
+
+
+def gathered_rows(X, w):
+    rows = X[X[:, 0] > 0]  # (a mask of the leading axis: np.compress)
+    flat = X[X > 0.5]  # (a mask of every axis: np.extract)
+    cube = X.reshape(2, -1, X.shape[1])[X.reshape(2, -1, X.shape[1])[..., 0] > 0]
+    ordered = np.sort(rows[:, 1])
+    copy = rows.copy()
+    copy[:, 0] = w  # (a write into the gathered copy: not into X)
+    return rows.shape[0], ordered, flat, cube, copy, np.argwhere(X > 0.9), X
+
+
+def distinct_counts(labels, w):
+    values, first, inverse, counts = np.unique(
+        labels, return_index=True, return_inverse=True, return_counts=True
+    )
+    sums = np.bincount(labels, weights=w, minlength=3)
+    return values, first, inverse, counts, sums, np.bincount(labels) * 2, np.unique(w > 0.5)
+
+
+def per_row_positions(A, cols):
+    out = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):  # (a length the data decide on every trip: the loop stays one)
+        nz = np.flatnonzero(A[i] > 0.5)
+        out[i] = A[i, nz].sum() + len(nz)
+    values = np.unique(np.round(A[:, cols], 1))  # (an integer array beside a slice: np.take)
+    steps = np.zeros(len(values))
+    for i in range(1, len(values)):
+        steps[i] = values[i] - values[i - 1]
+    if out.sum() > 0:  # (a gather inside a branch)
+        picked = out[out > 1.0]
+        total = picked.sum() * len(picked)
+    else:
+        total = out[0] * 0.0
+    return out, steps, total, A[1, cols], A[..., None][-1, cols, :]
+
+
+def _same(got, expected):
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e)
+        return
+    assert type(got) is type(expected) or np.asarray(got).dtype == np.asarray(expected).dtype
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_positions_and_gathers_agree_including_none_picked(backend):
+    compiled = gcompile.compile(positions_and_gathers, backend=backend, fullgraph=True)
+    for x in (RNG.standard_normal(40), -np.ones(7), np.linspace(0.1, 2.0, 9)):
+        y = RNG.standard_normal(x.shape[0])
+        _same(compiled(x, y), positions_and_gathers(x, y))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gathered_rows_are_arrays_and_writes_stay_in_the_copy(backend):
+    compiled = gcompile.compile(gathered_rows, backend=backend, fullgraph=True)
+    for X in (RNG.standard_normal((12, 3)), -np.ones((4, 3)), RNG.standard_normal((6, 3))[::-1]):
+        w = float(RNG.standard_normal())
+        got, expected = compiled(X.copy(), w), gathered_rows(X.copy(), w)
+        _same(got, expected)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unique_and_bincount_agree(backend):
+    compiled = gcompile.compile(distinct_counts, backend=backend, fullgraph=True)
+    for labels in (RNG.integers(0, 6, 30), np.zeros(5, np.int64), np.array([7, 1, 7, 2])):
+        w = RNG.random(labels.shape[0])
+        _same(compiled(labels, w), distinct_counts(labels, w))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lengths_the_data_decide_in_loops_and_branches(backend):
+    compiled = gcompile.compile(per_row_positions, backend=backend, fullgraph=True)
+    cols = np.array([2, 0, -1])
+    for A in (RNG.random((6, 5)), np.zeros((3, 4)), RNG.random((4, 3))):
+        _same(compiled(A, cols), per_row_positions(A, cols))
+    with pytest.raises(IndexError, match="out of bounds"):
+        compiled(RNG.random((3, 4)), np.array([4]))
+
+
+def _first_position(x):
+    return np.flatnonzero(x > 2.0)[0]
+
+
+def _lengths_that_must_agree(x):
+    return x[:3] + x[x > 0]  # (broadcasting needs u0 == 3: no guard can stand for it)
+
+
+def test_errors_and_refusals_name_the_length():
+    for backend in BACKENDS:
+        first = gcompile.compile(_first_position, backend=backend, fullgraph=True)
+        assert first(np.array([0.0, 3.0, 5.0])) == 1
+        with pytest.raises(IndexError, match="out of bounds"):
+            first(np.zeros(4))
+    with pytest.raises(UnsupportedError, match="u0 is the length of np.extract"):
+        gcompile.compile(_lengths_that_must_agree, fullgraph=True)(RNG.standard_normal(6))
+
+
+def test_text_form_and_explain_show_the_length_and_its_origin():
+    x, y = RNG.standard_normal(10), RNG.standard_normal(10)
+    assert "i64[u0]" in str(gcompile.trace(positions_and_gathers, x, y))
+    report = str(gcompile.explain(positions_and_gathers, x, y))
+    assert "u0  length the data decide, of np.flatnonzero at" in report
+    assert "in [0, s0]" in report
