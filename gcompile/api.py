@@ -105,17 +105,23 @@ class CompiledFunction:
         )
         functools.update_wrapper(self, fn)
 
-    def _region(self, function: Callable, seat: Any, per_trip: bool) -> "CompiledFunction":
+    def _region(
+        self, function: Callable, seat: Any, per_trip: bool, through: bool = False
+    ) -> "CompiledFunction":
         """A compiled region of a graph break; one run on every trip (a loop body's, or any of
-        a region that is) gets its ``seat``."""
+        a region that is) gets its ``seat``; one that only passes its arguments on
+        (``through``) is Python's from the start."""
         per_trip = per_trip or self.trips is not None
-        return CompiledFunction(
+        region = CompiledFunction(
             function,
             backend=self.backend,
             options=self.options,
             depth=self.breaks.depth + 1,
             seat=seat if per_trip else None,
         )
+        if through and region.trips is not None:
+            region.trips.demoted = "it only returns the values it is given"
+        return region
 
     # -- calling ----------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -58,6 +58,28 @@ def per_row_positions(A, cols):
     return out, steps, total, A[1, cols], A[..., None][-1, cols, :]
 
 
+def review_cases(x, labels, A):
+    """The first review's wrong answers and crashes (each line one), as regressions."""
+    counts = np.zeros(3)
+    for c in range(3):  # (a few trips: unrolled, each trip its own length)
+        g = x[labels == c]
+        counts[c] = g.sum() + 100 * len(g)
+    m = x > 0
+    g = x[m]  # (NumPy's copy is made here: the writes after it do not reach it)
+    total = g.sum()
+    x[m] = 0.0
+    kinds = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        u, c = np.unique(A[i], return_counts=True)  # (several results in a loop program)
+        kinds[i] = u.size + c.max()
+    return counts, g, total, g.size, x, kinds, np.bincount(labels).argmax()
+
+
+def reductions_of_no_element(x):
+    rows = x[x[:, 0] > 5]
+    return rows.max(axis=1), np.sort(x[x > 0.5]).max()
+
+
 def _same(got, expected):
     if isinstance(expected, tuple):
         assert isinstance(got, tuple) and len(got) == len(expected)
@@ -103,6 +125,21 @@ def test_lengths_the_data_decide_in_loops_and_branches(backend):
         _same(compiled(A, cols), per_row_positions(A, cols))
     with pytest.raises(IndexError, match="out of bounds"):
         compiled(RNG.random((3, 4)), np.array([4]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reviewed_lengths_writes_and_empty_reductions(backend):
+    compiled = gcompile.compile(review_cases, backend=backend, fullgraph=True)
+    for n in (12, 5):
+        x = RNG.integers(-8, 8, n) / 4  # (quarters: sums exact in any order)
+        labels = RNG.integers(0, 3, n)
+        A = RNG.integers(0, 4, (3, 6))
+        _same(compiled(x.copy(), labels, A), review_cases(x.copy(), labels, A))
+    empty = gcompile.compile(reductions_of_no_element, backend=backend, fullgraph=True)
+    x = RNG.random((4, 2))
+    _same(empty(x), reductions_of_no_element(x))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        empty(x - 1.0)  # (no element above 0.5: NumPy's error, not the kernel's start value)
 
 
 def _first_position(x):

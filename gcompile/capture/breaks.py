@@ -66,8 +66,9 @@ class _Cut:
 def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> Split | str:
     """``fn`` broken at its statement holding ``lines[0]`` (a loop's: in its body, at the
     statement holding the first of the other ``lines`` that is one): a ``Split`` whose regions
-    ``compile_region(plain function, seat, per_trip)`` made (``seat``: the cell the driver
-    calls it through; ``per_trip``: a loop body's region), or why it cannot break there."""
+    ``compile_region(plain function, seat, per_trip, through)`` made (``seat``: the cell the
+    driver calls it through; ``per_trip``: a loop body's region; ``through``: it only returns
+    names it is given, and Python runs it), or why it cannot break there."""
     line = lines[0]
     found = parse_function(fn)
     if isinstance(found, str):
@@ -244,8 +245,9 @@ def _made(fn, driver: ast.FunctionDef, regions: list, compile_region, shown) -> 
     seats = {cell: types.CellType() for cell, *_ in regions}  # (a region may give its seat up)
     compiled = {}
     for cell, region, per_trip in regions:
-        compiled[cell] = compile_region(_function(fn, region, {}), seats[cell], per_trip)
-        seats[cell].cell_contents = compiled[cell]
+        plain, through = _function(fn, region, {}), _passes_through(region)
+        compiled[cell] = compile_region(plain, seats[cell], per_trip, through)
+        seats[cell].cell_contents = plain if through else compiled[cell]
     made = _function(fn, driver, seats)
     made.__defaults__, made.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
     spans = [
@@ -253,6 +255,16 @@ def _made(fn, driver: ast.FunctionDef, regions: list, compile_region, shown) -> 
         for cell, region, _ in regions
     ]
     return Split(made, spans, (shown.lineno, shown.end_lineno))
+
+
+def _passes_through(region: ast.FunctionDef) -> bool:
+    """Whether ``region`` only returns names it is given (``return keep``): Python runs it,
+    since a compiled call would only bind its arguments (a list of scalars: one guard each)."""
+    if len(region.body) != 1 or not isinstance(region.body[0], ast.Return):
+        return False
+    value = region.body[0].value
+    items = value.elts if isinstance(value, ast.Tuple) else [value]
+    return all(item is None or isinstance(item, ast.Name) for item in items)
 
 
 def _function(fn: types.FunctionType, node: ast.FunctionDef, cells: dict) -> types.FunctionType:

@@ -256,6 +256,47 @@ def _at_least(ndim: int) -> Callable:
     return at_least
 
 
+def _several(made: Any) -> tuple:
+    """``np.atleast_*``'s result as a tuple (one array alone is not one)."""
+    return made if isinstance(made, tuple) else (made,)
+
+
+def _cast_all(arrays: tuple, dtype: Any, casting: str) -> tuple:
+    """``arrays`` in ``dtype`` (None: their own), NumPy's ``casting`` rule checked."""
+    if dtype is None:
+        return arrays
+    dtype = np.dtype(dtype)
+    for a in arrays:
+        if not np.can_cast(a.dtype, dtype, casting):
+            raise TypeError(
+                f"Cannot cast array data from {a.dtype!r} to {dtype!r} according to the rule "
+                f"{casting!r}"
+            )
+    return tuple(a.astype(dtype) for a in arrays)
+
+
+def _vstack(rec, tup, dtype=None, casting="same_kind"):
+    """``np.vstack``: the arrays as rows (at least 2-d) joined along the first axis."""
+    arrays = _several(_at_least(2)(rec, arys=tuple(tup)))
+    return np.concatenate(_cast_all(arrays, dtype, casting), axis=0)
+
+
+def _hstack(rec, tup, dtype=None, casting="same_kind"):
+    """``np.hstack``: the arrays (at least 1-d) joined along the first axis of vectors, else
+    the second."""
+    arrays = _cast_all(_several(_at_least(1)(rec, arys=tuple(tup))), dtype, casting)
+    return np.concatenate(arrays, axis=0 if arrays and arrays[0].ndim == 1 else 1)
+
+
+def _column_stack(rec, tup):
+    """``np.column_stack``: vectors (and scalars) as columns, joined along the second axis."""
+    columns = []
+    for a in tup:
+        a = a if hasattr(a, "meta") else np.asanyarray(a)
+        columns.append(a[:, None] if a.ndim == 1 else a[None, None] if a.ndim == 0 else a)
+    return np.concatenate(columns, axis=1)
+
+
 def _real(rec, val):
     return val.real  # the traced array's property: the array itself unless it is complex
 
@@ -416,6 +457,9 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.atleast_1d: Decomposition(_at_least(1)),
     np.atleast_2d: Decomposition(_at_least(2)),
     np.atleast_3d: Decomposition(_at_least(3)),
+    np.vstack: Decomposition(_vstack),
+    np.hstack: Decomposition(_hstack),
+    np.column_stack: Decomposition(_column_stack),
     np.real: Decomposition(_real),
     np.imag: Decomposition(_imag),
     np.angle: Decomposition(_angle),

@@ -98,7 +98,7 @@ def _spread(mask: TracedArray, ndim: int) -> TracedArray:
 class MaskedValue(LengthFromData):
     """``values[mask]`` with its values kept at ``values``' shape (see the module docstring)."""
 
-    __slots__ = ("values", "mask", "where", "array")
+    __slots__ = ("values", "mask", "where", "array", "graph", "anchor")
     NAME = f"a boolean-mask gather {_GATHERED}"
     HINT = "write np.where(mask, x, fill) to keep the shape, or index by np.flatnonzero(mask)"
 
@@ -106,12 +106,43 @@ class MaskedValue(LengthFromData):
         self.values, self.mask = values, mask
         self.where = where  # the user's line that made it (``x[m]``)
         self.array = None  # the gathered array, once a use needs it (``whole``)
+        # where it was made: a use after a write gathers there (NumPy's copy was made then)
+        self.graph = values._tracer.graph
+        self.anchor = self.graph.insertion_anchor()
 
     def whole(self, use: str) -> TracedArray:
-        """The gathered array (made on the first use that needs it: see the module docstring)."""
+        """The gathered array (made on the first use that needs it: see the module docstring),
+        of the values as they were where ``x[m]`` was written."""
         if self.array is None:
-            self.array = gather(self.values, self.mask)
+            graph = self.tracer.graph
+            if graph is not self.graph:  # (made outside the loop body or branch traced now)
+                if self._written() or graph.written_after(None):
+                    self.refuse(use, detail="its array or mask was written since", made_here=True)
+                self.array = gather(self.values, self.mask)
+            elif self._written():
+                first = graph.nodes[0]
+                place = (
+                    graph.inserting_after(self.anchor)
+                    if self.anchor
+                    else graph.inserting_before(first)
+                )
+                with place:
+                    self.array = gather(self.values, self.mask)
+            else:
+                self.array = gather(self.values, self.mask)
         return self.array
+
+    def _current(self, use: str) -> bool:
+        """Whether the values can still be read where they are (no write since ``x[m]``);
+        else the gathered array is made, as of then (``whole``)."""
+        if self.array is None and (self.tracer.graph is not self.graph or self._written()):
+            self.whole(use)
+        return self.array is None
+
+    def _written(self) -> bool:
+        """Whether the values' or the mask's memory was written since ``x[m]``."""
+        after = self.graph.written_after
+        return after(self.anchor, self.values._node) or after(self.anchor, self.mask._node)
 
     @property
     def tracer(self) -> Any:
@@ -128,7 +159,7 @@ class MaskedValue(LengthFromData):
     @property
     def size(self) -> TracedArray:
         """The count of gathered elements (a traced Python int, as NumPy's ``.size``)."""
-        if self.array is not None:
+        if not self._current("the size of"):
             return self.array.size
         count = np.sum(self.mask) * self.trailing
         return self.tracer.call(ops.PYTHON_SCALAR, count, kind="int")
@@ -142,6 +173,8 @@ class MaskedValue(LengthFromData):
         """The values, once ``mask`` is proved to be this value's mask; else refused."""
         if not same_value(self.mask._node, mask._node):
             self.refuse(use, detail="the compiler cannot prove the two masks equal")
+        if not self._current(use):
+            self.refuse(use, detail="its array or mask was written since it was gathered")
         return self.values
 
     def __setitem__(self, index: Any, value: Any) -> None:
@@ -151,7 +184,9 @@ class MaskedValue(LengthFromData):
         """Whether ``value`` is kept masked beside this value: a scalar, an array of the
         trailing shape, or a masked value of a mask proved the same, neither made whole."""
         if isinstance(value, MaskedValue):
-            return value.array is None and same_value(self.mask._node, value.mask._node)
+            return value._current("elementwise math on") and same_value(
+                self.mask._node, value.mask._node
+            )
         ndim = 0 if isinstance(value, SymInt) else getattr(value, "ndim", None)
         ndim = np.ndim(value) if ndim is None else ndim
         return ndim <= self.values.ndim - self.mask.ndim
@@ -160,7 +195,8 @@ class MaskedValue(LengthFromData):
     def elementwise(self, function: Callable, operands: tuple) -> Any:
         """``function`` of the operands' values at the whole shape, masked again; of the
         gathered arrays when one operand needs them (``whole``)."""
-        if self.array is not None or not all(self._shares_mask(o) for o in operands):
+        current = self._current("elementwise math on")
+        if not current or not all(self._shares_mask(o) for o in operands):
             return function(*as_arrays(operands, "elementwise math on"))
         values = tuple(self.operand(o) for o in operands)
         result = function(*values)
@@ -176,7 +212,7 @@ class MaskedValue(LengthFromData):
     def reduce(self, function: Callable, identity: Any, axis: Any, keepdims: bool, **kwargs):
         """``function`` over the gathered axis (``axis`` None or 0) of the values, the masked
         out ones replaced by ``identity``."""
-        if keepdims or axis not in (None, 0, -self.ndim) or self.array is not None:
+        if keepdims or axis not in (None, 0, -self.ndim) or not self._current("a reduction of"):
             return function(self.whole("a reduction of"), axis=axis, keepdims=keepdims, **kwargs)
         ndim = self.values.ndim
         axes = tuple(range(ndim)) if axis is None else tuple(range(self.mask.ndim))
@@ -202,7 +238,7 @@ class MaskedValue(LengthFromData):
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         """NumPy's mean: the sum in the accumulator's dtype over the count (nan of none)."""
         self._no_out(out)
-        if keepdims or axis not in (None, 0, -self.ndim) or self.array is not None:
+        if keepdims or axis not in (None, 0, -self.ndim) or not self._current("the mean of"):
             return self.whole("the mean of").mean(axis=axis, dtype=dtype, keepdims=keepdims)
         result_dtype, accumulator = mean_dtypes(self.dtype, dtype)
         total = self.reduce(np.sum, 0, axis, keepdims, dtype=accumulator)
@@ -222,12 +258,8 @@ class MaskedValue(LengthFromData):
 
     def _extreme(self, function: Callable, name: str, axis: Any, keepdims: bool) -> Any:
         identity = extreme_identity(self.dtype, name)
-        if (
-            identity is None
-            or keepdims
-            or axis not in (None, 0, -self.ndim)
-            or self.array is not None
-        ):
+        whole = identity is None or keepdims or axis not in (None, 0, -self.ndim)
+        if whole or not self._current(f"the {name} of"):
             return function(self.whole(f"the {name} of"), axis=axis, keepdims=keepdims)
         result = self.reduce(function, identity, axis, keepdims)
         return empty_check(self.tracer, result, np.any(self.mask), name)
@@ -237,7 +269,7 @@ class MaskedValue(LengthFromData):
             self.refuse("a reduction with out= of")
 
     def astype(self, dtype, *args, **kwargs) -> Any:
-        if self.array is not None:
+        if not self._current("astype of"):
             return self.array.astype(dtype, *args, **kwargs)
         return MaskedValue(self.values.astype(dtype, *args, **kwargs), self.mask, self.where)
 

@@ -47,15 +47,28 @@ _ALLOWED_UFUNC_KWARGS = {
 }
 
 
-# functions whose one length the data decide is the count of nonzero elements of an argument
-# (named): calls of one such argument share it (``x[m]``, ``y[m]``, ``np.flatnonzero(m)``)
-_COUNTED = {
-    np.nonzero: "a",
-    np.flatnonzero: "a",
-    np.argwhere: "a",
-    np.extract: "condition",
-    np.compress: "condition",
+# functions whose one length the data decide depends on one argument (named) alone, and on
+# which of their parameters: calls alike share it (``x[m]``, ``y[m]``, ``np.flatnonzero(m)``:
+# the count of the condition's nonzero elements; two ``np.bincount`` of one array)
+_LENGTH_OF = {
+    np.nonzero: ("nonzero", "a", ()),
+    np.flatnonzero: ("nonzero", "a", ()),
+    np.argwhere: ("nonzero", "a", ()),
+    np.extract: ("nonzero", "condition", ()),
+    np.compress: ("nonzero", "condition", ()),
+    np.unique: ("unique", "ar", ("equal_nan",)),
+    np.bincount: ("bincount", "x", ("minlength",)),
 }
+
+
+def _length_key(call: externs.ExternCall, operands: list) -> tuple | None:
+    """What decides ``call``'s one data length (``_LENGTH_OF``), or None."""
+    found = _LENGTH_OF.get(call.function)
+    argument = call.get(found[1]) if found else None
+    if not isinstance(argument, externs.Operand):
+        return None
+    kind, _, parameters = found
+    return (kind, operands[argument.index]._node, *(call.get(p) for p in parameters))
 
 
 def _numpy_name(func: Any) -> str:
@@ -277,12 +290,10 @@ class NumpyCalls:
         env = self.tracer.graph.shape_env
         metas = {k: operands[v.index].meta for k, v in call.arguments
                  if isinstance(v, externs.Operand)}  # fmt: skip
-        counted = _COUNTED.get(call.function)
-        condition = call.get(counted) if counted else None
-        key = operands[condition.index]._node if isinstance(condition, externs.Operand) else None
-        known = self.tracer.nonzero_counts.get(key)
+        key = _length_key(call, operands)
+        known = self.tracer.data_lengths.get(key)
         graph = self.tracer.graph
-        if known is not None and not any(n.is_mutation for n in graph.nodes[known[1] :]):
+        if known is not None and known[1] is graph and not graph.written_after(known[2], key[1]):
             return dataclasses.replace(call, lengths=(known[0],))
         origin = f"{call.name} at {user_source()}"
         lengths = tuple(
@@ -290,7 +301,7 @@ class NumpyCalls:
             for lo, hi in externs.DATA_SIZED[call.function](call, metas)
         )
         if key is not None:
-            self.tracer.nonzero_counts[key] = (lengths[0], len(graph.nodes))
+            self.tracer.data_lengths[key] = (lengths[0], graph, graph.insertion_anchor())
         return dataclasses.replace(call, lengths=lengths)
 
     def probed_extern(self, func: Callable, args: tuple, kwargs: dict) -> Any:

@@ -9,7 +9,9 @@ this thread (``numpy_patching.tracing`` makes one active).
 
 from __future__ import annotations
 
+import math
 import threading
+import warnings
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -21,8 +23,8 @@ from ..ir.alias import root
 from ..ir.callbacks import Callback
 from ..ir.externs import Operand
 from ..ir.graph import Graph, Node
-from ..ir.meta import meta_of, unsupported_dtype_reason
-from ..ir.shape_env import SIZE_LOW, is_symbolic, map_symbolic
+from ..ir.meta import meta_of, normalize_axes, unsupported_dtype_reason
+from ..ir.shape_env import SIZE_LOW, data_sizes_in, is_symbolic, map_symbolic
 from ..ir.symbolic import is_int
 from . import masks
 from .branches import ControlTracer
@@ -52,9 +54,9 @@ class Tracer(Indices):
         # ``real``/``imag`` nodes of complex arrays, and those whose array was written since
         self.parts = ComplexParts(self)  # z.real, z.imag: values that see writes of z
         self.regions = DataRegions(self)  # regions read at data positions (``data_regions``)
-        # a condition's node -> (the unbacked count of its nonzero elements, the graph's length
-        # then): gathers and positions by one condition share their length (``numpy_calls``)
-        self.nonzero_counts: dict[Node, tuple] = {}
+        # what decides a length the data decide (a condition's node, ...) -> (its unbacked
+        # symbol, the graph and its node then): calls alike share the length (``numpy_calls``)
+        self.data_lengths: dict[tuple, tuple] = {}
         self.loops = ControlTracer(self)  # captured loops and branches, traced as sub-graphs
 
     # -- refusals -----------------------------------------------------------------------------------
@@ -180,7 +182,28 @@ class Tracer(Indices):
         self.recorded += 1
         if self.budget is not None and self.recorded > self.budget:
             self._over_budget()
+        if op.kind == "reduction" and isinstance(node.args[0], Node):
+            return self.empty_reduction_check(op, node, params)
         return TracedArray(self, node)
+
+    def empty_reduction_check(self, op: ops.OpDef, node: Node, params: dict) -> TracedArray:
+        """A reduction over a length the data decide (``np.bincount(x).max()``): NumPy's error
+        when nothing is reduced, for a reduction that raises on no element (a ``check`` node;
+        the kernel itself would give its start value)."""
+        x, result = node.args[0].meta, TracedArray(self, node)
+        axes = normalize_axes(params.get("axis"), x.ndim)
+        reduced = math.prod(x.shape[axis] for axis in axes)
+        if not data_sizes_in(reduced):
+            return result
+        empty = tuple(0 if axis in axes else 1 for axis in range(x.ndim))
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                op.impl(np.empty(empty, x.dtype), **params)
+        except ValueError as error:
+            present = self.symint_value(reduced) > 0
+            return self.call(ops.CHECK, result, present, error="ValueError", message=str(error))
+        return result
 
     def _specialised(self, op: ops.OpDef, params: dict) -> dict | None:
         """``params`` with every symbolic size replaced by its int at the traced sizes, guarded;

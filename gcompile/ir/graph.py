@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator
 
 from .meta import TensorMeta
 from .pytree import TreeSpec
-from .shape_env import ShapeEnv, data_size_bindings, data_sizes_in, is_symbolic, map_symbolic, using
+from .shape_env import ShapeEnv, data_size_bindings, is_symbolic, map_symbolic, using
 
 OPCODES = ("placeholder", "constant", "call", "output")
 
@@ -321,6 +321,24 @@ class Graph:
         self.out_spec = spec
         return self._link(node)
 
+    def insertion_anchor(self) -> Node | None:
+        """The node the next node added follows (None: it goes first)."""
+        previous = self._insert_before._prev
+        return None if previous is self._root else previous
+
+    def written_after(self, anchor: Node | None, value: Node | None = None) -> bool:
+        """Whether a node after ``anchor`` (None: any node) writes memory (``is_mutation``):
+        ``value``'s memory when given, else any."""
+        from .alias import memory_of, written_memories
+
+        memory = None if value is None else memory_of(value)
+        node = (anchor or self._root)._next
+        while node is not self._root:
+            if node.is_mutation and (memory is None or memory in written_memories(node)):
+                return True
+            node = node._next
+        return False
+
     @contextlib.contextmanager
     def inserting_before(self, node: Node):
         """New nodes go right before ``node`` inside the ``with`` block."""
@@ -389,8 +407,8 @@ class Graph:
         previous._next, self._root._prev = self._root, previous
 
     def length_edges(self) -> list:
-        """``(binder, node)``: ``node``'s parameters or shapes use a length the data decide
-        (``u0``) that ``binder`` makes (``shape_env.data_size_bindings``), with no data edge
+        """``(binder, node)``: ``node``'s parameters or shapes (or those of the graphs it holds)
+        use a length the data decide (``u0``) that ``binder`` makes (``shape_env.data_size_bindings``), with no data edge
         saying so (``symint(expr=u0)``, ``zeros(shape=(u0,))``): it runs after ``binder``."""
         if not self.shape_env.data_sizes:
             return []
@@ -398,9 +416,11 @@ class Graph:
         for node in nodes:
             for symbol, _, _ in data_size_bindings(node.meta):
                 binders.setdefault(symbol, node)
+        from .subgraph import data_sizes_used  # (it walks the graphs nodes hold)
+
         edges = []
         for node in nodes:
-            for symbol in data_sizes_in((node.kwargs, node.meta)):
+            for symbol in data_sizes_used(node):
                 binder = binders.get(symbol)
                 if binder is not None and binder is not node and binder not in node.all_input_nodes:
                     edges.append((binder, node))

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import layout
 from .meta import TensorMeta, broadcast_shapes, dtype_probe, meta_of, normalize_axes
-from .shape_env import SymbolicError, decide, hint
+from .shape_env import DataSizeError, SymbolicError, decide, hint
 from .symbolic import is_expr, product_of, prove_le, sym_max
 
 
@@ -124,9 +124,13 @@ def _small_probe(x: TensorMeta) -> Any:
 def _empty_reduction(impl: Callable, x: TensorMeta, params: dict) -> bool:
     """Whether ``x`` is empty. In a loop body whose trips differ on that (``A[i, :i]``), a
     reduction that NumPy runs on empty input alike (a sum: its identity) is treated as not
-    empty; one that raises there (``max``) cannot be captured."""
+    empty; one that raises there (``max``) cannot be captured. An array of a length the data
+    decide is taken as not empty: the tracer adds NumPy's error as a ``check``
+    (``Tracer.empty_reduction_check``)."""
     try:
         return decide("==", x.size, 0, "an empty reduction")
+    except DataSizeError:  # (a length the data decide: the tracer checks it when it runs)
+        return False
     except SymbolicError:
         try:
             _quiet(impl, np.empty((0,) * x.ndim, x.dtype), **params)

@@ -53,7 +53,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from .graph import Graph, Node
 from .meta import TensorMeta, TupleMeta, meta_of
-from .shape_env import active
+from .shape_env import active, data_sizes_in
 
 RunGraph = Callable[..., list]
 """``run_graph(graph, inputs, bindings=None) -> outputs``: runs one of an op's graphs on its
@@ -249,6 +249,16 @@ def has_effects(node: Node) -> bool:
     if getattr(node.target, "effects", False):
         return True
     return any(has_effects(inner) for graph in subgraphs_of(node) for inner in graph.nodes)
+
+
+def data_sizes_used(node: Node) -> set:
+    """The lengths the data decide (``u0``) that running ``node`` uses: in its shapes and
+    parameters, or in those of the graphs it holds (a loop body reading ``idx.size``)."""
+    found = data_sizes_in((node.meta, node.kwargs))
+    for graph in subgraphs_of(node):
+        for inner in graph.nodes:
+            found |= data_sizes_used(inner)
+    return found
 
 
 class Visit(NamedTuple):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..ir.graph import Graph, Node
 from ..ir.shape_env import data_size_bindings, data_sizes_in
-from ..ir.subgraph import has_effects
+from ..ir.subgraph import data_sizes_used, has_effects
 
 
 def dce(graph: Graph) -> bool:
@@ -33,7 +33,7 @@ def dce(graph: Graph) -> bool:
             graph.erase(node)
             changed = True
         elif lengths is not None:
-            lengths |= data_sizes_in((node.meta, node.kwargs, node.args))
+            lengths |= data_sizes_used(node) | data_sizes_in(node.args)
     return changed
 
 

@@ -120,11 +120,11 @@ def _reduction(node: Node) -> bool:
 
 def _not_empty(node: Node) -> bool:
     """A reduction's input is not empty, or the reduction has an identity and its input is
-    empty on some trips of a loop only (``sum(A[i, :i])``) or for some data (``x[m].sum()``):
-    the kernel's loop runs no time."""
+    empty on some trips of a loop only (``sum(A[i, :i])``), or it is of a length the data
+    decide (``x[m].sum()``, ``np.bincount(x).max()``): the kernel's loop runs no time."""
     size = node.args[0].meta.size
-    if node.target.identity is not None and data_sizes_in(size):
-        return True  # (a length the data decide: the kernel's loop may run no time)
+    if data_sizes_in(size):  # (a length the data decide: the loop may run no time; NumPy's
+        return True  # error for no element is the tracer's check node after it)
     if node.target.identity is not None:
         answer = decide_in_loops(">", size, 0, "an empty reduction")
         if answer is not None or _varies_by_trip(size, node.graph):

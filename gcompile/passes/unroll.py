@@ -5,7 +5,8 @@ A loop of few trips gains nothing from staying a loop: its body's ops, repeated,
 code around them into kernels (``for _ in range(8): a = np.sin(a) + a`` is one kernel), and
 a one-trip loop (a piece of a split range, ``if i == 0``) is straight-line code. Unrolled when
 the bounds are ints and ``trips * body ops <= MAX_UNROLLED_OPS`` and ``trips * body reductions
-<= MAX_UNROLLED_REDUCTIONS`` (or one trip), the body holds no loop itself, and the pass
+<= MAX_UNROLLED_REDUCTIONS`` (or one trip), the body holds no loop itself nor makes a
+length the data decide (each trip's would be one symbol in the copies), and the pass
 runs first, on the traced graph (mutations still ``setitem``s).
 
 The loop's value semantics are kept: an array the body writes in place is the loop's own
@@ -18,7 +19,7 @@ from __future__ import annotations
 from ..ir import ops
 from ..ir.control import LoopNote
 from ..ir.graph import Graph, Node, map_arg
-from ..ir.shape_env import map_symbolic
+from ..ir.shape_env import data_size_bindings, map_symbolic
 from ..ir.subgraph import body_of, loop_of, subgraphs_of
 from ..ir.symbolic import substitute
 
@@ -62,6 +63,8 @@ def _small_trip_count(node: Node) -> range | list | None:
         return trips
     if len(trips) <= 1:
         return trips
+    if any(data_size_bindings(n.meta) for n in body_of(node.target).nodes):
+        return None  # (a length the data decide, one per trip: copies would share its symbol)
     if len(trips) * _size(node) > MAX_UNROLLED_OPS:
         return None
     if len(trips) * _reductions(node) > MAX_UNROLLED_REDUCTIONS:

@@ -944,6 +944,19 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.atleast_2d(x), (), dtypes=(np.bool_,)),
         case(lambda x: np.atleast_2d(x), F((2, 3)), dtypes=(np.float64,)),
     ],
+    np.vstack: [  # (concatenations of NumPy's promoted dtype)
+        case(lambda x, y: np.vstack([x, y[0], x * 2]), (4,), (2, 4), dtypes=(np.float64, np.int32)),
+        case(lambda x: np.vstack((x[0], x[1])), strided((2, 3)), dtypes=(np.bool_,)),
+    ],
+    np.hstack: [
+        case(lambda x, y: np.hstack([x, y[1], x[:1]]), (3,), (2, 4), dtypes=(np.float32,)),
+        case(lambda x: np.hstack((x, x[:, :1] * 3)), (3, 2), dtypes=(np.int64, np.float64)),
+    ],
+    np.column_stack: [  # (of vectors, NumPy's result is F-ordered, the compiled one C: one row)
+        case(lambda x, y: np.column_stack([x, y.T, x * 2]), (1,), (2, 1), dtypes=(np.float64,)),
+        case(lambda x, y: np.column_stack([x, y]), (3, 2), F((3, 1)), dtypes=(np.int32,)),
+        case(lambda x: np.column_stack((x[:, 0], x[0, 0])), reversed_((1, 3)), dtypes=(np.int8,)),
+    ],
     np.atleast_3d: [
         case(lambda x: np.atleast_3d(x), (4,), dtypes=(np.float64,)),
         case(lambda x: np.atleast_3d(x), strided((3, 2)), dtypes=(np.complex128,)),

@@ -61,6 +61,26 @@ def _spelled(call: ExternCall, value):
     return Const(value)
 
 
+def _native(call: ExternCall, node: Node, arguments: list):
+    """Numba's own version of a library call whose result it computes exactly as NumPy (the
+    positions and counts of integers and booleans: no object mode), else None."""
+    dtypes = [v.meta.dtype for v in node.args]
+    named = dict(zip((k for k, _ in call.arguments), arguments))
+    if call.function in (np.nonzero, np.flatnonzero) and len(named) == 1:
+        return Call(Name(call.name), (named.get("a", arguments[0]),))
+    if call.function is np.argwhere and len(named) == 1:  # (Numba's is Fortran-ordered)
+        return Call(Name("np.ascontiguousarray"), (Call(Name("np.argwhere"), tuple(arguments)),))
+    if call.function is np.extract and dtypes[0] == np.bool_:
+        return Call(Name("np.extract"), (named["condition"], named["arr"]))
+    integers = all(d.kind == "i" for d in dtypes[:1])
+    if call.function is np.unique and integers and len(named) == 1:
+        return Call(Name("np.unique"), (named["ar"],))
+    if call.function is np.bincount and integers and set(named) <= {"x", "weights", "minlength"}:
+        weights = named.get("weights", Const(None))
+        return Call(Name("np.bincount"), (named["x"], weights, named.get("minlength", Const(0))))
+    return None
+
+
 class ExternCalls:
     """The program lowering's library calls and calls made for their effect (see the module
     docstring)."""
@@ -82,15 +102,22 @@ class ExternCalls:
         call: ExternCall = node.kwargs["call"]
         if self.top():  # (as a matrix product: the host calls NumPy itself, without a callback)
             raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
+        native = _native(
+            call, node, [self.extern_argument(node, call, v) for _, v in call.arguments]
+        )
+        if native is not None:
+            self.assign(node, native)
+            self.bind_lengths(node, self.values[node])
+            return
         metas = node.meta.items if isinstance(node.meta, TupleMeta) else (node.meta,)
         read_only = not metas[0].writeable and len(metas) == 1  # (np.diagonal's view: copied)
         if any(not m.writeable and not read_only or m.ndim == 0 and not m.scalar for m in metas):
             raise NoTemplate(f"{call.name} (a read-only or 0-d array result) in a loop body")
         if read_only:
             metas = (replace(metas[0], writeable=True, layout="C"),)
+        several = isinstance(node.meta, TupleMeta)  # (``np.nonzero`` of a vector: a 1-tuple)
         outputs = tuple(
-            self.fresh(f"{node.name}_{i}" if len(metas) > 1 else node.name)
-            for i in range(len(metas))
+            self.fresh(f"{node.name}_{i}" if several else node.name) for i in range(len(metas))
         )
         values = [self.extern_argument(node, call, v) for _, v in call.arguments]
         names = [k for k, _ in call.arguments]
@@ -99,17 +126,30 @@ class ExternCalls:
         function = Call(Name(call.name), positional, keywords)
         if read_only:
             function = Call(Name("np.array"), (function,))
-        body = Let(outputs[0], function) if len(outputs) == 1 else Assign(Tuple(outputs), function)
-        self.emit(ObjectMode(tuple((o, objmode_type(m)) for o, m in zip(outputs, metas)), (body,)))
+        body = [Assign(Tuple(outputs), function) if several else Let(outputs[0], function)]
+        body += [  # (as the meta promises: ``np.nonzero`` of a matrix gives strided views)
+            Let(o, Call(Name("np.ascontiguousarray"), (o,)))
+            for o, m in zip(outputs, metas)
+            if m.ndim and m.layout == "C"
+        ]
+        self.emit(
+            ObjectMode(tuple((o, objmode_type(m)) for o, m in zip(outputs, metas)), tuple(body))
+        )
         self.objmode = True
         self.callbacks.append(f"{call.name} ({node.name}) in {self.where()}: {CALLBACK_COST}")
-        if len(outputs) == 1:
-            self.values[node] = outputs[0]
-        else:
+        if several:
             self.assign(node, Tuple(outputs))
-        for symbol, item, axis in data_size_bindings(node.meta):  # (``np.nonzero``'s length)
+        else:
+            self.values[node] = outputs[0]
+        self.bind_lengths(node, self.values[node])
+
+    def bind_lengths(self, node: Node, result) -> None:
+        """Each length the data decide that ``node``'s ``result`` (a variable, or a tuple of
+        them) has, read from it (``np.nonzero``'s count)."""
+        for symbol, item, axis in data_size_bindings(node.meta):
+            value = result if item is None else Item(result, (Const(item),))
             length = self.fresh(symbol.name)
-            self.emit(Let(length, Item(Attr(outputs[item or 0], "shape"), (Const(axis),))))
+            self.emit(Let(length, Item(Attr(value, "shape"), (Const(axis),))))
             self.symbols[symbol] = length
 
     def where(self) -> str:
