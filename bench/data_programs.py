@@ -27,7 +27,11 @@ NumPy, ``numba.njit`` and Pythran all compile, inputs at three sizes (``tiny``, 
   shifting elements);
 - ``lorenz_history``: a fourth-order Runge-Kutta integration of the Lorenz system keeping
   its history in a list (``ys.append(y)`` each step, then ``np.array(ys)``), as public ODE
-  code does (Valkondrat/haos_TS's ``runge_kutta``).
+  code does (Valkondrat/haos_TS's ``runge_kutta``);
+- ``neighbour_counts``: DBSCAN's region query, ``np.where(d < eps)[0]`` per point (a length
+  the data decide on every trip of the loop);
+- ``outlier_trimmed_mean``: the values within two deviations of the mean, gathered by a mask
+  into an array of a length the data decide, sorted, their middle half averaged.
 """
 
 from __future__ import annotations
@@ -315,6 +319,28 @@ def _relaxed(rng, n):
     return (rng.random(n), 200)
 
 
+def neighbour_counts(points, eps):
+    """How many points lie within ``eps`` of each point (DBSCAN's region query)."""
+    counts = np.zeros(points.shape[0], dtype=np.int64)
+    for i in range(points.shape[0]):
+        d = np.sqrt(((points - points[i]) ** 2).sum(axis=1))
+        neighbours = np.where(d < eps)[0]
+        counts[i] = len(neighbours)
+    return counts
+
+
+def outlier_trimmed_mean(x):
+    """The mean of the middle half of the values within two deviations of the mean."""
+    kept = x[np.abs(x - x.mean()) < 2 * x.std()]
+    ordered = np.sort(kept)
+    quarter = ordered.shape[0] // 4
+    return ordered[quarter : ordered.shape[0] - quarter].mean()
+
+
+def _points(rng, n):
+    return (rng.random((n, 2)), 0.1)
+
+
 def _diffused(rng, n):
     return (rng.random(n), 20)
 
@@ -333,6 +359,8 @@ def _orbits(rng, n):
 
 PROGRAMS = [
     Program("crc16", crc16, _bytes, _n(64, 20000, 100000), "int64[:]"),
+    Program("neighbour_counts", neighbour_counts, _points, _n(16, 500, 2000), f"{MATRIX}, {FLOAT}"),
+    Program("outlier_trimmed_mean", outlier_trimmed_mean, _signed, _n(16, 100000, 1000000), VECTOR),
     Program("nussinov", nussinov, _sequence, _n(12, 120, 250), "int32[:]"),
     Program(
         "laplace_to_convergence",

@@ -80,6 +80,12 @@ def reductions_of_no_element(x):
     return rows.max(axis=1), np.sort(x[x > 0.5]).max()
 
 
+def trimmed(x):
+    kept = np.sort(x[np.abs(x) < 2.0])  # (a slice of a length the data decide: its bounds'
+    quarter = kept.shape[0] // 4  # signs hold for every length, u0 - u0 // 4 >= 0)
+    return kept[quarter : kept.shape[0] - quarter], kept[:quarter]
+
+
 def _same(got, expected):
     if isinstance(expected, tuple):
         assert isinstance(got, tuple) and len(got) == len(expected)
@@ -140,6 +146,13 @@ def test_reviewed_lengths_writes_and_empty_reductions(backend):
     _same(empty(x), reductions_of_no_element(x))
     with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
         empty(x - 1.0)  # (no element above 0.5: NumPy's error, not the kernel's start value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_slices_of_a_length_the_data_decide(backend):
+    compiled = gcompile.compile(trimmed, backend=backend, fullgraph=True)
+    for x in (RNG.standard_normal(30), np.full(3, 5.0), np.array([0.5, 1.0, -1.5])):
+        _same(compiled(x), trimmed(x))
 
 
 def _first_position(x):

@@ -218,6 +218,10 @@ class ShapeEnv:
         proved = _prove(kind, expr)
         if proved is None:
             proved = self._known(kind, expr)
+        if proved is None and self.data_sizes and free_symbols(expr) & set(self.data_sizes):
+            proved = self._for_every_length(kind, expr, reason)
+            if proved is not None:
+                self._facts[(kind, expr)] = proved
         if proved is None and self.loops and free_symbols(expr) & set(self.loops):
             proved = self._for_every_trip(kind, expr, f"{lhs} {relation} {rhs}", reason)
             self._facts[(kind, expr)] = proved
@@ -242,6 +246,17 @@ class ShapeEnv:
         names = ", ".join(sorted(s.name for s in free_symbols(expr) if s in self.loops))
         raise IndexQuestion(f"{question} ({reason}) depends on the loop index {names}", kind, expr)
 
+    def _for_every_length(self, kind: str, expr, reason: str) -> bool | None:
+        """``expr == 0`` / ``expr >= 0`` where ``expr`` holds lengths the data decide: the answer
+        for every length in their intervals (``u0 - u0 // 4 >= 0``), as for loop indices; None
+        when it differs among them."""
+        if kind == ">=":
+            if self._always_nonnegative(expr, reason):
+                return True
+            return False if self._always_nonnegative(-expr - 1, reason) else None
+        either = self._always_nonnegative(expr - 1, reason)
+        return False if either or self._always_nonnegative(-expr - 1, reason) else None
+
     def _always_nonnegative(self, expr, reason: str) -> bool:
         """Whether ``expr >= 0`` on every trip: its worst case over the loop indices, a
         question about sizes, holds (decided, maybe guarded); False when it does not hold at the
@@ -251,8 +266,9 @@ class ShapeEnv:
             return all(self._always_nonnegative(arg, reason) for arg in expr.args)
         if isinstance(expr, Max):
             return any(self._always_nonnegative(arg, reason) for arg in expr.args)
-        worst = self.simplify(_worst_case(expr, list(self.loops)[::-1]))
-        if worst is None or free_symbols(worst) & set(self.loops):
+        varying = list(self.loops)[::-1] + list(self.data_sizes)
+        worst = self.simplify(_worst_case(expr, varying))
+        if worst is None or free_symbols(worst) & set(varying):
             return False
         proved = _prove(">=", worst)
         if proved is not None:
@@ -382,30 +398,36 @@ def _worst_case(expr, loops: list):
         if expr is None or symbol not in free_symbols(expr):
             continue
         direction = _direction(expr, symbol)
-        if direction is None:
+        end = None if direction is None else symbol.lo if direction > 0 else symbol.hi
+        if end is None or end in (INF, -INF):
             return None
-        expr = substitute(expr, {symbol: symbol.lo if direction > 0 else symbol.hi})
+        expr = substitute(expr, {symbol: end})
     return expr
 
 
 def _direction(expr, symbol: Symbol) -> int | None:
     """+1 or -1 when ``expr`` grows (or shrinks) with ``symbol``, None when it is not monotone
-    in it by the terms' form."""
+    in it by the terms' form: the least and the greatest change of each term when ``symbol``
+    grows by one (``c * (a*k + r) // d`` changes by ``c`` times a/d rounded down or up) add up
+    to changes of one sign (``k - k // 4`` grows)."""
     terms = dict(expr.terms) if isinstance(expr, Sum) else {expr: 1}
-    signs = set()
+    low = high = 0
     for term, coefficient in terms.items():
         if symbol not in free_symbols(term):
             continue
         if term == symbol:
-            signs.add(1 if coefficient > 0 else -1)
+            low, high = low + coefficient, high + coefficient
         elif isinstance(term, FloorDiv) and _linear_coefficient(term.num, symbol) != 0:
-            inner = term.num - _linear_coefficient(term.num, symbol) * symbol
-            if symbol in free_symbols(inner):
+            slope = _linear_coefficient(term.num, symbol)
+            if symbol in free_symbols(term.num - slope * symbol):
                 return None
-            signs.add(1 if coefficient * _linear_coefficient(term.num, symbol) > 0 else -1)
+            changes = (coefficient * (slope // term.den), coefficient * -(-slope // term.den))
+            low, high = low + min(changes), high + max(changes)
         else:
             return None
-    return signs.pop() if len(signs) == 1 else None
+    if low >= 0:
+        return 1
+    return -1 if high <= 0 else None
 
 
 def is_data_size(value: Any) -> bool:
