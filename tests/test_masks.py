@@ -134,16 +134,9 @@ def _mask_changed_in_between(x):
     return x
 
 
-def _gather_as_an_index(x):
-    counts = np.zeros(10, np.int64)
-    counts[np.arange(10)[x > 0]] = 1  # (a scatter through a masked gather, as mandelbrot's)
-    return counts
-
-
 @pytest.mark.parametrize(
     "fn, match",
     [
-        (_gather_as_an_index, "indexing with a boolean-mask gather"),
         (_values_of_mask_length, "values of the mask.s length"),
         (_mask_changed_in_between, "cannot prove the two masks equal"),
     ],

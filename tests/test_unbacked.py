@@ -86,6 +86,40 @@ def trimmed(x):
     return kept[quarter : kept.shape[0] - quarter], kept[:quarter]
 
 
+def index_array_writes(A, x, idx, i, p):
+    A[[i, p]] = A[[p, i]]  # (a row swap: the values read before any write)
+    x[idx] = x[0] * 2  # (a repeated index keeps its last value)
+    x[idx[:2]] += 1.0
+    counts = np.zeros(x.shape[0], np.int64)
+    counts[np.arange(x.shape[0])[x > 0]] = 1  # (positions gathered by a mask)
+    A[idx[:2] % A.shape[0], idx[:2] % A.shape[1]] = -1.0
+    for k in range(A.shape[0] - 1):  # (Gaussian elimination with partial pivoting)
+        q = k + np.argmax(np.abs(A[k:, k]))
+        A[[k, q]] = A[[q, k]]
+        for r in range(k + 1, A.shape[0]):
+            A[r, k:] -= A[r, k] / A[k, k] * A[k, k:]
+    return A, x, counts
+
+
+def second_review_cases(x, X, m):
+    """The second review's wrong answers and crashes (each line one), as regressions."""
+    s = 0.0
+    for _ in range(3):  # (x[m] in a body, then a write: the gather is NumPy's copy)
+        y = x[m]
+        x[0] = -50.0
+        s += y.sum()
+    picked = x[m]
+    out = np.zeros(2)
+    for i in range(2):  # (a gather made before the loop, written after its use in the body)
+        out[i] = (picked * 2).sum()
+        x[:] = 0.25
+    rows = []
+    for i in range(X.shape[0]):  # (each trip's length its own: extract of empty rows too)
+        rows.append(np.extract(X[i] > 0, X[i]))
+    joined = np.hstack(rows)
+    return s, out, x, joined, np.vstack([X, X[:1]], dtype=np.float32)
+
+
 def _same(got, expected):
     if isinstance(expected, tuple):
         assert isinstance(got, tuple) and len(got) == len(expected)
@@ -153,6 +187,28 @@ def test_slices_of_a_length_the_data_decide(backend):
     compiled = gcompile.compile(trimmed, backend=backend, fullgraph=True)
     for x in (RNG.standard_normal(30), np.full(3, 5.0), np.array([0.5, 1.0, -1.5])):
         _same(compiled(x), trimmed(x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_writes_at_index_arrays(backend):
+    compiled = gcompile.compile(index_array_writes, backend=backend, fullgraph=True)
+    for n, idx in ((5, np.array([3, 1, 3, -1])), (4, np.array([0, 0]))):
+        A, x = RNG.integers(1, 9, (n, n)) / 4, RNG.integers(-8, 8, 6) / 4
+        got = compiled(A.copy(), x.copy(), idx, 1, n - 1)
+        expected = index_array_writes(A.copy(), x.copy(), idx, 1, n - 1)
+        _same(got, expected)  # (each element rounded as eager rounds it: no reordering)
+    with pytest.raises(IndexError, match="out of bounds"):
+        compiled(np.ones((3, 3)), np.ones(6), np.array([6]), 0, 1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_second_review_gathers_in_loops_and_joins(backend):
+    compiled = gcompile.compile(second_review_cases, backend=backend)
+    for X in (RNG.integers(-4, 4, (3, 4)) / 4, np.zeros((2, 0))):
+        x, m = RNG.integers(-4, 8, 6) / 4, RNG.random(6) > 0.4
+        _same(compiled(x.copy(), X, m), second_review_cases(x.copy(), X, m))
+    with pytest.raises(TypeError, match="according to the rule 'no'"):
+        gcompile.compile(lambda a, b: np.vstack([a, b], casting="no"))(np.ones(2, int), np.ones(2))
 
 
 def _first_position(x):

@@ -161,9 +161,9 @@ class ControlTracer(LoopTracer):
         graph = tracer.graph
 
         def attempt():
-            mark = len(graph.nodes)
+            mark = graph.insertion_anchor()
             first = test(*carried)  # (traced again into the loop's test graph)
-            self._forget(graph.nodes[mark:])
+            self._forget(graph.nodes_after(mark))
             _roll_back(graph, mark)
             if not (tracer.is_traced(first) and first.ndim == 0):
                 return NotImplemented
@@ -175,11 +175,11 @@ class ControlTracer(LoopTracer):
         """``capture()``; when it declines, the nodes it recorded are gone (and the values it
         lifted into enclosing bodies), a note says why, and the result is NotImplemented."""
         graph = self.tracer.graph
-        mark, grown = len(graph.nodes), len(self.journal)
+        mark, grown = graph.insertion_anchor(), len(self.journal)
         try:
             return capture()
         except Declined as declined:
-            self._forget(graph.nodes[mark:])
+            self._forget(graph.nodes_after(mark))
             _roll_back(graph, mark)
             self.undo_growth(grown)
             self.notes.append(LoopNote(source, False, str(declined), kind=kind))
@@ -411,9 +411,17 @@ def _truth(value):
 
 
 def _cast(graph: Graph, value, meta: TensorMeta):
-    """``value`` (a literal, or a node of ``graph``) as ``meta``'s dtype."""
+    """``value`` (a literal, or a node of ``graph``) as ``meta``'s dtype; a literal that dtype
+    cannot hold exactly (``-1`` beside a ``uint8``) declines."""
     if not isinstance(value, Node):
-        return meta.dtype.type(value)
+        try:
+            with np.errstate(all="ignore"):
+                cast = meta.dtype.type(value)
+        except (OverflowError, ValueError, TypeError):
+            cast = None
+        if cast is None or cast != value:
+            raise Declined(f"a branch gives {value!r}, which the other's {meta.dtype} cannot hold")
+        return cast
     return graph.call(ops.ASTYPE, (value,), {"dtype": meta.dtype})
 
 

@@ -91,7 +91,7 @@ def _first_row(handler: Any, element: Callable, start: Any) -> tuple | None:
     """``(shape, dtype)`` of ``element(start)``, its nodes rolled back; None for an element
     that is not an array or scalar (a list, a tuple)."""
     graph = handler.tracer.graph
-    mark = len(graph.nodes)
+    mark = graph.insertion_anchor()
     try:
         value = element(start)
         if isinstance(value, (list, tuple)):
@@ -99,7 +99,7 @@ def _first_row(handler: Any, element: Callable, start: Any) -> tuple | None:
         value = _as_array(handler.tracer, value)
         return tuple(value.shape), value.dtype
     finally:
-        handler._forget(graph.nodes[mark:])
+        handler._forget(graph.nodes_after(mark))
         _roll_back(graph, mark)
 
 

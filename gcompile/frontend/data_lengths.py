@@ -130,9 +130,9 @@ def as_arrays(value: Any, use: str) -> Any:
     as a whole array (``LengthFromData.whole``)."""
     if isinstance(value, LengthFromData):
         return value.whole(use)
-    if isinstance(value, (tuple, list)):
+    if type(value) in (tuple, list):  # (not a list of its own kind: a grown list)
         return type(value)(as_arrays(v, use) for v in value)
-    if isinstance(value, dict):
+    if type(value) is dict:
         return {k: as_arrays(v, use) for k, v in value.items()}
     return value
 

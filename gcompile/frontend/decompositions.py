@@ -261,31 +261,39 @@ def _several(made: Any) -> tuple:
     return made if isinstance(made, tuple) else (made,)
 
 
+def _joined(arrays: tuple, axis: int, dtype: Any, casting: str) -> Any:
+    """``np.concatenate(arrays, axis, dtype=dtype, casting=casting)``: NumPy's shape errors
+    first (a join nothing reads), then its casting rule."""
+    if dtype is not None or casting != "same_kind":
+        np.concatenate(arrays, axis=axis)
+    return np.concatenate(_cast_all(arrays, dtype, casting), axis=axis)
+
+
 def _cast_all(arrays: tuple, dtype: Any, casting: str) -> tuple:
-    """``arrays`` in ``dtype`` (None: their own), NumPy's ``casting`` rule checked."""
-    if dtype is None:
+    """``arrays`` in ``dtype`` (None: the one NumPy joins them in), NumPy's ``casting`` rule
+    checked."""
+    if dtype is None and casting == "same_kind":
         return arrays
-    dtype = np.dtype(dtype)
+    target = np.result_type(*(a.dtype for a in arrays)) if dtype is None else np.dtype(dtype)
     for a in arrays:
-        if not np.can_cast(a.dtype, dtype, casting):
+        if not np.can_cast(a.dtype, target, casting):
             raise TypeError(
                 f"Cannot cast array data from {a.dtype!r} to {dtype!r} according to the rule "
                 f"{casting!r}"
             )
-    return tuple(a.astype(dtype) for a in arrays)
+    return arrays if dtype is None else tuple(a.astype(target) for a in arrays)
 
 
 def _vstack(rec, tup, dtype=None, casting="same_kind"):
     """``np.vstack``: the arrays as rows (at least 2-d) joined along the first axis."""
-    arrays = _several(_at_least(2)(rec, arys=tuple(tup)))
-    return np.concatenate(_cast_all(arrays, dtype, casting), axis=0)
+    return _joined(_several(_at_least(2)(rec, arys=tuple(tup))), 0, dtype, casting)
 
 
 def _hstack(rec, tup, dtype=None, casting="same_kind"):
     """``np.hstack``: the arrays (at least 1-d) joined along the first axis of vectors, else
     the second."""
-    arrays = _cast_all(_several(_at_least(1)(rec, arys=tuple(tup))), dtype, casting)
-    return np.concatenate(arrays, axis=0 if arrays and arrays[0].ndim == 1 else 1)
+    arrays = _several(_at_least(1)(rec, arys=tuple(tup)))
+    return _joined(arrays, 0 if arrays and arrays[0].ndim == 1 else 1, dtype, casting)
 
 
 def _column_stack(rec, tup):

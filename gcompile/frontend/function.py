@@ -113,7 +113,8 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
     env = tracer.graph.shape_env
     if env.replacements:  # sizes recorded before an equality was learned take its form, and
         tracer.graph.substitute_sizes(env.simplify)  # the metas derived from them agree again
-        _rederive(tracer.graph)
+    if env.replacements or env.loops and env.guards:  # (a loop body guards simple sizes:
+        _rederive(tracer.graph)  # ``min(s0, 3)`` recorded before it is 3 from then on)
     return tracer.graph
 
 

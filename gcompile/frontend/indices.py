@@ -20,10 +20,15 @@ from .symint import SymInt, unwrap
 from .traced_array import TracedArray, holds_traced
 
 
-def _integer_array(value: Any) -> Any:
+def integer_array(tracer: Any, value: Any) -> Any:
     """``value`` as an integer array index (traced, or a list or array of ints of one or more
-    axes), else None."""
-    if isinstance(value, (list, np.ndarray)) and not holds_traced(value):
+    axes; a list of sizes or traced ints: ``A[[i, p]]``), else None."""
+    if isinstance(value, list) and any(isinstance(v, (SymInt, TracedArray)) for v in value):
+        items = [v.value() if isinstance(v, SymInt) else v for v in value]
+        if not all(isinstance(v, (TracedArray, int, np.integer)) for v in items):
+            return None
+        value = tracer.sequence_as_array(items)
+    elif isinstance(value, (list, np.ndarray)) and not holds_traced(value):
         value = np.asarray(value)
     elif not isinstance(value, TracedArray):
         return None
@@ -41,7 +46,7 @@ class Indices:
             index = index[0]
         if isinstance(index, tuple):
             return self._gather_beside_basic(array, index)
-        index = _integer_array(index)
+        index = integer_array(self, index)
         if index is None or array.ndim == 0:
             return None
         return np.take(array, index, axis=0)
@@ -50,7 +55,7 @@ class Indices:
         """``A[i, idx]``, ``A[:, idx]``, ``A[1:, idx, 2]``: one integer array beside ints and
         slices, the array and the ints adjacent (NumPy then keeps the gathered axes in place):
         ``np.take`` of the basic part along the array's axis. None for any other index."""
-        found = [_integer_array(item) for item in index]
+        found = [integer_array(self, item) for item in index]
         arrays = [j for j, item in enumerate(found) if item is not None]
         if len(arrays) != 1 or len(index) > array.ndim:
             return None

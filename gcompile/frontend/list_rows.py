@@ -36,6 +36,7 @@ from ..ir.graph import Node
 from ..ir.meta import TensorMeta
 from ..ir.shape_env import SymbolicError, trip_count
 from ..ir.symbolic import free_symbols
+from .data_lengths import LengthFromData
 from .data_regions import array_of
 from .declines import Declined, LoopEscape
 from .sequences import ConvertedByNumPy
@@ -73,6 +74,8 @@ class GrowingList(list):
         self._loops.journal.append(self)
 
     def append(self, value: Any) -> None:
+        if isinstance(value, LengthFromData):  # (``x[m]``: the list holds NumPy's copy)
+            value = value.whole("appending to a list")
         self._read(rows_ok=True)
         if self._parts is None:
             list.append(self, value)
@@ -360,7 +363,8 @@ def _item_meta(tracer, value: Any) -> TensorMeta:
     """What an appended item is: a traced array or scalar, or a Python or NumPy number."""
     if tracer.is_traced(value):
         meta = value.meta
-        if any(free_symbols(size) & set(tracer.graph.shape_env.loops) for size in meta.shape):
+        env = tracer.graph.shape_env
+        if any(free_symbols(size) & (set(env.loops) | set(env.data_sizes)) for size in meta.shape):
             raise Declined("it appends to a list an array whose shape changes from trip to trip")
         return meta
     if isinstance(value, (bool, int, float, complex, np.generic)):

@@ -115,7 +115,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             self.notes.append(LoopNote(source, False, f"{reason} (appended to a list?)"))
             return NotImplemented
         graph = self.tracer.graph
-        mark, grown = len(graph.nodes), len(self.journal)
+        mark, grown = graph.insertion_anchor(), len(self.journal)
         try:
             bounds = self.range_bounds(start, stop, step, reverse)
             carried, bounds = self._peeled(body, bounds, tuple(carried), info, source)
@@ -123,7 +123,9 @@ class LoopTracer(PythonBuiltins, CarriedValues):
                 return carried
             return self._capture(body, bounds, carried, info, source)
         except Declined as declined:
-            self._forget(graph.nodes[mark:])  # placeholders lifted for it into enclosing bodies
+            self._forget(
+                graph.nodes_after(mark)
+            )  # placeholders lifted for it into enclosing bodies
             _roll_back(graph, mark)  # the loop runs in Python from its start: no piece of it stays
             self.undo_growth(grown)
             self.notes.append(LoopNote(source, False, str(declined)))
@@ -433,9 +435,10 @@ def _rows(tracer, iterable) -> tuple | None:
     return None
 
 
-def _roll_back(graph: Graph, mark: int) -> None:
-    """Remove the nodes recorded after the first ``mark`` nodes of ``graph``, newest first."""
-    for node in graph.nodes[mark:][::-1]:
+def _roll_back(graph: Graph, mark: Node | None) -> None:
+    """Remove the nodes recorded after ``mark`` (``Graph.insertion_anchor`` then), newest first
+    (a value inserted earlier since, a gather made where ``x[m]`` was written, stays)."""
+    for node in graph.nodes_after(mark)[::-1]:
         graph.erase(node)
 
 

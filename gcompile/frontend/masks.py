@@ -112,24 +112,19 @@ class MaskedValue(LengthFromData):
 
     def whole(self, use: str) -> TracedArray:
         """The gathered array (made on the first use that needs it: see the module docstring),
-        of the values as they were where ``x[m]`` was written."""
+        of the values as they were where ``x[m]`` was written: made there when a write may
+        have come since, or when it is used in a loop body or branch traced now."""
         if self.array is None:
-            graph = self.tracer.graph
-            if graph is not self.graph:  # (made outside the loop body or branch traced now)
-                if self._written() or graph.written_after(None):
-                    self.refuse(use, detail="its array or mask was written since", made_here=True)
+            tracer = self.tracer
+            if tracer.graph is self.graph and not self._written():
                 self.array = gather(self.values, self.mask)
-            elif self._written():
-                first = graph.nodes[0]
-                place = (
-                    graph.inserting_after(self.anchor)
-                    if self.anchor
-                    else graph.inserting_before(first)
-                )
-                with place:
+            elif tracer.encloses(self.graph):
+                with tracer.recording_after(self.graph, self.anchor):
                     self.array = gather(self.values, self.mask)
             else:
-                self.array = gather(self.values, self.mask)
+                self.refuse(
+                    use, detail="after the loop body or branch that made it", made_here=True
+                )
         return self.array
 
     def _current(self, use: str) -> bool:
@@ -140,9 +135,9 @@ class MaskedValue(LengthFromData):
         return self.array is None
 
     def _written(self) -> bool:
-        """Whether the values' or the mask's memory was written since ``x[m]``."""
-        after = self.graph.written_after
-        return after(self.anchor, self.values._node) or after(self.anchor, self.mask._node)
+        """Whether anything was written since ``x[m]`` (a loop body's arrays are values of its
+        own, so no narrower test is safe there)."""
+        return self.graph.written_after(self.anchor)
 
     @property
     def tracer(self) -> Any:

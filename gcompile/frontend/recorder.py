@@ -9,6 +9,7 @@ this thread (``numpy_patching.tracing`` makes one active).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import warnings
@@ -32,6 +33,7 @@ from .complex_parts import ComplexParts
 from .data_regions import DataRegions
 from .indices import Indices
 from .numpy_calls import NumpyCalls
+from .scatters import scatter_assign
 from .symint import SymInt, unwrap
 from .traced_array import TracedArray, holds_traced
 
@@ -43,6 +45,7 @@ class Tracer(Indices):
 
     def __init__(self, name: str, dynamic: bool = True, budget: int | None = None):
         self.graph = Graph(name)
+        self.top_graph = self.graph  # (``graph`` is a loop body's or a branch's while traced)
         self.budget = budget  # most operations recorded before the trace is refused
         self.recorded = 0
         self.unconverted: list = []  # LoopNotes of the loops capture left to Python
@@ -301,6 +304,37 @@ class Tracer(Indices):
         if mask is not None:
             masks.assign(target, mask, value)
         return mask is not None
+
+    def encloses(self, graph: Graph) -> bool:
+        """Whether ``graph`` is the one recorded into now or one holding it (an outer loop's
+        body, the function's graph)."""
+        frame = self.loops.frame
+        while frame is not None:
+            if frame.graph is graph:
+                return True
+            frame = frame.parent
+        return graph is self.graph or graph is self.top_graph
+
+    @contextlib.contextmanager
+    def recording_after(self, graph: Graph, anchor: Node | None):
+        """Record into ``graph`` (``encloses``) right after ``anchor`` (None: first) inside the
+        ``with`` block: a value as it was there (NumPy's copy made by ``x[m]``)."""
+        saved = self.graph, self._constants
+        self.graph, self._constants = graph, {}
+        place = graph.inserting_after(anchor) if anchor else graph.inserting_before(graph.nodes[0])
+        try:
+            with place:
+                yield
+        finally:
+            self.graph, self._constants = saved
+            graph.placeholders_first()  # (an input lifted into a loop body meanwhile)
+
+    def write_by_indices(self, target: TracedArray, index: Any, value: Any) -> bool:
+        """Record ``target[idx] = value`` when ``idx`` is an integer array (or a tuple of them:
+        ``scatters.scatter_assign``); False (nothing recorded) for any other index."""
+        if isinstance(index, masks.MaskedValue):  # (positions gathered by a mask)
+            index = index.whole("writing at the positions of")
+        return scatter_assign(self, target, index, value)
 
     def wrap(self, node: Node) -> TracedArray:
         """The proxy of ``node`` the traced function sees."""

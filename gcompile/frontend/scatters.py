@@ -1,6 +1,10 @@
 """``np.add.at(a, indices, b)`` and the other ufuncs' ``at``: an unbuffered scatter, one loop
 over the indices, each trip ``a[indices[i]] = ufunc(a[indices[i]], b[i])`` (an element read and
 a ``put`` at a position read from the data, so repeated indices accumulate as NumPy's do).
+``a[indices] = b`` (``scatter_assign``) is the same loop writing ``b[i]`` (``b`` broadcast to
+the rows written first): a repeated index keeps its last value, as NumPy's assignment does,
+and ``a[idx] += b`` reads ``a[idx]`` (a copy) before any write, as Python's augmented
+assignment of NumPy's does.
 
 Taken: ``a`` a traced array, ``indices`` one 1-d integer array (or a tuple of them, one per
 leading axis of ``a``), ``b`` absent (a unary ufunc), a number, or an array with one item per
@@ -16,6 +20,7 @@ import numpy as np
 
 from ..capture.runtime import LoopInfo
 from ..errors import source_text, user_source
+from .indices import integer_array
 from .symint import SymInt
 
 
@@ -46,6 +51,34 @@ def ufunc_at(tracer: Any, ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> None:
     if done is NotImplemented:
         for i in range(int(count)):  # (loops unrolled: as many element writes)
             body(i)
+
+
+def scatter_assign(tracer: Any, a: Any, index: Any, b: Any) -> bool:
+    """``a[index] = b`` for ``index`` one 1-d integer array (or a tuple of them, one per
+    leading axis) as one loop of writes at those positions; False (nothing recorded) for any
+    other index."""
+    positions = index if isinstance(index, tuple) else (index,)
+    positions = tuple(integer_array(tracer, p) for p in positions)
+    if any(p is None for p in positions) or not _vectors(tracer, positions, a):
+        return False
+    positions = tuple(tracer.wrap(tracer.operand(p)) for p in positions)  # (a constant: traced)
+    count = positions[0].shape[0]
+    rows = (count,) + tuple(a.shape[len(positions) :])
+    values = b if tracer.is_traced(b) else np.asarray(b)
+    if values.ndim:  # (NumPy broadcasts the values to the rows written, before any write)
+        values = np.broadcast_to(values, rows)
+    source = user_source()
+    info = LoopInfo.at(source, f"a write at an index array ({source_text(source)})", ())
+
+    def body(i):
+        a[tuple(p[i] for p in positions)] = values[i] if values.ndim else values
+        return ()
+
+    done = tracer.loops.capture_range(body, 0, count, 1, (), info)
+    if done is NotImplemented:
+        for i in range(int(count)):  # (loops unrolled: as many element writes)
+            body(i)
+    return True
 
 
 def _vectors(tracer: Any, positions: tuple, a: Any) -> bool:

@@ -159,6 +159,8 @@ class TracedArray:
         index = self._tracer.positions_on_data_sizes(self, index)
         if self._tracer.write_by_mask(self, index, value):
             return
+        if self._tracer.write_by_indices(self, index, value):  # x[idx] = v: a loop of writes
+            return
         element = self._tracer.element_index(self, index)
         if element is not None:  # x[k] = v with k read from the data: a put
             self._tracer.write(self, value, *element)

@@ -326,6 +326,30 @@ class Graph:
         previous = self._insert_before._prev
         return None if previous is self._root else previous
 
+    def placeholders_first(self) -> None:
+        """Relink the inputs before every other node, each list keeping its order (an input
+        added while nodes were inserted mid-graph lands among them)."""
+        nodes = self.nodes
+        ordered = [n for n in nodes if n.op == "placeholder"]
+        self._relink(ordered + [n for n in nodes if n.op != "placeholder"])
+
+    def _relink(self, ordered: list) -> None:
+        """Link ``ordered`` (every node of the graph) in that order."""
+        previous = self._root
+        for node in ordered:
+            previous._next, node._prev = node, previous
+            previous = node
+        previous._next, self._root._prev = self._root, previous
+
+    def nodes_after(self, anchor: Node | None) -> list[Node]:
+        """The nodes linked after ``anchor`` (None: every node): what was recorded since
+        ``insertion_anchor`` gave it (a node inserted before it since is not among them)."""
+        nodes, node = [], (anchor or self._root)._next
+        while node is not self._root:
+            nodes.append(node)
+            node = node._next
+        return nodes
+
     def written_after(self, anchor: Node | None, value: Node | None = None) -> bool:
         """Whether a node after ``anchor`` (None: any node) writes memory (``is_mutation``):
         ``value``'s memory when given, else any."""
@@ -400,11 +424,7 @@ class Graph:
             raise ValueError(f"graph {self.name} has a cycle")
         # stable: placeholders stay first, the output stays last
         ordered.sort(key=lambda n: 0 if n.op == "placeholder" else 2 if n.op == "output" else 1)
-        previous = self._root
-        for node in ordered:
-            previous._next, node._prev = node, previous
-            previous = node
-        previous._next, self._root._prev = self._root, previous
+        self._relink(ordered)
 
     def length_edges(self) -> list:
         """``(binder, node)``: ``node``'s parameters or shapes (or those of the graphs it holds)

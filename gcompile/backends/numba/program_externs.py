@@ -63,15 +63,14 @@ def _spelled(call: ExternCall, value):
 
 def _native(call: ExternCall, node: Node, arguments: list):
     """Numba's own version of a library call whose result it computes exactly as NumPy (the
-    positions and counts of integers and booleans: no object mode), else None."""
+    positions and counts of integers and booleans: no object mode), else None. Not
+    ``np.extract``: Numba's raises on an empty array, where NumPy's gives an empty one."""
     dtypes = [v.meta.dtype for v in node.args]
     named = dict(zip((k for k, _ in call.arguments), arguments))
     if call.function in (np.nonzero, np.flatnonzero) and len(named) == 1:
         return Call(Name(call.name), (named.get("a", arguments[0]),))
     if call.function is np.argwhere and len(named) == 1:  # (Numba's is Fortran-ordered)
         return Call(Name("np.ascontiguousarray"), (Call(Name("np.argwhere"), tuple(arguments)),))
-    if call.function is np.extract and dtypes[0] == np.bool_:
-        return Call(Name("np.extract"), (named["condition"], named["arr"]))
     integers = all(d.kind == "i" for d in dtypes[:1])
     if call.function is np.unique and integers and len(named) == 1:
         return Call(Name("np.unique"), (named["ar"],))
