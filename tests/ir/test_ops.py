@@ -32,6 +32,8 @@ from gcompile.ir.graph import Node
 from gcompile.ir.ops import OPS, load_scipy_special
 from gcompile.ir.pytree import flatten
 from gcompile.ir.subgraph import walk
+from gcompile.passes import manager
+from tests.conftest import _read_back
 from tests.ir.op_cases import ALL, CASES, ERROR_CASES, Arg, Case, F, reversed_, scalar, strided
 from tests.support import BACKENDS, check, copy_args
 
@@ -94,14 +96,23 @@ def case_args(case: Case, dtype: Any) -> tuple:
 
 
 def graph_ops(fn: Callable, *args: Any) -> set[str]:
-    """Names of the ops in the graphs of ``fn(*args)`` as traced and as fused (passes make
-    ``update``, ``writeback`` and ``kernel_output``), inside fused kernels too."""
-    names = set()
-    for stage in ("traced", "optimized", "fused"):
-        for visit in walk(gcompile.trace(fn, *args, stage=stage)):
-            if visit.node.op == "call":
-                names.add(visit.node.target.name)
-    return names
+    """Names of the ops in the graphs of ``fn(*args)`` as traced, optimized and fused (passes
+    make ``update``, ``writeback`` and ``kernel_output``), inside fused kernels too.
+
+    One trace, brought through the stages in place as ``gcompile.trace(stage=...)`` brings it
+    (``run_pipeline``: optimize, then fuse), each stage's graph read back from its text as the
+    suite reads back every staged graph (``tests/conftest.py``)."""
+    graph = gcompile.trace(fn, *args)
+    names = _call_names(graph)
+    manager.run_pipeline(graph, "optimized")
+    names |= _call_names(graph)
+    manager.fuse_graph(graph)
+    _read_back(graph)
+    return names | _call_names(graph)
+
+
+def _call_names(graph) -> set[str]:
+    return {visit.node.target.name for visit in walk(graph) if visit.node.op == "call"}
 
 
 def eager(fn: Callable, *args: Any) -> Any:
