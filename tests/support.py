@@ -113,7 +113,12 @@ def assert_same_value(
 
 
 def check(
-    fn: Callable, *args: Any, backends: tuple = BACKENDS, ulps: float = 0, **kwargs: Any
+    fn: Callable,
+    *args: Any,
+    backends: tuple = BACKENDS,
+    ulps: float = 0,
+    on_graph: Callable | None = None,
+    **kwargs: Any,
 ) -> Any:
     """Run ``fn`` eagerly, through the interpreter on its traced graph, and compiled on each backend.
 
@@ -121,6 +126,8 @@ def check(
     (mutations). Returns the eager result. Compilation uses ``fullgraph=True``:
     a refusal fails the test. Numba floats may differ by ``NUMBA_ULPS``, and where the program
     cancels by twice the forward error bound of ``error_bounds`` (any order of summation).
+    ``on_graph(graph, expected)``, if given, further checks the traced graph against the eager
+    result (without a trace of its own).
     """
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -129,6 +136,8 @@ def check(
         expected = fn(*eager_args, **eager_kwargs)
         graph = gcompile.trace(fn, *args, **kwargs)
         graph.verify()
+        if on_graph is not None:
+            on_graph(graph, expected)
         bounds = error_bounds.bounds(fn, args, kwargs, graph) if "numba" in backends else None
         for backend in backends:
             run_args, run_kwargs = copy_args(args, kwargs)

@@ -2,12 +2,14 @@
 on the final state of every array argument, or falls back with a stated refusal.
 
 Two quick, derandomized runs for CI (the same programs on every run): 100 programs on the
-interpreter backend and 25 on Numba (each a Numba compile, cached on disk between runs). They do
+interpreter backend here and 25 on Numba in ``tests/test_loop_fuzz_numba.py`` (each a Numba
+compile, cached on disk between runs; a file of its own, so that the two runs, among the
+slowest of the suite, can go to different pytest-xdist workers). They do
 not shrink (minutes per failure on these programs): a failure reports its whole program, which
 the sweep below, or a hand edit, shrinks. The
 larger sweep is marked ``fuzz`` and skipped unless ``GCOMPILE_FUZZ`` is set:
 
-    GCOMPILE_FUZZ=1 python -m pytest tests/test_loop_fuzz.py -m fuzz
+    GCOMPILE_FUZZ=1 python -m pytest tests/test_loop_fuzz.py tests/test_loop_fuzz_numba.py -m fuzz
 
 (``GCOMPILE_FUZZ=<n>`` with a number sets its example count: 2000 by default on the interpreter,
 a tenth of that on Numba; it draws new programs on each run unless the CI profile is loaded).
@@ -57,12 +59,6 @@ def test_random_loop_programs_interpreter(case):
     run(case, "interpreter")
 
 
-@settings(max_examples=12, **QUICK)
-@given(loop_cases())
-def test_random_loop_programs_numba(case):
-    run(case, "numba")
-
-
 fuzz = pytest.mark.skipif(FUZZ is None, reason="set GCOMPILE_FUZZ=1 (or a count) to run the sweep")
 
 
@@ -72,13 +68,3 @@ fuzz = pytest.mark.skipif(FUZZ is None, reason="set GCOMPILE_FUZZ=1 (or a count)
 @given(loop_cases())
 def test_random_loop_programs_sweep_interpreter(case):
     run(case, "interpreter")
-
-
-@pytest.mark.fuzz
-@fuzz
-@settings(
-    max_examples=max(1, FUZZ_COUNT // 10), deadline=None, suppress_health_check=list(HealthCheck)
-)
-@given(loop_cases())
-def test_random_loop_programs_sweep_numba(case):
-    run(case, "numba")

@@ -28,10 +28,12 @@ import pytest
 import gcompile
 from gcompile.backends.numba import mathlib
 from gcompile.frontend.decompositions import DECOMPOSITIONS
-from gcompile.ir.graph import Node
+from gcompile.ir.graph import Graph, Node
 from gcompile.ir.ops import OPS, load_scipy_special
 from gcompile.ir.pytree import flatten
 from gcompile.ir.subgraph import walk
+from gcompile.passes import manager
+from tests.conftest import _read_back
 from tests.ir.op_cases import ALL, CASES, ERROR_CASES, Arg, Case, F, reversed_, scalar, strided
 from tests.support import BACKENDS, check, copy_args
 
@@ -94,14 +96,23 @@ def case_args(case: Case, dtype: Any) -> tuple:
 
 
 def graph_ops(fn: Callable, *args: Any) -> set[str]:
-    """Names of the ops in the graphs of ``fn(*args)`` as traced and as fused (passes make
-    ``update``, ``writeback`` and ``kernel_output``), inside fused kernels too."""
-    names = set()
-    for stage in ("traced", "optimized", "fused"):
-        for visit in walk(gcompile.trace(fn, *args, stage=stage)):
-            if visit.node.op == "call":
-                names.add(visit.node.target.name)
-    return names
+    """Names of the ops in the graphs of ``fn(*args)`` as traced, optimized and fused (passes
+    make ``update``, ``writeback`` and ``kernel_output``), inside fused kernels too.
+
+    One trace, brought through the stages in place as ``gcompile.trace(stage=...)`` brings it
+    (``run_pipeline``: optimize, then fuse), each stage's graph read back from its text as the
+    suite reads back every staged graph (``tests/conftest.py``)."""
+    graph = gcompile.trace(fn, *args)
+    names = _call_names(graph)
+    manager.run_pipeline(graph, "optimized")
+    names |= _call_names(graph)
+    manager.fuse_graph(graph)
+    _read_back(graph)
+    return names | _call_names(graph)
+
+
+def _call_names(graph) -> set[str]:
+    return {visit.node.target.name for visit in walk(graph) if visit.node.op == "call"}
 
 
 def eager(fn: Callable, *args: Any) -> Any:
@@ -112,11 +123,11 @@ def eager(fn: Callable, *args: Any) -> Any:
         return fn(*eager_args)
 
 
-def assert_output_metas(fn: Callable, *args: Any) -> None:
-    """Each output node's meta describes what eager NumPy returns: shape, dtype, array or scalar,
-    writeability, and the layout it promises (``"C"`` or ``"F"``; ``"A"`` promises nothing)."""
-    graph = gcompile.trace(fn, *args)
-    leaves, _ = flatten(eager(fn, *args))
+def assert_output_metas(graph: Graph, result: Any) -> None:
+    """Each output node's meta in ``graph`` (traced) describes what eager NumPy returns
+    (``result``): shape, dtype, array or scalar, writeability, and the layout it promises
+    (``"C"`` or ``"F"``; ``"A"`` promises nothing)."""
+    leaves, _ = flatten(result)
     for out, (path, value) in zip(graph.output_node.args[0], leaves):
         if not isinstance(out, Node):
             continue
@@ -132,15 +143,15 @@ def assert_output_metas(fn: Callable, *args: Any) -> None:
 
 
 def check_op(fn: Callable, *args: Any, numba: bool = True) -> None:
-    """``check``, and the traced output metas match the eager results.
+    """``check``, and the traced output metas match the eager results (``check``'s trace and
+    eager result: ``assert_output_metas``).
 
     ``numba=False`` leaves out the Numba backend: every Numba compile costs ~0.15 s, so the
     generated sweeps compile one or two kernels per op and dtype (all values, special ones
     included), and the layouts and broadcasts are swept on the Numba backend by
     ``tests/backends/test_numba_layouts.py``.
     """
-    check(fn, *args, backends=BACKENDS if numba else ("interpreter",))
-    assert_output_metas(fn, *args)
+    check(fn, *args, backends=BACKENDS if numba else ("interpreter",), on_graph=assert_output_metas)
 
 
 def eager_error(fn: Callable, *args: Any) -> type[BaseException] | None:
