@@ -149,6 +149,7 @@ class PassManager:
     def run(self, graph: Graph) -> bool:
         """Run the passes (to a fixpoint when ``repeat``); True if any changed the graph."""
         changed_any = False
+        self._unverified: list = []  # passes since the last verification that changed nothing
         for _ in range(_MAX_ROUNDS if self.repeat else 1):
             changed_round = False
             for name, step in self.steps:
@@ -156,7 +157,29 @@ class PassManager:
             changed_any |= changed_round
             if not changed_round:
                 break
+        if self.verify and self._unverified:  # (a pass that changed nothing left the graph as
+            self._verify(graph)  # it was: verified once here, not after each such pass)
         return changed_any
+
+    def _verify(self, graph: Graph, name: str | None = None, before: list | None = None):
+        """``graph.verify()`` after pass ``name`` (None: at the end of the run); a failure
+        names it first, then the passes that reported no change since the last verification."""
+        try:
+            graph.verify()
+        except Exception as error:
+            quiet = [n for n, _ in self._unverified]
+            suspects = ([name] if name else []) + quiet
+            after = before if name else self._unverified[0][1]
+            others = (
+                f" (or one of {suspects[1:]}, which reported no change)"
+                if quiet[1:] or name and quiet
+                else ""
+            )
+            raise PassError(
+                f"error running the {suspects[0]!r} pass (after {after or 'no passes'}){others}: "
+                f"{type(error).__name__}: {error}"
+            ) from error
+        self._unverified = []
 
     def _run_one(self, name: str, step: Pass, graph: Graph) -> bool:
         before = [r.name for r in self.records]
@@ -169,8 +192,6 @@ class PassManager:
                 _check_metas(graph, name)
             if changed:
                 graph.propagate_metas()
-            if self.verify:
-                graph.verify()
         except UnsupportedError:
             raise  # a refusal (e.g. a write functionalization cannot model), not a failure of the pass
         except Exception as error:
@@ -178,6 +199,10 @@ class PassManager:
                 f"error running the {name!r} pass (after {before or 'no passes'}): "
                 f"{type(error).__name__}: {error}"
             ) from error
+        if self.verify and changed:
+            self._verify(graph, name, before)
+        elif self.verify:
+            self._unverified.append((name, before))
         self.records.append(PassRecord(name, changed, time.perf_counter() - start))
         if self.dump_dir or self.debug_dir:
             self._dump(name, graph)
