@@ -120,6 +120,11 @@ def second_review_cases(x, X, m):
     return s, out, x, joined, np.vstack([X, X[:1]], dtype=np.float32)
 
 
+def positions_per_axis(X, r, c):
+    (i, j), pairs = (X > 0.5).nonzero(), np.argwhere(X > 0.5)
+    return X[r, c] * 2, X[np.nonzero(X > 0.5)], X[i, j] - X[pairs[:, 0], pairs[:, 1]], r, c
+
+
 def _same(got, expected):
     if isinstance(expected, tuple):
         assert isinstance(got, tuple) and len(got) == len(expected)
@@ -209,6 +214,16 @@ def test_second_review_gathers_in_loops_and_joins(backend):
         _same(compiled(x.copy(), X, m), second_review_cases(x.copy(), X, m))
     with pytest.raises(TypeError, match="according to the rule 'no'"):
         gcompile.compile(lambda a, b: np.vstack([a, b], casting="no"))(np.ones(2, int), np.ones(2))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gathers_at_one_index_array_per_axis(backend):
+    compiled = gcompile.compile(positions_per_axis, backend=backend, fullgraph=True)
+    r, c = np.array([0, 2, -1]), np.array([2, -3, 1])
+    for X in (RNG.random((3, 4)), np.zeros((3, 5))[:, ::2]):
+        _same(compiled(X, r.copy(), c.copy()), positions_per_axis(X, r, c))  # (r, c untouched)
+    with pytest.raises(IndexError, match="out of bounds for axis 1"):
+        compiled(RNG.random((3, 4)), np.array([0]), np.array([4]))
 
 
 def _first_position(x):

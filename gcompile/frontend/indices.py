@@ -9,10 +9,12 @@ A part of the recorder (``recorder.Tracer``), which provides ``refuse``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from ..ir import ops
 from ..ir.layout import expanded_index
 from ..ir.shape_env import data_sizes_in
 from . import masks, segments
@@ -57,6 +59,8 @@ class Indices:
         ``np.take`` of the basic part along the array's axis. None for any other index."""
         found = [integer_array(self, item) for item in index]
         arrays = [j for j, item in enumerate(found) if item is not None]
+        if len(arrays) == len(index) > 1:  # (``A[rows, cols]``, ``A[np.nonzero(m)]``)
+            return self._gather_at_positions(array, found)
         if len(arrays) != 1 or len(index) > array.ndim:
             return None
         (at,) = arrays
@@ -70,6 +74,29 @@ class Indices:
         basic = tuple(slice(None) if j == at else item for j, item in enumerate(index))
         axis = sum(isinstance(item, slice) for item in index[:at])
         return np.take(array[basic], found[at], axis=axis)
+
+    def _gather_at_positions(self, array: TracedArray, positions: list) -> TracedArray | None:
+        """``A[i0, i1, ...]``, one 1-d integer array per leading axis, all of one length: the
+        rows at those positions (``np.take`` of ``A`` with those axes as one, at the flat
+        positions), each position's range checked against its own axis as NumPy's is (an
+        IndexError); None for arrays of other shapes."""
+        if len(positions) > array.ndim or any(p.ndim != 1 for p in positions):
+            return None
+        length = positions[0].shape[0]
+        if not all(p.shape[0] == length for p in positions[1:]):
+            return None
+        flat = 0
+        for axis, p in enumerate(positions):
+            size = array.shape[axis]
+            inside = np.all((p >= -size) & (p < size))
+            known = "" if isinstance(size, SymInt) else f" with size {size}"
+            message = f"an index is out of bounds for axis {axis}{known}"
+            wrapped = np.where(p < 0, p + size, p)  # (a fresh value: ``check`` hands it on)
+            wrapped = self.call(ops.CHECK, wrapped, inside, error="IndexError", message=message)
+            flat = flat * size + wrapped
+        rows = math.prod(array.shape[: len(positions)])
+        merged = array.reshape((rows,) + tuple(array.shape[len(positions) :]))
+        return np.take(merged, flat, axis=0)
 
     def segment(self, array: TracedArray, index: Any) -> segments.Segment | None:
         """``array[idx]`` of a segment ``idx`` (a gather by it), or ``array[lo:hi]`` with a bound

@@ -291,7 +291,7 @@ class NumpyCalls:
         metas = {k: operands[v.index].meta for k, v in call.arguments
                  if isinstance(v, externs.Operand)}  # fmt: skip
         key = _length_key(call, operands)
-        known = self.tracer.data_lengths.get(key)
+        known = self._known_length(key)
         graph = self.tracer.graph
         if known is not None and known[1] is graph and not graph.written_after(known[2], key[1]):
             return dataclasses.replace(call, lengths=(known[0],))
@@ -303,6 +303,19 @@ class NumpyCalls:
         if key is not None:
             self.tracer.data_lengths[key] = (lengths[0], graph, graph.insertion_anchor())
         return dataclasses.replace(call, lengths=lengths)
+
+    def _known_length(self, key: tuple | None) -> tuple | None:
+        """The length recorded for ``key``, or for a key alike whose argument is the same
+        computation (``(x > 0).nonzero()`` and ``np.argwhere(x > 0)``)."""
+        lengths = self.tracer.data_lengths
+        if key is None or key in lengths:
+            return lengths.get(key)
+        from .masks import same_value  # (masks builds on this module's calls)
+
+        for other, known in lengths.items():
+            if other[0] == key[0] and other[2:] == key[2:] and same_value(other[1], key[1]):
+                return known
+        return None
 
     def probed_extern(self, func: Callable, args: tuple, kwargs: dict) -> Any:
         """A NumPy function without a rule (``ir/externs.py``): one ``extern`` node whose

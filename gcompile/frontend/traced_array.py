@@ -320,6 +320,9 @@ class TracedArray:
     def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
         return np.argsort(self, axis, kind, order, stable=stable)
 
+    def nonzero(self):
+        return np.nonzero(self)
+
     def conj(self):
         return np.conjugate(self)
 
