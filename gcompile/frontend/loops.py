@@ -172,7 +172,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
     # -- lifting ------------------------------------------------------------------------------------
     def lift(self, node: Node) -> Node:
         """``node`` of an enclosing graph as a value of the body being traced."""
-        if node.graph in self._bodies and not self._encloses(node.graph):
+        if node.graph in self._bodies and not self.encloses(node.graph):
             raise LoopEscape(self._bodies[node.graph])
         root, views = alias_chain(node)
         value = self._lift_root(root, self.frame)
@@ -194,7 +194,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             frame.outer = {k: v for k, v in frame.outer.items() if k not in erased}
             frame = frame.parent
 
-    def _encloses(self, graph: Graph) -> bool:
+    def encloses(self, graph: Graph) -> bool:
         """Whether ``graph`` is the body being traced or one enclosing it."""
         frame = self.frame
         while frame is not None and frame.graph is not graph:

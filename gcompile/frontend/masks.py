@@ -118,7 +118,7 @@ class MaskedValue(LengthFromData):
             tracer = self.tracer
             if tracer.graph is self.graph and not self._written():
                 self.array = gather(self.values, self.mask)
-            elif tracer.encloses(self.graph):
+            elif tracer.loops.encloses(self.graph):
                 with tracer.recording_after(self.graph, self.anchor):
                     self.array = gather(self.values, self.mask)
             else:

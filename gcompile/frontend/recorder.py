@@ -45,7 +45,6 @@ class Tracer(Indices):
 
     def __init__(self, name: str, dynamic: bool = True, budget: int | None = None):
         self.graph = Graph(name)
-        self.top_graph = self.graph  # (``graph`` is a loop body's or a branch's while traced)
         self.budget = budget  # most operations recorded before the trace is refused
         self.recorded = 0
         self.unconverted: list = []  # LoopNotes of the loops capture left to Python
@@ -305,19 +304,9 @@ class Tracer(Indices):
             masks.assign(target, mask, value)
         return mask is not None
 
-    def encloses(self, graph: Graph) -> bool:
-        """Whether ``graph`` is the one recorded into now or one holding it (an outer loop's
-        body, the function's graph)."""
-        frame = self.loops.frame
-        while frame is not None:
-            if frame.graph is graph:
-                return True
-            frame = frame.parent
-        return graph is self.graph or graph is self.top_graph
-
     @contextlib.contextmanager
     def recording_after(self, graph: Graph, anchor: Node | None):
-        """Record into ``graph`` (``encloses``) right after ``anchor`` (None: first) inside the
+        """Record into ``graph`` (``loops.encloses``) right after ``anchor`` (None: first) inside the
         ``with`` block: a value as it was there (NumPy's copy made by ``x[m]``)."""
         saved = self.graph, self._constants
         self.graph, self._constants = graph, {}

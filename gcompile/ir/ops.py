@@ -1074,9 +1074,14 @@ def _viewed(base: TensorMeta, views: tuple) -> TensorMeta:
     return TensorMeta(region.shape, region.dtype, region.layout)
 
 
+def _copy_meta(base: TensorMeta) -> TensorMeta:
+    """The meta of a copy of ``base`` in its own order (``np.array(base, order="K")``)."""
+    return TensorMeta(base.shape, base.dtype, ordered_layout(base, "K", base.ndim))
+
+
 def _update_infer(base: TensorMeta, value: Any, index: tuple, views: tuple = ()) -> TensorMeta:
     setitem_infer(_viewed(base, views), value, index)
-    return TensorMeta(base.shape, base.dtype, ordered_layout(base, "K", base.ndim))
+    return _copy_meta(base)
 
 
 UPDATE = _add(
@@ -1162,7 +1167,7 @@ def _put_update_infer(
     base: TensorMeta, value: Any, *positions: Any, index: tuple, views: tuple = ()
 ) -> TensorMeta:
     put_infer(_viewed(base, views), value, *positions, index=index)
-    return TensorMeta(base.shape, base.dtype, ordered_layout(base, "K", base.ndim))
+    return _copy_meta(base)
 
 
 PUT_UPDATE = _add(

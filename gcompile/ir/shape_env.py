@@ -219,7 +219,7 @@ class ShapeEnv:
         if proved is None:
             proved = self._known(kind, expr)
         if proved is None and self.data_sizes and free_symbols(expr) & set(self.data_sizes):
-            proved = self._for_every_length(kind, expr, reason)
+            proved = self._for_every_value(kind, expr, reason)
             if proved is not None:
                 self._facts[(kind, expr)] = proved
         if proved is None and self.loops and free_symbols(expr) & set(self.loops):
@@ -232,30 +232,27 @@ class ShapeEnv:
     def _for_every_trip(self, kind: str, expr, question: str, reason: str) -> bool:
         """``expr == 0`` / ``expr >= 0`` where ``expr`` holds loop indices: the answer that holds
         on every trip of the loops, from a condition on the sizes (see the module docstring)."""
-        if kind == ">=":
-            if self._always_nonnegative(expr, reason):
-                return True
-            if self._always_nonnegative(-expr - 1, reason):
-                return False
-        elif self._always_nonnegative(expr - 1, reason) or self._always_nonnegative(
-            -expr - 1, reason
-        ):
-            return False
-        elif self._always_nonnegative(expr, reason) and self._always_nonnegative(-expr, reason):
-            return True
-        names = ", ".join(sorted(s.name for s in free_symbols(expr) if s in self.loops))
-        raise IndexQuestion(f"{question} ({reason}) depends on the loop index {names}", kind, expr)
+        answer = self._for_every_value(kind, expr, reason)
+        if answer is None:
+            names = ", ".join(sorted(s.name for s in free_symbols(expr) if s in self.loops))
+            message = f"{question} ({reason}) depends on the loop index {names}"
+            raise IndexQuestion(message, kind, expr)
+        return answer
 
-    def _for_every_length(self, kind: str, expr, reason: str) -> bool | None:
-        """``expr == 0`` / ``expr >= 0`` where ``expr`` holds lengths the data decide: the answer
-        for every length in their intervals (``u0 - u0 // 4 >= 0``), as for loop indices; None
-        when it differs among them."""
+    def _for_every_value(self, kind: str, expr, reason: str) -> bool | None:
+        """``expr == 0`` / ``expr >= 0`` for every value of the loop indices and the lengths
+        the data decide in ``expr`` (``u0 - u0 // 4 >= 0``), from their intervals; None when
+        the answer differs among them."""
         if kind == ">=":
             if self._always_nonnegative(expr, reason):
                 return True
             return False if self._always_nonnegative(-expr - 1, reason) else None
-        either = self._always_nonnegative(expr - 1, reason)
-        return False if either or self._always_nonnegative(-expr - 1, reason) else None
+        if self._always_nonnegative(expr - 1, reason) or self._always_nonnegative(
+            -expr - 1, reason
+        ):
+            return False
+        both = self._always_nonnegative(expr, reason) and self._always_nonnegative(-expr, reason)
+        return True if both else None
 
     def _always_nonnegative(self, expr, reason: str) -> bool:
         """Whether ``expr >= 0`` on every trip: its worst case over the loop indices, a

@@ -167,16 +167,11 @@ class PassManager:
         try:
             graph.verify()
         except Exception as error:
-            quiet = [n for n, _ in self._unverified]
-            suspects = ([name] if name else []) + quiet
-            after = before if name else self._unverified[0][1]
-            others = (
-                f" (or one of {suspects[1:]}, which reported no change)"
-                if quiet[1:] or name and quiet
-                else ""
-            )
+            suspects = ([(name, before)] if name else []) + self._unverified
+            (first, after), rest = suspects[0], [n for n, _ in suspects[1:]]
+            others = f" (or one of {rest}, which reported no change)" if rest else ""
             raise PassError(
-                f"error running the {suspects[0]!r} pass (after {after or 'no passes'}){others}: "
+                f"error running the {first!r} pass (after {after or 'no passes'}){others}: "
                 f"{type(error).__name__}: {error}"
             ) from error
         self._unverified = []
