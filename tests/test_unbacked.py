@@ -4,6 +4,8 @@ gather ``x[m]`` used as an array. Each compiles (``fullgraph=True``: no graph br
 with NumPy in values, dtype and shape on both backends, including when nothing is picked; a
 question on such a length that no interval answers is refused, naming the length's origin."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -224,6 +226,20 @@ def test_gathers_at_one_index_array_per_axis(backend):
         _same(compiled(X, r.copy(), c.copy()), positions_per_axis(X, r, c))  # (r, c untouched)
     with pytest.raises(IndexError, match="out of bounds for axis 1"):
         compiled(RNG.random((3, 4)), np.array([0]), np.array([4]))
+
+
+def _branch_on_a_gather(x):
+    y = x[x > 2]
+    return y.max() if y.size else -1  # (uint8 or int: the branch declines, rolled back)
+
+
+def test_a_declined_branch_keeps_the_nodes_recorded_before_it():
+    compiled = gcompile.compile(_branch_on_a_gather, backend="interpreter")
+    x = np.arange(5, dtype=np.uint8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert compiled(x) == 4 and type(compiled(x)) is type(_branch_on_a_gather(x))
+    assert not any("gcompile bug" in str(w.message) for w in caught)
 
 
 def _first_position(x):
