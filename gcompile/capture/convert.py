@@ -136,7 +136,7 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     function.name = _CONVERTED  # inside the factory, the function's own name stays global
     done = rewrite(function, _router(fn))
     decides = done.loops or done.notes or done.branches or done.expressions or done.comprehensions
-    decides = decides or done.effects
+    decides = decides or done.effects or done.raises
     offered = done.calls & {*runtime.OFFERED_BUILTINS, runtime.MATH_MODULE}  # (``int(x)``...)
     if not decides and not offered and not _calls_module_function(fn, done.calls):
         return "nothing to convert (no loop, comprehension of an array, `if`, `and`, `or`, `not`, conditional expression or call of a function of its module)"

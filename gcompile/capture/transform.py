@@ -60,6 +60,7 @@ from .expressions import Expressions
 from .iterables import unpack_targets
 from .loop_returns import lift_loop_returns
 from .plan import BranchPlan, LoopPlan, plan_scope, range_call
+from .raises import guard_raises
 from .returns import merge_returns
 from .runtime import MATH_MODULE
 from .scopes import OwnScope, function_names, parameter_names, target_names
@@ -102,6 +103,7 @@ class Rewrite:
     expressions: list[tuple[str, BranchPlan]] = field(default_factory=list)
     comprehensions: list[tuple[str, LoopPlan]] = field(default_factory=list)
     effects: bool = False  # statements marked as changing Python state (``effects``)
+    raises: int = 0  # raising tests made runtime calls (``raises``)
 
 
 def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rewrite:
@@ -116,6 +118,7 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     lift_loop_returns(function)
     merge_returns(function)
     lift_loop_else(function)
+    result.raises = guard_raises(function, RUNTIME)
     desugar_exits(function)
     unpack_targets(function, RUNTIME)
     local = function_names(function).local | parameter_names(function.args)

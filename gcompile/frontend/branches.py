@@ -25,6 +25,7 @@ memory with another value the branches read.
 
 from __future__ import annotations
 
+import builtins
 import types
 from dataclasses import replace
 
@@ -150,6 +151,22 @@ class ControlTracer(LoopTracer):
         if not self.tracer.is_traced(value) or value.ndim != 0:
             return NotImplemented
         return np.logical_not(value)
+
+    def capture_raise_if(self, test, make, negate: bool):
+        """``if test: raise make()`` on a traced scalar (``negate``: an ``assert``): a ``raise_unless``
+        node raising the same error, when ``make()`` gives a built-in exception of one
+        string argument or none, made without the data; else NotImplemented (``bool()``)."""
+        tracer = self.tracer
+        test = _size_truth(test)
+        if not tracer.is_traced(test) or test.ndim != 0:
+            return NotImplemented
+        raised = _static_exception(make)
+        if raised is None:
+            return NotImplemented
+        truth = test if test.dtype == np.bool_ else test != 0
+        ok = truth if negate else np.logical_not(truth)
+        tracer.raise_unless(ok, *raised)
+        return None
 
     def capture_while(self, test, body, carried, info):
         """``while test(*carried): carried = body(*carried)``: the carried values after it, or
@@ -393,6 +410,26 @@ def _add_placeholder(graph: Graph, outer: Node) -> None:
     place = graph.inserting_after(placeholders[-1]) if placeholders else None
     with place or graph.inserting_before(graph.nodes[0]):
         graph.placeholder(outer.name, outer.meta)
+
+
+def _static_exception(make) -> tuple[str, str | None] | None:
+    """``(class name, message or None)`` of the exception ``make()`` gives, when it is a
+    built-in one with no argument or one string (what a compiled ``raise`` can repeat);
+    None when it is another, or making it needs the data (an f-string of a traced value)."""
+    try:
+        error = make()
+    except Exception:  # noqa: BLE001 - (the statement then runs as Python would, and refuses)
+        return None
+    if isinstance(error, type) and issubclass(error, Exception):
+        error = error()
+    kind = type(error)
+    if getattr(builtins, kind.__name__, None) is not kind or not isinstance(error, Exception):
+        return None
+    if error.args == ():
+        return kind.__name__, None
+    if len(error.args) == 1 and type(error.args[0]) is str:
+        return kind.__name__, error.args[0]
+    return None
 
 
 def _size_truth(value):

@@ -287,14 +287,29 @@ class Tracer(Indices):
 
         template = (tuple(leaf(a) for a in args), {k: leaf(v) for k, v in kwargs.items()})
         call = Callback(getattr(function, "__name__", "call"), function, template)
-        previous = [n for n in self.graph.nodes if n.op == "call" and n.target is ops.CALLBACK]
-        token = previous[-1] if previous else True
         self.graph.call(
             ops.CALLBACK,
-            (token, *(self.operand(v) for v in operands)),
+            (self._effect_token(), *(self.operand(v) for v in operands)),
             {"call": call},
             source=user_source(),
         )
+
+    def raise_unless(self, ok: TracedArray, error: str, message: str | None) -> None:
+        """Record the user's ``if not ok: raise error(message)``: a ``raise_unless`` node, run on every
+        call, in order among the function's prints."""
+        self.graph.call(
+            ops.RAISE_UNLESS,
+            (self._effect_token(), self.operand(ok)),
+            {"error": error, "message": message},
+            source=user_source(),
+        )
+
+    def _effect_token(self) -> Node | bool:
+        """The token of the graph's last ``callback`` or ``raise_unless`` (True for its first): the
+        next one takes it, so that no pass reorders two of them."""
+        effects = (ops.CALLBACK, ops.RAISE_UNLESS)
+        previous = [n for n in self.graph.nodes if n.op == "call" and n.target in effects]
+        return previous[-1] if previous else True
 
     def write_by_mask(self, target: TracedArray, index: Any, value: Any) -> bool:
         """Record ``target[index] = value`` when ``index`` is a traced boolean array; False

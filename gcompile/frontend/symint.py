@@ -206,6 +206,9 @@ class SymInt:
         args = tuple(v.value() if isinstance(v, SymInt) else v for v in args)
         return func(*args, **kwargs)
 
+    def __format__(self, spec: str) -> str:
+        return format(self.specialize(), spec)  # (text of the size: one per size, guarded)
+
     def __repr__(self) -> str:
         return str(self.expr)
 

@@ -215,6 +215,12 @@ class TracedArray:
     def __complex__(self) -> complex:
         self._tracer.refuse("complex() of a traced value", hint="use x.astype(np.complex128)")
 
+    def __format__(self, spec: str) -> str:
+        self._tracer.refuse(
+            "formatting a traced value as text (an f-string, format() or str.format of array data)",
+            hint="the text would be made once, while tracing; print() the value instead",
+        )
+
     def __index__(self) -> int:
         value = self._from_sizes()
         if value is not None and self.dtype.kind in "iu":

@@ -23,6 +23,7 @@ end's decompositions (``frontend/decompositions.py``).
 
 from __future__ import annotations
 
+import builtins
 import operator
 import sys
 import warnings
@@ -977,23 +978,28 @@ ELEMENT = _add(
 )
 
 
-# what a ``check`` may raise
-_RAISED = {"ValueError": ValueError, "IndexError": IndexError, "OverflowError": OverflowError}
+def raised_class(error: str) -> type:
+    """The exception class a ``check`` or ``raise_unless`` node raises: a built-in one, by name (what
+    a loop program's ``raise`` can name too)."""
+    found = getattr(builtins, error, None)
+    if not (isinstance(found, type) and issubclass(found, Exception)):
+        raise ValueError(f"check: cannot raise {error!r} (not a built-in exception)")
+    return found
 
 
-def check_impl(value: Any, ok: Any, error: str, message: str) -> Any:
-    """``value`` itself, once ``ok`` holds; else raises ``error`` with ``message``."""
+def check_impl(value: Any, ok: Any, error: str, message: str | None) -> Any:
+    """``value`` itself, once ``ok`` holds; else raises ``error`` with ``message`` (None: no
+    argument)."""
     if not ok:
-        raise _RAISED[error](message)
+        raise raised_class(error)(*(() if message is None else (message,)))
     return value
 
 
-def check_infer(value: TensorMeta, ok: TensorMeta, error: str, message: str) -> TensorMeta:
-    """``value``'s meta; ``ok`` a boolean scalar, ``error`` one of ``_RAISED``."""
+def check_infer(value: TensorMeta, ok: TensorMeta, error: str, message: str | None) -> TensorMeta:
+    """``value``'s meta; ``ok`` a boolean scalar, ``error`` a built-in exception's name."""
     if getattr(ok, "ndim", 0) or getattr(ok, "dtype", np.dtype(bool)) != np.dtype(bool):
         raise TypeError("check: the test must be a boolean scalar")
-    if error not in _RAISED:
-        raise ValueError(f"check: cannot raise {error!r}")
+    raised_class(error)
     return value
 
 
@@ -1007,6 +1013,34 @@ CHECK = _add(
         raises_on_data=True,
         doc="``value`` (a fresh result) once the 0-d boolean ``ok`` holds, else NumPy's error "
         "that the data decide (the maximum of no element of a masked gather)",
+    )
+)
+
+
+def raise_unless_impl(token: Any, ok: Any, error: str, message: str | None) -> np.bool_:
+    """A new effect token, once ``ok`` holds; else raises ``error`` with ``message``."""
+    check_impl(token, ok, error, message)
+    return np.bool_(True)
+
+
+def raise_unless_infer(token: Any, ok: TensorMeta, error: str, message: str | None) -> TensorMeta:
+    """An effect token (a boolean scalar); ``ok`` a boolean scalar."""
+    check_infer(token, ok, error, message)
+    return TensorMeta((), np.dtype(bool), scalar=True, writeable=False)
+
+
+RAISE_UNLESS = _add(
+    OpDef(
+        "raise_unless",
+        "opaque",
+        raise_unless_impl,
+        raise_unless_infer,
+        params=("error", "message"),
+        raises_on_data=True,
+        effects=True,
+        doc="the user's ``if test: raise E(message)`` or ``assert``: raises unless the 0-d "
+        "boolean ``ok`` holds; its first operand and value are the effect token that orders "
+        "it among the function's other effects (``callback``)",
     )
 )
 

@@ -463,10 +463,10 @@ class Release:
 @dataclass(frozen=True)
 class Raise:
     """``raise exception(message)``, ``exception`` the global naming its class (a program's
-    entry refusing inputs it was not compiled for)."""
+    entry refusing inputs it was not compiled for); ``message`` None: ``raise exception()``."""
 
     exception: str
-    message: str
+    message: str | None
 
 
 @dataclass(frozen=True)

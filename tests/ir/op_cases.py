@@ -280,6 +280,13 @@ def _printed(x):
     return x * 2
 
 
+def _checked_sum(x):  # (a def: the user's raising tests are converted, not lambdas')
+    if np.isnan(x.sum()):
+        raise ValueError("a NaN in x")
+    assert x.size == 0 or x.max() >= x.min(), "unordered"
+    return x * 2
+
+
 def _times_int_of_sum(x):
     return x * int(x.sum() / 3)  # (a def: lambdas are not converted, int() is not offered)
 
@@ -504,6 +511,7 @@ CASES: dict[Any, list[Case]] = {
         case(_times_int_of_sum, (3, 2), dtypes=(np.float32, np.uint32)),
         case(_plus_float_of_max, strided((2, 4)), dtypes=(np.int64,)),
     ],
+    "raise_unless": [case(_checked_sum, (2, 3), dtypes=(np.float64, np.int16))],  # (if ...: raise)
     "check": [  # a maximum or minimum of a boolean-mask gather (``frontend/masks.py``)
         case(lambda x: x[x > 0].max() - x[x <= 2].min(), (3, 4), dtypes=FLOATS, specials=True),
         case(lambda x: x[x[:, 0] >= x[:, 1]].max(axis=0), strided((6, 3)), dtypes=(np.int8,)),

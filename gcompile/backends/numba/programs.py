@@ -394,7 +394,7 @@ class _ProgramLowering(
         target = node.target
         if isinstance(target, CONTROL):
             results = self.control(node, [self.value(v) for v in node.args])
-            self.values[node] = results[0]
+            self.values[node] = results[0] if results else Tuple(())  # (a loop for its effects)
             if len(results) > 1:
                 self.assign(node, Tuple(tuple(results)))
         elif isinstance(target, FusedKernel):
@@ -420,7 +420,7 @@ class _ProgramLowering(
             self.extern(node)
         elif target is ops.ELEMENT:
             self.element(node)
-        elif target is ops.CHECK:
+        elif target in (ops.CHECK, ops.RAISE_UNLESS):
             self.check(node)
         elif target is ops.CALLBACK:
             self.callback(node)
@@ -469,7 +469,7 @@ class _ProgramLowering(
         return tuple(items)
 
     def check(self, node: Node) -> None:
-        """``value`` once ``ok`` holds, else the node's error (``ops.CHECK``)."""
+        """``value`` once ``ok`` holds, else the node's error (``ops.CHECK``, ``ops.RAISE_UNLESS``)."""
         value, ok = node.args
         failed = Compare(("==",), (self.value(ok), Const(False)))
         self.emit(If(failed, (Raise(node.kwargs["error"], node.kwargs["message"]),)))

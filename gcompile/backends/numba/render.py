@@ -270,7 +270,8 @@ class _Renderer:
         if isinstance(stmt, Release):
             return f"del {', '.join(self.names.var(v) for v in stmt.vars)}"
         if isinstance(stmt, Raise):
-            return f"raise {stmt.exception}({stmt.message!r})"
+            argument = "" if stmt.message is None else repr(stmt.message)
+            return f"raise {stmt.exception}({argument})"
         raise TypeError(f"not a loop IR statement: {stmt!r}")
 
     def alloc(self, stmt: Alloc) -> str:

@@ -373,6 +373,8 @@ WITHOUT_RULE: dict[ops.OpDef, str] = {
     "into Python: program_externs.callback)",
     ops.CHECK: f"{_HOST}: a test of the data raising NumPy's error (in a loop program, an if "
     "and a raise: programs.check)",
+    ops.RAISE_UNLESS: f"{_HOST}: the user's test of the data raising their error (in a loop program, "
+    "an if and a raise: programs.check)",
     ops.ELEMENT: f"{_HOST}: an element read at a position from the data (in a loop program, a "
     "subscript with NumPy's range check: programs.element)",
     **{

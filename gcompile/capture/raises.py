@@ -1,0 +1,76 @@
+"""Tests that raise: ``if TEST: raise E(...)`` and ``assert TEST, MSG`` become one runtime call,
+so that a tracer can record the test as a check of the data (a ``raise_unless`` node) instead of
+asking ``bool()`` of a traced value, and the loop around it stays a loop::
+
+    if A[k, k] == 0.0:                  =>  __gc_rt.raise_if(A[k, k] == 0.0,
+        raise ValueError("zero pivot")                       lambda: ValueError("zero pivot"))
+    else:                                   rest
+        rest
+    assert x.min() >= 0, "negative"     =>  __gc_rt.raise_if(x.min() >= 0,
+                                                             lambda: AssertionError("negative"),
+                                                             True)
+
+The exception stays lazy (made only when the test holds, as Python makes it), the test is
+evaluated once, and an ``else`` (or ``elif``) follows the call: it runs exactly when the
+``raise`` did not. On values that are not traced the call does what the statement did
+(``runtime.raise_if``). Left as written: a bare ``raise``, ``raise ... from ...``, an ``if``
+whose body does more than raise, ``assert`` under ``python -O``, and statements of nested
+functions and of ``try`` blocks (a handler may catch the error: ``effects`` refuses those).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+from .expressions import stays
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try)
+
+
+def guard_raises(function: ast.FunctionDef, runtime: str) -> int:
+    """Rewrite the raising tests of ``function``'s own scope (see the module docstring); the
+    number rewritten."""
+    calls: list[ast.stmt] = []
+    function.body = _block(function.body, runtime, calls)
+    return len(calls)
+
+
+def _block(stmts: list[ast.stmt], runtime: str, calls: list) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for stmt in stmts:
+        call = _raise_if(stmt, runtime)
+        if call is None:
+            if not isinstance(stmt, _NESTED) and type(stmt).__name__ != "TryStar":
+                for name in ("body", "orelse"):
+                    if getattr(stmt, name, None):
+                        setattr(stmt, name, _block(getattr(stmt, name), runtime, calls))
+            out.append(stmt)
+            continue
+        calls.append(call)
+        out.append(call)
+        if isinstance(stmt, ast.If):
+            out.extend(_block(stmt.orelse, runtime, calls))
+    return out
+
+
+def _raise_if(stmt: ast.stmt, runtime: str) -> ast.stmt | None:
+    """The runtime call ``stmt`` becomes, or None if it stays."""
+    if isinstance(stmt, ast.If) and len(stmt.body) == 1:
+        raised = stmt.body[0]
+        if not isinstance(raised, ast.Raise) or raised.exc is None or raised.cause is not None:
+            return None
+        test, made, negate = stmt.test, raised.exc, False
+    elif isinstance(stmt, ast.Assert) and not sys.flags.optimize:
+        detail = [] if stmt.msg is None else [stmt.msg]
+        made = ast.Call(ast.Name("AssertionError", ast.Load()), detail, [])
+        test, negate = stmt.test, True
+    else:
+        return None
+    if stays(test) or stays(made):
+        return None
+    arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+    function = ast.Attribute(ast.Name(runtime, ast.Load()), "raise_if", ast.Load())
+    args = [test, ast.Lambda(arguments, made)] + ([ast.Constant(True)] if negate else [])
+    call = ast.Expr(ast.Call(function, args, []))
+    return ast.fix_missing_locations(ast.copy_location(call, stmt))

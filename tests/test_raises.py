@@ -1,0 +1,190 @@
+"""The user's tests that raise (``if test: raise E("...")``, ``assert``) on traced values: one
+``raise_unless`` node each (``capture/raises.py``), so that the loop around one stays a loop and
+the compiled function raises what eager raises, where eager raises it."""
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.capture import convert
+from gcompile.ir import ops
+from gcompile.ir.subgraph import walk
+
+
+def eliminate(A, b):
+    """Gaussian elimination without pivoting, refusing a zero pivot (a loop of loops)."""
+    A, b = A.copy(), b.copy()
+    n = A.shape[0]
+    for k in range(n):
+        if A[k, k] == 0.0:
+            raise ValueError("zero pivot")
+        for i in range(k + 1, n):
+            m = A[i, k] / A[k, k]
+            A[i, k:] -= m * A[k, k:]
+            b[i] -= m * b[k]
+    return A, b
+
+
+def converge(x, tol):
+    """Halve towards zero until below ``tol``: a while loop, its count checked, an assert."""
+    steps = 0
+    while np.abs(x).max() > tol:
+        x = x * 0.5
+        steps += 1
+        if steps > 60:
+            raise RuntimeError("no convergence")
+        assert x.min() >= -1e300, "diverged"
+    return x, steps
+
+
+def newton_root(x0, tol):
+    """Newton's method for x**3 = 2, with ``for ... else: raise`` (no break: no convergence)."""
+    x = x0.copy()
+    for _ in range(6):
+        fx = x**3 - 2.0
+        if np.abs(fx).max() < tol:
+            break
+        x = x - fx / (3.0 * x**2)
+    else:
+        raise ArithmeticError
+    return x
+
+
+def validated(x):
+    """A test before the work, outside any loop (the host runs the node)."""
+    if np.isnan(x).any():
+        raise ValueError("x holds a NaN")
+    return np.sqrt(x * x + 1.0)
+
+
+def test_raising_tests_compile_to_nodes_and_loops_stay_rolled():
+    rng = np.random.default_rng(3)
+    for fn, args in (
+        (eliminate, (rng.random((6, 6)) + 6 * np.eye(6), rng.random(6))),
+        (converge, (rng.random(5) * 100, 1e-3)),
+        (newton_root, (np.full(3, 1.5), 1e-9)),
+        (validated, (rng.random(7),)),
+    ):
+        graph = gcompile.trace(fn, *args, stage="optimized")
+        found = [v.node for v in walk(graph) if v.node.target is ops.RAISE_UNLESS]
+        assert found, f"{fn.__name__}: no raise_unless node\n{graph}"
+        report = str(gcompile.explain(fn, *args))
+        assert "unrolled" not in report, report
+
+
+def _outcome(fn, *args):
+    """``fn``'s result, or its exception's type and message."""
+    try:
+        return "result", fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    except Exception as error:  # noqa: BLE001 - the outcome compared
+        return "raised", (type(error), str(error))
+
+
+def _same(expected, actual):
+    assert expected[0] == actual[0], (expected, actual)
+    if expected[0] == "raised":
+        assert expected[1] == actual[1]
+        return
+    results = [r if isinstance(r, tuple) else (r,) for r in (expected[1], actual[1])]
+    assert len(results[0]) == len(results[1])
+    for e, a in zip(*results):
+        e, a = np.asarray(e), np.asarray(a)
+        assert e.dtype == a.dtype and e.shape == a.shape
+        np.testing.assert_allclose(a, e, rtol=1e-13)
+
+
+def test_compiled_functions_raise_what_eager_raises_and_return_what_it_returns():
+    rng = np.random.default_rng(4)
+    good = rng.random((5, 5)) + 5 * np.eye(5)
+    singular = good.copy()
+    singular[2] = singular[0] * 2  # (row 2 eliminates to a zero pivot, exactly)
+    singular[:, 2] = [1.0, 0.0, 2.0, 0.0, 0.0]
+    singular[2, 2] = 2.0 * singular[0, 2]
+    calls = {
+        eliminate: [
+            (good, rng.random(5)),
+            (singular, rng.random(5)),
+            (np.zeros((3, 3)), np.ones(3)),
+        ],
+        converge: [(rng.random(4) * 10, 1e-2), (np.full(3, 1e30), 1e-3), (np.zeros(0), 1.0)],
+        newton_root: [(np.full(4, 1.2), 1e-10), (np.full(2, 1e6), 1e-12)],
+        validated: [(rng.random(6),), (np.array([1.0, np.nan]),)],
+    }
+    seen = set()
+    for fn, arguments in calls.items():
+        compiled = gcompile.compile(fn, fullgraph=True)
+        for args in arguments:
+            expected, actual = _outcome(fn, *args), _outcome(compiled, *args)
+            _same(expected, actual)
+            seen.add(expected[0])
+        assert compiled.stats["fallbacks"] == 0 and compiled.stats["traces"] == 1
+    assert seen == {"result", "raised"}
+
+
+def checked_prints(x):
+    for i in range(x.shape[0]):
+        print("at", i)
+        if x[i] < 0:
+            raise ValueError("negative")
+    print("all positive")
+    return x.sum()
+
+
+def test_a_raise_comes_after_the_prints_before_it(capsys):
+    compiled = gcompile.compile(checked_prints, fullgraph=True)
+    for x in (np.array([1.0, 2.0, -3.0, 4.0]), np.array([1.0, 2.0])):
+        expected = _outcome(checked_prints, x), capsys.readouterr().out
+        actual = _outcome(compiled, x), capsys.readouterr().out
+        assert actual[1] == expected[1]
+        _same(expected[0], actual[0])
+
+
+class PivotError(Exception):
+    pass
+
+
+def message_of_data(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            raise ValueError(f"negative at {x[i]}")  # (made from the data: not a node)
+    return x * 2
+
+
+def own_exception(x):
+    if x.min() < 0:
+        raise PivotError("negative")
+    return x * 2
+
+
+def test_raises_a_node_cannot_repeat_run_as_python():
+    """A message made from the data, or an exception class of the user's: the statement runs in
+    Python (a graph break or eager), and the call still raises what eager raises."""
+    for fn in (message_of_data, own_exception):
+        compiled = gcompile.compile(fn)
+        with pytest.warns(gcompile.GcompileWarning):
+            _same(_outcome(fn, np.array([1.0, -2.0])), _outcome(compiled, np.array([1.0, -2.0])))
+        _same(_outcome(fn, np.array([1.0, 2.0])), _outcome(compiled, np.array([1.0, 2.0])))
+
+
+def branches(x, mode):
+    if mode == 0:
+        raise ValueError("mode 0")
+    elif mode == 1:
+        y = x + 1
+    else:
+        y = x - 1
+    assert mode < 5  # (the eager one's message is pytest's: compared by type)
+    return y
+
+
+def test_converted_statements_run_as_python_on_plain_values():
+    converted = convert(branches).function
+    outcomes = set()
+    for mode in range(7):
+        expected, actual = _outcome(branches, 2.0, mode), _outcome(converted, 2.0, mode)
+        if expected[0] == "raised" and expected[1][0] is AssertionError:
+            assert actual[0] == "raised" and actual[1] == (AssertionError, ""), actual
+        else:
+            _same(expected, actual)
+        outcomes.add(str(actual[1]))
+    assert len(outcomes) == 4  # (mode 0, mode 1, modes 2-4, the assert)
