@@ -27,6 +27,7 @@ from gcompile.guards import ArgumentBinder
 from gcompile.ir.graph import Node, map_arg
 from gcompile.ir.ops import element_impl
 from gcompile.ir.pytree import unflatten
+from gcompile.ir.shape_env import concrete, data_size_bindings
 from gcompile.ir.subgraph import subgraphs_of
 from gcompile.tools.compare import copy_inputs
 
@@ -50,6 +51,7 @@ def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
     values: dict = {}
     errors: dict = {}
     cancelled: dict = {}  # 1.0 where a value cancelled or was computed from one that did
+    lengths: dict = {}  # the lengths the data decide (``u0``), read from the values making them
     for node, value in zip(graph.placeholders, call.inputs()):
         values[node] = value
         errors[node] = np.zeros_like(value, np.float64)  # the same layout: views alias alike
@@ -60,7 +62,7 @@ def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
             errors[node] = cancelled[node] = np.zeros(np.shape(node.target))
         elif node.op == "call":
             arguments = map_arg(node.args, values.__getitem__)
-            keywords = map_arg(node.kwargs, values.__getitem__)
+            keywords = concrete(map_arg(node.kwargs, values.__getitem__), lengths)
             if subgraphs_of(node):  # a branch or a while loop: run, no bound known
                 run = interpreter.runner(node)
                 values[node] = node.target.interpret(run, arguments, keywords)
@@ -69,6 +71,9 @@ def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
                 values[node] = interpreter.evaluate_node(node, arguments, keywords)
                 errors[node] = _node_bound(node, values, errors)
             cancelled[node] = _node_cancelled(node, values, cancelled)
+            for symbol, item, axis in data_size_bindings(node.meta):
+                made = values[node] if item is None else values[node][item]
+                lengths[symbol] = np.shape(made)[axis]
 
     def where_cancelled(node: Any) -> Any:
         if not isinstance(node, Node):

@@ -43,6 +43,25 @@ def test_a_loop_calling_library_functions_compiles_around_them():
     assert "== library calls" in text and "np.linalg.eigh" in text and "6 us a call" in text
 
 
+def line_fits(x, Y):
+    """One least-squares line per column, in a loop (the residuals' length the data decide)."""
+    out = np.zeros((Y.shape[1], 3))
+    A = np.stack([x, np.ones_like(x)], axis=1)
+    for j in range(Y.shape[1]):
+        coef, residuals, rank, _ = np.linalg.lstsq(A, Y[:, j], rcond=None)
+        out[j, :2] = coef
+        out[j, 2] = residuals.sum() + rank
+    return out
+
+
+def test_least_squares_in_a_loop_compiles_around_the_call():
+    compiled = gcompile.compile(line_fits, fullgraph=True)
+    for x in (RNG.random(30), np.ones(4)):  # (a constant column: rank 1, no residuals)
+        Y = RNG.random((x.shape[0], 3))
+        np.testing.assert_allclose(compiled(x, Y), line_fits(x, Y), rtol=1e-12)
+    assert compiled.stats["traces"] == 1 and compiled.stats["fallbacks"] == 0
+
+
 def spectrum_and_histogram(x):
     power = np.abs(np.fft.rfft(x - np.median(x))) ** 2
     counts, edges = np.histogram(x, 8, range=(0.0, 1.0))
@@ -86,11 +105,11 @@ def test_histograms_without_a_range_or_with_weights_compile():
 
 
 def test_a_call_whose_shape_the_data_decide_without_a_rule_is_refused_with_its_reason():
-    def difference(x):
-        return np.setdiff1d(x, x[:3])  # (its length is the data's; no rule: tests/test_unbacked)
+    def edges(x):
+        return np.histogram_bin_edges(x, bins="auto")  # (as many bins as the data ask for)
 
-    compiled = gcompile.compile(difference, fullgraph=True)
-    with pytest.raises(gcompile.UnsupportedError, match="setdiff1d"):
+    compiled = gcompile.compile(edges, fullgraph=True)
+    with pytest.raises(gcompile.UnsupportedError, match="histogram_bin_edges"):
         compiled(RNG.random(10))
 
 

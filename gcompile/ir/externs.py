@@ -273,6 +273,25 @@ def _solve(call: ExternCall, ops: dict) -> TensorMeta:
     return _meta(b.shape, _linalg_dtype(a, b))
 
 
+def _lstsq(call: ExternCall, ops: dict) -> TupleMeta:
+    """``(x, residuals, rank, s)``: the residuals' length the data decide (0 unless ``a`` has
+    full column rank and more rows than columns: one per column of ``b``)."""
+    a, b = ops.get("a"), ops.get("b")
+    if a is None or b is None or a.ndim != 2 or b.ndim not in (1, 2):
+        raise TypeError("np.linalg.lstsq of a matrix and a vector or matrix")
+    if not decide("==", a.shape[0], b.shape[0], f"{call.name}: b's rows"):
+        raise np.linalg.LinAlgError("Incompatible dimensions")
+    dtype = _linalg_dtype(a, b)
+    return TupleMeta(
+        (
+            _meta((a.shape[1], *b.shape[1:]), dtype),
+            _meta(call.lengths, _real(dtype)),
+            _meta((), np.int32, scalar=True),
+            _meta((sym_min(*a.shape),), _real(dtype)),
+        )
+    )
+
+
 def _same_shape(call: ExternCall, ops: dict) -> TensorMeta:  # inv, cholesky
     a = ops["a"]
     _square(a, call.name)
@@ -559,6 +578,29 @@ def _unique(call: ExternCall, ops: dict) -> TensorMeta | TupleMeta:
     return TupleMeta(tuple(results)) if len(results) > 1 else results[0]
 
 
+def _set_operation(call: ExternCall, ops: dict) -> TensorMeta | TupleMeta:
+    """``np.setdiff1d`` (``ar1``'s dtype), ``np.union1d``, ``np.intersect1d`` (its positions
+    too, with ``return_indices``) and ``np.setxor1d``: a sorted vector of a length the data
+    decide."""
+    ar1, ar2 = ops["ar1"], ops["ar2"]
+    if any(m.dtype.kind not in "biufc" for m in (ar1, ar2)):
+        raise TypeError(f"{call.name} of numbers")
+    dtype = ar1.dtype if call.function is np.setdiff1d else np.result_type(ar1.dtype, ar2.dtype)
+    values = _meta(call.lengths, dtype)
+    if call.function is np.intersect1d and call.get("return_indices"):
+        return TupleMeta((values, _meta(call.lengths, np.intp), _meta(call.lengths, np.intp)))
+    return values
+
+
+def _set_interval(call: ExternCall, ops: dict) -> tuple:
+    first, second = _count(ops["ar1"]), _count(ops["ar2"])
+    if call.function is np.setdiff1d:
+        return ((0, first),)
+    if call.function is np.intersect1d:
+        return ((0, sym_min(first, second)),)
+    return ((0, first + second),)
+
+
 def _bincount(call: ExternCall, ops: dict) -> TensorMeta:
     x, weights = ops["x"], ops.get("weights")
     if x.ndim != 1 or x.dtype.kind not in "iub":
@@ -596,6 +638,8 @@ DATA_SIZED: dict[Callable, Callable] = {
     np.unique: lambda call, ops: ((0, _count(ops["ar"])),),
     np.bincount: _bincount_interval,
     np.trim_zeros: lambda call, ops: ((0, ops["filt"].shape[0] if ops["filt"].ndim else 0),),
+    np.linalg.lstsq: lambda call, ops: ((0, ops["b"].shape[1] if ops["b"].ndim == 2 else 1),),
+    **dict.fromkeys((np.setdiff1d, np.union1d, np.intersect1d, np.setxor1d), _set_interval),
 }
 
 # function -> (printed name, rule(call, operand metas by parameter name) -> meta, the parameters
@@ -603,6 +647,7 @@ DATA_SIZED: dict[Callable, Callable] = {
 RULES: dict[Callable, tuple[str, Callable, tuple]] = {
     np.linalg.solve: ("np.linalg.solve", _solve, ("a", "b")),
     np.linalg.inv: ("np.linalg.inv", _same_shape, ("a",)),
+    np.linalg.lstsq: ("np.linalg.lstsq", _lstsq, ("a", "b")),
     np.linalg.cholesky: ("np.linalg.cholesky", _same_shape, ("a",)),
     np.linalg.det: ("np.linalg.det", _det, ("a",)),
     np.linalg.eigh: ("np.linalg.eigh", _eigh, ("a",)),
@@ -639,6 +684,10 @@ RULES: dict[Callable, tuple[str, Callable, tuple]] = {
     np.extract: ("np.extract", _extract, ("condition", "arr")),
     np.compress: ("np.compress", _compress, ("condition", "a")),
     np.unique: ("np.unique", _unique, ("ar",)),
+    **{
+        f: (f"np.{f.__name__}", _set_operation, ("ar1", "ar2"))
+        for f in (np.setdiff1d, np.union1d, np.intersect1d, np.setxor1d)
+    },
     np.bincount: ("np.bincount", _bincount, ("x", "weights")),
     np.trim_zeros: ("np.trim_zeros", _trim_zeros, ("filt",)),
 }

@@ -562,6 +562,16 @@ CASES: dict[Any, list[Case]] = {
         case(lambda m: np.corrcoef(m, rowvar=False), strided((6, 2)), dtypes=(np.float64,)),
     ],
     "extern": [  # library calls NumPy runs (``ir/externs.py``): shapes and dtypes inferred
+        # (lstsq: the residuals' length the data decide: one per column of b, or none when
+        # the columns are dependent or the rows too few)
+        case(lambda a, b: np.linalg.lstsq(a, b, rcond=None), (6, 3), (6,), dtypes=LINALG),
+        case(lambda a, b: np.linalg.lstsq(a, b, rcond=None)[::2], strided((5, 2)), F((5, 3))),
+        case(lambda a, b: np.linalg.lstsq(np.hstack([a, a]), b)[1:3], (4, 2), (4, 2)),
+        case(lambda a, b: np.linalg.lstsq(a, b, rcond=1e-3)[0] * 2, (2, 3), (2,)),
+        # (set operations: sorted vectors of lengths the data decide)
+        case(lambda a, b: (np.setdiff1d(a, a[::2]), np.union1d(a, b[1:])), (6,), (2, 3)),
+        case(lambda a, b: np.intersect1d(a, np.append(b, a[:2]), return_indices=True), (5,), (3,)),
+        case(lambda a, b: np.setxor1d(a, a[1:3]) + np.setdiff1d(b, a).size, strided((4,)), (2,)),
         case(
             lambda a, b: np.linalg.solve(a + 4 * np.eye(4, dtype=a.dtype), b),
             (4, 4),
@@ -1066,6 +1076,7 @@ ERROR_CASES: dict[Any, list[Case]] = {
     "accumulate": [case(lambda x: np.maximum.accumulate(x, axis=-3), of((2, 3), np.float64))],
     "extern": [
         case(lambda a, b: np.linalg.solve(a, b), of((2, 3), np.float64), of((2,), np.float64)),
+        case(lambda a, b: np.linalg.lstsq(a, b), of((3, 2), np.float64), of((4,), np.float64)),
         case(lambda a: np.linalg.inv(a), of((3,), np.float64)),  # LinAlgError: 1-d
         case(lambda a: np.linalg.det(a), of((3, 2), np.float64)),  # LinAlgError: not square
         case(lambda a: np.fft.fft(a, axis=2), of((2, 3), np.float64)),
