@@ -330,6 +330,24 @@ def test_len_of_an_array_stays_symbolic_in_a_loop():
     assert compiled.stats["traces"] == 1
 
 
+def test_a_python_int_a_loop_makes_a_python_float_stays_a_python_float():
+    def clock(x, dt, steps):
+        t = 0  # (then ``t += dt``: a Python float, as in eager mode)
+        halves = x.shape[0]
+        for _ in range(steps):
+            x = x + dt
+            t += dt
+            halves = halves / 2
+        return x, t, halves
+
+    compiled = gcompile.compile(clock, fullgraph=True)
+    for args in ((np.ones(4), 0.1, 5), (np.ones(2), 0.25, 0)):
+        got, expected = compiled(*args), clock(*args)
+        assert [type(v) for v in got] == [type(v) for v in expected]
+        np.testing.assert_array_equal(got[0], expected[0])
+        assert got[1:] == expected[1:]
+
+
 def test_graph_size_does_not_grow_with_the_trip_count():
     def sizes(steps):
         graph = gcompile.trace(smooth_rows, RNG.random((8, 8)), steps, stage="fused")

@@ -105,8 +105,14 @@ class CarriedValues:
         current = value_meta(init)
         if current.dtype == meta.dtype and current.weak == meta.weak:
             return init
+        weak = meta.weak and meta.dtype.kind in "if"  # (``t = 0`` then ``t += dt``: a float)
         if not isinstance(init, Node):
-            return meta.dtype.type(init)
+            return (
+                (float if meta.dtype.kind == "f" else int)(init) if weak else meta.dtype.type(init)
+            )
+        if weak and current.dtype.kind in "biuf":
+            kind = "float" if meta.dtype.kind == "f" else "int"
+            return self.tracer.call(ops.PYTHON_SCALAR, self.tracer.wrap(init), kind=kind)._node
         return self.tracer.call(ops.ASTYPE, self.tracer.wrap(init), dtype=meta.dtype)._node
 
 
