@@ -3,6 +3,8 @@ arithmetic, static-argument keys, memory layout, complex edge values, creation-f
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -123,6 +125,18 @@ def test_a_buffer_filled_whole_keeps_its_layout():
 
 def test_numpy_scalar_copy_is_a_scalar():
     check(lambda x: x.sum().copy(), np.ones(2))
+
+
+def _copied(a, b):
+    a = copy.deepcopy(a)  # (Rosetta Code's Gaussian elimination starts so)
+    b = copy.copy(b)
+    a[0] = 5.0
+    b[0, 1] = 7.0
+    return a, b
+
+
+def test_copy_and_deepcopy_of_an_array_are_copies_in_its_layout():
+    check(_copied, np.arange(3.0), np.asfortranarray(np.arange(6.0).reshape(2, 3)))
 
 
 def test_array_ndmin_is_refused_even_with_a_dtype():

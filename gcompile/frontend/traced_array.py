@@ -368,6 +368,12 @@ class TracedArray:
             return self
         return self._tracer.call(ops.COPY, self, order=order)
 
+    def __copy__(self):
+        return self.copy(order="K")  # (ndarray's: its layout kept)
+
+    def __deepcopy__(self, memo):
+        return self.copy(order="K")  # (numbers: no objects inside to copy)
+
     def fill(self, value):
         self[...] = value
 
