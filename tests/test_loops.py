@@ -533,12 +533,15 @@ def test_a_programs_top_level_kernels_write_its_callers_buffers_in_parallel_on_l
     assert "_buffer0 = _empty((s0, s1), _float64, 'C')" in code
     assert "_loop_diagonal_then_add(v_a, _buffer0)" in code
     assert "out0_fused_1 = b0" in code and "return\n" in code  # (the caller keeps its buffer)
-    assert "_fused_1_parallel(out0_fused_1, a0, t, n0=s0, n1=s1, st0=s1)" in code
-    assert "if s0 * s1 >= 131072:" in code
-    assert "# kernel fused_1 (called as _fused_1_parallel in loop diagonal_then_add)" in code
+    assert "_fused_1(out0_fused_1, a0, t, n0=s0, n1=s1, st0=s1)" in code
+    assert "(called as _fused_1 in loop diagonal_then_add), serial" in code  # (one variant)
     second = compiled(a)  # the caller still holds the first result: a new buffer
     assert second is not first and np.array_equal(first, second)
     np.testing.assert_allclose(first, diagonal_then_add(a), rtol=1e-14)  # (tanh: libm's)
+    large = RNG.random((400, 400))  # (past the threshold: another program, its kernel parallel)
+    np.testing.assert_allclose(compiled(large), diagonal_then_add(large), rtol=1e-14)
+    assert "(called as _fused_1 in loop diagonal_then_add), parallel" in compiled.code
+    assert compiled.stats["traces"] == 2
 
 
 def decaying_sum(u, steps):

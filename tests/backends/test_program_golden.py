@@ -50,7 +50,7 @@ def golden(text: str) -> str:
 DIAGONAL = golden("""
     def kernel(a0, b0):
         s0, s1 = a0.shape
-        if s0 < 2 or s1 < 2 or -s0 + s1 < 0:
+        if s0 < 2 or s1 < 2 or -s0 + s1 < 0 or s0 * s1 >= 131072:
             raise _GuardFailure('the inputs have sizes this program was not compiled for')
         # %for_range_1 : f64[] = for_range(f64(0.0), %a, start=0, step=1, stop=s0)    # <here>:19
         t = 0.0
@@ -65,10 +65,7 @@ DIAGONAL = golden("""
             t, = add_1,
         # %fused_1 : f64[s0,s1] = fused_1(%a, %for_range_1)
         out0_fused_1 = b0
-        if s0 * s1 >= 131072:
-            _fused_1_parallel(out0_fused_1, a0, t, n0=s0, n1=s1, st0=s1)
-        else:
-            _fused_1(out0_fused_1, a0, t, n0=s0, n1=s1, st0=s1)
+        _fused_1(out0_fused_1, a0, t, n0=s0, n1=s1, st0=s1)
         fused_1 = out0_fused_1
         return
 """)
@@ -107,15 +104,12 @@ FORWARD_SOLVE = golden("""
 LAPLACIAN = golden("""
     def kernel(a0, a1, b0):
         s0, = a0.shape
-        if s0 < 2:
+        if s0 < 2 or s0 >= 131072:
             raise _GuardFailure('the inputs have sizes this program was not compiled for')
         # %empty_1 : f64[s0] = empty(dtype=float64, order='C', shape=(s0,))    # <here>:32
         empty_1 = b0
         # %fused_1 : f64[s0] = fused_1(%empty_1, %u)
-        if s0 - 2 >= 131072:
-            _fused_1_parallel(a0, empty_1, n0=s0 - 2, o0=1, o1=2)
-        else:
-            _fused_1(a0, empty_1, n0=s0 - 2, o0=1, o1=2)
+        _fused_1(a0, empty_1, n0=s0 - 2, o0=1, o1=2)
         # %getitem_4 : f64[] = getitem(%u, index=[-1])    # <here>:34
         getitem_4 = a0[-1]
         # %getitem_5 : f64[] = getitem(%u, index=[0])    # <here>:34
@@ -143,10 +137,7 @@ LAPLACIAN = golden("""
         # %multiply_4 : float = multiply(%dx, %dx)    # <here>:36
         multiply_4 = np.float64((a1 * a1))
         # %fused_2 : f64[s0] = fused_2(%store_3, %multiply_4)
-        if s0 >= 131072:
-            _fused_2_parallel(empty_1, multiply_4, n0=s0)
-        else:
-            _fused_2(empty_1, multiply_4, n0=s0)
+        _fused_2(empty_1, multiply_4, n0=s0)
         return
 """)
 

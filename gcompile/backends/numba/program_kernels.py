@@ -18,7 +18,7 @@ from collections import Counter
 from ...ir import ops
 from ...ir.graph import Node
 from ...ir.kernel import FusedKernel
-from ...ir.shape_env import hint, using
+from ...ir.shape_env import data_sizes_in, hint, using
 from ...ir.subgraph import subgraphs_of
 from ...ir.symbolic import free_symbols, is_expr, product_of
 from ...loops.nodes import Alloc, Assign, Item, Let, Name, Tuple, Var
@@ -43,6 +43,8 @@ class ProgramKernelCalls(KernelCalls):
         if self.top():
             found = kernels.variants(node.target, self.options)
             threshold = int(self.options["parallel_threshold"])
+            if node in self.in_parallel:  # (one variant; else both, by a test of the size)
+                found = [found[-1] if self.in_parallel[node] else found[0]]
         else:
             found, threshold = _loop_variants(node, self.options), LONG_SUM
         result = self.kernel_call(node, found, threshold)
@@ -166,6 +168,27 @@ def _dies_within_the_trip(node: Node) -> bool:
         if user.is_mutation and user.args and user.args[0] is node:
             return False
     return True
+
+
+def in_parallel(graph, options: dict) -> dict:
+    """Whether each fused kernel at the top level of a whole program ``graph`` runs its
+    parallel variant: when its traced space reaches the parallel threshold, the program guarded
+    on that side (another size traces and compiles again). A program then compiles one variant
+    of the kernel: one calling both by a test of the size compiled both, the parallel one
+    costing about two serial ones (hdiff's seven kernels: 14 compiles). A space of a length
+    the data decide, which no guard can stand for, is left out: both variants."""
+    if not options.get("parallel", True):
+        return {}
+    threshold = int(options["parallel_threshold"])
+    found = {}
+    with using(graph.shape_env) as env:
+        for node in graph.nodes:
+            if node.op != "call" or not isinstance(node.target, FusedKernel):
+                continue
+            space = product_of(node.target.space)
+            if not data_sizes_in(space):
+                found[node] = env.decide(">=", space, threshold, "a program's kernel in parallel")
+    return found
 
 
 def _loop_variants(node: Node, options: dict) -> list:

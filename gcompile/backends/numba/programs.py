@@ -95,7 +95,7 @@ from .mathselect import MathContext, select_math
 from .program_control import CONTROL, ControlLowering
 from .program_entry import entry_statements
 from .program_externs import ExternCalls
-from .program_kernels import ProgramKernelCalls, memory_order, small_output
+from .program_kernels import ProgramKernelCalls, in_parallel, memory_order, small_output
 from .program_products import ProgramProducts
 from .program_regions import RESHAPING, RegionLowering
 from .render import Namespace, render
@@ -157,6 +157,7 @@ def generate_graph(graph: Graph, options: dict) -> LoopProgram:
     for placeholder in graph.placeholders:
         lowering.values[placeholder] = lowering.input(placeholder)
     inputs = [lowering.values[p] for p in graph.placeholders]
+    lowering.in_parallel = in_parallel(graph, options)  # (guards the entry then checks)
     lowering.entry = tuple(entry_statements(graph, inputs, lowering.symbols))
     lowering.graph(graph)
     returned = [v for v in graph.output_node.args[0] if isinstance(v, Node)]  # (not literals)
@@ -282,6 +283,7 @@ class _ProgramLowering(
         self.depth = 0  # the loops around the statements being lowered
         self.open_loops: list = []  # (loop node, the statements around its loop), outermost first
         self.whole = False  # the whole graph: its top-level kernels run as the host's would
+        self.in_parallel: dict = {}  # its top-level kernels -> whether they run in parallel
         self.env = None  # the trace's sizes, which rewrites read as hints (``program_parallel``)
         self.entry: tuple = ()  # a whole graph's: its sizes read and checked (``program_entry``)
         self.blas = False
