@@ -3,6 +3,7 @@
 object mode."""
 
 import numpy as np
+import pytest
 
 import gcompile
 from gcompile.ir import ops
@@ -71,3 +72,30 @@ def test_a_print_never_folds_or_drops(capsys):
     check(constant_print, np.ones(2))
     out = capsys.readouterr().out
     assert out.count("hello 3") == 1 + 1 + 2  # eager, the traced graph's check, two backends
+
+
+def formatted(x, tol):
+    total, k = 0.0, 0
+    while total < tol:
+        total = total + x[k % x.shape[0]]
+        print(f"trip {k}: total={total:.4f}", "mean {:.3e}".format(x.mean()))
+        k += 1
+    print(f"{k} trips, last {x.astype(np.float32)[k % x.shape[0]]}, n={x.shape[0]:>4}")
+    return total
+
+
+def test_strings_formatted_from_traced_values_print_each_calls_values(capsys):
+    compiled = gcompile.compile(formatted, fullgraph=True)
+    for x, tol in ((np.array([0.1, 0.25, 0.3]), 1.0), (np.array([0.5, 0.7, 0.2]), 2.0)):
+        expected, eager_out = _printed(capsys, formatted, x, tol)
+        actual, compiled_out = _printed(capsys, compiled, x, tol)
+        assert compiled_out == eager_out and actual == expected
+    assert compiled.stats["traces"] == 1  # (a size formatted is fixed, guarded: n=3)
+
+
+def test_a_string_formatted_from_traced_values_is_not_returned():
+    def label(x):
+        return f"max {x.max()}"
+
+    with pytest.raises(gcompile.UnsupportedError, match="string formatted from traced"):
+        gcompile.compile(label, fullgraph=True)(np.ones(3))

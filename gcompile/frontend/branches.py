@@ -52,6 +52,7 @@ from .loops import (
 )
 from .sequences import TracedList
 from .symint import SymInt
+from .texts import holds_marker
 from .traced_array import TracedArray
 
 # what a marked statement may change without being a change to Python state: the tracer's
@@ -434,7 +435,7 @@ def _static_exception(make) -> tuple[str, str | None] | None:
         return None
     if error.args == ():
         return kind.__name__, None
-    if len(error.args) == 1 and type(error.args[0]) is str:
+    if len(error.args) == 1 and type(error.args[0]) is str and not holds_marker(error.args[0]):
         return kind.__name__, error.args[0]
     return None
 

@@ -22,6 +22,7 @@ from .recorder import Tracer
 from .segments import Segment
 from .sequences import convertible_sequences
 from .symint import SymInt
+from .texts import holds_marker
 from .traced_array import TracedArray
 
 
@@ -188,6 +189,12 @@ def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> An
     """A node or literal for one returned leaf (``function_source``: where the function is defined)."""
     if isinstance(value, (TracedArray, np.ndarray, SymInt)):
         return tracer.operand(value)
+    if holds_marker(value):
+        raise UnsupportedError(
+            "returning a string formatted from traced values",
+            function_source,
+            hint="the string would be made once, while tracing; return the values instead",
+        )
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic)):
         return value
     if isinstance(value, MaskedValue):

@@ -35,6 +35,7 @@ from .indices import Indices
 from .numpy_calls import NumpyCalls
 from .scatters import scatter_assign
 from .symint import SymInt, unwrap
+from .texts import TracedTexts, as_text, holds_marker
 from .traced_array import TracedArray, holds_traced
 
 # Lookups built from the op table.
@@ -60,6 +61,7 @@ class Tracer(Indices):
         # symbol, the graph and its node then): calls alike share the length (``numpy_calls``)
         self.data_lengths: dict[tuple, tuple] = {}
         self.loops = ControlTracer(self)  # captured loops and branches, traced as sub-graphs
+        self.texts = TracedTexts()  # strings formatted from traced values (for ``print``)
 
     # -- refusals -----------------------------------------------------------------------------------
     def refuse(self, construct: str, hint: str = "", detail: str = "", source: str = "") -> None:
@@ -279,6 +281,8 @@ class Tracer(Indices):
             if isinstance(value, (TracedArray, SymInt)):
                 operands.append(value)
                 return Operand(len(operands) - 1)
+            if holds_marker(value):  # (``f"r={r}"``: formatted on each call)
+                return as_text(self.texts, value, leaf)
             if type(value) in (tuple, list):
                 return type(value)(leaf(v) for v in value)
             if type(value) is dict:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable
 
-from ..ir.shape_env import data_sizes_in
+from ..ir.shape_env import SymbolicError, data_sizes_in
 from ..ir.symbolic import is_expr, is_int
 
 _COMPARISONS = {
@@ -207,7 +207,12 @@ class SymInt:
         return func(*args, **kwargs)
 
     def __format__(self, spec: str) -> str:
-        return format(self.specialize(), spec)  # (text of the size: one per size, guarded)
+        """The size's text: its int, guarded; a loop index's, one for every trip, a marker that
+        a ``print`` formats on each call (``texts``)."""
+        try:
+            return format(self.specialize(), spec)
+        except SymbolicError:
+            return self._tracer.texts.marker(self, spec)
 
     def __repr__(self) -> str:
         return str(self.expr)

@@ -216,10 +216,7 @@ class TracedArray:
         self._tracer.refuse("complex() of a traced value", hint="use x.astype(np.complex128)")
 
     def __format__(self, spec: str) -> str:
-        self._tracer.refuse(
-            "formatting a traced value as text (an f-string, format() or str.format of array data)",
-            hint="the text would be made once, while tracing; print() the value instead",
-        )
+        return self._tracer.texts.marker(self, spec)  # (a print formats it on each call)
 
     def __index__(self) -> int:
         value = self._from_sizes()

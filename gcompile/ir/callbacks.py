@@ -5,8 +5,9 @@ the compiled function with that call's values, in the order the function made th
 
 ``Callback.template`` is the call's ``(args, kwargs)`` with each traced value (an array, a
 size) replaced by the ``Operand`` of the node's operands it is; everything else (strings,
-numbers, ``file=``) is kept as given. The node's value is a token (True) that the next
-callback of its graph takes as its first operand, so that no pass reorders two of them.
+numbers, ``file=``) is kept as given; a string formatted from traced values (``f"r={r:.3e}"``)
+is a ``Text`` of its pieces, formatted on each call. The node's value is a token (True) that the
+next callback of its graph takes as its first operand, so that no pass reorders two of them.
 """
 
 from __future__ import annotations
@@ -40,8 +41,44 @@ class Callback:
         self.function(*args, **kwargs)
 
 
+@dataclass(frozen=True)
+class Field:
+    """A traced value formatted into a ``Text``: its operand, the format spec, and its dtype
+    (a NumPy scalar formats as NumPy's, a float32 as its shortest digits) when a scalar."""
+
+    operand: Operand
+    spec: str
+    scalar: np.dtype | None
+
+    def format(self, operands: tuple) -> str:
+        value = operands[self.operand.index]
+        if self.scalar is not None:
+            value = self.scalar.type(value)
+        return format(value, self.spec)
+
+
+@dataclass(frozen=True)
+class Text:
+    """A string formatted from traced values: literal pieces and ``Field``s, joined on each
+    call (``frontend/texts.py`` makes it)."""
+
+    pieces: tuple
+
+    def __repr__(self) -> str:
+        parts = [p if isinstance(p, str) else f"{{{p.operand}:{p.spec}}}" for p in self.pieces]
+        return "f" + repr("".join(parts))
+
+    def format(self, operands: tuple) -> str:
+        return "".join(p if isinstance(p, str) else p.format(operands) for p in self.pieces)
+
+
 def _filled(value: Any, operands: tuple) -> Any:
-    return map_leaves(lambda v: operands[v.index] if isinstance(v, Operand) else v, value)
+    def leaf(v: Any) -> Any:
+        if isinstance(v, Operand):
+            return operands[v.index]
+        return v.format(operands) if isinstance(v, Text) else v
+
+    return map_leaves(leaf, value)
 
 
 _REGISTERED: dict[int, Callback] = {}  # what compiled loop programs call back (by number)

@@ -1,0 +1,50 @@
+"""Strings formatted from traced values (``f"step {k}: r={r:.3e}"``, ``"{}".format(x)``) for
+``print``: formatting a traced value while tracing gives a marker in the string, which a
+``print`` turns into a ``callbacks.Text`` formatted with each call's values.
+
+A marker is ``\\x00gc<n>\\x00`` (no text holds one by chance); anywhere but a ``print`` (a
+returned string, an exception's message) it would stand for the value, so those uses refuse.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from ..ir.callbacks import Field, Text
+
+_MARKER = re.compile("\x00gc([0-9]+)\x00")
+
+
+class TracedTexts:
+    """The tracer's formatted traced values, by marker number."""
+
+    def __init__(self) -> None:
+        self.fields: list[tuple[Any, str]] = []  # (traced value, format spec)
+
+    def marker(self, value: Any, spec: str) -> str:
+        """The marker standing for ``format(value, spec)`` in a string made while tracing."""
+        self.fields.append((value, spec))
+        return f"\x00gc{len(self.fields) - 1}\x00"
+
+
+def holds_marker(text: Any) -> bool:
+    """Whether ``text`` is a string formatted from a traced value."""
+    return isinstance(text, str) and _MARKER.search(text) is not None
+
+
+def as_text(texts: TracedTexts, text: str, operand: Callable[[Any], Any]) -> Text:
+    """``text`` as a ``Text``, each marker a ``Field`` of the operand ``operand(value)`` gives."""
+    pieces: list = []
+    at = 0
+    for match in _MARKER.finditer(text):
+        if match.start() > at:
+            pieces.append(text[at : match.start()])
+        value, spec = texts.fields[int(match.group(1))]
+        meta = getattr(value, "meta", None)
+        scalar = meta.dtype if meta is not None and meta.scalar else None
+        pieces.append(Field(operand(value), spec, scalar))
+        at = match.end()
+    if at < len(text):
+        pieces.append(text[at:])
+    return Text(tuple(pieces))
