@@ -348,6 +348,24 @@ def test_a_python_int_a_loop_makes_a_python_float_stays_a_python_float():
         assert got[1:] == expected[1:]
 
 
+def energies(x, steps):
+    """pmocz/nbody-python's energy: ``np.sum(np.sum(...))``, a reduction of one element."""
+    out = np.zeros((steps, 4))
+    for i in range(steps):
+        x = x * 0.5 + 1
+        out[i] = np.sum(np.sum(x)), np.mean(np.max(x)), np.prod(x.min()), np.any(np.all(x > 1))
+    return out
+
+
+def test_a_reduction_of_one_element_in_a_loop_body_is_that_element():
+    for x in (RNG.random((4, 3)), np.arange(6, dtype=np.int16).reshape(2, 3)):
+        check(energies, x, 5)
+    compiled = gcompile.compile(energies, fullgraph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gcompile.GcompileWarning)  # (not in the interpreter)
+        compiled(RNG.random((4, 3)), 5)
+
+
 def test_graph_size_does_not_grow_with_the_trip_count():
     def sizes(steps):
         graph = gcompile.trace(smooth_rows, RNG.random((8, 8)), steps, stage="fused")

@@ -148,6 +148,10 @@ def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
     return lowering.finish(node.name, results, list(outputs))
 
 
+# reductions whose value over one element is that element (in the result's dtype)
+_OF_ONE_ELEMENT = (ops.SUM, ops.PROD, ops.AMAX, ops.AMIN, ops.MEAN, ops.ANY, ops.ALL)
+
+
 def generate_graph(graph: Graph, options: dict) -> LoopProgram:
     """The function running the whole of ``graph`` (its host, as one Numba function), called
     with the graph's inputs (and the host's buffers for large outputs): it reads its sizes,
@@ -440,6 +444,9 @@ class _ProgramLowering(
             self.assign(node, self.view(node))
         elif target.kind == "elementwise" and node.meta.ndim == 0:
             self.assign(node, self.scalar(node))
+        elif target in _OF_ONE_ELEMENT and node.args[0].meta.ndim == 0:
+            (x,) = node.args  # (``np.sum(np.sum(a))``: the element, in the result's dtype)
+            self.assign(node, typed(self.values[x], x.meta.dtype, node.meta.dtype))
         else:
             raise NoTemplate(f"{target.name} in a loop body")
 
