@@ -50,6 +50,17 @@ def newton_root(x0, tol):
     return x
 
 
+def newton_or_raise(data, x0):
+    """A loop returning once converged, raising after it (djeada/Numerical-Methods' Newton)."""
+    x = x0
+    for _ in range(30):
+        x_new = x - np.sum(np.tanh(x - data)) / np.sum(1.0 - np.tanh(x - data) ** 2)
+        if np.abs(x_new - x) < 1e-8:
+            return x_new
+        x = x_new
+    raise ValueError("did not converge")
+
+
 def validated(x):
     """A test before the work, outside any loop (the host runs the node)."""
     if np.isnan(x).any():
@@ -63,6 +74,7 @@ def test_raising_tests_compile_to_nodes_and_loops_stay_rolled():
         (eliminate, (rng.random((6, 6)) + 6 * np.eye(6), rng.random(6))),
         (converge, (rng.random(5) * 100, 1e-3)),
         (newton_root, (np.full(3, 1.5), 1e-9)),
+        (newton_or_raise, (rng.standard_normal(50), 0.0)),
         (validated, (rng.random(7),)),
     ):
         graph = gcompile.trace(fn, *args, stage="optimized")
@@ -108,6 +120,7 @@ def test_compiled_functions_raise_what_eager_raises_and_return_what_it_returns()
         ],
         converge: [(rng.random(4) * 10, 1e-2), (np.full(3, 1e30), 1e-3), (np.zeros(0), 1.0)],
         newton_root: [(np.full(4, 1.2), 1e-10), (np.full(2, 1e6), 1e-12)],
+        newton_or_raise: [(rng.standard_normal(40) + 0.3, 0.0), (np.full(4, 1e300), 0.0)],
         validated: [(rng.random(6),), (np.array([1.0, np.nan]),)],
     }
     seen = set()

@@ -12,10 +12,13 @@ asking ``bool()`` of a traced value, and the loop around it stays a loop::
 
 The exception stays lazy (made only when the test holds, as Python makes it), the test is
 evaluated once, and an ``else`` (or ``elif``) follows the call: it runs exactly when the
-``raise`` did not. On values that are not traced the call does what the statement did
-(``runtime.raise_if``). Left as written: a bare ``raise``, ``raise ... from ...``, an ``if``
-whose body does more than raise, ``assert`` under ``python -O``, and statements of nested
-functions and of ``try`` blocks (a handler may catch the error: ``effects`` refuses those).
+``raise`` did not. So does the body of ``if TEST: ... else: raise E(...)`` (what a loop's
+``return`` lifted after it and a ``raise`` after the loop become: ``if returned: return x``
+``else: raise``), the call then raising unless the test holds. On values that are not traced
+the call does what the statement did (``runtime.raise_if``). Left as written: a bare
+``raise``, ``raise ... from ...``, an ``if`` neither branch of which only raises, ``assert``
+under ``python -O``, and statements of nested functions and of ``try`` blocks (a handler may
+catch the error: ``effects`` refuses those).
 """
 
 from __future__ import annotations
@@ -49,18 +52,27 @@ def _block(stmts: list[ast.stmt], runtime: str, calls: list) -> list[ast.stmt]:
             continue
         calls.append(call)
         out.append(call)
-        if isinstance(stmt, ast.If):
-            out.extend(_block(stmt.orelse, runtime, calls))
+        if isinstance(stmt, ast.If):  # (the branch that does not raise follows)
+            rest = stmt.body if _raises(stmt.orelse) and not _raises(stmt.body) else stmt.orelse
+            out.extend(_block(rest, runtime, calls))
     return out
 
 
+def _raises(block: list[ast.stmt]) -> ast.expr | None:
+    """The exception a block made of one ``raise E(...)`` raises, or None."""
+    if len(block) != 1 or not isinstance(block[0], ast.Raise):
+        return None
+    return block[0].exc if block[0].cause is None else None
+
+
 def _raise_if(stmt: ast.stmt, runtime: str) -> ast.stmt | None:
-    """The runtime call ``stmt`` becomes, or None if it stays."""
-    if isinstance(stmt, ast.If) and len(stmt.body) == 1:
-        raised = stmt.body[0]
-        if not isinstance(raised, ast.Raise) or raised.exc is None or raised.cause is not None:
-            return None
-        test, made, negate = stmt.test, raised.exc, False
+    """The runtime call ``stmt`` becomes, or None if it stays: ``if test: raise E`` (its
+    ``else`` follows), ``if test: ... else: raise E`` (a loop's ``return`` lifted after it,
+    then a ``raise``: its body follows) and ``assert``."""
+    if isinstance(stmt, ast.If) and (_raises(stmt.body) or _raises(stmt.orelse)):
+        made = _raises(stmt.body)
+        test, negate = stmt.test, made is None
+        made = made if made is not None else _raises(stmt.orelse)
     elif isinstance(stmt, ast.Assert) and not sys.flags.optimize:
         detail = [] if stmt.msg is None else [stmt.msg]
         made = ast.Call(ast.Name("AssertionError", ast.Load()), detail, [])
