@@ -150,3 +150,34 @@ def test_a_region_read_after_its_array_is_written_in_a_loop_is_refused():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gcompile.GcompileWarning)  # (a graph break)
         assert gcompile.compile(region_then_write)(A.copy(), k) == region_then_write(A.copy(), k)
+
+
+def escape_times(Z, Xi, Yi, N):
+    """npbench's mandelbrot2: the positions a mask gathers from two index arrays written."""
+    for i in range(3):
+        Z = Z * Z + 0.5
+        escaped = np.abs(Z) > 2.0
+        N[Xi[escaped], Yi[escaped]] = i + 1
+    return N
+
+
+def gathered_into_positions(x, idx, out):
+    m = x > 0.5
+    out[idx[m]] = x[m]  # (as many values as positions: one length)
+    return out
+
+
+def test_writes_at_positions_a_mask_gathers():
+    rng = np.random.default_rng(11)  # (lengths the data decide: no unrolled trace to bound)
+    Xi, Yi = np.mgrid[0:4, 0:4]
+    for backend in ("interpreter", "numba"):
+        escapes = gcompile.compile(escape_times, backend=backend, fullgraph=True)
+        gathers = gcompile.compile(gathered_into_positions, backend=backend, fullgraph=True)
+        for Z in (np.linspace(0.0, 1.6, 16), rng.random(16)):
+            args = (Z, Xi.ravel(), Yi.ravel())
+            expected = escape_times(*args, np.zeros((4, 4), np.int64))
+            np.testing.assert_array_equal(escapes(*args, np.zeros((4, 4), np.int64)), expected)
+        for n in (8, 9, 1):
+            x, idx = rng.random(n), rng.permutation(n)
+            expected = gathered_into_positions(x, idx, np.zeros(n))
+            np.testing.assert_array_equal(gathers(x, idx, np.zeros(n)), expected)

@@ -340,8 +340,16 @@ class Tracer(Indices):
     def write_by_indices(self, target: TracedArray, index: Any, value: Any) -> bool:
         """Record ``target[idx] = value`` when ``idx`` is an integer array (or a tuple of them:
         ``scatters.scatter_assign``); False (nothing recorded) for any other index."""
-        if isinstance(index, masks.MaskedValue):  # (positions gathered by a mask)
-            index = index.whole("writing at the positions of")
+
+        def gathered(item: Any) -> Any:  # (positions gathered by a mask: ``N[Xi[I], Yi[I]]``)
+            if isinstance(item, masks.MaskedValue):
+                return item.whole("writing at the positions of")
+            return item
+
+        index = tuple(map(gathered, index)) if type(index) is tuple else gathered(index)
+        items = index if type(index) is tuple else (index,)
+        if isinstance(value, masks.MaskedValue) and any(isinstance(i, TracedArray) for i in items):
+            value = value.whole("writing")  # (``out[idx[m]] = x[m]``: as many values)
         return scatter_assign(self, target, index, value)
 
     def wrap(self, node: Node) -> TracedArray:
