@@ -451,7 +451,7 @@ def _number_decides(first, carried: tuple) -> bool:
     tol:``); its test is traced on the carried values, and the loop declined if not traced."""
     if not isinstance(first, (bool, np.bool_)) or not first:
         return False
-    return any(type(value) in (bool, int, float) for value in carried)
+    return any(type(value) in (int, float) for value in carried)
 
 
 def _size_truth(value):
