@@ -183,15 +183,9 @@ class ControlTracer(LoopTracer):
             first = test(*carried)  # (traced again into the loop's test graph)
             self._forget(graph.nodes_after(mark))
             _roll_back(graph, mark)
-            if tracer.is_traced(first) and first.ndim == 0:
-                return self._while(test, body, tuple(carried), info, source)
-            if source in self.guessed or not _number_decides(first, carried):
+            if not (tracer.is_traced(first) and first.ndim == 0):
                 return NotImplemented
-            try:
-                return self._while(test, body, tuple(carried), info, source)
-            except Declined as declined:  # (its first trip runs in Python, the loop offered again)
-                self.guessed.add(source)
-                raise _Speculative(str(declined)) from None
+            return self._while(test, body, tuple(carried), info, source)
 
         return self._capturing(source, "while", attempt)
 
@@ -206,8 +200,7 @@ class ControlTracer(LoopTracer):
             self._forget(graph.nodes_after(mark))
             _roll_back(graph, mark)
             self.undo_growth(grown)
-            if not isinstance(declined, _Speculative):
-                self.notes.append(LoopNote(source, False, str(declined), kind=kind))
+            self.notes.append(LoopNote(source, False, str(declined), kind=kind))
             return NotImplemented
 
     def _declined_early(self, info, source, kind: str) -> bool:
@@ -438,20 +431,6 @@ def _static_exception(make) -> tuple[str, str | None] | None:
     if len(error.args) == 1 and type(error.args[0]) is str and not holds_marker(error.args[0]):
         return kind.__name__, error.args[0]
     return None
-
-
-class _Speculative(Declined):
-    """A while loop taken from its first trip on a guess (``_number_decides``) declined: not
-    noted, since the loop is offered again after that trip runs in Python."""
-
-
-def _number_decides(first, carried: tuple) -> bool:
-    """Whether a while loop whose test holds on Python values may still be a loop on the data:
-    a carried Python number that the trips may make traced (``udiff = 1`` then ``while udiff >
-    tol:``); its test is traced on the carried values, and the loop declined if not traced."""
-    if not isinstance(first, (bool, np.bool_)) or not first:
-        return False
-    return any(type(value) in (int, float) for value in carried)
 
 
 def _size_truth(value):

@@ -93,7 +93,6 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         self.notes: list[LoopNote] = []
         self.unroll_all = False  # option loops="unroll": every loop runs in Python (unrolled)
         self.in_python: set = set()  # sources of loops whose body values escape (LoopEscape)
-        self.guessed: set = set()  # while loops taken from their first trip once, declined
         self.list_reads: list = []  # GrowingLists read inside bodies (``LoopRows.check_reads``)
         self.journal: list = []  # GrowingLists in the order they grew (undone when declined)
         self._top = tracer.graph
