@@ -78,7 +78,8 @@ def formatted(x, tol):
     total, k = 0.0, 0
     while total < tol:
         total = total + x[k % x.shape[0]]
-        print(f"trip {k}: total={total:.4f}", "mean {:.3e}".format(x.mean()))
+        print(f"trip {k}: total={total:.4f}", "mean {:.3e}".format(x.mean()), repr(x[0]))
+        print(f"{x[1]!r} {x[1]=}", str(x.max()), "%s" % x[2])
         k += 1
     print(f"{k} trips, last {x.astype(np.float32)[k % x.shape[0]]}, n={x.shape[0]:>4}")
     return total

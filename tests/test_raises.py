@@ -2,6 +2,8 @@
 ``raise_unless`` node each (``capture/raises.py``), so that the loop around one stays a loop and
 the compiled function raises what eager raises, where eager raises it."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -201,3 +203,64 @@ def test_converted_statements_run_as_python_on_plain_values():
             _same(expected, actual)
         outcomes.add(str(actual[1]))
     assert len(outcomes) == 4  # (mode 0, mode 1, modes 2-4, the assert)
+
+
+def _describe(x):
+    x[0] = -x[0]  # (making the message writes: it must not run unless the test holds)
+    return "negative"
+
+
+def written_by_the_message(x):
+    if x.sum() < -100:
+        raise ValueError(_describe(x))
+    return x * 2
+
+
+def written_before_the_raise(x):
+    x *= 2  # (the caller sees this write even when the call raises)
+    if x.max() > 10:
+        raise ValueError("big")
+    return x
+
+
+def message_of_str(x):
+    if x[0] < 0:
+        raise ValueError("bad first value " + str(x[0]))
+    return x
+
+
+SHARED = ValueError("shared error")
+
+
+def prebuilt_and_named(x):
+    if x[0] < 0:
+        raise SHARED  # (the very object: not repeated by a compiled raise)
+    if x[1] < 0:
+        raise ImportError("no module", name="mymod")  # (more than a message)
+    return x
+
+
+def test_raises_whose_making_or_writes_a_node_would_change_run_as_python():
+    cases = {
+        written_by_the_message: [np.array([1.0, 2.0]), np.array([-200.0, 1.0])],
+        written_before_the_raise: [np.array([1.0, 2.0]), np.array([1.0, 9.0])],
+        message_of_str: [np.array([1.0, 2.0]), np.array([-1.0, 2.0])],
+        prebuilt_and_named: [np.array([1.0, 2.0]), np.array([-1.0, 2.0]), np.array([1.0, -2.0])],
+    }
+    for fn, inputs in cases.items():
+        compiled = gcompile.compile(fn)
+        for x in inputs:
+            eager_x, compiled_x = x.copy(), x.copy()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", gcompile.GcompileWarning)  # (graph breaks)
+                expected, actual = _outcome(fn, eager_x), _outcome(compiled, compiled_x)
+            _same(expected, actual)
+            np.testing.assert_array_equal(compiled_x, eager_x)
+    compiled = gcompile.compile(prebuilt_and_named)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gcompile.GcompileWarning)
+        with pytest.raises(ValueError) as shared:
+            compiled(np.array([-1.0, 2.0]))
+        with pytest.raises(ImportError) as named:
+            compiled(np.array([1.0, -2.0]))
+    assert shared.value is SHARED and named.value.name == "mymod"

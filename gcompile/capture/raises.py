@@ -15,7 +15,8 @@ evaluated once, and an ``else`` (or ``elif``) follows the call: it runs exactly 
 ``raise`` did not. So does the body of ``if TEST: ... else: raise E(...)`` (what a loop's
 ``return`` lifted after it and a ``raise`` after the loop become: ``if returned: return x``
 ``else: raise``), the call then raising unless the test holds. On values that are not traced
-the call does what the statement did (``runtime.raise_if``). Left as written: a bare
+the call does what the statement did (``runtime.raise_if``). Left as written: an exception made by anything but a class called
+with at most one literal or f-string (``_plain``: it is made while tracing), a bare
 ``raise``, ``raise ... from ...``, an ``if`` neither branch of which only raises, ``assert``
 under ``python -O``, and statements of nested functions and of ``try`` blocks (a handler may
 catch the error: ``effects`` refuses those).
@@ -65,6 +66,30 @@ def _raises(block: list[ast.stmt]) -> ast.expr | None:
     return block[0].exc if block[0].cause is None else None
 
 
+def _plain(made: ast.expr) -> bool:
+    """Whether making the exception can do nothing but make it (it is made while tracing to
+    read its class and message): a class named (``ValueError``), or one called with at most
+    one literal string or f-string of names, attributes and subscripts (no call, which could
+    write an array or print)."""
+    if isinstance(made, (ast.Name, ast.Attribute)):
+        return True
+    if not isinstance(made, ast.Call) or made.keywords or len(made.args) > 1:
+        return False
+    if not isinstance(made.func, (ast.Name, ast.Attribute)):
+        return False
+    for arg in made.args:
+        parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
+        for part in parts:
+            inner = part.value if isinstance(part, ast.FormattedValue) else part
+            if isinstance(part, ast.FormattedValue) and part.format_spec is not None:
+                return False
+            if not isinstance(inner, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript)):
+                return False
+            if any(isinstance(n, ast.Call) for n in ast.walk(inner)):
+                return False
+    return True
+
+
 def _raise_if(stmt: ast.stmt, runtime: str) -> ast.stmt | None:
     """The runtime call ``stmt`` becomes, or None if it stays: ``if test: raise E`` (its
     ``else`` follows), ``if test: ... else: raise E`` (a loop's ``return`` lifted after it,
@@ -79,10 +104,11 @@ def _raise_if(stmt: ast.stmt, runtime: str) -> ast.stmt | None:
         test, negate = stmt.test, True
     else:
         return None
-    if stays(test) or stays(made):
+    if stays(test) or not _plain(made):
         return None
     arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
     function = ast.Attribute(ast.Name(runtime, ast.Load()), "raise_if", ast.Load())
-    args = [test, ast.Lambda(arguments, made)] + ([ast.Constant(True)] if negate else [])
-    call = ast.Expr(ast.Call(function, args, []))
+    args = [test, ast.Lambda(arguments, made), ast.Constant(negate)]
+    built = [ast.keyword("built", ast.Constant(True))] if isinstance(made, ast.Call) else []
+    call = ast.Expr(ast.Call(function, args, built))
     return ast.fix_missing_locations(ast.copy_location(call, stmt))

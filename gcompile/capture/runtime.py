@@ -37,8 +37,8 @@ task); while one is installed the runtime first offers every loop to it:
   value, any object). A conditional expression, ``and`` and ``or`` (``if_exp``, ``and_``,
   ``or_``) come as an ``if`` of one carried value, UNDEFINED before it.
 - ``handler.capture_not(value)``, when the handler has it: ``not value``.
-- ``handler.capture_raise_if(test, make, negate)``, when the handler has it: ``if test: raise
-  make()`` (``negate``: ``if not test``); None once it recorded the test, or NotImplemented.
+- ``handler.capture_raise_if(test, make, negate, built)``, when the handler has it: ``if test:
+  raise make()`` (``negate``: ``if not test``); None once it recorded the test, or NotImplemented.
 - ``handler.capture_array(function, element, start, stop, step, info, args, kwargs)``, when
   the handler has it: ``function([element(i) for i in range(start, stop, step)], *args,
   **kwargs)``, ``function`` as the user's code named it (``np.array``, ``np.asarray``,
@@ -392,11 +392,12 @@ def not_(value: Any) -> Any:
     return not value
 
 
-def raise_if(test: Any, make: Callable[[], Any], negate: bool = False) -> None:
-    """``if test: raise make()`` (``negate``: ``if not test``, an ``assert``); offered first to
-    the handler's ``capture_raise_if`` (``raises``)."""
+def raise_if(test: Any, make: Callable[[], Any], negate: bool = False, built: bool = False) -> None:
+    """``if test: raise make()`` (``negate``: ``if not test``, an ``assert``; ``built``: ``make``
+    calls the exception's class, else it names a class or an instance); offered first to the
+    handler's ``capture_raise_if`` (``raises``)."""
     capture = getattr(_HANDLER.get(), "capture_raise_if", None)
-    if capture is not None and capture(test, make, negate) is not NotImplemented:
+    if capture is not None and capture(test, make, negate, built) is not NotImplemented:
         return
     if (not test) if negate else test:
         raise make()

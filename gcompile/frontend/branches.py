@@ -25,7 +25,6 @@ memory with another value the branches read.
 
 from __future__ import annotations
 
-import builtins
 import types
 from dataclasses import replace
 
@@ -153,7 +152,7 @@ class ControlTracer(LoopTracer):
             return NotImplemented
         return np.logical_not(value)
 
-    def capture_raise_if(self, test, make, negate: bool):
+    def capture_raise_if(self, test, make, negate: bool, built: bool = False):
         """``if test: raise make()`` on a traced scalar (``negate``: an ``assert``): a ``raise_unless``
         node raising the same error, when ``make()`` gives a built-in exception of one
         string argument or none, made without the data; else NotImplemented (``bool()``)."""
@@ -161,7 +160,7 @@ class ControlTracer(LoopTracer):
         test = _size_truth(test)
         if not tracer.is_traced(test) or test.ndim != 0:
             return NotImplemented
-        raised = _static_exception(make)
+        raised = _static_exception(make, built)
         if raised is None:
             return NotImplemented
         truth = test if test.dtype == np.bool_ else test != 0
@@ -413,23 +412,46 @@ def _add_placeholder(graph: Graph, outer: Node) -> None:
         graph.placeholder(outer.name, outer.meta)
 
 
-def _static_exception(make) -> tuple[str, str | None] | None:
-    """``(class name, message or None)`` of the exception ``make()`` gives, when it is a
-    built-in one with no argument or one string (what a compiled ``raise`` can repeat);
-    None when it is another, or making it needs the data (an f-string of a traced value)."""
+# exceptions a compiled ``raise`` repeats: their class and message are all there is to them
+_REPEATABLE = frozenset(
+    {
+        Exception,
+        ArithmeticError,
+        AssertionError,
+        FloatingPointError,
+        IndexError,
+        KeyError,
+        LookupError,
+        NotImplementedError,
+        OverflowError,
+        RuntimeError,
+        TypeError,
+        ValueError,
+        ZeroDivisionError,
+    }
+)
+
+
+def _static_exception(make, built: bool) -> tuple[str, str | None] | None:
+    """``(class name, message or None)`` of the exception ``make()`` gives, when it is one of
+    ``_REPEATABLE`` with no argument or one string and nothing else set on it (what a compiled
+    ``raise`` can repeat), made by calling its class (``built``) or named by its class (an
+    instance made before, ``raise ERR``, is that object: not repeated); None otherwise, or
+    when making it needs the data (a string formatted from a traced value)."""
     try:
         error = make()
     except Exception:  # noqa: BLE001 - (the statement then runs as Python would, and refuses)
         return None
-    if isinstance(error, type) and issubclass(error, Exception):
+    if isinstance(error, type) and error in _REPEATABLE:
         error = error()
-    kind = type(error)
-    if getattr(builtins, kind.__name__, None) is not kind or not isinstance(error, Exception):
+    elif not built:
+        return None
+    if type(error) not in _REPEATABLE or vars(error):
         return None
     if error.args == ():
-        return kind.__name__, None
+        return type(error).__name__, None
     if len(error.args) == 1 and type(error.args[0]) is str and not holds_marker(error.args[0]):
-        return kind.__name__, error.args[0]
+        return type(error).__name__, error.args[0]
     return None
 
 

@@ -11,10 +11,13 @@ import numpy as np
 
 from .. import capture
 from ..errors import UnsupportedError, refusal_from
+from ..ir import ops
+from ..ir.alias import written_placeholders
 from ..ir.control import LoopNote
 from ..ir.graph import Graph
 from ..ir.pytree import TreeSpec, flatten
 from ..ir.shape_env import DataSizeError, SymbolicError, using
+from ..ir.subgraph import walk
 from .declines import LoopEscape
 from .masks import MaskedValue
 from .numpy_patching import tracing
@@ -104,6 +107,7 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
             refusal.lines = _lines_in(function, error.__traceback__)
             raise refusal from error
         _refuse_changed_containers(before, fn)
+        _refuse_raises_beside_argument_writes(tracer)
         out_leaves, out_spec = flatten(result)
         code = getattr(fn, "__code__", None)
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
@@ -183,6 +187,22 @@ def _lines_in(function: Any, traceback: Any) -> tuple:
             lines.append(traceback.tb_lineno)
         traceback = traceback.tb_next
     return tuple(lines)
+
+
+def _refuse_raises_beside_argument_writes(tracer: Tracer) -> None:
+    """A raising test (``raise_unless``) in a function that writes its arguments is refused at
+    its line (it runs in Python there): the compiled function writes arguments back at its
+    end, so a raise would lose the writes eager mode made before it."""
+    if not written_placeholders(tracer.graph):
+        return
+    for visit in walk(tracer.graph):
+        if visit.node.op == "call" and visit.node.target is ops.RAISE_UNLESS:
+            raise UnsupportedError(
+                "a raising test in a function that writes its arguments",
+                visit.node.source,
+                hint="the writes made before the raise would be lost; raise outside the "
+                "function, or write into a copy and return it",
+            )
 
 
 def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> Any:

@@ -20,11 +20,12 @@ class TracedTexts:
     """The tracer's formatted traced values, by marker number."""
 
     def __init__(self) -> None:
-        self.fields: list[tuple[Any, str]] = []  # (traced value, format spec)
+        self.fields: list[tuple[Any, str, str]] = []  # (traced value, format spec, conversion)
 
-    def marker(self, value: Any, spec: str) -> str:
-        """The marker standing for ``format(value, spec)`` in a string made while tracing."""
-        self.fields.append((value, spec))
+    def marker(self, value: Any, spec: str, conversion: str = "") -> str:
+        """The marker standing for ``format(value, spec)`` (``conversion`` "r": for
+        ``repr(value)``) in a string made while tracing."""
+        self.fields.append((value, spec, conversion))
         return f"\x00gc{len(self.fields) - 1}\x00"
 
 
@@ -40,10 +41,10 @@ def as_text(texts: TracedTexts, text: str, operand: Callable[[Any], Any]) -> Tex
     for match in _MARKER.finditer(text):
         if match.start() > at:
             pieces.append(text[at : match.start()])
-        value, spec = texts.fields[int(match.group(1))]
+        value, spec, conversion = texts.fields[int(match.group(1))]
         meta = getattr(value, "meta", None)
         scalar = meta.dtype if meta is not None and meta.scalar else None
-        pieces.append(Field(operand(value), spec, scalar))
+        pieces.append(Field(operand(value), spec, scalar, conversion))
         at = match.end()
     if at < len(text):
         pieces.append(text[at:])

@@ -11,10 +11,12 @@ that needs a *value* (``bool(t)``, ``float(t)``) is refused by the recorder with
 from __future__ import annotations
 
 import operator
+import sys
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from ..errors import GCOMPILE_DIR
 from ..ir import ops
 from ..ir.graph import Node
 from ..ir.meta import TensorMeta
@@ -134,6 +136,8 @@ class TracedArray:
         self._tracer.parts.assign(self, ops.IMAG, value)
 
     def __repr__(self) -> str:
+        if not sys._getframe(1).f_code.co_filename.startswith(GCOMPILE_DIR):
+            return self._tracer.texts.marker(self, "", "r")  # (the user's repr(x), f"{x!r}")
         return f"TracedArray(%{self._node.name}: {self._node.meta.short()})"
 
     # -- NumPy protocols -----------------------------------------------------------------
@@ -230,6 +234,9 @@ class TracedArray:
 
     def __format__(self, spec: str) -> str:
         return self._tracer.texts.marker(self, spec)  # (a print formats it on each call)
+
+    def __str__(self) -> str:
+        return self._tracer.texts.marker(self, "")  # (str(x), "%s" % x: as format(x, ""))
 
     def __index__(self) -> int:
         value = self._from_sizes()

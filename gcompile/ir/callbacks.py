@@ -49,12 +49,13 @@ class Field:
     operand: Operand
     spec: str
     scalar: np.dtype | None
+    conversion: str = ""  # "r": ``repr`` of the value
 
     def format(self, operands: tuple) -> str:
         value = operands[self.operand.index]
         if self.scalar is not None:
             value = self.scalar.type(value)
-        return format(value, self.spec)
+        return repr(value) if self.conversion == "r" else format(value, self.spec)
 
 
 @dataclass(frozen=True)
