@@ -100,3 +100,15 @@ def test_a_string_formatted_from_traced_values_is_not_returned():
 
     with pytest.raises(gcompile.UnsupportedError, match="string formatted from traced"):
         gcompile.compile(label, fullgraph=True)(np.ones(3))
+
+
+def logged(x):
+    import logging
+
+    logging.getLogger("gcompile.tests").debug(f"max {x.max()}")  # (not a print: made once)
+    return x * 2
+
+
+def test_a_string_formatted_from_traced_values_and_not_printed_is_refused_at_its_line():
+    with pytest.raises(gcompile.UnsupportedError, match="used other than by print"):
+        gcompile.compile(logged, fullgraph=True)(np.ones(3))

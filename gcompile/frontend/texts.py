@@ -3,7 +3,8 @@
 ``print`` turns into a ``callbacks.Text`` formatted with each call's values.
 
 A marker is ``\\x00gc<n>\\x00`` (no text holds one by chance); anywhere but a ``print`` (a
-returned string, an exception's message) it would stand for the value, so those uses refuse.
+returned string, an exception's message, a log line) it would stand for the value, so those
+uses refuse, and so does a trace that made a marker no ``print`` took (at its line).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from ..errors import user_source
 from ..ir.callbacks import Field, Text
 
 _MARKER = re.compile("\x00gc([0-9]+)\x00")
@@ -21,12 +23,21 @@ class TracedTexts:
 
     def __init__(self) -> None:
         self.fields: list[tuple[Any, str, str]] = []  # (traced value, format spec, conversion)
+        self.made: dict[int, str] = {}  # marker number -> the user's line that made it
+        self.printed: set[int] = set()  # the markers a print took
 
     def marker(self, value: Any, spec: str, conversion: str = "") -> str:
         """The marker standing for ``format(value, spec)`` (``conversion`` "r": for
         ``repr(value)``) in a string made while tracing."""
         self.fields.append((value, spec, conversion))
+        self.made[len(self.fields) - 1] = user_source()
         return f"\x00gc{len(self.fields) - 1}\x00"
+
+    def unprinted(self) -> str | None:
+        """The line of a string formatted from a traced value that no ``print`` took (logged,
+        warned, written: its text would be made once, while tracing), or None."""
+        lost = sorted(set(self.made) - self.printed)
+        return self.made[lost[0]] if lost else None
 
 
 def holds_marker(text: Any) -> bool:
@@ -41,7 +52,9 @@ def as_text(texts: TracedTexts, text: str, operand: Callable[[Any], Any]) -> Tex
     for match in _MARKER.finditer(text):
         if match.start() > at:
             pieces.append(text[at : match.start()])
-        value, spec, conversion = texts.fields[int(match.group(1))]
+        number = int(match.group(1))
+        texts.printed.add(number)
+        value, spec, conversion = texts.fields[number]
         meta = getattr(value, "meta", None)
         scalar = meta.dtype if meta is not None and meta.scalar else None
         pieces.append(Field(operand(value), spec, scalar, conversion))
