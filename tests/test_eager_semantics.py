@@ -139,26 +139,6 @@ def test_copy_and_deepcopy_of_an_array_are_copies_in_its_layout():
     check(_copied, np.arange(3.0), np.asfortranarray(np.arange(6.0).reshape(2, 3)))
 
 
-def _grid_flattened(n, a):
-    Xi, Yi = np.mgrid[0:n, 0:n]  # (npbench's mandelbrot2: ``Xi.shape = Yi.shape = n * n``)
-    b = a.copy()
-    row = b[0]  # (a view taken before keeps its shape, and sees the write below)
-    Xi.shape = Yi.shape = b.shape = n * n
-    b[1] = 100.0
-    return Xi * 2 + Yi, b, row
-
-
-def test_assigning_the_shape_of_a_local_array_makes_it_its_reshaped_view():
-    check(_grid_flattened, 4, np.random.default_rng(5).random((4, 4)))
-
-    def argument_reshaped(a):
-        a.shape = (2, 3)  # (the caller's array object would change shape)
-        return a
-
-    with pytest.raises(gcompile.UnsupportedError, match="assigning the shape of an argument"):
-        gcompile.compile(argument_reshaped, fullgraph=True)(np.ones(6))
-
-
 def test_array_ndmin_is_refused_even_with_a_dtype():
     with pytest.raises(gcompile.UnsupportedError, match="ndmin"):
         gcompile.trace(lambda x: np.array(x, dtype=np.float32, ndmin=3), np.ones(2))

@@ -74,19 +74,6 @@ class TracedArray:
         """The sizes: ints, and ``SymInt`` for sizes known only at call time."""
         return tuple(SymInt.wrap(self._tracer, s) for s in self._node.meta.shape)
 
-    @shape.setter
-    def shape(self, value) -> None:
-        """``x.shape = n * m``: from now on this array is its reshaped view, as NumPy changes
-        the array object in place (its other views keep their shapes). NumPy refuses an array
-        whose strides need a copy; one not known to be contiguous is refused here."""
-        if self.meta.layout != "C" or self._node.op == "placeholder":
-            self._tracer.refuse(
-                "assigning the shape of an argument (the caller's array would change shape) or "
-                "of an array not known to be C-contiguous",
-                hint="use x = x.reshape(shape)",
-            )
-        self._node = self.reshape(value)._node
-
     @property
     def dtype(self) -> np.dtype:
         return self._node.meta.dtype
