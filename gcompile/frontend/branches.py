@@ -163,8 +163,7 @@ class ControlTracer(LoopTracer):
         raised = _static_exception(make, built)
         if raised is None:
             return NotImplemented
-        truth = test if test.dtype == np.bool_ else test != 0
-        ok = truth if negate else np.logical_not(truth)
+        ok = _truth(test) if negate else np.logical_not(_truth(test))
         tracer.raise_unless(ok, *raised)
         return None
 

@@ -108,13 +108,7 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
             raise refusal from error
         _refuse_changed_containers(before, fn)
         _refuse_raises_beside_argument_writes(tracer)
-        unprinted = tracer.texts.unprinted()
-        if unprinted:
-            raise UnsupportedError(
-                "a string formatted from traced values used other than by print",
-                unprinted,
-                hint="its text would be made once, while tracing (a log line, a warning)",
-            )
+        _refuse_unprinted_texts(tracer)
         out_leaves, out_spec = flatten(result)
         code = getattr(fn, "__code__", None)
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
@@ -194,6 +188,17 @@ def _lines_in(function: Any, traceback: Any) -> tuple:
             lines.append(traceback.tb_lineno)
         traceback = traceback.tb_next
     return tuple(lines)
+
+
+def _refuse_unprinted_texts(tracer: Tracer) -> None:
+    """A string formatted from traced values that no ``print`` took is refused at its line."""
+    unprinted = tracer.texts.unprinted()
+    if unprinted:
+        raise UnsupportedError(
+            "a string formatted from traced values used other than by print",
+            unprinted,
+            hint="its text would be made once, while tracing (a log line, a warning)",
+        )
 
 
 def _refuse_raises_beside_argument_writes(tracer: Tracer) -> None:

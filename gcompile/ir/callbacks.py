@@ -66,7 +66,10 @@ class Text:
     pieces: tuple
 
     def __repr__(self) -> str:
-        parts = [p if isinstance(p, str) else f"{{{p.operand}:{p.spec}}}" for p in self.pieces]
+        parts = [
+            p if isinstance(p, str) else f"{{{p.operand}{'!r' if p.conversion else ''}:{p.spec}}}"
+            for p in self.pieces
+        ]
         return "f" + repr("".join(parts))
 
     def format(self, operands: tuple) -> str:
@@ -102,6 +105,10 @@ def impl(*operands: Any, call: Callback) -> np.bool_:
     return np.bool_(True)
 
 
+# the value of a node run for its effect, which the next one takes (``callback``, ``raise_unless``)
+TOKEN = TensorMeta((), np.dtype(bool), scalar=True, writeable=False)
+
+
 def infer(*operands: Any, call: Callback) -> TensorMeta:
     """A token: a boolean scalar."""
-    return TensorMeta((), np.dtype(bool), scalar=True, writeable=False)
+    return TOKEN

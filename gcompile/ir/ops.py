@@ -1026,7 +1026,7 @@ def raise_unless_impl(token: Any, ok: Any, error: str, message: str | None) -> n
 def raise_unless_infer(token: Any, ok: TensorMeta, error: str, message: str | None) -> TensorMeta:
     """An effect token (a boolean scalar); ``ok`` a boolean scalar."""
     check_infer(token, ok, error, message)
-    return TensorMeta((), np.dtype(bool), scalar=True, writeable=False)
+    return callbacks.TOKEN
 
 
 RAISE_UNLESS = _add(

@@ -148,8 +148,10 @@ def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
     return lowering.finish(node.name, results, list(outputs))
 
 
-# reductions whose value over one element is that element (in the result's dtype)
-_OF_ONE_ELEMENT = (ops.SUM, ops.PROD, ops.AMAX, ops.AMIN, ops.MEAN, ops.ANY, ops.ALL)
+def _of_one_element(op) -> bool:
+    """Whether ``op``'s value over one element is that element (in the result's dtype): a
+    ufunc's reduce (``sum``, ``amax``, ``any``, ...), and the mean."""
+    return op.kind == "reduction" and (op.reduces is not None or op is ops.MEAN)
 
 
 def generate_graph(graph: Graph, options: dict) -> LoopProgram:
@@ -444,7 +446,7 @@ class _ProgramLowering(
             self.assign(node, self.view(node))
         elif target.kind == "elementwise" and node.meta.ndim == 0:
             self.assign(node, self.scalar(node))
-        elif target in _OF_ONE_ELEMENT and node.args[0].meta.ndim == 0:
+        elif _of_one_element(target) and node.args[0].meta.ndim == 0:
             (x,) = node.args  # (``np.sum(np.sum(a))``: the element, in the result's dtype)
             self.assign(node, typed(self.values[x], x.meta.dtype, node.meta.dtype))
         else:
