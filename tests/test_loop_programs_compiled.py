@@ -64,3 +64,34 @@ def test_subscripts_by_indices_at_least_zero_are_unsigned_and_others_keep_numpys
     assert "a0[-1]" in source  # (the trace peels k = 0, where k - 1 is NumPy's last element)
     assert re.search(r"\[np\.uint64\(k\d+ - 1\)\]", source)  # (k - 1 for k >= 1, both loops)
     assert "np.uint64(getitem" not in source  # (positions read from the data keep their sign)
+
+
+def joined_and_stored(u, out, w):
+    """Joins of arrays of two dtypes in a loop body, and a store of a value whose shape the
+    trace cannot tell equal to the region's (``u[2 : n + 2]`` is ``min(n, len(u) - 2)`` long):
+    NumPy broadcasts a length of 1 and refuses another length."""
+    n = out.shape[0]
+    acc = np.zeros((u.shape[0], 3))
+    for k in range(2):
+        acc += np.concatenate((u[:, None] * k, w[:, None], (u > 1.0)[:, None]), axis=1)
+        acc[:, :2] += np.stack((u, w.astype(np.float64)), axis=1)
+    out[:, :] = u[2 : n + 2, None] - acc[2 : n + 2, :2]
+    return acc, out
+
+
+def test_region_writes_are_element_loops_that_broadcast_as_numpy():
+    """Numba's assignment of an array into a slice compiles its error message's string
+    formatting (about 1.5 s on a process's first program), so programs write regions as
+    element loops, checking and broadcasting shapes as NumPy does."""
+    fn = gcompile.compile(joined_and_stored, fullgraph=True)
+    u, w = np.linspace(0.0, 2.0, 7), np.arange(7, dtype=np.int32)
+    for rows in (5, 1):  # the value is 5 long, then 1 long (broadcast into 2 rows)
+        out = np.zeros((5 if rows == 5 else 2, 2))
+        check(joined_and_stored, u if rows == 5 else u[:3], out, w if rows == 5 else w[:3])
+        fn(u if rows == 5 else u[:3], out.copy(), w if rows == 5 else w[:3])
+    with pytest.raises(ValueError, match="broadcast"):
+        fn(u[:5], np.zeros((4, 2)), w[:5])  # a value of 3 rows into 4: NumPy refuses it too
+    with pytest.raises(ValueError):
+        joined_and_stored(u[:5], np.zeros((4, 2)), w[:5])
+    sources = [source for _, source in fn.entries[0].run.program.loops]
+    assert sources and not any(re.search(r"\[[^\]\n]*:[^\]\n]*\] = ", s) for s in sources)

@@ -20,13 +20,18 @@ from ...ir.shape_env import using
 from ...loops.nodes import (
     Assign,
     Attr,
+    BinOp,
+    BoolOp,
     Call,
+    Compare,
     Const,
     Eval,
+    If,
     Item,
     Let,
     Loop,
     Name,
+    Raise,
     Slice,
     Store,
     Subscript,
@@ -128,8 +133,9 @@ class RegionLowering:
 
     def write_items(self, target: Item, region: tuple, base: Node, value) -> None:
         """``target = value``, ``target`` a subscript of ``base``'s memory picking a region of
-        shape ``region``; an array region as element loops: Numba's array assignment compiles
-        its broadcasting error messages (~1.7 s on a program's first compile)."""
+        shape ``region``; an array region as element loops, broadcasting as NumPy does:
+        Numba's array assignment compiles its error messages' string formatting (about 1.5 s
+        in a process's first program that has one)."""
         shape = value.meta.shape if isinstance(value, Node) else ()
         source = self.value(value)
         overlap = shape and memory_of(value) is memory_of(base)
@@ -141,17 +147,46 @@ class RegionLowering:
             buffered = self.fresh("buffered")
             self.emit(Let(buffered, Call(Attr(source, "copy"))))
             source = buffered
-        if not region or (shape and tuple(shape) != tuple(region)):
-            self.emit(Assign(target, source))  # an element, or broadcast
+        lead = len(region) - len(shape)
+        if not region or lead < 0:
+            self.emit(Assign(target, source))  # an element, or a value of leading ones
             return
         into = self.fresh("region")
         self.emit(Let(into, target))
         axes = tuple(self.fresh(f"t{axis}") for axis in range(len(region)))
-        statement = Store(into, Subscript(axes), Item(source, axes) if shape else source)
+        read = source
+        if shape:
+            read = Item(source, self.broadcast_items(into, source, shape, region, axes))
+        statement = Store(into, Subscript(axes), read)
         for depth in reversed(range(len(axes))):
             extent = Item(Attr(into, "shape"), (Const(depth),))
             statement = Loop(axes[depth], Const(0), extent, 1, (statement,), kind="region")
         self.emit(statement)
+
+    def broadcast_items(self, into, source, shape: tuple, region: tuple, axes: tuple) -> tuple:
+        """The subscripts of ``source`` (of ``shape``) at position ``axes`` of region ``into``
+        (of ``region``) under NumPy's broadcasting: an axis of the region's length the loop
+        index, one of length 1 the first element, one the trace cannot tell either clamped to
+        its length (equal or 1, checked here: NumPy's ValueError otherwise)."""
+        lead = len(region) - len(shape)
+        items = []
+        for axis, extent in enumerate(shape):
+            index = axes[lead + axis]
+            if extent == region[lead + axis]:
+                items.append(index)
+                continue
+            if extent == 1:
+                items.append(Const(0))
+                continue
+            length = Item(Attr(source, "shape"), (Const(axis),))
+            wanted = Item(Attr(into, "shape"), (Const(lead + axis),))
+            mismatch = BoolOp(
+                "and", tuple(Compare(("!=",), (length, v)) for v in (wanted, Const(1)))
+            )
+            message = f"could not broadcast the value into the region at axis {lead + axis}"
+            self.emit(If(mismatch, (Raise("ValueError", message),)))
+            items.append(Call(Name("min"), (index, BinOp("-", length, Const(1)))))
+        return tuple(items)
 
     def view(self, node: Node):
         """A reshape, transpose or broadcast of an array read in the body."""

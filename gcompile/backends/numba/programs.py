@@ -538,14 +538,18 @@ class _ProgramLowering(
             lead = (Slice(),) * axis
             if stacking:
                 part = lead + (Const(position),)
+                region = meta.shape[:axis] + meta.shape[axis + 1 :]
             else:
                 extent = operand.meta.shape[axis] if isinstance(operand, Node) else 1
                 part = lead + (Slice(self.size(offset), self.size(offset + extent)),)
+                region = meta.shape[:axis] + (extent,) + meta.shape[axis + 1 :]
                 offset = offset + extent
+            if isinstance(operand, Node) and operand.meta.ndim:
+                self.write_items(Item(variable, part), region, node, operand)
+                continue
             value = self.value(operand)
-            if not isinstance(operand, Node) or operand.meta.ndim == 0:
-                source = operand.meta.dtype if isinstance(operand, Node) else None
-                value = value if source is None else Cast(value, source, meta.dtype)
+            if isinstance(operand, Node):
+                value = Cast(value, operand.meta.dtype, meta.dtype)
             self.emit(Assign(Item(variable, part), value))
 
     def eye(self, node: Node) -> None:
