@@ -556,10 +556,17 @@ def test_a_programs_top_level_kernels_write_its_callers_buffers_in_parallel_on_l
     second = compiled(a)  # the caller still holds the first result: a new buffer
     assert second is not first and np.array_equal(first, second)
     np.testing.assert_allclose(first, diagonal_then_add(a), rtol=1e-14)  # (tanh: libm's)
-    large = RNG.random((400, 400))  # (past the threshold: another program, its kernel parallel)
+    large = RNG.random((2048, 2048))  # (2^22 elements: another program, its kernel parallel)
     np.testing.assert_allclose(compiled(large), diagonal_then_add(large), rtol=1e-14)
     assert "(called as _fused_1 in loop diagonal_then_add), parallel" in compiled.code
     assert compiled.stats["traces"] == 2
+    compiled_options = [
+        entry.run.program.run.__globals__["_loop_diagonal_then_add"]
+        .py_func.__globals__["_fused_1"]
+        .targetoptions
+        for entry in compiled.entries
+    ]
+    assert [o.get("parallel", False) for o in compiled_options] == [False, True]
 
 
 def decaying_sum(u, steps):

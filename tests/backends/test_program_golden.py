@@ -50,7 +50,7 @@ def golden(text: str) -> str:
 DIAGONAL = golden("""
     def kernel(a0, b0):
         s0, s1 = a0.shape
-        if s0 < 2 or s1 < 2 or -s0 + s1 < 0 or s0 * s1 >= 131072:
+        if s0 < 2 or s1 < 2 or -s0 + s1 < 0 or s0 * s1 >= 4194304:
             raise _GuardFailure('the inputs have sizes this program was not compiled for')
         # %for_range_1 : f64[] = for_range(f64(0.0), %a, start=0, step=1, stop=s0)    # <here>:19
         t = 0.0
@@ -104,7 +104,7 @@ FORWARD_SOLVE = golden("""
 LAPLACIAN = golden("""
     def kernel(a0, a1, b0):
         s0, = a0.shape
-        if s0 < 2 or s0 >= 131072:
+        if s0 < 2 or s0 >= 4194304:
             raise _GuardFailure('the inputs have sizes this program was not compiled for')
         # %empty_1 : f64[s0] = empty(dtype=float64, order='C', shape=(s0,))    # <here>:32
         empty_1 = b0

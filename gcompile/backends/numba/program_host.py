@@ -54,6 +54,6 @@ def _preamble(program: programs.LoopProgram, name: str, fastmath: str, host) -> 
     for global_name, variant in program.kernels.items():
         variant.called_as = f"{global_name} in loop {name}"
         code = variant.code
-        keys[global_name] = cache.module_key(code.source, False, code.fastmath_flags)
+        keys[global_name] = cache.module_key(code.source, code.parallel, code.fastmath_flags)
         host.variants.append(variant)
     return programs.module_preamble(program, keys)

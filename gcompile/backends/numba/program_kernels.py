@@ -4,8 +4,8 @@ In a loop a kernel's serial variant sums in order, one accumulator (short sums);
 may be long (``LONG_SUM``) it also gets the blocked-lane variant, called through a test of its
 size. Its output goes into an array made where it is called, or once before the loops when the
 value dies within the trip (a scalar result, read at once). At the top level of a whole graph it
-is called as the host calls it: the parallel variant on large spaces, into buffers the host
-allocates (a small output the program makes itself).
+is called as the host calls it, into buffers the host allocates (a small output the program
+makes itself): one variant, the parallel one only on spaces of ``PROGRAM_PARALLEL_SPACE``.
 
 A part of the program lowering (``programs._ProgramLowering``), whose statements and values it
 adds to.
@@ -26,6 +26,12 @@ from . import codegen, kernels
 from .kernel_calls import KernelCalls
 from .memory import POOLED
 
+# A whole program's top-level kernel runs its parallel variant from this many elements (traced;
+# the program guarded on that side): a parallel variant compiles in about twice a serial one's
+# time (npbench's hdiff at 245k elements: 6.8 s first call against 2.5 s, for 1.24x its speed on
+# 2 cores), which pays on large arrays only.
+PROGRAM_PARALLEL_SPACE = 1 << 22
+
 # A sum in a loop body of at least this many terms is added in blocks of lanes (vectorised);
 # a shorter one in order, in one accumulator (a block's set-up costs more than it saves).
 LONG_SUM = 512
@@ -38,13 +44,11 @@ class ProgramKernelCalls(KernelCalls):
 
     def kernel(self, node: Node) -> None:
         """A fused kernel called with the arrays and its integers: in a loop its serial variant
-        (and the blocked one for long sums); at the top level of a whole graph as the host
-        calls it, the parallel variant on large spaces, into buffers the host allocates."""
+        (and the blocked one for long sums); at the top level one variant, the parallel one
+        where ``in_parallel`` says so, into buffers the host allocates."""
         if self.top():
             found = kernels.variants(node.target, self.options)
-            threshold = int(self.options["parallel_threshold"])
-            if node in self.in_parallel:  # (one variant; else both, by a test of the size)
-                found = [found[-1] if self.in_parallel[node] else found[0]]
+            found, threshold = [found[-1] if self.in_parallel.get(node) else found[0]], 0
         else:
             found, threshold = _loop_variants(node, self.options), LONG_SUM
         result = self.kernel_call(node, found, threshold)
@@ -172,14 +176,12 @@ def _dies_within_the_trip(node: Node) -> bool:
 
 def in_parallel(graph, options: dict) -> dict:
     """Whether each fused kernel at the top level of a whole program ``graph`` runs its
-    parallel variant: when its traced space reaches the parallel threshold, the program guarded
-    on that side (another size traces and compiles again). A program then compiles one variant
-    of the kernel: one calling both by a test of the size compiled both, the parallel one
-    costing about two serial ones (hdiff's seven kernels: 14 compiles). A space of a length
-    the data decide, which no guard can stand for, is left out: both variants."""
+    parallel variant: when its traced space reaches ``PROGRAM_PARALLEL_SPACE`` (and the parallel
+    threshold), the program guarded on that side (another size traces and compiles again). A
+    space of a length the data decide, which no guard can stand for, is left out: serial."""
     if not options.get("parallel", True):
         return {}
-    threshold = int(options["parallel_threshold"])
+    threshold = max(int(options["parallel_threshold"]), PROGRAM_PARALLEL_SPACE)
     found = {}
     with using(graph.shape_env) as env:
         for node in graph.nodes:
