@@ -39,9 +39,9 @@ run in parallel: a loop in a trip of another stays serial.
 A loop of more than ``MAX_STATEMENTS`` graph statements stays serial (its parallel compile would
 be long). The parallel copy runs when the loop's work reaches ``SCALE * parallel_threshold``
 elements (``Context.parallel_threshold``, a kernel's threshold), tested where the loop starts.
-A loop whose work at the traced sizes is below that gets no parallel copy: Numba compiles a
-program with a parallel loop seconds longer, for calls that would not run it (a later call
-with sizes that large runs the loop serially).
+A loop gets a parallel copy only when its work at the traced sizes reaches ``PARALLEL_COMPILE``
+times that: Numba compiles a program with a parallel loop seconds longer, which pays on large
+arrays only (a later call with sizes that large runs the loop serially).
 The work is counted from the graph node each group of statements comes from (its ``Comment``):
 ``ELEMENT`` per element of a kernel's iteration space or of an array value, 1 per scalar
 statement; times the trips of an inner loop (at its middle trip), and of the loop itself. The
@@ -104,6 +104,13 @@ from .rewrite import Context, map_exprs
 # 82 us parallel; 1024 x 1024 212 us and 173 us. Of tanh rows: 512 x 512 235 us and 164 us.
 ELEMENT = 8
 SCALE = 4
+# Parallel code is compiled only for work of PARALLEL_COMPILE times the parallel threshold at
+# the traced sizes (2^22 elements by default): a loop's parallel copy, or a whole program's
+# parallel kernel variant (``program_kernels.in_parallel``), takes 2-4 times a serial one's
+# compile. npbench at preset S, 2 cores: lenet 5.9 s first call with its loops' parallel copies,
+# 3.9 s without, at the same speed; hdiff 6.8 s with parallel kernels, 2.5 s without, 1.24x
+# slower.
+PARALLEL_COMPILE = 32
 # The most graph statements a loop's body may hold to get a parallel copy: Numba compiles a
 # program with a parallel loop about 4 times slower (measured: a loop of 120 statements 0.25 s
 # serial, 0.9 s with its parallel copy; of 300 statements 0.56 s and 2.1 s).
@@ -135,7 +142,9 @@ def _parallel_choice(kernel: Kernel, position: int, elements: int):
     """The loop at ``position``; or its parallel copy, alone or chosen by its work."""
     loop = kernel.body[position]
     work, threshold = trip_work(kernel, position), SCALE * ELEMENT * elements
-    if work is None or _traced(work) < threshold or _statements(loop) > MAX_STATEMENTS:
+    if work is None or _statements(loop) > MAX_STATEMENTS:
+        return loop
+    if _traced(work) < max(threshold, PARALLEL_COMPILE * ELEMENT * elements):
         return loop
     try:
         parallel = parallel_copy(kernel, position)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import gcompile
-from gcompile.loops.program_parallel import ELEMENT, SCALE
+from gcompile.loops.program_parallel import ELEMENT, PARALLEL_COMPILE, SCALE
 
 FORCED = {"parallel_threshold": 1}  # every independent loop runs in parallel
 
@@ -98,6 +98,23 @@ def test_no_parallel_copy_when_the_traced_work_is_below_the_threshold():
     for got, want in zip(compiled(a), elements(a)):
         np.testing.assert_array_equal(got, want)
     assert parallel_headers(loop_text(compiled)) == []
+
+
+def test_a_parallel_copy_is_compiled_only_for_work_that_pays_for_its_compile():
+    """The first loop's traced work reaches PARALLEL_COMPILE times 16 (it gets its copy under
+    that threshold), so at 32 it is over the run-time bar, SCALE * ELEMENT * 32, yet under
+    PARALLEL_COMPILE times 32: no copy (Numba compiles a parallel loop seconds longer)."""
+    a = np.random.default_rng(2).random((40, 30))
+    headers = {}
+    for threshold in (16, 32):
+        compiled = gcompile.compile(
+            elements, fullgraph=True, options={"parallel_threshold": threshold}
+        )
+        for got, want in zip(compiled(a), elements(a)):
+            np.testing.assert_array_equal(got, want)
+        headers[threshold] = parallel_headers(loop_text(compiled))
+    assert PARALLEL_COMPILE * 16 >= SCALE * 32
+    assert "for k0 in prange(s0):" in headers[16] and "for k0 in prange(s0):" not in headers[32]
 
 
 def test_element_loops_columns_and_triangles_run_in_parallel():

@@ -5,7 +5,8 @@ may be long (``LONG_SUM``) it also gets the blocked-lane variant, called through
 size. Its output goes into an array made where it is called, or once before the loops when the
 value dies within the trip (a scalar result, read at once). At the top level of a whole graph it
 is called as the host calls it, into buffers the host allocates (a small output the program
-makes itself): one variant, the parallel one only on spaces of ``PROGRAM_PARALLEL_SPACE``.
+makes itself): one variant, the parallel one only on spaces of ``PARALLEL_COMPILE`` times
+the parallel threshold (``loops.program_parallel``).
 
 A part of the program lowering (``programs._ProgramLowering``), whose statements and values it
 adds to.
@@ -22,15 +23,10 @@ from ...ir.shape_env import data_sizes_in, hint, using
 from ...ir.subgraph import subgraphs_of
 from ...ir.symbolic import free_symbols, is_expr, product_of
 from ...loops.nodes import Alloc, Assign, Item, Let, Name, Tuple, Var
+from ...loops.program_parallel import PARALLEL_COMPILE
 from . import codegen, kernels
 from .kernel_calls import KernelCalls
 from .memory import POOLED
-
-# A whole program's top-level kernel runs its parallel variant from this many elements (traced;
-# the program guarded on that side): a parallel variant compiles in about twice a serial one's
-# time (npbench's hdiff at 245k elements: 6.8 s first call against 2.5 s, for 1.24x its speed on
-# 2 cores), which pays on large arrays only.
-PROGRAM_PARALLEL_SPACE = 1 << 22
 
 # A sum in a loop body of at least this many terms is added in blocks of lanes (vectorised);
 # a shorter one in order, in one accumulator (a block's set-up costs more than it saves).
@@ -176,12 +172,13 @@ def _dies_within_the_trip(node: Node) -> bool:
 
 def in_parallel(graph, options: dict) -> dict:
     """Whether each fused kernel at the top level of a whole program ``graph`` runs its
-    parallel variant: when its traced space reaches ``PROGRAM_PARALLEL_SPACE`` (and the parallel
-    threshold), the program guarded on that side (another size traces and compiles again). A
-    space of a length the data decide, which no guard can stand for, is left out: serial."""
+    parallel variant: when its traced space reaches ``PARALLEL_COMPILE`` times the parallel
+    threshold (its compile pays on large arrays only), the program guarded on that side (another
+    size traces and compiles again). A space of a length the data decide, which no guard can
+    stand for, is left out: serial."""
     if not options.get("parallel", True):
         return {}
-    threshold = max(int(options["parallel_threshold"]), PROGRAM_PARALLEL_SPACE)
+    threshold = PARALLEL_COMPILE * int(options["parallel_threshold"])
     found = {}
     with using(graph.shape_env) as env:
         for node in graph.nodes:
