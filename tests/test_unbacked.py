@@ -266,3 +266,56 @@ def test_text_form_and_explain_show_the_length_and_its_origin():
     report = str(gcompile.explain(positions_and_gathers, x, y))
     assert "u0  length the data decide, of np.flatnonzero at" in report
     assert "in [0, s0]" in report
+
+
+def time_grid(t_end, h):
+    """A step count computed from float arguments (an ODE solver's), used as sizes."""
+    n = int(np.ceil(t_end / h))
+    t = np.linspace(0.0, n * h, n + 1)
+    y = np.zeros((n + 1, 2))
+    for i in range(n):
+        y[i + 1] = y[i] + h * np.array([1.0, np.sin(t[i])])
+    left = np.linspace(-1.0, t_end, n, endpoint=False)
+    ramps = np.arange(n) * h, np.arange(-2, n), np.arange(n, 1, -2), np.arange(1, n + 3, 3)
+    return t, y + t[:, None], left, ramps, np.full(n, 2.5), np.ones(n, dtype=np.int32).sum()
+
+
+def grids_in_a_loop(x, h):
+    total = 0.0
+    for k in range(x.shape[0]):
+        n = int(np.ceil(x[k] / h))
+        total += np.sin(np.linspace(0.0, x[k], n + 1)).sum() + np.zeros(n).size
+    return total
+
+
+def _same(got, want) -> bool:
+    if isinstance(want, tuple):
+        return isinstance(got, tuple) and len(got) == len(want) and all(map(_same, got, want))
+    if type(got) is not type(want):
+        return False
+    got, want = np.asarray(got), np.asarray(want)
+    same_values = np.array_equal(got, want, equal_nan=want.dtype.kind in "fc")
+    return got.dtype == want.dtype and got.shape == want.shape and same_values
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_traced_integer_used_as_a_size_is_a_length_the_data_decide(backend):
+    """``np.zeros(n + 1)``, ``np.linspace(a, b, n + 1)``, ``np.arange(n)`` and ``range(n)`` of a
+    count computed from float arguments: one trace serves every count (0 and 1 included), equal
+    counts share their length, and a negative one raises NumPy's error."""
+    grid = gcompile.compile(time_grid, backend=backend, fullgraph=True)
+    for t_end, h in ((1.0, 0.25), (0.3, 0.25), (0.0, 0.1), (0.05, 0.1), (2.7, 0.25), (1.5, 1.0)):
+        assert _same(grid(t_end, h), time_grid(t_end, h)), (t_end, h)
+    looped = gcompile.compile(grids_in_a_loop, backend=backend, fullgraph=True)
+    for x in (np.array([0.5, 1.0, 0.0, 2.3]), np.array([0.01, 0.3])):
+        assert _same(looped(x, 0.1), grids_in_a_loop(x, 0.1))
+    assert grid.stats["traces"] == 1 and looped.stats["traces"] == 1
+    for fn, compiled, args in (
+        (time_grid, grid, (-1.0, 0.25)),
+        (grids_in_a_loop, looped, (-x, 0.1)),
+    ):
+        with pytest.raises(ValueError) as eager:
+            fn(*args)
+        with pytest.raises(ValueError) as got:
+            compiled(*args)
+        assert "negative" in str(eager.value) and "negative" in str(got.value)

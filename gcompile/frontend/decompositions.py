@@ -19,7 +19,7 @@ import numpy as np
 from ..ir.einsum import MatmulPlan, eager_result, matmul_plan
 from ..ir.meta import dtype_probe, normalize_axes
 from ..ir.ops import ARANGE, ASTYPE, CLIP, COPY, EMPTY, EYE, FULL, ONES, RESHAPE, ZEROS, OpDef
-from ..ir.shape_env import decide, hint
+from ..ir.shape_env import data_sizes_in, decide, hint
 from .contractions import contraction
 from .traced_array import TracedArray
 
@@ -429,18 +429,34 @@ def _linspace(rec, start, stop, num=50, endpoint=True, retstep=False, dtype=None
     div = (num - 1) if endpoint else num
     delta = np.subtract(stop, start, dtype=dt)
     y = rec.call(ARANGE, start=0, stop=num, step=1, dtype=dt)
-    if decide(">", size - 1 if endpoint else size, 0, "np.linspace's num"):
+    if data_sizes_in(size):  # (no decision on a length the data decide)
+        y, step = _linspace_of_data_length(y, num, div, delta, start, stop, dt, endpoint)
+    elif decide(">", size - 1 if endpoint else size, 0, "np.linspace's num"):
         step = delta / div
-        y = np.where(step == 0, y / div * delta, y * step).astype(dt)
+        y = np.add(np.where(step == 0, y / div * delta, y * step).astype(dt), start, dtype=dt)
     else:
-        step, y = np.nan, (y * delta).astype(dt)
-    y = np.add(y, start, dtype=dt)
-    if endpoint and decide(">", size, 1, "np.linspace's num"):
+        step, y = np.nan, np.add((y * delta).astype(dt), start, dtype=dt)
+    if endpoint and not data_sizes_in(size) and decide(">", size, 1, "np.linspace's num"):
         y[-1] = stop
     if dtype is not None and np.issubdtype(dtype, np.integer):
         y = np.floor(y)
     y = y if dtype is None else y.astype(dtype)
     return (y, step) if retstep else y
+
+
+def _linspace_of_data_length(y, num, div, delta, start, stop, dt, endpoint) -> tuple:
+    """``(values, step)`` of ``np.linspace`` for a ``num`` the data decide (``y``: its
+    ``arange``), NumPy's for every ``num`` without deciding on it: the step over a divisor of at
+    least 1 (a step for ``num > 1``, NaN below: a NumPy float, where NumPy's is Python's
+    ``nan``), the last element ``stop`` when ``num > 1``."""
+    divisor = np.maximum(div, 1)
+    step = delta / divisor
+    positive = div > 0
+    values = np.where(positive, np.where(step == 0, y / divisor * delta, y * step), y * delta)
+    values = np.add(values.astype(dt), start, dtype=dt)
+    if endpoint:
+        values = np.where((y == div) & positive, stop, values).astype(dt)
+    return values, np.where(positive, step, np.nan)[()]
 
 
 DECOMPOSITIONS: dict[Callable, Decomposition] = {

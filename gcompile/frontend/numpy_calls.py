@@ -58,6 +58,7 @@ _LENGTH_OF = {
     np.compress: ("nonzero", "condition", ()),
     np.unique: ("unique", "ar", ("equal_nan",)),
     np.bincount: ("bincount", "x", ("minlength",)),
+    externs.CARRIER: ("length", "shape", ()),  # (a traced integer used as a size: ``size_of``)
 }
 
 
@@ -407,7 +408,12 @@ class NumpyCalls:
         return self._finish(decomposition.fn(self.tracer, **bound), out, name)
 
     def creation(self, func: Callable, args: tuple, kwargs: dict) -> TracedArray:
-        """Record a creation function (``np.zeros``) called while tracing."""
+        """Record a creation function (``np.zeros``) called while tracing; a traced integer
+        given as a size (``np.zeros(n + 1)``, ``np.linspace(a, b, n)``, ``np.arange(n)``) is
+        one the data decide (``size_of``)."""
+        if func is _ARANGE and holds_traced((*args, *kwargs.values())):
+            return self._arange_of_data_length(*args, **kwargs)
+        args, kwargs = self._traced_sizes(func, args, kwargs)
         decomposition = DECOMPOSITIONS.get(func)
         if decomposition is not None and holds_traced(
             (*args, *kwargs.values())
@@ -420,6 +426,53 @@ class NumpyCalls:
         operands = [bound.pop(key) for key in op.operands if key in bound]
         params = self._params(op, name, signature, bound)
         return self.tracer.call(op, *operands, **params)
+
+    def _traced_sizes(self, func: Callable, args: tuple, kwargs: dict) -> tuple:
+        """``args`` and ``kwargs`` of creation function ``func`` with each traced integer in a
+        size argument (``SIZE_ARGUMENTS``) made a size (``size_of``)."""
+        positions, names = SIZE_ARGUMENTS.get(func, ((), ()))
+        convert = functools.partial(_map_traced_integers, self.size_of)
+        args = tuple(convert(v) if i in positions else v for i, v in enumerate(args))
+        kwargs = {k: convert(v) if k in names else v for k, v in kwargs.items()}
+        return args, kwargs
+
+    def _arange_of_data_length(self, start, stop=None, step=1, dtype=None) -> TracedArray:
+        """``np.arange`` of traced Python integers (``np.arange(n + 1)``, ``n = int(...)``):
+        ``start + step * np.arange(length)``, its length ``max(ceil((stop - start) / step),
+        0)`` one the data decide (``size_of``)."""
+        start, stop = (0, start) if stop is None else (start, stop)
+        bounds = (start, stop)
+        weak = all(
+            v.meta.weak and v.meta.scalar and v.dtype.kind == "i"
+            if isinstance(v, TracedArray)
+            else isinstance(v, (int, SymInt))
+            for v in bounds
+        )
+        if not weak or dtype is not None or not isinstance(step, int) or step == 0:
+            self.tracer.refuse(
+                "np.arange of traced values other than Python integers, with a literal step",
+                hint="np.arange(n) * h for a float grid",
+            )
+        length = np.maximum(-((start - stop) // step), 0)
+        positions = self.tracer.call(
+            ops.ARANGE, start=0, stop=self.size_of(length), step=1, dtype=np.dtype(np.int64)
+        )
+        return start + positions * step
+
+    def size_of(self, value: TracedArray) -> SymInt:
+        """A traced integer scalar used as a size (``n = int(np.ceil(t_end / h))``): a length
+        the data decide (an unbacked symbol), bound on each call by a vector of that length,
+        ``np.empty(n, dtype=bool)`` (which raises NumPy's ValueError for a negative one).
+        Values alike share the symbol."""
+        call = externs.ExternCall(
+            "np.empty", externs.CARRIER, (("shape", externs.Operand(0)), ("dtype", "bool"))
+        )
+        env = self.tracer.graph.shape_env
+        known = len(env.data_sizes)
+        call = self._with_lengths(call, [value])
+        if len(env.data_sizes) > known:  # (a new length: its vector binds it)
+            self._extern_results([value], call)
+        return SymInt(self.tracer, call.lengths[0])
 
     def _finish(self, result: Any, out: tuple | None, name: str) -> Any:
         """Write ``result`` into ``out`` as NumPy would (same_kind casting, exact shape) and return ``out``."""
@@ -455,6 +508,27 @@ class NumpyCalls:
                 )
             self.tracer.write(target, value, (Ellipsis,))
         return out[0] if len(out) == 1 else out
+
+
+_ARANGE = np.arange  # (NumPy's own: while tracing, ``np.arange`` is the tracer's patch)
+# creation function -> (positions, names) of its arguments that are sizes (or shapes)
+SIZE_ARGUMENTS = {
+    **dict.fromkeys((np.zeros, np.empty, np.ones), ((0,), ("shape",))),
+    np.full: ((0,), ("shape",)),
+    np.linspace: ((2,), ("num",)),
+    np.eye: ((0, 1), ("N", "M")),
+    np.identity: ((0,), ("n",)),
+}
+
+
+def _map_traced_integers(size_of: Callable, value: Any) -> Any:
+    """``value`` (a size, or a tuple or list of them) with each traced integer scalar made a
+    size by ``size_of``."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_map_traced_integers(size_of, v) for v in value)
+    if isinstance(value, TracedArray) and value.meta.scalar and value.dtype.kind in "iu":
+        return size_of(value)
+    return value
 
 
 def _scalars(operands: list) -> bool:

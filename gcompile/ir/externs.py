@@ -622,9 +622,22 @@ def _bincount_interval(call: ExternCall, ops: dict) -> tuple:
     return ((minlength, None),)
 
 
+CARRIER = np.empty  # (NumPy's own: while tracing, ``np.empty`` is the tracer's patch)
+
+
+def _carrier(call: ExternCall, ops: dict) -> TensorMeta:
+    """``np.empty(shape=#0, dtype=bool)`` of a traced integer scalar: the vector whose length
+    makes that integer a size (``numpy_calls.size_of``)."""
+    shape = ops["shape"]
+    if shape.ndim or shape.dtype.kind not in "iu":
+        raise TypeError("np.empty of a length: an integer scalar")
+    return _meta(call.lengths, call.get("dtype", np.float64))
+
+
 # function -> the intervals of its result lengths the data decide (``(lo, hi)``, hi None:
 # unbounded), from the call and its operands' metas
 DATA_SIZED: dict[Callable, Callable] = {
+    np.empty: lambda call, ops: ((0, None),),
     np.nonzero: lambda call, ops: ((0, _count(ops["a"])),),
     np.flatnonzero: lambda call, ops: ((0, _count(ops["a"])),),
     np.argwhere: lambda call, ops: ((0, _count(ops["a"])),),
@@ -645,6 +658,7 @@ DATA_SIZED: dict[Callable, Callable] = {
 # function -> (printed name, rule(call, operand metas by parameter name) -> meta, the parameters
 # that take arrays: the node's operands; every other argument is a value in the call)
 RULES: dict[Callable, tuple[str, Callable, tuple]] = {
+    np.empty: ("np.empty", _carrier, ("shape",)),
     np.linalg.solve: ("np.linalg.solve", _solve, ("a", "b")),
     np.linalg.inv: ("np.linalg.inv", _same_shape, ("a",)),
     np.linalg.lstsq: ("np.linalg.lstsq", _lstsq, ("a", "b")),

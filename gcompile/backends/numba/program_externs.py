@@ -23,7 +23,7 @@ from dataclasses import replace
 import numba
 import numpy as np
 
-from ...ir import callbacks
+from ...ir import callbacks, externs
 from ...ir.externs import ExternCall, Operand
 from ...ir.graph import Node
 from ...ir.meta import TupleMeta
@@ -71,6 +71,8 @@ def _native(call: ExternCall, node: Node, arguments: list):
         return Call(Name(call.name), (named.get("a", arguments[0]),))
     if call.function is np.argwhere and len(named) == 1:  # (Numba's is Fortran-ordered)
         return Call(Name("np.ascontiguousarray"), (Call(Name("np.argwhere"), tuple(arguments)),))
+    if call.function is externs.CARRIER:  # (a length from a traced integer: NumPy's error too)
+        return Call(Name("_s.length_carrier"), (named["shape"],))
     integers = all(d.kind == "i" for d in dtypes[:1])
     if call.function is np.unique and integers and len(named) == 1:
         return Call(Name("np.unique"), (named["ar"],))

@@ -58,7 +58,7 @@ from ...ir.kernel import FusedKernel
 from ...ir.meta import TupleMeta
 from ...ir.shape_env import using
 from ...ir.subgraph import program_graphs
-from ...ir.symbolic import free_symbols, is_expr
+from ...ir.symbolic import free_symbols, is_expr, is_int
 from ...loops.allocations import hoist_allocations
 from ...loops.dtypes import operand_dtypes
 from ...loops.nodes import (
@@ -438,6 +438,8 @@ class _ProgramLowering(
             self.creation(node)
         elif target is ops.LINSPACE:
             self.linspace(node)
+        elif target is ops.ARANGE:
+            self.arange(node)
         elif target is ops.EYE:
             self.eye(node)
         elif target in (ops.STACK, ops.CONCATENATE):
@@ -520,6 +522,16 @@ class _ProgramLowering(
             raise NoTemplate("linspace with endpoint, axis, dtype or array bounds in a loop body")
         bounds = tuple(self.value(kwargs.get(k, d)) for k, d in (("start", 0.0), ("stop", 1.0)))
         self.assign(node, Call(Name("np.linspace"), (*bounds, self.size(kwargs["num"]))))
+
+    def arange(self, node: Node) -> None:
+        """``np.arange`` of integer bounds and step (sizes too), in an integer or float dtype:
+        Numba's integer ``arange``, cast (every value exact)."""
+        kwargs, dtype = node.kwargs, node.meta.dtype
+        bounds = [kwargs.get("start", 0), kwargs["stop"], kwargs.get("step", 1)]
+        if dtype.kind not in "iuf" or not all(is_int(b) or is_expr(b) for b in bounds):
+            raise NoTemplate("arange of float bounds or steps in a loop body")
+        values = Call(Name("np.arange"), tuple(self.size(b) for b in bounds))
+        self.assign(node, Call(Attr(values, "astype"), (Name(f"np.{dtype.name}"),)))
 
     def joined(self, node: Node) -> None:
         """``np.stack`` and ``np.concatenate``: a new array, each operand stored into its part

@@ -506,3 +506,12 @@ def rescaled_total(total, ref, top):
     if ref == top:
         return total
     return total * math.exp(np.float64(ref) - np.float64(top))
+
+
+@_jit
+def length_carrier(n):
+    """``np.empty(n, dtype=bool)`` with NumPy's error for a negative ``n``: the vector whose
+    length makes a traced integer a size in a loop program (``externs.CARRIER``)."""
+    if n < 0:
+        raise ValueError("negative dimensions are not allowed")
+    return np.empty(n, np.bool_)
