@@ -277,7 +277,8 @@ def time_grid(t_end, h):
         y[i + 1] = y[i] + h * np.array([1.0, np.sin(t[i])])
     left = np.linspace(-1.0, t_end, n, endpoint=False)
     ramps = np.arange(n) * h, np.arange(-2, n), np.arange(n, 1, -2), np.arange(1, n + 3, 3)
-    return t, y + t[:, None], left, ramps, np.full(n, 2.5), np.ones(n, dtype=np.int32).sum()
+    eyes = np.eye(n, n + 2, k=1), np.identity(n + 1, dtype=np.int8)
+    return t, y + t[:, None], left, ramps, eyes, np.full(n, 2.5), np.ones(n, np.int32).sum()
 
 
 def grids_in_a_loop(x, h):
@@ -300,9 +301,9 @@ def _same(got, want) -> bool:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_traced_integer_used_as_a_size_is_a_length_the_data_decide(backend):
-    """``np.zeros(n + 1)``, ``np.linspace(a, b, n + 1)``, ``np.arange(n)`` and ``range(n)`` of a
-    count computed from float arguments: one trace serves every count (0 and 1 included), equal
-    counts share their length, and a negative one raises NumPy's error."""
+    """``np.zeros(n + 1)``, ``np.linspace(a, b, n + 1)``, ``np.arange(n)``, ``np.eye(n)`` and
+    ``range(n)`` of a count computed from float arguments: one trace serves every count (0 and
+    1 included), equal counts share their length, and a negative one raises NumPy's error."""
     grid = gcompile.compile(time_grid, backend=backend, fullgraph=True)
     for t_end, h in ((1.0, 0.25), (0.3, 0.25), (0.0, 0.1), (0.05, 0.1), (2.7, 0.25), (1.5, 1.0)):
         assert _same(grid(t_end, h), time_grid(t_end, h)), (t_end, h)

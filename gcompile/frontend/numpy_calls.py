@@ -517,7 +517,6 @@ SIZE_ARGUMENTS = {
     np.full: ((0,), ("shape",)),
     np.linspace: ((2,), ("num",)),
     np.eye: ((0, 1), ("N", "M")),
-    np.identity: ((0,), ("n",)),
 }
 
 
