@@ -281,6 +281,17 @@ def time_grid(t_end, h):
     return t, y + t[:, None], left, ramps, eyes, np.full(n, 2.5), np.ones(n, np.int32).sum()
 
 
+def heat_steps(alpha, length, t_max):
+    """Slices of a length the data decide, alike (``u[1:-1]``, ``u[:-2]``, ``u[2:]``: each
+    ``max(u0 - 2, 0)`` long), in a loop of a count the data decide."""
+    nx, nt = int(length / 0.01), int(t_max / 0.0005)
+    temp = np.zeros(nx)
+    temp[:1] = 1.0
+    for _ in range(nt):
+        temp[1:-1] += alpha * (temp[0:-2] - 2 * temp[1:-1] + temp[2:])
+    return temp
+
+
 def grids_in_a_loop(x, h):
     total = 0.0
     for k in range(x.shape[0]):
@@ -310,7 +321,10 @@ def test_a_traced_integer_used_as_a_size_is_a_length_the_data_decide(backend):
     looped = gcompile.compile(grids_in_a_loop, backend=backend, fullgraph=True)
     for x in (np.array([0.5, 1.0, 0.0, 2.3]), np.array([0.01, 0.3])):
         assert _same(looped(x, 0.1), grids_in_a_loop(x, 0.1))
-    assert grid.stats["traces"] == 1 and looped.stats["traces"] == 1
+    heat = gcompile.compile(heat_steps, backend=backend, fullgraph=True)
+    for length in (1.0, 0.0, 0.01, 0.02, 0.03, 0.5):  # (0, 1, 2 and 3 cells: empty interiors)
+        np.testing.assert_allclose(heat(0.2, length, 0.1), heat_steps(0.2, length, 0.1))
+    assert grid.stats["traces"] == looped.stats["traces"] == heat.stats["traces"] == 1
     for fn, compiled, args in (
         (time_grid, grid, (-1.0, 0.25)),
         (grids_in_a_loop, looped, (-x, 0.1)),

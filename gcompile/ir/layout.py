@@ -29,7 +29,7 @@ import numpy as np
 
 from .meta import TensorMeta, normalize_axes
 from .shape_env import decide, decide_in_loops, hint
-from .symbolic import is_expr, product_of, sym_max, sym_min
+from .symbolic import is_expr, is_int, product_of, sym_max, sym_min
 
 
 @dataclass(frozen=True)
@@ -246,7 +246,10 @@ def slice_indices(size, item: slice) -> tuple:
     if step > 0:
         first = _clamped(item.start, size, 0, 0, size)
         stop = _clamped(item.stop, size, size, 0, size)
-        return first, _tightened(sym_max, (stop - first + step - 1) // step, 0), step
+        # (a start of at least 0 counts unclamped: past the end the count is 0 either way, and
+        # x[1:-1] of a length the data decide has max(u0-2,0) elements, as x[0:-2] has)
+        counted = item.start if is_int(item.start) and item.start >= 0 else first
+        return first, _tightened(sym_max, (stop - counted + step - 1) // step, 0), step
     first = _clamped(item.start, size, size - 1, -1, size - 1)
     stop = _clamped(item.stop, size, -1, -1, size - 1)
     return first, _tightened(sym_max, (first - stop - step - 1) // -step, 0), step
