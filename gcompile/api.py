@@ -248,6 +248,12 @@ class CompiledFunction:
                 order=len(self.entries),
                 results=interop_results.converter(bound.array_type),
             )
+            limit = self.options.get("cache_size_limit")
+            limit = config.get("cache_size_limit") if limit is None else limit
+            if sum(e.refusal is None for e in self.entries) >= limit:
+                entry.refusal = _past_the_limit(limit)  # (no guards: its key's calls, eagerly)
+                self._cache.setdefault(bound.key, []).append(entry)
+                return entry, bound
             dump = _dump_folder(self)
             try:
                 build(entry, bound, self.eager, self.backend, self.options, self._stats, dump)
@@ -267,7 +273,6 @@ class CompiledFunction:
             if recompile is not None:
                 self.recompiles.append(recompile)
                 config.log("recompiles", lambda: str(recompile))
-            self.fallbacks.check_cache_size(len(self.entries), self.options.get("cache_size_limit"))
             return entry, bound
 
     def _make_ints_symbolic(self, recompile: "Recompile", bound: BoundCall) -> bool:
@@ -486,3 +491,15 @@ def trace(
     )
     manager.run_pipeline(graph, stage, options)
     return graph
+
+
+def _past_the_limit(limit: int) -> UnsupportedError:
+    """The refusal of a call of a new argument structure once ``limit`` are compiled: tracing
+    and compiling every call would make the function slower than eager (``torch.compile``'s
+    ``cache_size_limit`` likewise)."""
+    return UnsupportedError(
+        f"another argument structure: compiled for {limit} already (the cache size limit), "
+        "calls of new ones run eagerly",
+        hint="a changing shape, dtype or static value recompiles every call; raise "
+        "GCOMPILE_CACHE_LIMIT (or the option cache_size_limit) if this is expected",
+    )

@@ -1,13 +1,11 @@
 """What a compiled function does with a call it cannot run as compiled code: the regions
-around a graph break (``graph_breaks``), or the eager function, warning once per reason;
-and its warning when it has been compiled for too many argument structures."""
+around a graph break (``graph_breaks``), or the eager function, warning once per reason."""
 
 from __future__ import annotations
 
 import warnings
 from typing import Any, Callable
 
-from . import config
 from .capture.breaks import Split
 from .errors import GcompileWarning, UnsupportedError
 from .graph_breaks import GraphBreaks
@@ -60,19 +58,6 @@ class Fallbacks:
             f"report it): {type(error).__name__}: {error}",
         )
         return result
-
-    def check_cache_size(self, count: int, limit: int | None = None) -> None:
-        """Warn (once) when ``count`` entries exceed ``limit`` (default: the configured one)."""
-        limit = config.get("cache_size_limit") if limit is None else limit
-        if count > limit:
-            self._warn(
-                "cache_size_limit",
-                None,
-                f"gcompile: {self.name} has been compiled for {count} different argument "
-                f"structures (limit {limit}); a changing shape, dtype or static value recompiles "
-                "every call. Raise GCOMPILE_CACHE_LIMIT if this is expected.",
-                stacklevel=5,
-            )
 
     def _warn(self, key: str, error: UnsupportedError | None, text: str, stacklevel: int = 4):
         if key in self.warned:

@@ -250,17 +250,20 @@ def test_verify_option_verifies_each_graph(monkeypatch):
     assert set(seen) == {"scale_shift"} and len(seen) >= 3
 
 
-def test_recompile_storm_warns_once(monkeypatch):
+def test_past_the_cache_size_limit_new_argument_structures_run_eagerly(monkeypatch):
+    """A recompile storm (a shape, dtype or static value changing every call) would trace and
+    compile every call: past the limit, calls of new structures run eagerly, without a trace,
+    warned once; the structures compiled before still run compiled."""
     monkeypatch.setenv("GCOMPILE_CACHE_LIMIT", "2")
     fn = gcompile.compile(lambda x: x + 1)
     fn(np.ones(1))
     fn(np.ones(2))
-    with pytest.warns(
-        gcompile.GcompileWarning, match="compiled for 3 different argument structures"
-    ):
-        fn(np.ones(3, np.float32))
-    fn(np.ones(4, np.int8))  # no second warning (warnings are errors in this suite)
-    assert fn.stats["cache_entries"] == 4
+    with pytest.warns(gcompile.GcompileWarning, match="compiled for 2 already"):
+        assert fn(np.ones(3, np.float32)).dtype == np.float32
+    for value in (np.ones(4, np.int8), np.ones(5, np.float32), np.ones(6, np.int8)):
+        np.testing.assert_array_equal(fn(value), value + 1)  # (no second warning: errors here)
+    np.testing.assert_array_equal(fn(np.ones(7)), np.full(7, 2.0))
+    assert fn.stats["traces"] == 2 and fn.stats["fallbacks"] == 4
 
 
 def test_the_cache_size_limit_option_overrides_the_environment(monkeypatch):
@@ -268,7 +271,7 @@ def test_the_cache_size_limit_option_overrides_the_environment(monkeypatch):
     fn = gcompile.compile(lambda x: x + 1, backend="interpreter", options={"cache_size_limit": 2})
     fn(np.ones(1))
     fn(np.ones(2))  # two entries: within the option's limit, past the environment's
-    with pytest.warns(gcompile.GcompileWarning, match="3 different argument structures"):
+    with pytest.warns(gcompile.GcompileWarning, match="compiled for 2 already"):
         fn(np.ones(3, np.float32))
 
 
