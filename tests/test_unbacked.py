@@ -334,3 +334,18 @@ def test_a_traced_integer_used_as_a_size_is_a_length_the_data_decide(backend):
         with pytest.raises(ValueError) as got:
             compiled(*args)
         assert "negative" in str(eager.value) and "negative" in str(got.value)
+
+
+def simpson(a, b, n):
+    """A size argument in np.arange (djeada's Simpson rule): a size, not a data length."""
+    h = (b - a) / n
+    y = np.exp(-((a + h * np.arange(n + 1)) ** 2))
+    return (y[0] + y[-1] + 4 * np.sum(y[1:-1:2]) + 2 * np.sum(y[2:-2:2])) * h / 3
+
+
+def test_np_arange_of_a_size_argument_stays_a_size():
+    graph = gcompile.trace(simpson, -3.0, 3.0, 200)
+    assert not graph.shape_env.data_sizes
+    fn = gcompile.compile(simpson, fullgraph=True)
+    for n in (200, 2000, 10):
+        np.testing.assert_allclose(fn(-3.0, 3.0, n), simpson(-3.0, 3.0, n), rtol=1e-13)

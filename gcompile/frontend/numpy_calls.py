@@ -411,7 +411,7 @@ class NumpyCalls:
         """Record a creation function (``np.zeros``) called while tracing; a traced integer
         given as a size (``np.zeros(n + 1)``, ``np.linspace(a, b, n)``, ``np.arange(n)``) is
         one the data decide (``size_of``)."""
-        if func is _ARANGE and holds_traced((*args, *kwargs.values())):
+        if func is _ARANGE and any(isinstance(v, TracedArray) for v in (*args, *kwargs.values())):
             return self._arange_of_data_length(*args, **kwargs)
         args, kwargs = self._traced_sizes(func, args, kwargs)
         decomposition = DECOMPOSITIONS.get(func)

@@ -524,10 +524,14 @@ class _ProgramLowering(
         self.assign(node, Call(Name("np.linspace"), (*bounds, self.size(kwargs["num"]))))
 
     def arange(self, node: Node) -> None:
-        """``np.arange`` of integer bounds and step (sizes too), in an integer or float dtype:
-        Numba's integer ``arange``, cast (every value exact)."""
+        """``np.arange`` in a loop body, of integer bounds and step (sizes too), in an integer or
+        float dtype: Numba's integer ``arange``, cast (every value exact)."""
+        if self.top():  # (the host's: fused into the kernels that read it)
+            raise NoTemplate("arange outside loops runs in the host")
         kwargs, dtype = node.kwargs, node.meta.dtype
-        bounds = [kwargs.get("start", 0), kwargs["stop"], kwargs.get("step", 1)]
+        start, stop, step = (kwargs.get(k) for k in ("start", "stop", "step"))
+        start, stop = (0, start) if stop is None else (start, stop)  # (np.arange's own reading)
+        bounds = [0 if start is None else start, stop, 1 if step is None else step]
         if dtype.kind not in "iuf" or not all(is_int(b) or is_expr(b) for b in bounds):
             raise NoTemplate("arange of float bounds or steps in a loop body")
         values = Call(Name("np.arange"), tuple(self.size(b) for b in bounds))
