@@ -348,4 +348,4 @@ def test_np_arange_of_a_size_argument_stays_a_size():
     assert not graph.shape_env.data_sizes
     fn = gcompile.compile(simpson, fullgraph=True)
     for n in (200, 2000, 10):
-        np.testing.assert_allclose(fn(-3.0, 3.0, n), simpson(-3.0, 3.0, n), rtol=1e-13)
+        np.testing.assert_allclose(fn(-3.0, 3.0, n), simpson(-3.0, 3.0, n), rtol=1e-10)  # (sums)
