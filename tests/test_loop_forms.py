@@ -48,6 +48,37 @@ def test_array_comprehensions_are_one_loop_and_agree_with_numpy():
         assert len(graph.nodes) < 10  # (not one node per element)
 
 
+def nearest_labels(points, labels, queries):
+    """k-nearest-neighbour votes, one per row of ``queries`` (Kang48's KNN.py)."""
+    return np.array(
+        [
+            np.bincount(labels[np.argsort(np.sum((points - q) ** 2, axis=1))[:3]]).argmax()
+            for q in queries
+        ]
+    )
+
+
+def row_features(x, w, columns):
+    return (
+        np.array([np.tanh(row * w).sum() for row in x]),
+        np.stack([row[::-1] * 2 for row in x]),
+        np.asarray([column.max() for column in x.T], dtype=np.float32),
+        np.array([value * 2 for value in columns]),  # (a list: run as written)
+    )
+
+
+def test_array_comprehensions_over_an_arrays_rows_are_one_loop():
+    points = RNG.standard_normal((60, 3))
+    labels = (points[:, 0] > 0).astype(np.int64)
+    check(nearest_labels, points, labels, RNG.standard_normal((20, 3)))
+    graph = gcompile.trace(nearest_labels, points, labels, RNG.standard_normal((20, 3)))
+    assert sum(loop_of(node) is not None for node in graph.nodes) == 1
+    for x in (RNG.random((7, 4)), RNG.random((1, 4))):  # (np.stack of no rows raises)
+        for columns in ([1.0, 2.5], []):
+            check(row_features, x, 0.5, columns)
+    assert "array_of_each" in convert(row_features).source
+
+
 def test_comprehensions_the_loop_cannot_take_run_as_written():
     check(mixed_first_element, RNG.random(6))  # (NumPy promotes the int to float)
     check(filtered, RNG.random(7))

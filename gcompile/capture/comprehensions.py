@@ -1,4 +1,5 @@
 """Arrays built from a list comprehension over a range, ``np.array([f(i) for i in range(n)])``,
+or over another iterable (an array's rows: ``np.array([f(x) for x in X])``, ``array_of_each``),
 become a runtime call, so that a tracer can make them one loop writing the rows of a new array
 instead of ``n`` traced elements::
 
@@ -45,22 +46,22 @@ class Comprehensions(OwnScope):
         if comprehension is None:
             comprehension, function = _summed_comprehension(node), "sum_of"
         if comprehension is None:
+            comprehension, function = _rows_comprehension(node), "array_of_each"
+        if comprehension is None:
             return node
         generator = comprehension.generators[0]
         target = generator.target.id
         info = f"{COMPREHENSION_INFO}{len(self.sites)}"
         loop = ast.For(generator.target, generator.iter, [], [])
-        self.sites.append((info, LoopPlan(ast.copy_location(loop, node), "range", (), (), ())))
+        kind = "each" if function == "array_of_each" else "range"
+        self.sites.append((info, LoopPlan(ast.copy_location(loop, node), kind, (), (), ())))
         element = ast.Lambda(_arguments(target), comprehension.elt)
         runtime = ast.Attribute(ast.Name(self.runtime, ast.Load()), function, ast.Load())
-        args = [
-            node.func,
-            element,
-            generator.iter.func,
-            ast.Tuple(list(generator.iter.args), ast.Load()),
-            ast.Name(info, ast.Load()),
-            *node.args[1:],
-        ]
+        if function == "array_of_each":
+            iterated = [generator.iter]
+        else:
+            iterated = [generator.iter.func, ast.Tuple(list(generator.iter.args), ast.Load())]
+        args = [node.func, element, *iterated, ast.Name(info, ast.Load()), *node.args[1:]]
         call = ast.Call(runtime, args, node.keywords)
         return ast.fix_missing_locations(ast.copy_location(call, node))
 
@@ -71,6 +72,23 @@ def _array_comprehension(node: ast.Call) -> ast.ListComp | None:
     if not (isinstance(func, ast.Attribute) and func.attr in _FUNCTIONS and node.args):
         return None
     return _over_a_range(node.args[0], (ast.ListComp,))
+
+
+def _rows_comprehension(node: ast.Call) -> ast.ListComp | None:
+    """The list comprehension over anything but ``range(...)`` (an array's rows: ``[f(x) for
+    x in X]``) that ``node`` builds an array of, when it is one this rewrites."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr in _FUNCTIONS and node.args):
+        return None
+    first = node.args[0]
+    if not isinstance(first, ast.ListComp) or len(first.generators) != 1:
+        return None
+    generator = first.generators[0]
+    if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
+        return None
+    if stays(first) or any(mutated_by_call(node) for node in ast.walk(first.elt)):
+        return None
+    return first
 
 
 def _summed_comprehension(node: ast.Call) -> ast.ListComp | ast.GeneratorExp | None:

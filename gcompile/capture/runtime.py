@@ -316,6 +316,24 @@ def array_of(
     return function([element(i) for i in resolved_range(*bounds)], *args, **kwargs)
 
 
+def array_of_each(
+    function: Callable,
+    element: Callable[[Any], Any],
+    iterable: Any,
+    info: LoopInfo,
+    *args,
+    **kwargs,
+) -> Any:
+    """``function([element(x) for x in iterable], *args, **kwargs)`` (``comprehensions.py``):
+    offered to the handler's ``capture_array_each`` (a traced array's rows)."""
+    capture = getattr(_HANDLER.get(), "capture_array_each", None)
+    if capture is not None:
+        result = capture(function, element, iterable, info, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    return function([element(x) for x in iterable], *args, **kwargs)
+
+
 def sum_of(
     function: Callable,
     element: Callable[[Any], Any],

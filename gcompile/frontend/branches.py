@@ -45,6 +45,7 @@ from .loops import (
     _WIDENING_ROUNDS,
     LoopTracer,
     _roll_back,
+    _rows,
     _same_shape,
     _source_of,
     _widened,
@@ -105,6 +106,16 @@ class ControlTracer(LoopTracer):
     def capture_array(self, function, element, start, stop, step, info, args, kwargs):
         """``np.array([element(i) for i in range(...)])``: one loop (``comprehensions``)."""
         return capture_array(self, function, element, start, stop, step, info, args, kwargs)
+
+    def capture_array_each(self, function, element, iterable, info, args, kwargs):
+        """``np.array([element(x) for x in X])`` of a traced array's rows (or ``enumerate``,
+        ``zip`` of them: ``_rows``): one loop, as over their positions."""
+        rows = None if self.unroll_all else _rows(self.tracer, iterable)
+        if rows is None:
+            return NotImplemented
+        count, item = rows
+        row = lambda i: element(item(i))  # noqa: E731
+        return capture_array(self, function, row, 0, count, 1, info, args, kwargs)
 
     def capture_sum(self, element, start, stop, step, info, args):
         """``sum(element(i) for i in range(...))``: one loop (``comprehensions``)."""
