@@ -32,7 +32,10 @@ def load(program: programs.LoopProgram, name: str, options: dict, host) -> objec
     start = time.perf_counter()
     try:
         nogil = not program.objmode
-        parallel = PRANGE_ONLY if program.parallel else False
+        # (a program calling a parallel kernel is compiled parallel too: Numba loading a serial
+        # function from its disk cache does not start the threads the kernel's loop runs on)
+        calls_parallel = any(v.code.parallel for v in program.kernels.values())
+        parallel = PRANGE_ONLY if program.parallel or calls_parallel else False
         loaded = cache.load(program.source, signature, parallel, fastmath, preamble, nogil)
     except Exception as error:  # Numba's own errors have no common base class
         raise UnsupportedError(

@@ -146,9 +146,12 @@ def memory_order(order: str) -> str:
 
 def _reusable(node: Node, meta, loop_indices: set) -> bool:
     """Whether one buffer, made before the loops, can hold ``node``'s output on every trip:
-    its shape names no loop index, and its value dies within the trip (read by ops that copy
-    or reduce it, never carried, returned, viewed or written into)."""
+    its shape names no loop index nor a length the data decide (which a trip may bind), and its
+    value dies within the trip (read by ops that copy or reduce it, never carried, returned,
+    viewed or written into)."""
     if any(free_symbols(size) & loop_indices for size in meta.shape if is_expr(size)):
+        return False
+    if data_sizes_in(meta.shape):
         return False
     return _dies_within_the_trip(node)
 
