@@ -453,8 +453,9 @@ def test_a_kernel_numba_cannot_compile_runs_eagerly_with_numbas_message(monkeypa
         np.testing.assert_array_equal(fn(x), f(x))
     np.testing.assert_array_equal(fn(x), f(x))  # once per reason: no second warning
     assert fn.stats["fallbacks"] == 2
-    with pytest.raises(gcompile.UnsupportedError, match="Numba cannot compile"):
+    with pytest.raises(gcompile.UnsupportedError, match="Numba cannot compile") as refused:
         gcompile.compile(f, fullgraph=True)(x)
+    assert "\x1b[" not in str(refused.value)  # (Numba's terminal colours left out)
 
 
 def test_a_kernel_without_a_template_runs_in_the_interpreter_and_says_so():

@@ -18,6 +18,7 @@ compile. Arrays (outputs, inputs) are passed positionally, integers by name.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -113,9 +114,13 @@ def first_needed(found: list, size: Any, threshold: int, env) -> Variant:
         return found[1] if hint(size) >= threshold else found[0]
 
 
+_COLOURS = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def numba_message(error: Exception) -> str:
-    """The informative lines of a Numba error (not its pipeline-stage headers)."""
-    lines = [line.strip() for line in str(error).splitlines()]
+    """The informative lines of a Numba error (not its pipeline-stage headers), without the
+    terminal colour codes Numba puts in them."""
+    lines = [_COLOURS.sub("", line).strip() for line in str(error).splitlines()]
     useful = [
         line
         for line in lines
