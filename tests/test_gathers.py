@@ -179,6 +179,24 @@ def binned_sum(x, positions):
     return total
 
 
+def rounded_steps(x, t_end, dt):
+    """``round()`` of traced scalars: Python ints, half to even (a step count, as simulations
+    compute it); with digits, NumPy's scalar."""
+    steps = int(round(t_end / dt))
+    return np.zeros(steps), round(x[0]) + round(x[1] * 2) + round(3), round(x[2], 1)
+
+
+def test_round_of_data_is_a_python_int_rounded_half_to_even_with_pythons_errors():
+    fn = gcompile.compile(rounded_steps, fullgraph=True)
+    for x, t_end in ((np.array([2.5, 1.75, 3.14159]), 10.0), (np.array([-0.5, 0.25, 1.0]), 0.0)):
+        got, want = fn(x, t_end, 0.01), rounded_steps(x, t_end, 0.01)
+        assert [type(v) for v in got] == [type(v) for v in want]
+        assert all(np.array_equal(g, w) for g, w in zip(got, want))
+    for value, error in ((np.nan, ValueError), (np.inf, OverflowError)):
+        with pytest.raises(error, match="cannot convert float"):
+            fn(np.array([value, 0.0, 0.0]), 1.0, 0.1)
+
+
 def test_int_of_data_indexes_and_raises_pythons_errors():
     x = RNG.random(8)
     check(binned_sum, x, RNG.random(30) * 1.9)

@@ -285,15 +285,6 @@ def test_functions_and_dtypes_are_static_arguments():
     assert "tanh(%x)" in str(graph) and "dtype=float32" in str(graph)
 
 
-def test_round_of_a_scalar_needs_its_value():
-    def f(x):
-        return round(x.sum())
-
-    with pytest.raises(UnsupportedError, match="round\\(\\) of a traced scalar") as info:
-        gcompile.trace(f, np.ones(3))
-    assert info.value.source == line_of(f, "round(x.sum())")
-
-
 def rebinds_dict_item(params, x):
     params["w"] = params["w"] * 2 + x
     return x + 1

@@ -314,11 +314,16 @@ class TracedArray:
         value = self._from_sizes() if ndigits is None else None
         if value is not None:
             return round(value)
-        if ndigits is None:  # round() of a scalar is a Python int: it needs the value
-            self._tracer.refuse(
-                "round() of a traced scalar (returns a Python int)",
-                hint="use np.round(x) to keep an array value",
-            )
+        if ndigits is None:  # (a Python int: the value rounded half to even, as round())
+            from .builtins import scalar_builtin  # (builtins builds on this module)
+
+            rounded = self if self.dtype.kind in "biu" else np.rint(self)
+            result = scalar_builtin(self._tracer, int, (rounded,), {})
+            if result is NotImplemented:
+                self._tracer.refuse(
+                    "round() of a traced complex scalar", hint="round its real part"
+                )
+            return result
         return np.round(self, ndigits)
 
     def trace(self, *args, **kwargs):
