@@ -68,27 +68,23 @@ class Comprehensions(OwnScope):
 
 def _array_comprehension(node: ast.Call) -> ast.ListComp | None:
     """The list comprehension ``node`` builds an array of, when it is one this rewrites."""
-    func = node.func
-    if not (isinstance(func, ast.Attribute) and func.attr in _FUNCTIONS and node.args):
-        return None
-    return _over_a_range(node.args[0], (ast.ListComp,))
+    first = _array_argument(node)
+    return None if first is None else _over_a_range(first, (ast.ListComp,))
 
 
 def _rows_comprehension(node: ast.Call) -> ast.ListComp | None:
     """The list comprehension over anything but ``range(...)`` (an array's rows: ``[f(x) for
     x in X]``) that ``node`` builds an array of, when it is one this rewrites."""
+    first = _array_argument(node)
+    return None if first is None else _plain(first, (ast.ListComp,))
+
+
+def _array_argument(node: ast.Call) -> ast.expr | None:
+    """The first argument of ``node`` when it is a call of ``array``, ``asarray`` or ``stack``."""
     func = node.func
     if not (isinstance(func, ast.Attribute) and func.attr in _FUNCTIONS and node.args):
         return None
-    first = node.args[0]
-    if not isinstance(first, ast.ListComp) or len(first.generators) != 1:
-        return None
-    generator = first.generators[0]
-    if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
-        return None
-    if stays(first) or any(mutated_by_call(node) for node in ast.walk(first.elt)):
-        return None
-    return first
+    return node.args[0]
 
 
 def _summed_comprehension(node: ast.Call) -> ast.ListComp | ast.GeneratorExp | None:
@@ -103,20 +99,27 @@ def _summed_comprehension(node: ast.Call) -> ast.ListComp | ast.GeneratorExp | N
 
 
 def _over_a_range(first: ast.expr, kinds: tuple) -> ast.ListComp | ast.GeneratorExp | None:
-    """``first`` when it is a comprehension of ``kinds`` of one ``for`` over ``range(...)``
-    with no ``if``, a plain name as its target."""
-    if not isinstance(first, kinds) or len(first.generators) != 1:
-        return None
-    generator = first.generators[0]
-    iterable = generator.iter
-    if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
-        return None
+    """``first`` when it is a comprehension ``_plain`` takes over ``range(...)``."""
+    first = _plain(first, kinds)
+    iterable = first.generators[0].iter if first is not None else None
     if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)):
         return None
     if iterable.func.id != "range" or iterable.keywords or not 1 <= len(iterable.args) <= 3:
         return None
+    return first
+
+
+def _plain(first: ast.expr, kinds: tuple) -> ast.ListComp | ast.GeneratorExp | None:
+    """``first`` when it is a comprehension of ``kinds`` of one ``for`` with no ``if``, a
+    plain name as its target, whose element changes no list (else it runs as written, once
+    per element)."""
+    if not isinstance(first, kinds) or len(first.generators) != 1:
+        return None
+    generator = first.generators[0]
+    if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
+        return None
     if stays(first) or any(mutated_by_call(node) for node in ast.walk(first.elt)):
-        return None  # (an element changing a list: run as written, once per element)
+        return None
     return first
 
 

@@ -138,8 +138,7 @@ def _within(a, bound):
 
 
 def _identity(rec, n, dtype=None):
-    if isinstance(n, TracedArray) and n.meta.scalar and n.dtype.kind in "iu":
-        n = rec.numpy.size_of(n)  # (a traced integer: a length the data decide)
+    n = rec.numpy.as_size(n)  # (a traced integer: a length the data decide)
     return rec.call(EYE, N=n, dtype=np.dtype(float if dtype is None else dtype))
 
 

@@ -411,30 +411,18 @@ class NumpyCalls:
         """Record a creation function (``np.zeros``) called while tracing; a traced integer
         given as a size (``np.zeros(n + 1)``, ``np.linspace(a, b, n)``, ``np.arange(n)``) is
         one the data decide (``size_of``)."""
-        if func is _ARANGE and any(isinstance(v, TracedArray) for v in (*args, *kwargs.values())):
-            return self._arange_of_data_length(*args, **kwargs)
-        args, kwargs = self._traced_sizes(func, args, kwargs)
-        decomposition = DECOMPOSITIONS.get(func)
-        if decomposition is not None and holds_traced(
-            (*args, *kwargs.values())
-        ):  # (linspace's bounds)
-            return self.decompose(func, decomposition, args, kwargs)
         op = CREATION_OPS[func]
-        name = _numpy_name(func)
         signature = op.binding or func
         bound = _bind(signature, args, kwargs)
+        if op is ops.ARANGE and any(isinstance(v, TracedArray) for v in bound.values()):
+            return self._arange_of_data_length(**bound)
+        bound = {k: self.as_size(v) if k in _SIZE_PARAMETERS else v for k, v in bound.items()}
+        decomposition = DECOMPOSITIONS.get(func)
+        if decomposition is not None and holds_traced(tuple(bound.values())):
+            return self.decompose(func, decomposition, (), bound)  # (linspace's bounds)
         operands = [bound.pop(key) for key in op.operands if key in bound]
-        params = self._params(op, name, signature, bound)
+        params = self._params(op, _numpy_name(func), signature, bound)
         return self.tracer.call(op, *operands, **params)
-
-    def _traced_sizes(self, func: Callable, args: tuple, kwargs: dict) -> tuple:
-        """``args`` and ``kwargs`` of creation function ``func`` with each traced integer in a
-        size argument (``SIZE_ARGUMENTS``) made a size (``size_of``)."""
-        positions, names = SIZE_ARGUMENTS.get(func, ((), ()))
-        convert = functools.partial(_map_traced_integers, self.size_of)
-        args = tuple(convert(v) if i in positions else v for i, v in enumerate(args))
-        kwargs = {k: convert(v) if k in names else v for k, v in kwargs.items()}
-        return args, kwargs
 
     def _arange_of_data_length(self, start, stop=None, step=1, dtype=None) -> TracedArray:
         """``np.arange`` of traced Python integers (``np.arange(n + 1)``, ``n = int(...)``):
@@ -458,6 +446,15 @@ class NumpyCalls:
             ops.ARANGE, start=0, stop=self.size_of(length), step=1, dtype=np.dtype(np.int64)
         )
         return start + positions * step
+
+    def as_size(self, value: Any) -> Any:
+        """``value`` (a size, or a tuple or list of them) with each traced integer scalar made a
+        size (``size_of``)."""
+        if isinstance(value, (tuple, list)):
+            return type(value)(self.as_size(v) for v in value)
+        if isinstance(value, TracedArray) and value.meta.scalar and value.dtype.kind in "iu":
+            return self.size_of(value)
+        return value
 
     def size_of(self, value: TracedArray) -> SymInt:
         """A traced integer scalar used as a size (``n = int(np.ceil(t_end / h))``): a length
@@ -510,24 +507,9 @@ class NumpyCalls:
         return out[0] if len(out) == 1 else out
 
 
-_ARANGE = np.arange  # (NumPy's own: while tracing, ``np.arange`` is the tracer's patch)
-# creation function -> (positions, names) of its arguments that are sizes (or shapes)
-SIZE_ARGUMENTS = {
-    **dict.fromkeys((np.zeros, np.empty, np.ones), ((0,), ("shape",))),
-    np.full: ((0,), ("shape",)),
-    np.linspace: ((2,), ("num",)),
-    np.eye: ((0, 1), ("N", "M")),
-}
-
-
-def _map_traced_integers(size_of: Callable, value: Any) -> Any:
-    """``value`` (a size, or a tuple or list of them) with each traced integer scalar made a
-    size by ``size_of``."""
-    if isinstance(value, (tuple, list)):
-        return type(value)(_map_traced_integers(size_of, v) for v in value)
-    if isinstance(value, TracedArray) and value.meta.scalar and value.dtype.kind in "iu":
-        return size_of(value)
-    return value
+# the parameters of creation functions that are sizes (or shapes): a traced integer given there
+# is a length the data decide
+_SIZE_PARAMETERS = frozenset(("shape", "num", "N", "M"))
 
 
 def _scalars(operands: list) -> bool:

@@ -144,7 +144,7 @@ def _parallel_choice(kernel: Kernel, position: int, elements: int):
     work, threshold = trip_work(kernel, position), SCALE * ELEMENT * elements
     if work is None or _statements(loop) > MAX_STATEMENTS:
         return loop
-    if _traced(work) < max(threshold, PARALLEL_COMPILE * ELEMENT * elements):
+    if _traced(work) < PARALLEL_COMPILE * ELEMENT * elements:  # (past the run-time bar)
         return loop
     try:
         parallel = parallel_copy(kernel, position)
