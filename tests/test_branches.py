@@ -162,13 +162,43 @@ def relax_to_convergence(u, start):
     return steps
 
 
-def test_a_while_loop_whose_first_test_is_on_constants_is_captured_after_one_trip():
+def halve_through_an_alias(a):
+    x = a  # (a's memory on the first trip: the write to a is seen through x)
+    err = 1
+    while err > 1e-3:
+        b = x * 0.5
+        a[:] = b
+        err = np.abs(b).sum()
+        x = x * 0.25
+    return x, err
+
+
+def scale_read_on_the_first_trip(x):
+    scale = 1  # (a Python int the body reads: x * 1 keeps x's dtype, x * 0.5 does not)
+    err = 1
+    while err > 1e-2:
+        x = x * scale
+        scale = scale * 0.5
+        err = np.abs(x).max()
+    return x, scale, err
+
+
+def test_a_while_loop_whose_first_test_is_on_constants_is_one_loop_from_its_first_trip():
     u = RNG.random(40)
     check(relax_to_convergence, u, 1)
     check(relax_to_convergence, u, 0)  # (no trip)
     graph = gcompile.trace(relax_to_convergence, u.copy(), 1)
     names = [v.node.target.name for v in walk(graph) if v.node.op == "call"]
-    assert names.count("while_loop") == 1  # (one trip traced in line, the rest one loop)
+    assert names.count("while_loop") == 1
+    top = [node.target.name for node in graph.nodes if node.op == "call"]
+    assert "sum" not in top  # (the first trip is the loop's, not traced in line before it)
+    # the first trip stays in Python where the loop's types or memory would compute it
+    # otherwise: x is a's memory there; the body reads scale, an int there
+    check(halve_through_an_alias, RNG.random(8))
+    check(scale_read_on_the_first_trip, RNG.random(6) + 1)
+    for fn in (halve_through_an_alias, scale_read_on_the_first_trip):
+        graph = gcompile.trace(fn, RNG.random(8) + 1)
+        assert "absolute" in [node.target.name for node in graph.nodes if node.op == "call"]
 
 
 def clamped_extremes(x, v):

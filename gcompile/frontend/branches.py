@@ -26,7 +26,7 @@ memory with another value the branches read.
 from __future__ import annotations
 
 import types
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -64,6 +64,10 @@ _INDEX = "range index"  # the carried index of a for loop over bounds read from 
 
 class ControlTracer(LoopTracer):
     """The capture front-end's handler: loops (``LoopTracer``), branches and while loops."""
+
+    def __init__(self, tracer):
+        super().__init__(tracer)
+        self._first_trips: dict = {}  # id(body) -> _FirstTrip: a while loop's, run in Python
 
     def capture_range(self, body, start, stop, step, carried, info, reverse=False):
         """A ``for`` loop; one whose bounds are read from the data (``range(row[i], row[i +
@@ -186,6 +190,7 @@ class ControlTracer(LoopTracer):
         if self._declined_early(info, source, "while"):
             return NotImplemented
         graph = tracer.graph
+        first_trip = self._first_trips.pop(id(body), None)  # (offered again after that trip)
 
         def attempt():
             mark = graph.insertion_anchor()
@@ -193,8 +198,12 @@ class ControlTracer(LoopTracer):
             self._forget(graph.nodes_after(mark))
             _roll_back(graph, mark)
             if not (tracer.is_traced(first) and first.ndim == 0):
+                if first_trip is None and isinstance(first, (bool, np.bool_)) and first:
+                    self._first_trips[id(body)] = _FirstTrip(
+                        body, mark, tuple(carried), len(self.journal), len(self.notes)
+                    )
                 return NotImplemented
-            return self._while(test, body, tuple(carried), info, source)
+            return self._while(test, body, tuple(carried), info, source, first_trip)
 
         return self._capturing(source, "while", attempt)
 
@@ -223,10 +232,25 @@ class ControlTracer(LoopTracer):
             self.notes.append(LoopNote(source, False, why, kind=kind))
         return bool(why)
 
-    def _while(self, test, body, carried: tuple, info, source) -> tuple:
+    def _while(self, test, body, carried: tuple, info, source, first_trip=None) -> tuple:
+        """The ``while_loop`` node from ``carried``; given the ``first_trip`` run before it (in
+        Python, its test held on Python values), the node from before that trip instead when
+        it computes that trip as eager did (``_FirstTrip``): its body is then traced once."""
         names = tuple(getattr(info, "carried", ()) or (f"carried_{i}" for i in range(len(carried))))
         inits = [self._initial(value, name) for value, name in zip(carried, names)]
         frame, outputs, metas = self._settle_while(body, inits, names, source)
+        _separate_memory(frame, inits)
+        if first_trip is not None and first_trip.computed_by(self, frame, metas, names):
+            self._forget(self.tracer.graph.nodes_after(first_trip.mark))
+            _roll_back(self.tracer.graph, first_trip.mark)
+            self.undo_growth(first_trip.grown)
+            del self.notes[first_trip.noted :]
+            carried = first_trip.carried
+            inits = [self._cast(self._initial(v, n), m) for v, n, m in zip(carried, names, metas)]
+            try:  # (the body, traced again on the same types, cannot decline now)
+                frame, outputs, metas = self._settle_while(body, inits, names, source, metas)
+            except Declined as declined:  # (its first trip is gone: no going back to it)
+                raise RuntimeError(f"a while loop traced from its first trip: {declined}") from None
         carry = self.carry(frame, outputs, inits, metas, names)
         arguments = carry.arguments
 
@@ -257,10 +281,11 @@ class ControlTracer(LoopTracer):
         self.notes.append(note)
         return self.after_loop(node, carry, carried, frame, outputs)
 
-    def _settle_while(self, body, inits: list, names: tuple, source) -> tuple:
-        """Trace the body until the types of its carried values settle, as a loop's."""
+    def _settle_while(self, body, inits: list, names: tuple, source, metas=None) -> tuple:
+        """Trace the body until the types of its carried values settle, as a loop's (from
+        ``metas``, the types they settled on before, if given)."""
         env = self.tracer.graph.shape_env
-        metas = [value_meta(value) for value in inits]
+        metas = metas or [value_meta(value) for value in inits]
         for _ in range(_WIDENING_ROUNDS):
             frame, outputs = self.trace_graph(
                 body, inits, metas, names, frozenset(), source, "body"
@@ -500,3 +525,57 @@ def _check_sharing(arguments: list, carries: list) -> None:
     placeholder is separate memory to the branch's own alias analysis)."""
     if shared_with_written(arguments, {position for position, _ in carries}):
         raise Declined("an array a branch writes shares memory with another value it reads")
+
+
+@dataclass
+class _FirstTrip:
+    """A while loop's first trip, run in Python because its test held on Python values
+    (``udiff = 1`` before ``while udiff > tol:``), the loop then offered again: the graph's
+    insertion point before the trip (``mark``), the carried values then, and the lengths of
+    the list journal and of the notes. When the loop is captured from its second trip, its
+    body traced once more from before the first computes that trip as eager did if each carried
+    value is of its settled type there, or is a Python number the body does not read (its
+    test alone does) whose value that type keeps, and no two of them, nor one of them and a
+    value the body reads from outside, share memory (the trip stays in Python otherwise)."""
+
+    body: object  # (kept: its id keys the entry)
+    mark: Node | None
+    carried: tuple
+    grown: int
+    noted: int
+
+    def computed_by(self, handler, frame, metas: list, names: tuple) -> bool:
+        """Whether the loop's body graph (``frame``, its carried types ``metas``) computes this
+        trip as eager did."""
+        tracer = handler.tracer
+        try:
+            _separate_memory(frame, [handler._initial(v, n) for v, n in zip(self.carried, names)])
+        except Declined:
+            return False
+        for value, placeholder, meta in zip(self.carried, frame.carried, metas):
+            scalar = isinstance(value, (bool, int, float, complex, np.generic))
+            if not (scalar or tracer.is_traced(value)):
+                return False
+            if value_meta(value if scalar else tracer.operand(value)) == meta:
+                continue
+            if not scalar or placeholder is None or placeholder.users:
+                return False
+            if handler._cast(value, meta) != value:
+                return False
+        return True
+
+
+def _separate_memory(frame, inits: list) -> None:
+    """Decline a while loop whose carried values (``inits``) share memory with another value
+    its body (``frame``) reads, when the body writes either: a while loop carries by value, and
+    its body's alias analysis takes each placeholder as separate memory, so a write through one
+    would be missed through the other (``x = a`` then ``a[:] = x * 0.5``: it runs in Python,
+    and is offered again from its next trip)."""
+    placeholders = frame.graph.placeholders
+    values = [
+        frame.outer[p] if p in frame.outer else inits[frame.carried.index(p)] for p in placeholders
+    ]
+    written = {placeholders.index(p) for p in written_placeholders(frame.graph)}
+    for pair in shared_with_written(values, written):
+        what = " and ".join(repr(placeholders[k].name) for k in pair)
+        raise Declined(f"{what} share memory that the loop writes")
