@@ -31,7 +31,7 @@ _KERNEL_IMPORTS = {
     "gcompile.backends.numba.program_entry": {"GuardFailure"},
     "gcompile.backends.numba.cache": {"dispatcher_of"},
     "gcompile.backends.numba.blas": {"matmul_into"},
-    "gcompile.backends.numba.copies": {"copy_serial", "assign_overlapping"},
+    "gcompile.backends.numba.copies": {"assign_overlapping"},
 }
 KEY = re.compile(r"[0-9a-f]{40}")
 

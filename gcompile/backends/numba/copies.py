@@ -47,10 +47,10 @@ HOST_COPIES = ("copy_serial", "copy_parallel")  # the copy loops a host calls (a
 
 # Two functions, not one compiled twice: compiled from one Python function, the two shared
 # its cache index, and the serial one could load the parallel machine code (measured: 7.7 us a
-# call, not 0.35 us, for a 100-element copy from Python; 88 us from a loop program; and a
-# process loading it before Numba's threads ran aborted). Inlined where a loop program calls
-# it (Numba IR inlining), so the copy is as fast as the program's own element loops.
-@njit(cache=True, nogil=True, inline="always")
+# call, not 0.35 us, for a 100-element copy from Python; and a process loading it before
+# Numba's threads ran aborted). A loop program stores with element loops of its own
+# (``program_regions``).
+@njit(cache=True, nogil=True)
 def copy_serial(value, shape, destination, offset, strides):
     """Copy ``value`` into its region of ``destination`` (see the module docstring)."""
     source, memory = _s.flat(value), _s.flat(destination)

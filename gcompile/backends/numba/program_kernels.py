@@ -196,19 +196,21 @@ def in_parallel(graph, options: dict) -> dict:
 def _loop_variants(node: Node, options: dict) -> list:
     """A kernel called in a loop program: its variant summing in order (short sums), and when
     it has float sums of a length that may reach ``LONG_SUM`` (at the traced sizes) the usual
-    one too, summing in blocks of lanes (vectorised; long sums). Each variant costs a compile."""
+    one too, summing in blocks of lanes (vectorised; long sums); that one alone where the sums
+    are twice as long as that (each variant costs a compile: a shorter call is the rarer)."""
     kernel: FusedKernel = node.target
     options = {**options, "parallel": False}
     ordered = kernels.Variant(
         "serial", codegen.generate(kernel, {**options, "sequential_sums": True}, False)
     )
     with using(node.graph.shape_env):
-        if hint(product_of(kernel.space)) < LONG_SUM // 2:
-            return [ordered]
+        traced = hint(product_of(kernel.space))
+    if traced < LONG_SUM // 2:
+        return [ordered]
     short = kernels.Variant("serial", codegen.generate(kernel, options, False))
     if ordered.code.source == short.code.source or ordered.code.params != short.code.params:
         return [short]
-    return [ordered, short]
+    return [short] if traced >= 2 * LONG_SUM else [ordered, short]
 
 
 def _count_bindings(statements: tuple, bound: Counter) -> None:

@@ -10,8 +10,6 @@ adds to.
 
 from __future__ import annotations
 
-import dataclasses
-
 from ...ir import ops
 from ...ir.alias import memory_of
 from ...ir.graph import Node
@@ -37,7 +35,6 @@ from ...loops.nodes import (
     Subscript,
     Tuple,
 )
-from . import copies
 from .rules import NoTemplate
 
 # views that keep the elements' C order: a reshape (of a contiguous copy when the input is not
@@ -74,20 +71,12 @@ class RegionLowering:
         return Slice(start, stop, step)
 
     def store(self, node: Node) -> None:
-        """A store: the host's copy loop (``copies``, its serial variant) for a contiguous
-        value copied into a region, else ``write``."""
+        """A store: element loops (``write``). Measured against the host's copy loop inlined
+        (``copies.copy_serial``): as fast or faster (a 400x400 stencil's copy-back 13 ms, not
+        19 ms, for 200 trips), and a tenth of its compile (Numba types and lowers an inlined
+        function's IR at each call: 0.16 s a store; npbench's channel_flow has ten)."""
         base, value = node.args
         self.values[node] = self.values[base]
-        if isinstance(value, Node):  # (serial: a program's parallelism is its kernels')
-            order = self.order_of(value)
-            copy = copies.copy_statements(
-                node, self.value(value), self.values[base], order, 0, parallel=False
-            )
-            if copy is not None:
-                region = self.stored_region(self.values[base], base.meta, node)
-                self.statements += [dataclasses.replace(s, writes=(region,)) for s in copy]
-                self.copies = True
-                return
         array, meta = self.values[base], base.meta
         with using(base.graph.shape_env):
             for step in node.kwargs.get("views", ()):

@@ -252,7 +252,6 @@ def module_preamble(program: LoopProgram, loaded: dict) -> str:
         lines.append("from numba import objmode as _objmode")
         lines.append("from gcompile.ir.callbacks import run_registered as _run_callback")
     if program.copies:
-        lines.append("from gcompile.backends.numba.copies import copy_serial as _copy_serial")
         lines.append(
             "from gcompile.backends.numba.copies import assign_overlapping as _assign_overlapping"
         )
