@@ -51,6 +51,16 @@ def loop_with_regions(x, n):
     return np.tanh(acc)
 
 
+def halve_then_rank(x, tol):
+    while True:
+        x = x / 2
+        size = np.abs(x).max()
+        if size <= tol:
+            break
+    ranks = np.asarray(_ranked(x))  # (size is bound after the loop: at its only way out)
+    return ranks * size
+
+
 def _line_of(fn, text: str) -> int:
     lines, first = inspect.getsourcelines(fn)
     return first + next(i for i, line in enumerate(lines) if text in line)
@@ -81,6 +91,14 @@ def test_a_refused_statement_runs_in_python_between_compiled_regions():
     assert f"lines {second}-{second} run in Python" in after.breaks.text()[0]
     np.testing.assert_array_equal(compiled(x, 0.5), top_three(x, 0.5))
     assert "== graph breaks" in str(gcompile.explain(top_three, x, 0.5))
+
+
+def test_a_name_bound_before_every_break_of_a_while_true_loop_crosses_a_graph_break():
+    x = RNG.random(6) + 1
+    compiled, result, messages = _compiled_quietly(halve_then_rank, x, 1e-3)
+    np.testing.assert_array_equal(result, halve_then_rank(x, 1e-3))
+    line = _line_of(halve_then_rank, "ranks = np.asarray")
+    assert f"breaks the graph of halve_then_rank: lines {line}-{line}" in messages[0]
 
 
 def test_values_cross_a_break_as_they_are_views_and_written_arguments_included():

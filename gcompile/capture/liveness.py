@@ -159,6 +159,7 @@ class _Definite:
 
     def __init__(self):
         self.before: dict[ast.AST, frozenset[str]] = {}
+        self._breaks: list[list] = []  # per enclosing loop: the names bound at its breaks
 
     def block(self, stmts: list[ast.stmt], bound: frozenset | None) -> frozenset | None:
         """Names certainly bound after ``stmts`` given those bound before."""
@@ -168,6 +169,8 @@ class _Definite:
 
     def stmt(self, stmt: ast.stmt, bound: frozenset | None) -> frozenset | None:
         """Names certainly bound after one statement."""
+        if isinstance(stmt, ast.Break) and self._breaks and bound is not None:
+            self._breaks[-1].append(bound)
         if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
             return None
         known = bound if bound is not None else frozenset()  # dead code: assume nothing
@@ -187,13 +190,24 @@ class _Definite:
             return known - scan([stmt]).dels
         return known | definite_binds(stmt)
 
-    def _compound(self, stmt: ast.stmt, known: frozenset) -> frozenset:
+    def _compound(self, stmt: ast.stmt, known: frozenset) -> frozenset | None:
         """Loops, ``try`` and ``match``: each part is entered with what is bound before the
-        statement less what any part may delete; nothing is added after it."""
+        statement less what any part may delete; nothing is added after it, except after a
+        ``while True:`` without ``else``, left only by its breaks: what each of them has bound
+        (None, unreachable, when it has none)."""
         kept = known - scan([stmt]).dels
+        loop = isinstance(stmt, _LOOPS)
+        if loop:
+            self._breaks.append([])  # (a break in a try or match leaves the loop around it)
         for part, extra in _parts(stmt):
             self.block(part, kept | extra)
-        return kept
+        breaks = self._breaks.pop() if loop else []
+        if not _forever(stmt):
+            return kept
+        after = None
+        for bound in breaks:
+            after = _meet(after, bound)
+        return after
 
 
 def _parts(stmt: ast.stmt) -> list[tuple[list[ast.stmt], frozenset]]:
@@ -207,6 +221,18 @@ def _parts(stmt: ast.stmt) -> list[tuple[list[ast.stmt], frozenset]]:
         return [(case.body, frozenset()) for case in stmt.cases]
     lists = [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
     return [(part, frozenset()) for part in lists]
+
+
+def _forever(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is a ``while`` on a true constant (``while True:``, ``while 1:``)
+    without ``else``: left by a ``break`` (or a return or raise) only."""
+    test = getattr(stmt, "test", None)
+    return (
+        isinstance(stmt, ast.While)
+        and isinstance(test, ast.Constant)
+        and bool(test.value)
+        and not stmt.orelse
+    )
 
 
 def _is_compound(stmt: ast.stmt) -> bool:
