@@ -4,7 +4,8 @@ after one of them was rebound (``dt = 0.4``, ``W = new_array``) must not reuse i
 
 ``GlobalsGuard.of(fn)`` finds the names ``fn``'s code (and the code nested in it) loads as
 globals, and its closure's variables, whose values are data: numbers, NumPy scalars, arrays,
-strings and tuples of them. Not guarded: the globals of other functions it calls, and values
+strings and tuples of them, and lookup tables (``capture.tables``: lists and tuples of
+numbers, a list guarded by its items). Not guarded: the globals of other functions it calls, and values
 read through containers or objects (``CFG["k"]``, ``self.scale``). ``holds()`` is True while each is still the same object or an equal
 value of the same type (an array: the same object; its contents may change, as the README
 says). Modules, functions and other objects are not guarded.
@@ -12,12 +13,13 @@ says). Modules, functions and other objects are not guarded.
 
 from __future__ import annotations
 
-import dis
 import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+
+from .capture import is_table, loaded_globals
 
 _SCALARS = (bool, int, float, complex, str, np.generic)
 
@@ -40,14 +42,15 @@ class GlobalsGuard:
         if code is None:
             return None
         namespace = fn.__globals__
-        names = tuple(n for n in sorted(_loaded_names(code)) if _data(namespace.get(n, _MISSING)))
+        names = tuple(n for n in sorted(loaded_globals(code)) if _data(namespace.get(n, _MISSING)))
         cells = tuple(
             cell for cell in (fn.__closure__ or ()) if _bound(cell) and _data(cell.cell_contents)
         )
         if not names and not cells:
             return None
-        values = tuple(namespace[n] for n in names)
-        return GlobalsGuard(namespace, names, values, cells, tuple(c.cell_contents for c in cells))
+        values = tuple(_traced(namespace[n]) for n in names)
+        contents = tuple(_traced(c.cell_contents) for c in cells)
+        return GlobalsGuard(namespace, names, values, cells, contents)
 
     def holds(self) -> bool:
         """Whether every guarded global and closure variable still has its traced value."""
@@ -69,23 +72,25 @@ class GlobalsGuard:
 
 
 _MISSING = object()
-_GLOBAL_LOADS = ("LOAD_GLOBAL", "LOAD_NAME")
 
 
-def _loaded_names(code: types.CodeType) -> set:
-    """The names ``code`` and the code objects nested in it load as globals (not the
-    attribute names ``co_names`` also holds: ``x.size`` is no global ``size``)."""
-    names = {i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_LOADS}
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _loaded_names(const)
-    return names
+@dataclass(frozen=True)
+class _ListContents:
+    """A list's items when traced (a lookup table the trace read as a constant): the list may
+    change in place, so its guard compares them, not the object."""
+
+    items: tuple
 
 
 def _data(value: Any) -> bool:
-    if isinstance(value, (_SCALARS, np.ndarray)):
+    if isinstance(value, (_SCALARS, np.ndarray)) or is_table(value):
         return True
     return type(value) is tuple and len(value) <= 16 and all(_data(v) for v in value)
+
+
+def _traced(value: Any) -> Any:
+    """What the guard keeps of a value the trace read: a list's items, else the value."""
+    return _ListContents(tuple(value)) if type(value) is list else value
 
 
 def _bound(cell: types.CellType) -> bool:
@@ -99,6 +104,8 @@ def _bound(cell: types.CellType) -> bool:
 def _same(current: Any, traced: Any) -> bool:
     if current is traced:
         return True
+    if type(traced) is _ListContents:
+        return type(current) is list and tuple(current) == traced.items
     if type(current) is not type(traced) or isinstance(traced, np.ndarray):
         return False
     if type(traced) is tuple:
@@ -112,6 +119,8 @@ def _same(current: Any, traced: Any) -> bool:
 
 
 def _short(value: Any) -> str:
+    if type(value) is _ListContents:
+        return f"a list of {len(value.items)} numbers, {repr(list(value.items[:4]))[:-1]}, ...]"
     if isinstance(value, np.ndarray):
         return f"the array {value.dtype}{list(value.shape)} at {hex(id(value))}"
     return repr(value)[:60]

@@ -238,3 +238,67 @@ def test_a_region_at_a_data_position_leaving_its_graph_keeps_numpys_view(fn):
     np.testing.assert_array_equal(A, expected_A)
     if fn is returned_region:
         assert np.shares_memory(got, A)
+
+
+def _crc32_table():
+    table = []
+    for i in range(256):
+        value = i
+        for _ in range(8):
+            value = (value >> 1) ^ 0xEDB88320 if value & 1 else value >> 1
+        table.append(value)
+    return table
+
+
+CRC32_TABLE = _crc32_table()  # (a module's list of ints: a lookup table)
+WEIGHTS = (0.5, 0.25, 0.125, 2.0)
+
+
+def crc32_by_table(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = (crc >> 8) ^ CRC32_TABLE[(crc & 0xFF) ^ b]
+    return (~crc) & 0xFFFFFFFF
+
+
+def weighted_by_code(codes, x):
+    total = 0.0
+    for i in range(codes.shape[0]):
+        total += WEIGHTS[codes[i]] * x[i]
+    return total
+
+
+def _lookup_in_a_helper(code):
+    return CRC32_TABLE[code]  # (the helper's global: not in the compiled function's guard)
+
+
+def through_a_helper(data):
+    crc = 0
+    for b in data:
+        crc ^= _lookup_in_a_helper(b)
+    return crc
+
+
+def test_lookup_tables_of_the_module_are_constant_arrays_guarded_by_their_items():
+    data = RNG.integers(0, 256, 300).astype(np.uint8)
+    expected = check(crc32_by_table, data)
+    assert type(expected) is int  # (and check compares the types: a Python int too)
+    graph = gcompile.trace(crc32_by_table, data)
+    assert sum(v.node.target is ops.ELEMENT for v in walk(graph)) == 1
+    assert any(loop_of(v.node) for v in walk(graph))
+    codes = np.array([3, 0, -1, 2, 1])
+    check(weighted_by_code, codes, RNG.random(5))
+    fn = gcompile.compile(weighted_by_code, fullgraph=True)
+    with pytest.raises(IndexError):
+        fn(np.array([0, 4]), RNG.random(2))
+    fn = gcompile.compile(crc32_by_table, fullgraph=True)
+    assert fn(data) == expected
+    first = 0xFF ^ int(data[0])  # (the entry the first byte reads)
+    CRC32_TABLE[first] += 1  # a table changed in place: its guard fails, the trace is redone
+    try:
+        assert fn(data) == crc32_by_table(data) != expected
+        assert fn.stats["traces"] == 2
+    finally:
+        CRC32_TABLE[first] -= 1
+    with pytest.raises(gcompile.UnsupportedError, match="Python integer"):
+        gcompile.compile(through_a_helper, fullgraph=True)(data)

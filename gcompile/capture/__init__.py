@@ -9,6 +9,7 @@ loops call ``for_range`` / ``for_each`` with a function of one iteration, its ``
 
 from .convert import Converted, convert, convert_or_reason
 from .runtime import UNDEFINED, BranchInfo, LoopInfo, cond, for_each, for_range, handling
+from .tables import is_table, loaded_globals, own_tables
 
 __all__ = [
     "UNDEFINED",
@@ -21,4 +22,7 @@ __all__ = [
     "for_each",
     "for_range",
     "handling",
+    "is_table",
+    "loaded_globals",
+    "own_tables",
 ]

@@ -502,6 +502,19 @@ def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
     return function(*args, **kwargs)
 
 
+def table(sequence: Any, index: Any) -> Any:
+    """``sequence[index]``, read in a converted function from a name it does not bind; a list
+    or tuple of numbers (``tables.is_table``) is first offered to
+    ``handler.capture_table(sequence, index)``, which returns the element or ``NotImplemented``."""
+    handler = _HANDLER.get()
+    capture = getattr(handler, "capture_table", None)
+    if capture is not None and type(sequence) in (list, tuple):
+        result = capture(sequence, index)
+        if result is not NotImplemented:
+            return result
+    return sequence[index]
+
+
 def _run(body: Callable[..., tuple], iterable: Iterable, carried: tuple) -> tuple:
     for item in iterable:
         carried = body(item, *carried)

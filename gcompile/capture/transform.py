@@ -64,6 +64,7 @@ from .raises import guard_raises
 from .returns import merge_returns
 from .runtime import MATH_MODULE
 from .scopes import OwnScope, function_names, parameter_names, target_names
+from .tables import Tables
 
 RUNTIME = "__gc_rt"
 CALL = "__gc_call"
@@ -125,6 +126,7 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     _Rewriter(result, frozenset(local)).scope(function)
     _keep_local(function, local)
     _Calls(local, route_call, result.calls).visit_scope(function)
+    Tables(RUNTIME, GENERATED, local).visit_scope(function)
     expressions = Expressions(RUNTIME, GENERATED)
     expressions.visit_scope(function)
     result.expressions = expressions.sites

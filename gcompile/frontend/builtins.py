@@ -23,7 +23,23 @@ from .symint import SymInt
 
 
 class PythonBuiltins:
-    """The handler's ``builtin`` (see the module docstring)."""
+    """The handler's ``builtin`` (see the module docstring), and ``capture_table``."""
+
+    def capture_table(self, table, index):
+        """``table[index]`` of a lookup table (``capture.tables``: a list or tuple of ints or
+        floats the compiled function reads from its module or closure, which its guard holds)
+        at a traced integer: the element of the table as a constant array, as a Python int or
+        float (weak), out of range an IndexError as Python's; else NotImplemented."""
+        tracer = self.tracer
+        if not (tracer.is_traced(index) and index.ndim == 0 and index.dtype.kind in "iu"):
+            return NotImplemented
+        if not any(table is own for own in tracer.tables) or type(table[0]) is bool:
+            return NotImplemented
+        values = np.asarray(table)
+        if values.dtype.kind not in "if":  # (an int past int64: an object array)
+            return NotImplemented
+        kind = "int" if values.dtype.kind == "i" else "float"
+        return tracer.call(ops.PYTHON_SCALAR, tracer.wrap(tracer.operand(values))[index], kind=kind)
 
     def builtin(self, function, args: tuple, kwargs: dict):
         """``len(x)`` of a traced array: its first size, symbolic (Python's ``len`` must return

@@ -78,6 +78,7 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
     ]
     function = fn if converted is None else converted.function
     tracer.unconverted = _unconverted(fn, converted, why)
+    tracer.tables = capture.own_tables(fn)
     with tracing(tracer, fn), using(tracer.graph.shape_env), capture.handling(tracer.loops):
         args, kwargs = rebuild(values)
         args = tuple(convertible_sequences(v) for v in args)

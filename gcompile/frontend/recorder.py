@@ -49,6 +49,7 @@ class Tracer(Indices):
         self.budget = budget  # most operations recorded before the trace is refused
         self.recorded = 0
         self.unconverted: list = []  # LoopNotes of the loops capture left to Python
+        self.tables: tuple = ()  # the lookup tables of the function (``capture.tables``)
         self.graph.shape_env.locate = user_source
         self.dynamic = dynamic  # array sizes of 2 or more are symbols (else every size is fixed)
         self._constants: dict[int, tuple[Any, Node]] = {}
