@@ -4,6 +4,7 @@ These call the handler protocol as the capture front-end's ``runtime.cond`` does
 branches as functions of the carried values.
 """
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -181,6 +182,27 @@ def scale_read_on_the_first_trip(x):
         scale = scale * 0.5
         err = np.abs(x).max()
     return x, scale, err
+
+
+def written_then_rebound(a):
+    err = 1.0
+    while err > 1e-3:
+        a[0] = 0.0  # (a is written in place and rebound: the loop declines, after its first trip)
+        a = a * 0.5
+        err = np.abs(a).max()
+    return a, err
+
+
+def test_a_while_loop_declined_after_its_first_trip_runs_in_python_with_eagers_answer():
+    a = RNG.random(8)
+    expected_a, expected = a.copy(), written_then_rebound(a.copy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gcompile.GcompileWarning)
+        result = gcompile.compile(written_then_rebound)(a)
+    np.testing.assert_array_equal(result[0], expected[0])
+    assert result[1] == expected[1]
+    written_then_rebound(expected_a)
+    np.testing.assert_array_equal(a, expected_a)
 
 
 def test_a_while_loop_whose_first_test_is_on_constants_is_one_loop_from_its_first_trip():

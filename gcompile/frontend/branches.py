@@ -237,20 +237,25 @@ class ControlTracer(LoopTracer):
         Python, its test held on Python values), the node from before that trip instead when
         it computes that trip as eager did (``_FirstTrip``): its body is then traced once."""
         names = tuple(getattr(info, "carried", ()) or (f"carried_{i}" for i in range(len(carried))))
+        after, frame, outputs, metas = self._while_node(test, body, carried, names, source)
+        if first_trip is None or not first_trip.computed_by(self, frame, outputs, metas):
+            return after
+        graph = self.tracer.graph  # (the loop node just made goes with the trip)
+        self._forget(graph.nodes_after(first_trip.mark))
+        _roll_back(graph, first_trip.mark)
+        self.undo_growth(first_trip.grown)
+        del self.notes[first_trip.noted :]
+        try:  # (the same body and test, traced on the same types: this cannot decline)
+            return self._while_node(test, body, first_trip.carried, names, source, metas)[0]
+        except Declined as declined:  # (its first trip is gone: no going back to it)
+            raise RuntimeError(f"a while loop traced from its first trip: {declined}") from None
+
+    def _while_node(self, test, body, carried: tuple, names: tuple, source, metas=None):
+        """The ``while_loop`` node from ``carried`` (its carried types ``metas`` if known):
+        ``(the values after it, the body's frame, its outputs, the carried types)``."""
         inits = [self._initial(value, name) for value, name in zip(carried, names)]
-        frame, outputs, metas = self._settle_while(body, inits, names, source)
+        frame, outputs, metas = self._settle_while(body, inits, names, source, metas)
         _separate_memory(frame, inits)
-        if first_trip is not None and first_trip.computed_by(self, frame, metas, names):
-            self._forget(self.tracer.graph.nodes_after(first_trip.mark))
-            _roll_back(self.tracer.graph, first_trip.mark)
-            self.undo_growth(first_trip.grown)
-            del self.notes[first_trip.noted :]
-            carried = first_trip.carried
-            inits = [self._cast(self._initial(v, n), m) for v, n, m in zip(carried, names, metas)]
-            try:  # (the body, traced again on the same types, cannot decline now)
-                frame, outputs, metas = self._settle_while(body, inits, names, source, metas)
-            except Declined as declined:  # (its first trip is gone: no going back to it)
-                raise RuntimeError(f"a while loop traced from its first trip: {declined}") from None
         carry = self.carry(frame, outputs, inits, metas, names)
         arguments = carry.arguments
 
@@ -279,7 +284,7 @@ class ControlTracer(LoopTracer):
         frame.graph.name, checked.graph.name = f"{node.name}_body", f"{node.name}_test"
         note = LoopNote(source, True, node=node.name, trips="data-dependent", carried=names)
         self.notes.append(note)
-        return self.after_loop(node, carry, carried, frame, outputs)
+        return self.after_loop(node, carry, carried, frame, outputs), frame, outputs, metas
 
     def _settle_while(self, body, inits: list, names: tuple, source, metas=None) -> tuple:
         """Trace the body until the types of its carried values settle, as a loop's (from
@@ -544,25 +549,30 @@ class _FirstTrip:
     grown: int
     noted: int
 
-    def computed_by(self, handler, frame, metas: list, names: tuple) -> bool:
-        """Whether the loop's body graph (``frame``, its carried types ``metas``) computes this
-        trip as eager did."""
+    def computed_by(self, handler, frame, outputs: list, metas: list) -> bool:
+        """Whether the loop's body graph (``frame``, its ``outputs``, its carried types
+        ``metas``) computes this trip as eager did."""
         tracer = handler.tracer
+        if not all(_scalar_or_traced(tracer, value) for value in self.carried):
+            return False
         try:
-            _separate_memory(frame, [handler._initial(v, n) for v, n in zip(self.carried, names)])
+            _separate_memory(frame, [tracer.operand(value) for value in self.carried])
         except Declined:
             return False
-        for value, placeholder, meta in zip(self.carried, frame.carried, metas):
-            scalar = isinstance(value, (bool, int, float, complex, np.generic))
-            if not (scalar or tracer.is_traced(value)):
-                return False
-            if value_meta(value if scalar else tracer.operand(value)) == meta:
+        for value, placeholder, output, meta in zip(self.carried, frame.carried, outputs, metas):
+            scalar = not tracer.is_traced(value)
+            if value_meta(tracer.operand(value)) == meta:
                 continue
-            if not scalar or placeholder is None or placeholder.users:
+            if not scalar or placeholder is None or placeholder.users or output is placeholder:
                 return False
             if handler._cast(value, meta) != value:
                 return False
         return True
+
+
+def _scalar_or_traced(tracer, value) -> bool:
+    """Whether ``value`` is a number or a traced value (not unbound, not another object)."""
+    return isinstance(value, (bool, int, float, complex, np.generic)) or tracer.is_traced(value)
 
 
 def _separate_memory(frame, inits: list) -> None:

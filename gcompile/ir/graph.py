@@ -344,6 +344,8 @@ class Graph:
     def nodes_after(self, anchor: Node | None) -> list[Node]:
         """The nodes linked after ``anchor`` (None: every node): what was recorded since
         ``insertion_anchor`` gave it (a node inserted before it since is not among them)."""
+        if anchor is not None and anchor._next is anchor:  # (erased: its links lead nowhere)
+            raise ValueError(f"%{anchor.name} is no longer in the graph")
         nodes, node = [], (anchor or self._root)._next
         while node is not self._root:
             nodes.append(node)
