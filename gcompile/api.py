@@ -235,6 +235,9 @@ class CompiledFunction:
             entry = self._find(bound)
             if entry is not None:
                 return entry, bound
+            past = self._past_the_limit(bound)
+            if past is not None:
+                return past, bound
             recompile = _recompile(self, bound) if self._cache else None
             if recompile is not None and self._make_ints_symbolic(recompile, bound):
                 bound = self._binder.bind(*bound.call())
@@ -248,12 +251,6 @@ class CompiledFunction:
                 order=len(self.entries),
                 results=interop_results.converter(bound.array_type),
             )
-            limit = self.options.get("cache_size_limit")
-            limit = config.get("cache_size_limit") if limit is None else limit
-            if sum(e.refusal is None for e in self.entries) >= limit:
-                entry.refusal = _past_the_limit(limit)  # (no guards: its key's calls, eagerly)
-                self._cache.setdefault(bound.key, []).append(entry)
-                return entry, bound
             dump = _dump_folder(self)
             try:
                 build(entry, bound, self.eager, self.backend, self.options, self._stats, dump)
@@ -274,6 +271,26 @@ class CompiledFunction:
                 self.recompiles.append(recompile)
                 config.log("recompiles", lambda: str(recompile))
             return entry, bound
+
+    def _past_the_limit(self, bound: BoundCall) -> CacheEntry | None:
+        """Once ``cache_size_limit`` argument structures were traced (compiled or refused: a
+        refused trace costs its time too), the one entry running calls of new structures
+        eagerly, without a trace, warned once; None before. Else a storm of new structures
+        (a list argument that changes every call) would trace on every call."""
+        entries = self.entries
+        past = [e for e in entries if isinstance(e.refusal, _PastTheLimit)]
+        if past:
+            return past[0]
+        limit = self.options.get("cache_size_limit")
+        limit = config.get("cache_size_limit") if limit is None else limit
+        if len(entries) < limit:
+            return None
+        entry = CacheEntry(bound.key, fast=UNBUILT, order=len(entries))
+        entry.refusal = _PastTheLimit(limit)
+        self._cache.setdefault(bound.key, []).append(entry)
+        if self.trips is not None:  # (a region run on every trip: Python's from now on)
+            self.trips.demote(f"its arguments took more than {limit} structures")
+        return entry
 
     def _make_ints_symbolic(self, recompile: "Recompile", bound: BoundCall) -> bool:
         """On a miss that only a new value of Python int arguments causes (not in
@@ -493,13 +510,15 @@ def trace(
     return graph
 
 
-def _past_the_limit(limit: int) -> UnsupportedError:
-    """The refusal of a call of a new argument structure once ``limit`` are compiled: tracing
+class _PastTheLimit(UnsupportedError):
+    """The refusal of calls of new argument structures past the cache size limit: tracing
     and compiling every call would make the function slower than eager (``torch.compile``'s
     ``cache_size_limit`` likewise)."""
-    return UnsupportedError(
-        f"another argument structure: compiled for {limit} already (the cache size limit), "
-        "calls of new ones run eagerly",
-        hint="a changing shape, dtype or static value recompiles every call; raise "
-        "GCOMPILE_CACHE_LIMIT (or the option cache_size_limit) if this is expected",
-    )
+
+    def __init__(self, limit: int):
+        super().__init__(
+            f"another argument structure: compiled for {limit} already (the cache size limit), "
+            "calls of new ones run eagerly",
+            hint="a changing shape, dtype or static value recompiles every call; raise "
+            "GCOMPILE_CACHE_LIMIT (or the option cache_size_limit) if this is expected",
+        )

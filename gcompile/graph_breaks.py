@@ -115,7 +115,13 @@ class Trips:
             else:
                 reason = "its regions around a statement Python runs all do"
         if reason:
-            self.seat.cell_contents = self.eager
+            self.demote(reason)
+        else:
+            self.demoted = ""
+
+    def demote(self, reason: str) -> None:
+        """The driver calls the region's Python code from now on (``reason``: why)."""
+        self.seat.cell_contents = self.eager
         self.demoted = reason
 
 

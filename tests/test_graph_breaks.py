@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
+import textwrap
 import warnings
 
 import numpy as np
@@ -61,6 +63,28 @@ def halve_then_rank(x, tol):
     return ranks * size
 
 
+def checked_then_ranked(a, x):
+    if a.shape[0] != a.shape[1]:
+        return None  # (an early return before the break: the driver returns it)
+    y = a @ x
+    ranks = np.asarray(_ranked(y))
+    return ranks * 2
+
+
+def worklist(x):
+    stack = [0]
+    seen = 0
+    while stack:
+        i = stack.pop()  # (the regions of a trip take the list: a new structure each trip)
+        y = np.abs(x[i]) * 2.0
+        if y > 0.5 and i < x.shape[0] - 1:
+            stack.append(i + 1)
+            if i % 3 == 0:  # (the list grows: its length, part of the structure, changes)
+                stack.insert(0, x.shape[0] - 1)
+        seen += 1
+    return seen
+
+
 def _line_of(fn, text: str) -> int:
     lines, first = inspect.getsourcelines(fn)
     return first + next(i for i, line in enumerate(lines) if text in line)
@@ -93,12 +117,58 @@ def test_a_refused_statement_runs_in_python_between_compiled_regions():
     assert "== graph breaks" in str(gcompile.explain(top_three, x, 0.5))
 
 
+def test_definite_assignment_after_a_while_true_loop_counts_only_its_own_breaks():
+    from gcompile.capture.liveness import _Definite
+
+    def bound_after(source: str) -> frozenset:
+        (loop,) = ast.parse(textwrap.dedent(source)).body
+        return _Definite().block([loop], frozenset())
+
+    assert bound_after(
+        """
+        while True:
+            y = 1
+            if y:
+                break
+            z = 2
+            break
+        """
+    ) == {"y"}
+    for unsure in (
+        # a break in the else of a loop inside leaves the while loop before y is bound
+        "while True:\n for i in range(3):\n  pass\n else:\n  break\n y = 1\n break",
+        # a finally deleting y after the break
+        "while True:\n try:\n  y = 1\n  break\n finally:\n  del y",
+    ):
+        assert "y" not in bound_after(unsure)
+
+
 def test_a_name_bound_before_every_break_of_a_while_true_loop_crosses_a_graph_break():
     x = RNG.random(6) + 1
     compiled, result, messages = _compiled_quietly(halve_then_rank, x, 1e-3)
     np.testing.assert_array_equal(result, halve_then_rank(x, 1e-3))
     line = _line_of(halve_then_rank, "ranks = np.asarray")
     assert f"breaks the graph of halve_then_rank: lines {line}-{line}" in messages[0]
+
+
+def test_a_return_before_the_refused_statement_returns_from_the_driver():
+    x = RNG.random(4)
+    compiled, result, messages = _compiled_quietly(checked_then_ranked, RNG.random((4, 4)), x)
+    line = _line_of(checked_then_ranked, "ranks = np.asarray")
+    assert f"breaks the graph of checked_then_ranked: lines {line}-{line}" in messages[0]
+    for a in (RNG.random((4, 4)), RNG.random((3, 4)), RNG.random((4, 4))):
+        expected = checked_then_ranked(a, x)
+        got = compiled(a, x)
+        assert got is None if expected is None else np.array_equal(got, expected)
+
+
+def test_regions_of_every_trip_whose_arguments_change_structure_go_to_python_early():
+    x = np.linspace(0.3, 1.0, 300)
+    compiled, result, _ = _compiled_quietly(worklist, x)
+    assert result == worklist(x)
+    trips = [r for s in compiled.breaks.splits.values() for _, _, r in s.regions if r.trips]
+    assert trips and all(len(r.entries) <= 9 and r.stats["calls"] <= 9 for r in trips)
+    assert all("more than 8 structures" in r.trips.demoted for r in trips)
 
 
 def test_values_cross_a_break_as_they_are_views_and_written_arguments_included():

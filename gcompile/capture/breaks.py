@@ -18,8 +18,11 @@ trips and the code after the loop read. Values cross as they are (arrays by refe
 copy; a view stays a view). A region that refuses another statement splits again in turn. The
 statement keeps every Python meaning it had (its own ``return``, its exceptions).
 
+A ``return`` before the statement (``if n != m: return None``) returns from the driver: the
+region before returns ``(True, value)`` there, ``(False, names)`` at its end.
+
 Refused with a reason (the function then runs eagerly, as before): no source, a ``yield``,
-``global`` or ``nonlocal``, a ``return`` before the statement, a name the rest reads that is
+``global`` or ``nonlocal``, a ``return`` before a statement in a loop's body, a name the rest reads that is
 bound on some paths only, or a statement that is the whole function. A loop body with a
 ``break``, ``continue``, ``return`` or ``else`` runs whole in Python instead.
 """
@@ -69,7 +72,6 @@ def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> 
     ``compile_region(plain function, seat, per_trip, through)`` made (``seat``: the cell the
     driver calls it through; ``per_trip``: a loop body's region; ``through``: it only returns
     names it is given, and Python runs it), or why it cannot break there."""
-    line = lines[0]
     found = parse_function(fn)
     if isinstance(found, str):
         return found
@@ -80,7 +82,7 @@ def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> 
     facts = analyze(function)
     scope = _Scope(fn, set(fn.__code__.co_varnames) | set(fn.__code__.co_cellvars), facts)
     body = function.body
-    at = _index(body, line)
+    at, line = _statement_of(body, lines)
     if at is None:
         return f"line {line} is not a statement of {fn.__name__}"
     statement = body[at]
@@ -126,7 +128,8 @@ class _Scope:
         statements); ``params`` the names the region before takes."""
         before, statement, after = stmts[:at], stmts[at], stmts[at + 1 :]
         before = [s for s in before if not _docstring(s)]
-        if any(isinstance(n, ast.Return) for n in scope_nodes(before)):
+        returns = any(isinstance(n, ast.Return) for n in scope_nodes(before))
+        if returns and not top:
             return "a `return` before the statement"
         crossing = sorted(self.live([statement, *after], out) & scan(before).stores)
         passed = self.live(after, out)
@@ -139,7 +142,7 @@ class _Scope:
         kind = "" if top else PER_TRIP
         cut = _Cut([])
         if before:
-            self.before(cut, statement, kind, (before, params, crossing))
+            self.before(cut, statement, kind, (before, params, crossing), returns)
         cut.stmts.append(statement)
         if not after:
             return cut
@@ -154,14 +157,30 @@ class _Scope:
         cut.stmts.append(ast.copy_location(end, statement))
         return cut
 
-    def before(self, cut: _Cut, statement: ast.stmt, kind: str, part: tuple) -> None:
+    def before(self, cut: _Cut, statement: ast.stmt, kind: str, part: tuple, returns: bool):
         """The region of the statements before ``statement`` (``part``: them, the names the
-        region takes, the ``crossing`` names it returns) and the driver's assignment of them."""
+        region takes, the ``crossing`` names it returns) and the driver's assignment of them.
+        When they may ``return`` (``returns``: ``if n != m: return None``), the region returns
+        ``(True, value)`` there and ``(False, crossing)`` at its end, and the driver returns
+        the value it was given, or goes on."""
         before, params, crossing = part
-        result = ast.copy_location(ast.Return(_tuple_of(crossing, ast.Load)), before[-1])
+        result = _tuple_of(crossing, ast.Load)
+        if returns:
+            before = [_ReturnsFlagged().visit(s) for s in copy.deepcopy(before)]
+            result = ast.Tuple([ast.Constant(False), result], ast.Load())
+        result = ast.copy_location(ast.Return(result), before[-1])
         call = self.region(cut, f"{kind}before_{statement.lineno}", [*before, result], params)
-        assign = ast.Assign([_tuple_of(crossing, ast.Store)], call)
-        cut.stmts.append(ast.copy_location(assign, statement))
+        if not returns:
+            assign = ast.Assign([_tuple_of(crossing, ast.Store)], call)
+            cut.stmts.append(ast.copy_location(assign, statement))
+            return
+        went = ast.Assign([ast.Name(_LEFT, ast.Store())], call)
+        given = ast.Subscript(_load(_LEFT), ast.Constant(1), ast.Load())
+        left = ast.If(
+            ast.Subscript(_load(_LEFT), ast.Constant(0), ast.Load()), [ast.Return(given)], []
+        )
+        assign = ast.Assign([_tuple_of(crossing, ast.Store)], copy.deepcopy(given))
+        cut.stmts += [ast.copy_location(s, statement) for s in (went, left, assign)]
 
     def region(self, cut: _Cut, name: str, body: list, params: list) -> ast.Call:
         """A region of ``body`` taking ``params``, added to ``cut``; the driver's call of it."""
@@ -201,6 +220,18 @@ def _split_loop(scope: _Scope, loop: ast.For | ast.While, lines: list) -> _Cut |
     return cut
 
 
+def _statement_of(body: list, lines: tuple) -> tuple:
+    """``(index, line)``: the last statement of ``body`` holding one of ``lines`` (the lines
+    of the converted function's statements that were running, outermost first), and that line.
+    The conversion nests what follows an early return in an ``else`` (``returns.py``), so the
+    refused statement may be one of the lines after the first."""
+    found = [(i, line) for line in lines if (i := _index(body, line)) is not None]
+    if not found:
+        return None, lines[0]
+    last = max(i for i, _ in found)
+    return last, next(line for i, line in found if i == last)
+
+
 def _index(stmts: list, line: int) -> int | None:
     return next((i for i, s in enumerate(stmts) if s.lineno <= line <= s.end_lineno), None)
 
@@ -221,6 +252,23 @@ def _parameters(args: ast.arguments) -> list:
     """Every parameter of a signature, in order, as plain names."""
     given = args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs + [args.kwarg]
     return [a.arg for a in given if a is not None]
+
+
+_LEFT = "_gc_left"  # the driver's name for what a region that may return gave it
+
+
+class _ReturnsFlagged(ast.NodeTransformer):
+    """``return value`` becomes ``return (True, value)`` in a region's own scope."""
+
+    def visit_Return(self, node: ast.Return) -> ast.AST:
+        value = node.value or ast.Constant(None)
+        flagged = ast.Tuple([ast.Constant(True), value], ast.Load())
+        return ast.copy_location(ast.Return(flagged), node)
+
+    def visit_FunctionDef(self, node: ast.AST) -> ast.AST:
+        return node  # (a nested function's returns are its own)
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
 
 
 def _load(name: str) -> ast.Name:
