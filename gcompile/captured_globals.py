@@ -79,7 +79,7 @@ class _ListContents:
     """A list's items when traced (a lookup table the trace read as a constant): the list may
     change in place, so its guard compares them, not the object."""
 
-    items: tuple
+    items: list  # (a copy: compared with ==, which takes a NaN as itself)
 
 
 def _data(value: Any) -> bool:
@@ -90,7 +90,7 @@ def _data(value: Any) -> bool:
 
 def _traced(value: Any) -> Any:
     """What the guard keeps of a value the trace read: a list's items, else the value."""
-    return _ListContents(tuple(value)) if type(value) is list else value
+    return _ListContents(list(value)) if type(value) is list else value
 
 
 def _bound(cell: types.CellType) -> bool:
@@ -105,7 +105,7 @@ def _same(current: Any, traced: Any) -> bool:
     if current is traced:
         return True
     if type(traced) is _ListContents:
-        return type(current) is list and tuple(current) == traced.items
+        return type(current) is list and current == traced.items
     if type(current) is not type(traced) or isinstance(traced, np.ndarray):
         return False
     if type(traced) is tuple:

@@ -252,6 +252,7 @@ def _crc32_table():
 
 CRC32_TABLE = _crc32_table()  # (a module's list of ints: a lookup table)
 WEIGHTS = (0.5, 0.25, 0.125, 2.0)
+BIG = [2**64 - 1, 1]  # (past int64: not a table NumPy reads as Python does)
 
 
 def crc32_by_table(data):
@@ -266,6 +267,10 @@ def weighted_by_code(codes, x):
     for i in range(codes.shape[0]):
         total += WEIGHTS[codes[i]] * x[i]
     return total
+
+
+def big_entry(x):
+    return BIG[int(x.sum())]
 
 
 def _lookup_in_a_helper(code):
@@ -300,5 +305,6 @@ def test_lookup_tables_of_the_module_are_constant_arrays_guarded_by_their_items(
         assert fn.stats["traces"] == 2
     finally:
         CRC32_TABLE[first] -= 1
-    with pytest.raises(gcompile.UnsupportedError, match="Python integer"):
-        gcompile.compile(through_a_helper, fullgraph=True)(data)
+    for fn, argument in ((through_a_helper, data), (big_entry, np.zeros(2, np.int64))):
+        with pytest.raises(gcompile.UnsupportedError, match="Python integer"):
+            gcompile.compile(fn, fullgraph=True)(argument)

@@ -195,18 +195,22 @@ class _Definite:
         statement less what any part may delete; nothing is added after it, except after a
         ``while True:`` without ``else``, left only by its breaks: what each of them has bound
         (None, unreachable, when it has none)."""
-        kept = known - scan([stmt]).dels
-        loop = isinstance(stmt, _LOOPS)
-        if loop:
-            self._breaks.append([])  # (a break in a try or match leaves the loop around it)
-        for part, extra in _parts(stmt):
+        deleted = scan([stmt]).dels
+        kept = known - deleted
+        parts = _parts(stmt)
+        breaks = []
+        if isinstance(stmt, _LOOPS):  # (a break in its else, a try or a match: another's)
+            self._breaks.append(breaks)
+            body, extra = parts.pop(0)
+            self.block(body, kept | extra)
+            self._breaks.pop()
+        for part, extra in parts:
             self.block(part, kept | extra)
-        breaks = self._breaks.pop() if loop else []
         if not _forever(stmt):
             return kept
         after = None
-        for bound in breaks:
-            after = _meet(after, bound)
+        for bound in breaks:  # (less what the loop deletes: a finally may, after a break)
+            after = _meet(after, bound - deleted)
         return after
 
 

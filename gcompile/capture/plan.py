@@ -251,10 +251,13 @@ def _body_problem(body: list[ast.stmt], where: str) -> str:
     return ""
 
 
-# Methods that change a Python list, dict or set in place (no NumPy array has them)
+# Methods that change a Python list, dict or set in place (an array's ``sort``: the marker
+# lets a change of a traced array through, ``effects``)
 _CONTAINER_MUTATORS = frozenset(
     {
         "append",
+        "reverse",
+        "sort",
         "extend",
         "insert",
         "pop",

@@ -18,7 +18,7 @@ from typing import Any
 
 from .scopes import OwnScope, target_names
 
-MAX_LENGTH = 65536  # the longest table read as a constant (a guard compares it on each call)
+MAX_LENGTH = 4096  # the longest table read as a constant (a guard compares it on each call)
 _NUMBERS = (bool, int, float)
 _GLOBAL_LOADS = ("LOAD_GLOBAL", "LOAD_NAME")
 

@@ -35,10 +35,11 @@ class PythonBuiltins:
             return NotImplemented
         if not any(table is own for own in tracer.tables) or type(table[0]) is bool:
             return NotImplemented
-        values = np.asarray(table)
-        if values.dtype.kind not in "if":  # (an int past int64: an object array)
+        kind = "int" if type(table[0]) is int else "float"
+        try:  # (NumPy makes ints past int64 floats, or objects: not as Python reads them)
+            values = np.array(table, dtype=np.int64 if kind == "int" else np.float64)
+        except OverflowError:
             return NotImplemented
-        kind = "int" if values.dtype.kind == "i" else "float"
         return tracer.call(ops.PYTHON_SCALAR, tracer.wrap(tracer.operand(values))[index], kind=kind)
 
     def builtin(self, function, args: tuple, kwargs: dict):
