@@ -269,3 +269,22 @@ class OwnScope(ast.NodeTransformer):
         return node
 
     visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef
+
+
+class NonLocalNames(OwnScope):
+    """An ``OwnScope`` rewrite of expressions on names the function does not bind:
+    ``shadowed`` holds its local names, and inside a comprehension its targets too."""
+
+    def __init__(self, generated: tuple[str, ...], local: set[str]):
+        super().__init__(generated)
+        self.shadowed = set(local)
+
+    def _comprehension(self, node: ast.AST) -> ast.AST:
+        bound = set().union(*(target_names(g.target) for g in node.generators))
+        saved, self.shadowed = self.shadowed, self.shadowed | bound
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.shadowed = saved
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension

@@ -16,7 +16,7 @@ import dis
 import types
 from typing import Any
 
-from .scopes import OwnScope, target_names
+from .scopes import NonLocalNames
 
 MAX_LENGTH = 4096  # the longest table read as a constant (a guard compares it on each call)
 _NUMBERS = (bool, int, float)
@@ -57,14 +57,13 @@ def own_tables(fn: Any) -> tuple:
     return tuple(value for value in values if is_table(value))
 
 
-class Tables(OwnScope):
+class Tables(NonLocalNames):
     """Rewrites ``NAME[index]`` reads of names not bound in the function into
     ``<runtime>.table(NAME, index)`` (its own scope and the functions the conversion made)."""
 
     def __init__(self, runtime: str, generated: tuple, local: set):
-        super().__init__(generated)
+        super().__init__(generated, local)
         self.runtime = runtime
-        self.shadowed = set(local)
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         self.generic_visit(node)
@@ -75,13 +74,3 @@ class Tables(OwnScope):
             return node
         read = ast.Attribute(ast.Name(self.runtime, ast.Load()), "table", ast.Load())
         return ast.copy_location(ast.Call(read, [value, node.slice], []), node)
-
-    def _comprehension(self, node: ast.AST) -> ast.AST:
-        bound = set().union(*(target_names(g.target) for g in node.generators))
-        saved, self.shadowed = self.shadowed, self.shadowed | bound
-        try:
-            return self.generic_visit(node)
-        finally:
-            self.shadowed = saved
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension

@@ -63,7 +63,7 @@ from .plan import BranchPlan, LoopPlan, plan_scope, range_call
 from .raises import guard_raises
 from .returns import merge_returns
 from .runtime import MATH_MODULE
-from .scopes import OwnScope, function_names, parameter_names, target_names
+from .scopes import NonLocalNames, function_names, parameter_names
 from .tables import Tables
 
 RUNTIME = "__gc_rt"
@@ -408,14 +408,13 @@ def _located(node: ast.AST, where: tuple[int, int, int, int]) -> ast.AST:
     return node
 
 
-class _Calls(OwnScope):
+class _Calls(NonLocalNames):
     """Routes ``name(...)`` calls of non-local names through ``__gc_call`` in the function's
     own scope and the functions the rewrite made (not in nested user functions, lambdas or
     classes)."""
 
     def __init__(self, local: set[str], route: Callable[[str], bool], routed: set[str]):
-        super().__init__(GENERATED)
-        self.shadowed = set(local)
+        super().__init__(GENERATED, local)
         self.route = route
         self.routed = routed
 
@@ -435,13 +434,3 @@ class _Calls(OwnScope):
             self.routed.add(func.id)
         routed = ast.Call(_name(CALL), [func, *node.args], node.keywords)
         return ast.copy_location(routed, node)
-
-    def _comprehension(self, node: ast.AST) -> ast.AST:
-        bound = set().union(*(target_names(g.target) for g in node.generators))
-        saved, self.shadowed = self.shadowed, self.shadowed | bound
-        try:
-            return self.generic_visit(node)
-        finally:
-            self.shadowed = saved
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
