@@ -589,3 +589,21 @@ def test_an_operator_on_numpy_scalars_runs_as_the_operator_itself_in_the_host():
             expected, actual = scalar_ratio(x, y), fn(x, y)
         assert type(actual) is type(expected) and actual == expected  # (inf, not an error)
     assert "v_divide_1 = _operator_truediv(v_fused_1, v_fused_2)" in fn.code
+
+
+def _row_totals(x, n):
+    out = np.empty(n)
+    for k in range(n):
+        out[k] = (x * k).sum()
+    return out
+
+
+def test_a_sum_in_a_loop_program_compiles_the_variants_its_traced_length_needs():
+    """Summed in order when short, in blocks of lanes when long: both variants (chosen by the
+    length at run time) only for a traced length near the bar, where either may come."""
+    for length, both in ((100, False), (600, True), (2000, False)):
+        fn = gcompile.compile(_row_totals, fullgraph=True)
+        x = np.random.default_rng(length).random(length)
+        np.testing.assert_allclose(fn(x, 5), _row_totals(x, 5), rtol=1e-12)  # (n eps: any order)
+        assert ("_long" in fn.code) == both
+        assert fn.code.count("def kernel") == (3 if both else 2)
