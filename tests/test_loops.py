@@ -605,3 +605,28 @@ def test_a_kernel_output_that_dies_within_the_trip_gets_one_buffer_before_the_lo
         source.split("for k1")[1].count("_memory.empty((s0,), np.float64)") == 1
     )  # w's, made on every trip
     assert "_memory.empty((s0,)" not in before_loops
+
+
+def relax_with_edges(p, q, trips):
+    """A relaxation whose edge rows copy their neighbours (rows apart from their source), one
+    column shifted in place (overlapping its source), a block filled and a 3-D block copied."""
+    for _ in range(trips):
+        p[1:-1, 1:-1] = 0.25 * (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:])
+        p[-1, :] = p[-2, :]
+        p[0, :] = p[1, :]
+        p[1:, -1] = p[:-1, -1]
+        p[2:4, 2:4] = 1.0
+        q[1:] = q[:-1] * 0.5 + p[1:3, 1:3]
+    return p, q
+
+
+def test_a_programs_stores_call_shared_copies_and_keep_numpys_order_where_they_overlap():
+    p, q = RNG.random((9, 8)), RNG.random((4, 2, 2))
+    check(relax_with_edges, p, q, 40)
+    compiled = gcompile.compile(relax_with_edges, fullgraph=True)
+    compiled(p.copy(), q.copy(), 40)
+    ((_, source),) = compiled.entries[-1].run.program.loops
+    assert "_copies.assign_1d(p[-1, :], " in source  # (rows apart: no order to keep)
+    assert "_copies.assign_overlapping(p[1:, -1], " in source
+    assert "_copies.fill_2d(p[2:4, 2:4], 1.0)" in source
+    assert "_copies.assign_3d(q[1:], " in source

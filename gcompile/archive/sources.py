@@ -27,11 +27,10 @@ _KERNEL_IMPORTS = {
     "math": None,
     "numpy": None,
     "numba": {"carray", "njit", "prange"},
-    "gcompile.backends.numba": {"mathlib", "scalar", "memory"},
+    "gcompile.backends.numba": {"mathlib", "scalar", "memory", "copies"},
     "gcompile.backends.numba.program_entry": {"GuardFailure"},
     "gcompile.backends.numba.cache": {"dispatcher_of"},
     "gcompile.backends.numba.blas": {"matmul_into"},
-    "gcompile.backends.numba.copies": {"assign_overlapping"},
 }
 KEY = re.compile(r"[0-9a-f]{40}")
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from .meta import TensorMeta, normalize_axes
 from .shape_env import decide, decide_in_loops, hint
-from .symbolic import is_expr, is_int, product_of, sym_max, sym_min
+from .symbolic import is_expr, is_int, product_of, prove_lt, prove_nonnegative, sym_max, sym_min
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,25 @@ def _matches(view: Strided, expected: tuple) -> bool:
         if not decide("==", stride, want, "memory layout"):
             return False
     return True
+
+
+def disjoint(a: Strided, b: Strided) -> bool:
+    """Whether two views of one memory provably touch no common element: their address
+    ranges (of non-negative strides) do not meet."""
+    spans = []
+    for view in (a, b):
+        if not all(_nonnegative(s) for s in view.strides):
+            return False
+        last = view.offset
+        for size, stride in zip(view.shape, view.strides):
+            last = last + (size - 1) * stride
+        spans.append((view.offset, last))
+    (a_first, a_last), (b_first, b_last) = spans
+    return prove_lt(a_last, b_first) is True or prove_lt(b_last, a_first) is True
+
+
+def _nonnegative(value) -> bool:
+    return value >= 0 if not is_expr(value) else prove_nonnegative(value) is True
 
 
 def layout(view: Strided) -> str:

@@ -50,7 +50,6 @@ from ..ir.meta import TupleMeta
 from ..ir.printer import format_index
 from ..ir.shape_env import using
 from ..ir.subgraph import subgraphs_of
-from ..ir.symbolic import is_expr, prove_lt, prove_nonnegative
 
 # the in-place form of each functional update
 _STORES = {ops.UPDATE: ops.STORE, ops.PUT_UPDATE: ops.PUT_STORE}
@@ -249,26 +248,7 @@ def _harmless(read: tuple, region: layout.Strided) -> bool:
         region.strides,
         region.offset,
     )
-    return same or _disjoint(strided, region)
-
-
-def _disjoint(a: layout.Strided, b: layout.Strided) -> bool:
-    """Whether two views of one memory provably touch no common element: their address
-    ranges (of non-negative strides) do not meet."""
-    spans = []
-    for view in (a, b):
-        if not all(_nonnegative(s) for s in view.strides):
-            return False
-        last = view.offset
-        for size, stride in zip(view.shape, view.strides):
-            last = last + (size - 1) * stride
-        spans.append((view.offset, last))
-    (a_first, a_last), (b_first, b_last) = spans
-    return prove_lt(a_last, b_first) is True or prove_lt(b_last, a_first) is True
-
-
-def _nonnegative(value) -> bool:
-    return value >= 0 if not is_expr(value) else prove_nonnegative(value) is True
+    return same or layout.disjoint(strided, region)
 
 
 def _first_placeholder(sub: Graph, base: Node, kernel: Node) -> Node:

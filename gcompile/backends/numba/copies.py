@@ -89,6 +89,59 @@ def assign_overlapping(destination, source):
             destination[i] = source[i]
 
 
+# A loop program's store of a value of the region's shape (``assign_<n>d``) or of a scalar
+# (``fill_<n>d``) calls one of these, not a loop of its own: each is compiled once per types
+# and machine, where a loop in the program costs its compile every time (npbench's
+# channel_flow, 14 stores: 0.3 s of its program's 2.1 s).
+@njit(cache=True, nogil=True)
+def assign_1d(region, value):
+    """``region[:] = value``, both of one axis and one length."""
+    for i in range(region.shape[0]):
+        region[i] = value[i]
+
+
+@njit(cache=True, nogil=True)
+def assign_2d(region, value):
+    """``region[:, :] = value``, both of one shape."""
+    for i in range(region.shape[0]):
+        for j in range(region.shape[1]):
+            region[i, j] = value[i, j]
+
+
+@njit(cache=True, nogil=True)
+def assign_3d(region, value):
+    """``region[:, :, :] = value``, both of one shape."""
+    for i in range(region.shape[0]):
+        for j in range(region.shape[1]):
+            for k in range(region.shape[2]):
+                region[i, j, k] = value[i, j, k]
+
+
+@njit(cache=True, nogil=True)
+def fill_1d(region, value):
+    """``region[:] = value``, a scalar."""
+    for i in range(region.shape[0]):
+        region[i] = value
+
+
+@njit(cache=True, nogil=True)
+def fill_2d(region, value):
+    """``region[:, :] = value``, a scalar."""
+    for i in range(region.shape[0]):
+        for j in range(region.shape[1]):
+            region[i, j] = value
+
+
+# (whether the value is a scalar, the region's axes) -> the store
+REGION_STORES = {
+    (False, 1): assign_1d,
+    (False, 2): assign_2d,
+    (False, 3): assign_3d,
+    (True, 1): fill_1d,
+    (True, 2): fill_2d,
+}
+
+
 def copy_statements(
     store: Node, value, base, order: str, threshold: int, parallel: bool
 ) -> list | None:

@@ -10,7 +10,7 @@ adds to.
 
 from __future__ import annotations
 
-from ...ir import ops
+from ...ir import layout, ops
 from ...ir.alias import memory_of
 from ...ir.graph import Node
 from ...ir.layout import expanded_index
@@ -35,6 +35,7 @@ from ...loops.nodes import (
     Subscript,
     Tuple,
 )
+from .copies import REGION_STORES
 from .rules import NoTemplate
 
 # views that keep the elements' C order: a reshape (of a contiguous copy when the input is not
@@ -81,7 +82,30 @@ class RegionLowering:
         with using(base.graph.shape_env):
             for step in node.kwargs.get("views", ()):
                 array, meta = self.view_step(array, meta, step)
-        self.write(array, base, node.kwargs["index"], value, meta)
+        index = node.kwargs["index"]
+        apart = not node.kwargs.get("views") and self.apart(value, base, index)
+        self.write(array, base, index, value, meta, apart)
+
+    def apart(self, value, base: Node, index) -> bool:
+        """Whether ``value``, views of ``base``, provably shares no element with the region
+        ``index`` of ``base`` (``p[-1, :] = p[-2, :]``): then its store needs neither NumPy's
+        order of an overlapping copy nor a buffer."""
+        views = []
+        while isinstance(value, Node) and value is not base:
+            if value.op != "call" or value.kind != "view" or not value.args:
+                return False
+            views.append(value)
+            value = value.args[0]
+        if value is not base:
+            return False
+        with using(base.graph.shape_env):
+            region = read = layout.of_meta(base.meta)
+            for view in reversed(views):
+                read = view.target.strided(read, **view.kwargs)
+                if read is None:
+                    return False
+            region = ops.GETITEM.strided(region, index=tuple(index))
+            return layout.disjoint(read, region)
 
     def view_step(self, array, meta, step: ops.ViewStep) -> tuple:
         """``array`` seen through one step of a store's ``views``: ``(expression, meta)``; only
@@ -92,12 +116,14 @@ class RegionLowering:
         after = step.op.infer(meta, **params)
         return self.view_of(array, step.op, params, meta, after), after
 
-    def write(self, array, base: Node, index, value, meta=None) -> None:
-        """``array[index] = value`` (``array`` of ``meta``, by default ``base``'s)."""
+    def write(self, array, base: Node, index, value, meta=None, apart=False) -> None:
+        """``array[index] = value`` (``array`` of ``meta``, by default ``base``'s; ``apart``:
+        ``value`` shares no element with the region)."""
         meta = base.meta if meta is None else meta
         with using(base.graph.shape_env):
             region = ops.GETITEM.infer(meta, index=tuple(index)).shape
-        self.write_items(Item(array, self.items(index, meta.ndim)), region, base, value)
+        target = Item(array, self.items(index, meta.ndim))
+        self.write_items(target, region, base, value, apart)
 
     def put(self, node: Node) -> None:
         """A write at positions read from the data (``put_store`` in place, ``put_update`` into
@@ -120,17 +146,18 @@ class RegionLowering:
         items = self.checked_items(meta.shape, index, positions)
         self.write_items(Item(array, items), region.shape, base, value)
 
-    def write_items(self, target: Item, region: tuple, base: Node, value) -> None:
+    def write_items(self, target: Item, region: tuple, base: Node, value, apart=False) -> None:
         """``target = value``, ``target`` a subscript of ``base``'s memory picking a region of
         shape ``region``; an array region as element loops, broadcasting as NumPy does:
         Numba's array assignment compiles its error messages' string formatting (about 1.5 s
         in a process's first program that has one)."""
         shape = value.meta.shape if isinstance(value, Node) else ()
         source = self.value(value)
-        overlap = shape and memory_of(value) is memory_of(base)
+        overlap = shape and not apart and memory_of(value) is memory_of(base)
         if overlap and len(region) == 1 and tuple(shape) == tuple(region):
             self.copies = True  # (one axis: NumPy's copy loop, without a buffer)
-            self.emit(Eval(Call(Name("_assign_overlapping"), (target, source)), (target,)))
+            callee = Attr(Name("_copies"), "assign_overlapping")
+            self.emit(Eval(Call(callee, (target, source)), (target,)))
             return
         if overlap:  # B[1:, :] = B[:-1, :]: NumPy buffers it
             buffered = self.fresh("buffered")
@@ -139,6 +166,12 @@ class RegionLowering:
         lead = len(region) - len(shape)
         if not region or lead < 0:
             self.emit(Assign(target, source))  # an element, or a value of leading ones
+            return
+        store = REGION_STORES.get((not shape, len(region)))
+        if store is not None and (not shape or tuple(shape) == tuple(region)):
+            self.copies = True
+            callee = Attr(Name("_copies"), store.py_func.__name__)
+            self.emit(Eval(Call(callee, (target, source)), (target,)))
             return
         into = self.fresh("region")
         self.emit(Let(into, target))

@@ -252,9 +252,7 @@ def module_preamble(program: LoopProgram, loaded: dict) -> str:
         lines.append("from numba import objmode as _objmode")
         lines.append("from gcompile.ir.callbacks import run_registered as _run_callback")
     if program.copies:
-        lines.append(
-            "from gcompile.backends.numba.copies import assign_overlapping as _assign_overlapping"
-        )
+        lines.append("from gcompile.backends.numba import copies as _copies")
     lines.append("")
     lines += [f"{name} = _dispatcher_of({key!r})" for name, key in sorted(loaded.items())]
     return "\n".join(lines) + "\n\n"
