@@ -58,6 +58,7 @@ from .effects import mark_effects
 from .exits import desugar_exits, lift_loop_else
 from .expressions import Expressions
 from .iterables import unpack_targets
+from .lists import split_lists
 from .loop_returns import lift_loop_returns
 from .plan import BranchPlan, LoopPlan, plan_scope, range_call
 from .raises import guard_raises
@@ -114,6 +115,7 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     function becomes ``__gc_call(name, ...)`` (see ``runtime.call``).
     """
     result = Rewrite()
+    split_lists(function)
     result.effects = mark_effects(function, RUNTIME)
     mark_accumulations(function, RUNTIME)
     lift_loop_returns(function)
