@@ -172,3 +172,21 @@ def test_a_loop_assigning_its_index_under_a_mask_stays_rolled():
     check(escape_times, x + 1j * y, 30)
     graph = gcompile.trace(escape_times, x + 1j * y, 30)
     assert [note.rolled for note in graph.notes.loops] == [True]
+
+
+def paired_masked_updates(S, T, Z, steps):
+    """Masked writes in one tuple assignment (Rosetta Code's Mandelbrot), at the top level and
+    in a loop body: each value as gathered before either write, also when the other write
+    changed its array (the swap)."""
+    M = Z < 0.5
+    S[M], T[M] = S[M] + 1, T[M] + 1
+    Z[M], T[M] = T[M], Z[M]
+    for _ in range(steps):
+        M = Z < S
+        S[M], T[M] = S[M] + T[M], T[M] * 0.5
+        Z[M], T[M] = T[M], Z[M]
+    return S, T, Z
+
+
+def test_masked_writes_of_one_tuple_assignment_read_the_values_as_gathered():
+    check(paired_masked_updates, dyadic(40), dyadic(40), dyadic(40), 5)

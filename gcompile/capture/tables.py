@@ -61,9 +61,9 @@ class Tables(NonLocalNames):
     """Rewrites ``NAME[index]`` reads of names not bound in the function into
     ``<runtime>.table(NAME, index)`` (its own scope and the functions the conversion made)."""
 
-    def __init__(self, runtime: str, generated: tuple, local: set):
+    def __init__(self, runtime: str, generated: tuple, local: set, reserved: tuple):
         super().__init__(generated, local)
-        self.runtime = runtime
+        self.runtime, self.reserved = runtime, reserved
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         self.generic_visit(node)
@@ -71,6 +71,8 @@ class Tables(NonLocalNames):
         if not isinstance(node.ctx, ast.Load) or not isinstance(value, ast.Name):
             return node
         if value.id in self.shadowed or isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            return node
+        if value.id.startswith(self.reserved):  # (the conversion's own, bound after ``local``)
             return node
         read = ast.Attribute(ast.Name(self.runtime, ast.Load()), "table", ast.Load())
         return ast.copy_location(ast.Call(read, [value, node.slice], []), node)

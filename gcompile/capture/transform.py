@@ -128,7 +128,7 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     _Rewriter(result, frozenset(local)).scope(function)
     _keep_local(function, local)
     _Calls(local, route_call, result.calls).visit_scope(function)
-    Tables(RUNTIME, GENERATED, local).visit_scope(function)
+    Tables(RUNTIME, GENERATED, local, RESERVED_PREFIXES).visit_scope(function)
     expressions = Expressions(RUNTIME, GENERATED)
     expressions.visit_scope(function)
     result.expressions = expressions.sites

@@ -194,6 +194,10 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             frame.outer = {k: v for k, v in frame.outer.items() if k not in erased}
             frame = frame.parent
 
+    def is_top(self, graph: Graph) -> bool:
+        """Whether ``graph`` is the function's own (not a loop body's or a branch's)."""
+        return graph is self._top
+
     def encloses(self, graph: Graph) -> bool:
         """Whether ``graph`` is the body being traced or one enclosing it."""
         frame = self.frame

@@ -30,6 +30,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..ir import ops
+from ..ir.alias import memory_of
 from ..ir.graph import Node
 from ..ir.literals import literal_key
 from ..ir.subgraph import subgraphs_of
@@ -135,9 +136,16 @@ class MaskedValue(LengthFromData):
         return self.array is None
 
     def _written(self) -> bool:
-        """Whether anything was written since ``x[m]`` (a loop body's arrays are values of its
-        own, so no narrower test is safe there)."""
-        return self.graph.written_after(self.anchor)
+        """Whether the memory of the values or of the mask was written since ``x[m]``; when
+        one is a loop body's or a branch's placeholder (or a view of one), whether anything
+        was: such placeholders may share memory, so no narrower test is safe there (the
+        function's own arguments do not: a call passing a written one that overlaps another
+        runs eagerly)."""
+        graph, nodes = self.graph, (self.values._node, self.mask._node)
+        top = self.tracer.loops.is_top(graph)
+        if not top and any(memory_of(node).op == "placeholder" for node in nodes):
+            return graph.written_after(self.anchor)
+        return any(graph.written_after(self.anchor, node) for node in nodes)
 
     @property
     def tracer(self) -> Any:
@@ -168,9 +176,27 @@ class MaskedValue(LengthFromData):
         """The values, once ``mask`` is proved to be this value's mask; else refused."""
         if not same_value(self.mask._node, mask._node):
             self.refuse(use, detail="the compiler cannot prove the two masks equal")
+        if self.array is None and self._written() and self._mask_kept():
+            self._snapshot()  # (``Z[M], T[M] = T[M], Z[M]``: Z's values as gathered)
         if not self._current(use):
             self.refuse(use, detail="its array or mask was written since it was gathered")
         return self.values
+
+    def _mask_kept(self) -> bool:
+        """Whether the mask's memory was provably not written since ``x[m]``."""
+        node = self.mask._node
+        if not self.tracer.loops.is_top(self.graph) and memory_of(node).op == "placeholder":
+            return False
+        return not self.graph.written_after(self.anchor, node) and self.tracer.loops.encloses(
+            self.graph
+        )
+
+    def _snapshot(self) -> None:
+        """The values copied where ``x[m]`` was written (NumPy's gather was made there): at
+        the array's own shape, as the masked value keeps them."""
+        with self.tracer.recording_after(self.graph, self.anchor):
+            self.values = self.values.copy()
+        self.anchor = self.values._node
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self.whole("assigning into")[index] = value  # (the gathered array: a copy, as NumPy's)
