@@ -8,6 +8,8 @@ NumPy, ``numba.njit`` and Pythran all compile, inputs at three sizes (``tiny``, 
 - ``crc16``: the CRC-16/MODBUS bit loop as it is written in countless tutorials;
 - ``crc32_table``: the CRC-32 (IEEE) of zlib by a 256-entry lookup table of the module, as
   table-driven CRC code is written;
+- ``goertzel_power``: the Goertzel recurrence for the power of one frequency, its state kept
+  in a list (``s[0] = ...``, ``s[1:3] = s[0:2]``) as nickodell/morse-code's ``gz_dsp`` keeps it;
 - ``nussinov``: the RNA folding dynamic programme (npbench's, its ``match`` written inline);
 - ``laplace_to_convergence``: step 9 of Lorena Barba's "12 steps to Navier-Stokes" (the
   Laplace equation iterated until the relative change falls below a tolerance);
@@ -298,6 +300,21 @@ def _plate(rng, n, m):
     return (p, 1e-4)
 
 
+def goertzel_power(samples, freq):
+    """The power of the frequency ``freq`` (cycles per sample) in ``samples`` by the Goertzel
+    recurrence, its state in a list."""
+    coeff = 2.0 * np.cos(2.0 * np.pi * freq)
+    s = [0.0, 0.0, 0.0]
+    for n in range(samples.shape[0]):
+        s[0] = samples[n] + coeff * s[1] - s[2]
+        s[1:3] = s[0:2]
+    return s[1] ** 2 + s[2] ** 2 - s[1] * s[2] * coeff
+
+
+def _tone(rng, n):
+    return (np.sin(np.arange(n) * 0.3) + 0.1 * rng.standard_normal(n), 0.05)
+
+
 def _shuffled(rng, n):
     return (rng.random(n),)
 
@@ -382,6 +399,7 @@ PROGRAMS = [
     Program("crc32_table", crc32_table, _bytes, _n(64, 20000, 100000), "int64[:]"),
     Program("neighbour_counts", neighbour_counts, _points, _n(16, 500, 2000), f"{MATRIX}, {FLOAT}"),
     Program("outlier_trimmed_mean", outlier_trimmed_mean, _signed, _n(16, 100000, 1000000), VECTOR),
+    Program("goertzel_power", goertzel_power, _tone, _n(64, 200000, 2000000), f"{VECTOR}, {FLOAT}"),
     Program("nussinov", nussinov, _sequence, _n(12, 120, 250), "int32[:]"),
     Program(
         "laplace_to_convergence",
