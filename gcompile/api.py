@@ -230,7 +230,19 @@ class CompiledFunction:
 
     def _compile(self, bound: BoundCall) -> tuple[CacheEntry, BoundCall]:
         """The entry for ``bound``, traced and compiled unless another thread just made it,
-        and the call bound again when its int arguments became size symbols."""
+        and the call bound again when its int arguments became size symbols, or scalar
+        arguments static (a trace found them deciding a Python value: ``ScalarsDecide``)."""
+        while True:
+            try:
+                return self._compile_once(bound)
+            except frontend.ScalarsDecide as decide:
+                bound = self._binder.specialised(decide, bound)
+                names = list(self._binder.signature.parameters)
+                self._exact.values = frozenset(
+                    i for i, name in enumerate(names) if name in self._binder.static_scalars
+                )
+
+    def _compile_once(self, bound: BoundCall) -> tuple[CacheEntry, BoundCall]:
         with self._lock:
             entry = self._find(bound)
             if entry is not None:
@@ -254,6 +266,8 @@ class CompiledFunction:
             dump = _dump_folder(self)
             try:
                 build(entry, bound, self.eager, self.backend, self.options, self._stats, dump)
+            except frontend.ScalarsDecide:
+                raise
             except UnsupportedError as error:
                 if self.fullgraph:
                     raise
@@ -496,16 +510,22 @@ def trace(
         static_argnames = static_argnames or fn.static_argnames
         options = options if options is not None else fn.options
         fn = fn.eager
-    bound = ArgumentBinder(fn, static_argnames).bind(args, kwargs)
-    graph = frontend.trace(
-        fn,
-        graph_name(fn),
-        bound.leaves,
-        bound.is_input,
-        bound.rebuild,
-        dynamic=(options or {}).get("dynamic", True),
-        loops=(options or {}).get("loops", True),
-    )
+    binder = ArgumentBinder(fn, static_argnames)
+    bound = binder.bind(args, kwargs)
+    while True:
+        try:
+            graph = frontend.trace(
+                fn,
+                graph_name(fn),
+                bound.leaves,
+                bound.is_input,
+                bound.rebuild,
+                dynamic=(options or {}).get("dynamic", True),
+                loops=(options or {}).get("loops", True),
+            )
+            break
+        except frontend.ScalarsDecide as decide:
+            bound = binder.specialised(decide, bound)
     manager.run_pipeline(graph, stage, options)
     return graph
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .ir.literals import literal_key
 from .ir.shape_env import SIZE_LOW
 
 MAX_KEYS = 256  # memo entries kept before the memo starts again (many sizes: entries stay)
@@ -23,12 +24,13 @@ class ExactCalls:
         self.arity = arity
         self.calls: dict[tuple, tuple] = {}  # key -> (entry, positions of the graph inputs)
         self.sizes: frozenset = frozenset()  # positions of ints traced as size symbols
+        self.values: frozenset = frozenset()  # positions of scalars static by their values
 
     def find(self, args: tuple, kwargs: dict) -> tuple | None:
         """``(entry, graph inputs)`` of a call like an earlier one whose entry admits it."""
         if kwargs or len(args) != self.arity:
             return None
-        key = array_key(args, self.sizes)
+        key = array_key(args, self.sizes, self.values)
         found = self.calls.get(key) if key is not None else None
         if found is None:
             return None
@@ -43,7 +45,7 @@ class ExactCalls:
         compiled = entry.failure is None and entry.refusal is None
         if kwargs or len(args) != self.arity or not compiled and self.sizes:
             return
-        key = array_key(args, self.sizes)
+        key = array_key(args, self.sizes, self.values)
         if key is None:
             return
         if len(self.calls) >= MAX_KEYS:
@@ -51,15 +53,19 @@ class ExactCalls:
         self.calls[key] = (entry, tuple(i for i, flag in enumerate(is_input) if flag))
 
 
-def array_key(args: tuple, sizes: frozenset) -> tuple | None:
+def array_key(args: tuple, sizes: frozenset, values: frozenset = frozenset()) -> tuple | None:
     """The exact guard of a call whose arguments are all ndarrays and scalars (None otherwise):
     per array its dtype, shape, contiguity and writeability; a Python float or complex its
     type; an int or bool its value (static), or for an int at a position of ``sizes`` (traced
     as a size symbol) whether it is one (the entry's size check then decides); a NumPy scalar
-    its dtype. Each argument is one leaf of the bound call."""
+    its dtype; at a position of ``values`` (a scalar static since a trace found it deciding a
+    Python value) its value. Each argument is one leaf of the bound call."""
     key = []
     for position, value in enumerate(args):
         kind = type(value)
+        if position in values:
+            key.append(literal_key(value))
+            continue
         if kind is int and position in sizes and value >= SIZE_LOW:
             key.append((int, SIZE_LOW))
             continue

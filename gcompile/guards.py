@@ -73,6 +73,7 @@ class ArgumentBinder:
             static_argnames = (static_argnames,)
         self.static_argnames = frozenset(static_argnames)
         self.dynamic_ints: set[str] = set()  # paths of int leaves traced as size symbols
+        self.static_scalars: set[str] = set()  # paths of scalars a trace found deciding values
         unknown = self.static_argnames - set(self.signature.parameters)
         if unknown:
             raise ValueError(
@@ -114,7 +115,7 @@ class ArgumentBinder:
                 leaves.extend(sub_leaves)
                 children.append(sub_spec)
         spec = TreeSpec("dict", tuple(arguments), tuple(children))
-        static_paths = self.static_argnames
+        static_paths = self.static_argnames | self.static_scalars
         keys, is_input, foreign = [], [], {}
         for i, (path, value) in enumerate(leaves):
             static = path in static_paths
@@ -128,6 +129,12 @@ class ArgumentBinder:
             is_input.append(flag)
         array_type = type(next(iter(foreign.values()))) if foreign else None
         return BoundCall((spec, tuple(keys)), leaves, is_input, spec, self, array_type, foreign)
+
+    def specialised(self, decide: Exception, bound: BoundCall) -> BoundCall:
+        """``bound`` again with the scalar arguments a trace found deciding Python values
+        (``frontend.ScalarsDecide``) static from now on, guarded by their values."""
+        self.static_scalars |= set(decide.paths)
+        return self.bind(*bound.call())
 
     def rebuild(self, spec: TreeSpec, values: list) -> tuple[tuple, dict]:
         arguments = unflatten(spec, values)

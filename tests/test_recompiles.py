@@ -177,3 +177,50 @@ def test_a_size_decision_is_guarded_and_named_when_it_changes():
     assert any("s0 > 4" in line for line in fn.entries[0].guards())
     np.testing.assert_array_equal(fn(np.arange(4.0)), np.arange(4.0) - 1)
     assert fn.stats["traces"] == 2  # the second entry serves every size <= 4
+
+
+def grouped_sums(x, fraction):
+    return x.reshape(int(fraction * 10), -1).sum(axis=0)  # (a shape from a float argument)
+
+
+def rounded(x, places):
+    return np.round(x, int(places))
+
+
+def repeated_rows(x, count):
+    rows = []
+    for i in range(int(count)):  # (a Python loop: its trip count must be a number)
+        rows.append(x * i)
+    return rows
+
+
+def scaled_if(x, tol):
+    if tol > 1e-3:  # (a branch on a float argument: a cond, one trace for every value)
+        return x * 2.0
+    return x
+
+
+def test_float_arguments_that_decide_a_python_value_are_static_guarded_by_value():
+    x = np.arange(30.0)
+    cases = [
+        (grouped_sums, [0.3, 0.5, 0.3, 0.6]),
+        (rounded, [2.0, 1.0, 2.0, -0.0]),
+        (repeated_rows, [3.0, 2.0, 3.0, 0.0]),
+    ]
+    for fn, values in cases:
+        compiled = gcompile.compile(fn)
+        for value in values:
+            expected, got = fn(x, value), compiled(x, value)
+            if not isinstance(expected, list):
+                expected, got = [expected], [got]
+            assert len(got) == len(expected)
+            for e, g in zip(expected, got):
+                np.testing.assert_array_equal(g, e)
+                assert g.dtype == e.dtype
+        assert compiled._binder.static_scalars == set(fn.__code__.co_varnames[1:2])
+        assert compiled.stats["cache_entries"] == len(set(values))
+        assert compiled.stats["fallbacks"] == 0
+    branching = gcompile.compile(scaled_if)
+    for tol in (0.1, 1e-5, 0.2):
+        np.testing.assert_array_equal(branching(x, tol), scaled_if(x, tol))
+    assert branching.stats["cache_entries"] == 1 and not branching._binder.static_scalars

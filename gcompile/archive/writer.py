@@ -103,6 +103,7 @@ def _meta(compiled: CompiledFunction, entry, bound, host: str, globals_: dict) -
         "parameters": _parameters(compiled),
         "static_argnames": list(compiled.static_argnames),
         "dynamic_ints": sorted(compiled._binder.dynamic_ints),
+        "static_scalars": sorted(compiled._binder.static_scalars),
         "key": codec.encode(codec.plain_key(entry.key), "a guard"),
         "guards": entry.guards(),
         "out_spec": codec.encode(graph.out_spec, "the results' structure"),

@@ -21,7 +21,13 @@ from ..ir.symbolic import is_expr
 from .decompositions import DECOMPOSITIONS, Decomposition
 from .scatters import ufunc_at
 from .symint import SymInt, unwrap
-from .traced_array import UFUNC_OPS, TracedArray, holds_traced, optional_ufunc_op
+from .traced_array import (
+    UFUNC_OPS,
+    TracedArray,
+    decided_by_scalars,
+    holds_traced,
+    optional_ufunc_op,
+)
 
 if TYPE_CHECKING:
     from .recorder import Tracer
@@ -274,6 +280,7 @@ class NumpyCalls:
                 arguments.append((key, externs.Operand(len(operands))))
                 operands.append(value)
             elif holds_traced(value):
+                decided_by_scalars(value)
                 self.tracer.refuse(f"a traced value as the {key!r} argument of {name}")
             else:  # (a list as the tuple NumPy takes it for: the call is a hashable parameter)
                 value = tuple(value) if isinstance(value, list) else value

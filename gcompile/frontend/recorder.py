@@ -36,7 +36,7 @@ from .numpy_calls import NumpyCalls
 from .scatters import scatter_assign
 from .symint import SymInt, unwrap
 from .texts import TracedTexts, as_text, holds_marker
-from .traced_array import TracedArray, holds_traced
+from .traced_array import TracedArray, decided_by_scalars, holds_traced
 
 # Lookups built from the op table.
 
@@ -55,6 +55,8 @@ class Tracer(Indices):
         self._constants: dict[int, tuple[Any, Node]] = {}
         self.numpy = NumpyCalls(self)  # ufuncs, NumPy functions, creation, decompositions
         self.argument_of: dict[Node, str] = {}
+        # placeholder -> (path, value) of a scalar argument (``size_values.ScalarsDecide``)
+        self.scalar_arguments: dict[Node, tuple[str, Any]] = {}
         # ``real``/``imag`` nodes of complex arrays, and those whose array was written since
         self.parts = ComplexParts(self)  # z.real, z.imag: values that see writes of z
         self.regions = DataRegions(self)  # regions read at data positions (``data_regions``)
@@ -98,6 +100,8 @@ class Tracer(Indices):
             meta = replace(meta, shape=sizes)
         node = self.graph.placeholder(name, meta)
         self.argument_of[node] = name
+        if not meta.ndim and not isinstance(value, np.ndarray):
+            self.scalar_arguments[node] = (name, value)
         return TracedArray(self, node)
 
     def is_traced(self, value: Any) -> bool:
@@ -173,6 +177,7 @@ class Tracer(Indices):
         params = {key: unwrap(value) for key, value in params.items()}
         for key, value in params.items():
             if holds_traced(value):
+                decided_by_scalars(value)
                 self.refuse(
                     f"a traced value as the {key!r} argument of {op.name}",
                     hint=f"{key!r} must be known at compile time; take it from a shape or a static argument",

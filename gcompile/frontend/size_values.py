@@ -29,26 +29,48 @@ class _NotFromSizes(Exception):
     """The value reads data, a loop index, or something with effects."""
 
 
-def size_value(node: Node, env: ShapeEnv) -> Any:
+class ScalarsDecide(Exception):
+    """A value Python needs (``int(T / dt)``, ``range(n)``, ``np.linspace(a, b, n)``) computed
+    from the scalar arguments at ``paths`` (and sizes): the call is traced again with those
+    arguments static, guarded by their values, as ``torch.compile`` specialises a float that
+    decides a shape. Not a refusal: the compiled function's caller retraces."""
+
+    def __init__(self, paths: tuple):
+        super().__init__(f"the scalar arguments {', '.join(paths)} decide a Python value")
+        self.paths = paths
+
+
+def size_value(node: Node, env: ShapeEnv, scalars: dict | None = None) -> Any:
     """The value of ``node`` at the traced sizes when it is computed from sizes and constants
-    alone, with the trace guarded on those sizes; None otherwise."""
+    alone, with the trace guarded on those sizes; None otherwise. ``scalars``: placeholder ->
+    ``(path, value)`` of the scalar arguments; a value computed from some of them raises
+    ``ScalarsDecide``."""
     sizes: list = []
+    used: set = set()
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            value = _evaluate(node, env, sizes, {})
+            value = _evaluate(node, env, sizes, {}, (scalars or {}, used))
     except (_NotFromSizes, RecursionError):  # (data; or too deep a chain to walk here)
         return None
     except ArithmeticError:  # (a division by zero: eager raises it, at run time)
         return None
+    if used:
+        raise ScalarsDecide(tuple(sorted(used)))
     for expr in sizes:
         env.specialize(expr, REASON)
     return value
 
 
-def _evaluate(node: Node, env: ShapeEnv, sizes: list, done: dict) -> Any:
+def _evaluate(node: Node, env: ShapeEnv, sizes: list, done: dict, scalars: tuple) -> Any:
     if node in done:
         return done[node]
+    arguments, used = scalars
+    if node in arguments:
+        path, value = arguments[node]
+        used.add(path)
+        done[node] = value
+        return value
     if not getattr(node.meta, "scalar", False):  # (an array's node is its value before writes)
         raise _NotFromSizes
     if node.op == "constant" and not node.captured:
@@ -62,8 +84,8 @@ def _evaluate(node: Node, env: ShapeEnv, sizes: list, done: dict) -> Any:
     elif node.op == "call" and not node.is_mutation and not has_effects(node):
         if is_symbolic(node.kwargs):
             raise _NotFromSizes
-        args = map_arg(node.args, lambda n: _evaluate(n, env, sizes, done))
-        kwargs = map_arg(node.kwargs, lambda n: _evaluate(n, env, sizes, done))
+        args = map_arg(node.args, lambda n: _evaluate(n, env, sizes, done, scalars))
+        kwargs = map_arg(node.kwargs, lambda n: _evaluate(n, env, sizes, done, scalars))
         value = ops.evaluate(node.target, args, kwargs)
     else:
         raise _NotFromSizes

@@ -189,11 +189,17 @@ class TracedArray:
             return None
         return size_value(self._node, self._tracer.graph.shape_env)
 
+    def _refused_as(self, construct: str, hint: str) -> None:
+        """Refuse a conversion that needs data (unless the scalar arguments decide this value:
+        ``decided_by_scalars``)."""
+        decided_by_scalars(self)
+        self._tracer.refuse(construct, hint=hint)
+
     def __bool__(self) -> bool:
         value = self._from_sizes()
         if value is not None:
             return bool(value)
-        self._tracer.refuse(
+        self._refused_as(
             "bool() of a traced value (Python `if`, `while`, `and`, `or`, `not` on array data)",
             hint="use np.where(cond, a, b) to choose elementwise, or pass the deciding value in "
             "static_argnames so it is fixed at compile time",
@@ -203,7 +209,7 @@ class TracedArray:
         value = self._from_sizes()
         if value is not None:
             return float(value)
-        self._tracer.refuse(
+        self._refused_as(
             "float() of a traced value (also math.* functions, which convert to float)",
             hint="use the NumPy function instead (np.exp, np.sqrt, ...)",
         )
@@ -212,7 +218,7 @@ class TracedArray:
         value = self._from_sizes()
         if value is not None:
             return int(value)
-        self._tracer.refuse(
+        self._refused_as(
             "int() of a traced value", hint="keep the value as an array: x.astype(np.int64)"
         )
 
@@ -229,12 +235,13 @@ class TracedArray:
         value = self._from_sizes()
         if value is not None and self.dtype.kind in "iu":
             return operator.index(value)
-        self._tracer.refuse(
+        self._refused_as(
             "a traced value used as a Python integer (an index, a size or a range bound)",
             hint="sizes must come from shapes (x.shape[0]) or static arguments",
         )
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        decided_by_scalars(self)
         self._tracer.refuse(
             "converting a traced value to a concrete NumPy array (a NumPy function given a Python "
             "list or tuple of traced values made in the function, np.asarray inside a library "
@@ -490,6 +497,19 @@ TracedArray.__pow__ = _power_operator
 TracedArray.__ipow__ = _inplace_power_operator
 TracedArray.__divmod__ = _divmod_operator
 TracedArray.__rdivmod__ = _rdivmod_operator
+
+
+def decided_by_scalars(value: Any) -> None:
+    """Raise ``ScalarsDecide`` when ``value`` is (or a list or tuple holds) a traced scalar of
+    the function's own graph computed from scalar arguments and sizes alone, which Python or
+    NumPy needs as a concrete value (``range(int(T / dt))``, ``np.round(x, int(p))``): the call
+    is traced again with those arguments static, rather than refused."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            decided_by_scalars(item)
+    elif isinstance(value, TracedArray) and not value.ndim:
+        tracer = value._tracer
+        size_value(value._node, tracer.graph.shape_env, tracer.scalar_arguments)
 
 
 def holds_traced(value: Any) -> bool:
