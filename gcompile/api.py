@@ -23,7 +23,7 @@ from typing import Any, Callable
 from . import backends, config, fast_entry, frontend
 from .dask import DaskCalls, has_dask
 from .entries import UNBUILT, CacheEntry, build, graph_name, overlapping_write
-from .errors import GcompileWarning, UnsupportedError
+from .errors import GcompileWarning, ScalarsDecide, UnsupportedError
 from .exact_calls import ExactCalls
 from .fallbacks import Fallbacks
 from .graph_breaks import GraphBreaks, Trips
@@ -89,7 +89,8 @@ class CompiledFunction:
         self._exact = ExactCalls(
             len(self._binder.signature.parameters)
             if self._binder.simple_positional and not self.static_argnames
-            else -1
+            else -1,
+            self._binder,
         )
         self._lock = threading.Lock()
         self._stats = {"calls": 0, "traces": 0, "cache_hits": 0, "fallbacks": 0}
@@ -232,15 +233,8 @@ class CompiledFunction:
         """The entry for ``bound``, traced and compiled unless another thread just made it,
         and the call bound again when its int arguments became size symbols, or scalar
         arguments static (a trace found them deciding a Python value: ``ScalarsDecide``)."""
-        while True:
-            try:
-                return self._compile_once(bound)
-            except frontend.ScalarsDecide as decide:
-                bound = self._binder.specialised(decide, bound)
-                names = list(self._binder.signature.parameters)
-                self._exact.values = frozenset(
-                    i for i, name in enumerate(names) if name in self._binder.static_scalars
-                )
+        (entry, bound), _ = self._binder.specialising(bound, self._compile_once)
+        return entry, bound
 
     def _compile_once(self, bound: BoundCall) -> tuple[CacheEntry, BoundCall]:
         with self._lock:
@@ -266,7 +260,7 @@ class CompiledFunction:
             dump = _dump_folder(self)
             try:
                 build(entry, bound, self.eager, self.backend, self.options, self._stats, dump)
-            except frontend.ScalarsDecide:
+            except ScalarsDecide:
                 raise
             except UnsupportedError as error:
                 if self.fullgraph:
@@ -511,21 +505,19 @@ def trace(
         options = options if options is not None else fn.options
         fn = fn.eager
     binder = ArgumentBinder(fn, static_argnames)
-    bound = binder.bind(args, kwargs)
-    while True:
-        try:
-            graph = frontend.trace(
-                fn,
-                graph_name(fn),
-                bound.leaves,
-                bound.is_input,
-                bound.rebuild,
-                dynamic=(options or {}).get("dynamic", True),
-                loops=(options or {}).get("loops", True),
-            )
-            break
-        except frontend.ScalarsDecide as decide:
-            bound = binder.specialised(decide, bound)
+
+    def traced(bound: BoundCall) -> Graph:
+        return frontend.trace(
+            fn,
+            graph_name(fn),
+            bound.leaves,
+            bound.is_input,
+            bound.rebuild,
+            dynamic=(options or {}).get("dynamic", True),
+            loops=(options or {}).get("loops", True),
+        )
+
+    graph, _ = binder.specialising(binder.bind(args, kwargs), traced)
     manager.run_pipeline(graph, stage, options)
     return graph
 

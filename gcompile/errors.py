@@ -33,6 +33,17 @@ class GuardError(TypeError):
     it has no source to trace again, and runs no eager fallback."""
 
 
+class ScalarsDecide(Exception):
+    """A value Python needs (``range(int(T / dt))``, an op's parameter) computed from the
+    scalar arguments at ``paths`` (and sizes): the call is bound again with those arguments
+    static, guarded by their values, and traced again, as ``torch.compile`` specialises a float
+    that decides a shape (``guards.ArgumentBinder.specialising``). Not a refusal."""
+
+    def __init__(self, paths: tuple):
+        super().__init__(f"the scalar arguments {', '.join(paths)} decide a Python value")
+        self.paths = paths
+
+
 class UnsupportedError(Exception):
     """The compiler refuses a construct; eager NumPy would have run it.
 

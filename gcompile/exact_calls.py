@@ -20,17 +20,17 @@ class ExactCalls:
     """The memo of one compiled function of ``arity`` positional parameters (-1: its calls
     are not memoised: keyword-only or static parameters)."""
 
-    def __init__(self, arity: int):
+    def __init__(self, arity: int, binder: Any):
         self.arity = arity
         self.calls: dict[tuple, tuple] = {}  # key -> (entry, positions of the graph inputs)
         self.sizes: frozenset = frozenset()  # positions of ints traced as size symbols
-        self.values: frozenset = frozenset()  # positions of scalars static by their values
+        self.binder = binder  # (its ``static_positions``: scalars static by their values)
 
     def find(self, args: tuple, kwargs: dict) -> tuple | None:
         """``(entry, graph inputs)`` of a call like an earlier one whose entry admits it."""
         if kwargs or len(args) != self.arity:
             return None
-        key = array_key(args, self.sizes, self.values)
+        key = array_key(args, self.sizes, self.binder.static_positions)
         found = self.calls.get(key) if key is not None else None
         if found is None:
             return None
@@ -45,7 +45,7 @@ class ExactCalls:
         compiled = entry.failure is None and entry.refusal is None
         if kwargs or len(args) != self.arity or not compiled and self.sizes:
             return
-        key = array_key(args, self.sizes, self.values)
+        key = array_key(args, self.sizes, self.binder.static_positions)
         if key is None:
             return
         if len(self.calls) >= MAX_KEYS:
@@ -63,7 +63,7 @@ def array_key(args: tuple, sizes: frozenset, values: frozenset = frozenset()) ->
     key = []
     for position, value in enumerate(args):
         kind = type(value)
-        if position in values:
+        if position in values and isinstance(value, (float, complex, int, np.generic)):
             key.append(literal_key(value))
             continue
         if kind is int and position in sizes and value >= SIZE_LOW:

@@ -30,7 +30,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from .errors import UnsupportedError
+from .errors import ScalarsDecide, UnsupportedError
 from .interop import arrays as interop
 from .ir.literals import literal_key
 from .ir.meta import layout_of, unsupported_dtype_reason
@@ -74,6 +74,7 @@ class ArgumentBinder:
         self.static_argnames = frozenset(static_argnames)
         self.dynamic_ints: set[str] = set()  # paths of int leaves traced as size symbols
         self.static_scalars: set[str] = set()  # paths of scalars a trace found deciding values
+        self.static_positions: frozenset = frozenset()  # of parameters among static_scalars
         unknown = self.static_argnames - set(self.signature.parameters)
         if unknown:
             raise ValueError(
@@ -115,10 +116,11 @@ class ArgumentBinder:
                 leaves.extend(sub_leaves)
                 children.append(sub_spec)
         spec = TreeSpec("dict", tuple(arguments), tuple(children))
-        static_paths = self.static_argnames | self.static_scalars
         keys, is_input, foreign = [], [], {}
         for i, (path, value) in enumerate(leaves):
-            static = path in static_paths
+            static = path in self.static_argnames or (
+                path in self.static_scalars and isinstance(value, _SCALARS)
+            )
             if not static and not isinstance(value, _KNOWN) and interop.is_array_like(value):
                 leaves[i] = (path, interop.as_ndarray(value, path))
                 key, flag = _leaf_guard(path, leaves[i][1], False, False, type(value))
@@ -130,11 +132,21 @@ class ArgumentBinder:
         array_type = type(next(iter(foreign.values()))) if foreign else None
         return BoundCall((spec, tuple(keys)), leaves, is_input, spec, self, array_type, foreign)
 
-    def specialised(self, decide: Exception, bound: BoundCall) -> BoundCall:
-        """``bound`` again with the scalar arguments a trace found deciding Python values
-        (``frontend.ScalarsDecide``) static from now on, guarded by their values."""
-        self.static_scalars |= set(decide.paths)
-        return self.bind(*bound.call())
+    def specialising(self, bound: BoundCall, attempt: Callable) -> tuple[Any, BoundCall]:
+        """``(attempt(bound), bound)``; while the attempt raises ``ScalarsDecide``, the scalar
+        arguments it names are static from now on (guarded by their values, a scalar at the
+        path) and the call is bound again for another attempt."""
+        while True:
+            try:
+                return attempt(bound), bound
+            except ScalarsDecide as decide:
+                paths = self.static_scalars | set(decide.paths)
+                # (positions first: a call memoised meanwhile keys by the value, never the type)
+                self.static_positions = frozenset(
+                    i for i, name in enumerate(self._names) if name in paths
+                )
+                self.static_scalars = paths
+                bound = self.bind(*bound.call())
 
     def rebuild(self, spec: TreeSpec, values: list) -> tuple[tuple, dict]:
         arguments = unflatten(spec, values)
@@ -173,6 +185,9 @@ def _leaf_guard(
     _hashable(path, value, static=False)
     return ("static", literal_key(value)), False
 
+
+# Values a scalar argument made static may take (else the path is an input again).
+_SCALARS = (bool, int, float, complex, np.generic)
 
 # Values that are safe to bake into a graph and guard by equality (or identity, for functions).
 _STATIC_TYPES = (

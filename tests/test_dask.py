@@ -403,3 +403,15 @@ def test_arrays_returned_beside_reductions_of_them_run_compiled():
     assert "dask's NumPy path" not in plan
     check(arrays_and_reductions, x, da.from_array(w, chunks=5))  # both of dask
     check(arrays_and_reductions, values, da.from_array(w, chunks=5))  # x of NumPy
+
+
+def grouped_columns(x, groups):
+    return x.reshape(int(groups), -1).sum(axis=0)  # (a float argument decides the shape)
+
+
+def test_a_float_deciding_a_shape_is_specialised_for_dask_arrays_too():
+    compiled, x = gcompile.compile(grouped_columns), np.arange(12.0)
+    for groups in (3.0, 4.0, 3.0):
+        got = compiled(da.from_array(x, chunks=6), groups)
+        assert_same_value(got.compute(), grouped_columns(x, groups))
+    assert compiled._binder.static_scalars == {"groups"}

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import gcompile
-from gcompile.archive import sources
+from gcompile.archive import layout, sources
 from gcompile.errors import ArchiveError, GuardError
 from tests.producers import Tensor
 
@@ -181,7 +181,7 @@ def _inject_import(members):
 
 def _newer_format(members):
     manifest = json.loads(members["manifest.json"])
-    manifest["version"] = 2
+    manifest["version"] = layout.VERSION + 1
     members["manifest.json"] = json.dumps(manifest).encode()
 
 

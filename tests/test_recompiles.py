@@ -224,3 +224,26 @@ def test_float_arguments_that_decide_a_python_value_are_static_guarded_by_value(
     for tol in (0.1, 1e-5, 0.2):
         np.testing.assert_array_equal(branching(x, tol), scaled_if(x, tol))
     assert branching.stats["cache_entries"] == 1 and not branching._binder.static_scalars
+
+
+def reshaped_by_a_loop_sum(x):
+    total = 0
+    for _ in range(3):
+        total = total + x.shape[0]
+    return x.reshape(total // 12, -1)  # (a loop's result where a number is needed: refused)
+
+
+def tuple_or_count(t, x):
+    if isinstance(t, tuple):
+        return x * t[0]
+    return x.reshape(int(t), -1)
+
+
+def test_specialising_scalars_keeps_other_refusals_and_other_argument_kinds():
+    x = np.arange(12.0)
+    with pytest.warns(gcompile.GcompileWarning, match="breaks the graph") as caught:
+        np.testing.assert_array_equal(gcompile.compile(reshaped_by_a_loop_sum)(x), x.reshape(3, -1))
+    assert not any("gcompile bug" in str(w.message) for w in caught)
+    compiled, scale = gcompile.compile(tuple_or_count), np.full(12, 2.0)
+    for t in (3.0, (scale,), (scale,), 4.0, 3.0):  # (the memo keys a static scalar by value)
+        np.testing.assert_array_equal(compiled(t, x), tuple_or_count(t, x))

@@ -20,7 +20,7 @@ import hashlib
 import re
 
 FORMAT = "gcompile-export"
-VERSION = 1
+VERSION = 2  # (2: kernel modules import copies whole; meta.json names static_scalars)
 GRAPH_HEADER = f"# {FORMAT} graph text, version {VERSION} (the compiled graph, stage fused)\n"
 
 MANIFEST = "manifest.json"

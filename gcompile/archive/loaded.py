@@ -64,7 +64,7 @@ class LoadedFunction:
         self.code = archive.texts["code.txt"]
         self._binder = ArgumentBinder(_stub(meta["parameters"]), meta["static_argnames"])
         self._binder.dynamic_ints = set(meta["dynamic_ints"])
-        self._binder.static_scalars = set(meta.get("static_scalars", ()))
+        self._binder.static_scalars = set(meta["static_scalars"])
         self._key = codec.decode(meta["key"])
         self._out = codec.decode(meta["out_spec"])
         self._written = [int(i) for i in meta["written"]]

@@ -105,6 +105,7 @@ class _Places(ast.NodeVisitor):
     def __init__(self, name: str, length: int):
         self.name, self.length = name, length
         self.uses: dict = {}
+        self.fitted: set = set()  # slice stores of plain assignments, their value's length known
         self.other = False
 
     def only_places(self, function: ast.FunctionDef, binding: ast.Assign) -> bool:
@@ -113,6 +114,9 @@ class _Places(ast.NodeVisitor):
         if any(a is not None and a.arg == self.name for a in params):
             return False
         self.binding = binding.targets[0]
+        declared = (ast.Global, ast.Nonlocal)
+        if any(isinstance(n, declared) and self.name in n.names for n in ast.walk(function)):
+            return False
         position = function.body.index(binding)
         before = function.body[: position + 1]  # (a read there may find the name unbound)
         if any(self._mentions(statement) for statement in before[:-1]):
@@ -127,8 +131,6 @@ class _Places(ast.NodeVisitor):
         if isinstance(node, _NESTED) and self._mentions(node):
             self.other = True
             return
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and self.name in node.names:
-            self.other = True
         if self.name in _bound_without_a_name_node(node):
             self.other = True
         super().generic_visit(node)
@@ -147,13 +149,15 @@ class _Places(ast.NodeVisitor):
         places = _places(node.slice, self.length)
         if places is None or isinstance(node.ctx, ast.Del):
             self.other = True
+        if isinstance(places, list) and isinstance(node.ctx, ast.Store) and node not in self.fitted:
+            self.other = True  # (a for/with target, an annotated or tuple store: any length)
         self.uses[node] = places
         self.visit(node.slice)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
-            if self._slice_of_list(target) and not self._fits(target, node.value):
-                self.other = True
+            if self._slice_of_list(target) and self._fits(target, node.value):
+                self.fitted.add(target)
         self.generic_visit(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
@@ -191,10 +195,13 @@ class _Places(ast.NodeVisitor):
 
 
 def _bound_without_a_name_node(node: ast.AST) -> tuple:
-    """The names a node binds that are no ``ast.Name`` (``except E as s``, ``import s``)."""
+    """The names a node binds that are no ``ast.Name`` (``except E as s``, ``import s``,
+    ``def s``)."""
     if isinstance(node, ast.alias):
         return (node.asname or node.name.split(".")[0],)
     if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return (node.name,)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return (node.name,)
     if isinstance(node, ast.MatchMapping):
         return (node.rest,)

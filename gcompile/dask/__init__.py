@@ -72,25 +72,24 @@ class DaskCalls:
 
         stand_ins: dict = {}
         args, kwargs = _replace(args, stand_ins), _replace(kwargs, stand_ins)
-        bound = self.compiled._binder.bind(args, kwargs)
-        traced = bound.inputs()
-        entry = next(
-            (
-                e
-                for e in self.entries.get(bound.key, ())
-                if e.sizes is None or e.sizes.check(traced)
-            ),
-            None,
-        )
-        if entry is None:
-            entry = self._trace(bound)
-            self.entries.setdefault(bound.key, []).append(entry)
-        inputs = [stand_ins.get(id(v), v) for v in traced]
+        binder = self.compiled._binder
+        entry, bound = binder.specialising(binder.bind(args, kwargs), self._entry)
+        inputs = [stand_ins.get(id(v), v) for v in bound.inputs()]
         log: list = []
         outputs = execute(entry.graph, entry.steps, inputs, log, self.compiled.options)
         self.last = (entry, inputs, log)
         spec = entry.graph.out_spec
         return outputs[0] if spec.kind == "leaf" else unflatten(spec, outputs)
+
+    def _entry(self, bound) -> DaskEntry:
+        """The plan for ``bound``: an earlier one its sizes fit, else traced now."""
+        traced = bound.inputs()
+        for entry in self.entries.get(bound.key, ()):
+            if entry.sizes is None or entry.sizes.check(traced):
+                return entry
+        entry = self._trace(bound)
+        self.entries.setdefault(bound.key, []).append(entry)
+        return entry
 
     def _trace(self, bound) -> DaskEntry:
         from .planner import plan_graph

@@ -11,6 +11,5 @@ converted loop is traced once into a ``for_range`` sub-graph (``loops``).
 
 from .function import trace
 from .recorder import current_tracer
-from .size_values import ScalarsDecide
 
-__all__ = ["ScalarsDecide", "current_tracer", "trace"]
+__all__ = ["current_tracer", "trace"]

@@ -32,6 +32,7 @@ traced values (``len``, ``max``, ``int``), which capture hands the same handler,
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
@@ -369,11 +370,13 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         saved = (tracer.graph, tracer.parts, tracer._constants, self.frame)
         tracer.graph, tracer.parts, tracer._constants, self.frame = graph, frame.parts, {}, frame
         outer_graph.shape_env.in_body += 1
+        containers = _Containers(run)
         try:
             for i in by_reference:  # after the carried placeholders: lifted ones follow them
                 frame.carried[i] = self.lift(inits[i])
             given = [UNDEFINED if c is None else tracer.wrap(c) for c in frame.carried]
-            results = run(*given)
+            with containers.kept(role):
+                results = run(*given)
             returns = names if returns is None else returns
             if len(results) != len(returns):
                 raise Declined(f"the {role} returned a different number of carried values")
@@ -553,6 +556,66 @@ def _sharing_carried(frame: _Frame, inits: list, outputs: list, names: tuple) ->
                 )
             found.add(i)
     return frozenset(found)
+
+
+class _Containers:
+    """The lists, dicts and sets a body or branch function reads through its closure (and the
+    closures of the functions there: the user's body inside the tracer's wrapper), with their
+    items: a trace that changes one (``s[0:2] = ...`` of a local list) declines, since tracing
+    once would change it once, and any failed trace leaves them as they were, for Python."""
+
+    def __init__(self, function: Callable):
+        self.saved: list = []
+        seen: set = set()
+        pending = [function]
+        while pending:
+            function = pending.pop()
+            for cell in getattr(function, "__closure__", None) or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:  # (a variable not bound yet)
+                    continue
+                if id(value) in seen:
+                    continue
+                seen.add(id(value))
+                if type(value) in (list, dict, set):
+                    self.saved.append((value, self._items(value)))
+                elif callable(value) and hasattr(value, "__closure__"):
+                    pending.append(value)
+
+    @staticmethod
+    def _items(value) -> list:
+        """Its items (a dict's keys and values in turn), compared by identity."""
+        if type(value) is dict:
+            return [part for pair in value.items() for part in pair]
+        return list(value)
+
+    @contextlib.contextmanager
+    def kept(self, role: str):
+        """Run the trace; decline when it changed one of them, and restore them on any failure
+        (the construct then runs as Python on them as they were)."""
+        try:
+            yield
+            for value, items in self.saved:
+                now = self._items(value)
+                if len(now) != len(items) or any(a is not b for a, b in zip(now, items)):
+                    kind = type(value).__name__
+                    raise Declined(
+                        f"its {role} changes a {kind} it reads (tracing changes it once)"
+                    )
+        except BaseException:
+            self.restore()
+            raise
+
+    def restore(self) -> None:
+        for value, items in self.saved:
+            value.clear()
+            if type(value) is dict:
+                value.update(zip(items[::2], items[1::2]))
+            elif type(value) is set:
+                value.update(items)
+            else:
+                value.extend(items)
 
 
 def _check_by_reference(frame: _Frame, outputs: list, names: tuple, by_reference) -> None:

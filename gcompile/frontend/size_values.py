@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ScalarsDecide
 from ..ir import ops
 from ..ir.graph import Node, map_arg
 from ..ir.shape_env import ShapeEnv, is_symbolic
@@ -27,17 +28,6 @@ REASON = "a value computed from sizes by float arithmetic, used as a Python numb
 
 class _NotFromSizes(Exception):
     """The value reads data, a loop index, or something with effects."""
-
-
-class ScalarsDecide(Exception):
-    """A value Python needs (``int(T / dt)``, ``range(n)``, ``np.linspace(a, b, n)``) computed
-    from the scalar arguments at ``paths`` (and sizes): the call is traced again with those
-    arguments static, guarded by their values, as ``torch.compile`` specialises a float that
-    decides a shape. Not a refusal: the compiled function's caller retraces."""
-
-    def __init__(self, paths: tuple):
-        super().__init__(f"the scalar arguments {', '.join(paths)} decide a Python value")
-        self.paths = paths
 
 
 def size_value(node: Node, env: ShapeEnv, scalars: dict | None = None) -> Any:
@@ -53,7 +43,7 @@ def size_value(node: Node, env: ShapeEnv, scalars: dict | None = None) -> Any:
             value = _evaluate(node, env, sizes, {}, (scalars or {}, used))
     except (_NotFromSizes, RecursionError):  # (data; or too deep a chain to walk here)
         return None
-    except ArithmeticError:  # (a division by zero: eager raises it, at run time)
+    except (ArithmeticError, ValueError, TypeError):  # (1 / 0, int(nan): raised at run time)
         return None
     if used:
         raise ScalarsDecide(tuple(sorted(used)))
@@ -81,7 +71,12 @@ def _evaluate(node: Node, env: ShapeEnv, sizes: list, done: dict, scalars: tuple
             raise _NotFromSizes  # (an index, or a length the data decide: no value to take)
         sizes.append(expr)
         value = ops.evaluate(ops.SYMINT, (), {"expr": env.hint(expr)})
-    elif node.op == "call" and not node.is_mutation and not has_effects(node):
+    elif (
+        node.op == "call"
+        and isinstance(node.target, ops.OpDef)
+        and not node.is_mutation
+        and not has_effects(node)
+    ):
         if is_symbolic(node.kwargs):
             raise _NotFromSizes
         args = map_arg(node.args, lambda n: _evaluate(n, env, sizes, done, scalars))

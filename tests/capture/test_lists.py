@@ -115,6 +115,42 @@ def a_parameter(s, n):
     return s[0]
 
 
+STATE = None
+
+
+def declared_global(a, n):
+    global STATE
+    STATE = [a, a]
+    for i in range(n):
+        STATE[0] = STATE[0] + i
+    return STATE[0]
+
+
+def stored_by_a_for_target(a, n):
+    s = [a, a]
+    for s[0:2] in [(1, 2), (3, 4, 5)][:n]:
+        pass
+    return s[0] + s[-1]
+
+
+def annotated_slice_store(a, n):
+    s = [a, a]
+    for i in range(n):
+        s[0:2]: list = [i, i + 1]
+    return s[0] + s[1]
+
+
+def rebound_by_a_def(a, n):
+    s = [a, a]
+    for i in range(n):
+        s[0] = i
+
+    def s():  # noqa: F811
+        return 0
+
+    return s()
+
+
 def out_of_range(a, n):
     s = [a]
     for i in range(n):
@@ -134,11 +170,15 @@ def out_of_range(a, n):
         (captured_by_a_lambda, (1, 2)),
         (a_parameter, ([1, 2], 2)),
         (out_of_range, (1, 2)),
+        (declared_global, (1, 3)),
+        (stored_by_a_for_target, (1, 2)),
+        (annotated_slice_store, (1, 2)),
+        (rebound_by_a_def, (1, 2)),
     ],
 )
 def test_lists_used_otherwise_stay_lists(fn, args):
     converted = same(fn, *args)
-    assert "__gc_s_" not in converted.source
+    assert "__gc_s_" not in converted.source and "__gc_STATE_" not in converted.source
 
 
 def test_a_recurrence_kept_in_a_list_compiles_as_one_loop():
