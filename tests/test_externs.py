@@ -205,3 +205,20 @@ def test_a_diagonal_in_a_loop_is_taken_once_before_it_and_norms_are_reductions()
     np.testing.assert_allclose(got[1], expected[1], rtol=1e-10)
     ((_, source),) = compiled.entries[-1].run.program.loops
     assert "_objmode(" not in source  # (no call back into Python on any trip)
+
+
+def sieve(n):
+    """The sieve of Eratosthenes as tutorials write it: the loop runs in Python (its slice step
+    is the index), each trip a branch; then the primes' positions."""
+    is_prime = np.ones(n + 1, dtype=bool)
+    is_prime[:2] = False
+    for i in range(2, int(n**0.5) + 1):
+        if is_prime[i]:
+            is_prime[i * i :: i] = False
+    return np.nonzero(is_prime)[0]
+
+
+def test_a_call_numba_implements_outside_loops_leaves_the_host_one_numba_function():
+    compiled = gcompile.compile(sieve)
+    np.testing.assert_array_equal(compiled(200), sieve(200))
+    assert compiled.entries[-1].run.program.whole == "the host is one Numba function"

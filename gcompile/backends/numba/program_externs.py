@@ -101,15 +101,15 @@ class ExternCalls:
 
     def extern(self, node: Node) -> None:
         call: ExternCall = node.kwargs["call"]
-        if self.top():  # (as a matrix product: the host calls NumPy itself, without a callback)
-            raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
         native = _native(
             call, node, [self.extern_argument(node, call, v) for _, v in call.arguments]
         )
-        if native is not None:
+        if native is not None:  # (Numba's own: also outside loops, so the host can be one)
             self.assign(node, native)
             self.bind_lengths(node, self.values[node])
             return
+        if self.top():  # (as a matrix product: the host calls NumPy itself, without a callback)
+            raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
         metas = node.meta.items if isinstance(node.meta, TupleMeta) else (node.meta,)
         read_only = not metas[0].writeable and len(metas) == 1  # (np.diagonal's view: copied)
         if any(not m.writeable and not read_only or m.ndim == 0 and not m.scalar for m in metas):
