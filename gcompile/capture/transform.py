@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .accumulations import mark_accumulations
+from .comprehension_loops import loop_comprehensions
 from .comprehensions import Comprehensions
 from .effects import mark_effects
 from .exits import desugar_exits, lift_loop_else
@@ -116,6 +117,7 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     """
     result = Rewrite()
     split_lists(function)
+    loop_comprehensions(function)
     result.effects = mark_effects(function, RUNTIME)
     mark_accumulations(function, RUNTIME)
     lift_loop_returns(function)
