@@ -207,18 +207,15 @@ def test_a_diagonal_in_a_loop_is_taken_once_before_it_and_norms_are_reductions()
     assert "_objmode(" not in source  # (no call back into Python on any trip)
 
 
-def sieve(n):
-    """The sieve of Eratosthenes as tutorials write it: the loop runs in Python (its slice step
-    is the index), each trip a branch; then the primes' positions."""
-    is_prime = np.ones(n + 1, dtype=bool)
-    is_prime[:2] = False
-    for i in range(2, int(n**0.5) + 1):
-        if is_prime[i]:
-            is_prime[i * i :: i] = False
-    return np.nonzero(is_prime)[0]
+def repeated_rows(X):
+    rows = []
+    for x in X:
+        rows.append(np.repeat(x, int(x[0]) % 2 + 1))  # (a length the counts, data, decide)
+    return np.array(rows)
 
 
-def test_a_call_numba_implements_outside_loops_leaves_the_host_one_numba_function():
-    compiled = gcompile.compile(sieve)
-    np.testing.assert_array_equal(compiled(200), sieve(200))
-    assert compiled.entries[-1].run.program.whole == "the host is one Numba function"
+def test_a_probed_call_in_a_loop_returning_another_shape_raises_not_a_wrong_array():
+    X = np.array([[2.0, 1.0, 5.0], [4.0, 3.0, 3.0]])
+    compiled = gcompile.compile(repeated_rows)
+    with pytest.raises(RuntimeError, match="np.repeat returned another shape"):
+        compiled(X)

@@ -4,6 +4,7 @@ with the graph's size independent of the trip count and one trace for every size
 
 from __future__ import annotations
 
+import collections
 import warnings
 
 import numpy as np
@@ -649,10 +650,31 @@ def tally_in_a_dict(x):
     return totals["sum"], totals["squares"]
 
 
+def swap_in_a_nested_list(x):
+    s = [[1.0, 2.0]]
+    for i in range(x.shape[0]):
+        s[0][0:2] = s[0][1:2] + s[0][0:1]  # (Python numbers of a list the list holds)
+        x[i] += s[0][0]
+    return x, x.sum()
+
+
+def tally_in_a_defaultdict(x):
+    totals = collections.defaultdict(float)
+    for v in x:
+        totals["sum"] = totals["sum"] + v
+    return totals["sum"], totals["sum"] * 2
+
+
 def test_a_loop_changing_a_list_or_dict_it_reads_runs_as_python_on_them_unchanged():
     x = np.arange(12.0).reshape(3, 4)
-    for fn, arg in ((swap_through_a_list, x), (tally_in_a_dict, np.linspace(0, 1, 7))):
-        expected = fn(arg)
+    cases = [
+        (swap_through_a_list, x),
+        (tally_in_a_dict, np.linspace(0, 1, 7)),
+        (swap_in_a_nested_list, np.ones(5)),
+        (tally_in_a_defaultdict, np.linspace(0, 1, 7)),
+    ]
+    for fn, arg in cases:
+        expected = fn(arg.copy())
         got = gcompile.compile(fn)(arg.copy())
         for e, g in zip(expected, got):
             np.testing.assert_array_equal(g, e)

@@ -32,6 +32,7 @@ traced values (``len``, ``max``, ``int``), which capture hands the same handler,
 
 from __future__ import annotations
 
+import collections
 import contextlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
@@ -559,60 +560,68 @@ def _sharing_carried(frame: _Frame, inits: list, outputs: list, names: tuple) ->
 
 
 class _Containers:
-    """The lists, dicts and sets a body or branch function reads through its closure (and the
-    closures of the functions there: the user's body inside the tracer's wrapper), with their
-    items: a trace that changes one (``s[0:2] = ...`` of a local list) declines, since tracing
-    once would change it once, and any failed trace leaves them as they were, for Python."""
+    """The lists, dicts, sets and deques a body or branch function reads through its closure
+    (and the closures of the functions there: the user's body inside the tracer's wrapper), and
+    those they hold, with their items: a trace that changes one (``s[0:2] = s[1:2] + s[0:1]``
+    of a local list, a memo a helper fills) declines, since tracing once would change it once
+    where Python changes it on every trip, and leaves the ones it changed as they were."""
+
+    KINDS = (list, dict, set, collections.deque)
 
     def __init__(self, function: Callable):
         self.saved: list = []
         seen: set = set()
-        pending = [function]
+        pending = [(function, 0)]
         while pending:
-            function = pending.pop()
-            for cell in getattr(function, "__closure__", None) or ():
-                try:
-                    value = cell.cell_contents
-                except ValueError:  # (a variable not bound yet)
-                    continue
-                if id(value) in seen:
-                    continue
-                seen.add(id(value))
-                if type(value) in (list, dict, set):
-                    self.saved.append((value, self._items(value)))
-                elif callable(value) and hasattr(value, "__closure__"):
-                    pending.append(value)
+            value, depth = pending.pop()
+            if id(value) in seen or depth > 3:
+                continue
+            seen.add(id(value))
+            if isinstance(value, self.KINDS) and not isinstance(value, GrowingList):
+                items = self._items(value)
+                self.saved.append((value, items))
+                pending += [(item, depth + 1) for item in items]
+            elif callable(value) and getattr(value, "__closure__", None):
+                for cell in value.__closure__:
+                    try:
+                        pending.append((cell.cell_contents, depth + 1))
+                    except ValueError:  # (a variable not bound yet)
+                        continue
 
     @staticmethod
     def _items(value) -> list:
         """Its items (a dict's keys and values in turn), compared by identity."""
-        if type(value) is dict:
+        if isinstance(value, dict):
             return [part for pair in value.items() for part in pair]
         return list(value)
 
+    def _changed(self) -> list:
+        return [
+            (value, items)
+            for value, items in self.saved
+            if len(now := self._items(value)) != len(items)
+            or any(a is not b for a, b in zip(now, items))
+        ]
+
     @contextlib.contextmanager
     def kept(self, role: str):
-        """Run the trace; decline when it changed one of them, and restore them on any failure
-        (the construct then runs as Python on them as they were)."""
+        """Run the trace; decline when it changed one of them, and restore the changed ones
+        on any failure (the construct then runs as Python on them as they were)."""
         try:
             yield
-            for value, items in self.saved:
-                now = self._items(value)
-                if len(now) != len(items) or any(a is not b for a, b in zip(now, items)):
-                    kind = type(value).__name__
-                    raise Declined(
-                        f"its {role} changes a {kind} it reads (tracing changes it once)"
-                    )
+            for value, _ in self._changed():
+                kind = type(value).__name__
+                raise Declined(f"its {role} changes a {kind} it reads (tracing changes it once)")
         except BaseException:
             self.restore()
             raise
 
     def restore(self) -> None:
-        for value, items in self.saved:
+        for value, items in self._changed():
             value.clear()
-            if type(value) is dict:
+            if isinstance(value, dict):
                 value.update(zip(items[::2], items[1::2]))
-            elif type(value) is set:
+            elif isinstance(value, set):
                 value.update(items)
             else:
                 value.extend(items)

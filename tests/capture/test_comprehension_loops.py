@@ -25,8 +25,18 @@ def predict_rows(train, labels, queries):
 def targets_stay_local(n):
     x = 5
     rows = [x * 2 for x in range(n)]
-    pairs = [(i, v) for i, v in enumerate(rows)]
-    return x, rows, pairs
+    pairs = [(i, v) for i, v in enumerate(range(n))]
+    return x, np.array(rows), np.asarray(pairs)
+
+
+def kept_when_raising(values):
+    quotients = np.zeros(1)
+    for _ in range(2):
+        try:
+            quotients = [10 // v for v in values]  # (bound once complete, as written)
+        except ZeroDivisionError:
+            pass
+    return np.array(quotients)
 
 
 def reads_itself(rows):
@@ -39,13 +49,15 @@ def reads_itself(rows):
 
 
 def joined_texts(n):
-    names = [str(i) for i in range(n)]
+    names = [str(i) for i in range(n)]  # (a list read as a list: left as written)
     return "-".join(names), len(names)
 
 
 def test_the_converted_comprehension_loops_compute_what_comprehensions_do():
     converted = same(targets_stay_local, 4)
-    assert "__gc_x_c" in converted.source
+    assert "__gc_x_c" in converted.source and "__gc_i_c" in converted.source
+    converted = same(kept_when_raising, [1, 2, 0, 3])
+    assert "__gc_quotients_list" in converted.source
     converted = same(reads_itself, [1, 2, 3])
     assert "__gc_r_c" not in converted.source and "__gc_x_c" not in converted.source
     same(joined_texts, 3)

@@ -28,7 +28,21 @@ from ...ir.externs import ExternCall, Operand
 from ...ir.graph import Node
 from ...ir.meta import TupleMeta
 from ...ir.shape_env import data_size_bindings
-from ...loops.nodes import Assign, Attr, Call, Const, Eval, Item, Let, Name, ObjectMode, Tuple
+from ...loops.nodes import (
+    Assign,
+    Attr,
+    Call,
+    Compare,
+    Const,
+    Eval,
+    If,
+    Item,
+    Let,
+    Name,
+    ObjectMode,
+    Raise,
+    Tuple,
+)
 from .rules import NoTemplate
 
 # the per-call cost ``explain`` states for a library call in a loop program
@@ -82,6 +96,21 @@ def _native(call: ExternCall, node: Node, arguments: list):
     return None
 
 
+def _probed_shape_checks(call: ExternCall, outputs: tuple) -> list:
+    """A function a probe stood for returns, on each trip, the shapes the probe found, or a
+    RuntimeError says so (as the host's call does: ``externs.ExternCall.run``), never an array
+    of another length written on (``np.repeat`` whose counts are data)."""
+    if call.probed is None:
+        return []
+    checks = []
+    for output, found in zip(outputs, call.probed.results):
+        shape = Tuple(tuple(Const(int(size)) for size in found.shape))
+        message = f"gcompile: {call.name} returned another shape at run time than its trace's"
+        wrong = Compare(("!=",), (Attr(output, "shape"), shape))
+        checks.append(If(wrong, (Raise("RuntimeError", message),)))
+    return checks
+
+
 class ExternCalls:
     """The program lowering's library calls and calls made for their effect (see the module
     docstring)."""
@@ -101,15 +130,15 @@ class ExternCalls:
 
     def extern(self, node: Node) -> None:
         call: ExternCall = node.kwargs["call"]
+        if self.top():  # (as a matrix product: the host calls NumPy itself, without a callback)
+            raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
         native = _native(
             call, node, [self.extern_argument(node, call, v) for _, v in call.arguments]
         )
-        if native is not None:  # (Numba's own: also outside loops, so the host can be one)
+        if native is not None:
             self.assign(node, native)
             self.bind_lengths(node, self.values[node])
             return
-        if self.top():  # (as a matrix product: the host calls NumPy itself, without a callback)
-            raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
         metas = node.meta.items if isinstance(node.meta, TupleMeta) else (node.meta,)
         read_only = not metas[0].writeable and len(metas) == 1  # (np.diagonal's view: copied)
         if any(not m.writeable and not read_only or m.ndim == 0 and not m.scalar for m in metas):
@@ -136,6 +165,8 @@ class ExternCalls:
         self.emit(
             ObjectMode(tuple((o, objmode_type(m)) for o, m in zip(outputs, metas)), tuple(body))
         )
+        for check in _probed_shape_checks(call, outputs):  # (Numba raises outside object mode)
+            self.emit(check)
         self.objmode = True
         self.callbacks.append(f"{call.name} ({node.name}) in {self.where()}: {CALLBACK_COST}")
         if several:

@@ -295,11 +295,7 @@ class _ProgramLowering(
         self.callbacks: list = []
 
     def buffer(self, buffer: tuple) -> Var:
-        """The parameter of a new buffer ``(shape, dtype, order)`` the host passes (not of a
-        length the data decide: the host cannot make that one)."""
-        data_sizes = self.env.data_sizes if self.env is not None else ()
-        if any(free_symbols(size) & set(data_sizes) for size in buffer[0]):
-            raise NoTemplate("an array of a length the data decide, made outside loops")
+        """The parameter of a new buffer ``(shape, dtype, order)`` the host passes."""
         self.buffers.append(buffer)
         variable = Var(f"b{len(self.buffers) - 1}")
         self.buffer_of[variable] = len(self.buffers) - 1
