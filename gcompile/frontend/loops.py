@@ -567,6 +567,7 @@ class _Containers:
     where Python changes it on every trip, and leaves the ones it changed as they were."""
 
     KINDS = (list, dict, set, collections.deque)
+    SCANNED = 4096  # the most items of one whose own containers are looked at
 
     def __init__(self, function: Callable):
         self.saved: list = []
@@ -580,7 +581,8 @@ class _Containers:
             if isinstance(value, self.KINDS) and not isinstance(value, GrowingList):
                 items = self._items(value)
                 self.saved.append((value, items))
-                pending += [(item, depth + 1) for item in items]
+                if len(items) <= self.SCANNED:  # (the containers a long list holds: not seen)
+                    pending += [(item, depth + 1) for item in items]
             elif callable(value) and getattr(value, "__closure__", None):
                 for cell in value.__closure__:
                     try:
