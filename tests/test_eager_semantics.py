@@ -194,3 +194,14 @@ def test_an_int_argument_and_clip_bounds_beyond_the_dtype_are_compared_exactly()
             np.testing.assert_array_equal(a, e, strict=True)
     check(lambda x: (np.clip(x, -1, 300), np.clip(x, 3, 300), np.clip(x, -5, None)), x)
     check(lambda x: np.clip(x, -200, 100), x.astype(np.int8))
+
+
+def conjugate_then_write(a):
+    b = a.conj()  # (of a real array: the array itself, as NumPy's method returns it)
+    b[0] = 5.0
+    return a, b.conjugate() * 2
+
+
+def test_the_conjugate_of_a_real_array_is_the_array_itself():
+    check(conjugate_then_write, np.arange(4.0))
+    check(conjugate_then_write, np.array([1 + 2j, 3 - 1j]))

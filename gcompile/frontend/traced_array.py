@@ -346,7 +346,9 @@ class TracedArray:
         return np.nonzero(self)
 
     def conj(self):
-        return np.conjugate(self)
+        """The complex conjugate; of a real array, the array itself (NumPy's method returns
+        ``self`` then, so a write through the result writes the array)."""
+        return np.conjugate(self) if self.dtype.kind == "c" else self
 
     conjugate = conj
 
