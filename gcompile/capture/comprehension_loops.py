@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 
-from .scopes import target_names
+from .scopes import mentions, target_names
 
 _NESTED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _BLOCKS = ("body", "orelse", "finalbody")
@@ -91,7 +91,7 @@ def _as_loop(statement: ast.stmt, array_only: set) -> list | None:
     if generator.ifs or generator.is_async or not _plain(generator.target):
         return None
     targets = target_names(generator.target)
-    if any(_mentions(n, targets) for n in ast.walk(value.elt) if isinstance(n, _NESTED)):
+    if any(mentions(n, targets) for n in ast.walk(value.elt) if isinstance(n, _NESTED)):
         return None
     renamed = {target: f"__gc_{target}_c" for target in targets}
     element = _Renamed(renamed).visit(value.elt)
@@ -110,10 +110,6 @@ def _plain(target: ast.expr) -> bool:
     if isinstance(target, ast.Name):
         return True
     return isinstance(target, (ast.Tuple, ast.List)) and all(_plain(t) for t in target.elts)
-
-
-def _mentions(node: ast.AST, names: set) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
 class _Renamed(ast.NodeTransformer):

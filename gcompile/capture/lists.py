@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ast
 
+from .scopes import identifiers, mentions
+
 MAX_PLACES = 16
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _NESTED += (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -131,12 +133,12 @@ class _Places(ast.NodeVisitor):
         if isinstance(node, _NESTED) and self._mentions(node):
             self.other = True
             return
-        if self.name in _bound_without_a_name_node(node):
+        if self.name in identifiers(node):  # (``except E as s``, ``import s``, ``def s``)
             self.other = True
         super().generic_visit(node)
 
     def _mentions(self, node: ast.AST) -> bool:
-        return any(isinstance(n, ast.Name) and n.id == self.name for n in ast.walk(node))
+        return mentions(node, {self.name})
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.id == self.name and node is not self.binding:
@@ -192,20 +194,6 @@ class _Places(ast.NodeVisitor):
                 _places(value.slice, self.length)
             ) == len(wanted)
         return False
-
-
-def _bound_without_a_name_node(node: ast.AST) -> tuple:
-    """The names a node binds that are no ``ast.Name`` (``except E as s``, ``import s``,
-    ``def s``)."""
-    if isinstance(node, ast.alias):
-        return (node.asname or node.name.split(".")[0],)
-    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
-        return (node.name,)
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return (node.name,)
-    if isinstance(node, ast.MatchMapping):
-        return (node.rest,)
-    return ()
 
 
 class _Split(ast.NodeTransformer):

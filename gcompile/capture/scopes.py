@@ -288,3 +288,28 @@ class NonLocalNames(OwnScope):
             self.shadowed = saved
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+
+def identifiers(node: ast.AST) -> list[str]:
+    """The names ``node`` itself spells, read or bound: a name, a parameter, a ``def`` or
+    ``class``, ``global``/``nonlocal``, an import's, ``except ... as``, a match capture."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return list(node.names)
+    if isinstance(node, ast.alias):
+        return [node.asname or node.name.split(".")[0]]
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return [node.name] if node.name else []
+    if isinstance(node, ast.MatchMapping):
+        return [node.rest] if node.rest else []
+    return []
+
+
+def mentions(node: ast.AST, names: set) -> bool:
+    """Whether ``node`` (or anything in it) reads or binds a name of ``names`` as a variable."""
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))

@@ -65,7 +65,7 @@ from .plan import BranchPlan, LoopPlan, plan_scope, range_call
 from .raises import guard_raises
 from .returns import merge_returns
 from .runtime import MATH_MODULE
-from .scopes import NonLocalNames, function_names, parameter_names
+from .scopes import NonLocalNames, function_names, identifiers, parameter_names
 from .tables import Tables
 
 RUNTIME = "__gc_rt"
@@ -154,24 +154,10 @@ def _keep_local(function: ast.FunctionDef, local: set[str]) -> None:
 def uses_reserved(function: ast.FunctionDef) -> str:
     """A name of ``function`` that starts with a reserved prefix, or ``""``."""
     for node in ast.walk(function):
-        for name in _identifiers(node):
+        for name in identifiers(node):
             if name.startswith(RESERVED_PREFIXES):
                 return name
     return ""
-
-
-def _identifiers(node: ast.AST) -> list[str]:
-    if isinstance(node, ast.Name):
-        return [node.id]
-    if isinstance(node, ast.arg):
-        return [node.arg]
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    if isinstance(node, (ast.Global, ast.Nonlocal)):
-        return list(node.names)
-    if isinstance(node, ast.alias):
-        return [node.asname or node.name.split(".")[0]]
-    return []
 
 
 class _Rewriter:

@@ -241,8 +241,7 @@ class TracedArray:
         )
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        decided_by_scalars(self)
-        self._tracer.refuse(
+        self._refused_as(
             "converting a traced value to a concrete NumPy array (a NumPy function given a Python "
             "list or tuple of traced values made in the function, np.asarray inside a library "
             "that NumPy does not dispatch, or writing a traced value into an array that is not an "
