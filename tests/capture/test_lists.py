@@ -185,3 +185,17 @@ def test_a_recurrence_kept_in_a_list_compiles_as_one_loop():
     samples = np.sin(np.arange(300) * 0.3)
     check(goertzel, samples, 2 * math.cos(0.5))  # (fullgraph: no graph break, no eager run)
     check(biquad, np.linspace(-1.0, 1.0, 50), 0.5, -0.25)
+
+
+def converged_or_raise(x, tol):
+    for _ in range(50):
+        x_new = 0.5 * (x + 2.0 / x)  # (bound in the loop only: the conversion's temporaries)
+        if abs(x_new - x) < tol:
+            return x_new
+        x = x_new
+    raise ValueError("did not converge")
+
+
+def test_the_conversions_own_names_are_no_table_reads():
+    converted = same(converged_or_raise, 1.0, 1e-12)
+    assert "table(__gc_" not in converted.source
