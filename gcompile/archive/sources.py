@@ -27,7 +27,7 @@ _KERNEL_IMPORTS = {
     "math": None,
     "numpy": None,
     "numba": {"carray", "njit", "prange"},
-    "gcompile.backends.numba": {"mathlib", "scalar", "memory", "copies"},
+    "gcompile.backends.numba": {"mathlib", "scalar", "memory", "copies", "histograms"},
     "gcompile.backends.numba.program_entry": {"GuardFailure"},
     "gcompile.backends.numba.cache": {"dispatcher_of"},
     "gcompile.backends.numba.blas": {"matmul_into"},

@@ -66,7 +66,7 @@ def _environment_key() -> str:
             # kernels inline these helpers: a change to them must not load stale machine code
             *(
                 _digest(Path(__file__).with_name(f).read_text())
-                for f in ("scalar.py", "blas.py", "copies.py", "memory.py")
+                for f in ("scalar.py", "blas.py", "copies.py", "memory.py", "histograms.py")
             ),
             *(
                 _digest(p.read_text())

@@ -13,7 +13,7 @@ from ...ir.control import Cond
 from ...ir.graph import Node
 from ...ir.subgraph import loop_of
 from ...loops.nodes import Attr, Call, Comment, Const, Item, Let, Name, Return, Tuple, Var
-from . import codegen, program_host, programs
+from . import codegen, program_externs, program_host, programs
 from .program_entry import ProgramEntry, caller_buffers, result_type
 
 # A graph without loops whose host would run this many steps (kernel calls, scalar ops, stores)
@@ -93,16 +93,18 @@ class ProgramCalls:
         return Call(Attr(self.dtype_name(meta.dtype), "type"), (value,))
 
     def whole_program(self) -> bool:
-        """A graph with a loop, or of many steps (any step under the option ``whole_program``):
-        the whole graph as one Numba function (``programs``), the host only calling it; False
-        (and why, in ``whole``) when some node has no form there."""
+        """A graph with a loop, or of many steps (any step under the option ``whole_program``),
+        or a library call a program computes faster than NumPy (``np.histogram``): the whole
+        graph as one Numba function (``programs``), the host only calling it; False (and why,
+        in ``whole``) when some node has no form there."""
         graph = self.graph
         loops = [n for n in graph.nodes if loop_of(n) is not None]
         branches = [n for n in graph.nodes if isinstance(n.target, Cond)]
         steps = sum(1 for n in graph.nodes if n.op == "call" and n.target is not ops.KERNEL_OUTPUT)
         budget = int(self.options.get("max_loop_statements", programs.MAX_LOOP_STATEMENTS))
         fewest = 1 if self.options.get("whole_program") else WHOLE_PROGRAM_STEPS  # (export's)
-        if not loops and not branches and not fewest <= steps <= budget:
+        faster = any(program_externs.computes_histogram(n) for n in graph.nodes)
+        if not loops and not branches and not faster and not fewest <= steps <= budget:
             return False
         if not loops:  # (branches: many, of a loop unrolled, would compile for minutes)
             programs.check_budget_of(graph, graph.name, self.options)

@@ -23,7 +23,7 @@ from dataclasses import replace
 import numba
 import numpy as np
 
-from ...ir import callbacks, externs
+from ...ir import callbacks, externs, ops
 from ...ir.externs import ExternCall, Operand
 from ...ir.graph import Node
 from ...ir.meta import TupleMeta
@@ -43,6 +43,7 @@ from ...loops.nodes import (
     Raise,
     Tuple,
 )
+from . import histograms
 from .rules import NoTemplate
 
 # the per-call cost ``explain`` states for a library call in a loop program
@@ -96,6 +97,30 @@ def _native(call: ExternCall, node: Node, arguments: list):
     return None
 
 
+def computes_histogram(node: Node) -> bool:
+    """Whether ``node`` is a ``np.histogram`` call that ``histograms`` computes (in one pass,
+    to the same bits as NumPy's, and faster: so a program computes it outside loops too)."""
+    call = node.kwargs.get("call") if node.target is ops.EXTERN else None
+    if call is None or call.function is not np.histogram:
+        return False
+    weights = call.get("weights")
+    weights_dtype = node.args[weights.index].meta.dtype if weights is not None else None
+    a_dtype = node.args[call.get("a").index].meta.dtype
+    bins, span = call.get("bins", 10), call.get("range")
+    return histograms.supports(a_dtype, weights_dtype, bins, span, call.get("density"))
+
+
+def _histogram(call: ExternCall, named: dict):
+    """The call of ``histograms`` computing a ``np.histogram`` that ``computes_histogram``."""
+    span = call.get("range")
+    first, last = span if span is not None else (0, 0)  # (floats: one signature for any range)
+    given = (named["a"], Const(call.get("bins", 10)), Const(float(first)), Const(float(last)))
+    given += (Const(span is not None),)
+    if call.get("weights") is None:
+        return Call(Attr(Name("_histograms"), "counts"), given)
+    return Call(Attr(Name("_histograms"), "weighted"), (*given, named["weights"]))
+
+
 def _probed_shape_checks(call: ExternCall, outputs: tuple) -> list:
     """A function a probe stood for returns, on each trip, the shapes the probe found, or a
     RuntimeError says so (as the host's call does: ``externs.ExternCall.run``), never an array
@@ -130,11 +155,16 @@ class ExternCalls:
 
     def extern(self, node: Node) -> None:
         call: ExternCall = node.kwargs["call"]
+        arguments = [self.extern_argument(node, call, v) for _, v in call.arguments]
+        if computes_histogram(node):  # (outside loops too: faster than NumPy's)
+            self.helpers.add("histograms")
+            self.assign(
+                node, _histogram(call, dict(zip((k for k, _ in call.arguments), arguments)))
+            )
+            return
         if self.top():  # (as a matrix product: the host calls NumPy itself, without a callback)
             raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
-        native = _native(
-            call, node, [self.extern_argument(node, call, v) for _, v in call.arguments]
-        )
+        native = _native(call, node, arguments)
         if native is not None:
             self.assign(node, native)
             self.bind_lengths(node, self.values[node])

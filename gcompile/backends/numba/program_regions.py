@@ -155,7 +155,7 @@ class RegionLowering:
         source = self.value(value)
         overlap = shape and not apart and memory_of(value) is memory_of(base)
         if overlap and len(region) == 1 and tuple(shape) == tuple(region):
-            self.copies = True  # (one axis: NumPy's copy loop, without a buffer)
+            self.helpers.add("copies")  # (one axis: NumPy's copy loop, without a buffer)
             callee = Attr(Name("_copies"), "assign_overlapping")
             self.emit(Eval(Call(callee, (target, source)), (target,)))
             return
@@ -169,7 +169,7 @@ class RegionLowering:
             return
         store = REGION_STORES.get((not shape, len(region)))
         if store is not None and (not shape or tuple(shape) == tuple(region)):
-            self.copies = True
+            self.helpers.add("copies")
             callee = Attr(Name("_copies"), store.py_func.__name__)
             self.emit(Eval(Call(callee, (target, source)), (target,)))
             return

@@ -127,7 +127,7 @@ class LoopProgram:
     # kernels, passed after the inputs: ``(shape, dtype, order)`` each
     buffers: list = field(default_factory=list)
     blas: bool = False  # whether it calls ``blas.matmul_into`` (a matrix product)
-    copies: bool = False  # whether it calls the copy loops of ``copies``
+    helpers: frozenset = frozenset()  # the modules of compiled helpers it calls (``copies``)
     objmode: bool = False  # whether it calls back into Python (library calls)
     callbacks: list = field(default_factory=list)  # what it calls back into Python for, and why
     parallel: bool = False  # whether a loop of it runs in parallel (``loops.program_parallel``)
@@ -251,8 +251,7 @@ def module_preamble(program: LoopProgram, loaded: dict) -> str:
     if program.objmode:
         lines.append("from numba import objmode as _objmode")
         lines.append("from gcompile.ir.callbacks import run_registered as _run_callback")
-    if program.copies:
-        lines.append("from gcompile.backends.numba import copies as _copies")
+    lines += [f"from gcompile.backends.numba import {m} as _{m}" for m in sorted(program.helpers)]
     lines.append("")
     lines += [f"{name} = _dispatcher_of({key!r})" for name, key in sorted(loaded.items())]
     return "\n".join(lines) + "\n\n"
@@ -290,7 +289,7 @@ class _ProgramLowering(
         self.env = None  # the trace's sizes, which rewrites read as hints (``program_parallel``)
         self.entry: tuple = ()  # a whole graph's: its sizes read and checked (``program_entry``)
         self.blas = False
-        self.copies = False
+        self.helpers: set = set()  # (module names: ``LoopProgram.helpers``)
         self.objmode = False
         self.callbacks: list = []
 
@@ -344,7 +343,7 @@ class _ProgramLowering(
             self.constants,
             self.buffers,
             self.blas,
-            self.copies,
+            frozenset(self.helpers),
             self.objmode,
             self.callbacks,
             program.parallel,
