@@ -224,7 +224,8 @@ def test_a_while_loop_whose_first_test_is_on_constants_is_one_loop_from_its_firs
 
 
 def clamped_extremes(x, v):
-    return max(x.max(), 0.0) + min(abs(x.min()), 10.0) + max(v.sum(), 3) - min(2, v[0], v[1])
+    pair = max([x[0], x[1], 0.25]) - min((v[0], v[1]))  # (of a list or tuple: the same)
+    return max(x.max(), 0.0) + min(abs(x.min()), 10.0) + max(v.sum(), 3) - min(2, v[0], v[1]) + pair
 
 
 def test_max_and_min_of_traced_scalars_and_python_numbers_are_selects():

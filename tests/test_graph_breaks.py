@@ -257,3 +257,41 @@ def test_fullgraph_raises_instead_and_some_statements_cannot_break():
         "no graph break there: a name the rest of the function reads is bound on some"
         in (messages[0])
     )
+
+
+def converge_with_exits(x, tol):
+    k = 0
+    y = x
+    while True:
+        y = np.sqrt(np.abs(x)) + 1.0  # (the region before the statement)
+        k += 1
+        if np.asarray(_ranked(y))[-1] > tol * k:  # (refused: Python, leaving the loop)
+            break
+        y = y * 0.0  # (rebinds y: the break must see the region before's y)
+        x = x * 0.5
+    return y, k
+
+
+def skip_large(x, n):
+    total = np.zeros_like(x)
+    for i in range(n):
+        z = x * i
+        if np.asarray(_ranked(z))[-1] > 3.0:  # (refused: Python, skipping the rest)
+            continue
+        total = total + z
+    return total
+
+
+def test_a_statement_leaving_its_loop_runs_in_python_between_the_body_regions():
+    x = RNG.random(6) * 10
+    compiled, result, messages = _compiled_quietly(converge_with_exits, x, 1.5)
+    expected = converge_with_exits(x, 1.5)
+    assert result[1] == expected[1] and np.array_equal(result[0], expected[0])
+    line = _line_of(converge_with_exits, "> tol * k")
+    assert f"lines {line}-{line + 1} run in Python" in messages[0]
+    regions = {name for s in compiled.breaks.splits.values() for name, _, _ in s.regions}
+    assert f"converge_with_exits__body_before_{line}" in regions
+    compiled, result, messages = _compiled_quietly(skip_large, x, 5)
+    assert np.array_equal(result, skip_large(x, 5))
+    line = _line_of(skip_large, "> 3.0")
+    assert f"lines {line}-{line + 1} run in Python" in messages[0]

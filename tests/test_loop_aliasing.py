@@ -7,6 +7,8 @@ of a loop that its body writes shares memory with another argument of the loop; 
 array that keeps its memory is a view of the one lifted array instead.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -200,3 +202,67 @@ def test_verify_names_a_loop_whose_arguments_share_written_memory(monkeypatch):
     graph = gcompile.trace(reduced, np.zeros(5), 3)
     with pytest.raises(GraphError, match=r"argument 0 \(%getitem_1\), which its body writes"):
         graph.verify()
+
+
+def write_through_a_chosen_array(x, z):
+    y = x if x.sum() > 1.0 else z
+    y[1] = -5.0  # (writes x or z, as the data chose)
+    return x + z
+
+
+def write_into_an_array_a_branch_may_have_chosen(x, z):
+    if x.sum() > 1.0:
+        y = x
+    else:
+        y = z
+    x[0] = 100.0  # (y sees it when it is x)
+    return y * 1.0
+
+
+def write_through_an_array_a_loop_chose(x0, y, n):
+    x = x0
+    for _ in range(n):
+        x = y  # (from the first trip on, x is y)
+    x[0] = 5.0
+    return y * 1.0
+
+
+def seidel_until_converged(A, b, x0):
+    n = len(A)
+    x = x0
+    x_new = np.zeros(n)
+    trips = 0
+    while True:
+        for j in range(n):
+            x_new[j] = (b[j] - np.dot(A[j][:j], x[:j]) - np.dot(A[j][j + 1 :], x[j + 1 :])) / A[j][
+                j
+            ]
+        trips += 1
+        if np.max(np.abs(x_new - x)) < 1e-5:
+            break
+        x = x_new  # (from the second trip on, the sweep reads what it writes)
+    return x_new, trips
+
+
+def test_writes_through_arrays_a_branch_or_loop_chose_reach_every_name():
+    for fn, make in (
+        (write_through_a_chosen_array, lambda s: (np.full(3, s), np.zeros(3))),
+        (write_into_an_array_a_branch_may_have_chosen, lambda s: (np.full(3, s), np.zeros(3))),
+        (write_through_an_array_a_loop_chose, lambda s: (np.zeros(3), np.ones(3), int(3 * s))),
+    ):
+        compiled = gcompile.compile(fn)
+        for s in (1.0, 0.0):
+            args, expected_args = make(s), make(s)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", gcompile.GcompileWarning)
+                got = compiled(*args)
+            assert np.array_equal(got, fn(*expected_args)), (fn.__name__, s)
+            assert all(np.array_equal(a, e) for a, e in zip(args, expected_args))
+    rng = np.random.default_rng(7)
+    A = rng.random((6, 6)) + 6 * np.eye(6)
+    b = rng.random(6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gcompile.GcompileWarning)
+        x, trips = gcompile.compile(seidel_until_converged)(A, b, np.zeros(6))
+    expected, expected_trips = seidel_until_converged(A, b, np.zeros(6))
+    assert trips == expected_trips and np.array_equal(x, expected)

@@ -23,8 +23,9 @@ region before returns ``(True, value)`` there, ``(False, names)`` at its end.
 
 Refused with a reason (the function then runs eagerly, as before): no source, a ``yield``,
 ``global`` or ``nonlocal``, a ``return`` before a statement in a loop's body, a name the rest reads that is
-bound on some paths only, or a statement that is the whole function. A loop body with a
-``break``, ``continue``, ``return`` or ``else`` runs whole in Python instead.
+bound on some paths only, or a statement that is the whole function. The statement run in
+Python may leave its loop (``if converged: break``, ``continue``, ``return``); a loop with an
+``else``, or whose other statements may leave it, runs whole in Python instead.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from .plan import scope_nodes
 from .scopes import parameter_names, scan, target_names
 
 PER_TRIP = "body_"  # the name prefix of a loop body's regions
+_NO_JUMPS = _Jumps()  # (statements outside loops: no ``break`` or ``continue`` leaves them)
 
 
 @dataclass
@@ -122,16 +124,17 @@ class _Scope:
         self.facts = facts
 
     def cut(self, stmts: list, at: int, bound: frozenset, out: frozenset, params: list,
-            top: bool = False) -> _Cut | str:  # fmt: skip
+            top: bool = False, jumps: _Jumps = _NO_JUMPS) -> _Cut | str:  # fmt: skip
         """``stmts`` cut at ``stmts[at]``, given the names certainly ``bound`` before them and
         those live ``out`` after them (at the function's end: none, its returns are in the
-        statements); ``params`` the names the region before takes."""
+        statements; a loop body's ``jumps``: those live where the statement's ``break`` and
+        ``continue`` go); ``params`` the names the region before takes."""
         before, statement, after = stmts[:at], stmts[at], stmts[at + 1 :]
         before = [s for s in before if not _docstring(s)]
         returns = any(isinstance(n, ast.Return) for n in scope_nodes(before))
         if returns and not top:
             return "a `return` before the statement"
-        crossing = sorted(self.live([statement, *after], out) & scan(before).stores)
+        crossing = sorted(self.live([statement, *after], out, jumps) & scan(before).stores)
         passed = self.live(after, out)
         known = _Definite().block(before, bound)
         if known is None or not set(crossing) <= known:
@@ -189,9 +192,10 @@ class _Scope:
         cut.regions.append((cell, _region(f"{self.name}__{name}", params, body), per_trip))
         return ast.Call(_load(cell), [_load(p) for p in params], [])
 
-    def live(self, stmts: list, out: frozenset) -> frozenset:
-        """The local names ``stmts`` may read before binding them, given those live after."""
-        return _Liveness().block(stmts, out, _Jumps()) & self.local
+    def live(self, stmts: list, out: frozenset, jumps: _Jumps = _NO_JUMPS) -> frozenset:
+        """The local names ``stmts`` may read before binding them, given those live after (and
+        where their ``break`` and ``continue`` go)."""
+        return _Liveness().block(stmts, out, jumps) & self.local
 
 
 def _split_loop(scope: _Scope, loop: ast.For | ast.While, lines: list) -> _Cut | str:
@@ -200,19 +204,21 @@ def _split_loop(scope: _Scope, loop: ast.For | ast.While, lines: list) -> _Cut |
     at = next((i for i in (_index(loop.body, n) for n in lines) if i is not None), None)
     if at is None or loop.orelse:
         return "the loop's header or `else`"
-    returns = any(isinstance(n, ast.Return) for n in scope_nodes(loop.body))
-    if returns or loop_exits(loop.body):
-        return "a `break`, `continue` or `return` in the loop"
+    regions = loop.body[:at] + loop.body[at + 1 :]  # (the statement may leave: it is Python)
+    returns = any(isinstance(n, ast.Return) for n in scope_nodes(regions))
+    if returns or loop_exits(regions):
+        return "a `break`, `continue` or `return` in the loop outside the statement"
     facts = scope.facts.get(loop)
     if facts is None:
         return "no facts about the loop"
     target = target_names(loop.target) if isinstance(loop, ast.For) else set()
     bound = facts.definite | frozenset(target)
     out = (facts.body_entry | facts.exit) & scope.local
-    params = sorted(scope.live(loop.body, out))
+    jumps = _Jumps(facts.exit & scope.local, out)  # (where the statement's break and continue go)
+    params = sorted(scope.live(loop.body, out, jumps))
     if not set(params) <= bound:
         return "a name the loop's body reads is bound on some paths only"
-    cut = scope.cut(loop.body, at, bound, out, params)
+    cut = scope.cut(loop.body, at, bound, out, params, jumps=jumps)
     if isinstance(cut, _Cut):
         if not cut.regions:
             return "nothing around the statement in the loop's body"

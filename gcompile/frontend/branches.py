@@ -324,6 +324,7 @@ class ControlTracer(LoopTracer):
         updates += list(zip(_updated_outer(traced), items[len(kept) :]))
         for target, item in updates:  # eager mode wrote these arrays themselves
             tracer.write(tracer.wrap(target), tracer.wrap(item), (Ellipsis,))
+        tracer.chose(items)
         self.notes.append(
             LoopNote(
                 source, True, node=node.name, carried=tuple(names[i] for i in kept), kind="branch"

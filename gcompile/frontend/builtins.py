@@ -45,8 +45,9 @@ class PythonBuiltins:
     def builtin(self, function, args: tuple, kwargs: dict):
         """``len(x)`` of a traced array: its first size, symbolic (Python's ``len`` must return
         an int, which would specialise the trace). Python's ``max``/``min`` of traced scalars
-        of one dtype (and Python numbers of their kind): ``max(a, b)`` is ``a`` unless
-        ``b > a`` (so NaN and ties pick as Python does), as a select. ``int`` and ``float`` of
+        of one dtype (and Python numbers of their kind), given one by one or as one list or
+        tuple: ``max(a, b)`` is ``a`` unless ``b > a`` (so NaN and ties pick as Python does),
+        as a select. ``int`` and ``float`` of
         a traced scalar: ``scalar_builtin``; ``math`` functions of them: ``math_call``.
         ``np.ndarray(shape, dtype)``: ``np.empty``. Else
         ``NotImplemented``: Python runs it."""
@@ -67,6 +68,8 @@ class PythonBuiltins:
             return array.shape[0] if traced else NotImplemented
         if len(args) == 1 and not kwargs and self.tracer.is_traced(args[0]) and args[0].ndim == 1:
             return _extreme_loop(self.tracer, args[0], function)
+        if len(args) == 1 and not kwargs and type(args[0]) in (list, tuple) and len(args[0]) > 1:
+            args = tuple(args[0])  # (``max(diffs)`` of a list of scalars: as ``max(*diffs)``)
         traced = [a for a in args if self.tracer.is_traced(a)]
         if kwargs or len(args) < 2 or not traced or any(a.ndim for a in traced):
             return NotImplemented

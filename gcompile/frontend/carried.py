@@ -86,6 +86,7 @@ class CarriedValues:
         kept = {by_value[p] for p, _ in carry.in_place if p < len(by_value)}
         kept |= {i for i in range(len(carried)) if outputs[i] is frame.carried[i]}  # unchanged
         item_of = {i: items[position] for position, i in enumerate(by_value)}
+        tracer.chose([item for i, item in item_of.items() if i not in kept])
         return tuple(
             carried[i] if i in kept else tracer.wrap(item_of[i]) for i in range(len(carried))
         )

@@ -43,7 +43,7 @@ from ..capture import UNDEFINED
 from ..capture.exits import BREAK
 from ..capture.runtime import Enumerated, Repeated, Zipped
 from ..errors import UnsupportedError, refusal_from
-from ..ir.alias import alias_chain, shared_with_written, written_placeholders
+from ..ir.alias import alias_chain, memories, shared_with_written, written_placeholders
 from ..ir.control import ForRange, LoopNote
 from ..ir.graph import Graph, Node
 from ..ir.meta import TensorMeta
@@ -540,7 +540,8 @@ def _sharing_carried(frame: _Frame, inits: list, outputs: list, names: tuple) ->
     values = [
         frame.outer[p] if p in frame.outer else inits[frame.carried.index(p)] for p in placeholders
     ]
-    written = {placeholders.index(p) for p in written_placeholders(frame.graph)}
+    written_at = written_placeholders(frame.graph)
+    written = {placeholders.index(p) for p in written_at}
     found = set()
     for pair in shared_with_written(values, written):
         carried = [
@@ -556,6 +557,15 @@ def _sharing_carried(frame: _Frame, inits: list, outputs: list, names: tuple) ->
                     "(that memory on the first trip only)"
                 )
             found.add(i)
+    for i, output in enumerate(outputs):  # (what the next trip's carried value may share)
+        if i in found | frame.by_reference or not isinstance(output, Node) or output.meta.scalar:
+            continue  # (one carried by reference stays its memory: ``_check_by_reference``)
+        others = {m for m in memories(output) if m in placeholders and m is not frame.carried[i]}
+        if others and (others | {frame.carried[i]}) & written_at:
+            raise Declined(
+                f"it rebinds {names[i]!r} to memory the loop writes (that memory from the "
+                "second trip on)"
+            )
     return frozenset(found)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import UnsupportedError, source_text, user_source
 from ..ir import ops
-from ..ir.alias import root
+from ..ir.alias import chosen_memories, memory_of, root
 from ..ir.callbacks import Callback
 from ..ir.externs import Operand
 from ..ir.graph import Graph, Node
@@ -65,6 +65,8 @@ class Tracer(Indices):
         self.data_lengths: dict[tuple, tuple] = {}
         self.loops = ControlTracer(self)  # captured loops and branches, traced as sub-graphs
         self.texts = TracedTexts()  # strings formatted from traced values (for ``print``)
+        # graph -> [(a branch's output, the memories it may be: ``alias.chosen_memories``)]
+        self.choices: dict[Graph, list] = {}
 
     # -- refusals -----------------------------------------------------------------------------------
     def refuse(self, construct: str, hint: str = "", detail: str = "", source: str = "") -> None:
@@ -254,6 +256,7 @@ class Tracer(Indices):
                 f"assignment destination is read-only: the function writes into {whose}, "
                 f"which is not writeable\n  at {source}"
             )
+        self._refuse_write_through_choice(self.operand(target))
         if self.regions.taken:
             self.regions.written(self.operand(target))  # (as this graph sees it: lifted)
         chain = self.parts.chain(target._node) if self.parts.taken else None
@@ -271,6 +274,28 @@ class Tracer(Indices):
         else:
             self.call(ops.SETITEM, target, value, index=index)
         self.parts.written(root(target._node))
+
+    def chose(self, items: list) -> None:
+        """Note a branch's outputs that are one of several memories as the data decide
+        (``y = x if c else z``), which writes must not reach unseen."""
+        for item in items:
+            chosen = chosen_memories(item) if not item.meta.scalar else set()
+            if chosen:
+                self.choices.setdefault(self.graph, []).append((item, chosen))
+
+    def _refuse_write_through_choice(self, node: Node) -> None:
+        """Refuse a write into an array a branch chose, or into an array one may be: the
+        graph holds the chosen one as a value of its own, which would not see the write."""
+        memory = memory_of(node)
+        noted = any(memory in chosen for _, chosen in self.choices.get(self.graph, ()))
+        if noted or chosen_memories(node):
+            self.refuse(
+                "a write into an array a branch chose, or into one it may be",
+                detail="after `y = x if c else z`, y is x or z as the data decide, and a write "
+                "through y, or into x or z, changes the other name too",
+                hint="copy the chosen array (`y = (x if c else z).copy()`), or choose values "
+                "with np.where",
+            )
 
     def gather_by_mask(self, array: TracedArray, index: Any) -> masks.MaskedValue | None:
         """``array[index]`` kept at ``array``'s shape when ``index`` is a traced boolean array

@@ -155,12 +155,53 @@ def _holding_argument(node: Node) -> Node | None:
     return None if position is None else owner.args[position]
 
 
+def chosen_memories(node: Node) -> set[Node]:
+    """The memories of arguments a branch or a loop's trips may have handed back as ``node``'s
+    value (``y = x if c else z``: ``x``'s and ``z``'s; ``for ...: y = x``: ``x``'s), which
+    ``memory_of`` cannot name: it follows one memory, and this value is one of several as the
+    data decide. Empty for any other value, for an array a branch updates (written back into
+    its argument), and for a loop's carried values as they came (their first memory when
+    the loop runs no trip)."""
+    memory = memory_of(node)
+    if memory.op != "call":
+        return set()
+    owner, output = memory, 0
+    if memory.target is ops.KERNEL_OUTPUT:
+        owner, output = memory.args[0], memory.kwargs["item"]
+    target = owner.target
+    if not isinstance(target, SubgraphOp) or target.kind not in ("branch", "loop"):
+        return set()
+    loop = target.kind == "loop"
+    if not loop and any(carried == output for _, carried in target.carries):
+        return set()
+    found = set()
+    for region in target.regions[:1] if loop else target.regions:
+        results = region.graph.output_node.args[0]
+        returned = results[output] if isinstance(results, tuple) else results
+        if not isinstance(returned, Node) or returned.meta.scalar:
+            continue
+        for held in memories(returned):
+            if held.op != "placeholder":
+                continue
+            at = region.graph.placeholders.index(held)
+            if loop and any(position == at for position, _ in target.carries):
+                continue
+            found |= memories(owner.args[region.operands[at]])
+    return found
+
+
+def memories(node: Node) -> set[Node]:
+    """Every memory ``node``'s value may live in: its own (``memory_of``), or one a branch
+    chose (``chosen_memories``)."""
+    return {memory_of(node)} | chosen_memories(node)
+
+
 def shared_with_written(args, written) -> list[tuple[int, int]]:
-    """Pairs ``(w, i)`` of argument positions whose values share memory (``memory_of``) where
-    ``w`` is in ``written``: the arguments of a loop whose body writes ``w`` and reads ``i``
-    as separate memory, which would miss each other's writes."""
+    """Pairs ``(w, i)`` of argument positions whose values may share memory (``memories``)
+    where ``w`` is in ``written``: the arguments of a loop whose body writes ``w`` and reads
+    ``i`` as separate memory, which would miss each other's writes."""
     memory = {
-        i: memory_of(value)
+        i: memories(value)
         for i, value in enumerate(args)
         if isinstance(value, Node) and not value.meta.scalar
     }
@@ -169,7 +210,7 @@ def shared_with_written(args, written) -> list[tuple[int, int]]:
         for w in sorted(written)
         if w in memory
         for i in memory
-        if i != w and memory[i] is memory[w]
+        if i != w and memory[i] & memory[w]
     ]
 
 
