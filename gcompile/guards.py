@@ -34,7 +34,7 @@ from .errors import ScalarsDecide, UnsupportedError
 from .interop import arrays as interop
 from .ir.literals import literal_key
 from .ir.meta import layout_of, unsupported_dtype_reason
-from .ir.pytree import TreeSpec, flatten, unflatten
+from .ir.pytree import TreeSpec, flatten, more_leaves, unflatten
 from .ir.shape_env import SIZE_LOW, ShapeEnv, source_of
 from .ir.symbolic import is_expr, is_int
 
@@ -112,6 +112,14 @@ class ArgumentBinder:
                 leaves.append((name, value))
                 children.append(TreeSpec("leaf"))
             else:
+                if more_leaves(value, MAX_LEAVES):
+                    raise UnsupportedError(
+                        f"argument {name!r} holding more than {MAX_LEAVES} values in lists, "
+                        "tuples or dicts",
+                        detail="each value would be an input of its own, bound and guarded "
+                        "on every call",
+                        hint=f"pass an array: np.asarray({name})",
+                    )
                 sub_leaves, sub_spec = flatten(value, name)
                 leaves.extend(sub_leaves)
                 children.append(sub_spec)
@@ -188,6 +196,9 @@ def _leaf_guard(
 
 # Values a scalar argument made static may take (else the path is an input again).
 _SCALARS = (bool, int, float, complex, np.generic)
+# the most values one argument may hold in lists, tuples and dicts (each is an input, bound
+# and guarded on every call; a long list is data, better passed as an array)
+MAX_LEAVES = 64
 
 # Values that are safe to bake into a graph and guard by equality (or identity, for functions).
 _STATIC_TYPES = (

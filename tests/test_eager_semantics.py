@@ -205,3 +205,23 @@ def conjugate_then_write(a):
 def test_the_conjugate_of_a_real_array_is_the_array_itself():
     check(conjugate_then_write, np.arange(4.0))
     check(conjugate_then_write, np.array([1 + 2j, 3 - 1j]))
+
+
+def type_checks(X, a, b):
+    if type(X) != type(np.array([])):  # noqa: E721 (k-means from a course: a type guard)
+        return None
+    kinds = isinstance(X, np.ndarray), isinstance(X[0, 0], float), isinstance(a, float)
+    return X.sum() * len(kinds) + min(a, b), type(X[0, 0]).__name__, kinds
+
+
+def test_type_and_isinstance_answer_as_in_eager_mode():
+    X = np.arange(6.0).reshape(3, 2)
+    got, expected = gcompile.compile(type_checks)(X, 0.5, 0.25), type_checks(X, 0.5, 0.25)
+    assert got == expected and type(got[0]) is type(expected[0])
+
+
+def test_an_argument_holding_many_values_in_lists_runs_eagerly_with_the_reason():
+    fn = gcompile.compile(lambda values, x: x * len(values))
+    with pytest.warns(gcompile.GcompileWarning, match="more than 64 values"):
+        assert np.array_equal(fn([1.0] * 65, np.ones(2)), np.full(2, 65.0))
+    assert fn.stats["traces"] == 0

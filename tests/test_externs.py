@@ -219,3 +219,17 @@ def test_a_probed_call_in_a_loop_returning_another_shape_raises_not_a_wrong_arra
     compiled = gcompile.compile(repeated_rows)
     with pytest.raises(RuntimeError, match="np.repeat returned another shape"):
         compiled(X)
+
+
+def frequencies(x, dt):
+    spectrum = np.fft.rfft(x)
+    spectrum[np.fft.rfftfreq(len(x), dt) > 20.0] = 0  # (a size as n: no specialisation)
+    return spectrum, np.fft.fftfreq(x.shape[0], d=dt), np.shape(x)[0] + np.ndim(x) + np.size(x)
+
+
+def test_fft_frequencies_and_shape_functions_are_decomposed():
+    compiled = gcompile.compile(frequencies, fullgraph=True)
+    for n in (16, 17, 2):
+        x = RNG.random(n)
+        for got, expected in zip(compiled(x, 0.01), frequencies(x, 0.01)):
+            assert np.array_equal(got, expected) and np.result_type(got) == np.result_type(expected)

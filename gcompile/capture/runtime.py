@@ -59,6 +59,7 @@ again while it is capturing the outer one. With no handler, they run in Python a
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import itertools
 import re
@@ -455,8 +456,8 @@ def python_effect_mark() -> Any:
 
 # calls offered to ``handler.builtin`` (``call``): these builtins, ``np.ndarray`` and the
 # functions of ``math`` (``math.exp(x[i])``, or ``exp`` imported from it)
-OFFERED_BUILTINS = ("max", "min", "len", "int", "float", "ndarray")
-_OFFERED = (max, min, len, int, float)
+OFFERED_BUILTINS = ("max", "min", "len", "int", "float", "type", "isinstance", "ndarray")
+_OFFERED = tuple(getattr(builtins, name) for name in OFFERED_BUILTINS[:-1])
 MATH_MODULE = "math"
 
 
@@ -478,8 +479,8 @@ def is_math(function: Any) -> bool:
 def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
     """Call ``function(*args, **kwargs)``; while a handler is installed, a plain Python function
     of ``module`` (the caller's) runs converted, so that its loops are offered too, and the
-    builtins ``max``, ``min``, ``len``, ``int`` and ``float`` (and ``np.ndarray`` and ``math``'s
-    functions) are first offered to
+    builtins ``max``, ``min``, ``len``, ``int``, ``float``, ``type`` and ``isinstance`` (and
+    ``np.ndarray`` and ``math``'s functions) are first offered to
     ``handler.builtin(function, args, kwargs)``, which returns the result or
     ``NotImplemented``.
 

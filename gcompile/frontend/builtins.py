@@ -2,7 +2,7 @@
 hands them to the loop handler): ``len`` of a traced array, ``max``/``min`` of traced scalars
 or over a traced vector (a loop),
 ``int``/``float`` of a traced scalar, ``math`` functions of them (``math_calls``),
-``np.ndarray(shape, dtype)`` as a new array.
+``np.ndarray(shape, dtype)`` as a new array, ``type`` and ``isinstance`` as eager mode answers.
 
 A part of the loop tracing (``loops.LoopTracer``), which provides ``tracer``.
 """
@@ -51,6 +51,8 @@ class PythonBuiltins:
         a traced scalar: ``scalar_builtin``; ``math`` functions of them: ``math_call``.
         ``np.ndarray(shape, dtype)``: ``np.empty``. Else
         ``NotImplemented``: Python runs it."""
+        if function in (type, isinstance) and args and not kwargs:
+            return _type_question(self.tracer, function, args)
         if function in (int, float):
             return scalar_builtin(self.tracer, function, args, kwargs)
         if is_math(function):
@@ -80,8 +82,29 @@ class PythonBuiltins:
         result = args[0]
         for value in args[1:]:
             better = value > result if function is max else value < result
-            result = np.where(better, value, result)[()]
+            result = np.where(better, value, result)
+            result = result if result.meta.scalar else result[()]  # (Python floats stay so)
         return result
+
+
+def _type_question(tracer, function, args: tuple):
+    """``type(x)`` and ``isinstance(x, cls)`` of a traced value as eager mode answers them, by
+    the type the value has there: an array is an ``np.ndarray``, a scalar read from one its
+    NumPy type (``np.float64``, a ``float``), a Python scalar (weak) its Python type, a size
+    an ``int``. NotImplemented for anything else."""
+    value = args[0]
+    if isinstance(value, SymInt):
+        eager = int
+    elif tracer.is_traced(value):
+        meta = value.meta
+        python = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+        eager = np.ndarray if not meta.scalar else meta.dtype.type
+        eager = python[meta.dtype.kind] if meta.scalar and meta.weak else eager
+    else:
+        return NotImplemented
+    if function is type:
+        return eager if len(args) == 1 else NotImplemented
+    return issubclass(eager, args[1]) if len(args) == 2 else NotImplemented
 
 
 def _extreme_loop(tracer, vector, function):

@@ -142,6 +142,38 @@ def _identity(rec, n, dtype=None):
     return rec.call(EYE, N=n, dtype=np.dtype(float if dtype is None else dtype))
 
 
+def _fftfreq(rec, n, d=1.0, device=None):
+    """``np.fft.fftfreq`` as NumPy computes it: the integers ``0 .. (n - 1) // 2`` then
+    ``-(n // 2) .. -1``, times ``1 / (n * d)``."""
+    if device is not None:
+        rec.refuse("np.fft.fftfreq with device=")
+    n = rec.numpy.as_size(n)
+    low = rec.call(ARANGE, start=0, stop=(n - 1) // 2 + 1, step=1, dtype=np.dtype(np.int64))
+    high = rec.call(ARANGE, start=-(n // 2), stop=0, step=1, dtype=np.dtype(np.int64))
+    return np.concatenate([low, high]) * (1.0 / (n * d))
+
+
+def _rfftfreq(rec, n, d=1.0, device=None):
+    """``np.fft.rfftfreq`` as NumPy computes it: ``0 .. n // 2`` times ``1 / (n * d)``."""
+    if device is not None:
+        rec.refuse("np.fft.rfftfreq with device=")
+    n = rec.numpy.as_size(n)
+    whole = rec.call(ARANGE, start=0, stop=n // 2 + 1, step=1, dtype=np.dtype(np.int64))
+    return whole * (1.0 / (n * d))
+
+
+def _shape(rec, a):
+    return a.shape
+
+
+def _ndim(rec, a):
+    return a.ndim
+
+
+def _size(rec, a, axis=None):
+    return a.size if axis is None else a.shape[axis]
+
+
 def _asarray(rec, a, dtype=None, order=None, *, device=None, copy=None):
     if copy:
         return _array(rec, a, dtype, order=order or "K")
@@ -492,6 +524,11 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.cov: Decomposition(_cov),
     np.corrcoef: Decomposition(_corrcoef),
     np.linspace: Decomposition(_linspace),
+    np.fft.fftfreq: Decomposition(_fftfreq, patch=True, size_first=True),
+    np.fft.rfftfreq: Decomposition(_rfftfreq, patch=True, size_first=True),
+    np.shape: Decomposition(_shape),
+    np.ndim: Decomposition(_ndim),
+    np.size: Decomposition(_size),
 }
 
 

@@ -63,7 +63,10 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
         targets.append((np, func.__name__, func, _creation_patch(func)))
     for func, decomposition in DECOMPOSITIONS.items():
         if decomposition.patch:
-            targets.append((np, func.__name__, func, _conversion_patch(func, decomposition)))
+            module = (
+                np if getattr(np, func.__name__, None) is func else sys.modules[func.__module__]
+            )
+            targets.append((module, func.__name__, func, _conversion_patch(func, decomposition)))
     for name in JOINS:
         func = getattr(np, name)
         targets.append((np, name, func, _joining_patch(func)))

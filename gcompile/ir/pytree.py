@@ -47,6 +47,24 @@ def _flatten(value: Any, path: str, leaves: list) -> TreeSpec:
     return LEAF
 
 
+def more_leaves(value: Any, limit: int) -> bool:
+    """Whether ``value`` has more than ``limit`` leaves (counted until there are)."""
+    pending, count = [value], 0
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (tuple, list)) and not _is_namedtuple(item):
+            if len(item) > limit:
+                return True
+            pending.extend(item)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        else:
+            count += 1
+            if count > limit:
+                return True
+    return False
+
+
 def _is_namedtuple(value: Any) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
 

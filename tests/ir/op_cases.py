@@ -893,6 +893,16 @@ CASES: dict[Any, list[Case]] = {
         case(lambda: np.identity(3)),
         case(lambda x: np.identity(2, dtype=x.dtype) * x, (2, 2)),
     ],
+    np.fft.fftfreq: [  # (of a size: even and odd)
+        case(lambda x: np.fft.fftfreq(x.shape[0], 0.1) + x, (4,), dtypes=FLOATS),
+        case(lambda x: np.fft.fftfreq(x.shape[1], d=x[0, 0]), (2, 5), dtypes=FLOATS),
+    ],
+    np.fft.rfftfreq: [
+        case(lambda x: np.fft.rfftfreq(x.shape[0], 0.25) * x[0], (5,), dtypes=FLOATS),
+    ],
+    np.shape: [case(lambda x: x * np.shape(x)[1], (2, 3))],
+    np.ndim: [case(lambda x: x + np.ndim(x), (2, 3), dtypes=REAL)],
+    np.size: [case(lambda x: x * np.size(x) + np.size(x, 0), (2, 3), dtypes=REAL)],
     np.asarray: [
         case(lambda x: np.asarray(x, dtype=np.float32), (2, 3)),
         case(lambda x: np.asarray(x) + 1, F((2, 3)), dtypes=NUMERIC),
