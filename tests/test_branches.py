@@ -307,3 +307,28 @@ def test_ifs_conditional_expressions_and_boolean_operators_on_traced_values_comp
     for fn, args in ((early_return, (RNG.random(4), RNG.random(4))), (chosen, (RNG.random(4),))):
         graph = gcompile.trace(fn, *args)
         assert any(isinstance(v.node.target, Cond) for v in walk(graph) if v.node.op == "call")
+
+
+def pivoted_elimination(A, b):
+    """Partial pivoting as course code writes it: rows swapped under an `if` on the data, the
+    row read at the pivot's position written into another row (a region read at a data
+    position, consumed by the write itself)."""
+    A, b = A.copy(), b.copy()
+    n = b.size
+    for j in range(n - 1):
+        k = np.argmax(np.abs(A[j:, j])) + j
+        if k != j:
+            A[j, :], A[k, :] = A[k, :], A[j, :].copy()
+            b[j], b[k] = b[k], b[j]
+        for i in range(j + 1, n):
+            coeff = A[i, j] / A[j, j]
+            A[i, j:] -= coeff * A[j, j:]
+            b[i] -= coeff * b[j]
+    return A, b
+
+
+def test_rows_swapped_under_a_branch_on_the_pivot_stay_one_loop():
+    for A in (RNG.normal(size=(6, 6)), np.eye(5) * 4.0 + 0.5):
+        check(pivoted_elimination, A, RNG.normal(size=A.shape[0]))
+    graph = gcompile.trace(pivoted_elimination, np.eye(4), np.ones(4))
+    assert all(note.rolled for note in graph.notes.loops)

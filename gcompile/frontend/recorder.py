@@ -257,8 +257,7 @@ class Tracer(Indices):
                 f"which is not writeable\n  at {source}"
             )
         self._refuse_write_through_choice(self.operand(target))
-        if self.regions.taken:
-            self.regions.written(self.operand(target))  # (as this graph sees it: lifted)
+        written = self.operand(target)  # (as this graph sees it: lifted)
         chain = self.parts.chain(target._node) if self.parts.taken else None
         if chain is not None and positions:
             self.refuse(
@@ -273,6 +272,8 @@ class Tracer(Indices):
             self.call(ops.PUT, target, value, *positions, index=index)
         else:
             self.call(ops.SETITEM, target, value, index=index)
+        if self.regions.taken:  # (after: the value written may be such a region, read before)
+            self.regions.written(written)
         self.parts.written(root(target._node))
 
     def chose(self, items: list) -> None:
