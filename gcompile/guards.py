@@ -215,6 +215,7 @@ _STATIC_TYPES = (
     types.MethodType,
     functools.partial,
     np.ufunc,
+    type(np.mean),  # (NumPy's functions dispatching to __array_function__: statistic=np.mean)
 )
 _STATEFUL_TYPES = (np.random.Generator, np.random.RandomState)
 # leaves that are never another library's array (bytes: a static value, though a buffer)

@@ -11,6 +11,8 @@ import pytest
 import gcompile
 from tests.support import check
 
+RNG_ARGS = np.random.default_rng(11)
+
 
 def compiled(fn, **kwargs):
     return gcompile.compile(fn, fullgraph=True, **kwargs)
@@ -225,3 +227,31 @@ def test_an_argument_holding_many_values_in_lists_runs_eagerly_with_the_reason()
     with pytest.warns(gcompile.GcompileWarning, match="more than 64 values"):
         assert np.array_equal(fn([1.0] * 65, np.ones(2)), np.full(2, 65.0))
     assert fn.stats["traces"] == 0
+
+
+def test_numpy_functions_are_static_arguments():
+    fn = gcompile.compile(lambda x, statistic: np.sort(statistic(x, 1)), fullgraph=True)
+    x = RNG_ARGS.random((4, 5))
+    assert np.array_equal(fn(x, np.mean), np.sort(np.mean(x, 1)))
+    assert np.array_equal(fn(x, np.max), np.sort(np.max(x, 1)))
+
+
+def _scaled_by(w):
+    def scaled(v):
+        return v * w
+
+    return scaled
+
+
+def test_a_helper_defined_anew_on_each_call_keys_by_its_code_and_closure():
+    fn = gcompile.compile(lambda x, f: f(x) + 1.0, fullgraph=True)
+    x, weights = np.ones(3), np.arange(3.0)
+    for f, expected in (
+        (_scaled_by(2.0), 3.0),
+        (_scaled_by(2.0), 3.0),  # (another function object, the same code and values)
+        (_scaled_by(3.0), 4.0),
+        (_scaled_by(weights), weights + 1.0),
+        (_scaled_by(weights), weights + 1.0),  # (the same array: by identity)
+    ):
+        assert np.array_equal(fn(x, f), np.broadcast_to(expected, (3,)))
+    assert fn.stats["traces"] == 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import textwrap
 import warnings
 
@@ -295,3 +296,21 @@ def test_a_statement_leaving_its_loop_runs_in_python_between_the_body_regions():
     assert np.array_equal(result, skip_large(x, 5))
     line = _line_of(skip_large, "> 3.0")
     assert f"lines {line}-{line + 1} run in Python" in messages[0]
+
+
+def _stop(message):
+    print(message)
+    sys.exit()
+
+
+def exits_when_negative(a):
+    if a[0] < 0.0:  # (never taken here: tracing the branch must not exit)
+        _stop("negative")
+    return a * 2.0
+
+
+def test_a_branch_calling_sys_exit_runs_in_python():
+    compiled, result, messages = _compiled_quietly(exits_when_negative, np.ones(3))
+    assert np.array_equal(result, np.full(3, 2.0)) and "breaks the graph" in messages[0]
+    with pytest.raises(SystemExit):
+        compiled(-np.ones(3))

@@ -269,3 +269,24 @@ def test_a_sum_of_nothing_is_the_start_itself():
     x = RNG.random(5)
     for n in (0, 3):
         check(sum_or_start, x, n)
+
+
+def welford(rows):
+    """Running mean and variance (Welford), as research code writes it: the carried mean and
+    sum start as the number 0 and become arrays on the first trip."""
+    k = 0
+    M = 0
+    S = 0
+    for x in rows:
+        k += 1
+        following = M + (x - M) / k
+        S = S + (x - M) * (x - following)
+        M = following
+    return S / (k - 1), M
+
+
+def test_a_carried_number_becoming_an_array_peels_the_first_trip():
+    check(welford, RNG.standard_normal((50, 3)))
+    graph = gcompile.trace(welford, np.ones((4, 2)))
+    notes = graph.notes.loops
+    assert [n.rolled for n in notes] == [True, True] and "first trip" in notes[0].reason

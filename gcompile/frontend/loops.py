@@ -60,6 +60,11 @@ _WIDENING_ROUNDS = 4  # a carried type settles after one or two iterations (weak
 _MAX_PIECES = 4  # a loop's range is split in at most this many pieces (``if i == 0``, ``i < n-1``)
 
 
+class _BecomesArray(Declined):
+    """A carried number becomes an array on a trip (``M = 0``, then ``M = M + (x - M) / k``):
+    the loop runs once more from its second trip, its first traced before it."""
+
+
 class _Split(Exception):
     """The body asked a question on its own index whose answer changes at ``points``: the loop
     runs as one loop per piece of its range."""
@@ -123,7 +128,18 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             carried, bounds = self._peeled(body, bounds, tuple(carried), info, source)
             if bounds is None:
                 return carried
-            return self._capture(body, bounds, carried, info, source)
+            peeled = graph.insertion_anchor(), len(self.journal)
+            try:
+                return self._capture(body, bounds, carried, info, source)
+            except _BecomesArray as becomes:
+                if prove_nonnegative(trip_count(*bounds) - 1) is not True:
+                    raise Declined(str(becomes)) from None
+                self._forget(graph.nodes_after(peeled[0]))
+                _roll_back(graph, peeled[0])
+                self.undo_growth(peeled[1])
+                reason = f"its first trip traced before it: {becomes}"
+                carried, bounds = self._peel(body, bounds, carried, source, reason)
+                return carried if bounds is None else self._capture(body, bounds, carried, info, source)
         except Declined as declined:
             self._forget(
                 graph.nodes_after(mark)
@@ -248,12 +264,17 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         the loop then runs from its second trip (bounds None: there is none)."""
         if not any(value is UNDEFINED for value in carried):
             return carried, bounds
+        if prove_nonnegative(trip_count(*bounds) - 1) is not True:
+            return carried, bounds  # (it may not run: the name stays unbound, as in eager)
+        reason = "its first trip traced before it: the trip binds values the loop carries"
+        return self._peel(body, bounds, carried, source, reason)
+
+    def _peel(self, body: Callable, bounds: tuple, carried: tuple, source, reason: str) -> tuple:
+        """``(carried, bounds)`` after the first trip of a loop that surely runs, traced here:
+        the bounds of the trips left (None: there are none)."""
         first, last, step = bounds
         trips = trip_count(first, last, step)
-        if prove_nonnegative(trips - 1) is not True:
-            return carried, bounds  # (it may not run: the name stays unbound, as in eager)
         carried = tuple(body(SymInt.wrap(self.tracer, first), *carried))
-        reason = "its first trip traced before it: the trip binds values the loop carries"
         self.notes.append(LoopNote(source, True, reason=reason))
         if prove_nonnegative(1 - trips) is True:  # (one trip: that was it)
             return carried, None
@@ -393,6 +414,8 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             raise Declined(error.construct) from None
         except (Declined, RecursionError):
             raise
+        except SystemExit:  # (a branch never taken that calls sys.exit(): Python runs it)
+            raise Declined(f"its {role} exits the program (sys.exit)") from None
         except Exception as error:  # the user's code met a traced value it cannot take
             refusal = refusal_from(error)
             if refusal is None:
@@ -500,7 +523,8 @@ def _widened(before: TensorMeta, after: TensorMeta, name: str, env) -> TensorMet
     only if unchanged. Sizes that differ as expressions but agree at the traced sizes are
     taken as equal, guarded (``x = A @ x`` with ``A`` square: ``x``'s size is ``A``'s)."""
     if not _same_shape(before, after, name, env) or before.scalar != after.scalar:
-        raise Declined(f"{name!r} changes shape in the loop ({before.short()} to {after.short()})")
+        what = f"{name!r} changes shape in the loop ({before.short()} to {after.short()})"
+        raise (_BecomesArray if before.scalar and before.weak else Declined)(what)
     before, after = before.map_sizes(env.simplify), after.map_sizes(env.simplify)
     if before == after:
         return before

@@ -496,12 +496,16 @@ def _interp(call: ExternCall, ops: dict) -> TensorMeta:
 
 
 def _histogram(call: ExternCall, ops: dict) -> TupleMeta:
-    """``np.histogram`` of a number of bins: their counts (or sums of ``weights``, or a
-    density) and edges; without ``range=`` the edges follow the data's extremes, a value of
-    its own type, but their number does not."""
+    """``np.histogram`` of a number of bins, or of the edges given (an array, or a sequence
+    the tracer made a constant one): their counts (or sums of ``weights``, or a density) and
+    edges; without ``range=`` the edges follow the data's extremes, a value of its own type,
+    but their number does not."""
     a, bins, weights = ops["a"], call.get("bins", 10), ops.get("weights")
-    if "bins" in ops or not isinstance(bins, int) or isinstance(bins, bool):
-        raise TypeError("np.histogram with bin edges given as an array")
+    edges = ops.get("bins")  # (edges given: an array, or a sequence made a constant one)
+    if edges is not None and edges.ndim != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    if edges is None and (not isinstance(bins, int) or isinstance(bins, bool)):
+        raise TypeError("np.histogram with bins given as a string")
     if weights is not None and (
         weights.ndim != a.ndim
         or not all(
@@ -513,6 +517,8 @@ def _histogram(call: ExternCall, ops: dict) -> TupleMeta:
     dtypes = (a.dtype,) if weights is None else (a.dtype, weights.dtype)
     density = bool(call.get("density"))
     counts = _probe(lambda x, *w: np.histogram(x, 2, span, density, *w)[0], *dtypes)
+    if edges is not None:  # (NumPy's edges are the array given)
+        return TupleMeta((_meta((edges.shape[0] - 1,), counts), _meta(edges.shape, edges.dtype)))
     edges = _probe(lambda x: np.histogram(x, 2, call.get("range"))[1], a.dtype)
     return TupleMeta((_meta((bins,), counts), _meta((bins + 1,), edges)))
 

@@ -9,6 +9,7 @@ arguments.
 from __future__ import annotations
 
 import hashlib
+import types
 from typing import Any
 
 import numpy as np
@@ -39,4 +40,48 @@ def literal_key(value: Any) -> Any:
             value.shape,
             hashlib.sha256(np.ascontiguousarray(value)).hexdigest(),
         )
+    if isinstance(value, types.FunctionType):
+        return _function_key(value, frozenset())
     return (type(value).__name__, value)
+
+
+def _function_key(function: types.FunctionType, seen: frozenset) -> Any:
+    """A function by what it does: its code, defaults and the values its closure holds (numbers
+    and functions by value, anything else by identity), so that a helper defined anew on each
+    call (a nested ``def``) keys alike while it closes over the same values."""
+    if function in seen:  # (a closure reaching itself)
+        return ("function", id(function))
+    seen |= {function}
+    cells = []
+    for cell in function.__closure__ or ():
+        try:
+            content = cell.cell_contents
+        except ValueError:  # (an empty cell: a name not bound yet)
+            cells.append(("empty",))
+            continue
+        if isinstance(content, types.FunctionType):
+            cells.append(_function_key(content, seen))
+        else:
+            cells.append(literal_key(content) if _plain(content) else _Identity(content))
+    defaults = function.__defaults__ or ()
+    defaults = tuple(literal_key(d) if _plain(d) else _Identity(d) for d in defaults)
+    return ("function", function.__code__, defaults, tuple(cells))
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, complex, str, type(None)))
+
+
+class _Identity:
+    """A value in a key by its identity (an array a closure holds: no ``==`` of its items)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Identity) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)

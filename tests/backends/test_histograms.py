@@ -131,3 +131,32 @@ def test_programs_compute_histograms_outside_and_inside_loops():
     x = RNG.random((30, 200))
     assert np.array_equal(looped(x, 30), binned_rows(x, 30))
     assert "_histograms.counts" in str(gcompile.explain(binned_rows, x, 30))
+
+
+def test_counts_at_given_edges_are_numpys():
+    edges_sets = (
+        np.array([0.0, 0.25, 0.5, 1.0]),
+        np.array([0.0, 1.0, 1.0, 2.0]),
+        np.array([-3.0, 0.0, 3.0]),
+        np.array([0.5]),
+        np.array([2.0, 1.0]),  # (decreasing: NumPy's ValueError)
+    )
+    data_sets = (RNG.random(100) * 3 - 1, np.array([np.nan, 0.5, 1.0, 2.0, -3.0, 3.0]))
+    for data in data_sets:
+        for edges in edges_sets:
+            expected = _outcome(np.histogram, data, edges)
+            _assert_same(_outcome(histograms.at_edges, data, edges), expected, edges)
+    pixels = RNG.integers(0, 256, (20, 30)).astype(np.uint8)
+    edges = np.arange(256)
+    _assert_same(histograms.at_edges(pixels, edges), np.histogram(pixels, edges), "uint8")
+
+
+def grey_levels(image):
+    return np.histogram(image, bins=range(256))[0].astype(np.float64)  # (Otsu's threshold)
+
+
+def test_a_histogram_over_a_range_of_edges_is_a_program():
+    compiled = gcompile.compile(grey_levels, fullgraph=True)
+    image = RNG.integers(0, 256, (25, 40)).astype(np.uint8)
+    assert np.array_equal(compiled(image), grey_levels(image))
+    assert "_histograms.at_edges" in str(gcompile.explain(grey_levels, image))

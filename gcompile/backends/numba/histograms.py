@@ -199,6 +199,40 @@ def weighted(a, bins, first, last, ranged, weights):
     return result, edges
 
 
+@njit(cache=True, nogil=True)
+def at_edges(a, edges):
+    """``np.histogram(a, edges)`` of the edges given: the counts (intp) of each half-open bin,
+    the last closed, as NumPy's search of the sorted data counts them (a NaN in none), and the
+    edges; ``ValueError`` for edges that decrease, as NumPy's."""
+    bins = edges.size - 1
+    for i in range(bins):
+        if edges[i] > edges[i + 1]:
+            raise ValueError("`bins` must increase monotonically, when an array")
+    result = np.zeros(max(bins, 0), np.intp)
+    if bins < 1:
+        return result, edges.copy()
+    for x in a.ravel():
+        if not edges[0] <= x <= edges[bins]:
+            continue
+        low, high = 0, bins  # (the last edge at or below x, among the first ``bins``)
+        while high - low > 1:
+            middle = (low + high) // 2
+            if edges[middle] <= x:
+                low = middle
+            else:
+                high = middle
+        result[low] += 1
+    return result, edges.copy()
+
+
+def supports_edges(a: np.dtype, edges: np.dtype, weights, density) -> bool:
+    """Whether ``at_edges`` computes ``np.histogram`` of data of dtype ``a`` over edges of
+    dtype ``edges``: no weights (NumPy sums them as differences of sums in sorted order), no
+    density, and no uint64 (compared with signed integers through floats)."""
+    kinds = all(d.kind in "iuf" and d != np.uint64 and d != np.float16 for d in (a, edges))
+    return kinds and weights is None and not density
+
+
 def supports(a: np.dtype, weights: np.dtype | None, bins, span, density) -> bool:
     """Whether these functions compute ``np.histogram`` of data of dtype ``a`` (and
     ``weights``) with these arguments: equal bins (an int), ``range`` absent or two numbers

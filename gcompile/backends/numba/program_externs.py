@@ -106,12 +106,17 @@ def computes_histogram(node: Node) -> bool:
     weights = call.get("weights")
     weights_dtype = node.args[weights.index].meta.dtype if weights is not None else None
     a_dtype = node.args[call.get("a").index].meta.dtype
-    bins, span = call.get("bins", 10), call.get("range")
-    return histograms.supports(a_dtype, weights_dtype, bins, span, call.get("density"))
+    bins, span, density = call.get("bins", 10), call.get("range"), call.get("density")
+    if isinstance(bins, Operand):  # (the edges given)
+        edges = node.args[bins.index].meta.dtype
+        return histograms.supports_edges(a_dtype, edges, weights_dtype, density)
+    return histograms.supports(a_dtype, weights_dtype, bins, span, density)
 
 
 def _histogram(call: ExternCall, named: dict):
     """The call of ``histograms`` computing a ``np.histogram`` that ``computes_histogram``."""
+    if isinstance(call.get("bins"), Operand):
+        return Call(Attr(Name("_histograms"), "at_edges"), (named["a"], named["bins"]))
     span = call.get("range")
     first, last = span if span is not None else (0, 0)  # (floats: one signature for any range)
     given = (named["a"], Const(call.get("bins", 10)), Const(float(first)), Const(float(last)))
