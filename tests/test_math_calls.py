@@ -99,3 +99,16 @@ def test_errors_are_pythons(values, backend):
     else:
         assert_same_value(want, fn(x))
     assert fn.stats["traces"] == 1
+
+
+def rms_of_steps(E, h):
+    def rms(e):  # (a helper defined inside, as Runge-Kutta-Fehlberg code writes it)
+        return math.sqrt(np.sum(e**2) / len(e))
+
+    return rms(E) * h
+
+
+def test_math_functions_in_a_helper_defined_inside_compile():
+    compiled = gcompile.compile(rms_of_steps, fullgraph=True)
+    E = np.array([1.0, 2.0, 3.0])
+    assert_same_value(compiled(E, 0.5), rms_of_steps(E, 0.5))

@@ -400,13 +400,24 @@ def _located(node: ast.AST, where: tuple[int, int, int, int]) -> ast.AST:
 
 class _Calls(NonLocalNames):
     """Routes ``name(...)`` calls of non-local names through ``__gc_call`` in the function's
-    own scope and the functions the rewrite made (not in nested user functions, lambdas or
-    classes)."""
+    own scope, the functions the rewrite made and the user's nested functions (``math.sqrt``
+    in a helper defined inside: their own names shadow too; not in lambdas or classes)."""
 
     def __init__(self, local: set[str], route: Callable[[str], bool], routed: set[str]):
         super().__init__(GENERATED, local)
         self.route = route
         self.routed = routed
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        if node.name.startswith(self.generated):
+            return super().visit_FunctionDef(node)
+        saved = self.shadowed
+        self.shadowed = saved | function_names(node).local | parameter_names(node.args)
+        try:
+            node.body = [self.visit(stmt) for stmt in node.body]
+        finally:
+            self.shadowed = saved
+        return node
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         """``f(...)`` becomes ``__gc_call(f, ...)`` when ``f`` is routed; so do
