@@ -308,3 +308,34 @@ def test_lookup_tables_of_the_module_are_constant_arrays_guarded_by_their_items(
     for fn, argument in ((through_a_helper, data), (big_entry, np.zeros(2, np.int64))):
         with pytest.raises(gcompile.UnsupportedError, match="Python integer"):
             gcompile.compile(fn, fullgraph=True)(argument)
+
+
+def centroids(X, labels, k):
+    """k-means' update step: the rows of each cluster, by a mask and by their positions."""
+    by_mask = np.zeros((k, X.shape[1]))
+    by_position = np.zeros((k, X.shape[1]))
+    for c in range(k):
+        members = X[labels == c]
+        by_mask[c] = np.sum(members, axis=0) / max(len(members), 1)
+        picked = X[np.where(labels == c)]
+        by_position[c] = picked.sum(axis=0)
+    return by_mask, by_position
+
+
+def rows_at(X, positions):
+    total = np.zeros(X.shape[1])
+    for i in range(positions.shape[0]):
+        total += np.take(X, positions[i], axis=0).sum(axis=0)
+    return total
+
+
+def test_rows_gathered_in_a_loop_are_program_loops_with_numpys_errors():
+    X, labels = RNG.random((40, 3)), RNG.integers(0, 4, 40)
+    check(centroids, X, labels, 5)  # (cluster 4 is empty)
+    text = str(gcompile.explain(centroids, X, labels, 5))
+    assert "object mode" not in text and "_copies.compress_2d" in text
+    compiled = gcompile.compile(rows_at, backend="numba")
+    positions = RNG.integers(-40, 40, (6, 5))
+    np.testing.assert_allclose(compiled(X, positions), rows_at(X, positions), rtol=1e-15)
+    with pytest.raises(IndexError):
+        compiled(X, np.full((2, 2), 40))

@@ -16,6 +16,7 @@ import numpy as np
 from ..capture.runtime import LoopInfo, is_math
 from ..errors import source_text, user_source
 from ..ir import ops
+from ..ir.shape_env import data_sizes_in
 from .data_lengths import LengthFromData
 from .list_rows import GrowingList
 from .math_calls import math_call
@@ -72,6 +73,9 @@ class PythonBuiltins:
             return _extreme_loop(self.tracer, args[0], function)
         if len(args) == 1 and not kwargs and type(args[0]) in (list, tuple) and len(args[0]) > 1:
             args = tuple(args[0])  # (``max(diffs)`` of a list of scalars: as ``max(*diffs)``)
+        args = tuple(  # (``max(len(x[m]), 1)``: a length the data decide, as a value)
+            a.value() if isinstance(a, SymInt) and data_sizes_in(a.expr) else a for a in args
+        )
         traced = [a for a in args if self.tracer.is_traced(a)]
         if kwargs or len(args) < 2 or not traced or any(a.ndim for a in traced):
             return NotImplemented

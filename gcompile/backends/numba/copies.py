@@ -132,6 +132,56 @@ def fill_2d(region, value):
             region[i, j] = value
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _row_index(j, n):
+    """Row ``j`` of ``n`` as NumPy's ``take`` finds it (from the end when negative);
+    IndexError out of range, as NumPy's."""
+    if j < -n or j >= n:
+        raise IndexError("index out of bounds for axis 0")
+    return j + n if j < 0 else j
+
+
+@njit(cache=True, nogil=True)
+def take_1d(a, indices):
+    """``np.take(a, indices, axis=0)`` of a vector: a new vector."""
+    out = np.empty(indices.size, a.dtype)
+    for i in range(indices.size):
+        out[i] = a[_row_index(indices[i], a.shape[0])]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def take_2d(a, indices):
+    """``np.take(a, indices, axis=0)`` of a matrix: its rows, a new C-ordered matrix."""
+    out = np.empty((indices.size, a.shape[1]), a.dtype)
+    for i in range(indices.size):
+        row = _row_index(indices[i], a.shape[0])
+        for j in range(a.shape[1]):
+            out[i, j] = a[row, j]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def compress_1d(condition, a):
+    """``np.compress(condition, a, axis=0)`` of a vector: the elements where it holds."""
+    return take_1d(a, np.nonzero(condition)[0])
+
+
+@njit(cache=True, nogil=True)
+def compress_2d(condition, a):
+    """``np.compress(condition, a, axis=0)`` of a matrix: the rows where it holds."""
+    return take_2d(a, np.nonzero(condition)[0])
+
+
+# (np.take or np.compress, the array's axes) -> the gather of rows a program calls
+ROW_GATHERS = {
+    ("take", 1): take_1d,
+    ("take", 2): take_2d,
+    ("compress", 1): compress_1d,
+    ("compress", 2): compress_2d,
+}
+
+
 # (whether the value is a scalar, the region's axes) -> the store
 REGION_STORES = {
     (False, 1): assign_1d,

@@ -44,6 +44,7 @@ from ...loops.nodes import (
     Tuple,
 )
 from . import histograms
+from .copies import ROW_GATHERS
 from .rules import NoTemplate
 
 # the per-call cost ``explain`` states for a library call in a loop program
@@ -95,6 +96,24 @@ def _native(call: ExternCall, node: Node, arguments: list):
         weights = named.get("weights", Const(None))
         return Call(Name("np.bincount"), (named["x"], weights, named.get("minlength", Const(0))))
     return None
+
+
+def _row_gather(call: ExternCall, node: Node, named: dict):
+    """``np.take(a, indices, axis=0)`` or ``np.compress(condition, a, axis=0)`` of a vector or
+    a matrix (``X[M == k]`` in a loop) by a loop of ``copies``, else None."""
+    kind = {np.take: "take", np.compress: "compress"}.get(call.function)
+    if kind is None or call.get("axis") != 0 or set(named) - {"a", "indices", "condition", "axis"}:
+        return None
+    selector = call.get("indices" if kind == "take" else "condition")
+    if not isinstance(selector, Operand) or not isinstance(call.get("a"), Operand):
+        return None
+    chosen = node.args[selector.index].meta
+    wanted = "i" if kind == "take" else "b"
+    gather = ROW_GATHERS.get((kind, node.args[call.get("a").index].meta.ndim))
+    if chosen.ndim != 1 or chosen.dtype.kind != wanted or gather is None:
+        return None
+    given = (named["a"], named["indices"]) if kind == "take" else (named["condition"], named["a"])
+    return Call(Attr(Name("_copies"), gather.py_func.__name__), given)
 
 
 def computes_histogram(node: Node) -> bool:
@@ -169,7 +188,10 @@ class ExternCalls:
             return
         if self.top():  # (as a matrix product: the host calls NumPy itself, without a callback)
             raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
-        native = _native(call, node, arguments)
+        gather = _row_gather(call, node, dict(zip((k for k, _ in call.arguments), arguments)))
+        if gather is not None:
+            self.helpers.add("copies")
+        native = gather or _native(call, node, arguments)
         if native is not None:
             self.assign(node, native)
             self.bind_lengths(node, self.values[node])
