@@ -35,7 +35,9 @@ NumPy, ``numba.njit`` and Pythran all compile, inputs at three sizes (``tiny``, 
 - ``neighbour_counts``: DBSCAN's region query, ``np.where(d < eps)[0]`` per point (a length
   the data decide on every trip of the loop);
 - ``outlier_trimmed_mean``: the values within two deviations of the mean, gathered by a mask
-  into an array of a length the data decide, sorted, their middle half averaged.
+  into an array of a length the data decide, sorted, their middle half averaged;
+- ``azimuthal_profile``: azimuthal integration by two histograms (pyFAI's, as npbench's
+  ``azimint_hist``: the mean of the data in each ring of radius).
 """
 
 from __future__ import annotations
@@ -319,6 +321,17 @@ def _shuffled(rng, n):
     return (rng.random(n),)
 
 
+def azimuthal_profile(data, radius, npt):
+    """The mean of ``data`` in each of ``npt`` equal rings of ``radius`` (``np.histogram``)."""
+    counts = np.histogram(radius, npt)[0]
+    sums = np.histogram(radius, npt, weights=data)[0]
+    return sums / counts
+
+
+def _rings(rng, n):
+    return (rng.random(n), rng.random(n), max(8, n // 400))
+
+
 def _signed(rng, n):
     return (rng.standard_normal(n),)
 
@@ -457,6 +470,13 @@ PROGRAMS = [
         f"{VECTOR}, {VECTOR}",
     ),
     Program("insertion_sort", insertion_sort, _shuffled, _n(16, 1000, 3000), VECTOR),
+    Program(
+        "azimuthal_profile",
+        azimuthal_profile,
+        _rings,
+        _n(64, 400000, 4000000),
+        f"{VECTOR}, {VECTOR}, int",
+    ),
     Program(
         "lorenz_history",
         lorenz_history,

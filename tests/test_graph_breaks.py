@@ -73,15 +73,15 @@ def checked_then_ranked(a, x):
 
 
 def worklist(x):
-    stack = [0]
+    stack = (0,)
     seen = 0
     while stack:
-        i = stack.pop()  # (the regions of a trip take the list: a new structure each trip)
+        i, stack = stack[-1], stack[:-1]  # (the regions of a trip take the tuple: a new structure)
         y = np.abs(x[i]) * 2.0
         if y > 0.5 and i < x.shape[0] - 1:
-            stack.append(i + 1)
-            if i % 3 == 0:  # (the list grows: its length, part of the structure, changes)
-                stack.insert(0, x.shape[0] - 1)
+            stack = stack + (i + 1,)
+            if i % 3 == 0:  # (the tuple grows: its length, part of the structure, changes)
+                stack = (x.shape[0] - 1,) + stack
         seen += 1
     return seen
 
@@ -314,3 +314,23 @@ def test_a_branch_calling_sys_exit_runs_in_python():
     assert np.array_equal(result, np.full(3, 2.0)) and "breaks the graph" in messages[0]
     with pytest.raises(SystemExit):
         compiled(-np.ones(3))
+
+
+def descend_logging(x, lr, steps):
+    history = []
+    for _ in range(steps):
+        loss = np.sum(x * x)
+        history.append(loss)  # (a list the loop changes: its regions would take a new one)
+        x = x - lr * 2.0 * x
+        if np.asarray(_ranked(x))[-1] < 1e-3:
+            break
+    return x, history
+
+
+def test_a_loop_changing_a_python_container_runs_whole_in_python():
+    x = RNG.random(4) + 1.0
+    compiled, result, messages = _compiled_quietly(descend_logging, x, 0.3, 40)
+    expected = descend_logging(x, 0.3, 40)
+    assert np.array_equal(result[0], expected[0]) and result[1] == expected[1]
+    first = _line_of(descend_logging, "for _ in range(steps)")
+    assert len(messages) == 1 and f"lines {first}-{first + 5} run in Python" in messages[0]

@@ -39,7 +39,7 @@ from typing import Callable
 from .convert import UNCONVERTIBLE_FLAGS, compile_function, parse_function, register_source
 from .exits import loop_exits
 from .liveness import _Definite, _Jumps, _Liveness, analyze
-from .plan import scope_nodes
+from .plan import mutated_by_call, scope_nodes
 from .scopes import parameter_names, scan, target_names
 
 PER_TRIP = "body_"  # the name prefix of a loop body's regions
@@ -208,6 +208,8 @@ def _split_loop(scope: _Scope, loop: ast.For | ast.While, lines: list) -> _Cut |
     returns = any(isinstance(n, ast.Return) for n in scope_nodes(regions))
     if returns or loop_exits(regions):
         return "a `break`, `continue` or `return` in the loop outside the statement"
+    if any(mutated_by_call(n) is not None for stmt in regions for n in ast.walk(stmt)):
+        return "a change to a Python container in the loop (its regions would take a new one)"
     facts = scope.facts.get(loop)
     if facts is None:
         return "no facts about the loop"
