@@ -250,8 +250,19 @@ def test_a_helper_defined_anew_on_each_call_keys_by_its_code_and_closure():
         (_scaled_by(2.0), 3.0),
         (_scaled_by(2.0), 3.0),  # (another function object, the same code and values)
         (_scaled_by(3.0), 4.0),
+        (_scaled_by(weights), weights + 1.0),  # (an array it holds may change: by identity)
         (_scaled_by(weights), weights + 1.0),
-        (_scaled_by(weights), weights + 1.0),  # (the same array: by identity)
     ):
         assert np.array_equal(fn(x, f), np.broadcast_to(expected, (3,)))
-    assert fn.stats["traces"] == 3
+    assert fn.stats["traces"] == 4
+    settings = {"k": 2.0}
+    assert np.array_equal(fn(x, _scaled_by_setting(settings)), np.full(3, 3.0))
+    settings["k"] = 5.0  # (a container it holds changed: by identity, traced again)
+    assert np.array_equal(fn(x, _scaled_by_setting(settings)), np.full(3, 6.0))
+
+
+def _scaled_by_setting(settings):
+    def scaled(v):
+        return v * settings["k"]
+
+    return scaled

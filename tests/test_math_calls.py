@@ -112,3 +112,26 @@ def test_math_functions_in_a_helper_defined_inside_compile():
     compiled = gcompile.compile(rms_of_steps, fullgraph=True)
     E = np.array([1.0, 2.0, 3.0])
     assert_same_value(compiled(E, 0.5), rms_of_steps(E, 0.5))
+
+
+def _decorated(function):
+    return function
+
+
+def rms_by_a_decorated_helper(E):
+    @_decorated  # (``@numba.njit`` compiles its body itself: its calls stay as written)
+    def rms(e):
+        return math.sqrt(max(float(np.sum(e**2)), 0.0) / len(e))
+
+    def plain(e):
+        return math.sqrt(len(e))
+
+    return rms(E) + plain(E)
+
+
+def test_calls_in_a_decorated_nested_def_stay_as_written():
+    from gcompile.capture import convert
+
+    source = convert(rms_by_a_decorated_helper).source
+    decorated, plain = source.split("def plain")
+    assert "math.sqrt(max(" in decorated and "__gc_call(math.sqrt" in plain

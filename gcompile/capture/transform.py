@@ -400,8 +400,9 @@ def _located(node: ast.AST, where: tuple[int, int, int, int]) -> ast.AST:
 
 class _Calls(NonLocalNames):
     """Routes ``name(...)`` calls of non-local names through ``__gc_call`` in the function's
-    own scope, the functions the rewrite made and the user's nested functions (``math.sqrt``
-    in a helper defined inside: their own names shadow too; not in lambdas or classes)."""
+    own scope, the functions the rewrite made and the user's undecorated nested functions
+    (``math.sqrt`` in a helper defined inside: their own names shadow too; not in lambdas,
+    classes or decorated functions, ``@njit``'s)."""
 
     def __init__(self, local: set[str], route: Callable[[str], bool], routed: set[str]):
         super().__init__(GENERATED, local)
@@ -409,8 +410,8 @@ class _Calls(NonLocalNames):
         self.routed = routed
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        if node.name.startswith(self.generated):
-            return super().visit_FunctionDef(node)
+        if node.name.startswith(self.generated) or node.decorator_list:
+            return super().visit_FunctionDef(node)  # (a decorated def: ``@njit``'s own code)
         saved = self.shadowed
         self.shadowed = saved | function_names(node).local | parameter_names(node.args)
         try:

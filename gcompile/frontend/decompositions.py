@@ -10,6 +10,8 @@ table (``ir/ops.py``) knows nothing of them: they are the front end's.
 from __future__ import annotations
 
 import builtins
+import functools
+import operator
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -171,7 +173,10 @@ def _ndim(rec, a):
 
 
 def _size(rec, a, axis=None):
-    return a.size if axis is None else a.shape[axis]
+    if axis is None:
+        return a.size
+    axes = normalize_axes(axis, a.ndim)
+    return functools.reduce(operator.mul, (a.shape[i] for i in axes), 1)
 
 
 def _asarray(rec, a, dtype=None, order=None, *, device=None, copy=None):

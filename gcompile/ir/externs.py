@@ -516,6 +516,7 @@ def _histogram(call: ExternCall, ops: dict) -> TupleMeta:
     span = call.get("range") or (0, 1)
     dtypes = (a.dtype,) if weights is None else (a.dtype, weights.dtype)
     density = bool(call.get("density"))
+    span = None if edges is not None else span  # (NumPy ignores a range beside edges)
     counts = _probe(lambda x, *w: np.histogram(x, 2, span, density, *w)[0], *dtypes)
     if edges is not None:  # (NumPy's edges are the array given)
         return TupleMeta((_meta((edges.shape[0] - 1,), counts), _meta(edges.shape, edges.dtype)))

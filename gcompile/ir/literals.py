@@ -46,11 +46,12 @@ def literal_key(value: Any) -> Any:
 
 
 def _function_key(function: types.FunctionType, seen: frozenset) -> Any:
-    """A function by what it does: its code, defaults and the values its closure holds (numbers
-    and functions by value, anything else by identity), so that a helper defined anew on each
-    call (a nested ``def``) keys alike while it closes over the same values."""
+    """A function by what it does, so that a helper defined anew on each call (a nested
+    ``def``) keys alike: its code, globals, defaults and the values its closure holds, when
+    those are Python numbers, strings or such functions; else the function itself (a
+    container or an array in its closure may change between calls)."""
     if function in seen:  # (a closure reaching itself)
-        return ("function", id(function))
+        return ("function", _Identity(function))
     seen |= {function}
     cells = []
     for cell in function.__closure__ or ():
@@ -61,11 +62,16 @@ def _function_key(function: types.FunctionType, seen: frozenset) -> Any:
             continue
         if isinstance(content, types.FunctionType):
             cells.append(_function_key(content, seen))
+        elif _plain(content):
+            cells.append(literal_key(content))
         else:
-            cells.append(literal_key(content) if _plain(content) else _Identity(content))
-    defaults = function.__defaults__ or ()
-    defaults = tuple(literal_key(d) if _plain(d) else _Identity(d) for d in defaults)
-    return ("function", function.__code__, defaults, tuple(cells))
+            return ("function", _Identity(function))
+    defaults = (*(function.__defaults__ or ()), *(function.__kwdefaults__ or {}).items())
+    flat = [v for d in defaults for v in (d if isinstance(d, tuple) else (d,))]
+    if not all(_plain(v) for v in flat):
+        return ("function", _Identity(function))
+    code, scope = function.__code__, _Identity(function.__globals__)
+    return ("function", code, scope, tuple(literal_key(d) for d in defaults), tuple(cells))
 
 
 def _plain(value: Any) -> bool:

@@ -100,6 +100,8 @@ def test_supports_only_what_it_computes_as_numpy():
     assert not histograms.supports(f8, None, True, None, None)
     assert not histograms.supports(f8, None, 10, (0, "1"), None)
     assert not histograms.supports(f8, None, 10, (0, 2**60), None)  # (passed as a float)
+    assert not histograms.supports(f4, None, 10, (np.float64(0), 1.0), None)  # (not weak)
+    assert not histograms.supports(i8, None, 10, (0, 5), None)  # (NumPy compares exactly)
 
 
 def azimuthal_profile(data, radius, bins):

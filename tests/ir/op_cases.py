@@ -902,7 +902,9 @@ CASES: dict[Any, list[Case]] = {
     ],
     np.shape: [case(lambda x: x * np.shape(x)[1], (2, 3))],
     np.ndim: [case(lambda x: x + np.ndim(x), (2, 3), dtypes=REAL)],
-    np.size: [case(lambda x: x * np.size(x) + np.size(x, 0), (2, 3), dtypes=REAL)],
+    np.size: [
+        case(lambda x: x * np.size(x) + np.size(x, 0) + np.size(x, (0, 1)), (2, 3), dtypes=REAL)
+    ],
     np.asarray: [
         case(lambda x: np.asarray(x, dtype=np.float32), (2, 3)),
         case(lambda x: np.asarray(x) + 1, F((2, 3)), dtypes=NUMERIC),

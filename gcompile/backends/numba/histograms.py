@@ -14,8 +14,8 @@ to the bit.
 
 A loop program calls ``counts`` or ``weighted`` in place of NumPy's function (``program_externs``)
 where ``supports`` says so, with the range as floats; anything else stays NumPy's call. Values
-are compared to a ``range=`` as float64 (NumPy compares integers to integers exactly): the
-same within 2**53.
+are compared to a ``range=`` as float64, so 64-bit integer data with a range stays NumPy's
+(it compares integers to integers exactly).
 """
 
 from __future__ import annotations
@@ -235,14 +235,16 @@ def supports_edges(a: np.dtype, edges: np.dtype, weights, density) -> bool:
 
 def supports(a: np.dtype, weights: np.dtype | None, bins, span, density) -> bool:
     """Whether these functions compute ``np.histogram`` of data of dtype ``a`` (and
-    ``weights``) with these arguments: equal bins (an int), ``range`` absent or two numbers
-    (integers within 2**53: they are passed as floats), no density."""
+    ``weights``) with these arguments: equal bins (an int), ``range`` absent or two Python
+    numbers (integers within 2**53: they are passed as floats; not over 64-bit integer data,
+    which NumPy compares exactly), no density."""
     ranged = span is None or (
-        isinstance(span, tuple) and len(span) == 2 and all(
-            isinstance(v, float) or isinstance(v, int) and not isinstance(v, bool)
-            and abs(v) <= 2**53 for v in span)
-    )  # fmt: skip
-    kinds = a in (np.float64, np.float32) or a.kind in "iu"
+        isinstance(span, tuple)
+        and len(span) == 2
+        and all(type(v) is float or type(v) is int and abs(v) <= 2**53 for v in span)
+    )  # (Python's own numbers: a NumPy scalar is not weak, NumPy promotes by it)
+    wide = a.kind in "iu" and a.itemsize == 8 and span is not None  # (compared as float64)
+    kinds = (a in (np.float64, np.float32) or a.kind in "iu") and not wide
     masses = weights is None or weights in (np.float64, np.float32) or weights.kind == "i"
     whole = isinstance(bins, int) and not isinstance(bins, bool) and bins >= 1
     return kinds and masses and whole and ranged and not density
