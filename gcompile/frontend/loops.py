@@ -134,20 +134,25 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             except _BecomesArray as becomes:
                 if prove_nonnegative(trip_count(*bounds) - 1) is not True:
                     raise Declined(str(becomes)) from None
-                self._forget(graph.nodes_after(peeled[0]))
-                _roll_back(graph, peeled[0])
-                self.undo_growth(peeled[1])
+                self._rewind(graph, *peeled)
                 reason = f"its first trip traced before it: {becomes}"
                 carried, bounds = self._peel(body, bounds, carried, source, reason)
-                return carried if bounds is None else self._capture(body, bounds, carried, info, source)
+                return (
+                    carried
+                    if bounds is None
+                    else self._capture(body, bounds, carried, info, source)
+                )
         except Declined as declined:
-            self._forget(
-                graph.nodes_after(mark)
-            )  # placeholders lifted for it into enclosing bodies
-            _roll_back(graph, mark)  # the loop runs in Python from its start: no piece of it stays
-            self.undo_growth(grown)
+            self._rewind(graph, mark, grown)  # (it runs in Python from its start: nothing stays)
             self.notes.append(LoopNote(source, False, str(declined)))
             return NotImplemented
+
+    def _rewind(self, graph: Graph, mark, grown: int) -> None:
+        """Take back what tracing a loop recorded since ``mark`` (and ``grown`` journal
+        entries): its nodes, the placeholders lifted for it into enclosing bodies, lists grown."""
+        self._forget(graph.nodes_after(mark))
+        _roll_back(graph, mark)
+        self.undo_growth(grown)
 
     def capture_each(self, body, iterable, carried, info):
         """``for x in iterable``: a traced array is looped over its first axis, and so are

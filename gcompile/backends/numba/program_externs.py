@@ -77,12 +77,11 @@ def _spelled(call: ExternCall, value):
     return Const(value)
 
 
-def _native(call: ExternCall, node: Node, arguments: list):
+def _native(call: ExternCall, node: Node, arguments: list, named: dict):
     """Numba's own version of a library call whose result it computes exactly as NumPy (the
     positions and counts of integers and booleans: no object mode), else None. Not
     ``np.extract``: Numba's raises on an empty array, where NumPy's gives an empty one."""
     dtypes = [v.meta.dtype for v in node.args]
-    named = dict(zip((k for k, _ in call.arguments), arguments))
     if call.function in (np.nonzero, np.flatnonzero) and len(named) == 1:
         return Call(Name(call.name), (named.get("a", arguments[0]),))
     if call.function is np.argwhere and len(named) == 1:  # (Numba's is Fortran-ordered)
@@ -180,18 +179,17 @@ class ExternCalls:
     def extern(self, node: Node) -> None:
         call: ExternCall = node.kwargs["call"]
         arguments = [self.extern_argument(node, call, v) for _, v in call.arguments]
+        named = dict(zip((k for k, _ in call.arguments), arguments))
         if computes_histogram(node):  # (outside loops too: faster than NumPy's)
             self.helpers.add("histograms")
-            self.assign(
-                node, _histogram(call, dict(zip((k for k, _ in call.arguments), arguments)))
-            )
+            self.assign(node, _histogram(call, named))
             return
         if self.top():  # (as a matrix product: the host calls NumPy itself, without a callback)
             raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
-        gather = _row_gather(call, node, dict(zip((k for k, _ in call.arguments), arguments)))
+        gather = _row_gather(call, node, named)
         if gather is not None:
             self.helpers.add("copies")
-        native = gather or _native(call, node, arguments)
+        native = gather or _native(call, node, arguments, named)
         if native is not None:
             self.assign(node, native)
             self.bind_lengths(node, self.values[node])
