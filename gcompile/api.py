@@ -259,7 +259,10 @@ class CompiledFunction:
             )
             dump = _dump_folder(self)
             try:
-                build(entry, bound, self.eager, self.backend, self.options, self._stats, dump)
+                region = self.breaks.depth > 0
+                build(
+                    entry, bound, self.eager, self.backend, self.options, self._stats, dump, region
+                )
             except ScalarsDecide:
                 raise
             except UnsupportedError as error:

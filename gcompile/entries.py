@@ -18,7 +18,7 @@ from . import backends, config, frontend
 from .captured_globals import GlobalsGuard
 from .errors import UnsupportedError
 from .guards import BoundCall, SizeCheck, guard_text, size_check
-from .ir.alias import memory_of
+from .ir.alias import memory_of, returns_a_choice
 from .ir.graph import Graph
 from .passes import manager
 
@@ -73,13 +73,21 @@ def build(
     options: dict,
     stats: dict,
     dump: Path | None,
+    region: bool = False,
 ) -> None:
     """Trace ``function`` for the call ``bound``, run the pass pipeline and compile the graph
     with ``backend``, into ``entry``: its graph, run function, memory and size checks and
     timings (``stats`` counts the trace; ``dump``: the debug folder the passes write to).
-    Raises what tracing or compiling raises."""
+    Raises what tracing or compiling raises; for a graph break's ``region``, an
+    UnsupportedError when it returns an array that may be one of its arguments (Python, which
+    goes on with it, must hold that very array: the region runs as Python)."""
     guard = GlobalsGuard.of(function)  # (the values the trace reads)
     entry.graph = _traced(function, bound, options, entry.timings, stats)
+    if region and returns_a_choice(entry.graph):
+        raise UnsupportedError(
+            "a region returning an array that a branch or loop may have chosen from its "
+            "arguments (Python goes on with that very array; the region's value is a copy)"
+        )
     config.log("graph", lambda: f"traced {entry.graph}")
     records = manager.run_pipeline(entry.graph, "fused", {**options, "backend": backend}, dump)
     for record in records:

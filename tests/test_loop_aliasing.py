@@ -266,3 +266,24 @@ def test_writes_through_arrays_a_branch_or_loop_chose_reach_every_name():
         x, trips = gcompile.compile(seidel_until_converged)(A, b, np.zeros(6))
     expected, expected_trips = seidel_until_converged(A, b, np.zeros(6))
     assert trips == expected_trips and np.array_equal(x, expected)
+
+
+def write_after_a_loop_may_choose(x, z):
+    y = z
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            y = x  # (y is z, or x once some element is positive)
+    y[0] = 5.0  # (refused: a graph break; the region before must hand back that very array)
+    return x * 1.0, z * 1.0
+
+
+def test_a_region_returning_an_array_a_loop_chose_runs_in_python():
+    for x in (-np.ones(4), np.ones(4)):
+        z = np.arange(4.0)
+        args, expected_args = (x.copy(), z.copy()), (x.copy(), z.copy())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", gcompile.GcompileWarning)
+            got = gcompile.compile(write_after_a_loop_may_choose)(*args)
+        expected = write_after_a_loop_may_choose(*expected_args)
+        assert all(np.array_equal(a, b) for a, b in zip(got, expected))
+        assert any("a region returning an array" in str(w.message) for w in caught)

@@ -190,6 +190,17 @@ def chosen_memories(node: Node) -> set[Node]:
     return found
 
 
+def returns_a_choice(graph) -> bool:
+    """Whether ``graph`` returns an array that may be one of its inputs' memory as the data
+    decide (``chosen_memories``): its value is then a copy, where Python's is that array."""
+    results = graph.output_node.args[0]
+    inputs = set(graph.placeholders)
+    return any(
+        isinstance(value, Node) and not value.meta.scalar and chosen_memories(value) & inputs
+        for value in (results if isinstance(results, tuple) else (results,))
+    )
+
+
 def memories(node: Node) -> set[Node]:
     """Every memory ``node``'s value may live in: its own (``memory_of``), or one a branch
     chose (``chosen_memories``)."""
