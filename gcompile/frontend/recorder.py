@@ -256,8 +256,8 @@ class Tracer(Indices):
                 f"assignment destination is read-only: the function writes into {whose}, "
                 f"which is not writeable\n  at {source}"
             )
-        self._refuse_write_through_choice(self.operand(target))
         written = self.operand(target)  # (as this graph sees it: lifted)
+        self._refuse_write_through_choice(written)
         chain = self.parts.chain(target._node) if self.parts.taken else None
         if chain is not None and positions:
             self.refuse(

@@ -162,3 +162,13 @@ def test_a_histogram_over_a_range_of_edges_is_a_program():
     image = RNG.integers(0, 256, (25, 40)).astype(np.uint8)
     assert np.array_equal(compiled(image), grey_levels(image))
     assert "_histograms.at_edges" in str(gcompile.explain(grey_levels, image))
+
+
+def test_the_binning_choices_run_from_python_as_compiled():
+    for data in (RNG.random(50), RNG.random(50).astype(np.float32), RNG.integers(-9, 9, 50)):
+        for span in (None, (0.25, 0.75)):
+            first, last = span or (0.0, 0.0)
+            edges = histograms._binning(data, 6, first, last, span is not None)[0]
+            assert np.array_equal(edges, np.histogram(data, 6, span)[1])
+    assert histograms._exact_span(np.int8(-5), np.int8(3)) == 8.0
+    assert histograms._exact_span(-(2**62), 2**62) == 2.0**63

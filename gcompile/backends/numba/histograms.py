@@ -29,8 +29,11 @@ BLOCK = 65536  # (NumPy's block of values between additions of weight sums to th
 
 def _exact_span(first, last):
     """``last - first`` as NumPy's ``_unsigned_subtract`` computes it (exactly for integers,
-    in their unsigned type), as a float64."""
-    raise NotImplementedError  # (compiled code only: the overload below)
+    in their unsigned type), as a float64; compiled code takes the overload below, which
+    makes the same choice once per type."""
+    if isinstance(first, (int, np.integer)) and isinstance(last, (int, np.integer)):
+        return float((int(last) - int(first)) % 2**64)
+    return float(last) - float(first)
 
 
 @overload(_exact_span)
@@ -134,8 +137,12 @@ def _ranged32(bins, first, last):
 
 
 def _binning(values, bins, first, last, ranged):
-    """The edges and binning of ``values`` (see ``_float64``), in NumPy's precision."""
-    raise NotImplementedError  # (compiled code only: the overload below)
+    """The edges and binning of ``values`` (see ``_float64``), in NumPy's precision; compiled
+    code takes the overload below, which makes the same choice once per type (the two float32
+    paths then share one type: their span and scale are float64, exact for float32 ones)."""
+    if values.dtype != np.float32:
+        return _float64(values, bins, first, last, ranged)
+    return _ranged32(bins, first, last) if ranged else _float32(values, bins)
 
 
 @overload(_binning)
@@ -154,7 +161,9 @@ def _binning_typed(values, bins, first, last, ranged):
 @njit(cache=True, nogil=True, inline="always")
 def _bin(x, low, span, scale, bins, edges):
     """The bin of ``x`` (within the edges), as NumPy's ``histogram`` finds it: the offset from
-    the first edge in the data's precision (float64 for integers), scaled in the span's."""
+    the first edge in the data's precision (float64 for integers), scaled in the span's; the
+    estimate then corrected by one against the edges, as NumPy corrects its own, so an
+    estimate one off (a quotient rounded in another precision) ends in NumPy's bin."""
     index = np.intp((x - low) / span * scale)
     if index == bins:
         index -= 1
