@@ -3,9 +3,11 @@
     python bench/export_load.py [--rounds 3] [--functions chain stencil loop]
 
 For each function, new Python processes (one at a time) time, after the imports of NumPy,
-Numba and gcompile (the same for both sides, reported apart), either (a) the first call of
+Numba and gcompile (the same for every side, reported apart), either (a) the first call of
 ``gcompile.compile(fn)`` on the function's source, or (b) ``gcompile.load(archive)`` and the
-first call of what it returns. Two cache states: ``empty``, a new ``GCOMPILE_CACHE_DIR`` for
+first call of what it returns, or (c) the same with ``trust_machine_code=True`` (the archive's
+machine code run, nothing compiled). Ratios are to (a) in an empty cache, the cold first call.
+Two cache states: ``empty``, a new ``GCOMPILE_CACHE_DIR`` for
 each process (gcompile's generated kernels and Numba's machine code for them are compiled
 anew; Numba's cache of gcompile's own helpers stays, as after any earlier use), and ``warm``,
 one directory that a run of the same side filled before. The archives are exported once, by a
@@ -66,6 +68,7 @@ def inputs(name: str) -> tuple:
 
 
 FUNCTIONS = {"chain": chain, "stencil": stencil, "loop": loop}
+SIDES = ("source", "load", "trusted")
 
 
 # -- the child processes ----------------------------------------------------------------------
@@ -73,7 +76,7 @@ FUNCTIONS = {"chain": chain, "stencil": stencil, "loop": loop}
 
 def _child(side: str, name: str, archive: str) -> dict:
     """In a new process: the imports' time, then the first call's (``source``), or load and
-    the first call's (``load``), or the export's (``export``)."""
+    the first call's (``load``, ``trusted``), or the export's (``export``)."""
     start = time.perf_counter()
     import numba  # noqa: F401
 
@@ -87,7 +90,7 @@ def _child(side: str, name: str, archive: str) -> dict:
     elif side == "source":
         gcompile.compile(FUNCTIONS[name])(*args)
     else:
-        gcompile.load(archive)(*args)
+        gcompile.load(archive, trust_machine_code=side == "trusted")(*args)
     return {"imports": imports, "first": time.perf_counter() - start}
 
 
@@ -109,11 +112,11 @@ def _spawn(side: str, name: str, archive: Path, cache: Path) -> dict:
 def measure(name: str, archive: Path, folder: Path, rounds: int) -> dict:
     """Median seconds of both sides in both cache states, and of the imports."""
     times: dict = {}
-    warm = {side: folder / f"warm-{name}-{side}" for side in ("source", "load")}
-    for side in ("source", "load"):
+    warm = {side: folder / f"warm-{name}-{side}" for side in SIDES}
+    for side in SIDES:
         _spawn(side, name, archive, warm[side])  # (fills the warm directory)
     for round_ in range(rounds):
-        for side in ("source", "load"):
+        for side in SIDES:
             empty = folder / f"empty-{name}-{side}-{round_}"
             for state, cache in (("empty", empty), ("warm", warm[side])):
                 result = _spawn(side, name, archive, cache)
@@ -123,12 +126,14 @@ def measure(name: str, archive: Path, folder: Path, rounds: int) -> dict:
 
 
 def _report(name: str, times: dict) -> None:
-    print(f"{name}: imports {times['imports']:.3f} s")
+    cold = times[("empty", "source")]
+    print(f"{name}: imports {times['imports']:.3f} s; ratios to the cold first call {cold:.3f} s")
     for state in ("warm", "empty"):
-        source, load = times[(state, "source")], times[(state, "load")]
+        source, load, trusted = (times[(state, side)] for side in SIDES)
         print(
-            f"  {state:5} cache: compile + first call {source:.3f} s, "
-            f"load + first call {load:.3f} s, ratio {load / source:.2f}"
+            f"  {state:5} cache: compile + first call {source:.3f} s ({source / cold:.2f}), "
+            f"load + first call {load:.3f} s ({load / cold:.2f}), "
+            f"trusted load + first call {trusted:.3f} s ({trusted / cold:.2f})"
         )
 
 

@@ -71,13 +71,17 @@ def test_example_compiles_whole_and_agrees(file, name, sizes):
     gcompile.compile(fn, fullgraph=True)(*args)  # a refusal raises, naming the source line
 
 
-def test_an_exported_function_loads_and_runs_in_another_process(tmp_path):
+@pytest.mark.parametrize("trusted", [False, True])
+def test_an_exported_function_loads_and_runs_in_another_process(tmp_path, trusted):
     """``examples/export_load.py``: exported here, loaded and run by a fresh interpreter that
-    has no source of the function, which loads the machine code the export left in the disk
-    cache without setting up Numba's compiler."""
-    loaded, eager, report = load_example("export_load.py").round_trip(tmp_path)
+    has no source of the function, without setting up Numba's compiler: by default it compiles
+    the stored source, whose machine code the export left in the disk cache; trusted, with an
+    empty cache, it runs the archive's machine code."""
+    loaded, eager, report = load_example("export_load.py").round_trip(tmp_path, trusted=trusted)
     np.testing.assert_allclose(loaded, eager, rtol=1e-12, atol=0)
     assert "compiler set up: False" in report, report
+    counts = "{'source': 0, 'machine code': 1}" if trusted else "{'source': 1, 'machine code': 0}"
+    assert f"kernels: {counts}" in report, report
 
 
 def test_torch_tensors_and_numpy_arrays_mix():

@@ -189,8 +189,16 @@ def _changed_guard(meta):
     meta["key"]["tuple"][1]["tuple"][0]["tuple"][1] = {"dtype": "<f4"}
 
 
+def _flip_a_machine_code_byte(members):
+    name = next(n for n in members if n.startswith("machine/") and n.endswith(".o"))
+    body = bytearray(members[name])
+    body[len(body) // 2] ^= 1
+    members[name] = bytes(body)
+
+
 TAMPERED = [
     ("a changed byte", _flip_a_byte, False, "does not match its SHA-256"),
+    ("a changed machine code byte", _flip_a_machine_code_byte, False, "does not match"),
     ("a changed guard", _meta_change(_changed_guard), False, "meta.json does not match"),
     ("a pickle payload", _pickle_array, True, "members an export never has"),
     ("a pickled array", lambda m: _pickle_array(m) or m.pop("data.pkl"), True, "not a plain"),
@@ -232,6 +240,36 @@ def test_a_forged_guard_admits_no_call_the_code_was_not_compiled_for(archives, t
     loaded = gcompile.load(forged)
     with pytest.raises(GuardError, match="float32"):
         loaded(np.ones((4, 5), np.float32), np.ones((4, 5)))
+
+
+def _garbage_machine_code(members):
+    for name in members:
+        if name.startswith("machine/"):
+            members[name] = b"\xcc" * 64
+
+
+def test_machine_code_runs_only_in_a_trusted_load_made_for_this_cpu(archives, tmp_path):
+    """A default load compiles the stored sources and never touches the machine code (here
+    garbage, its hashes forged); a trusted load of code made for another CPU compiles them
+    too, and says so. (A trusted load of this CPU's code, in a fresh process with an empty
+    cache, is ``examples/export_load.py``'s.)"""
+    members = _members(archives["forward_substitution"])
+    assert any(n.startswith("machine/") and n.endswith(".o") for n in members)
+    assert any(n.startswith("machine/") and n.endswith(".bc") for n in members)
+    garbage = _rewrite(archives["forward_substitution"], tmp_path / "g.gcx", _garbage_machine_code)
+    L, b = _lower(9), RNG.random(9)
+    loaded = gcompile.load(garbage)
+    _same(loaded(L, b), forward_substitution(L, b))
+    assert loaded.kernels["machine code"] == 0 and loaded.kernels["source"] >= 1
+
+    def other_cpu(meta):
+        meta["machine"][1] = "a-cpu-of-elsewhere"
+
+    elsewhere = _rewrite(garbage, tmp_path / "e.gcx", _meta_change(other_cpu))
+    with pytest.warns(gcompile.GcompileWarning, match="a-cpu-of-elsewhere"):
+        loaded = gcompile.load(elsewhere, trust_machine_code=True)
+    _same(loaded(L, b), forward_substitution(L, b))
+    assert loaded.kernels["machine code"] == 0
 
 
 def test_arrays_of_other_libraries_are_taken_and_given_back(archives):

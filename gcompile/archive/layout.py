@@ -10,6 +10,9 @@
     check.py            the size check's source (when the entry has one)
     modules/<key>.py    each kernel and loop program module (Numba source)
     arrays/<name>.npy   each array the code reads (NumPy's format, never pickled)
+    machine/<key>-<n>.o, .bc
+                        Numba's object code and linking bitcode of the kernel of module <key>
+                        for its signature <n> (``machine``: run only by a trusted load)
 
 ``graph.txt`` and ``code.txt`` are never run: the sources are.
 """
@@ -20,12 +23,15 @@ import hashlib
 import re
 
 FORMAT = "gcompile-export"
-VERSION = 2  # (2: kernel modules import copies whole; meta.json names static_scalars)
+VERSION = 3  # (2: kernel modules import copies whole; 3: machine code, meta.json's "machine")
 GRAPH_HEADER = f"# {FORMAT} graph text, version {VERSION} (the compiled graph, stage fused)\n"
 
 MANIFEST = "manifest.json"
 FIXED = ("meta.json", "graph.txt", "code.txt", "host.py", "check.py")
-NAMES = re.compile(r"modules/[0-9a-f]{40}\.py|arrays/[A-Za-z_][A-Za-z0-9_]*\.npy")
+NAMES = re.compile(
+    r"modules/[0-9a-f]{40}\.py|arrays/[A-Za-z_][A-Za-z0-9_]*\.npy"
+    r"|machine/[0-9a-f]{40}-[0-9]+\.(o|bc)"
+)
 MAX_BYTES = 1 << 30  # what a loader unpacks at most (a zip claiming more is refused)
 
 

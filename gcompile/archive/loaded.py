@@ -3,10 +3,13 @@
 Its kernels are installed in the disk cache from their stored sources, keyed as this
 environment keys them (a module's references to the kernels it calls rewritten to those keys),
 and compiled for their stored signatures (Numba's machine code comes from the disk cache when
-it is there, without setting up Numba's compiler: ``cache.compile_from_cache``). The host function runs in a namespace the loader builds from the archive's
-description of its globals, with a few builtins only. A call binds its arguments as a compiled
-function does (``guards.ArgumentBinder``; other libraries' arrays as NumPy arrays), and raises
-``GuardError`` when they do not match the guards: there is no source to trace again.
+it is there, without setting up Numba's compiler: ``cache.compile_from_cache``). A trusted
+load (``trust_machine_code=True``) installs the archive's machine code instead (``machine``),
+where it was made for this CPU. The host function runs in a namespace the loader builds from
+the archive's description of its globals, with a few builtins only. A call binds its arguments
+as a compiled function does (``guards.ArgumentBinder``; other libraries' arrays as NumPy
+arrays), and raises ``GuardError`` when they do not match the guards: there is no source to
+trace again.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import operator
+import warnings
 from typing import Any
 
 import numpy as np
@@ -22,24 +26,30 @@ from ..backends.numba import cache, copies
 from ..backends.numba.host import BufferPool
 from ..backends.numba.kernels import LazyKernel
 from ..backends.numba.program_entry import GuardFailure
-from ..errors import ArchiveError, GuardError, UnsupportedError
+from ..errors import ArchiveError, GcompileWarning, GuardError, UnsupportedError
 from ..guards import ArgumentBinder, guard_text
 from ..interop import results
 from ..ir.pytree import unflatten
 from . import codec, reader, sources
+from . import machine as machine_code
 
 # The host's builtins: those its source may name (``sources``), and ``__import__``, which the
 # source cannot name (nor import: the gate refuses both) but Numba's dispatchers use when called.
 _BUILTINS = {name: getattr(builtins, name) for name in (*sources.HOST_BUILTINS, "__import__")}
 
 
-def load(path: Any) -> "LoadedFunction":
+def load(path: Any, *, trust_machine_code: bool = False) -> "LoadedFunction":
     """The function exported to ``path`` (``gcompile.export``), ready to call: no source, no
-    trace. Raises ``ArchiveError`` for a file it refuses (see ``gcompile.archive.reader``)."""
+    trace. Raises ``ArchiveError`` for a file it refuses (see ``gcompile.archive.reader``).
+
+    ``trust_machine_code``: run the machine code the archive holds instead of compiling its
+    sources (much faster with an empty cache), where it was made for this CPU. Nothing can
+    check what machine code does: only for files you trust, as with pickles. By default the
+    sources, which pass gcompile's gate, are compiled and the machine code is never run."""
     archive = reader.read(path)
     try:
-        return LoadedFunction(archive)
-    except (KeyError, TypeError, ValueError, IndexError) as error:
+        return LoadedFunction(archive, trust_machine_code)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
         if isinstance(error, (GuardError, ArchiveError)):
             raise
         raise ArchiveError(
@@ -52,10 +62,11 @@ class LoadedFunction:
 
     Attributes: ``name``; ``guards``: what calls must meet (one line per argument, then the
     sizes); ``graph_text`` and ``code``: the compiled graph and the generated code, to read;
-    ``versions``: what it was made with.
+    ``versions``: what it was made with; ``kernels``: how many kernel signatures were
+    compiled from their sources and how many installed from machine code.
     """
 
-    def __init__(self, archive: reader.Archive):
+    def __init__(self, archive: reader.Archive, trust_machine_code: bool = False):
         meta = archive.meta
         self.name = meta["name"]
         self.guards = list(meta["guards"])
@@ -69,7 +80,9 @@ class LoadedFunction:
         self._out = codec.decode(meta["out_spec"])
         self._written = [int(i) for i in meta["written"]]
         self._labels = list(meta["labels"])
-        self._host = _host(archive)
+        self.kernels = {"source": 0, "machine code": 0}
+        machine = _trusted_machine_code(archive) if trust_machine_code else None
+        self._host = _host(archive, machine, self.kernels)
         self._check = _run(archive.texts["check.py"], "check", {}) if meta["check"] else None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -167,14 +180,30 @@ def _stub(parameters: list) -> Any:
     return stub
 
 
-def _host(archive: reader.Archive) -> Any:
-    """The host function, in a namespace built from the archive's description."""
+def _trusted_machine_code(archive: reader.Archive) -> dict | None:
+    """The archive's machine code (member -> bytes) if made for this CPU, else None (warned)."""
+    made, here = archive.meta["machine"], machine_code.magic()
+    if made == here:
+        return archive.machine
+    warnings.warn(
+        f"{archive.path}: its machine code was made for {made[0]} {made[1]}, here "
+        f"{here[0]} {here[1]} (or other CPU features): its kernels are compiled from source",
+        GcompileWarning,
+        stacklevel=3,
+    )
+    return None
+
+
+def _host(archive: reader.Archive, machine: dict | None, counts: dict) -> Any:
+    """The host function, in a namespace built from the archive's description (its kernels'
+    machine code from ``machine``, member -> bytes, unless None: compiled from source)."""
     host = archive.meta["host"]
     dispatchers = _install(archive.texts)
     namespace, lazy = {}, []
     pool = BufferPool()
+    kernels = _Kernels(dispatchers, machine, counts)
     for name, described in host["globals"].items():
-        namespace[name] = _global(name, described, dispatchers, archive, pool)
+        namespace[name] = _global(name, described, kernels, archive, pool)
         if isinstance(namespace[name], LazyKernel):
             lazy.append(namespace[name])
     function = _run(archive.texts["host.py"], host["function"], namespace)
@@ -183,15 +212,13 @@ def _host(archive: reader.Archive) -> Any:
     return function
 
 
-def _global(name: str, described: dict, dispatchers: dict, archive, pool: BufferPool) -> Any:
+def _global(name: str, described: dict, kernels: "_Kernels", archive, pool: BufferPool) -> Any:
     """One global of the host, from its description (``writer._describe_globals``)."""
     kind = described["kind"]
     if kind == "kernel":
-        dispatcher = dispatchers[described["module"]]
-        signatures = [codec.decode_signature(s) for s in described["signatures"]]
         if described["lazy"]:
-            return LazyKernel(name, lambda: _compiled(dispatcher, signatures))
-        return _compiled(dispatcher, signatures)
+            return LazyKernel(name, lambda: kernels.compiled(described))
+        return kernels.compiled(described)
     if kind == "array":
         return archive.arrays[name]
     if kind == "numpy":
@@ -232,15 +259,32 @@ def _install(texts: dict) -> dict:
     return dispatchers
 
 
-def _compiled(dispatcher: Any, signatures: list) -> Any:
-    """``dispatcher`` compiled for ``signatures`` (machine code from the disk cache if there),
-    and for no other types."""
-    for signature in signatures:
-        cache.compile_from_cache(dispatcher, signature)
-    # Other types are no call the guards admit: Numba then raises instead of compiling them
-    # (``cache.load`` enables compiling again for a compiled function that needs it).
-    dispatcher.disable_compile()
-    return dispatcher
+class _Kernels:
+    """The host's kernels made ready: each stored signature installed from the archive's
+    machine code (a trusted load), or compiled from source (machine code from the disk cache
+    if there); ``counts`` says how many of each."""
+
+    def __init__(self, dispatchers: dict, machine: dict | None, counts: dict):
+        self.dispatchers, self.machine, self.counts = dispatchers, machine, counts
+
+    def compiled(self, described: dict) -> Any:
+        """The dispatcher of a kernel global, ready for its signatures and no other types."""
+        dispatcher = self.dispatchers[described["module"]]
+        stored = described["machine"] if self.machine is not None else None
+        for number, signature in enumerate(described["signatures"]):
+            signature = codec.decode_signature(signature)
+            entry = stored[number] if stored is not None else None
+            if entry is None:
+                cache.compile_from_cache(dispatcher, signature)
+                self.counts["source"] += 1
+            else:
+                code, bitcode = (self.machine[str(member)] for member in entry["members"])
+                machine_code.install(dispatcher, signature, entry, code, bitcode)
+                self.counts["machine code"] += 1
+        # Other types are no call the guards admit: Numba then raises instead of compiling
+        # them (``cache.load`` enables compiling again for a compiled function that needs it).
+        dispatcher.disable_compile()
+        return dispatcher
 
 
 def _run(source: str, name: str, namespace: dict) -> Any:

@@ -25,12 +25,14 @@ from . import layout, sources
 
 @dataclass
 class Archive:
-    """A verified archive: its meta data, its sources by name, its arrays by global name."""
+    """A verified archive: its meta data, its sources by name, its arrays by global name, its
+    machine code by member name (bytes, run only by a trusted load)."""
 
     path: str
     meta: dict
     texts: dict
     arrays: dict
+    machine: dict
 
 
 def read(path: str | os.PathLike) -> Archive:
@@ -51,14 +53,15 @@ def read(path: str | os.PathLike) -> Archive:
     meta = _json(members.get("meta.json"), path, "meta.json")
     _check_format(meta, path, "meta.json")
     _check_versions(meta, path)
-    texts = {n: b.decode() for n, b in members.items() if not n.startswith("arrays/")}
+    machine = {n: b for n, b in members.items() if n.startswith("machine/")}
+    texts = {n: b.decode() for n, b in members.items() if not n.startswith(("arrays/", "machine/"))}
     _check_sources(texts, meta, path)
     arrays = {
         n.removeprefix("arrays/").removesuffix(".npy"): _array(b, path, n)
         for n, b in members.items()
         if n.startswith("arrays/")
     }
-    return Archive(path, meta, texts, arrays)
+    return Archive(path, meta, texts, arrays, machine)
 
 
 def _members(path: str) -> dict:

@@ -31,6 +31,7 @@ from ..backends.numba.kernels import LazyKernel
 from ..errors import UnsupportedError
 from ..ir.graph import Node
 from . import codec, layout, sources
+from . import machine as machine_code
 
 
 def export(fn: Callable, *example_args: Any, path: str | os.PathLike, **example_kwargs) -> Path:
@@ -57,7 +58,8 @@ def _contents(compiled: CompiledFunction, entry: Any, bound: Any) -> dict:
     """The archive's members (name -> bytes, but the manifest) of ``compiled``'s ``entry``."""
     host = entry.run
     name = host.__name__
-    globals_, modules, arrays = _describe_globals(host.__globals__, name, entry.graph.name)
+    machine: dict = {}
+    globals_, modules, arrays = _describe_globals(host.__globals__, name, entry.graph.name, machine)
     files = {
         "host.py": host.program.source,
         "graph.txt": layout.GRAPH_HEADER + str(entry.graph),
@@ -72,6 +74,7 @@ def _contents(compiled: CompiledFunction, entry: Any, bound: Any) -> dict:
     data = {k: v.encode() for k, v in files.items()}
     data["meta.json"] = json.dumps(meta, indent=1).encode()
     data.update({f"arrays/{k}.npy": _npy(v) for k, v in arrays.items()})
+    data.update(machine)
     return data
 
 
@@ -111,6 +114,7 @@ def _meta(compiled: CompiledFunction, entry, bound, host: str, globals_: dict) -
         "labels": entry.labels,
         "host": {"function": host, "globals": globals_},
         "check": entry.sizes is not None,
+        "machine": machine_code.magic(),
     }
 
 
@@ -125,18 +129,20 @@ def _parameters(compiled: CompiledFunction) -> list:
     return found
 
 
-def _describe_globals(namespace: dict, host: str, graph: str) -> tuple[dict, dict, dict]:
+def _describe_globals(
+    namespace: dict, host: str, graph: str, machine: dict
+) -> tuple[dict, dict, dict]:
     """The host's globals as data, the kernel modules they need (key -> text), and the arrays
-    (global name -> array)."""
+    (global name -> array); the kernels' machine code into ``machine`` (member -> bytes)."""
     described, modules, arrays = {}, {}, {}
     for name, value in namespace.items():
         if name.startswith("__") or name == host:
             continue
         if isinstance(value, LazyKernel):  # (a variant no call needed yet: compiled now)
             value = value.compile_variant()
-            described[name] = _kernel(value, modules, lazy=True)
+            described[name] = _kernel(value, modules, machine, lazy=True)
         elif hasattr(value, "py_func") and _copy_loop(name) is None:
-            described[name] = _kernel(value, modules, lazy=False)
+            described[name] = _kernel(value, modules, machine, lazy=False)
         elif isinstance(value, np.ndarray):
             codec.encode(value.dtype, name)
             arrays[name] = value
@@ -146,11 +152,26 @@ def _describe_globals(namespace: dict, host: str, graph: str) -> tuple[dict, dic
     return described, modules, arrays
 
 
-def _kernel(dispatcher: Any, modules: dict, lazy: bool) -> dict:
-    """A kernel global: its module (and the modules it binds, into ``modules``), signatures."""
+def _kernel(dispatcher: Any, modules: dict, machine: dict, lazy: bool) -> dict:
+    """A kernel global: its module (and the modules it binds, into ``modules``), signatures,
+    and the machine code of each (into ``machine``; None for one that cannot be stored)."""
     key = _module(dispatcher, modules)
     signatures = [codec.encode_signature(s) for s in dispatcher.signatures]
-    return {"kind": "kernel", "module": key, "signatures": signatures, "lazy": lazy}
+    codes = []
+    for number, signature in enumerate(dispatcher.signatures):
+        stored = machine_code.describe(dispatcher, signature)
+        if stored is not None:
+            entry, code, bitcode = stored
+            entry["members"] = [f"machine/{key}-{number}.o", f"machine/{key}-{number}.bc"]
+            machine.update(zip(entry["members"], (code, bitcode)))
+        codes.append(None if stored is None else entry)
+    return {
+        "kind": "kernel",
+        "module": key,
+        "signatures": signatures,
+        "machine": codes,
+        "lazy": lazy,
+    }
 
 
 def _module(dispatcher: Any, modules: dict) -> str:
