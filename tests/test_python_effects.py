@@ -30,6 +30,34 @@ class Accumulator:
         return self.state.sum() * 2
 
 
+class NearestMean:
+    """A model in the style of course code: fit stores, predict loops over rows in a method."""
+
+    def __init__(self, k=2):
+        self.k = k
+
+    def fit(self, X, y):
+        self.X_train, self.y_train = X, y
+
+    def predict(self, X):
+        return np.array([self._predict(x) for x in X])
+
+    def _predict(self, x):
+        distances = np.sqrt(np.sum((self.X_train - x) ** 2, axis=1))
+        return self.y_train[np.argsort(distances)[: self.k]].mean()
+
+
+def fit_predict(X_train, y_train, X):
+    model = NearestMean(k=2)
+    model.fit(X_train, y_train)
+    return model.predict(X)
+
+
+def predict_with(model, X):
+    model.fit(X, X[:, 0])
+    return model.predict(X)
+
+
 def seeded(s, seed):
     np.random.seed(seed)
     return s + np.random.rand(3)
@@ -64,6 +92,27 @@ def test_globals_lists_and_attributes_change_on_every_call():
         assert _quiet(step, np.ones(3)) == eager.step(np.ones(3))
     assert type(compiled.state) is np.ndarray
     np.testing.assert_array_equal(compiled.state, eager.state)
+
+
+def test_methods_of_an_object_the_function_makes_are_its_own_state():
+    """``model = NearestMean(); model.fit(X, y)``: ``self.X_train = X`` changes an object the
+    call made, not Python state outside it: no graph break; ``predict``'s comprehension, in a
+    method, is captured as a loop (not unrolled over the rows). An object passed in is
+    outside state: its ``fit`` still runs in Python on every call."""
+    rng = np.random.default_rng(3)
+    X_train, y_train, X = rng.random((12, 3)), rng.random(12), rng.random((40, 3))
+    fn = gcompile.compile(fit_predict)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gcompile.GcompileWarning)
+        np.testing.assert_allclose(fn(X_train, y_train, X), fit_predict(X_train, y_train, X))
+    loops = gcompile.trace(fit_predict, X_train, y_train, X).notes.loops
+    assert [note.rolled for note in loops] == [True], loops
+    model, eager_model = NearestMean(), NearestMean()
+    step = gcompile.compile(predict_with)
+    for rows in (X, X[:20]):
+        got = _quiet(step, model, rows)
+        np.testing.assert_allclose(got, predict_with(eager_model, rows))
+        np.testing.assert_array_equal(model.X_train, rows)
 
 
 def test_a_seed_and_a_try_run_on_every_call():

@@ -134,11 +134,12 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
         return why
     function.decorator_list = []
     function.name = _CONVERTED  # inside the factory, the function's own name stays global
-    done = rewrite(function, _router(fn))
+    done = rewrite(function, _router(fn), _module_names(fn))
     decides = done.loops or done.notes or done.branches or done.expressions or done.comprehensions
     decides = decides or done.effects or done.raises
     offered = done.calls & {*runtime.OFFERED_BUILTINS, runtime.MATH_MODULE}  # (``int(x)``...)
-    if not decides and not offered and not _calls_module_function(fn, done.calls):
+    methods = _in_class(fn) and bool(done.methods)  # (``self.step(x)``: perhaps one to convert)
+    if not (decides or offered or methods or _calls_module_function(fn, done.calls)):
         return "nothing to convert (no loop, comprehension of an array, `if`, `and`, `or`, `not`, conditional expression or call of a function of its module)"
     loops = [_site_info(LoopInfo, code.co_filename, lines, first, p) for _, p in done.loops]
     branches = [_site_info(BranchInfo, code.co_filename, lines, first, p) for _, p in done.branches]
@@ -235,14 +236,27 @@ def _router(fn: types.FunctionType) -> Callable[[str], bool]:
     )
 
 
+def _module_names(fn: types.FunctionType) -> Callable[[str], bool]:
+    """Which names ``fn`` reads from its globals or closure are modules (``np``, ``math``)."""
+    read = _reader(fn)
+    return lambda name: isinstance(read(name), types.ModuleType)
+
+
 def _calls_module_function(fn: types.FunctionType, names: set[str]) -> bool:
-    """Whether one of ``names`` is now a function of ``fn``'s module."""
+    """Whether one of ``names`` is now a function or class of ``fn``'s module (a class: its
+    methods called after may be converted)."""
+    read = _reader(fn)
+    return any(
+        type(value) in (types.FunctionType, type) and value.__module__ == fn.__module__
+        for value in map(read, names)
+    )
+
+
+def _reader(fn: types.FunctionType) -> Callable[[str], Any]:
+    """The value ``fn`` now reads for a name it does not bind: its closure's, else its
+    global (None: neither)."""
     free = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    for name in names:
-        value = _cell_value(free[name]) if name in free else fn.__globals__.get(name)
-        if type(value) is types.FunctionType and value.__module__ == fn.__module__:
-            return True
-    return False
+    return lambda name: _cell_value(free[name]) if name in free else fn.__globals__.get(name)
 
 
 def _cell_value(cell: types.CellType) -> Any:

@@ -478,7 +478,8 @@ def is_math(function: Any) -> bool:
 
 def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
     """Call ``function(*args, **kwargs)``; while a handler is installed, a plain Python function
-    of ``module`` (the caller's) runs converted, so that its loops are offered too, and the
+    of ``module`` (the caller's), or a method bound to one, runs converted, so that its loops
+    are offered too (an object a class makes is told to ``handler.made_object``), and the
     builtins ``max``, ``min``, ``len``, ``int``, ``float``, ``type`` and ``isinstance`` (and
     ``np.ndarray`` and ``math``'s functions) are first offered to
     ``handler.builtin(function, args, kwargs)``, which returns the result or
@@ -494,13 +495,17 @@ def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
         result = handler.builtin(function, args, kwargs)
         if result is not NotImplemented:
             return result
-    if type(function) is types.FunctionType and function.__module__ == module:
+    plain = function.__func__ if type(function) is types.MethodType else function
+    if type(plain) is types.FunctionType and plain.__module__ == module:
         from .convert import convert  # convert imports this module
 
         converted = convert(function)
         if converted is not None:
             function = converted.function
-    return function(*args, **kwargs)
+    result = function(*args, **kwargs)
+    if isinstance(function, type) and hasattr(handler, "made_object"):
+        handler.made_object(result)  # (its changes are the function's own state)
+    return result
 
 
 def table(sequence: Any, index: Any) -> Any:

@@ -93,7 +93,8 @@ class Rewrite:
     ``loops``: one ``(info name, plan)`` per converted loop, outer loops before the loops
     nested in them. ``notes``: ``(line, reason)`` per loop left as a Python loop. ``branches``
     and ``branch_notes``: the same for ``if`` statements. ``calls``: the names of the calls
-    routed through ``__gc_call``. ``expressions``: one ``(info name, plan)`` per conditional
+    routed through ``__gc_call``; ``methods`` the attribute names of those calls on objects
+    (``self.step(...)``: not on modules). ``expressions``: one ``(info name, plan)`` per conditional
     expression, ``and``, ``or`` made a runtime call (``expressions.py``); ``comprehensions``
     the same per array comprehension (``comprehensions.py``).
     """
@@ -103,17 +104,24 @@ class Rewrite:
     branches: list[tuple[str, BranchPlan]] = field(default_factory=list)
     branch_notes: list[tuple[int, str]] = field(default_factory=list)
     calls: set[str] = field(default_factory=set)
+    methods: set[str] = field(default_factory=set)  # attribute calls routed (``obj.m(...)``)
     expressions: list[tuple[str, BranchPlan]] = field(default_factory=list)
     comprehensions: list[tuple[str, LoopPlan]] = field(default_factory=list)
     effects: bool = False  # statements marked as changing Python state (``effects``)
     raises: int = 0  # raising tests made runtime calls (``raises``)
 
 
-def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rewrite:
+def rewrite(
+    function: ast.FunctionDef,
+    route_call: Callable[[str], bool],
+    is_module: Callable[[str], bool] = lambda name: False,
+) -> Rewrite:
     """Rewrite ``function`` in place (see the module docstring).
 
     ``route_call(name)`` tells whether a call ``name(...)`` of a name that is not local to the
-    function becomes ``__gc_call(name, ...)`` (see ``runtime.call``).
+    function becomes ``__gc_call(name, ...)`` (see ``runtime.call``). Calls of attributes,
+    ``obj.m(...)``, become ``__gc_call(obj.m, ...)`` unless ``obj`` is a name not local to the
+    function of which ``is_module(name)`` says it is a module (``np.sum(...)`` stays).
     """
     result = Rewrite()
     split_lists(function)
@@ -129,7 +137,7 @@ def rewrite(function: ast.FunctionDef, route_call: Callable[[str], bool]) -> Rew
     local = function_names(function).local | parameter_names(function.args)
     _Rewriter(result, frozenset(local)).scope(function)
     _keep_local(function, local)
-    _Calls(local, route_call, result.calls).visit_scope(function)
+    _Calls(local, route_call, is_module, result).visit_scope(function)
     Tables(RUNTIME, GENERATED, local, RESERVED_PREFIXES).visit_scope(function)
     expressions = Expressions(RUNTIME, GENERATED)
     expressions.visit_scope(function)
@@ -404,10 +412,10 @@ class _Calls(NonLocalNames):
     (``math.sqrt`` in a helper defined inside: their own names shadow too; not in lambdas,
     classes or decorated functions, ``@njit``'s)."""
 
-    def __init__(self, local: set[str], route: Callable[[str], bool], routed: set[str]):
+    def __init__(self, local: set[str], route: Callable[[str], bool], is_module, result):
         super().__init__(GENERATED, local)
-        self.route = route
-        self.routed = routed
+        self.route, self.is_module = route, is_module
+        self.routed, self.methods = result.calls, result.methods
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
         if node.name.startswith(self.generated) or node.decorator_list:
@@ -423,16 +431,30 @@ class _Calls(NonLocalNames):
     def visit_Call(self, node: ast.Call) -> ast.AST:
         """``f(...)`` becomes ``__gc_call(f, ...)`` when ``f`` is routed; so do
         ``<module>.ndarray(...)`` (``np.ndarray(shape, dtype)``) and ``math.<f>(...)``: a
-        handler may take them."""
+        handler may take them; and ``obj.m(...)`` on objects other than modules (a method of
+        the user's class runs converted)."""
         self.generic_visit(node)
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == NDARRAY:
             self.routed.add(NDARRAY)
         elif isinstance(func, ast.Attribute) and _is_name(func.value, MATH_MODULE):
             self.routed.add(MATH_MODULE)
+        elif isinstance(func, ast.Attribute):
+            if not self._on_object(func.value):
+                return node
+            self.methods.add(func.attr)
         elif not isinstance(func, ast.Name) or func.id in self.shadowed or not self.route(func.id):
             return node
         else:
             self.routed.add(func.id)
         routed = ast.Call(_name(CALL), [func, *node.args], node.keywords)
         return ast.copy_location(routed, node)
+
+    def _on_object(self, value: ast.expr) -> bool:
+        """Whether ``value.m(...)`` calls a method of an object: not of a module, nor of a
+        name the rewrite made (``__gc_rt.for_range``)."""
+        if not isinstance(value, ast.Name):
+            return True
+        if value.id.startswith(RESERVED_PREFIXES):
+            return False
+        return value.id in self.shadowed or not self.is_module(value.id)

@@ -68,6 +68,7 @@ class ControlTracer(LoopTracer):
     def __init__(self, tracer):
         super().__init__(tracer)
         self._first_trips: dict = {}  # id(body) -> _FirstTrip: a while loop's, run in Python
+        self._made: dict = {}  # id -> an object the function made by calling a class
 
     def capture_range(self, body, start, stop, step, carried, info, reverse=False):
         """A ``for`` loop; one whose bounds are read from the data (``range(row[i], row[i +
@@ -131,13 +132,14 @@ class ControlTracer(LoopTracer):
         one it changes): refused, so that it runs in Python on every call (a graph break), not
         once here; unless a traced array or a module is met on the way (the array changes in
         place: the tracer's), or it starts from a list argument (``function`` refuses changes
-        to those); or, given ``since`` (a ``python_effect_mark``), unless nothing was
-        recorded since."""
+        to those) or from an object the function made (``model = KNN(); model.fit(X)``:
+        ``self.X = X`` changes the function's own state); or, given ``since`` (a
+        ``python_effect_mark``), unless nothing was recorded since."""
         if since is not None and since == self.python_effect_mark():
             return
         if reached:
             current, steps = reached
-            if isinstance(current, TracedList):
+            if isinstance(current, TracedList) or self._made.get(id(current)) is current:
                 return
             for kind, key in (*steps, (None, None)):
                 if isinstance(current, _NOT_PYTHON_STATE):
@@ -154,6 +156,10 @@ class ControlTracer(LoopTracer):
             hint="it runs in Python on every call (a graph break); a compiled function would "
             "run it once, while tracing",
         )
+
+    def made_object(self, value) -> None:
+        """``value`` was made by a class the function called (``runtime.call``)."""
+        self._made[id(value)] = value
 
     def python_effect_mark(self) -> tuple:
         """What was recorded so far: the graph being traced and its size."""

@@ -175,6 +175,21 @@ def calls_helper(n):
     return helper_with_loop(n) + helper_with_loop(n + 1)
 
 
+class Summer:
+    def total(self, n):
+        return self._loop(n) + np.sum(np.arange(n))  # (np.sum: a module's, not routed)
+
+    def _loop(self, n):
+        s = 0
+        for i in range(n):
+            s += i
+        return s
+
+
+def calls_method(n):
+    return Summer().total(n)
+
+
 def calls_helper_in_loop(n):
     s = 0
     for i in range(n):

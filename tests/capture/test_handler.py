@@ -114,6 +114,15 @@ def test_helpers_run_converted_under_a_handler():
     assert recorder.calls == []
 
 
+def test_methods_of_the_module_run_converted_under_a_handler():
+    """``Summer().total(n)``: the class call converts ``calls_method``; the bound methods
+    run converted, so ``_loop``'s loop is offered."""
+    recorder = Recorder("run")
+    with handling(recorder):
+        assert convert(p.calls_method).function(4) == p.calls_method(4) == 12
+    assert [call[4].line for call in recorder.calls] == [line_of(p.Summer._loop, 2)]
+
+
 def test_shadowed_range_is_not_offered():
     recorder = Recorder("answer", lambda call: (0,))
     with handling(recorder):
