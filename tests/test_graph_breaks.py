@@ -334,3 +334,35 @@ def test_a_loop_changing_a_python_container_runs_whole_in_python():
     assert np.array_equal(result[0], expected[0]) and result[1] == expected[1]
     first = _line_of(descend_logging, "for _ in range(steps)")
     assert len(messages) == 1 and f"lines {first}-{first + 5} run in Python" in messages[0]
+
+
+def escape_times(Z, C, Xi, Yi, N, n):
+    """Mandelbrot with shrinking arrays (npbench's mandelbrot2): ``np.add(Z, C, Z)`` is no
+    change to a Python container; the refused ``if`` is the statement run in Python."""
+    for i in range(n):
+        if not len(Z):  # (a length the data decide: Python)
+            break
+        np.multiply(Z, Z, Z)
+        np.add(Z, C, Z)
+        out = abs(Z) > 2.0
+        N[Xi[out], Yi[out]] = i + 1  # (the trip's int, a different value on each call)
+        np.logical_not(out, out)
+        Z, C = Z[out], C[out]
+        Xi, Yi = Xi[out], Yi[out]
+    return N
+
+
+def test_a_loop_with_ufuncs_writing_out_breaks_at_the_refused_statement_only():
+    Xi, Yi = (a.ravel() for a in np.mgrid[0:12, 0:10])
+    C = np.linspace(-2.0, 0.5, 120) + 1j * np.linspace(-1.2, 1.2, 120)[::-1]
+
+    def run(fn):
+        return fn(np.zeros(120, complex), C.copy(), Xi, Yi, np.zeros((12, 10), np.int64), 30)
+
+    compiled, result, messages = _compiled_quietly(escape_times, *run(lambda *a: a))
+    assert np.array_equal(result, run(escape_times)) and np.array_equal(run(compiled), result)
+    line = _line_of(escape_times, "if not len(Z)")
+    assert len(messages) == 1 and f"lines {line}-{line + 1} run in Python" in messages[0]
+    (split,) = compiled.breaks.splits.values()
+    body = next(region for name, _, region in split.regions if "__body_after" in name)
+    assert body.stats["fallbacks"] == 0 and not body.breaks.splits  # (one Numba program)

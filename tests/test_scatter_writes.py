@@ -181,3 +181,25 @@ def test_writes_at_positions_a_mask_gathers():
             x, idx = rng.random(n), rng.permutation(n)
             expected = gathered_into_positions(x, idx, np.zeros(n))
             np.testing.assert_array_equal(gathers(x, idx, np.zeros(n)), expected)
+
+
+def marked_with(Xi, Yi, N, counts, idx, k):
+    picked = Xi > 1
+    N[Xi[picked], Yi[picked]] = k + 1  # (k: an int of the call, the same for every write)
+    np.add.at(counts, idx, k)
+    counts[idx] += k
+    return N, counts
+
+
+def test_an_int_argument_that_varies_between_calls_is_written_at_positions():
+    """Once ``k`` took two values it is traced (not a constant of the trace): the writes take
+    it as a traced value, with no graph break."""
+    Xi, Yi = (a.ravel() for a in np.mgrid[0:4, 0:3])
+    idx = np.array([0, 2, 2, 5])
+    compiled = gcompile.compile(marked_with, fullgraph=True)
+    for k in range(4):
+        got = compiled(Xi, Yi, np.zeros((4, 3), np.int64), np.ones(6, np.int64), idx, k)
+        expected = marked_with(Xi, Yi, np.zeros((4, 3), np.int64), np.ones(6, np.int64), idx, k)
+        for a, b in zip(got, expected):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        assert expected[1][2] == 1 + 3 * k  # (np.add.at adds at a repeated index twice)

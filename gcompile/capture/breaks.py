@@ -39,7 +39,7 @@ from typing import Callable
 from .convert import UNCONVERTIBLE_FLAGS, compile_function, parse_function, register_source
 from .exits import loop_exits
 from .liveness import _Definite, _Jumps, _Liveness, analyze
-from .plan import mutated_by_call, scope_nodes
+from .plan import mutated_by_call, rooted_at, scope_nodes
 from .scopes import parameter_names, scan, target_names
 
 PER_TRIP = "body_"  # the name prefix of a loop body's regions
@@ -199,16 +199,19 @@ class _Scope:
 
 
 def _split_loop(scope: _Scope, loop: ast.For | ast.While, lines: list) -> _Cut | str:
-    """The cut of a top-level loop's body at its statement holding the first of ``lines`` in
+    """The cut of a top-level loop's body at its statement holding the last of ``lines`` in
     it, with the statement shown (``shown``); or why the body stays whole."""
-    at = next((i for i in (_index(loop.body, n) for n in lines) if i is not None), None)
+    # the innermost line in the body: the statement refused (a generated part of the converted
+    # body, ``break``'s flag, may report a line of the loop's end)
+    at = next((i for i in (_index(loop.body, n) for n in reversed(lines)) if i is not None), None)
     if at is None or loop.orelse:
         return "the loop's header or `else`"
     regions = loop.body[:at] + loop.body[at + 1 :]  # (the statement may leave: it is Python)
     returns = any(isinstance(n, ast.Return) for n in scope_nodes(regions))
     if returns or loop_exits(regions):
         return "a `break`, `continue` or `return` in the loop outside the statement"
-    if any(mutated_by_call(n) is not None for stmt in regions for n in ast.walk(stmt)):
+    changed = (mutated_by_call(n) for stmt in regions for n in ast.walk(stmt))
+    if any(c is not None and rooted_at(c, scope.local) for c in changed):  # (not ``np.add``)
         return "a change to a Python container in the loop (its regions would take a new one)"
     facts = scope.facts.get(loop)
     if facts is None:

@@ -295,7 +295,7 @@ def _python_effect(node: ast.AST, local: set[str]) -> str:
     ``out.append(v)``, ``self.count += 1`` (``.real``/``.imag`` are an array's own). A method is
     a container's when called on a local name or its attributes (``np.add`` is a function)."""
     changed = mutated_by_call(node)
-    if changed is not None and _rooted_at(changed, local):
+    if changed is not None and rooted_at(changed, local):
         return f"calls `.{node.func.attr}(...)` (a change to a Python container)"
     targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -305,7 +305,7 @@ def _python_effect(node: ast.AST, local: set[str]) -> str:
     return ""
 
 
-def _rooted_at(node: ast.expr, names: set[str]) -> bool:
+def rooted_at(node: ast.expr, names: set[str]) -> bool:
     """Whether ``node`` is one of ``names``, or an attribute or item of one (``self.log``)."""
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value

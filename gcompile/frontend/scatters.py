@@ -28,6 +28,7 @@ def ufunc_at(tracer: Any, ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> None:
     """``ufunc.at(*inputs)`` on a traced array as one loop (see the module docstring)."""
     a, indices, *rest = inputs if len(inputs) >= 2 else (*inputs, None)
     b = rest[0] if rest else None
+    b = _traced_int(tracer, b)
     positions = indices if isinstance(indices, tuple) else (indices,)
     if kwargs or not tracer.is_traced(a) or not _vectors(tracer, positions, a):
         tracer.refuse(
@@ -64,7 +65,8 @@ def scatter_assign(tracer: Any, a: Any, index: Any, b: Any) -> bool:
     positions = tuple(tracer.wrap(tracer.operand(p)) for p in positions)  # (a constant: traced)
     count = positions[0].shape[0]
     rows = (count,) + tuple(a.shape[len(positions) :])
-    values = b if tracer.is_traced(b) else np.asarray(b)
+    values = _traced_int(tracer, b)
+    values = values if tracer.is_traced(values) else np.asarray(values)
     if values.ndim:  # (NumPy broadcasts the values to the rows written, before any write)
         values = np.broadcast_to(values, rows)
     source = user_source()
@@ -95,6 +97,11 @@ def _vectors(tracer: Any, positions: tuple, a: Any) -> bool:
         env.hint(n) == env.hint(lengths[0]) and env.decide("==", n, lengths[0], "np.ufunc.at")
         for n in lengths[1:]
     )
+
+
+def _traced_int(tracer: Any, value: Any) -> Any:
+    """``value``, a traced scalar if it is an int that varies between calls (a ``SymInt``)."""
+    return tracer.symint_value(value.expr) if isinstance(value, SymInt) else value
 
 
 def _check_casting(ufunc: np.ufunc, a: Any, b: Any) -> None:

@@ -163,8 +163,21 @@ def take_2d(a, indices):
 
 @njit(cache=True, nogil=True)
 def compress_1d(condition, a):
-    """``np.compress(condition, a, axis=0)`` of a vector: the elements where it holds."""
-    return take_1d(a, np.nonzero(condition)[0])
+    """``np.compress(condition, a, axis=0)`` of a vector: the elements where it holds (a count,
+    then a copy: no vector of positions). IndexError where it holds past ``a``'s end, as
+    NumPy's; a shorter condition leaves the rest out, as NumPy's does."""
+    count = 0
+    for i in range(condition.shape[0]):
+        if condition[i]:
+            _row_index(i, a.shape[0])
+            count += 1
+    out = np.empty(count, a.dtype)
+    k = 0
+    for i in range(min(condition.shape[0], a.shape[0])):
+        if condition[i]:
+            out[k] = a[i]
+            k += 1
+    return out
 
 
 @njit(cache=True, nogil=True)

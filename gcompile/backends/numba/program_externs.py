@@ -97,21 +97,37 @@ def _native(call: ExternCall, node: Node, arguments: list, named: dict):
     return None
 
 
+# a gather of rows -> (its ``ROW_GATHERS`` kind, the names of its array and its selector)
+_ROW_GATHER_ARGUMENTS = {
+    np.take: ("take", "a", "indices"),
+    np.compress: ("compress", "a", "condition"),
+    np.extract: ("compress", "arr", "condition"),
+}
+
+
 def _row_gather(call: ExternCall, node: Node, named: dict):
     """``np.take(a, indices, axis=0)`` or ``np.compress(condition, a, axis=0)`` of a vector or
-    a matrix (``X[M == k]`` in a loop) by a loop of ``copies``, else None."""
-    kind = {np.take: "take", np.compress: "compress"}.get(call.function)
-    if kind is None or call.get("axis") != 0 or set(named) - {"a", "indices", "condition", "axis"}:
+    a matrix (``X[M == k]`` in a loop), or ``np.extract`` of a vector by a boolean vector of
+    its length (``x[m]``), by a loop of ``copies``, else None."""
+    found = _ROW_GATHER_ARGUMENTS.get(call.function)
+    if found is None or set(named) - {"a", "arr", "indices", "condition", "axis"}:
         return None
-    selector = call.get("indices" if kind == "take" else "condition")
-    if not isinstance(selector, Operand) or not isinstance(call.get("a"), Operand):
+    kind, array_name, selector_name = found
+    array, selector = call.get(array_name), call.get(selector_name)
+    if not isinstance(selector, Operand) or not isinstance(array, Operand):
         return None
-    chosen = node.args[selector.index].meta
-    wanted = "i" if kind == "take" else "b"
-    gather = ROW_GATHERS.get((kind, node.args[call.get("a").index].meta.ndim))
-    if chosen.ndim != 1 or chosen.dtype.kind != wanted or gather is None:
+    rows, chosen = node.args[array.index].meta, node.args[selector.index].meta
+    if call.function is np.extract:  # (it flattens both: the same for vectors of one length)
+        if rows.ndim != 1 or chosen.shape != rows.shape:
+            return None
+    elif call.get("axis") != 0:
         return None
-    given = (named["a"], named["indices"]) if kind == "take" else (named["condition"], named["a"])
+    gather = ROW_GATHERS.get((kind, rows.ndim))
+    if chosen.ndim != 1 or chosen.dtype.kind != ("i" if kind == "take" else "b") or gather is None:
+        return None
+    given = (named[array_name], named[selector_name])
+    if kind == "compress":
+        given = given[::-1]
     return Call(Attr(Name("_copies"), gather.py_func.__name__), given)
 
 
@@ -184,11 +200,11 @@ class ExternCalls:
             self.helpers.add("histograms")
             self.assign(node, _histogram(call, named))
             return
-        if self.top():  # (as a matrix product: the host calls NumPy itself, without a callback)
-            raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
         gather = _row_gather(call, node, named)
-        if gather is not None:
+        if gather is not None:  # (outside loops too: a program needs no host step for it)
             self.helpers.add("copies")
+        elif self.top():  # (as a matrix product: the host calls NumPy itself, no callback)
+            raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
         native = gather or _native(call, node, arguments, named)
         if native is not None:
             self.assign(node, native)
@@ -234,6 +250,8 @@ class ExternCalls:
         """Each length the data decide that ``node``'s ``result`` (a variable, or a tuple of
         them) has, read from it (``np.nonzero``'s count)."""
         for symbol, item, axis in data_size_bindings(node.meta):
+            if symbol in self.symbols:  # (bound by an earlier value of that length: x[m], y[m])
+                continue
             value = result if item is None else Item(result, (Const(item),))
             length = self.fresh(symbol.name)
             self.emit(Let(length, Item(Attr(value, "shape"), (Const(axis),))))
