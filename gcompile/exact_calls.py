@@ -13,6 +13,7 @@ import numpy as np
 from .ir.literals import literal_key
 from .ir.shape_env import SIZE_LOW
 
+_SIZE = (int, "size")  # the key of an int traced as a size symbol
 MAX_KEYS = 256  # memo entries kept before the memo starts again (many sizes: entries stay)
 
 
@@ -67,7 +68,7 @@ def array_key(args: tuple, sizes: frozenset, values: frozenset = frozenset()) ->
             key.append(literal_key(value))
             continue
         if kind is int and position in sizes and value >= SIZE_LOW:
-            key.append((int, SIZE_LOW))
+            key.append(_SIZE)  # (not (int, 2): a static 2 keys so)
             continue
         if kind is np.ndarray:
             flags = value.flags

@@ -284,3 +284,21 @@ def test_no_interpreter_fallback_for_parts():
         assert a.dtype == b.dtype and a.shape == b.shape
     program = fn.entries[-1].run.program
     assert program.kernels and not program.notes  # notes: kernels run in the interpreter
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_division_is_numpys_to_the_bit_and_a_zero_divisor_gives_inf_or_nan(dtype):
+    """NumPy's algorithm (Numba's, CPython's, raises on a zero divisor and rounds otherwise)."""
+    parts = np.array([0.0, -0.0, 1.5, -3.0, 1e-30, 7e25, np.inf, -np.inf, np.nan])
+    a = (parts[:, None] + 1j * parts[None, :]).ravel().astype(dtype)
+    rng = np.random.default_rng(5)
+    b = np.concatenate([a, (rng.standard_normal(81) + 1j * rng.standard_normal(81)).astype(dtype)])
+    a = np.concatenate([a, a[::-1]])
+    real = parts[rng.integers(0, parts.size, a.size)].astype(a.real.dtype)
+    with np.errstate(all="ignore"):
+        expected = (a / b, a / real, real / a)
+        got = gcompile.compile(lambda x, y, r: (x / y, x / r, r / x))(a, b, real)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype
+        view = e.real.dtype
+        np.testing.assert_array_equal(g.view(view), e.view(view))

@@ -9,8 +9,12 @@ A load in a fresh process is ``examples/export_load.py``'s, run by ``tests/test_
 import hashlib
 import io
 import json
+import os
 import pickle
+import subprocess
+import sys
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -270,6 +274,78 @@ def test_machine_code_runs_only_in_a_trusted_load_made_for_this_cpu(archives, tm
         loaded = gcompile.load(elsewhere, trust_machine_code=True)
     _same(loaded(L, b), forward_substitution(L, b))
     assert loaded.kernels["machine code"] == 0
+
+
+# A fresh interpreter with an empty cache loads every archive trusted, from four threads at
+# once (one installs, the others find it installed), calls it (damped on 300,000 elements: its
+# parallel variant, which starts Numba's threads), then exports blend again (its dispatcher's
+# overload is then the installed code).
+TRUSTED_LOADER = """
+import sys, threading
+import numpy as np
+import gcompile
+from tests.test_export import blend
+
+folder, names = sys.argv[1], sys.argv[2:]
+inputs = np.load(folder + "/inputs.npz")
+loaded, results = {}, {}
+
+def load(name):
+    loaded.setdefault(name, []).append(gcompile.load(f"{folder}/{name}.gcx", trust_machine_code=True))
+
+for name in names:
+    threads = [threading.Thread(target=load, args=(name,)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    args = [inputs[f"{name}_{i}"] for i in range(len(inputs.files)) if f"{name}_{i}" in inputs]
+    for k, function in enumerate(loaded[name]):
+        result = function(*[a.item() if a.ndim == 0 else a.copy() for a in args])
+        results[f"{name}_{k}"] = result if name != "blend" else result[0]
+    print(name, sum(f.kernels["machine code"] for f in loaded[name]), loaded[name][0].kernels)
+np.savez(folder + "/results.npz", **results)
+print("compiler set up:", "numba.np.arraymath" in sys.modules)
+x, y = inputs["blend_0"], inputs["blend_1"]
+gcompile.export(blend, x, y, path=folder + "/again.gcx")
+"""
+
+
+def damped(x, y):
+    return np.exp(-x * x) * np.sin(y) + np.sqrt(x * x + y * y)
+
+
+def test_a_trusted_load_in_a_fresh_process_runs_the_archives_machine_code(archives, tmp_path):
+    small, big = (RNG.random(40), RNG.random(40)), (RNG.random(300_000), RNG.random(300_000))
+    gcompile.export(damped, *small, path=tmp_path / "damped.gcx")  # (a parallel variant)
+    calls = {
+        "damped": big,
+        "blend": (RNG.random((6, 5)), RNG.random((6, 5))),
+        "forward_substitution": (_lower(30), RNG.random(30)),
+        "shift_into": (RNG.random(50), RNG.random(50), 3),
+    }
+    arrays = {
+        f"{name}_{i}": np.asarray(a) for name, args in calls.items() for i, a in enumerate(args)
+    }
+    np.savez(tmp_path / "inputs.npz", **arrays)
+    for name in EXAMPLES:
+        (tmp_path / f"{name}.gcx").write_bytes(archives[name].read_bytes())
+    root = str(Path(gcompile.__file__).resolve().parents[1])
+    environment = {**os.environ, "PYTHONPATH": root, "GCOMPILE_CACHE_DIR": str(tmp_path / "c")}
+    command = [sys.executable, "-c", TRUSTED_LOADER, str(tmp_path), *calls]
+    done = subprocess.run(command, env=environment, capture_output=True, text=True, cwd=root)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    for name, line in zip(calls, lines):  # (each signature installed once: damped's two)
+        assert line.split()[:2] == [name, "2" if name == "damped" else "1"], line
+    assert "compiler set up: False" in done.stdout, done.stdout
+    results = np.load(tmp_path / "results.npz")
+    for name, fn in {"damped": damped, **{n: f for n, (f, _) in EXAMPLES.items()}}.items():
+        expected = fn(*[np.copy(a) for a in calls[name]])
+        expected = expected[0] if name == "blend" else expected
+        for k in range(4):
+            _same(results[f"{name}_{k}"][()], expected)
+    assert any(n.startswith("machine/") for n in _members(tmp_path / "again.gcx"))
 
 
 def test_arrays_of_other_libraries_are_taken_and_given_back(archives):

@@ -74,6 +74,18 @@ def test_an_int_whose_value_alone_changes_becomes_a_size_symbol():
     assert "a size symbol for values of 2 or more" in fn.recompiles[-1].hint
 
 
+def test_an_entry_for_the_static_int_two_never_answers_for_a_size_int():
+    """A call memoised with ``n`` a size keys apart from one with ``n`` the static 2."""
+
+    def shifted(x, n):
+        return x.sum() + n
+
+    fn = gcompile.compile(shifted, backend="interpreter")
+    x4, x1 = np.ones(4), np.ones(1)
+    for x, n in ((x4, 2), (x1, 2), (x4, 5), (x1, 5), (x1, 7), (x4, 2), (x1, 2)):
+        assert fn(x, n) == shifted(x, n), (x.shape, n)
+
+
 def test_calls_with_a_new_value_of_a_size_int_reuse_the_entry_its_size_check_admits():
     def pick(x, n):
         return x[:n] + x[n]

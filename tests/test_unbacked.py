@@ -97,7 +97,7 @@ def index_array_writes(A, x, idx, i, p):
     A[idx[:2] % A.shape[0], idx[:2] % A.shape[1]] = -1.0
     for k in range(A.shape[0] - 1):  # (Gaussian elimination with partial pivoting)
         q = k + np.argmax(np.abs(A[k:, k]))
-        A[[k, q]] = A[[q, k]]
+        A[[k, q], :] = A[[q, k], :]  # (trailing full slices: the same swap)
         for r in range(k + 1, A.shape[0]):
             A[r, k:] -= A[r, k] / A[k, k] * A[k, k:]
     return A, x, counts

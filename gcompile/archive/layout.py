@@ -40,6 +40,12 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def machine_members(key: str, number: int) -> tuple[str, str]:
+    """The members holding the object code and the bitcode of kernel module ``key``'s
+    signature ``number`` (``machine``)."""
+    return f"machine/{key}-{number}.o", f"machine/{key}-{number}.bc"
+
+
 def allowed_name(name: str) -> bool:
     """Whether ``name`` is a member an archive may have (besides the manifest)."""
     return name in FIXED or NAMES.fullmatch(name) is not None

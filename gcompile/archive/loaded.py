@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import operator
+import threading
 import warnings
 from typing import Any
 
@@ -49,7 +50,7 @@ def load(path: Any, *, trust_machine_code: bool = False) -> "LoadedFunction":
     archive = reader.read(path)
     try:
         return LoadedFunction(archive, trust_machine_code)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+    except (KeyError, TypeError, ValueError, IndexError) as error:
         if isinstance(error, (GuardError, ArchiveError)):
             raise
         raise ArchiveError(
@@ -63,7 +64,8 @@ class LoadedFunction:
     Attributes: ``name``; ``guards``: what calls must meet (one line per argument, then the
     sizes); ``graph_text`` and ``code``: the compiled graph and the generated code, to read;
     ``versions``: what it was made with; ``kernels``: how many kernel signatures were
-    compiled from their sources and how many installed from machine code.
+    installed from the archive's machine code, and how many otherwise (compiled from their
+    sources, or compiled already in this process).
     """
 
     def __init__(self, archive: reader.Archive, trust_machine_code: bool = False):
@@ -81,8 +83,8 @@ class LoadedFunction:
         self._written = [int(i) for i in meta["written"]]
         self._labels = list(meta["labels"])
         self.kernels = {"source": 0, "machine code": 0}
-        machine = _trusted_machine_code(archive) if trust_machine_code else None
-        self._host = _host(archive, machine, self.kernels)
+        members = _trusted_machine_code(archive) if trust_machine_code else None
+        self._host = _host(archive, members, self.kernels)
         self._check = _run(archive.texts["check.py"], "check", {}) if meta["check"] else None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -189,19 +191,19 @@ def _trusted_machine_code(archive: reader.Archive) -> dict | None:
         f"{archive.path}: its machine code was made for {made[0]} {made[1]}, here "
         f"{here[0]} {here[1]} (or other CPU features): its kernels are compiled from source",
         GcompileWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
     return None
 
 
-def _host(archive: reader.Archive, machine: dict | None, counts: dict) -> Any:
+def _host(archive: reader.Archive, members: dict | None, counts: dict) -> Any:
     """The host function, in a namespace built from the archive's description (its kernels'
-    machine code from ``machine``, member -> bytes, unless None: compiled from source)."""
+    machine code from ``members``, member name -> bytes, unless None: compiled from source)."""
     host = archive.meta["host"]
     dispatchers = _install(archive.texts)
     namespace, lazy = {}, []
     pool = BufferPool()
-    kernels = _Kernels(dispatchers, machine, counts)
+    kernels = _Kernels(dispatchers, members, counts)
     for name, described in host["globals"].items():
         namespace[name] = _global(name, described, kernels, archive, pool)
         if isinstance(namespace[name], LazyKernel):
@@ -259,32 +261,45 @@ def _install(texts: dict) -> dict:
     return dispatchers
 
 
+_READYING = threading.RLock()  # (held while a dispatcher is made ready for its signatures)
+
+
 class _Kernels:
     """The host's kernels made ready: each stored signature installed from the archive's
     machine code (a trusted load), or compiled from source (machine code from the disk cache
     if there); ``counts`` says how many of each."""
 
-    def __init__(self, dispatchers: dict, machine: dict | None, counts: dict):
-        self.dispatchers, self.machine, self.counts = dispatchers, machine, counts
+    def __init__(self, dispatchers: dict, members: dict | None, counts: dict):
+        """``members``: the archive's machine code by member name (None: compile sources)."""
+        self.dispatchers, self.members, self.counts = dispatchers, members, counts
 
     def compiled(self, described: dict) -> Any:
         """The dispatcher of a kernel global, ready for its signatures and no other types."""
         dispatcher = self.dispatchers[described["module"]]
-        stored = described["machine"] if self.machine is not None else None
-        for number, signature in enumerate(described["signatures"]):
-            signature = codec.decode_signature(signature)
-            entry = stored[number] if stored is not None else None
-            if entry is None:
-                cache.compile_from_cache(dispatcher, signature)
-                self.counts["source"] += 1
-            else:
-                code, bitcode = (self.machine[str(member)] for member in entry["members"])
-                machine_code.install(dispatcher, signature, entry, code, bitcode)
-                self.counts["machine code"] += 1
-        # Other types are no call the guards admit: Numba then raises instead of compiling
-        # them (``cache.load`` enables compiling again for a compiled function that needs it).
-        dispatcher.disable_compile()
+        with _READYING:  # (loads in threads: one enables compiling while another disables it)
+            for number, signature in enumerate(described["signatures"]):
+                signature = codec.decode_signature(signature)
+                entry = described["machine"][number] if self.members is not None else None
+                if entry is None or not self._install(dispatcher, signature, entry):
+                    cache.compile_from_cache(dispatcher, signature)
+                    self.counts["source"] += 1
+            # Other types are no call the guards admit: Numba then raises instead of compiling
+            # them (``cache.load`` enables compiling again for a compiled function needing it).
+            dispatcher.disable_compile()
         return dispatcher
+
+    def _install(self, dispatcher: Any, signature: tuple, entry: dict) -> bool:
+        """Whether the stored code for ``signature`` was installed (False: the dispatcher of
+        this process has one already)."""
+        try:
+            code, bitcode = (self.members[str(member)] for member in entry["members"])
+            installed = machine_code.install(dispatcher, signature, entry, code, bitcode)
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise ArchiveError(
+                f"a machine code entry is not as an export writes it ({error})"
+            ) from None
+        self.counts["machine code"] += installed
+        return installed
 
 
 def _run(source: str, name: str, namespace: dict) -> Any:

@@ -2,47 +2,63 @@
 
 At export, each kernel signature the host calls is stored as Numba compiled it: its object
 code, the bitcode Numba keeps beside it for linking, the name of the function's Python wrapper
-and the environments its code reads, with their constants (dtypes that boxing an array reads:
-``codec`` data) (``describe``). Code that Numba loaded from its disk cache (the engine took
-its object code) is emitted again from that bitcode. A signature whose code holds constants of
-other objects, or needs set-up on reload, is not stored: its load compiles it.
+(whose mangled name spells the argument types), the environments its code refers to, with the
+constants of the wrapper's own (dtypes that boxing an array reads: ``codec`` data), and the
+set-up to run before it (``reload``: the start of Numba's threads for a parallel kernel)
+(``describe``). Code that Numba loaded from its disk cache (the engine took its object code) is
+emitted again from that bitcode. A signature whose wrapper holds constants of other objects,
+or that needs other set-up, is not stored: its load compiles it.
 
 ``gcompile.load(path, trust_machine_code=True)`` installs that code as the dispatcher's
 overload (``install``) instead of compiling the stored source, when it was made for this CPU
-(``magic``: the target triple, CPU name and features Numba compiles for). Nothing checks what
-machine code does: as with a pickle, only a file you trust should be loaded so. A default load
-never runs it (the stored sources pass the gate and are compiled).
+and Python (``magic``). Nothing checks what machine code does: as with a pickle, only a file
+you trust should be loaded so. The dispatcher is the process's one for that kernel text: once
+installed, the code serves every function of this process that calls that kernel. A default
+load never installs it (the stored sources pass the gate and are compiled).
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from llvmlite import binding as llvm
 from numba import _dynfunc
 from numba.core import types as nbtypes
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.environment import Environment, lookup_environment
+from numba.core.itanium_mangler import mangle_args
 from numba.core.registry import cpu_target
 from numba.core.runtime.nrt import rtsys
+from numba.core.typed_passes import _reload_parfors
 from numba.core.typing import signature as make_signature
 
 from ..errors import UnsupportedError
 from . import codec
 
+# the set-up a kernel's code may need before it runs (Numba's ``reload_init``), by name
+_RELOADS = {"parfors": _reload_parfors}
+
 _ENVIRONMENT_PREFIX = "_ZN08NumbaEnv"
 
 
 def magic() -> list:
-    """What machine code Numba makes here is valid for: the target triple, CPU and features."""
-    return list(cpu_target.target_context.codegen().magic_tuple())
+    """What machine code Numba makes here is valid for: the target triple, CPU name and
+    features, and the Python it calls (the wrapper calls its C API)."""
+    python = f"Python {sys.version_info[0]}.{sys.version_info[1]}"
+    return [*cpu_target.target_context.codegen().magic_tuple(), python]
 
 
 def describe(dispatcher: object, signature: tuple) -> tuple[dict, bytes, bytes] | None:
     """``(entry, object code, bitcode)`` of ``dispatcher`` compiled for ``signature``, or None
-    when that code cannot be installed elsewhere (Python constants, set-up on reload)."""
+    when that code cannot be installed elsewhere (Python constants, other set-up)."""
     compiled = dispatcher.overloads.get(tuple(signature))
-    if compiled is None or compiled.objectmode or compiled.reload_init:
+    if isinstance(compiled, _Overload):  # (installed from an archive: stored again as it was)
+        return compiled.stored
+    if compiled is None or compiled.objectmode:
+        return None
+    names = {function: name for name, function in _RELOADS.items()}
+    if any(function not in names for function in compiled.reload_init):
         return None
     library = compiled.library
     linked = library._get_module_for_linking()
@@ -50,17 +66,20 @@ def describe(dispatcher: object, signature: tuple) -> tuple[dict, bytes, bytes] 
     code = library._compiled_object
     if code is None:  # (loaded from Numba's disk cache: the engine took its object code)
         code = library.codegen._tm.emit_object(llvm.parse_bitcode(bitcode))  # (on a copy)
-    names = {v.name for v in linked.global_variables if v.name.startswith(_ENVIRONMENT_PREFIX)}
     own = compiled.fndesc.env_name
     try:
-        environments = {name: _constants(name) for name in sorted(names | {own})}
+        constants = _constants(own)
     except UnsupportedError:
         return None
     entry = {
         "library": library.name,
         "wrapper": compiled.fndesc.llvm_cpython_wrapper_name,
         "environment": own,
-        "environments": environments,
+        "constants": constants,
+        "environments": sorted(
+            v.name for v in linked.global_variables if v.name.startswith(_ENVIRONMENT_PREFIX)
+        ),
+        "reload": sorted({names[function] for function in compiled.reload_init}),
     }
     return entry, code, bitcode
 
@@ -74,46 +93,63 @@ def _constants(name: str) -> list:
 
 @dataclass
 class _Overload:
-    """What a dispatcher keeps of an overload to call it (``Dispatcher.add_overload``)."""
+    """What a dispatcher keeps of an overload to call it (``Dispatcher.add_overload``), with
+    what keeps its code's references alive and what it was installed from."""
 
     signature: object
     entry_point: object
     library: object
+    environments: list = field(default_factory=list)
+    stored: tuple = ()
     objectmode: bool = False
 
 
 def install(dispatcher: object, signature: tuple, entry: dict, code: bytes, bitcode: bytes):
     """``dispatcher`` given the stored machine code for ``signature`` as its overload (no
-    typing, no compiling). ``dispatcher`` already compiled for it: left as it is."""
-    if tuple(signature) in dispatcher.overloads:
-        return
-    context = dispatcher.targetctx
-    rtsys.initialize(context)  # (the runtime the code calls; Numba's compiler stays unset)
-    library = context.codegen().unserialize_library(
-        (str(entry["library"]), "object", (code, bitcode))
-    )
-    pointer = library.get_pointer_to_function(str(entry["wrapper"]))
-    if not pointer:
-        raise ValueError(f"the machine code lacks {entry['wrapper']}")
-    function = dispatcher.py_func
-    environments = {
-        str(name): _environment(str(name), function.__globals__, consts)
-        for name, consts in entry["environments"].items()
-    }
-    for name, environment in environments.items():
-        library.codegen.set_env(name, environment)
-    own = environments[str(entry["environment"])]
-    entry_point = _dynfunc.make_function(
-        sys.modules[function.__module__],
-        function.__name__,
-        f"compiled wrapper for {function.__qualname__!r} (loaded machine code)",
-        pointer,
-        own,
-        (library,),
-    )
-    # the return type is unused: nothing compiles a call to a loaded overload
-    overload = _Overload(make_signature(nbtypes.none, *signature), entry_point, library)
-    dispatcher.add_overload(overload)
+    typing, no compiling): True; False when it already has one for ``signature`` (left as it
+    is). ValueError when the code was not compiled for ``signature``."""
+    wrapper = str(entry["wrapper"])
+    if not wrapper.endswith(mangle_args(tuple(signature))):
+        raise ValueError(f"machine code compiled for other argument types than {signature}")
+    reloads = [_RELOADS[str(name)] for name in entry["reload"]]
+    with global_compiler_lock:  # (Numba's, held wherever its engine takes code)
+        if tuple(signature) in dispatcher.overloads:
+            return False
+        context = dispatcher.targetctx
+        rtsys.initialize(context)  # (the runtime the code calls; Numba's compiler stays unset)
+        for reload in reloads:
+            reload()
+        library = context.codegen().unserialize_library(
+            (str(entry["library"]), "object", (code, bitcode))
+        )
+        pointer = library.get_pointer_to_function(wrapper)
+        if not pointer:
+            raise ValueError(f"the machine code lacks {wrapper}")
+        function = dispatcher.py_func
+        own = _environment(str(entry["environment"]), function.__globals__, entry["constants"])
+        environments = [own] + [
+            _environment(str(name), function.__globals__, []) for name in entry["environments"]
+        ]
+        for environment in environments:
+            library.codegen.set_env(environment.env_name, environment)
+        entry_point = _dynfunc.make_function(
+            sys.modules[function.__module__],
+            function.__name__,
+            f"compiled wrapper for {function.__qualname__!r} (loaded machine code)",
+            pointer,
+            own,
+            (library,),
+        )
+        # (the return type is unused: nothing compiles a call to a loaded overload)
+        overload = _Overload(
+            make_signature(nbtypes.none, *signature),
+            entry_point,
+            library,
+            environments,
+            (entry, code, bitcode),
+        )
+        dispatcher.add_overload(overload)
+    return True
 
 
 def _environment(name: str, globals_: dict, consts: list) -> Environment:

@@ -157,14 +157,9 @@ def _kernel(dispatcher: Any, modules: dict, machine: dict, lazy: bool) -> dict:
     and the machine code of each (into ``machine``; None for one that cannot be stored)."""
     key = _module(dispatcher, modules)
     signatures = [codec.encode_signature(s) for s in dispatcher.signatures]
-    codes = []
-    for number, signature in enumerate(dispatcher.signatures):
-        stored = machine_code.describe(dispatcher, signature)
-        if stored is not None:
-            entry, code, bitcode = stored
-            entry["members"] = [f"machine/{key}-{number}.o", f"machine/{key}-{number}.bc"]
-            machine.update(zip(entry["members"], (code, bitcode)))
-        codes.append(None if stored is None else entry)
+    codes = [
+        _machine_code(dispatcher, s, key, n, machine) for n, s in enumerate(dispatcher.signatures)
+    ]
     return {
         "kind": "kernel",
         "module": key,
@@ -172,6 +167,18 @@ def _kernel(dispatcher: Any, modules: dict, machine: dict, lazy: bool) -> dict:
         "machine": codes,
         "lazy": lazy,
     }
+
+
+def _machine_code(dispatcher: Any, signature: tuple, key: str, number: int, machine: dict):
+    """The machine code entry of ``dispatcher`` for ``signature`` (its members into
+    ``machine``), or None when it cannot be stored (``machine_code.describe``)."""
+    stored = machine_code.describe(dispatcher, signature)
+    if stored is None:
+        return None
+    entry, code, bitcode = stored
+    entry = {**entry, "members": list(layout.machine_members(key, number))}
+    machine.update(zip(entry["members"], (code, bitcode)))
+    return entry
 
 
 def _module(dispatcher: Any, modules: dict) -> str:

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import GCOMPILE_DIR
 from ..ir import ops
 from ..ir.graph import Node
+from ..ir.layout import without_trailing_slices
 from ..ir.meta import TensorMeta
 from ..ir.shape_env import decide
 from .size_values import size_value
@@ -140,6 +141,7 @@ class TracedArray:
 
     # -- indexing ----------------------------------------------------------------------------
     def __getitem__(self, index: Any) -> "TracedArray":
+        index = without_trailing_slices(index, self.ndim)
         index = self._tracer.positions_on_data_sizes(self, index)
         gathered = self._tracer.gather_by_mask(self, index)
         if gathered is not None:  # x[mask]: kept at x's shape (masks.py)
@@ -160,6 +162,7 @@ class TracedArray:
         return self._tracer.call(ops.GETITEM, self, index=self._tracer.basic_index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        index = without_trailing_slices(index, self.ndim)
         index = self._tracer.positions_on_data_sizes(self, index)
         if self._tracer.write_by_mask(self, index, value):
             return

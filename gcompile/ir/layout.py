@@ -24,6 +24,7 @@ comparisons like any other.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -200,6 +201,28 @@ def broadcast_to(view: Strided, shape) -> Strided:
 
 
 # -- indexing -------------------------------------------------------------------------------------
+
+
+def without_trailing_slices(index: Any, ndim: int) -> Any:
+    """``a[idx, :]`` as ``a[idx]`` (the same selection): an index whose integer array or list
+    (advanced indexing) is followed by full slices only, without them; any other as given."""
+    if not isinstance(index, tuple) or not 1 < len(index) <= ndim:
+        return index
+    end = len(index)
+    while end > 1 and _full_slice(index[end - 1]):
+        end -= 1
+    kept = index[:end]
+    advanced = any(isinstance(i, list) or getattr(i, "ndim", 0) > 0 for i in kept)
+    if end == len(index) or not advanced or any(i is None or i is Ellipsis for i in kept):
+        return index
+    return kept if len(kept) > 1 else kept[0]
+
+
+def _full_slice(item: Any) -> bool:
+    """Whether ``item`` is ``:`` (its bounds compared by identity: a size's ``==`` traces)."""
+    return (
+        isinstance(item, slice) and item.start is None and item.stop is None and (item.step is None)
+    )
 
 
 def expanded_index(index: tuple, ndim: int) -> tuple:

@@ -166,18 +166,29 @@ def compress_1d(condition, a):
     """``np.compress(condition, a, axis=0)`` of a vector: the elements where it holds (a count,
     then a copy: no vector of positions). IndexError where it holds past ``a``'s end, as
     NumPy's; a shorter condition leaves the rest out, as NumPy's does."""
-    count = 0
-    for i in range(condition.shape[0]):
+    n = min(condition.shape[0], a.shape[0])
+    for i in range(n, condition.shape[0]):
         if condition[i]:
             _row_index(i, a.shape[0])
-            count += 1
-    out = np.empty(count, a.dtype)
+    count = 0
+    for i in range(n):
+        count += condition[i]
+    if count * 8 < n:  # (few: copy those only)
+        out = np.empty(count, a.dtype)
+        k = 0
+        for i in range(n):
+            if condition[i]:
+                out[k] = a[i]
+                k += 1
+        return out
+    # (many: every element written, without a branch, the next one over it unless it holds;
+    # one spare place for the writes after the last kept)
+    spare = np.empty(count + 1, a.dtype)
     k = 0
-    for i in range(min(condition.shape[0], a.shape[0])):
-        if condition[i]:
-            out[k] = a[i]
-            k += 1
-    return out
+    for i in range(n):
+        spare[k] = a[i]
+        k += condition[i]
+    return spare[:count]
 
 
 @njit(cache=True, nogil=True)

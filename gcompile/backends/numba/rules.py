@@ -76,6 +76,16 @@ def _infix(symbol: str, on_bool: str | None = None, ordered: bool = False, integ
     return scalar
 
 
+def _divide(args, loop):
+    """``/``; of complex numbers NumPy's algorithm (``_s.complex_divide``): Numba's, CPython's,
+    raises on a zero divisor and rounds otherwise."""
+    t = loop[0]
+    if t.kind != "c":
+        return _infix("/", integer=False)(args, loop)
+    one = literal(1, np.dtype(f"f{t.itemsize // 2}"))
+    return f"np.{t.name}(_s.complex_divide({args[0]}, {args[1]}, {one}))"
+
+
 def _complex_order(symbol: str, a: str, b: str) -> str:
     """NumPy's order of complex numbers (its C loops' ``CGT`` and kin): by the real parts when
     neither imaginary part is NaN, by the imaginary parts when the real parts are equal."""
@@ -227,7 +237,7 @@ RULES: dict[ops.OpDef, Rule] = {
     ops.ADD: _ufunc(_infix("+", on_bool="|")),
     ops.MULTIPLY: _ufunc(_infix("*", on_bool="&")),
     ops.SUBTRACT: _ufunc(_infix("-")),
-    ops.DIVIDE: _ufunc(_infix("/", integer=False)),
+    ops.DIVIDE: _ufunc(_divide),
     ops.EQUAL: _ufunc(_infix("==")),
     ops.NOT_EQUAL: _ufunc(_infix("!=")),
     ops.LESS: _ufunc(_infix("<", ordered=True)),

@@ -132,6 +132,25 @@ def complex_power(a, b):
     return one / result if n < 0 else result
 
 
+@_jit
+def complex_divide(a, b, one):
+    """``np.divide`` of complex numbers as NumPy's loops compute it (Smith's algorithm, scaled
+    by a reciprocal; ``one`` is 1 in the parts' type): the same bits, and inf or nan for a zero
+    divisor where Numba's division (CPython's) raises. The caller casts the result (a complex
+    of the parts' precision) to the loop's type."""
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    br_abs, bi_abs = abs(br), abs(bi)
+    if br_abs >= bi_abs:
+        if br_abs == 0 and bi_abs == 0:
+            return complex(ar / br_abs, ai / br_abs)
+        ratio = bi / br
+        scale = one / (br + bi * ratio)
+        return complex((ar + ai * ratio) * scale, (ai - ar * ratio) * scale)
+    ratio = br / bi
+    scale = one / (bi + br * ratio)
+    return complex((ar * ratio + ai) * scale, (ai * ratio - ar) * scale)
+
+
 @intrinsic
 def fused_multiply_add(typingctx, a, b, c):
     """``a * b + c`` rounded once (LLVM's ``fma``), for floats of one type."""
