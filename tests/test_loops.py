@@ -473,6 +473,36 @@ def test_a_loop_body_past_the_statement_budget_is_refused_with_its_line():
     assert "test_loops.py" in compiled.refusals[-1].detail
 
 
+def sieve(n):
+    """The scipy lecture notes' prime sieve: ``mask[j * j :: j]`` needs ``j`` as an int, so
+    the loop is unrolled, one ``if`` of the data per trip."""
+    mask = np.ones(n, dtype=bool)
+    mask[:2] = False
+    for j in range(2, int(np.sqrt(n)) + 1):
+        if mask[j]:
+            mask[j * j :: j] = False
+    return np.nonzero(mask)[0]
+
+
+def sorted_sieve(n):
+    return np.sort(sieve(n).astype(np.float64))  # (np.sort: no whole program, a host of them)
+
+
+def test_many_branches_of_an_unrolled_loop_are_refused_before_numba_compiles_them():
+    """A whole program of branches compiles about 35 ms a branch: past MAX_BRANCHES (a sieve
+    to 10000 has 99) it runs eagerly; a host that would compile each on its own refuses past
+    MAX_HOST_PROGRAMS; a short one is one Numba function, np.nonzero outside loops included."""
+    for fn, n, says in ((sieve, 10_000, "99 branches"), (sorted_sieve, 1000, "30 loops")):
+        compiled = gcompile.compile(fn)
+        with pytest.warns(gcompile.GcompileWarning, match="too large to compile"):
+            np.testing.assert_array_equal(compiled(n), fn(n))
+        assert says in compiled.refusals[-1].detail and compiled.stats["kernel_compiles"] == 0
+    compiled = gcompile.compile(sieve, fullgraph=True)
+    for n in (100, 101, 120):
+        np.testing.assert_array_equal(compiled(n), sieve(n))
+    assert "the host is one Numba function" in compiled.entries[-1].run.program.code
+
+
 def test_loops_option_off_unrolls_as_before():
     graph = gcompile.trace(decay, RNG.random(6), 0.5, options={"loops": False})
     assert not _loops(graph)

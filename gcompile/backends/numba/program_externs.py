@@ -201,12 +201,12 @@ class ExternCalls:
             self.assign(node, _histogram(call, named))
             return
         gather = _row_gather(call, node, named)
-        if gather is not None:  # (outside loops too: a program needs no host step for it)
+        if gather is not None:
             self.helpers.add("copies")
-        elif self.top():  # (as a matrix product: the host calls NumPy itself, no callback)
-            raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
         native = gather or _native(call, node, arguments, named)
-        if native is not None:
+        if native is None and self.top():  # (the host calls NumPy itself, without a callback)
+            raise NoTemplate(f"a library call outside loops ({call.name}) runs in the host")
+        if native is not None:  # (outside loops too: a program needs no host step for it)
             self.assign(node, native)
             self.bind_lengths(node, self.values[node])
             return

@@ -97,6 +97,7 @@ class ProgramKernelCalls(KernelCalls):
                 not isinstance(statement, Alloc)
                 or made is None
                 or statement.var not in roots.values()
+                or data_sizes_in(made[0])  # (a length the program finds: the host has none)
             ):
                 statements.append(statement)
                 continue

@@ -202,21 +202,24 @@ def check_budget(node: Node, options: dict) -> None:
         )
 
 
+# The most branches a program without loops may have: each ``if`` of the data a loop unrolled
+# at trace time left (a sieve's ``if mask[j]``) costs Numba about 35 ms to compile.
+MAX_BRANCHES = 64
+
+
 def check_budget_of(graph: Graph, name: str, options: dict) -> None:
     """Refuse a program of branches and no loop whose branches hold more statements than the
-    loop budget: the trips of a loop run in Python (unrolled), each an ``if`` of the data,
-    which Numba takes minutes to compile."""
+    loop budget, or that has more than ``MAX_BRANCHES`` branches: the trips of a loop run in
+    Python (unrolled), each an ``if`` of the data, which Numba takes long to compile."""
     budget = int(options.get("max_loop_statements", MAX_LOOP_STATEMENTS))
-    count = sum(
-        1 + sum(statements(region.graph) for region in node.target.regions)
-        for node in graph.nodes
-        if isinstance(node.target, Cond)
-    )
-    if count > budget:
+    branches = [node for node in graph.nodes if isinstance(node.target, Cond)]
+    count = sum(1 + sum(statements(r.graph) for r in node.target.regions) for node in branches)
+    if count > budget or len(branches) > MAX_BRANCHES:
         raise UnsupportedError(
             "a function too large to compile",
-            detail=f"{name} has {count} statements in its branches (budget {budget}, option "
-            "max_loop_statements); Numba's compile time grows faster than a function's size",
+            detail=f"{name} has {len(branches)} branches of {count} statements (budgets "
+            f"{MAX_BRANCHES} and {budget}, option max_loop_statements); Numba's compile time "
+            "grows faster than a function's size",
             hint="keep its loops rolled: see explain() for why a loop was unrolled",
         )
 
