@@ -334,6 +334,41 @@ def _hstack(rec, tup, dtype=None, casting="same_kind"):
     return _joined(arrays, 0 if arrays and arrays[0].ndim == 1 else 1, dtype, casting)
 
 
+def _block(rec, arrays):
+    """``np.block``: nested lists of arrays, the innermost lists joined along the last axis,
+    each list around them along the axis before; arrays given new leading axes up to the
+    nesting depth. NumPy's own errors for the nesting (tuples, empty lists, uneven depths),
+    found on stand-ins of one element."""
+    np.block(_stand_ins(arrays))
+    depth, leaf = 0, arrays
+    while isinstance(leaf, list):
+        depth, leaf = depth + 1, leaf[0]
+    ndim = max(depth, *(a.ndim for a in _block_leaves(arrays)))
+
+    def joined(item, level: int):
+        if not isinstance(item, list):
+            a = item if hasattr(item, "meta") else np.asanyarray(item)
+            return a[(None,) * (ndim - a.ndim)] if a.ndim < ndim else a
+        return np.concatenate([joined(part, level + 1) for part in item], axis=level - depth)
+
+    return joined(arrays, 0)
+
+
+def _stand_ins(item: Any) -> Any:
+    """A nesting of lists (and tuples) like ``item``'s, each array a one-element array of its
+    number of axes."""
+    if isinstance(item, (list, tuple)):
+        return type(item)(_stand_ins(part) for part in item)
+    return np.zeros((1,) * np.ndim(item) if not hasattr(item, "meta") else (1,) * item.ndim)
+
+
+def _block_leaves(item: Any) -> list:
+    """The arrays (and numbers) of ``np.block``'s nesting, as arrays or traced values."""
+    if isinstance(item, list):
+        return [leaf for part in item for leaf in _block_leaves(part)]
+    return [item if hasattr(item, "meta") else np.asanyarray(item)]
+
+
 def _column_stack(rec, tup):
     """``np.column_stack``: vectors (and scalars) as columns, joined along the second axis."""
     columns = []
@@ -520,6 +555,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.atleast_2d: Decomposition(_at_least(2)),
     np.atleast_3d: Decomposition(_at_least(3)),
     np.vstack: Decomposition(_vstack),
+    np.block: Decomposition(_block),
     np.hstack: Decomposition(_hstack),
     np.column_stack: Decomposition(_column_stack),
     np.real: Decomposition(_real),

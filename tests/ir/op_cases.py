@@ -978,6 +978,16 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x, y: np.vstack([x, y[0], x * 2]), (4,), (2, 4), dtypes=(np.float64, np.int32)),
         case(lambda x: np.vstack((x[0], x[1])), strided((2, 3)), dtypes=(np.bool_,)),
     ],
+    np.block: [  # (nested lists: the innermost along the last axis; vectors as rows)
+        case(
+            lambda x, y: np.block([[x, y[:2, :1]], [y[2:], np.zeros((2, 1), x.dtype)]]),
+            (2, 2),
+            (4, 2),
+            dtypes=(np.float64, np.int32),
+        ),
+        case(lambda x, y: np.block([x, 2, y[0]]), (3,), (2, 2), dtypes=(np.float32,)),
+        case(lambda x: np.block([[x[0]], [x[1]]]), strided((2, 3)), dtypes=(np.complex128,)),
+    ],
     np.hstack: [
         case(lambda x, y: np.hstack([x, y[1], x[:1]]), (3,), (2, 4), dtypes=(np.float32,)),
         case(lambda x: np.hstack((x, x[:, :1] * 3)), (3, 2), dtypes=(np.int64, np.float64)),
@@ -1060,6 +1070,10 @@ def _write_python_complex_into_part(z):
 
 ERROR_CASES: dict[Any, list[Case]] = {
     "where": [case(lambda c, x: np.where(c, x, 0), of((3,), np.bool_), of((4,), np.float64))],
+    np.block: [  # (uneven depths, shapes that do not join)
+        case(lambda x: np.block([[x], x]), of((2,), np.float64)),
+        case(lambda x: np.block([[x], [x[:1], x]]), of((2, 2), np.float64)),
+    ],
     "clip": [case(lambda x: x.clip(np.zeros(4), 1), of((3,), np.float64))],
     "astype": [case(lambda x: x.astype(np.int8, casting="safe"), of((3,), np.float64))],
     "sum": [
