@@ -369,6 +369,47 @@ def _block_leaves(item: Any) -> list:
     return [item if hasattr(item, "meta") else np.asanyarray(item)]
 
 
+def _array_split(rec, ary, indices_or_sections, axis=0, equal=False):
+    """``np.array_split`` (``np.split`` when ``equal``): views of ``ary`` cut along ``axis``
+    at the given indices (slicing's clamping and negative indices, as NumPy's), or into
+    sections, the first ``n % sections`` one longer; NumPy's errors."""
+    ary = ary if hasattr(ary, "meta") else np.asanyarray(ary)
+    n = ary.shape[axis]
+    axis = axis + ary.ndim if axis < 0 else axis
+    try:
+        sections = operator.index(indices_or_sections)
+    except TypeError:
+        cuts = list(indices_or_sections)
+    else:
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if equal and n % sections:
+            raise ValueError("array split does not result in an equal division")
+        size, extras = n // sections, n % sections
+        cuts = [k * size + builtins.min(k, extras) for k in range(1, sections)]
+    bounds = [0, *cuts, None]
+    lead = (slice(None),) * axis
+    return [ary[(*lead, slice(a, b))] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _split(rec, ary, indices_or_sections, axis=0):
+    """``np.split``: ``np.array_split`` whose sections must be equal."""
+    return _array_split(rec, ary, indices_or_sections, axis, equal=True)
+
+
+def _split_along(name: str, least: int, axis_of: Callable) -> Callable:
+    """``np.hsplit``/``vsplit``/``dsplit``: ``np.split`` along the axis ``axis_of(ndim)`` of
+    an array of at least ``least`` axes (NumPy's error below)."""
+
+    def split(rec, ary, indices_or_sections):
+        ndim = np.ndim(ary) if not hasattr(ary, "meta") else ary.ndim
+        if ndim < least:
+            raise ValueError(f"{name} only works on arrays of {least} or more dimensions")
+        return _split(rec, ary, indices_or_sections, axis_of(ndim))
+
+    return split
+
+
 def _column_stack(rec, tup):
     """``np.column_stack``: vectors (and scalars) as columns, joined along the second axis."""
     columns = []
@@ -556,6 +597,11 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.atleast_3d: Decomposition(_at_least(3)),
     np.vstack: Decomposition(_vstack),
     np.block: Decomposition(_block),
+    np.array_split: Decomposition(_array_split),
+    np.split: Decomposition(_split),
+    np.hsplit: Decomposition(_split_along("hsplit", 1, lambda ndim: 1 if ndim > 1 else 0)),
+    np.vsplit: Decomposition(_split_along("vsplit", 2, lambda ndim: 0)),
+    np.dsplit: Decomposition(_split_along("dsplit", 3, lambda ndim: 2)),
     np.hstack: Decomposition(_hstack),
     np.column_stack: Decomposition(_column_stack),
     np.real: Decomposition(_real),

@@ -988,6 +988,20 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x, y: np.block([x, 2, y[0]]), (3,), (2, 2), dtypes=(np.float32,)),
         case(lambda x: np.block([[x[0]], [x[1]]]), strided((2, 3)), dtypes=(np.complex128,)),
     ],
+    np.array_split: [  # (sections: the first n % sections one longer; indices: slicing's)
+        case(lambda x: np.array_split(x, 3)[2] * 2, (7,), dtypes=(np.float64, np.int16)),
+        case(lambda x: tuple(np.array_split(x, [1, -1, 9], axis=-1)), (2, 4), dtypes=(np.int32,)),
+    ],
+    np.split: [
+        case(lambda x: tuple(np.split(x, 2, axis=1)), strided((2, 4)), dtypes=(np.float32,)),
+        case(lambda x: np.split(x, [3, 1])[1].sum() + np.split(x, [2])[0], (5,), dtypes=REAL),
+    ],
+    np.hsplit: [
+        case(lambda x: np.hsplit(x, [1])[1], (2, 3), dtypes=(np.complex128,)),
+        case(lambda x: np.hsplit(x, 2)[0] - x[-1], (4,), dtypes=(np.float64,)),
+    ],
+    np.vsplit: [case(lambda x: tuple(np.vsplit(x, [1])), F((3, 2)), dtypes=(np.bool_,))],
+    np.dsplit: [case(lambda x: np.dsplit(x, 2)[1], (1, 2, 4), dtypes=(np.uint8,))],
     np.hstack: [
         case(lambda x, y: np.hstack([x, y[1], x[:1]]), (3,), (2, 4), dtypes=(np.float32,)),
         case(lambda x: np.hstack((x, x[:, :1] * 3)), (3, 2), dtypes=(np.int64, np.float64)),
@@ -1070,6 +1084,9 @@ def _write_python_complex_into_part(z):
 
 ERROR_CASES: dict[Any, list[Case]] = {
     "where": [case(lambda c, x: np.where(c, x, 0), of((3,), np.bool_), of((4,), np.float64))],
+    np.split: [case(lambda x: np.split(x, 2), of((5,), np.float64))],  # (unequal sections)
+    np.vsplit: [case(lambda x: np.vsplit(x, 1), of((3,), np.float64))],
+    np.array_split: [case(lambda x: np.array_split(x, 0), of((3,), np.float64))],
     np.block: [  # (uneven depths, shapes that do not join)
         case(lambda x: np.block([[x], x]), of((2,), np.float64)),
         case(lambda x: np.block([[x], [x[:1], x]]), of((2, 2), np.float64)),
