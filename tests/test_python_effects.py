@@ -58,6 +58,39 @@ def predict_with(model, X):
     return model.predict(X)
 
 
+class Generator:
+    """A linear congruential generator: its state a method changes on every call."""
+
+    def __init__(self, seed):
+        self.state = np.uint32(seed)
+
+    def next(self):
+        self.state = np.uint32(1664525) * self.state + np.uint32(1013904223)
+        return self.state
+
+
+def stream(seed, n):
+    rng = Generator(seed)
+    out = np.zeros(n, dtype=np.uint32)
+    for i in range(n):
+        out[i] = rng.next()
+    return out, rng.state
+
+
+class Scaled:
+    """A callable whose ``__init__`` and ``__call__`` test their argument's type."""
+
+    def __init__(self, factor):
+        self.factor = factor if isinstance(factor, float) else 1.0
+
+    def __call__(self, x):
+        return x * self.factor if type(self.factor) is float else x
+
+
+def scaled(x, factor):
+    return Scaled(factor)(x)
+
+
 def seeded(s, seed):
     np.random.seed(seed)
     return s + np.random.rand(3)
@@ -113,6 +146,22 @@ def test_methods_of_an_object_the_function_makes_are_its_own_state():
         got = _quiet(step, model, rows)
         np.testing.assert_allclose(got, predict_with(eager_model, rows))
         np.testing.assert_array_equal(model.X_train, rows)
+
+
+def test_an_objects_state_changed_by_a_method_in_a_loop_changes_on_every_trip():
+    """``rng.next()`` in a loop: the loop, traced once, would see one change of ``state``;
+    it runs in Python instead (its trips traced one by one)."""
+    fn = gcompile.compile(stream)
+    for seed, n in ((7, 5), (12345, 6)):
+        got, expected = _quiet(fn, seed, n), stream(seed, n)
+        assert np.array_equal(got[0], expected[0]) and got[1] == expected[1]
+
+
+def test_type_tests_in_init_and_call_of_the_users_class_answer_as_eager():
+    fn = gcompile.compile(scaled)
+    x = np.arange(4.0)
+    for factor in (3.0, 2.5, 4):
+        np.testing.assert_array_equal(_quiet(fn, x, factor), scaled(x, factor))
 
 
 def test_a_seed_and_a_try_run_on_every_call():

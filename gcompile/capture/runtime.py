@@ -495,17 +495,50 @@ def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
         result = handler.builtin(function, args, kwargs)
         if result is not NotImplemented:
             return result
-    plain = function.__func__ if type(function) is types.MethodType else function
-    if type(plain) is types.FunctionType and plain.__module__ == module:
-        from .convert import convert  # convert imports this module
+    if isinstance(function, type):
+        return _made(module, function, args, kwargs, getattr(handler, "made_object", None))
+    return _converted(module, _bound_call(module, function))(*args, **kwargs)
 
-        converted = convert(function)
-        if converted is not None:
-            function = converted.function
-    result = function(*args, **kwargs)
-    if isinstance(function, type) and hasattr(handler, "made_object"):
-        handler.made_object(result)  # (its changes are the function's own state)
-    return result
+
+def _converted(module: str, function: Any) -> Any:
+    """``function`` converted when it is a plain function of ``module`` or a method bound to
+    one (and converts), else itself."""
+    plain = function.__func__ if type(function) is types.MethodType else function
+    if type(plain) is not types.FunctionType or plain.__module__ != module:
+        return function
+    from .convert import convert  # convert imports this module
+
+    converted = convert(function)
+    return function if converted is None else converted.function
+
+
+def _bound_call(module: str, function: Any) -> Any:
+    """An instance of a class of ``module`` with a ``__call__`` of its own as that method,
+    bound (``Poly(c)(x)``: converted like any method); else ``function``."""
+    method = next(
+        (vars(k)["__call__"] for k in type(function).__mro__ if "__call__" in vars(k)), None
+    )
+    if type(method) is types.FunctionType and method.__module__ == module:
+        return types.MethodType(method, function)
+    return function
+
+
+def _made(module: str, cls: type, args: tuple, kwargs: dict, made_object: Any) -> Any:
+    """``cls(*args, **kwargs)``, told to ``made_object`` (its changes are the function's own
+    state), its ``__init__`` converted when it is the module's own and the class makes its
+    instances as ``object`` does (a test of an argument's type in it then answers as eager
+    mode's)."""
+    tell = made_object or (lambda value: None)
+    init = getattr(cls, "__init__", None)
+    plain = type(init) is types.FunctionType and init.__module__ == module
+    if not plain or cls.__new__ is not object.__new__ or type(cls) is not type:
+        made = cls(*args, **kwargs)
+        tell(made)
+        return made
+    made = object.__new__(cls)
+    tell(made)
+    _converted(module, types.MethodType(init, made))(*args, **kwargs)
+    return made
 
 
 def table(sequence: Any, index: Any) -> Any:

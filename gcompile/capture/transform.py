@@ -431,8 +431,9 @@ class _Calls(NonLocalNames):
     def visit_Call(self, node: ast.Call) -> ast.AST:
         """``f(...)`` becomes ``__gc_call(f, ...)`` when ``f`` is routed; so do
         ``<module>.ndarray(...)`` (``np.ndarray(shape, dtype)``) and ``math.<f>(...)``: a
-        handler may take them; and ``obj.m(...)`` on objects other than modules (a method of
-        the user's class runs converted)."""
+        handler may take them; and ``obj.m(...)`` on objects other than modules, and calls of
+        what a call or a subscript gives (a method of the user's class, or its instance's
+        ``__call__``, runs converted)."""
         self.generic_visit(node)
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == NDARRAY:
@@ -443,6 +444,8 @@ class _Calls(NonLocalNames):
             if not self._on_object(func.value):
                 return node
             self.methods.add(func.attr)
+        elif isinstance(func, (ast.Call, ast.Subscript)):  # (``Poly(c)(x)``, ``steps[k](x)``)
+            self.methods.add("__call__")
         elif not isinstance(func, ast.Name) or func.id in self.shadowed or not self.route(func.id):
             return node
         else:

@@ -132,14 +132,14 @@ class ControlTracer(LoopTracer):
         one it changes): refused, so that it runs in Python on every call (a graph break), not
         once here; unless a traced array or a module is met on the way (the array changes in
         place: the tracer's), or it starts from a list argument (``function`` refuses changes
-        to those) or from an object the function made (``model = KNN(); model.fit(X)``:
-        ``self.X = X`` changes the function's own state); or, given ``since`` (a
+        to those) or, outside loops and branches, from an object the function made (``model =
+        KNN(); model.fit(X)``: ``self.X = X`` changes the function's own state); or, given ``since`` (a
         ``python_effect_mark``), unless nothing was recorded since."""
         if since is not None and since == self.python_effect_mark():
             return
         if reached:
             current, steps = reached
-            if isinstance(current, TracedList) or self._made.get(id(current)) is current:
+            if isinstance(current, TracedList) or self._made_here(current):
                 return
             for kind, key in (*steps, (None, None)):
                 if isinstance(current, _NOT_PYTHON_STATE):
@@ -160,6 +160,12 @@ class ControlTracer(LoopTracer):
     def made_object(self, value) -> None:
         """``value`` was made by a class the function called (``runtime.call``)."""
         self._made[id(value)] = value
+
+    def _made_here(self, value) -> bool:
+        """Whether ``value`` is an object the function made, changed where its code runs once
+        a call (not in a loop body or a branch traced once for every trip or either way: its
+        changes there would be the trace's, not each trip's)."""
+        return self._made.get(id(value)) is value and self.is_top(self.tracer.graph)
 
     def python_effect_mark(self) -> tuple:
         """What was recorded so far: the graph being traced and its size."""

@@ -52,6 +52,8 @@ from ..ir.symbolic import free_symbols, is_expr
 from .dce import dce
 
 MAX_KERNEL_OPS = 64
+SIBLING_WINDOW = 256  # nodes between two groups that sibling fusion pairs (``merge_siblings``)
+SIBLING_WALKS = 2_000_000  # kernels the cycle checks of sibling fusion visit at most (~2 s)
 
 
 @dataclass
@@ -170,6 +172,7 @@ class _Fuser:
         self.groups: list[_Group] = []
         self.reasons: dict[tuple[Node, Node], str] = {}
         self.notes: list[str] = []
+        self.walked = 0  # kernels the cycle checks visited (``SIBLING_WALKS``)
         self._roots: dict[Node, Node | None] = {}
         # a node making a length the data decide -> the nodes using it without a data edge
         self._length_users: dict[Node, list] = {}
@@ -233,15 +236,18 @@ class _Fuser:
 
         seen: set = set()
         pending = list(successors(merged))
-        while pending:
-            current = pending.pop()
-            if current is merged:
-                return False
-            if current in seen:
-                continue
-            seen.add(current)
-            pending.extend(successors(current))
-        return True
+        try:
+            while pending:
+                current = pending.pop()
+                if current is merged:
+                    return False
+                if current in seen:
+                    continue
+                seen.add(current)
+                pending.extend(successors(current))
+            return True
+        finally:
+            self.walked += len(seen)
 
     def _legal(self, merged: "_Group") -> bool:
         return (
@@ -293,6 +299,9 @@ class _Fuser:
         A pair refused once is not tried again: merging other groups only coarsens the graph
         of groups, so a cycle stays a cycle, and styles, spaces and inputs do not change.
         (A pair refused for peak memory might fit later; leaving it apart is only conservative.)
+        Only groups starting within ``SIBLING_WINDOW`` nodes of each other's end are paired: a
+        loop unrolled at trace time (hundreds of small kernels reading one matrix) would
+        otherwise try every pair, each with a walk of the graph (minutes).
         """
         refused: set = set()
         merged = True
@@ -300,9 +309,18 @@ class _Fuser:
             merged = False
             groups = sorted(self.groups, key=lambda g: self.order[g.nodes[0]])
             for i, first in enumerate(groups):
+                last = self.order[first.nodes[-1]]
                 for second in groups[i + 1 :]:
+                    if self.order[second.nodes[0]] - last > SIBLING_WINDOW:
+                        break  # (and the groups after it: they start later still)
                     if (first, second) in refused:  # (the set keeps them alive: no id reuse)
                         continue
+                    if self.walked > SIBLING_WALKS:
+                        self.notes.append(
+                            f"sibling fusion stopped: its cycle checks visited {self.walked} "
+                            f"kernels (more than {SIBLING_WALKS}: a loop unrolled at trace time?)"
+                        )
+                        return
                     if self._merge_pair(first, second):
                         merged = True
                         break

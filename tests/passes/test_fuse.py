@@ -28,6 +28,7 @@ from gcompile.ir.kernel import FusedKernel
 from gcompile.ir.meta import TensorMeta, normalize_axes
 from gcompile.ir.printer import format_graph
 from gcompile.ir.shape_env import concrete
+from gcompile.passes import fuse as fuse_module
 from gcompile.passes import manager
 from gcompile.passes.manager import PassError, PassManager
 from gcompile.tools.explain import graph_counts
@@ -827,3 +828,18 @@ def test_a_shared_scalar_is_no_reason_for_a_sibling_merge():
         return np.exp(a) * alpha, np.sin(a) * alpha
 
     assert styles(fused(shared_array, _uniform(8), 0.5)) == ["pointwise"]
+
+
+def test_sibling_fusion_stops_past_its_budget_of_cycle_checks(monkeypatch):
+    """A loop unrolled at trace time gives hundreds of small kernels reading one matrix;
+    pairing them all, each pair with a walk of the graph, took minutes (a Kalman filter of
+    200 steps: 54 s). Past ``SIBLING_WALKS`` visited kernels sibling fusion stops, noted."""
+
+    def siblings(a):
+        return np.exp(a) * 2.0, np.sin(a) * 3.0, np.cos(a) + 1.0
+
+    assert styles(fused(siblings, _uniform(8))) == ["pointwise"]
+    monkeypatch.setattr(fuse_module, "SIBLING_WALKS", -1)
+    graph = fused(siblings, _uniform(8))
+    assert styles(graph) == ["pointwise"] * 3
+    assert any("sibling fusion stopped" in note for note in graph.notes.fusion.notes)
