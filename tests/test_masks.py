@@ -190,3 +190,16 @@ def paired_masked_updates(S, T, Z, steps):
 
 def test_masked_writes_of_one_tuple_assignment_read_the_values_as_gathered():
     check(paired_masked_updates, dyadic(40), dyadic(40), dyadic(40), 5)
+
+
+def test_a_mask_of_two_axes_and_a_trailing_slice_raises_numpys_index_error():
+    """``a[m, :]`` with ``m`` of ``a``'s two axes indexes three: NumPy's IndexError (only an
+    integer index array's trailing slices may be dropped)."""
+    a = np.arange(6.0).reshape(2, 3)
+    for fn in (lambda a: a[a > 2, :], lambda a: a.__setitem__((a > 2, slice(None)), 0.0)):
+        with pytest.raises(IndexError, match="too many indices"):
+            fn(a.copy())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gcompile.GcompileWarning)  # (refused: eager raises)
+            with pytest.raises(IndexError, match="too many indices"):
+                gcompile.compile(fn)(a.copy())

@@ -91,6 +91,19 @@ def scaled(x, factor):
     return Scaled(factor)(x)
 
 
+class Logger:
+    def __init__(self):
+        self.log = history  # (the module's list: not the function's own)
+
+    def record(self, x):
+        self.log.append(x.shape[0])
+        return x * 2
+
+
+def logged(x):
+    return Logger().record(x)
+
+
 def seeded(s, seed):
     np.random.seed(seed)
     return s + np.random.rand(3)
@@ -162,6 +175,14 @@ def test_type_tests_in_init_and_call_of_the_users_class_answer_as_eager():
     x = np.arange(4.0)
     for factor in (3.0, 2.5, 4):
         np.testing.assert_array_equal(_quiet(fn, x, factor), scaled(x, factor))
+
+
+def test_a_module_list_an_object_the_function_made_holds_changes_on_every_call():
+    history.clear()
+    fn = gcompile.compile(logged)
+    for n in (3, 4, 5):
+        np.testing.assert_array_equal(_quiet(fn, np.ones(n)), np.full(n, 2.0))
+    assert history == [3, 4, 5]
 
 
 def test_a_seed_and_a_try_run_on_every_call():

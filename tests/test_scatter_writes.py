@@ -191,6 +191,11 @@ def marked_with(Xi, Yi, N, counts, idx, k):
     return N, counts
 
 
+def written_at(a, idx, k):
+    a[idx] = k
+    return a
+
+
 def test_an_int_argument_that_varies_between_calls_is_written_at_positions():
     """Once ``k`` took two values it is traced (not a constant of the trace): the writes take
     it as a traced value, with no graph break."""
@@ -203,3 +208,10 @@ def test_an_int_argument_that_varies_between_calls_is_written_at_positions():
         for a, b in zip(got, expected):
             assert a.dtype == b.dtype and np.array_equal(a, b)
         assert expected[1][2] == 1 + 3 * k  # (np.add.at adds at a repeated index twice)
+    narrow = gcompile.compile(written_at)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gcompile.GcompileWarning)  # (into int8: eager runs it)
+        for k in (5, 100):
+            assert narrow(np.zeros(4, np.int8), idx[:2], k).tolist() == [k, 0, k, 0]
+        with pytest.raises(OverflowError, match="out of bounds for int8"):
+            narrow(np.zeros(4, np.int8), idx[:2], 300)

@@ -58,6 +58,7 @@ from .traced_array import TracedArray
 # what a marked statement may change without being a change to Python state: the tracer's
 # arrays and modules (``np.add(a, b, out=b)``); an array it did not trace is the caller's
 _NOT_PYTHON_STATE = (TracedArray, types.ModuleType)
+_VALUES = (type(None), bool, int, float, complex, str, bytes, np.generic)  # (no state to change)
 
 _INDEX = "range index"  # the carried index of a for loop over bounds read from the data
 
@@ -132,24 +133,29 @@ class ControlTracer(LoopTracer):
         one it changes): refused, so that it runs in Python on every call (a graph break), not
         once here; unless a traced array or a module is met on the way (the array changes in
         place: the tracer's), or it starts from a list argument (``function`` refuses changes
-        to those) or, outside loops and branches, from an object the function made (``model =
-        KNN(); model.fit(X)``: ``self.X = X`` changes the function's own state); or, given ``since`` (a
+        to those) or, outside loops and branches, stays within objects the function made
+        (``model = KNN(); model.fit(X)``: ``self.X = X`` changes the function's own state; a
+        list of the module's that ``self.log`` holds is not its own); or, given ``since`` (a
         ``python_effect_mark``), unless nothing was recorded since."""
         if since is not None and since == self.python_effect_mark():
             return
         if reached:
             current, steps = reached
-            if isinstance(current, TracedList) or self._made_here(current):
+            if isinstance(current, TracedList):
                 return
+            own = self._made_here(current)  # (every object on the way made here, or a value)
             for kind, key in (*steps, (None, None)):
                 if isinstance(current, _NOT_PYTHON_STATE):
                     return
+                own = own and (self._made_here(current) or isinstance(current, _VALUES))
                 if kind is None:
                     break
                 try:
                     current = getattr(current, key) if kind == "attr" else current[key]
                 except Exception:  # noqa: BLE001 - (what eager would raise: it runs there)
                     break
+            if own:
+                return
         what = f" {type(current).__name__}" if reached else ""
         self.tracer.refuse(
             f"a statement that {reason}{what}",

@@ -340,6 +340,8 @@ def _block(rec, arrays):
     nesting depth. NumPy's own errors for the nesting (tuples, empty lists, uneven depths),
     found on stand-ins of one element."""
     np.block(_stand_ins(arrays))
+    if not isinstance(arrays, list):  # (a bare array: NumPy's copy of it)
+        return arrays.copy() if hasattr(arrays, "meta") else np.array(arrays)
     depth, leaf = 0, arrays
     while isinstance(leaf, list):
         depth, leaf = depth + 1, leaf[0]

@@ -28,7 +28,7 @@ def ufunc_at(tracer: Any, ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> None:
     """``ufunc.at(*inputs)`` on a traced array as one loop (see the module docstring)."""
     a, indices, *rest = inputs if len(inputs) >= 2 else (*inputs, None)
     b = rest[0] if rest else None
-    b = _traced_int(tracer, b)
+    b = _traced_int(tracer, b, a)
     positions = indices if isinstance(indices, tuple) else (indices,)
     if kwargs or not tracer.is_traced(a) or not _vectors(tracer, positions, a):
         tracer.refuse(
@@ -65,7 +65,7 @@ def scatter_assign(tracer: Any, a: Any, index: Any, b: Any) -> bool:
     positions = tuple(tracer.wrap(tracer.operand(p)) for p in positions)  # (a constant: traced)
     count = positions[0].shape[0]
     rows = (count,) + tuple(a.shape[len(positions) :])
-    values = _traced_int(tracer, b)
+    values = _traced_int(tracer, b, a)
     values = values if tracer.is_traced(values) else np.asarray(values)
     if values.ndim:  # (NumPy broadcasts the values to the rows written, before any write)
         values = np.broadcast_to(values, rows)
@@ -99,9 +99,22 @@ def _vectors(tracer: Any, positions: tuple, a: Any) -> bool:
     )
 
 
-def _traced_int(tracer: Any, value: Any) -> Any:
-    """``value``, a traced scalar if it is an int that varies between calls (a ``SymInt``)."""
-    return tracer.symint_value(value.expr) if isinstance(value, SymInt) else value
+def _traced_int(tracer: Any, value: Any, target: Any) -> Any:
+    """``value``, a traced scalar if it is an int that varies between calls (a ``SymInt``),
+    written into ``target``'s dtype as NumPy writes a Python int (exactly, or rounded to a
+    float64's or complex128's precision); refused for other dtypes, where NumPy raises for
+    some values (OverflowError into an int8) or rounds otherwise (into a float32)."""
+    if not isinstance(value, SymInt):
+        return value
+    if target.dtype not in _HOLD_INT64:
+        tracer.refuse(
+            f"an int that varies between calls written into a {target.dtype} array",
+            hint="NumPy checks or rounds each value: pass it as a NumPy scalar of that dtype",
+        )
+    return tracer.symint_value(value.expr)
+
+
+_HOLD_INT64 = (np.dtype(np.int64), np.dtype(np.float64), np.dtype(np.complex128))
 
 
 def _check_casting(ufunc: np.ufunc, a: Any, b: Any) -> None:

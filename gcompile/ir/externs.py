@@ -96,26 +96,7 @@ class ExternCall:
         values = [_value(v, operands) for _, v in self.arguments]
         names = [k for k, _ in self.arguments[self.positional :]]
         keywords = dict(zip(names, values[self.positional :]))
-        function = _FASTER.get(self.function, self.function)
-        return function(*values[: self.positional], **keywords), values
-
-
-def _select(condition: Any, arr: Any) -> Any:
-    """``np.extract(condition, arr)``: NumPy's boolean indexing where ``condition`` is a mask
-    of ``arr``'s shape (the same elements in the same order, in one pass where ``np.extract``
-    makes two: ``x[m]`` as eager runs it); else ``np.extract`` itself."""
-    if (
-        isinstance(condition, np.ndarray)
-        and isinstance(arr, np.ndarray)
-        and condition.dtype == np.bool_
-        and condition.shape == arr.shape
-    ):
-        return arr[condition]
-    return np.extract(condition, arr)
-
-
-# library functions called by the host through a faster equivalent
-_FASTER = {np.extract: _select}
+        return self.function(*values[: self.positional], **keywords), values
 
 
 def _text(value: Any) -> str:

@@ -213,9 +213,18 @@ def without_trailing_slices(index: Any, ndim: int) -> Any:
         end -= 1
     kept = index[:end]
     advanced = any(isinstance(i, list) or getattr(i, "ndim", 0) > 0 for i in kept)
-    if end == len(index) or not advanced or any(i is None or i is Ellipsis for i in kept):
+    masks = any(_boolean(i) for i in kept)  # (a mask of k axes counts k: NumPy's errors)
+    if end == len(index) or not advanced or masks or any(i is None or i is Ellipsis for i in kept):
         return index
     return kept if len(kept) > 1 else kept[0]
+
+
+def _boolean(item: Any) -> bool:
+    """Whether an index item is a boolean mask (an array of booleans, or a list holding one)."""
+    if isinstance(item, list):
+        return any(_boolean(i) or isinstance(i, (bool, np.bool_)) for i in item)
+    dtype = getattr(item, "dtype", None)
+    return dtype is not None and np.dtype(dtype) == np.bool_
 
 
 def _full_slice(item: Any) -> bool:

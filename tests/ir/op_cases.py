@@ -72,6 +72,12 @@ class Case:
     specials: bool = False
 
 
+def _block_of_one_written(x):
+    y = np.block(x)
+    y[0] = -1
+    return x, y
+
+
 def case(fn: Callable, *args: tuple | Arg, dtypes: tuple = ALL, specials: bool = False) -> Case:
     """A ``Case``; a plain tuple argument is a C-order array of that shape."""
     built = tuple(a if isinstance(a, Arg) else Arg(a) for a in args)
@@ -987,6 +993,7 @@ CASES: dict[Any, list[Case]] = {
         ),
         case(lambda x, y: np.block([x, 2, y[0]]), (3,), (2, 2), dtypes=(np.float32,)),
         case(lambda x: np.block([[x[0]], [x[1]]]), strided((2, 3)), dtypes=(np.complex128,)),
+        case(_block_of_one_written, (3,), dtypes=(np.float64,)),  # (a copy, not the argument)
     ],
     np.array_split: [  # (sections: the first n % sections one longer; indices: slicing's)
         case(lambda x: np.array_split(x, 3)[2] * 2, (7,), dtypes=(np.float64, np.int16)),

@@ -181,14 +181,17 @@ def compress_1d(condition, a):
                 out[k] = a[i]
                 k += 1
         return out
-    # (many: every element written, without a branch, the next one over it unless it holds;
-    # one spare place for the writes after the last kept)
-    spare = np.empty(count + 1, a.dtype)
+    # (many: every element up to the last kept written, without a branch, the next one over
+    # it unless it holds)
+    out = np.empty(count, a.dtype)
+    last = n - 1
+    while last >= 0 and not condition[last]:
+        last -= 1
     k = 0
-    for i in range(n):
-        spare[k] = a[i]
+    for i in range(last + 1):
+        out[k] = a[i]
         k += condition[i]
-    return spare[:count]
+    return out
 
 
 @njit(cache=True, nogil=True)

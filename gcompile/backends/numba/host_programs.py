@@ -22,20 +22,20 @@ from .program_entry import ProgramEntry, caller_buffers, result_type
 WHOLE_PROGRAM_STEPS = 6
 
 
-# A host calling more loops and branches than this, each then a Numba function of its own (a
-# loop unrolled around an ``if`` of the data: one per trip), would compile for many seconds.
+# A host calling more branches than this, each then a Numba function of its own (a loop
+# unrolled around an ``if`` of the data: one per trip), would compile for many seconds.
 MAX_HOST_PROGRAMS = 24
 
 
-def _refuse_many_programs(graph, nodes: list, why: Exception) -> None:
-    """Refuse a graph whose host would compile each of ``nodes`` on its own (``why``: the
+def _refuse_many_programs(graph, branches: list, why: Exception) -> None:
+    """Refuse a graph whose host would compile each of ``branches`` on its own (``why``: the
     whole graph cannot be one Numba function)."""
-    if len(nodes) > MAX_HOST_PROGRAMS:
+    if len(branches) > MAX_HOST_PROGRAMS:
         raise UnsupportedError(
             "a function too large to compile",
-            detail=f"{graph.name}: its {len(nodes)} loops and branches would each compile as a "
-            f"Numba function of its own (more than {MAX_HOST_PROGRAMS}), the whole graph "
-            f"not being one ({why})",
+            detail=f"{graph.name}: its {len(branches)} branches would each compile as a Numba "
+            f"function of its own (more than {MAX_HOST_PROGRAMS}), the whole graph not being "
+            f"one ({why})",
             hint="keep its loops rolled: see explain() for why a loop was unrolled",
         )
 
@@ -132,7 +132,7 @@ class ProgramCalls:
             program = programs.generate_graph(graph, self.options)
             function = program_host.load(program, graph.name, self.options, self.program)
         except (codegen.NoTemplate, UnsupportedError) as why:
-            _refuse_many_programs(graph, loops + branches, why)
+            _refuse_many_programs(graph, branches, why)
             self.program.whole = f"the host stays Python: {why}"
             return False
         self.program.whole = "the host is one Numba function"
