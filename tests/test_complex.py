@@ -302,3 +302,22 @@ def test_division_is_numpys_to_the_bit_and_a_zero_divisor_gives_inf_or_nan(dtype
         assert g.dtype == e.dtype
         view = e.real.dtype
         np.testing.assert_array_equal(g.view(view), e.view(view))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_products_and_squares_are_numpys_to_the_bit(dtype):
+    """NumPy's loops round each part of a complex product once (an FMA) where the machine has
+    FMA; an iteration ``z = z * z + c`` (Mandelbrot) then keeps NumPy's bits for its steps."""
+    rng = np.random.default_rng(9)
+    a, b = ((rng.standard_normal(257) + 1j * rng.standard_normal(257)).astype(dtype) for _ in "ab")
+
+    def iterate(z, c):
+        for _ in range(3):
+            z = z * z + c
+        return a * b, np.square(a), z
+
+    got, expected = gcompile.compile(iterate)(a, b), iterate(a, b)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g.view(e.real.dtype), e.view(e.real.dtype))
+
