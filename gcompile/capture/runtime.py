@@ -528,16 +528,14 @@ def _made(module: str, cls: type, args: tuple, kwargs: dict, made_object: Any) -
     state), its ``__init__`` converted when it is the module's own and the class makes its
     instances as ``object`` does (a test of an argument's type in it then answers as eager
     mode's)."""
-    tell = made_object or (lambda value: None)
     init = getattr(cls, "__init__", None)
     plain = type(init) is types.FunctionType and init.__module__ == module
-    if not plain or cls.__new__ is not object.__new__ or type(cls) is not type:
-        made = cls(*args, **kwargs)
-        tell(made)
-        return made
-    made = object.__new__(cls)
-    tell(made)
-    _converted(module, types.MethodType(init, made))(*args, **kwargs)
+    own = plain and cls.__new__ is object.__new__ and type(cls) is type
+    made = object.__new__(cls) if own else cls(*args, **kwargs)
+    if made_object is not None:
+        made_object(made)  # (before its __init__ runs: changes to it there are its own)
+    if own:
+        _converted(module, types.MethodType(init, made))(*args, **kwargs)
     return made
 
 

@@ -143,17 +143,17 @@ class ControlTracer(LoopTracer):
             current, steps = reached
             if isinstance(current, TracedList):
                 return
-            own = self._made_here(current)  # (every object on the way made here, or a value)
+            own = self._made_here(current)  # (and each object after it made here, or a value)
             for kind, key in (*steps, (None, None)):
                 if isinstance(current, _NOT_PYTHON_STATE):
                     return
-                own = own and (self._made_here(current) or isinstance(current, _VALUES))
                 if kind is None:
                     break
                 try:
                     current = getattr(current, key) if kind == "attr" else current[key]
                 except Exception:  # noqa: BLE001 - (what eager would raise: it runs there)
                     break
+                own = own and (self._made_here(current) or isinstance(current, _VALUES))
             if own:
                 return
         what = f" {type(current).__name__}" if reached else ""

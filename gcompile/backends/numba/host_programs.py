@@ -22,24 +22,6 @@ from .program_entry import ProgramEntry, caller_buffers, result_type
 WHOLE_PROGRAM_STEPS = 6
 
 
-# A host calling more branches than this, each then a Numba function of its own (a loop
-# unrolled around an ``if`` of the data: one per trip), would compile for many seconds.
-MAX_HOST_PROGRAMS = 24
-
-
-def _refuse_many_programs(graph, branches: list, why: Exception) -> None:
-    """Refuse a graph whose host would compile each of ``branches`` on its own (``why``: the
-    whole graph cannot be one Numba function)."""
-    if len(branches) > MAX_HOST_PROGRAMS:
-        raise UnsupportedError(
-            "a function too large to compile",
-            detail=f"{graph.name}: its {len(branches)} branches would each compile as a Numba "
-            f"function of its own (more than {MAX_HOST_PROGRAMS}), the whole graph not being "
-            f"one ({why})",
-            hint="keep its loops rolled: see explain() for why a loop was unrolled",
-        )
-
-
 def host_variable(node: Node) -> str:
     """The host function's variable holding ``node``'s value."""
     return f"v_{node.name}"
@@ -132,7 +114,7 @@ class ProgramCalls:
             program = programs.generate_graph(graph, self.options)
             function = program_host.load(program, graph.name, self.options, self.program)
         except (codegen.NoTemplate, UnsupportedError) as why:
-            _refuse_many_programs(graph, branches, why)
+            programs.check_budget_of(graph, graph.name, self.options, separately=True)
             self.program.whole = f"the host stays Python: {why}"
             return False
         self.program.whole = "the host is one Numba function"

@@ -202,17 +202,30 @@ def check_budget(node: Node, options: dict) -> None:
         )
 
 
-# The most branches a program without loops may have: each ``if`` of the data a loop unrolled
-# at trace time left (a sieve's ``if mask[j]``) costs Numba about 35 ms to compile.
+# The most branches (each ``if`` of the data a loop unrolled at trace time left: a sieve's
+# ``if mask[j]``) a graph may compile: in one program, about 35 ms of Numba's time each; each a
+# function of its own (a host staying Python), about 0.3 s each.
 MAX_BRANCHES = 64
+MAX_SEPARATE_BRANCHES = 24
 
 
-def check_budget_of(graph: Graph, name: str, options: dict) -> None:
-    """Refuse a program of branches and no loop whose branches hold more statements than the
-    loop budget, or that has more than ``MAX_BRANCHES`` branches: the trips of a loop run in
-    Python (unrolled), each an ``if`` of the data, which Numba takes long to compile."""
+def check_budget_of(graph: Graph, name: str, options: dict, separately: bool = False) -> None:
+    """Refuse a graph's branches that would take Numba long to compile (the trips of a loop
+    run in Python, unrolled, each an ``if`` of the data): in one program of branches and no
+    loop, more statements in them than the loop budget or more than ``MAX_BRANCHES``; each
+    compiled on its own (``separately``), more than ``MAX_SEPARATE_BRANCHES``."""
     budget = int(options.get("max_loop_statements", MAX_LOOP_STATEMENTS))
     branches = [node for node in graph.nodes if isinstance(node.target, Cond)]
+    if separately and len(branches) > MAX_SEPARATE_BRANCHES:
+        raise UnsupportedError(
+            "a function too large to compile",
+            detail=f"{name}: its {len(branches)} branches would each compile as a Numba "
+            f"function of its own (more than {MAX_SEPARATE_BRANCHES}), the whole graph not "
+            "being one",
+            hint="keep its loops rolled: see explain() for why a loop was unrolled",
+        )
+    if separately:
+        return
     count = sum(1 + sum(statements(r.graph) for r in node.target.regions) for node in branches)
     if count > budget or len(branches) > MAX_BRANCHES:
         raise UnsupportedError(

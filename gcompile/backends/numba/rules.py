@@ -112,12 +112,15 @@ def _multiply(square: bool = False):
     return scalar
 
 
+_REAL_DIVIDE = _infix("/", integer=False)
+
+
 def _divide(args, loop):
     """``/``; of complex numbers NumPy's algorithm (``_s.complex_divide``): Numba's, CPython's,
     raises on a zero divisor and rounds otherwise."""
     t = loop[0]
     if t.kind != "c":
-        return _infix("/", integer=False)(args, loop)
+        return _REAL_DIVIDE(args, loop)
     one = literal(1, np.dtype(f"f{t.itemsize // 2}"))
     return f"np.{t.name}(_s.complex_divide({args[0]}, {args[1]}, {one}))"
 
