@@ -18,7 +18,7 @@ from . import backends, config, frontend
 from .captured_globals import GlobalsGuard
 from .errors import UnsupportedError
 from .guards import BoundCall, SizeCheck, guard_text, size_check
-from .ir.alias import memory_of, returns_a_choice
+from .ir.alias import returns_a_choice, written_inputs
 from .ir.graph import Graph
 from .passes import manager
 
@@ -143,11 +143,7 @@ def _size_check(graph: Graph, bound: BoundCall) -> SizeCheck | None:
 def _memory_check(graph: Graph) -> tuple[list[int], list[str], list[tuple[str, np.ndarray]]]:
     """What a call must check when the graph writes arguments back, computed once per entry:
     the written input positions, a label per input, and the arrays read from outside."""
-    position = {node: i for i, node in enumerate(graph.placeholders)}
-    targets = [node.args[i] for node in graph.nodes for i in node.written_arguments]
-    written = sorted(  # write-backs, in-place writes, loops running in an argument's memory
-        {position[memory_of(t)] for t in targets if memory_of(t) in position}
-    )
+    written = written_inputs(graph)
     if not written:
         return [], [], []
     labels = [f"argument '{p.name}'" for p in graph.placeholders]

@@ -23,9 +23,12 @@ take 0.2-0.4 us to hand back an array), from the host's pool when they are large
                 return _gc_r0
         return _gc_general(u, dx)
 
-It is used only for entries that write no argument and call nothing back into Python, so a call
-that the program refuses half-way has changed nothing: the general path runs it again, and
-raises the user's own error if there is one. ``GCOMPILE_DISABLE`` is seen on every call, as on
+It is used only for entries that call nothing back into Python. For one that writes no argument,
+a call the program refuses half-way has changed nothing: the general path runs it again, and
+raises the user's own error if there is one. One that writes its arguments checks, in the
+program, that no other input shares their memory (the general path refuses such a call); the
+general path runs it again only when the program raised before writing (its guards, or Numba's
+dispatch of the arguments' types), and its other errors are the call's. ``GCOMPILE_DISABLE`` is seen on every call, as on
 the general path; ``config.set`` takes the fast entries down (``api``), so they need not look.
 """
 
@@ -37,6 +40,8 @@ import os
 from typing import Any, Callable
 
 import numpy as np
+
+from .backends.numba.program_entry import GuardFailure
 
 
 class FastEntry:
@@ -57,13 +62,16 @@ def build(
     entry: Any, bound: Any, binder: Any, general: Callable, eager: Callable
 ) -> FastEntry | None:
     """The fast entry of a cache entry ``entry`` (one the call ``bound`` just used), or None
-    when it cannot have one: its host is not one program, it writes an argument, the function
+    when it cannot have one: its host is not one program, it writes an argument and reads an
+    array from outside (whose overlap the program does not check), the function
     takes ``*args``, ``**kwargs`` or keyword-only parameters, an argument is not a plain leaf
     of a kind it checks (another library's array: the general path takes it), or the
     environment has no raw view to read ``GCOMPILE_DISABLE``."""
     program = getattr(entry.run, "program", None)
     environ = getattr(os.environ, "_data", None)
-    if program is None or program.entry is None or entry.written or environ is None:
+    if program is None or program.entry is None or environ is None:
+        return None
+    if entry.written and entry.captured:  # (the program checks overlaps among its inputs)
         return None
     if bound.array_type is not None:
         return None
@@ -92,6 +100,7 @@ def build(
         "_gc_ndarray": np.ndarray,
         "_gc_empty": np.empty,
         "_gc_pooled": program.pooled,
+        "_gc_retried": _RETRIED_WRITING if entry.written else Exception,
         "_gc_globals_hold": entry.globals.holds if entry.globals is not None else None,
         **{f"_gc_c{i}": constant for i, constant in enumerate(program.constants)},
         **{f"_gc_b{i}": buffer.dtype for i, buffer in enumerate(program.buffers)},
@@ -108,6 +117,13 @@ def build(
     fast = FastEntry(function, source)
     namespace["_gc_count"] = fast.counter.__next__
     return fast
+
+
+# What a program that writes its arguments raises before it writes any: its guards failed
+# (sizes, or an input sharing memory with one it writes), or Numba's dispatcher refused an
+# argument's type. Anything else it raises is the call's own error (the arguments may be
+# half-written, as eager mode leaves them): the general path would not run it again.
+_RETRIED_WRITING = (GuardFailure, TypeError)
 
 
 def _test(name: str, value: Any, is_input: bool) -> str | None:
@@ -177,7 +193,7 @@ def _source(parameters: list, tests: list, call: list, results: str) -> str:
         f"    if {' and '.join(checks)}:\n"
         "        try:\n"
         f"{body}"
-        "        except Exception:\n"
+        "        except _gc_retried:\n"
         "            pass\n"
         "        else:\n"
         "            _gc_count()\n"

@@ -115,16 +115,37 @@ def test_disabling_the_compiler_reaches_calls_the_fast_entry_would_take(monkeypa
     assert len(ran) == 2 and fn._fast is not None
 
 
-def test_no_fast_entry_where_a_call_must_be_checked_in_python():
-    def scale_in_place(a, c):
-        a *= c
-        return a
+def bump_then_take(a, idx):
+    for i in range(a.shape[0]):
+        a[i] += 1.0
+    return a[idx] * 2.0
 
-    fn = gcompile.compile(scale_in_place)
-    a = np.arange(8.0)
-    fn(a, 2.0)  # (writes an argument: the overlap of arguments is checked per call)
-    assert fn._fast is None and type(fn) is gcompile.api.CompiledFunction
-    np.testing.assert_array_equal(a, np.arange(8.0) * 2.0)
+
+def test_a_program_writing_its_arguments_is_called_straight_and_checks_their_overlap():
+    fn = gcompile.compile(bump_then_take)
+    taken = np.array([0, 4])
+    for _ in range(2):
+        a, expected = np.zeros(5), np.zeros(5)
+        np.testing.assert_array_equal(fn(a, taken), bump_then_take(expected, taken))
+        np.testing.assert_array_equal(a, expected)
+    assert _served(fn) == 1
+    # an error after the writes is the call's own: not run again (the bump happens once)
+    a, expected = np.zeros(5), np.zeros(5)
+    general_calls = fn.stats["calls"]
+    for array in (a, expected):
+        with pytest.raises(IndexError):
+            (fn if array is a else bump_then_take)(array, np.array([0, 7]))
+    np.testing.assert_array_equal(a, expected)
+    assert fn.stats["calls"] == general_calls
+    # indices in the very memory the loop writes: the general path refuses, eager runs
+    memory = np.zeros(8, dtype=np.int64)
+    with pytest.warns(UserWarning, match="share memory"), pytest.raises(IndexError):
+        fn(memory.view(np.float64), memory[:2])
+    readonly = np.zeros(5)
+    readonly.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        fn(readonly, taken)
+    assert fn.stats["calls"] == general_calls + 2
 
 
 def test_a_large_output_comes_from_the_host_pool_in_the_fast_entry_too():

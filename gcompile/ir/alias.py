@@ -240,6 +240,14 @@ def written_placeholders(graph) -> set[Node]:
     return written
 
 
+def written_inputs(graph) -> list[int]:
+    """The positions of ``graph``'s placeholders whose memory the compiled graph writes
+    (write-backs, in-place writes, loops running in an argument's memory)."""
+    position = {node: i for i, node in enumerate(graph.placeholders)}
+    memories = {memory_of(node.args[i]) for node in graph.nodes for i in node.written_arguments}
+    return sorted(position[memory] for memory in memories if memory in position)
+
+
 def written_memories(node: Node) -> set[Node]:
     """The memories (``memory_of``) of the arguments ``node`` writes."""
     return {memory_of(node.args[i]) for i in written_operands(node)}
