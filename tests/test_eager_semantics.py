@@ -266,3 +266,36 @@ def _scaled_by_setting(settings):
         return v * settings["k"]
 
     return scaled
+
+
+def flattened(a, n):
+    b = a * 2.0
+    c = b  # (another name of the same array: it sees the new shape too)
+    before = b[1:3]  # (a view made before keeps its shape)
+    c.shape = (n, -1)
+    b[0] = 7.0
+    return b, c.shape, before
+
+
+def flattened_argument(a):
+    a.shape = a.size  # (the caller's array changes shape: Python runs it, a graph break)
+    a[0] = 5.0
+    return a.sum()
+
+
+def transposed_flattened(a):
+    t = a.T
+    t.shape = a.size  # (needs a copy: NumPy's AttributeError)
+    return t
+
+
+def test_a_shape_assignment_reshapes_the_array_in_place_as_numpy_does():
+    check(flattened, np.arange(12.0), 3)
+    check(flattened, np.arange(12.0), 4)
+    a, b = np.ones((3, 4)), np.ones((3, 4))
+    with pytest.warns(gcompile.GcompileWarning, match="setting the shape of an array the function"):
+        assert gcompile.compile(flattened_argument)(a) == flattened_argument(b)
+    assert a.shape == b.shape == (12,) and np.array_equal(a, b)
+    for fn in (transposed_flattened, compiled(transposed_flattened)):
+        with pytest.raises(AttributeError, match="Incompatible shape for in-place modification"):
+            fn(np.ones((3, 4)))

@@ -366,3 +366,33 @@ def test_a_loop_with_ufuncs_writing_out_breaks_at_the_refused_statement_only():
     (split,) = compiled.breaks.splits.values()
     body = next(region for name, _, region in split.regions if "__body_after" in name)
     assert body.stats["fallbacks"] == 0 and not body.breaks.splits  # (one Numba program)
+
+
+def shrinking_escape_times(xn, yn, n, horizon):
+    """npbench's mandelbrot2 as written: its grid made inside (``np.mgrid``, constants the
+    loop indexes by its masks) and flattened by ``shape`` assignments."""
+    Xi, Yi = np.mgrid[0:xn, 0:yn]
+    C = np.linspace(-2.0, 0.5, xn)[Xi] + 1j * np.linspace(-1.25, 1.25, yn)[Yi]
+    N_ = np.zeros(C.shape, dtype=np.int64)
+    Xi.shape = Yi.shape = C.shape = xn * yn
+    Z = np.zeros(C.shape, np.complex128)
+    for i in range(n):
+        if not len(Z):
+            break
+        np.multiply(Z, Z, Z)
+        np.add(Z, C, Z)
+        out = abs(Z) > horizon
+        N_[Xi[out], Yi[out]] = i + 1
+        np.logical_not(out, out)
+        Z, Xi, Yi, C = Z[out], Xi[out], Yi[out], C[out]
+    return N_.T
+
+
+def test_shape_assignments_and_a_grid_made_inside_break_only_at_the_refused_test():
+    compiled, result, messages = _compiled_quietly(shrinking_escape_times, 12, 10, 30, 2.0)
+    np.testing.assert_array_equal(result, shrinking_escape_times(12, 10, 30, 2.0))
+    line = _line_of(shrinking_escape_times, "if not len(Z)")
+    assert len(messages) == 1 and f"lines {line}-{line + 1} run in Python" in messages[0]
+    np.testing.assert_array_equal(
+        compiled(12, 10, 30, 3.0), shrinking_escape_times(12, 10, 30, 3.0)
+    )

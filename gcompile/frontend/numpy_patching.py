@@ -73,6 +73,9 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
     for name in _RANDOM_FUNCTIONS:
         func = getattr(np.random, name)
         targets.append((np.random, name, func, _random_patch(func)))
+    for name in ("mgrid", "ogrid"):
+        grid = getattr(np, name)
+        targets.append((np, name, grid, _TracedGrid(grid)))
     for module, name, func, _ in targets:
         assert getattr(module, name) is func, (
             f"{module.__name__}.{name} is not the function we patch"
@@ -165,6 +168,23 @@ def _random_patch(func: Callable) -> Callable:
         )
 
     return patched
+
+
+class _TracedGrid:
+    """``np.mgrid``/``np.ogrid`` while tracing: the grid NumPy makes, as constants of the trace
+    (arrays the function may index by its data or reshape, as any array it made)."""
+
+    def __init__(self, grid: Any):
+        self._grid = grid
+
+    def __getitem__(self, key: Any) -> Any:
+        made = self._grid[key]
+        tracer = current_tracer()
+        if tracer is None or _called_by_library():
+            return made
+        if isinstance(made, (list, tuple)):  # (ogrid's arrays)
+            return type(made)(tracer.wrap(tracer.operand(array)) for array in made)
+        return tracer.wrap(tracer.operand(made))
 
 
 _PATCHES: list[tuple[Any, str, Callable, Callable]] | None = None

@@ -165,10 +165,13 @@ class Tracer(Indices):
         return np.stack([self._stacked(v, dtype) for v in value])
 
     def _constant(self, array: np.ndarray) -> Node:
-        key = id(array)
+        # (an array the trace made may take another shape later: ``Xi.shape = n``, a new constant;
+        # the node holds a view, whose shape stays the one its meta says)
+        key = (id(array), array.shape, array.strides)
         if key in self._constants:
             return self._constants[key][1]
-        node = self.graph.constant(array, meta_of(array), source=user_source(), captured=True)
+        view = array.view()
+        node = self.graph.constant(view, meta_of(view), source=user_source(), captured=True)
         self._constants[key] = (array, node)  # keep ``array`` alive so its id stays unique
         return node
 

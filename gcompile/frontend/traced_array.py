@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import GCOMPILE_DIR
 from ..ir import ops
+from ..ir.alias import reshape_is_view
 from ..ir.graph import Node
 from ..ir.layout import without_trailing_slices
 from ..ir.meta import TensorMeta
@@ -74,6 +75,39 @@ class TracedArray:
     def shape(self) -> tuple:
         """The sizes: ints, and ``SymInt`` for sizes known only at call time."""
         return tuple(SymInt.wrap(self._tracer, s) for s in self._node.meta.shape)
+
+    @shape.setter
+    def shape(self, shape: Any) -> None:
+        """``a.shape = ...``: ``a`` itself becomes the reshape of its memory (every name bound to
+        it sees that, views made before do not, as in NumPy), where no copy is needed."""
+        if self.meta.scalar:
+            raise AttributeError("attribute 'shape' of 'numpy.generic' objects is not writable")
+        tracer = self._tracer
+        if self._node.op in ("placeholder", "constant"):  # (the caller's array would keep its)
+            tracer.refuse(
+                "setting the shape of an array the function was given or reads from outside",
+                hint="rebind the name instead: a = a.reshape(shape)",
+            )
+        if not (tracer.loops.is_top(tracer.graph) and self._node.graph is tracer.graph):
+            tracer.refuse(
+                "setting an array's shape inside a loop body or branch",
+                hint="rebind the name instead: a = a.reshape(shape)",
+            )
+        node = np.reshape(self, shape)._node
+        if node is not self._node and node.target.may_copy:
+            view = reshape_is_view(node)
+            if view is False:
+                raise AttributeError(
+                    "Incompatible shape for in-place modification. Use `.reshape()` to make a "
+                    "copy with the desired shape."
+                )
+            if view is None:
+                tracer.refuse(
+                    "setting the shape of an array whose strides the trace does not know "
+                    "(NumPy refuses where that needs a copy)",
+                    hint="rebind the name instead: a = a.reshape(shape)",
+                )
+        self._node = node
 
     @property
     def dtype(self) -> np.dtype:
