@@ -351,3 +351,22 @@ def test_np_arange_of_a_size_argument_stays_a_size():
     fn = gcompile.compile(simpson, fullgraph=True)
     for n in (200, 2000, 10):
         np.testing.assert_allclose(fn(-3.0, 3.0, n), simpson(-3.0, 3.0, n), rtol=1e-10)  # (sums)
+
+
+def integrated_then_squeezed(y0, t_end, h):
+    """A step count from float arguments (an RK4 driver's), then a question on it: is the
+    history one row (``squeeze``)? The floats are made static and the call traced again."""
+    steps = int(np.ceil(t_end / h))
+    y = np.zeros((steps + 1, y0.size))
+    y[0] = y0
+    for i in range(steps):
+        y[i + 1] = y[i] * (1.0 - h)
+    return y.squeeze()
+
+
+def test_a_question_on_a_length_the_scalar_arguments_decide_specialises_them():
+    compiled = gcompile.compile(integrated_then_squeezed, fullgraph=True)
+    for y0, t_end, h in [(np.ones(1), 2.0, 0.5), (np.ones(3), 2.0, 0.25), (np.ones(1), 0.0, 0.5)]:
+        result, expected = compiled(y0, t_end, h), integrated_then_squeezed(y0, t_end, h)
+        assert result.shape == expected.shape and np.array_equal(result, expected)
+    assert compiled.stats["fallbacks"] == 0 and compiled.stats["traces"] == 3

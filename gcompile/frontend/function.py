@@ -24,6 +24,7 @@ from .numpy_patching import tracing
 from .recorder import Tracer
 from .segments import Segment
 from .sequences import convertible_sequences
+from .size_values import size_value
 from .symint import SymInt
 from .texts import holds_marker
 from .traced_array import TracedArray
@@ -92,6 +93,7 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
             refusal.lines = refusal.lines or _lines_in(function, refusal.__traceback__)
             raise
         except DataSizeError as error:
+            _sizes_decided_by_scalars(tracer, error.symbols)
             refusal = UnsupportedError(
                 "a decision on a length the data decide",
                 error.source,
@@ -123,6 +125,17 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
     if env.replacements or env.loops and env.guards:  # (a loop body guards simple sizes:
         _rederive(tracer.graph)  # ``min(s0, 3)`` recorded before it is 3 from then on)
     return tracer.graph
+
+
+def _sizes_decided_by_scalars(tracer: Tracer, symbols: tuple) -> None:
+    """Raise ``ScalarsDecide`` when one of the lengths a refused question needs is a traced int
+    computed from scalar arguments alone (``n = int(np.ceil(t_end / h))``, then ``y.squeeze()``
+    asks whether ``n + 1 == 1``): the call is traced again with them static, as a ``range`` of
+    such an int is."""
+    for symbol in symbols:
+        node = tracer.sized_by.get(symbol)
+        if node is not None and node.graph is tracer.graph:
+            size_value(node, tracer.graph.shape_env, tracer.scalar_arguments)
 
 
 def _rederive(graph: Graph) -> None:

@@ -476,6 +476,7 @@ class NumpyCalls:
         call = self._with_lengths(call, [value])
         if len(env.data_sizes) > known:  # (a new length: its vector binds it)
             self._extern_results([value], call)
+            self.tracer.sized_by[call.lengths[0]] = value._node
         return SymInt(self.tracer, call.lengths[0])
 
     def _finish(self, result: Any, out: tuple | None, name: str) -> Any:

@@ -57,6 +57,7 @@ class Tracer(Indices):
         self.argument_of: dict[Node, str] = {}
         # placeholder -> (path, value) of a scalar argument (``size_values.ScalarsDecide``)
         self.scalar_arguments: dict[Node, tuple[str, Any]] = {}
+        self.sized_by: dict = {}  # a length the data decide -> the traced int it stands for
         # ``real``/``imag`` nodes of complex arrays, and those whose array was written since
         self.parts = ComplexParts(self)  # z.real, z.imag: values that see writes of z
         self.regions = DataRegions(self)  # regions read at data positions (``data_regions``)

@@ -76,11 +76,11 @@ class SymbolicError(Exception):
 
 class DataSizeError(SymbolicError):
     """A question on a length the data decide (an unbacked symbol) that its interval does not
-    answer; ``source`` the user's line that asked it."""
+    answer; ``source`` the user's line that asked it, ``symbols`` those lengths."""
 
-    def __init__(self, message: str, source: str | None = None):
+    def __init__(self, message: str, source: str | None = None, symbols: tuple = ()):
         super().__init__(message)
-        self.source = source
+        self.source, self.symbols = source, symbols
 
 
 class IndexQuestion(SymbolicError):
@@ -300,6 +300,7 @@ class ShapeEnv:
                 f"cannot decide {lhs} {relation} {rhs} ({reason}): {lengths}, which the data "
                 "decide, so no guard can stand for the answer",
                 self.locate(),
+                tuple(unbacked),
             )
         if missing:
             names = ", ".join(sorted(s.name for s in missing))
