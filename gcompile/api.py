@@ -35,6 +35,7 @@ from .guards import (
 )
 from .interop import results as interop_results
 from .ir.graph import Graph
+from .ir.ops import RerunEagerly
 from .ir.pytree import flatten, unflatten
 from .passes import manager
 
@@ -202,6 +203,8 @@ class CompiledFunction:
             outputs = entry.run(inputs)
         except UnsupportedError as refusal:  # found while running, before any write-back
             return self.fallbacks.refused(refusal, args, kwargs)
+        except RerunEagerly:  # (the user's raise of an exception made from the data)
+            return self.eager(*args, **kwargs)
         spec = entry.graph.out_spec
         return outputs[0] if spec.kind == "leaf" else unflatten(spec, outputs)
 

@@ -161,7 +161,7 @@ class PivotError(Exception):
 def message_of_data(x):
     for i in range(x.shape[0]):
         if x[i] < 0:
-            raise ValueError(f"negative at {x[i]}")  # (made from the data: not a node)
+            raise ValueError(f"negative at {x[i]:.3f}")  # (made from the data)
     return x * 2
 
 
@@ -171,14 +171,59 @@ def own_exception(x):
     return x * 2
 
 
-def test_raises_a_node_cannot_repeat_run_as_python():
-    """A message made from the data, or an exception class of the user's: the statement runs in
-    Python (a graph break or eager), and the call still raises what eager raises."""
-    for fn in (message_of_data, own_exception):
-        compiled = gcompile.compile(fn)
-        with pytest.warns(gcompile.GcompileWarning):
-            _same(_outcome(fn, np.array([1.0, -2.0])), _outcome(compiled, np.array([1.0, -2.0])))
-        _same(_outcome(fn, np.array([1.0, 2.0])), _outcome(compiled, np.array([1.0, 2.0])))
+def newton_reporting(data, x0):
+    """djeada/Numerical-Methods' Newton: a raise whose message formats the loop's values (a
+    lambda over them, made where it stands: the loop stays rolled) and an early return."""
+    x = x0
+    for iteration in range(1, 50):
+        fx = np.sum(np.tanh(x - data))
+        dfx = np.sum(1.0 - np.tanh(x - data) ** 2)
+        if np.isclose(dfx, 0.0, atol=1e-12):
+            raise ValueError(f"Derivative is zero at iteration {iteration}, x = {x}.")
+        x_new = x - fx / dfx
+        if np.abs(x_new - x) < 1e-8:
+            return x_new
+        x = x_new
+    raise ValueError("did not converge")
+
+
+def test_raises_a_node_cannot_repeat_run_the_call_again_eagerly():
+    """A message made from the data, or an exception class of the user's: the compiled code
+    raises ``RerunEagerly`` there, and the call runs again eagerly, which raises it."""
+    cases = {
+        message_of_data: [np.array([1.0, 2.0]), np.array([1.0, -2.0])],
+        own_exception: [np.array([1.0, 2.0]), np.array([1.0, -2.0])],
+        newton_reporting: [(np.linspace(-1.0, 2.0, 30), 0.5), (np.full(3, 1e300), 0.0)],
+    }
+    for fn, inputs in cases.items():
+        compiled = gcompile.compile(fn, fullgraph=True)
+        for args in inputs:
+            args = args if isinstance(args, tuple) else (args,)
+            _same(_outcome(fn, *args), _outcome(compiled, *args))
+        graph = gcompile.trace(fn, *args)
+        errors = [v.node.kwargs["error"] for v in walk(graph) if v.node.target is ops.RAISE_UNLESS]
+        assert "RerunEagerly" in errors and all(note.rolled for note in graph.notes.loops)
+
+
+def reporting_with_prints(x):
+    print("checking", x.shape[0])
+    if x.min() < 0:
+        raise ValueError(f"negative first value {x[0]}")  # (a second eager run: prints again)
+    return x * 2
+
+
+def test_a_raise_made_from_the_data_beside_a_print_runs_in_python(capsys):
+    compiled = gcompile.compile(reporting_with_prints)
+    messages = []
+    for x in (np.array([-1.0, 2.0]), np.array([1.0, 2.0])):
+        expected = _outcome(reporting_with_prints, x), capsys.readouterr().out
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", gcompile.GcompileWarning)
+            actual = _outcome(compiled, x), capsys.readouterr().out
+        assert actual[1] == expected[1]
+        _same(expected[0], actual[0])
+        messages += [str(w.message) for w in caught]
+    assert len(messages) == 1 and "in a function that prints" in messages[0]
 
 
 def branches(x, mode):

@@ -29,6 +29,7 @@ _KERNEL_IMPORTS = {
     "numba": {"carray", "njit", "prange"},
     "gcompile.backends.numba": {"mathlib", "scalar", "memory", "copies", "histograms"},
     "gcompile.backends.numba.program_entry": {"GuardFailure"},
+    "gcompile.ir.ops": {"RerunEagerly"},
     "gcompile.backends.numba.cache": {"dispatcher_of"},
     "gcompile.backends.numba.blas": {"matmul_into"},
 }

@@ -69,8 +69,8 @@ def _raises(block: list[ast.stmt]) -> ast.expr | None:
 def _plain(made: ast.expr) -> bool:
     """Whether making the exception can do nothing but make it (it is made while tracing to
     read its class and message): a class named (``ValueError``), or one called with at most
-    one literal string or f-string of names, attributes and subscripts (no call, which could
-    write an array or print)."""
+    one literal string or f-string of names, attributes and subscripts, formatted or not (no
+    call, which could write an array or print)."""
     if isinstance(made, (ast.Name, ast.Attribute)):
         return True
     if not isinstance(made, ast.Call) or made.keywords or len(made.args) > 1:
@@ -81,8 +81,6 @@ def _plain(made: ast.expr) -> bool:
         parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
         for part in parts:
             inner = part.value if isinstance(part, ast.FormattedValue) else part
-            if isinstance(part, ast.FormattedValue) and part.format_spec is not None:
-                return False
             if not isinstance(inner, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript)):
                 return False
             if any(isinstance(n, ast.Call) for n in ast.walk(inner)):
@@ -108,7 +106,9 @@ def _raise_if(stmt: ast.stmt, runtime: str) -> ast.stmt | None:
         return None
     arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
     function = ast.Attribute(ast.Name(runtime, ast.Load()), "raise_if", ast.Load())
-    args = [test, ast.Lambda(arguments, made), ast.Constant(negate)]
+    make = ast.Lambda(arguments, made)
+    make.called_at_once = True  # (``scopes``: its names are read here, shared with no closure)
+    args = [test, make, ast.Constant(negate)]
     built = [ast.keyword("built", ast.Constant(True))] if isinstance(made, ast.Call) else []
     call = ast.Expr(ast.Call(function, args, built))
     return ast.fix_missing_locations(ast.copy_location(call, stmt))

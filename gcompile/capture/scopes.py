@@ -4,7 +4,9 @@ A scan covers the statements or expressions of one scope. Nested scopes (functio
 classes, comprehensions) are not entered as part of it: what they take from the enclosing scope
 (their free names) counts as read by it. Free names of scopes that may outlive the statement
 creating them (functions, lambdas, classes, generator expressions) are also kept apart as
-``escaping``: a variable they use is shared with them through a closure cell.
+``escaping``: a variable they use is shared with them through a closure cell. A lambda that
+is called where it is made or never (``raises``: the exception of a raising test, marked
+``called_at_once``) is not one of them: its names are read where it stands.
 """
 
 from __future__ import annotations
@@ -172,6 +174,9 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
         self._visit_signature([], node.args)
+        if getattr(node, "called_at_once", False):  # (a raise's exception, made where it is)
+            self.visit(node.body)
+            return
         self.names.escaping |= _function_free(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:

@@ -188,14 +188,18 @@ class ControlTracer(LoopTracer):
     def capture_raise_if(self, test, make, negate: bool, built: bool = False):
         """``if test: raise make()`` on a traced scalar (``negate``: an ``assert``): a ``raise_unless``
         node raising the same error, when ``make()`` gives a built-in exception of one
-        string argument or none, made without the data; else NotImplemented (``bool()``)."""
+        string argument or none, made without the data; else one raising ``RerunEagerly``
+        (the call runs again eagerly, and makes the exception); NotImplemented (``bool()``)
+        for a test that is not a traced scalar."""
         tracer = self.tracer
         test = _size_truth(test)
         if not tracer.is_traced(test) or test.ndim != 0:
             return NotImplemented
+        made = len(tracer.texts.fields)
         raised = _static_exception(make, built)
-        if raised is None:
-            return NotImplemented
+        if raised is None:  # (made from the data, or not repeatable: the eager call makes it)
+            tracer.texts.forget_since(made)
+            raised = (ops.RerunEagerly.__name__, None)
         ok = _truth(test) if negate else np.logical_not(_truth(test))
         tracer.raise_unless(ok, *raised)
         return None

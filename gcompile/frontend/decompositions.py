@@ -139,6 +139,21 @@ def _within(a, bound):
     return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
 
 
+def _isclose(rec, a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
+    """NumPy's own definition: ``|a - b| <= atol + rtol * |b|`` where ``b`` is finite, or
+    ``a == b`` (equal infinities); NaNs equal with ``equal_nan``; ``b`` in floating point."""
+    y = b
+    if isinstance(y, TracedArray) and y.dtype.kind != "m":
+        y = y.astype(np.result_type(y.dtype, 1.0), copy=False)
+    elif type(y) is int:
+        y = float(y)
+    with np.errstate(invalid="ignore"):
+        result = np.less_equal(abs(a - y), atol + rtol * abs(y)) & np.isfinite(y) | (a == y)
+        if equal_nan:
+            result = result | np.isnan(a) & np.isnan(y)
+    return result[()]
+
+
 def _identity(rec, n, dtype=None):
     n = rec.numpy.as_size(n)  # (a traced integer: a length the data decide)
     return rec.call(EYE, N=n, dtype=np.dtype(float if dtype is None else dtype))
@@ -579,6 +594,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.einsum: Decomposition(_einsum),
     np.divmod: Decomposition(_divmod),
     np.clip: Decomposition(_clip),
+    np.isclose: Decomposition(_isclose),
     np.zeros_like: Decomposition(_like(ZEROS)),
     np.ones_like: Decomposition(_like(ONES)),
     np.empty_like: Decomposition(_empty_like),

@@ -110,7 +110,7 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
             refusal.lines = _lines_in(function, error.__traceback__)
             raise refusal from error
         _refuse_changed_containers(before, fn)
-        _refuse_raises_beside_argument_writes(tracer)
+        _refuse_raises_beside_effects(tracer)
         _refuse_unprinted_texts(tracer)
         out_leaves, out_spec = flatten(result)
         code = getattr(fn, "__code__", None)
@@ -215,20 +215,28 @@ def _refuse_unprinted_texts(tracer: Tracer) -> None:
         )
 
 
-def _refuse_raises_beside_argument_writes(tracer: Tracer) -> None:
+def _refuse_raises_beside_effects(tracer: Tracer) -> None:
     """A raising test (``raise_unless``) in a function that writes its arguments is refused at
     its line (it runs in Python there): the compiled function writes arguments back at its
-    end, so a raise would lose the writes eager mode made before it."""
-    if not written_placeholders(tracer.graph):
-        return
-    for visit in walk(tracer.graph):
-        if visit.node.op == "call" and visit.node.target is ops.RAISE_UNLESS:
-            raise UnsupportedError(
-                "a raising test in a function that writes its arguments",
-                visit.node.source,
-                hint="the writes made before the raise would be lost; raise outside the "
-                "function, or write into a copy and return it",
-            )
+    end, so a raise would lose the writes eager mode made before it. So is one whose exception
+    the eager call makes (``RerunEagerly``) in a function that prints: it would print twice."""
+    nodes = [visit.node for visit in walk(tracer.graph) if visit.node.op == "call"]
+    raises = [node for node in nodes if node.target is ops.RAISE_UNLESS]
+    if raises and written_placeholders(tracer.graph):
+        raise UnsupportedError(
+            "a raising test in a function that writes its arguments",
+            raises[0].source,
+            hint="the writes made before the raise would be lost; raise outside the "
+            "function, or write into a copy and return it",
+        )
+    reruns = [node for node in raises if node.kwargs["error"] == ops.RerunEagerly.__name__]
+    if reruns and any(node.target is ops.CALLBACK for node in nodes):
+        raise UnsupportedError(
+            "a raise of an exception made from the data in a function that prints",
+            reruns[0].source,
+            hint="the call runs again eagerly to make the exception, which would print twice; "
+            "format the message outside the function, or raise a fixed message",
+        )
 
 
 def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> Any:

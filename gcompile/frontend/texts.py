@@ -33,6 +33,11 @@ class TracedTexts:
         self.made[len(self.fields) - 1] = user_source()
         return f"\x00gc{len(self.fields) - 1}\x00"
 
+    def forget_since(self, count: int) -> None:
+        """Forget the strings made since ``count`` fields (an exception's message that the
+        eager call makes: it needs no ``print``)."""
+        self.made = {number: line for number, line in self.made.items() if number < count}
+
     def unprinted(self) -> str | None:
         """The line of a string formatted from a traced value that no ``print`` took (logged,
         warned, written: its text would be made once, while tracing), or None."""

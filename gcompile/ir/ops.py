@@ -978,9 +978,25 @@ ELEMENT = _add(
 )
 
 
+class RerunEagerly(Exception):
+    """Raised by compiled code that reached the user's ``raise`` of an exception it cannot make
+    itself (its message formats the data: ``ValueError(f"no root near {x}")``). The traced
+    function writes no argument and prints nothing, so the call runs again eagerly, which
+    raises that exception as Python does (``api``). The one exception a ``raise_unless`` node raises that is not a built-in."""
+
+    def __init__(self):
+        super().__init__(
+            "the function raised an exception made from the data, which only its Python code "
+            "makes (a loaded function has none: call the original function)"
+        )
+
+
 def raised_class(error: str) -> type:
     """The exception class a ``check`` or ``raise_unless`` node raises: a built-in one, by name (what
-    a loop program's ``raise`` can name too)."""
+    a loop program's ``raise`` can name too), or ``RerunEagerly`` (the user's exception made by
+    running the call again eagerly)."""
+    if error == RerunEagerly.__name__:
+        return RerunEagerly
     found = getattr(builtins, error, None)
     if not (isinstance(found, type) and issubclass(found, Exception)):
         raise ValueError(f"check: cannot raise {error!r} (not a built-in exception)")

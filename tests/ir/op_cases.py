@@ -865,6 +865,14 @@ CASES: dict[Any, list[Case]] = {
         case(lambda a, b: divmod(a, b), (3,), (3,), dtypes=REAL),
         case(lambda a, b: np.divmod(a, b), scalar(), scalar(), dtypes=REAL),
     ],
+    np.isclose: [
+        case(lambda a, b: np.isclose(a, b), (3, 4), (4,), dtypes=NUMERIC, specials=True),
+        case(
+            lambda a, b: np.isclose(a, b, 1e-3, 0.5, True), F((2, 3)), strided((3,)), specials=True
+        ),
+        case(lambda a: np.isclose(a, 0.0, atol=1e-12), scalar(), dtypes=NUMERIC),
+        case(lambda a: np.isclose(a, 1), reversed_((2, 3)), dtypes=REAL),
+    ],
     np.clip: [
         case(lambda x: np.clip(x, None, 5), (3, 4), dtypes=REAL),
         case(lambda x: np.clip(x, -1, 1), F((2, 3)), dtypes=SIGNED),

@@ -260,6 +260,7 @@ def module_preamble(program: LoopProgram, loaded: dict) -> str:
     lines = [
         "from gcompile.backends.numba import memory as _memory",
         "from gcompile.backends.numba.program_entry import GuardFailure as _GuardFailure",
+        "from gcompile.ir.ops import RerunEagerly",
         "from gcompile.backends.numba.cache import dispatcher_of as _dispatcher_of",
     ]
     if program.blas:
