@@ -320,4 +320,3 @@ def test_products_and_squares_are_numpys_to_the_bit(dtype):
     for g, e in zip(got, expected):
         assert g.dtype == e.dtype
         np.testing.assert_array_equal(g.view(e.real.dtype), e.view(e.real.dtype))
-

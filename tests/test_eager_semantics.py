@@ -299,3 +299,17 @@ def test_a_shape_assignment_reshapes_the_array_in_place_as_numpy_does():
     for fn in (transposed_flattened, compiled(transposed_flattened)):
         with pytest.raises(AttributeError, match="Incompatible shape for in-place modification"):
             fn(np.ones((3, 4)))
+
+
+def scalar_checks(x, delta, z):
+    return np.isscalar(delta), np.isscalar(x[0]), np.isscalar(x), np.isscalar(z), x * delta
+
+
+def test_isscalar_answers_as_eager_for_traced_scalars_and_arrays():
+    check(scalar_checks, np.arange(3.0), 0.5, np.array(2.0), backends=("numba",))
+    assert compiled(scalar_checks)(np.arange(3.0), 0.5, np.array(2.0))[:4] == (
+        True,
+        True,
+        False,
+        False,
+    )

@@ -396,3 +396,54 @@ def test_shape_assignments_and_a_grid_made_inside_break_only_at_the_refused_test
     np.testing.assert_array_equal(
         compiled(12, 10, 30, 3.0), shrinking_escape_times(12, 10, 30, 3.0)
     )
+
+
+def _partition(arr, left, right):
+    pivot = left
+    while left < right:
+        while left < right and arr[left] <= arr[pivot]:
+            left += 1
+        while arr[right] > arr[pivot]:
+            right -= 1
+        if left < right:
+            arr[left], arr[right] = arr[right], arr[left]
+    arr[pivot], arr[right] = arr[right], arr[pivot]
+    return right
+
+
+def quick_sort(arr, left, right):
+    """A recursion whose depth the data decide (luolugithub/practice): the recursive calls run
+    in Python, the module's function named by its own body (not a closure of the driver)."""
+    if left < right:
+        p = _partition(arr, left, right)
+        quick_sort(arr, left, p - 1)
+        quick_sort(arr, p + 1, right)
+    return arr
+
+
+def sibling_helpers(data):
+    """Nested helpers, the first calling the second, defined after it (a closure cell that
+    the function binds later): not split apart."""
+
+    def info(x):
+        return entropy(x) + 1.0
+
+    def entropy(h):
+        p = h[h > 0]
+        return -sum(p * np.log2(p))  # (Python's sum over a length the data decide: a break)
+
+    out = np.zeros(data.shape[1])
+    for i in range(data.shape[1]):
+        out[i] = info(data[:, i])
+    return out
+
+
+def test_recursions_and_closures_bound_later_keep_their_meaning_across_breaks():
+    a = np.array([5, 3, 8, 1, 9, 2, 7])
+    compiled, result, messages = _compiled_quietly(quick_sort, a.copy(), 0, 6)
+    np.testing.assert_array_equal(result, np.sort(a))
+    assert any("a recursion deeper than Python allows" in m for m in messages), messages
+    data = np.random.default_rng(0).random((20, 3))
+    compiled, result, messages = _compiled_quietly(sibling_helpers, data)
+    np.testing.assert_allclose(result, sibling_helpers(data), rtol=4e-15)  # (a sum's order)
+    assert any("which the function binds after it" in m for m in messages), messages

@@ -95,3 +95,32 @@ def test_region_writes_are_element_loops_that_broadcast_as_numpy():
         joined_and_stored(u[:5], np.zeros((4, 2)), w[:5])
     sources = [source for _, source in fn.entries[0].run.program.loops]
     assert sources and not any(re.search(r"\[[^\]\n]*:[^\]\n]*\] = ", s) for s in sources)
+
+
+def coin_change_and_diagonals(a, m):
+    """A coin-change DP's ``a[k] = np.inf`` then ``min``, with -inf and NaN literals beside (the
+    program spells them through ``np``), and ``np.diag`` of a matrix and of a vector in a
+    loop body (Numba's own: no object mode)."""
+    best = np.zeros(a.shape[0])
+    for k in range(1, a.shape[0]):
+        best[k] = np.inf
+        best[k] = min(best[k], best[k - 1] + a[k])
+        if a[k] < -1.0:
+            best[k] = -np.inf
+        elif a[k] > 1.0:
+            best[k] = np.nan
+    trace = np.zeros(m.shape[0])
+    for k in range(3):
+        trace = trace + np.diag(m) * k
+        m = m + np.diag(trace, 0) * 0.5
+    return best, trace, m
+
+
+def test_non_finite_literals_and_diagonals_in_loop_programs():
+    a = np.array([0.0, 0.5, -2.0, 3.0, 0.25])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gcompile.GcompileWarning)  # no interpreter fallback
+        check(coin_change_and_diagonals, a, np.arange(9.0).reshape(3, 3), backends=("numba",))
+    code = gcompile.compile(coin_change_and_diagonals)
+    code(a, np.arange(9.0).reshape(3, 3))
+    assert "_objmode" not in code.code and "np.inf" in code.code

@@ -130,6 +130,12 @@ class _Scope:
         statements; a loop body's ``jumps``: those live where the statement's ``break`` and
         ``continue`` go); ``params`` the names the region before takes."""
         before, statement, after = stmts[:at], stmts[at], stmts[at + 1 :]
+        late = sorted(scan([statement]).escaping & scan(after).stores & self.local)
+        if late:  # (the binding after it would be in another function: the driver's region)
+            return (
+                f"a nested function or lambda reading `{late[0]}`, which the function binds "
+                "after it (split there, its closure would not see that binding)"
+            )
         before = [s for s in before if not _docstring(s)]
         returns = any(isinstance(n, ast.Return) for n in scope_nodes(before))
         if returns and not top:

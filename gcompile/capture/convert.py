@@ -299,9 +299,15 @@ def compile_function(
     ``names`` and ``fn``'s free names, so that all of them are free names of the result (in
     ``fn``'s file, with its future flags)."""
     code = fn.__code__
-    params = [ast.arg(name) for name in names + list(code.co_freevars)]
+    free = names + list(code.co_freevars)
+    params = [ast.arg(name) for name in free]
     args = ast.arguments(posonlyargs=[], args=params, kwonlyargs=[], kw_defaults=[], defaults=[])
-    factory = ast.FunctionDef(_FACTORY, args, [function], decorator_list=[], returns=None)
+    # (the def would make its own name a local of the factory, and a recursive call of the
+    # module's function a closure variable; the factory is never run)
+    own_name = [] if function.name in free else [ast.Global([function.name])]
+    factory = ast.FunctionDef(
+        _FACTORY, args, [*own_name, function], decorator_list=[], returns=None
+    )
     if "type_params" in ast.FunctionDef._fields:
         factory.type_params = []
     module = ast.Module([ast.copy_location(factory, function)], type_ignores=[])

@@ -87,8 +87,13 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
         before = _container_snapshot(fn, args, kwargs)
         try:
             result = function(*args, **kwargs)
-        except RecursionError:
-            raise
+        except RecursionError as error:  # (a recursion whose depth the data decide)
+            refusal = UnsupportedError(
+                "a recursion deeper than Python allows while tracing (its depth the data decide)",
+                hint="the recursive call runs in Python; write the recursion as a loop to compile it",
+            )
+            refusal.lines = _lines_in(function, error.__traceback__)
+            raise refusal from None
         except UnsupportedError as refusal:
             refusal.lines = refusal.lines or _lines_in(function, refusal.__traceback__)
             raise

@@ -73,6 +73,7 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
     for name in _RANDOM_FUNCTIONS:
         func = getattr(np.random, name)
         targets.append((np.random, name, func, _random_patch(func)))
+    targets.append((np, "isscalar", np.isscalar, _isscalar_patch(np.isscalar)))
     for name in ("mgrid", "ogrid"):
         grid = getattr(np, name)
         targets.append((np, name, grid, _TracedGrid(grid)))
@@ -166,6 +167,19 @@ def _random_patch(func: Callable) -> Callable:
             hint="draws (and seeding) would be frozen into the compiled graph: the statement runs "
             "in Python on every call (a graph break); or draw outside and pass the arrays in",
         )
+
+    return patched
+
+
+def _isscalar_patch(func: Callable) -> Callable:
+    """``np.isscalar`` while tracing: a traced Python or NumPy scalar is one (a 0-d array is
+    not), as eager mode answers for the value it stands for."""
+
+    @functools.wraps(func)
+    def patched(element: Any) -> bool:
+        if isinstance(element, TracedArray):
+            return element.meta.scalar
+        return func(element)
 
     return patched
 

@@ -160,8 +160,11 @@ def test_floor_division_simplifies():
 def test_mod_and_pow_follow_python_on_ints():
     x = Symbol("x", -math.inf, math.inf)
     for d in (-5, -3, -2, -1, 1, 2, 3, 7):
-        for expr, reference in ((x, lambda v: v), (2 * x + 1, lambda v: 2 * v + 1),
-                                (x * x - 3, lambda v: v * v - 3)):
+        for expr, reference in (
+            (x, lambda v: v),
+            (2 * x + 1, lambda v: 2 * v + 1),
+            (x * x - 3, lambda v: v * v - 3),
+        ):
             for v in range(-12, 13):
                 assert evaluate(expr % d, {x: v}) == reference(v) % d, (expr, d, v)
     for k in range(5):
@@ -187,8 +190,18 @@ def test_exact_divide_divides_polynomials_exactly_or_answers_none():
     assert exact_divide(rows * s1, s1) == rows and exact_divide(rows * s1, rows) == s1
     assert exact_divide(sym_min(2 * s0, 6), 2) == sym_min(s0, 3)
     assert exact_divide(2 * (s1 + sym_min(s0, 3)), 2) == s1 + sym_min(s0, 3)
-    not_exact = [(12, 5), (s0, 2), (2 * s0 + 1, 2), (s0 * s1, s2), (s0 * s0 + 1, s0 + 1),
-                 (2 * s0 * s1, 4 * s1), (7, s0), (s0, s0 * s1), (s0 // 2, s0), (s0, sym_min(s0, 3))]
+    not_exact = [
+        (12, 5),
+        (s0, 2),
+        (2 * s0 + 1, 2),
+        (s0 * s1, s2),
+        (s0 * s0 + 1, s0 + 1),
+        (2 * s0 * s1, 4 * s1),
+        (7, s0),
+        (s0, s0 * s1),
+        (s0 // 2, s0),
+        (s0, sym_min(s0, 3)),
+    ]
     for a, b in not_exact:
         assert exact_divide(a, b) is None, (a, b)
     with pytest.raises(ZeroDivisionError):
@@ -420,8 +433,14 @@ def test_slice_length_matches_python(size, start, stop, step):
 
 @pytest.mark.parametrize(
     "start, stop, step, text",
-    [(1, -1, None, "max(n-2,0)"), (1, None, None, "max(n-1,0)"), (None, None, -1, "n"),
-     (None, None, 2, "(n+1)//2"), (None, 5, None, "min(n,5)"), (2, None, 3, "n//3")],
+    [
+        (1, -1, None, "max(n-2,0)"),
+        (1, None, None, "max(n-1,0)"),
+        (None, None, -1, "n"),
+        (None, None, 2, "(n+1)//2"),
+        (None, 5, None, "min(n,5)"),
+        (2, None, 3, "n//3"),
+    ],
 )
 def test_slice_length_prints_simply(start, stop, step, text):
     assert str(slice_length(n, start, stop, step)) == text
@@ -459,8 +478,11 @@ def extend(children, with_min_max: bool = True):
     """Trees ``(op, left, right)``: ``right`` is a tree for ``BY_TREE`` ops and min/max, an int
     for ``BY_INT`` ones (powers kept small: polynomials grow fast)."""
     return st.one_of(
-        st.tuples(st.sampled_from([*BY_TREE, *(["min", "max"] if with_min_max else [])]),
-                  children, children),
+        st.tuples(
+            st.sampled_from([*BY_TREE, *(["min", "max"] if with_min_max else [])]),
+            children,
+            children,
+        ),
         st.tuples(st.just("scale"), children, st.integers(-3, 3)),
         st.tuples(st.sampled_from(["//", "%"]), children, st.integers(-4, 4).filter(bool)),
         st.tuples(st.just("**"), children, st.integers(0, 3)),

@@ -96,7 +96,9 @@ def test_mutation_and_library_call_edges():
     # fusion alone: the functional update and the write-back (buffer assignment then writes
     # the region in place, in the kernel)
     alone = {"disable": ["assign_buffers"]}
-    graph = to_networkx(gcompile.trace(shift, np.ones(10), np.ones(9), stage="fused", options=alone))
+    graph = to_networkx(
+        gcompile.trace(shift, np.ones(10), np.ones(9), stage="fused", options=alone)
+    )
     writeback = graph.nodes["writeback_1"]
     assert (writeback["target"], writeback["kind"]) == ("writeback", "scatter")
     assert set(graph.predecessors("writeback_1")) == {"x", "update_1"}

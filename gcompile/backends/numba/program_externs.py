@@ -79,13 +79,15 @@ def _spelled(call: ExternCall, value):
 
 def _native(call: ExternCall, node: Node, arguments: list, named: dict):
     """Numba's own version of a library call whose result it computes exactly as NumPy (the
-    positions and counts of integers and booleans: no object mode), else None. Not
+    positions and counts of integers and booleans, a diagonal: no object mode), else None. Not
     ``np.extract``: Numba's raises on an empty array, where NumPy's gives an empty one."""
     dtypes = [v.meta.dtype for v in node.args]
     if call.function in (np.nonzero, np.flatnonzero) and len(named) == 1:
         return Call(Name(call.name), (named.get("a", arguments[0]),))
     if call.function is np.argwhere and len(named) == 1:  # (Numba's is Fortran-ordered)
         return Call(Name("np.ascontiguousarray"), (Call(Name("np.argwhere"), tuple(arguments)),))
+    if call.function is np.diag and set(named) <= {"v", "k"} and node.args[0].meta.ndim in (1, 2):
+        return Call(Name("np.diag"), (named["v"], named.get("k", Const(0))))  # (a copy, as wanted)
     if call.function is externs.CARRIER:  # (a length from a traced integer: NumPy's error too)
         return Call(Name("_s.length_carrier"), (named["shape"],))
     integers = all(d.kind == "i" for d in dtypes[:1])

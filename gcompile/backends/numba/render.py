@@ -59,7 +59,7 @@ from ...loops.printer import ATOM, UNARY, format_expr, size_text
 from ...loops.reductions import better
 from . import mathlib
 from .rules import NoTemplate, rule_of
-from .syntax import cast, literal, type_name
+from .syntax import cast, literal, type_name, untyped_literal
 
 INDENT = "    "
 # names the generated code uses: its globals and builtins, and its own variables
@@ -295,7 +295,11 @@ class _Renderer:
         if isinstance(expr, Var):
             return self.names.var(expr), ATOM
         if isinstance(expr, Const):
-            text = repr(expr.value) if expr.dtype is None else literal(expr.value, expr.dtype)
+            text = (
+                untyped_literal(expr.value)
+                if expr.dtype is None
+                else literal(expr.value, expr.dtype)
+            )
             return text, UNARY if text.startswith("-") else ATOM
         if isinstance(expr, Load):
             return f"{self.names.var(expr.buffer)}[{self.index(expr.index)}]", ATOM

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cmath
 import math
 from typing import Any
 
@@ -38,6 +39,16 @@ def literal(value: Any, dtype: np.dtype) -> str:
         return text if dtype == np.float64 else f"{type_name(dtype)}({text})"
     text = repr(int(value))
     return text if dtype == np.int64 else f"{type_name(dtype)}({text})"
+
+
+def untyped_literal(value: Any) -> str:
+    """A Python literal as source text (a float's infinities and NaN through ``np``, which
+    ``repr`` would write as the unknown names ``inf`` and ``nan``)."""
+    if type(value) is float:
+        return _float_text(value)
+    if type(value) is complex and not cmath.isfinite(value):
+        return f"complex({_float_text(value.real)}, {_float_text(value.imag)})"
+    return repr(value)
 
 
 def _float_text(value: float) -> str:
