@@ -339,3 +339,27 @@ def test_rows_gathered_in_a_loop_are_program_loops_with_numpys_errors():
     np.testing.assert_allclose(compiled(X, positions), rows_at(X, positions), rtol=1e-15)
     with pytest.raises(IndexError):
         compiled(X, np.full((2, 2), 40))
+
+
+def chained_positions(A, cube, k):
+    """``A[k][j]`` read as one element of ``A`` (not a copy of its row, then an element of it):
+    data positions, sizes and ints, negative ones, a region of a region, a row kept and read
+    twice."""
+    row = A[k[0]]
+    return (
+        A[k[0]][k[1]] + row[k[1]] + row[0] + A[k[1]][-1],
+        cube[k[0]][k[1]][k[2]] * cube[k[2]][1][k[0]],
+        cube[k[0]][k[1]] * 2.0,
+        A[k[2]][:] + row,
+    )
+
+
+def test_a_region_at_a_data_position_indexed_again_is_one_element_read():
+    A, cube = RNG.random((4, 4)), RNG.random((4, 5, 4))
+    for k in ([1, 2, 3], [-2, 0, -1], [2, -1, 0]):
+        check(chained_positions, A, cube, np.array(k))
+    graph = gcompile.trace(chained_positions, A, cube, np.array([1, 2, 3]), stage="optimized")
+    reads = [n for n in graph.nodes if n.op == "call" and n.target is ops.ELEMENT]
+    regions = [n for n in reads if n.meta.ndim]
+    assert all(r.args[0].op == "placeholder" for r in reads)  # (each of A or cube itself)
+    assert len(regions) == 3  # (row, cube[k0][k1], A[k2]; no region read an element from)

@@ -708,3 +708,39 @@ def test_a_loop_changing_a_list_or_dict_it_reads_runs_as_python_on_them_unchange
         got = gcompile.compile(fn)(arg.copy())
         for e, g in zip(expected, got):
             np.testing.assert_array_equal(g, e)
+
+
+def border_erosion(img, kernel):
+    """NTU Computer Vision's binary erosion: four loops, a border test on two indices with
+    ``continue`` and a ``break``. The outer loops split their ranges; the inner ones ask their
+    tests on each trip (splitting them too copied the body 81 times: 14 s of Numba)."""
+    h, w = img.shape
+    out = np.zeros((h, w), np.uint8)
+    for i in range(h):
+        for j in range(w):
+            flag = 0
+            for ii in range(kernel.shape[0]):
+                for jj in range(kernel.shape[1]):
+                    if kernel[ii][jj] == 1:
+                        if i + ii - 2 < 0 or j + jj - 2 < 0 or i + ii - 2 >= h or j + jj - 2 >= w:
+                            continue
+                        if img[i + ii - 2][j + jj - 2] != 255:
+                            flag = 1
+                            break
+            if flag == 0:
+                out[i][j] = 255
+    return out
+
+
+def test_questions_on_indices_inside_a_split_loop_are_asked_on_each_trip():
+    kernel = np.ones((5, 5), np.int64)
+    kernel[0, 0] = kernel[4, 4] = 0
+    for size in (7, 12):
+        img = (RNG.random((size, size)) > 0.1).astype(np.uint8) * 255
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", gcompile.GcompileWarning)  # (no interpreter fallback)
+            check(border_erosion, img, kernel, backends=("numba",))
+    graph = gcompile.trace(border_erosion, img, kernel)
+    assert any("asked on each trip" in (note.reason or "") for note in graph.notes.loops)
+    assert all(note.rolled for note in graph.notes.loops)
+    assert len(_loops(graph)) < 20  # (not one copy of the inner loops per piece of the outer)

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..ir import ops
 from ..ir.alias import root
 from ..ir.graph import Node
+from .symint import SymInt
+from .traced_array import TracedArray
 
 
 class DataRegions:
@@ -28,6 +32,43 @@ class DataRegions:
     def take(self, region: Node) -> None:
         """Record ``region``, an ``element`` node of one or more axes."""
         self.taken.add(region)
+
+    def indexed(self, region: Any, index: Any) -> Any:
+        """``region[index]`` read from the region's array at once (``A[k][j]``: one element
+        of ``A``, not a copy of its row first), for a region of whole axes not written since
+        it was taken, indexed by ints, sizes, traced ints and whole slices; else None."""
+        node = region._node
+        if node not in self.taken or node in self.stale or node.target is not ops.ELEMENT:
+            return None
+        outer = node.kwargs["index"]
+        items = index if isinstance(index, tuple) else (index,)
+        if (
+            any(isinstance(i, slice) and i != slice(None) for i in outer)
+            or len(items) > region.ndim
+        ):
+            return None
+        items += (slice(None),) * (region.ndim - len(items))
+        given, taken_at = iter(items), iter(node.args[1:])
+        template, positions = [], []
+        for item in outer:
+            new = next(given) if isinstance(item, slice) else item
+            if new is None:  # (a position of the region's own read)
+                template.append(None)
+                positions.append(self.tracer.wrap(next(taken_at)))
+            elif _traced_int(new):
+                template.append(None)
+                positions.append(new)
+            elif _position(new) is not None:
+                template.append(_position(new))
+            elif new == slice(None):
+                template.append(new)
+            else:
+                return None
+        array = self.tracer.wrap(node.args[0])
+        found = self.tracer.call(ops.ELEMENT, array, *positions, index=tuple(template))
+        if found.ndim:
+            self.take(found._node)
+        return found
 
     def written(self, target: Node) -> None:
         """A write into ``target`` (or a view of it): refused into such a region; the regions
@@ -94,3 +135,16 @@ def array_of(node: Node) -> Node:
     ):
         found = root(found.args[0])
     return found
+
+
+def _traced_int(item: Any) -> bool:
+    return isinstance(item, TracedArray) and item.ndim == 0 and item.dtype.kind in "iu"
+
+
+def _position(item: Any) -> Any:
+    """An int or size index item as an ``element`` template holds it, else None."""
+    if isinstance(item, SymInt):
+        return item.expr
+    if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+        return int(item)
+    return None

@@ -18,9 +18,11 @@ Python ints as far as a trace can follow without knowing the value:
 from __future__ import annotations
 
 import operator
+import sys
 from typing import Any, Callable
 
-from ..ir.shape_env import SymbolicError, data_sizes_in
+from ..errors import GCOMPILE_DIR
+from ..ir.shape_env import IndexQuestion, SymbolicError, data_sizes_in
 from ..ir.symbolic import is_expr, is_int
 
 _COMPARISONS = {
@@ -139,7 +141,13 @@ class SymInt:
                 return known
             other = self._tracer.symint_value(size) if is_expr(size) else size
             return _COMPARISONS[relation](self.value(), other)
-        return env.decide(relation, self.expr, size, reason)
+        try:
+            return env.decide(relation, self.expr, size, reason)
+        except IndexQuestion:
+            if not self._tracer.loops.index_values or _asked_by_gcompile():
+                raise
+            other = self._tracer.symint_value(size) if is_expr(size) else size
+            return _COMPARISONS[relation](self.value(), other)  # (``LoopTracer.index_values``)
 
     def __eq__(self, other):
         return self._decide("==", other, "a comparison of sizes")
@@ -229,3 +237,10 @@ def unwrap(value: Any) -> Any:
     if isinstance(value, (tuple, list)) and not hasattr(type(value), "_fields"):
         return type(value)(unwrap(v) for v in value)
     return value
+
+
+def _asked_by_gcompile() -> bool:
+    """Whether the comparison being decided is gcompile's own (an index's bounds), not the
+    user's: those need a Python answer."""
+    frame = sys._getframe(3)  # (this, ``_decide``, the comparison operator, its caller)
+    return frame.f_code.co_filename.startswith(GCOMPILE_DIR)

@@ -22,7 +22,7 @@ from ..ir.alias import reshape_is_view
 from ..ir.graph import Node
 from ..ir.layout import without_trailing_slices
 from ..ir.meta import TensorMeta
-from ..ir.shape_env import decide
+from ..ir.shape_env import IndexQuestion, decide
 from .size_values import size_value
 from .symint import SymInt
 
@@ -175,6 +175,18 @@ class TracedArray:
 
     # -- indexing ----------------------------------------------------------------------------
     def __getitem__(self, index: Any) -> "TracedArray":
+        try:
+            return self._item(index)
+        except IndexQuestion:  # (in a loop asking per trip: positions of its indices checked then)
+            moved = self._tracer.loops.per_trip_positions(index)
+            if moved is index:
+                raise
+            return self._item(moved)
+
+    def _item(self, index: Any) -> "TracedArray":
+        composed = self._tracer.regions.indexed(self, index)
+        if composed is not None:  # (A[k][j]: A's element, not a copy of its row)
+            return composed
         index = without_trailing_slices(index, self.ndim)
         index = self._tracer.positions_on_data_sizes(self, index)
         gathered = self._tracer.gather_by_mask(self, index)
@@ -196,6 +208,15 @@ class TracedArray:
         return self._tracer.call(ops.GETITEM, self, index=self._tracer.basic_index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        try:
+            self._assign(index, value)
+        except IndexQuestion:  # (in a loop asking per trip: positions of its indices checked then)
+            moved = self._tracer.loops.per_trip_positions(index)
+            if moved is index:
+                raise
+            self._assign(moved, value)
+
+    def _assign(self, index: Any, value: Any) -> None:
         index = without_trailing_slices(index, self.ndim)
         index = self._tracer.positions_on_data_sizes(self, index)
         if self._tracer.write_by_mask(self, index, value):
