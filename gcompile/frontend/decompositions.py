@@ -20,7 +20,20 @@ import numpy as np
 
 from ..ir.einsum import MatmulPlan, eager_result, matmul_plan
 from ..ir.meta import dtype_probe, normalize_axes
-from ..ir.ops import ARANGE, ASTYPE, CLIP, COPY, EMPTY, EYE, FULL, ONES, RESHAPE, ZEROS, OpDef
+from ..ir.ops import (
+    ARANGE,
+    ASTYPE,
+    CLIP,
+    COPY,
+    EMPTY,
+    EYE,
+    FULL,
+    ONES,
+    PYTHON_SCALAR,
+    RESHAPE,
+    ZEROS,
+    OpDef,
+)
 from ..ir.shape_env import data_sizes_in, decide, hint
 from .contractions import contraction
 from .traced_array import TracedArray
@@ -152,6 +165,12 @@ def _isclose(rec, a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
         if equal_nan:
             result = result | np.isnan(a) & np.isnan(y)
     return result[()]
+
+
+def _allclose(rec, a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
+    """``bool(np.all(np.isclose(...)))``: a Python bool, as NumPy returns."""
+    close = np.all(_isclose(rec, a, b, rtol, atol, equal_nan))
+    return rec.call(PYTHON_SCALAR, close, kind="bool")
 
 
 def _identity(rec, n, dtype=None):
@@ -595,6 +614,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.divmod: Decomposition(_divmod),
     np.clip: Decomposition(_clip),
     np.isclose: Decomposition(_isclose),
+    np.allclose: Decomposition(_allclose),
     np.zeros_like: Decomposition(_like(ZEROS)),
     np.ones_like: Decomposition(_like(ONES)),
     np.empty_like: Decomposition(_empty_like),

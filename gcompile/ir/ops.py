@@ -344,16 +344,19 @@ ASTYPE = _add(
 )
 
 
-def python_scalar_impl(x: Any, kind: str) -> int | float:
-    """``int(x)`` or ``float(x)``, as Python computes them."""
-    return int(x) if kind == "int" else float(x)
+_PYTHON_SCALARS = {"int": (int, np.int64), "float": (float, np.float64), "bool": (bool, np.bool_)}
+
+
+def python_scalar_impl(x: Any, kind: str) -> int | float | bool:
+    """``int(x)``, ``float(x)`` or ``bool(x)``, as Python computes them."""
+    return _PYTHON_SCALARS[kind][0](x)
 
 
 def python_scalar_infer(x: TensorMeta, kind: str) -> TensorMeta:
-    """A Python int (int64) or float (float64): weak, as Python scalars are under NEP 50."""
-    if kind not in ("int", "float"):
+    """A Python int (int64), float (float64) or bool: weak, as Python scalars are under NEP 50."""
+    if kind not in _PYTHON_SCALARS:
         raise ValueError(f"python_scalar: kind {kind!r}")
-    dtype = np.dtype(np.int64 if kind == "int" else np.float64)
+    dtype = np.dtype(_PYTHON_SCALARS[kind][1])
     return TensorMeta((), dtype, weak=True, scalar=True, writeable=False)
 
 
@@ -365,8 +368,8 @@ PYTHON_SCALAR = _add(
         python_scalar_infer,
         operands=("x",),
         params=("kind",),
-        doc="``int(x)`` or ``float(x)`` of a traced scalar (``kind``): a Python scalar, so weak "
-        "in arithmetic as in eager mode (``x * int(k)`` keeps ``x``'s float32)",
+        doc="``int(x)``, ``float(x)`` or ``bool(x)`` of a traced scalar (``kind``): a Python "
+        "scalar, so weak in arithmetic as in eager mode (``x * int(k)`` keeps ``x``'s float32)",
     )
 )
 COPY = _add(

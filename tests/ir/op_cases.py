@@ -513,8 +513,9 @@ CASES: dict[Any, list[Case]] = {
     ],
     # -- linear algebra ----------------------------------------------------------------------------
     "callback": [case(_printed, (2, 3), dtypes=(np.int32,))],  # (print: on each call)
-    "python_scalar": [  # int() and float() of a traced scalar: weak, as Python's (converted)
+    "python_scalar": [  # int(), float(), np.allclose's bool of a traced scalar: weak, as Python's
         case(_times_int_of_sum, (3, 2), dtypes=(np.float32, np.uint32)),
+        case(lambda x: x * np.allclose(x, x[::-1]), (2, 3), dtypes=(np.float32, np.int8)),
         case(_plus_float_of_max, strided((2, 4)), dtypes=(np.int64,)),
     ],
     "raise_unless": [case(_checked_sum, (2, 3), dtypes=(np.float64, np.int16))],  # (if ...: raise)
@@ -872,6 +873,11 @@ CASES: dict[Any, list[Case]] = {
         ),
         case(lambda a: np.isclose(a, 0.0, atol=1e-12), scalar(), dtypes=NUMERIC),
         case(lambda a: np.isclose(a, 1), reversed_((2, 3)), dtypes=REAL),
+    ],
+    np.allclose: [
+        case(lambda a, b: np.allclose(a, b), (3, 4), (4,), dtypes=NUMERIC, specials=True),
+        case(lambda a: np.allclose(a, a[::-1], 1e-3, 0.5, True), strided((4,)), specials=True),
+        case(lambda a: np.allclose(a, 2), scalar(), dtypes=REAL),
     ],
     np.clip: [
         case(lambda x: np.clip(x, None, 5), (3, 4), dtypes=REAL),
