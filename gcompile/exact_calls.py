@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .ir.literals import literal_key
-from .ir.shape_env import SIZE_LOW
+from .ir.shape_env import SIZE_END, SIZE_LOW
 
 _SIZE = (int, "size")  # the key of an int traced as a size symbol
 MAX_KEYS = 256  # memo entries kept before the memo starts again (many sizes: entries stay)
@@ -67,7 +67,7 @@ def array_key(args: tuple, sizes: frozenset, values: frozenset = frozenset()) ->
         if position in values and isinstance(value, (float, complex, int, np.generic)):
             key.append(literal_key(value))
             continue
-        if kind is int and position in sizes and value >= SIZE_LOW:
+        if kind is int and position in sizes and SIZE_LOW <= value < SIZE_END:
             key.append(_SIZE)  # (not (int, 2): a static 2 keys so)
             continue
         if kind is np.ndarray:

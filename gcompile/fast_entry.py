@@ -42,6 +42,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .backends.numba.program_entry import GuardFailure
+from .ir.shape_env import SIZE_END
 
 
 class FastEntry:
@@ -132,7 +133,9 @@ def _test(name: str, value: Any, is_input: bool) -> str | None:
     kind = type(value)
     if kind is np.ndarray and is_input:
         return f"_gc_type({name}) is _gc_ndarray"
-    if (isinstance(value, np.generic) or kind in (float, complex, int)) and is_input:
+    if kind is int and is_input:  # (Numba's dispatch raises OverflowError past int64)
+        return f"_gc_type({name}) is _gc_kind_{name} and {-SIZE_END} <= {name} < {SIZE_END}"
+    if (isinstance(value, np.generic) or kind in (float, complex)) and is_input:
         return f"_gc_type({name}) is _gc_kind_{name}"
     if kind in (int, bool) and not is_input:
         return f"_gc_type({name}) is _gc_kind_{name} and {name} == {value!r}"

@@ -35,7 +35,7 @@ from .interop import arrays as interop
 from .ir.literals import literal_key
 from .ir.meta import layout_of, unsupported_dtype_reason
 from .ir.pytree import TreeSpec, flatten, more_leaves, unflatten
-from .ir.shape_env import SIZE_LOW, ShapeEnv, source_of
+from .ir.shape_env import SIZE_END, SIZE_LOW, ShapeEnv, source_of
 from .ir.symbolic import is_expr, is_int
 
 
@@ -170,7 +170,7 @@ def _leaf_guard(
     if static:
         _hashable(path, value, static=True)
         return ("static", literal_key(value)), False
-    if symbolic and is_int(value) and value >= SIZE_LOW:
+    if symbolic and is_int(value) and SIZE_LOW <= value < SIZE_END:
         return ("int",), True
     if isinstance(value, np.ndarray):
         _check_dtype(path, value.dtype)

@@ -313,3 +313,27 @@ def test_isscalar_answers_as_eager_for_traced_scalars_and_arrays():
         False,
         False,
     )
+
+
+INT_REFERENCE = np.array([-1, 2, 3])
+
+
+def closeness(x, flags):
+    return (
+        np.isclose(x, INT_REFERENCE),  # (an integer array from outside: compared in float)
+        np.isclose(x, [-1, 2, 3]),
+        np.isclose(flags, True),
+    )
+
+
+def grid_flattened(n):
+    Z = np.mgrid[0:3, 0:n]  # (a grid the function made: its shape may be set)
+    Z.shape = (2, 3 * n)
+    return Z * 2
+
+
+def test_isclose_takes_its_reference_in_floating_point_and_grids_made_inside_take_a_shape():
+    x = np.array([np.iinfo(np.int64).max, 2, 3])
+    check(closeness, x, np.array([True, False, True]), backends=("numba",))
+    check(grid_flattened, 4, backends=("numba",))
+    assert compiled(grid_flattened)(5).shape == (2, 15)

@@ -148,6 +148,20 @@ def test_a_program_writing_its_arguments_is_called_straight_and_checks_their_ove
     assert fn.stats["calls"] == general_calls + 2
 
 
+def bump_by(a, n):
+    for i in range(a.shape[0]):
+        a[i] += n
+    return a.sum()
+
+
+def test_an_int_past_int64_takes_the_general_path_and_gives_eagers_answer():
+    fn = gcompile.compile(bump_by)
+    for n in (3, 4, 2**63, -(2**63) - 1, 5):  # (a program of int64 sizes: Numba refuses more)
+        a, expected = np.zeros(4), np.zeros(4)
+        assert fn(a, n) == bump_by(expected, n)
+        np.testing.assert_array_equal(a, expected)
+
+
 def test_a_large_output_comes_from_the_host_pool_in_the_fast_entry_too():
     fn = gcompile.compile(periodic_laplacian)
     u = RNG.random(200_000)  # 1.6 MB: the pool reuses a buffer the caller dropped

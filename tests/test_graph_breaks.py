@@ -447,3 +447,16 @@ def test_recursions_and_closures_bound_later_keep_their_meaning_across_breaks():
     compiled, result, messages = _compiled_quietly(sibling_helpers, data)
     np.testing.assert_allclose(result, sibling_helpers(data), rtol=4e-15)  # (a sum's order)
     assert any("which the function binds after it" in m for m in messages), messages
+
+
+def ranked_then_shifted(y, w):
+    z = np.asarray(sorted(y.tolist(), key=lambda t: -t * w))  # (a lambda called within it)
+    w = w + 1.0
+    return z * w
+
+
+def test_a_lambda_used_within_its_statement_does_not_stop_a_break():
+    y = np.array([3.0, -1.0, 2.0])
+    compiled, result, messages = _compiled_quietly(ranked_then_shifted, y, 2.0)
+    np.testing.assert_array_equal(result, ranked_then_shifted(y, 2.0))
+    assert compiled.stats["fallbacks"] == 0 and len(messages) == 1 and "breaks" in messages[0]

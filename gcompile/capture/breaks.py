@@ -130,7 +130,7 @@ class _Scope:
         statements; a loop body's ``jumps``: those live where the statement's ``break`` and
         ``continue`` go); ``params`` the names the region before takes."""
         before, statement, after = stmts[:at], stmts[at], stmts[at + 1 :]
-        late = sorted(scan([statement]).escaping & scan(after).stores & self.local)
+        late = sorted(_closures_kept(statement) & scan(after).stores & self.local)
         if late:  # (the binding after it would be in another function: the driver's region)
             return (
                 f"a nested function or lambda reading `{late[0]}`, which the function binds "
@@ -343,3 +343,13 @@ def _function(fn: types.FunctionType, node: ast.FunctionDef, cells: dict) -> typ
     made.__module__, made.__qualname__ = fn.__module__, f"{fn.__qualname__}.<{node.name}>"
     register_source(code, node)
     return made
+
+
+def _closures_kept(statement: ast.stmt) -> set:
+    """The free names of the functions, classes and lambdas ``statement`` binds to a name (a
+    ``def``, ``f = lambda ...``): closures that outlive it. (A lambda it only passes on,
+    ``sorted(key=lambda t: -t * w)``, is called within it.)"""
+    kept = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    if isinstance(statement, kept) or isinstance(getattr(statement, "value", None), ast.Lambda):
+        return scan([statement]).escaping
+    return set()

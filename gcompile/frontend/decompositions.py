@@ -155,10 +155,16 @@ def _within(a, bound):
 def _isclose(rec, a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
     """NumPy's own definition: ``|a - b| <= atol + rtol * |b|`` where ``b`` is finite, or
     ``a == b`` (equal infinities); NaNs equal with ``equal_nan``; ``b`` in floating point."""
-    y = b
-    if isinstance(y, TracedArray) and y.dtype.kind != "m":
+    a, y = (
+        v if isinstance(v, (int, float, complex, TracedArray)) else np.asanyarray(v) for v in (a, b)
+    )
+    if isinstance(y, TracedArray) and y.meta.weak and y.dtype.kind in "iub":
+        y = rec.call(PYTHON_SCALAR, y, kind="float")  # (a Python int: float(y), weak)
+    elif isinstance(y, TracedArray) and y.dtype.kind != "m":
         y = y.astype(np.result_type(y.dtype, 1.0), copy=False)
-    elif type(y) is int:
+    elif isinstance(y, np.ndarray) and y.dtype.kind != "m":
+        y = y.astype(np.result_type(y, 1.0), copy=False)
+    elif isinstance(y, int):  # (bool too, as NumPy's)
         y = float(y)
     with np.errstate(invalid="ignore"):
         result = np.less_equal(abs(a - y), atol + rtol * abs(y)) & np.isfinite(y) | (a == y)

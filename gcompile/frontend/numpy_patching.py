@@ -197,8 +197,8 @@ class _TracedGrid:
         if tracer is None or _called_by_library():
             return made
         if isinstance(made, (list, tuple)):  # (ogrid's arrays)
-            return type(made)(tracer.wrap(tracer.operand(array)) for array in made)
-        return tracer.wrap(tracer.operand(made))
+            return type(made)(tracer.made_constant(array) for array in made)
+        return tracer.made_constant(made)
 
 
 _PATCHES: list[tuple[Any, str, Callable, Callable]] | None = None

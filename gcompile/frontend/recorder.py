@@ -165,6 +165,12 @@ class Tracer(Indices):
             return value.astype(dtype)
         return np.stack([self._stacked(v, dtype) for v in value])
 
+    def made_constant(self, array: np.ndarray) -> TracedArray:
+        """An array the trace made itself (``np.mgrid``'s grid) as a constant of the graph: not
+        read from outside (no caller holds it: its shape may be set)."""
+        view = array.view()
+        return self.wrap(self.graph.constant(view, meta_of(view), source=user_source()))
+
     def _constant(self, array: np.ndarray) -> Node:
         # (an array the trace made may take another shape later: ``Xi.shape = n``, a new constant;
         # the node holds a view, whose shape stays the one its meta says)

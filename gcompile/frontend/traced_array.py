@@ -83,7 +83,8 @@ class TracedArray:
         if self.meta.scalar:
             raise AttributeError("attribute 'shape' of 'numpy.generic' objects is not writable")
         tracer = self._tracer
-        if self._node.op in ("placeholder", "constant"):  # (the caller's array would keep its)
+        own = self._node
+        if own.op == "placeholder" or own.op == "constant" and own.captured:  # (its caller's)
             tracer.refuse(
                 "setting the shape of an array the function was given or reads from outside",
                 hint="rebind the name instead: a = a.reshape(shape)",

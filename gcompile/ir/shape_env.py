@@ -67,6 +67,7 @@ from .symbolic import (
 )
 
 SIZE_LOW = 2  # symbols stand for sizes >= 2: 0 and 1 are specialised (they broadcast, or empty)
+SIZE_END = 2**63  # ... and below this: a size is an int64 (a larger Python int stays static)
 _RELATIONS = ("==", "!=", "<", "<=", ">", ">=")
 
 
