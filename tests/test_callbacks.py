@@ -102,13 +102,26 @@ def test_a_string_formatted_from_traced_values_is_not_returned():
         gcompile.compile(label, fullgraph=True)(np.ones(3))
 
 
+def measured(x):
+    label = f"max {x.max()}"  # (its length is the data's: made once, it would be wrong)
+    return x * len(label)
+
+
 def logged(x):
     import logging
 
-    logging.getLogger("gcompile.tests").debug(f"max {x.max()}")  # (not a print: made once)
+    logging.getLogger("gcompile.tests").warning(f"max {x.max()}")  # (a callback, as print)
     return x * 2
 
 
 def test_a_string_formatted_from_traced_values_and_not_printed_is_refused_at_its_line():
     with pytest.raises(gcompile.UnsupportedError, match="used other than by print"):
-        gcompile.compile(logged, fullgraph=True)(np.ones(3))
+        gcompile.compile(measured, fullgraph=True)(np.ones(3))
+
+
+def test_a_log_line_formatted_from_traced_values_is_made_on_every_call(caplog):
+    compiled = gcompile.compile(logged, fullgraph=True)
+    for x in (np.ones(3), np.arange(4.0)):
+        caplog.clear()
+        np.testing.assert_array_equal(compiled(x), x * 2)
+        assert [r.getMessage() for r in caplog.records] == [f"max {x.max()}"]

@@ -251,3 +251,48 @@ def test_items_of_outside_objects_and_trys_that_return_run_as_eager():
     for x in (np.arange(4.0), np.arange(4.0) + 5):
         np.testing.assert_array_equal(_quiet(gcompile.compile(sqrt_or_zero), x), sqrt_or_zero(x))
     assert gcompile.compile(guarded_sum, fullgraph=True)(np.ones(3)) == 6.0
+
+
+def python_draws(n, seed):
+    import random
+
+    random.seed(seed)
+    inside = 0
+    for _ in range(n):
+        x, y = random.random(), random.random()
+        if x * x + y * y <= 1.0:
+            inside += 1
+    return 4.0 * inside / n
+
+
+def reported(x, limit):
+    import logging
+
+    total = np.sum(np.abs(x))
+    if total > limit:  # (a branch on the data: its warning only when the data take it)
+        warnings.warn("over the limit", stacklevel=2)
+    logging.getLogger("gcompile.tests").warning("total = %.2f of %s", total, limit)
+    steps = []
+    for k in range(3):
+        steps.append(np.sum(x[k:]))
+    print(steps)  # (a list grown in a loop: its values, as eager prints them)
+    return total
+
+
+def test_python_draws_warnings_logging_and_printed_lists_happen_on_every_call(capsys, caplog):
+    fn = gcompile.compile(python_draws)
+    assert _quiet(fn, 200, 1) == python_draws(200, 1) and _quiet(fn, 200, 2) == python_draws(200, 2)
+    compiled = gcompile.compile(reported)
+    for x, limit in ((np.arange(4.0), 100.0), (np.arange(4.0), 1.0), (-np.ones(5), 2.0)):
+        outcomes = []
+        for run in (reported, compiled):
+            caplog.clear()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                run(x, limit)
+            warned = [str(w.message) for w in caught if w.category is UserWarning]
+            outcomes.append(
+                (warned, [r.getMessage() for r in caplog.records], capsys.readouterr().out)
+            )
+        assert outcomes[0] == outcomes[1]
+    assert compiled.stats["fallbacks"] == 0 and not compiled.breaks.splits  # (callbacks)

@@ -1,9 +1,10 @@
 """NumPy functions that do not dispatch to traced arrays, routed to the active tracer.
 
 Creation functions that take no array (``np.zeros``), conversions NumPy does not dispatch
-(``np.asarray``) and random draws (refused: they would be baked into the graph) are replaced
-in the ``numpy`` namespace while a function is traced, and so is the builtin ``print`` (a
-``callback`` node, run on each call), and where the traced function names them
+(``np.asarray``) and random draws (refused: they would be baked into the graph; Python's
+``random`` too) are replaced in the ``numpy`` namespace while a function is traced, and so are
+the builtin ``print``, ``warnings.warn`` and ``logging.Logger``'s logging methods (``callback``
+nodes, run on each call), and where the traced function names them
 itself (``from numpy import zeros``: its globals and closure cells), for the tracing thread
 only: elsewhere the replacements call NumPy's own.
 """
@@ -13,9 +14,12 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
+import logging
 import os
+import random
 import sys
 import threading
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -34,6 +38,29 @@ _patch_depth = 0
 
 # Random draws at trace time would be baked into the graph as constants and replayed on every
 # call, and a seed set once.
+# Python's own draws (the module's functions and ``random.Random``'s methods): refused as well
+_PYTHON_RANDOM = (
+    "random",
+    "uniform",
+    "randint",
+    "randrange",
+    "choice",
+    "choices",
+    "shuffle",
+    "sample",
+    "gauss",
+    "normalvariate",
+    "lognormvariate",
+    "expovariate",
+    "triangular",
+    "betavariate",
+    "gammavariate",
+    "getrandbits",
+    "seed",
+    "setstate",
+)
+# the ``logging.Logger`` methods that log (their module-level functions call them)
+_LOGGING_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
 _RANDOM_FUNCTIONS = (
     "default_rng",
     "rand",
@@ -74,6 +101,14 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
         func = getattr(np.random, name)
         targets.append((np.random, name, func, _random_patch(func)))
     targets.append((np, "isscalar", np.isscalar, _isscalar_patch(np.isscalar)))
+    targets.append((warnings, "warn", warnings.warn, _effect_patch(warnings.warn)))
+    for name in _LOGGING_METHODS:
+        method = getattr(logging.Logger, name)
+        targets.append((logging.Logger, name, method, _method_effect_patch(method)))
+    for owner in (random, random.Random):
+        for name in _PYTHON_RANDOM:
+            func = getattr(owner, name)
+            targets.append((owner, name, func, _random_patch(func, "Python's random module")))
     for name in ("mgrid", "ogrid"):
         grid = getattr(np, name)
         targets.append((np, name, grid, _TracedGrid(grid)))
@@ -105,8 +140,9 @@ def _creation_patch(func: Callable) -> Callable:
 
 
 def _effect_patch(func: Callable) -> Callable:
-    """``print`` while tracing: a ``callback`` node, so that each call prints its own values
-    (run at trace time, it would print traced values, once)."""
+    """``print`` (``warnings.warn``) while tracing: a ``callback`` node, so that each call
+    prints its own values (run at trace time, it would print traced values, once, and a
+    branch's warning whichever way the data go)."""
 
     @functools.wraps(func)
     def patched(*args: Any, **kwargs: Any) -> Any:
@@ -114,6 +150,19 @@ def _effect_patch(func: Callable) -> Callable:
         if tracer is None or _called_by_library():
             return func(*args, **kwargs)
         return tracer.callback(func, args, kwargs)
+
+    return patched
+
+
+def _method_effect_patch(method: Callable) -> Callable:
+    """A ``logging.Logger`` method while tracing: a ``callback`` node of the bound method."""
+
+    @functools.wraps(method)
+    def patched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        tracer = current_tracer()
+        if tracer is None or _called_by_library():
+            return method(self, *args, **kwargs)
+        return tracer.callback(method.__get__(self), args, kwargs)
 
     return patched
 
@@ -156,14 +205,15 @@ def _joining_patch(func: Callable) -> Callable:
     return patched
 
 
-def _random_patch(func: Callable) -> Callable:
+def _random_patch(func: Callable, source: str = "NumPy's global random state") -> Callable:
     @functools.wraps(func)
     def patched(*args: Any, **kwargs: Any) -> Any:
         tracer = current_tracer()
         if tracer is None or _called_by_library():
             return func(*args, **kwargs)
+        module = "np.random" if source.startswith("NumPy") else "random"
         tracer.refuse(
-            f"NumPy's global random state used inside the function (np.random.{func.__name__})",
+            f"{source} used inside the function ({module}.{func.__name__})",
             hint="draws (and seeding) would be frozen into the compiled graph: the statement runs "
             "in Python on every call (a graph break); or draw outside and pass the arrays in",
         )

@@ -325,8 +325,9 @@ class Tracer(Indices):
                 return Operand(len(operands) - 1)
             if holds_marker(value):  # (``f"r={r}"``: formatted on each call)
                 return as_text(self.texts, value, leaf)
-            if type(value) in (tuple, list):
-                return type(value)(leaf(v) for v in value)
+            if isinstance(value, (tuple, list)) and not hasattr(type(value), "_fields"):
+                items = [leaf(v) for v in value]  # (a list grown in loops: its items, or escape)
+                return tuple(items) if isinstance(value, tuple) else items
             if type(value) is dict:
                 return {k: leaf(v) for k, v in value.items()}
             return value
