@@ -117,7 +117,7 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
         _refuse_changed_containers(before, fn)
         _refuse_raises_beside_effects(tracer)
         _refuse_unprinted_texts(tracer)
-        out_leaves, out_spec = flatten(result)
+        out_leaves, out_spec = flatten(_lists_as_rows(result, tracer))
         code = getattr(fn, "__code__", None)
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else None
         outputs = [tracer_output(tracer, value, where) for _, value in out_leaves]
@@ -130,6 +130,20 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
     if env.replacements or env.loops and env.guards:  # (a loop body guards simple sizes:
         _rederive(tracer.graph)  # ``min(s0, 3)`` recorded before it is 3 from then on)
     return tracer.graph
+
+
+def _lists_as_rows(result: Any, tracer: Tracer) -> Any:
+    """The function's result with each list a rolled loop appended to as its rows
+    (``GrowingList.returned``; one it cannot give back so escapes, as before)."""
+    if getattr(result, "has_rows", False):
+        return result.returned(tracer) or result
+    if isinstance(result, tuple) and not hasattr(type(result), "_fields"):
+        return tuple(_lists_as_rows(item, tracer) for item in result)
+    if type(result) is list:
+        return [_lists_as_rows(item, tracer) for item in result]
+    if type(result) is dict:
+        return {key: _lists_as_rows(item, tracer) for key, item in result.items()}
+    return result
 
 
 def _sizes_decided_by_scalars(tracer: Tracer, symbols: tuple) -> None:

@@ -34,6 +34,7 @@ from ..ir import ops
 from ..ir.alias import memory_of, written_memories, written_placeholders
 from ..ir.graph import Node
 from ..ir.meta import TensorMeta
+from ..ir.pytree import RowsOf
 from ..ir.shape_env import SymbolicError, trip_count
 from ..ir.symbolic import free_symbols
 from .data_lengths import LengthFromData
@@ -138,6 +139,17 @@ class GrowingList(list):
         dtype = np.result_type(*(piece.dtype for piece in pieces))
         return np.concatenate([piece.astype(dtype, copy=False) for piece in pieces])
 
+    def returned(self, tracer) -> RowsOf | None:
+        """This list as a result of the function: its rows as one array, made a list again
+        on each call (``RowsOf``), when they are all it holds and its items read alike; else
+        None (returning it escapes)."""
+        if self._parts is None or tracer.graph is not self.graph:
+            return None
+        kinds = {part.kind if kind == "rows" else None for kind, part in self._parts}
+        if len(kinds) != 1 or None in kinds:
+            return None
+        return RowsOf(self.as_array(tracer), kinds.pop())
+
     def _escape_source(self) -> str | None:
         blocks = [part for kind, part in self._parts or () if kind == "rows"]
         return blocks[0].source if blocks else None
@@ -205,8 +217,9 @@ class _Block:
     """The rows one rolled loop appended to one list: a buffer per append site of its body
     (``count`` rows in all, trip-major), and what a later write must not touch."""
 
-    def __init__(self, buffers: list, trips: Any, source: str | None, watched: set, mark: int):
+    def __init__(self, buffers, trips, source: str | None, watched: set, mark: int, kind):
         self.buffers = buffers
+        self.kind = kind  # how Python sees its items (``_item_kind``), None when they differ
         self.count = trips * len(buffers)
         self.source = source
         self.watched = watched  # memories an item may share after the loop
@@ -325,8 +338,12 @@ class LoopRows:
         order: dict = {}
         for site, (items, *_) in enumerate(self.sites):
             order.setdefault(id(items), (items, []))[1].append(self.buffers[site])
+        kinds: dict = {}
+        for items, _, meta, _ in self.sites:
+            kinds.setdefault(id(items), set()).add(_item_kind(meta))
         for items, buffers in order.values():
-            items.add_rows(_Block(buffers, self.trips, self.source, watched, mark))
+            kind = kinds[id(items)].pop() if len(kinds[id(items)]) == 1 else None
+            items.add_rows(_Block(buffers, self.trips, self.source, watched, mark, kind))
 
     def _watched(self, frame, inits: list, outputs: list, after: tuple) -> set:
         """The memories of the enclosing graph an appended item may share after the loop."""
@@ -359,6 +376,15 @@ def _same_sizes(env, sizes: tuple, others: tuple) -> bool:
         return False
 
 
+def _item_kind(meta: TensorMeta) -> str | None:
+    """How a list's item of ``meta`` reads in Python, as ``RowsOf`` gives it back: a Python
+    number ("tolist"), a NumPy scalar or an array of one or more axes ("list": a row); None
+    for a 0-d array (a row of a vector is a scalar)."""
+    if meta.scalar:
+        return "tolist" if meta.weak else "list"
+    return "list" if meta.ndim else None
+
+
 def _item_meta(tracer, value: Any) -> TensorMeta:
     """What an appended item is: a traced array or scalar, or a Python or NumPy number."""
     if tracer.is_traced(value):
@@ -369,7 +395,7 @@ def _item_meta(tracer, value: Any) -> TensorMeta:
         return meta
     if isinstance(value, (bool, int, float, complex, np.generic)):
         array = np.asarray(value)
-        return TensorMeta((), array.dtype, scalar=True)
+        return TensorMeta((), array.dtype, scalar=True, weak=not isinstance(value, np.generic))
     raise Declined(f"it appends a {type(value).__name__} to a list (not a number or array)")
 
 

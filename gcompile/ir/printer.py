@@ -30,7 +30,7 @@ import numpy as np
 
 from .graph import Graph, Node
 from .meta import dtype_abbrev
-from .pytree import unflatten
+from .pytree import RowsOf, unflatten
 from .subgraph import regions_of
 
 _SMALL_CONSTANT = 8
@@ -52,6 +52,8 @@ def format_literal(value: Any) -> str:
         return _format_slice(value)
     if value is Ellipsis:
         return "..."
+    if isinstance(value, RowsOf):
+        return f"rows({format_literal(value.array)}, {value.how!r})"
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
         return repr(value)  # a named record (ops.ViewStep) prints itself
     if isinstance(value, tuple):

@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 @dataclass(frozen=True)
 class TreeSpec:
-    """Structure of a flattened value: ``kind`` is ``"leaf"``, ``"tuple"``, ``"list"`` or ``"dict"``."""
+    """Structure of a flattened value: ``kind`` is ``"leaf"``, ``"tuple"``, ``"list"``, ``"dict"``
+    or ``"rows"`` (a list returned as an array's rows: ``RowsOf``)."""
 
     kind: str
     keys: tuple = ()
@@ -22,6 +23,16 @@ class TreeSpec:
 
 
 LEAF = TreeSpec("leaf")
+
+
+@dataclass(frozen=True)
+class RowsOf:
+    """A list returned as the rows of one array (a list a rolled loop appended to): a leaf of
+    kind "rows", made a list again on unflattening (``how``: "tolist" for Python numbers,
+    "list" for NumPy scalars or row arrays)."""
+
+    array: Any
+    how: str
 
 
 def flatten(value: Any, path: str = "") -> tuple[list[tuple[str, Any]], TreeSpec]:
@@ -32,6 +43,9 @@ def flatten(value: Any, path: str = "") -> tuple[list[tuple[str, Any]], TreeSpec
 
 
 def _flatten(value: Any, path: str, leaves: list) -> TreeSpec:
+    if isinstance(value, RowsOf):
+        leaves.append((path, value.array))
+        return TreeSpec("rows", (value.how,), (LEAF,))
     if isinstance(value, (tuple, list)) and not _is_namedtuple(value):
         children = tuple(
             _flatten(v, f"{path}_{i}" if path else str(i), leaves) for i, v in enumerate(value)
@@ -79,6 +93,11 @@ def _unflatten(spec: TreeSpec, it, convert):
     if spec.kind == "leaf":
         return convert(next(it))
     values = [_unflatten(child, it, convert) for child in spec.children]
+    if spec.kind == "rows":  # (a graph's node in the text form, the array on a call)
+        rows, how = values[0], spec.keys[0]
+        if not hasattr(rows, "tolist"):
+            return RowsOf(rows, how)
+        return rows.tolist() if how == "tolist" else list(rows)
     if spec.kind == "tuple":
         return tuple(values)
     if spec.kind == "list":
