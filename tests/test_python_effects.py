@@ -290,9 +290,8 @@ def test_python_draws_warnings_logging_and_printed_lists_happen_on_every_call(ca
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 run(x, limit)
-            warned = [str(w.message) for w in caught if w.category is UserWarning]
-            outcomes.append(
-                (warned, [r.getMessage() for r in caplog.records], capsys.readouterr().out)
-            )
+            warned = [(str(w.message), w.filename, w.lineno) for w in caught]
+            logged = [(r.getMessage(), r.filename, r.lineno, r.funcName) for r in caplog.records]
+            outcomes.append((warned, logged, capsys.readouterr().out))  # (at the user's lines)
         assert outcomes[0] == outcomes[1]
     assert compiled.stats["fallbacks"] == 0 and not compiled.breaks.splits  # (callbacks)

@@ -50,9 +50,11 @@ class DataRegions:
         items += (slice(None),) * (region.ndim - len(items))
         given, taken_at = iter(items), iter(node.args[1:])
         template, positions = [], []
+        if not all(_traced_int(i) or _position(i) is not None or _whole(i) for i in items):
+            return None  # (``np.newaxis``, an index array, a mask: NumPy's indexing of a copy)
         for item in outer:
             new = next(given) if isinstance(item, slice) else item
-            if new is None:  # (a position of the region's own read)
+            if item is None:  # (a position of the region's own read)
                 template.append(None)
                 positions.append(self.tracer.wrap(next(taken_at)))
             elif _traced_int(new):
@@ -60,10 +62,8 @@ class DataRegions:
                 positions.append(new)
             elif _position(new) is not None:
                 template.append(_position(new))
-            elif new == slice(None):
+            else:  # (a whole slice)
                 template.append(new)
-            else:
-                return None
         array = self.tracer.wrap(node.args[0])
         found = self.tracer.call(ops.ELEMENT, array, *positions, index=tuple(template))
         if found.ndim:
@@ -148,3 +148,9 @@ def _position(item: Any) -> Any:
     if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
         return int(item)
     return None
+
+
+def _whole(item: Any) -> bool:
+    return (
+        isinstance(item, slice) and item.start is None and item.stop is None and item.step is None
+    )

@@ -48,7 +48,7 @@ from ..ir.control import ForRange, LoopNote
 from ..ir.graph import Graph, Node
 from ..ir.meta import TensorMeta
 from ..ir.shape_env import IndexQuestion, SymbolicError, trip_count
-from ..ir.symbolic import free_symbols, is_expr, prove_nonnegative, sym_max, sym_min
+from ..ir.symbolic import free_symbols, is_expr, is_int, prove_nonnegative, sym_max, sym_min
 from .builtins import PythonBuiltins
 from .carried import CarriedValues, value_meta
 from .complex_parts import ComplexParts
@@ -61,6 +61,7 @@ _MAX_PIECES = 4  # a loop's range is split in at most this many pieces (``if i =
 # ... and only when no enclosing loop is split: nested splits copy the innermost body once per
 # combination of pieces (an erosion's border tests, four loops deep: 81 copies, 9 s of Numba)
 _MAX_SPLIT_DEPTH = 1
+_FEW_TRIPS = 8  # ... unless it has at most this many trips, known at trace time
 
 
 class _BecomesArray(Declined):
@@ -296,7 +297,9 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         try:
             return self._capture_piece(body, bounds, carried, info, source)
         except _Split as split:
-            if self._split_depth >= _MAX_SPLIT_DEPTH and not self.index_values:
+            few = trip_count(*bounds)  # (a few trips known now: unrolled, as before, is faster)
+            asking = not (is_int(few) and few <= _FEW_TRIPS)
+            if self._split_depth >= _MAX_SPLIT_DEPTH and not self.index_values and asking:
                 asked = self._asking_per_trip(body, bounds, carried, info, source, split)
                 if asked is not NotImplemented:
                     return asked
@@ -332,11 +335,15 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         """The loop over ``bounds`` whole, rather than its range split inside a split loop: the
         user's questions on loop indices (``if i + ii < 2: continue``) traced comparisons,
         branched on per trip, and elements at positions of loop indices read with checks per
-        trip (``element``); NotImplemented when a question still needs the split."""
+        trip (``element``); NotImplemented when a question still needs the split, or Python
+        a bool (``0 <= j + d < w``, ``abs(j - k)``): nothing it traced stays."""
+        graph = self.tracer.graph
+        mark, grown = graph.insertion_anchor(), len(self.journal)
         self.index_values = True
         try:
             after = self._capture_piece(body, bounds, carried, info, source)
-        except _Split:
+        except (_Split, Declined, UnsupportedError):
+            self._rewind(graph, mark, grown)
             return NotImplemented
         finally:
             self.index_values = False

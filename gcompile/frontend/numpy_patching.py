@@ -25,6 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import GCOMPILE_DIR, NUMPY_DIR, UnsupportedError
+from ..ir.call_sites import CallSite, log_at, warning_at
 from .decompositions import DECOMPOSITIONS, Decomposition
 from .list_rows import JOINS, join_rows
 from .numpy_calls import CREATION_OPS
@@ -101,7 +102,7 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
         func = getattr(np.random, name)
         targets.append((np.random, name, func, _random_patch(func)))
     targets.append((np, "isscalar", np.isscalar, _isscalar_patch(np.isscalar)))
-    targets.append((warnings, "warn", warnings.warn, _effect_patch(warnings.warn)))
+    targets.append((warnings, "warn", warnings.warn, _warning_patch(warnings.warn)))
     for name in _LOGGING_METHODS:
         method = getattr(logging.Logger, name)
         targets.append((logging.Logger, name, method, _method_effect_patch(method)))
@@ -140,9 +141,8 @@ def _creation_patch(func: Callable) -> Callable:
 
 
 def _effect_patch(func: Callable) -> Callable:
-    """``print`` (``warnings.warn``) while tracing: a ``callback`` node, so that each call
-    prints its own values (run at trace time, it would print traced values, once, and a
-    branch's warning whichever way the data go)."""
+    """``print`` while tracing: a ``callback`` node, so that each call prints its own values
+    (run at trace time, it would print traced values, once)."""
 
     @functools.wraps(func)
     def patched(*args: Any, **kwargs: Any) -> Any:
@@ -154,17 +154,56 @@ def _effect_patch(func: Callable) -> Callable:
     return patched
 
 
+def _warning_patch(warn: Callable) -> Callable:
+    """``warnings.warn`` while tracing: a ``callback`` node warning at the user's line on each
+    call (``call_sites``), whichever branch the data take; elsewhere NumPy's own, its
+    ``stacklevel`` counted from its caller (this patch's frame is not the warning's place)."""
+
+    @functools.wraps(warn)
+    def patched(message: Any, category: Any = None, stacklevel: int = 1, *args: Any, **kw: Any):
+        tracer = current_tracer()
+        if tracer is None or _called_by_library():
+            return warn(message, category, stacklevel + 1, *args, **kw)
+        call = (message, category, stacklevel, *args)
+        return tracer.callback(warning_at(_call_site()), call, kw)
+
+    return patched
+
+
 def _method_effect_patch(method: Callable) -> Callable:
-    """A ``logging.Logger`` method while tracing: a ``callback`` node of the bound method."""
+    """A ``logging.Logger`` method while tracing: a ``callback`` node logging at the user's
+    line on each call (``call_sites``); elsewhere the method, its ``stacklevel`` counted from
+    its caller."""
 
     @functools.wraps(method)
     def patched(self: Any, *args: Any, **kwargs: Any) -> Any:
         tracer = current_tracer()
         if tracer is None or _called_by_library():
-            return method(self, *args, **kwargs)
-        return tracer.callback(method.__get__(self), args, kwargs)
+            stacklevel = kwargs.pop("stacklevel", 1) + 1
+            return method(self, *args, stacklevel=stacklevel, **kwargs)
+        return tracer.callback(log_at(_call_site(), self, method.__name__), args, kwargs)
 
     return patched
+
+
+def _call_site() -> CallSite:
+    """The user's line that called the patched function (past gcompile's frames, which route
+    the user's method calls, and logging's own: ``logging.info`` calls the root logger's), in
+    the function the user wrote (not a converted loop body or branch)."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None and (
+        frame.f_code.co_filename == logging._srcfile
+        or frame.f_code.co_filename.startswith(GCOMPILE_DIR)
+    ):
+        frame = frame.f_back
+    named = frame
+    while named is not None and (
+        named.f_code.co_name.startswith(("__gc_", "_loop_body"))
+        or named.f_code.co_filename.startswith(GCOMPILE_DIR)
+    ):
+        named = named.f_back
+    function = (named or frame).f_code.co_name
+    return CallSite(frame.f_code.co_filename, frame.f_lineno, function, frame.f_globals)
 
 
 def _conversion_patch(func: Callable, decomposition: Decomposition) -> Callable:
