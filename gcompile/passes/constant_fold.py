@@ -9,7 +9,9 @@
 
 The value comes from the op's own NumPy ``impl``, so it is what eager mode
 computes. Results larger than ``MAX_FOLD_BYTES`` (64 KiB) stay computed: a graph
-must not carry a huge literal (``np.arange(n) * 2`` for large ``n``). A NumPy or
+must not carry a huge literal (``np.arange(n) * 2`` for large ``n``), unless their
+constant inputs are large already (a few times their bytes: ``np.mgrid``'s grid, a
+constant of the trace, and what is computed from it alone). A NumPy or
 Python scalar result is inlined as a literal. A fold that raises (an integer to a
 negative power) or warns (division by zero) is left for run time, where eager
 mode raises or warns too. ``empty`` is never folded: its contents are undefined.
@@ -33,6 +35,16 @@ from ..ir.shape_env import is_symbolic
 from ..ir.subgraph import has_effects
 
 MAX_FOLD_BYTES = 64 * 1024
+_GROWTH = (
+    4  # a fold from large constants (``np.mgrid``'s grid) may give this many times their bytes
+)
+
+
+def _fold_limit(node) -> int:
+    """The most bytes a folded value may hold: ``MAX_FOLD_BYTES``, or a few times its
+    constant inputs' (the graph holds those already: a trace-made grid's twiddle factors)."""
+    given = sum(v.meta.nbytes for v in node.all_input_nodes)
+    return max(MAX_FOLD_BYTES, _GROWTH * given)
 
 
 def constant_fold(graph: Graph) -> bool:
@@ -47,8 +59,10 @@ def constant_fold(graph: Graph) -> bool:
             continue
         if any(v.op != "constant" or v.captured for v in node.all_input_nodes):
             continue
-        if is_symbolic(node.kwargs) or is_symbolic(node.meta) or node.meta.nbytes > MAX_FOLD_BYTES:
+        if is_symbolic(node.kwargs) or is_symbolic(node.meta):
             continue  # (symbolic sizes are known at run time only)
+        if node.meta.nbytes > _fold_limit(node):
+            continue
         try:
             with warnings.catch_warnings(), np.errstate(all="raise"):
                 warnings.simplefilter("error")

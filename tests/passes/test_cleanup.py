@@ -16,6 +16,7 @@ import pytest
 
 import gcompile
 from gcompile.backends import interpreter
+from gcompile.ir import ops
 from gcompile.passes import simplify as simplify_module
 from gcompile.passes.constant_fold import MAX_FOLD_BYTES, constant_fold
 from gcompile.passes.cse import cse
@@ -1440,3 +1441,15 @@ def test_rewrites_through_a_rounding_cast_do_not_happen(fn, args):
     graph = prepared(fn, args)
     simplify(graph)
     assert_bit_identical_everywhere(fn, args, graph)
+
+
+def grid_twiddles(x):
+    i, j = np.mgrid[0:2, 0:20000]  # (a constant of the trace: 320 KB)
+    return x + np.exp(-2j * np.pi * i * j / 4.0)[1]
+
+
+def test_values_computed_from_large_constants_alone_fold_up_to_a_few_times_their_bytes():
+    x = np.ones(20000)
+    graph = gcompile.trace(grid_twiddles, x, stage="optimized")
+    assert not [n for n in graph.nodes if n.op == "call" and n.target is ops.EXP]
+    assert_identical(run_eager(grid_twiddles, (x,)), run_graph(graph, grid_twiddles, (x,)))
