@@ -25,10 +25,10 @@ take 0.2-0.4 us to hand back an array), from the host's pool when they are large
 
 It is used only for entries that call nothing back into Python. For one that writes no argument,
 a call the program refuses half-way has changed nothing: the general path runs it again, and
-raises the user's own error if there is one. One that writes its arguments checks, in the
-program, that no other input shares their memory (the general path refuses such a call); the
-general path runs it again only when the program raised before writing (its guards, or Numba's
-dispatch of the arguments' types), and its other errors are the call's. ``GCOMPILE_DISABLE`` is seen on every call, as on
+raises the user's own error if there is one. One that writes its arguments checks first that no
+other array argument shares their memory (``np.may_share_memory``: the general path refuses such
+a call); the general path runs it again only when the program raised before writing (its
+guards, or Numba's dispatch of the arguments' types), and its other errors are the call's. ``GCOMPILE_DISABLE`` is seen on every call, as on
 the general path; ``config.set`` takes the fast entries down (``api``), so they need not look.
 """
 
@@ -64,7 +64,7 @@ def build(
 ) -> FastEntry | None:
     """The fast entry of a cache entry ``entry`` (one the call ``bound`` just used), or None
     when it cannot have one: its host is not one program, it writes an argument and reads an
-    array from outside (whose overlap the program does not check), the function
+    array from outside (whose overlap it does not check), the function
     takes ``*args``, ``**kwargs`` or keyword-only parameters, an argument is not a plain leaf
     of a kind it checks (another library's array: the general path takes it), or the
     environment has no raw view to read ``GCOMPILE_DISABLE``."""
@@ -72,7 +72,7 @@ def build(
     environ = getattr(os.environ, "_data", None)
     if program is None or program.entry is None or environ is None:
         return None
-    if entry.written and entry.captured:  # (the program checks overlaps among its inputs)
+    if entry.written and entry.captured:  # (the entry checks overlaps among its arguments)
         return None
     if bound.array_type is not None:
         return None
@@ -91,6 +91,7 @@ def build(
         return None
     if entry.globals is not None:  # (a global or closure variable the trace read, unchanged)
         tests.append("_gc_globals_hold()")
+    tests += _apart(entry, names, values, bound.is_input)
     program = program.entry
     namespace = {
         "_gc_program": program.function,
@@ -101,6 +102,7 @@ def build(
         "_gc_ndarray": np.ndarray,
         "_gc_empty": np.empty,
         "_gc_pooled": program.pooled,
+        "_gc_overlap": np.may_share_memory,
         "_gc_retried": _RETRIED_WRITING if entry.written else Exception,
         "_gc_globals_hold": entry.globals.holds if entry.globals is not None else None,
         **{f"_gc_c{i}": constant for i, constant in enumerate(program.constants)},
@@ -121,10 +123,20 @@ def build(
 
 
 # What a program that writes its arguments raises before it writes any: its guards failed
-# (sizes, or an input sharing memory with one it writes), or Numba's dispatcher refused an
-# argument's type. Anything else it raises is the call's own error (the arguments may be
+# (sizes), or Numba's dispatcher refused an argument's type. Anything else it raises is the call's own error (the arguments may be
 # half-written, as eager mode leaves them): the general path would not run it again.
 _RETRIED_WRITING = (GuardFailure, TypeError)
+
+
+def _apart(entry: Any, names: list, values: list, is_input: list) -> list:
+    """A test per pair of an argument the program writes and another array argument: that
+    their memory does not meet (else the general path refuses the call: the program reads
+    every input before writing any back, eager mode interleaves)."""
+    inputs = [(n, v) for n, v, flag in zip(names, values, is_input) if flag]
+    arrays = [n for n, v in inputs if isinstance(v, np.ndarray)]
+    written = [inputs[i][0] for i in entry.written if inputs[i][0] in arrays]
+    pairs = sorted({tuple(sorted((w, other))) for w in written for other in arrays if other != w})
+    return [f"not _gc_overlap({a}, {b})" for a, b in pairs]
 
 
 def _test(name: str, value: Any, is_input: bool) -> str | None:

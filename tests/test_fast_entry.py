@@ -5,6 +5,8 @@ arity, a disabled compiler) must give what the general path gives; these tests c
 compiled function with many such arguments in turn.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -246,3 +248,30 @@ def test_a_program_returning_scalars_has_a_fast_entry_giving_their_types():
         assert [type(v) for v in actual] == [type(v) for v in expected]
         assert actual == expected
     assert fn._fast is not None and _served(fn) >= 2
+
+
+def scaled_into(out, x):
+    for i in range(out.shape[0]):
+        out[i] = 2.0 * x[i] + out[i - 1]
+    return out.sum()
+
+
+def test_the_overlap_check_of_a_writing_program_reads_any_strides():
+    fn = gcompile.compile(scaled_into)
+    fn(np.zeros(4), np.ones(4))
+    for first, second, overlap in [
+        (slice(0, 4), slice(4, 8), False),
+        (slice(0, 4), slice(2, 6), True),  # (both contiguous: the fast entry checks)
+        (slice(0, 4), slice(None, 3, -1), False),  # (a reversed view of the other half)
+        (slice(2, 6), slice(None, 3, -1), True),
+        (slice(0, 8, 2), slice(1, 8, 2), True),  # (interleaved: NumPy's bounds meet too)
+        (slice(0, 0), slice(0, 4), False),
+    ]:
+        memory, expected = np.arange(8.0), np.arange(8.0)
+        want = scaled_into(expected[first], expected[second])
+        eager_runs = fn.stats["fallbacks"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gcompile.GcompileWarning)  # (warned once a reason)
+            got = fn(memory[first], memory[second])
+        assert got == want and np.array_equal(memory, expected)
+        assert (fn.stats["fallbacks"] > eager_runs) == overlap, (first, second)

@@ -64,27 +64,3 @@ def full(shape, value, dtype):
     array = advise(np.empty(shape, dtype))
     array[...] = value
     return array
-
-
-@njit(cache=True, nogil=True)
-def _byte_bounds(array):
-    """The first byte of ``array``'s elements and the one past its last (``np.byte_bounds``)."""
-    low = high = array.ctypes.data
-    for size, stride in zip(array.shape, array.strides):
-        extent = (size - 1) * stride
-        if extent < 0:
-            low += extent
-        else:
-            high += extent
-    return low, high + array.itemsize
-
-
-@njit(cache=True, nogil=True)
-def may_share_memory(a, b):
-    """``np.may_share_memory(a, b)``: whether the byte ranges of the two arrays' elements meet
-    (an empty array meets none)."""
-    if a.size == 0 or b.size == 0:
-        return False
-    a_low, a_high = _byte_bounds(a)
-    b_low, b_high = _byte_bounds(b)
-    return a_low < b_high and b_low < a_high

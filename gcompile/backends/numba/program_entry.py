@@ -11,8 +11,7 @@ what the trace assumed about them, so a call can reach it from Python with nothi
 
 The checks are those of the entry's guard key and size check (``guards``) that types do not
 express: each symbol is 2 or more (0 and 1 are specialised), a size the trace fixed is that
-size, and the trace's learned equalities and guards hold; and no input the program writes
-may share memory with another input (``_memory.may_share_memory``). Dtypes, ranks, layouts and
+size, and the trace's learned equalities and guards hold. Dtypes, ranks, layouts and
 writeability are in the program's Numba signature.
 """
 
@@ -24,7 +23,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...ir.alias import written_inputs
 from ...ir.graph import Graph
 from ...ir.shape_env import SIZE_LOW, source_of
 from ...ir.symbolic import product_of
@@ -32,13 +30,11 @@ from ...loops.nodes import (
     Assign,
     Attr,
     BoolOp,
-    Call,
     Compare,
     Const,
     If,
     Item,
     Let,
-    Name,
     Raise,
     Tuple,
     Var,
@@ -51,9 +47,9 @@ MESSAGE = "the inputs have sizes this program was not compiled for"
 
 
 class GuardFailure(Exception):
-    """A program's entry called with inputs whose sizes its trace did not assume, or sharing
-    memory with an input it writes (the caller then takes the general path, which checks the
-    guards and compiles for them, or refuses the overlap). Raised before anything is written."""
+    """A program's entry called with inputs whose sizes its trace did not assume (the caller
+    then takes the general path, which checks the guards and compiles for them). Raised
+    before anything is written."""
 
 
 def entry_statements(graph: Graph, inputs: list, symbols: dict) -> list:
@@ -81,23 +77,10 @@ def entry_statements(graph: Graph, inputs: list, symbols: dict) -> list:
                 failures.append(Compare(("!=",), (Item(shape, (Const(axis),)), size_of(size))))
     for relation, lhs, rhs, _ in env.conditions():
         failures.append(Compare((_NEGATED[relation],), (size_of(lhs), size_of(rhs))))
-    failures += _overlaps(graph, inputs)
     if failures:
         failed = failures[0] if len(failures) == 1 else BoolOp("or", tuple(failures))
         statements.append(If(failed, (Raise("_GuardFailure", MESSAGE),)))
     return statements
-
-
-def _overlaps(graph: Graph, inputs: list) -> list:
-    """A test per pair of an array input the program writes and another array input: whether
-    their memory may meet (the general path then refuses the call, ``entries.overlapping_write``:
-    the program reads every input before writing any back, eager mode interleaves)."""
-    arrays = [i for i, p in enumerate(graph.placeholders) if not getattr(p.meta, "scalar", True)]
-    written = [i for i in written_inputs(graph) if i in arrays]
-    pairs = {tuple(sorted((w, other))) for w in written for other in arrays if other != w}
-    return [
-        Call(Name("_memory.may_share_memory"), (inputs[a], inputs[b])) for a, b in sorted(pairs)
-    ]
 
 
 @dataclass(frozen=True)
