@@ -87,33 +87,15 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
         before = _container_snapshot(fn, args, kwargs)
         try:
             result = function(*args, **kwargs)
-        except RecursionError as error:  # (a recursion whose depth the data decide)
-            refusal = UnsupportedError(
-                "a recursion deeper than Python allows while tracing (its depth the data decide)",
-                hint="the recursive call runs in Python; write the recursion as a loop to compile it",
-            )
-            refusal.lines = _lines_in(function, error.__traceback__)
-            raise refusal from None
         except UnsupportedError as refusal:
             refusal.lines = refusal.lines or _lines_in(function, refusal.__traceback__)
             raise
-        except DataSizeError as error:
-            _sizes_decided_by_scalars(tracer, error.symbols)
-            refusal = UnsupportedError(
-                "a decision on a length the data decide",
-                error.source,
-                hint="keep the values at their full shape (np.where(mask, x, fill)), or decide "
-                "it outside the compiled function",
-                detail=str(error),
-            )
-            refusal.lines = _lines_in(function, error.__traceback__)
-            raise refusal from None
         except Exception as error:
-            refusal = refusal_from(error)
+            refusal = _refusal_of(error, tracer)
             if refusal is None:
                 raise
             refusal.lines = _lines_in(function, error.__traceback__)
-            raise refusal from error
+            raise refusal from (None if isinstance(error, _OWN_ERRORS) else error)
         _refuse_changed_containers(before, fn)
         _refuse_raises_beside_effects(tracer)
         _refuse_unprinted_texts(tracer)
@@ -130,6 +112,30 @@ def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_
     if env.replacements or env.loops and env.guards:  # (a loop body guards simple sizes:
         _rederive(tracer.graph)  # ``min(s0, 3)`` recorded before it is 3 from then on)
     return tracer.graph
+
+
+_OWN_ERRORS = (RecursionError, DataSizeError)  # (refused for what they are: no chained cause)
+
+
+def _refusal_of(error: Exception, tracer: Tracer) -> UnsupportedError | None:
+    """The refusal a trace's error stands for (None: the user's own error, raised as eager
+    would): a recursion whose depth the data decide, a question on a length the data decide
+    (unless scalar arguments decide it: ``ScalarsDecide``), or what ``refusal_from`` says."""
+    if isinstance(error, RecursionError):
+        return UnsupportedError(
+            "a recursion deeper than Python allows while tracing (its depth the data decide)",
+            hint="the recursive call runs in Python; write the recursion as a loop to compile it",
+        )
+    if isinstance(error, DataSizeError):
+        _sizes_decided_by_scalars(tracer, error.symbols)
+        return UnsupportedError(
+            "a decision on a length the data decide",
+            error.source,
+            hint="keep the values at their full shape (np.where(mask, x, fill)), or decide "
+            "it outside the compiled function",
+            detail=str(error),
+        )
+    return refusal_from(error)
 
 
 def _lists_as_rows(result: Any, tracer: Tracer) -> Any:
