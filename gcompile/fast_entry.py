@@ -28,7 +28,8 @@ a call the program refuses half-way has changed nothing: the general path runs i
 raises the user's own error if there is one. One that writes its arguments checks first that no
 other array argument shares their memory (``np.may_share_memory``: the general path refuses such
 a call); the general path runs it again only when the program raised before writing (its
-guards, or Numba's dispatch of the arguments' types), and its other errors are the call's. ``GCOMPILE_DISABLE`` is seen on every call, as on
+guards, or Numba's dispatch of the arguments' types), and its other errors are the call's.
+``GCOMPILE_DISABLE`` is seen on every call, as on
 the general path; ``config.set`` takes the fast entries down (``api``), so they need not look.
 """
 
@@ -123,8 +124,9 @@ def build(
 
 
 # What a program that writes its arguments raises before it writes any: its guards failed
-# (sizes), or Numba's dispatcher refused an argument's type. Anything else it raises is the call's own error (the arguments may be
-# half-written, as eager mode leaves them): the general path would not run it again.
+# (sizes), or Numba's dispatcher refused an argument's type. Anything else it raises is the
+# call's own error (the arguments may be half-written, as eager mode leaves them): the general
+# path would not run it again.
 _RETRIED_WRITING = (GuardFailure, TypeError)
 
 

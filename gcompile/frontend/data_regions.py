@@ -42,28 +42,24 @@ class DataRegions:
             return None
         outer = node.kwargs["index"]
         items = index if isinstance(index, tuple) else (index,)
-        if (
-            any(isinstance(i, slice) and i != slice(None) for i in outer)
-            or len(items) > region.ndim
-        ):
+        if any(isinstance(item, slice) and not _whole(item) for item in outer):
             return None
-        items += (slice(None),) * (region.ndim - len(items))
-        given, taken_at = iter(items), iter(node.args[1:])
-        template, positions = [], []
-        if not all(_traced_int(i) or _position(i) is not None or _whole(i) for i in items):
+        if len(items) > region.ndim or not all(_composable(item) for item in items):
             return None  # (``np.newaxis``, an index array, a mask: NumPy's indexing of a copy)
+        given = iter(items + (slice(None),) * (region.ndim - len(items)))
+        taken_at = iter(node.args[1:])
+        template, positions = [], []
         for item in outer:
-            new = next(given) if isinstance(item, slice) else item
             if item is None:  # (a position of the region's own read)
                 template.append(None)
                 positions.append(self.tracer.wrap(next(taken_at)))
-            elif _traced_int(new):
+            elif not isinstance(item, slice):  # (an int or size of the region's read)
+                template.append(item)
+            elif _traced_int(new := next(given)):
                 template.append(None)
                 positions.append(new)
-            elif _position(new) is not None:
-                template.append(_position(new))
-            else:  # (a whole slice)
-                template.append(new)
+            else:  # (an int or size, a whole slice)
+                template.append(new if isinstance(new, slice) else _position(new))
         array = self.tracer.wrap(node.args[0])
         found = self.tracer.call(ops.ELEMENT, array, *positions, index=tuple(template))
         if found.ndim:
@@ -148,6 +144,11 @@ def _position(item: Any) -> Any:
     if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
         return int(item)
     return None
+
+
+def _composable(item: Any) -> bool:
+    """An index item ``indexed`` takes: a traced int, an int or size, a whole slice."""
+    return _traced_int(item) or _position(item) is not None or _whole(item)
 
 
 def _whole(item: Any) -> bool:

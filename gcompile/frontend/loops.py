@@ -329,6 +329,8 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             else item
             for item in items
         )
+        if all(new is item for new, item in zip(moved, items)):
+            return index
         return moved if isinstance(index, tuple) else moved[0]
 
     def _asking_per_trip(self, body: Callable, bounds: tuple, carried: tuple, info, source, split):

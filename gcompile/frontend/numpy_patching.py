@@ -62,6 +62,7 @@ _PYTHON_RANDOM = (
 )
 # the ``logging.Logger`` methods that log (their module-level functions call them)
 _LOGGING_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
+_RANDOM_SOURCES = {"np.random": "NumPy's global random state", "random": "Python's random module"}
 _RANDOM_FUNCTIONS = (
     "default_rng",
     "rand",
@@ -109,7 +110,7 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
     for owner in (random, random.Random):
         for name in _PYTHON_RANDOM:
             func = getattr(owner, name)
-            targets.append((owner, name, func, _random_patch(func, "Python's random module")))
+            targets.append((owner, name, func, _random_patch(func, "random")))
     for name in ("mgrid", "ogrid"):
         grid = getattr(np, name)
         targets.append((np, name, grid, _TracedGrid(grid)))
@@ -156,8 +157,8 @@ def _effect_patch(func: Callable) -> Callable:
 
 def _warning_patch(warn: Callable) -> Callable:
     """``warnings.warn`` while tracing: a ``callback`` node warning at the user's line on each
-    call (``call_sites``), whichever branch the data take; elsewhere NumPy's own, its
-    ``stacklevel`` counted from its caller (this patch's frame is not the warning's place)."""
+    call (``call_sites``), whichever branch the data take; elsewhere ``warnings.warn`` itself,
+    its ``stacklevel`` counted from its caller (this patch's frame is not the warning's place)."""
 
     @functools.wraps(warn)
     def patched(message: Any, category: Any = None, stacklevel: int = 1, *args: Any, **kw: Any):
@@ -244,15 +245,14 @@ def _joining_patch(func: Callable) -> Callable:
     return patched
 
 
-def _random_patch(func: Callable, source: str = "NumPy's global random state") -> Callable:
+def _random_patch(func: Callable, module: str = "np.random") -> Callable:
     @functools.wraps(func)
     def patched(*args: Any, **kwargs: Any) -> Any:
         tracer = current_tracer()
         if tracer is None or _called_by_library():
             return func(*args, **kwargs)
-        module = "np.random" if source.startswith("NumPy") else "random"
         tracer.refuse(
-            f"{source} used inside the function ({module}.{func.__name__})",
+            f"{_RANDOM_SOURCES[module]} used inside the function ({module}.{func.__name__})",
             hint="draws (and seeding) would be frozen into the compiled graph: the statement runs "
             "in Python on every call (a graph break); or draw outside and pass the arrays in",
         )

@@ -168,17 +168,16 @@ class Tracer(Indices):
     def made_constant(self, array: np.ndarray) -> TracedArray:
         """An array the trace made itself (``np.mgrid``'s grid) as a constant of the graph: not
         read from outside (no caller holds it: its shape may be set)."""
-        view = array.view()
-        return self.wrap(self.graph.constant(view, meta_of(view), source=user_source()))
+        return self.wrap(self._constant(array, captured=False))
 
-    def _constant(self, array: np.ndarray) -> Node:
+    def _constant(self, array: np.ndarray, captured: bool = True) -> Node:
         # (an array the trace made may take another shape later: ``Xi.shape = n``, a new constant;
         # the node holds a view, whose shape stays the one its meta says)
         key = (id(array), array.shape, array.strides)
         if key in self._constants:
             return self._constants[key][1]
         view = array.view()
-        node = self.graph.constant(view, meta_of(view), source=user_source(), captured=True)
+        node = self.graph.constant(view, meta_of(view), source=user_source(), captured=captured)
         self._constants[key] = (array, node)  # keep ``array`` alive so its id stays unique
         return node
 

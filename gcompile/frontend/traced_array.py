@@ -55,6 +55,9 @@ class _Flags:
 DEFERRED: set = set()
 
 
+_REBIND = "rebind the name instead: a = a.reshape(shape)"  # (where ``a.shape = ...`` is refused)
+
+
 class TracedArray:
     """Stands for an array (or scalar) while a function is traced; every operation is recorded."""
 
@@ -87,13 +90,10 @@ class TracedArray:
         if own.op == "placeholder" or own.op == "constant" and own.captured:  # (its caller's)
             tracer.refuse(
                 "setting the shape of an array the function was given or reads from outside",
-                hint="rebind the name instead: a = a.reshape(shape)",
+                hint=_REBIND,
             )
         if not (tracer.loops.is_top(tracer.graph) and self._node.graph is tracer.graph):
-            tracer.refuse(
-                "setting an array's shape inside a loop body or branch",
-                hint="rebind the name instead: a = a.reshape(shape)",
-            )
+            tracer.refuse("setting an array's shape inside a loop body or branch", hint=_REBIND)
         node = np.reshape(self, shape)._node
         if node is not self._node and node.target.may_copy:
             view = reshape_is_view(node)
@@ -106,7 +106,7 @@ class TracedArray:
                 tracer.refuse(
                     "setting the shape of an array whose strides the trace does not know "
                     "(NumPy refuses where that needs a copy)",
-                    hint="rebind the name instead: a = a.reshape(shape)",
+                    hint=_REBIND,
                 )
         self._node = node
 
@@ -176,13 +176,7 @@ class TracedArray:
 
     # -- indexing ----------------------------------------------------------------------------
     def __getitem__(self, index: Any) -> "TracedArray":
-        try:
-            return self._item(index)
-        except IndexQuestion:  # (in a loop asking per trip: positions of its indices checked then)
-            moved = self._tracer.loops.per_trip_positions(index)
-            if moved is index:
-                raise
-            return self._item(moved)
+        return self._per_trip(self._item, index)
 
     def _item(self, index: Any) -> "TracedArray":
         composed = self._tracer.regions.indexed(self, index)
@@ -209,13 +203,18 @@ class TracedArray:
         return self._tracer.call(ops.GETITEM, self, index=self._tracer.basic_index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        self._per_trip(self._assign, index, value)
+
+    def _per_trip(self, action: Callable, index: Any, *value: Any) -> Any:
+        """``action(index, *value)``; in a loop asking its questions per trip, once more with
+        the positions of loop indices traced (checked on each trip) when a question needs it."""
         try:
-            self._assign(index, value)
-        except IndexQuestion:  # (in a loop asking per trip: positions of its indices checked then)
+            return action(index, *value)
+        except IndexQuestion:
             moved = self._tracer.loops.per_trip_positions(index)
             if moved is index:
                 raise
-            self._assign(moved, value)
+            return action(moved, *value)
 
     def _assign(self, index: Any, value: Any) -> None:
         index = without_trailing_slices(index, self.ndim)
