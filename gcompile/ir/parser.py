@@ -67,7 +67,7 @@ _CARRIED = re.compile(r"([A-Za-z_]\w*) <- (.*?)( \(in place\))?$")
 _UPDATE = re.compile(r"argument ([0-9]+) <- output ([0-9]+)( \(in place\))?$")
 _SPACE = re.compile(r"([a-z]+) over (\[.*\])$")
 _BINARY = {ast.Add: "__add__", ast.Sub: "__sub__", ast.Mult: "__mul__"}
-_BINARY.update({ast.FloorDiv: "__floordiv__", ast.Mod: "__mod__"})
+_BINARY.update({ast.FloorDiv: "__floordiv__", ast.Mod: "__mod__", ast.Pow: "__pow__"})
 _NUMBERS = {"b": {"True": True, "False": False}.__getitem__, "i": int, "u": int}
 _NUMBERS.update({"f": float, "c": complex})
 

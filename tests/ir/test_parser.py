@@ -25,7 +25,8 @@ def views_and_literals(x, y, z):
     a = x[1:, ::2].T.reshape(-1) * np.float32(2.5)
     b = np.where(a > 0, a, -0.0).astype(np.float32)
     c = z * (-2j) + np.array([1.0, -1.5, np.inf])
-    return np.concatenate([b, b]), {"c": c, "e": np.exp(y[..., None, 0])}, x[()].sum(axis=(0, 1))
+    d = x[()].sum(axis=(0, 1)) + x.shape[0] ** 2  # (a power of a size, as a value)
+    return np.concatenate([b, b]), {"c": c, "e": np.exp(y[..., None, 0])}, d
 
 
 def library_calls(x, y):
