@@ -108,11 +108,18 @@ class CompiledFunction:
         functools.update_wrapper(self, fn)
 
     def _region(
-        self, function: Callable, seat: Any, per_trip: bool, through: bool = False
+        self,
+        function: Callable,
+        seat: Any,
+        per_trip: bool,
+        through: bool = False,
+        indices: frozenset = frozenset(),
     ) -> "CompiledFunction":
         """A compiled region of a graph break; one run on every trip (a loop body's, or any of
         a region that is) gets its ``seat``; one that only passes its arguments on
-        (``through``) is Python's from the start."""
+        (``through``) is Python's from the start. The ints it takes that change on every trip
+        (the ``indices`` of the loops Python runs around it, this function's included) are
+        traced as values: one trace serves every trip, where sizes specialise 0 and 1."""
         per_trip = per_trip or self.trips is not None
         region = CompiledFunction(
             function,
@@ -123,6 +130,8 @@ class CompiledFunction:
         )
         if through and region.trips is not None:
             region.trips.demoted = "it only returns the values it is given"
+        names = set(region._binder.signature.parameters)
+        region._binder.trace_as_values((indices | self._binder.value_ints) & names)
         return region
 
     # -- calling ----------------------------------------------------------------------------------
@@ -269,6 +278,8 @@ class CompiledFunction:
             except ScalarsDecide:
                 raise
             except UnsupportedError as error:
+                if self._binder.value_ints:  # (maybe refused for them: traced as ints, again)
+                    raise ScalarsDecide(tuple(self._binder.value_ints)) from error
                 if self.fullgraph:
                     raise
                 entry.refusal = error

@@ -119,6 +119,7 @@ def _traced(
         dynamic=options.get("dynamic", True),
         budget=options.get("max_graph_nodes", MAX_GRAPH_NODES),
         loops=options.get("loops", True),
+        values=frozenset(bound.binder.value_ints),
     )
     stats["traces"] += 1
     timings["trace"] = time.perf_counter() - start

@@ -14,6 +14,7 @@ from .ir.literals import literal_key
 from .ir.shape_env import SIZE_END, SIZE_LOW
 
 _SIZE = (int, "size")  # the key of an int traced as a size symbol
+_VALUE = (int, "value")  # the key of an int traced as a value (``guards.value_ints``)
 MAX_KEYS = 256  # memo entries kept before the memo starts again (many sizes: entries stay)
 
 
@@ -31,7 +32,7 @@ class ExactCalls:
         """``(entry, graph inputs)`` of a call like an earlier one whose entry admits it."""
         if kwargs or len(args) != self.arity:
             return None
-        key = array_key(args, self.sizes, self.binder.static_positions)
+        key = array_key(args, self.sizes, *self._positions())
         found = self.calls.get(key) if key is not None else None
         if found is None:
             return None
@@ -40,13 +41,16 @@ class ExactCalls:
         checked = self.sizes or entry.globals is not None
         return (entry, inputs) if not checked or entry.holds(inputs) else None
 
+    def _positions(self) -> tuple[frozenset, frozenset]:
+        return self.binder.static_positions, self.binder.value_positions
+
     def remember(self, args: tuple, kwargs: dict, entry: Any, is_input: list) -> None:
         """Keep the entry a bound call used. (An entry whose trace failed holds for every
         size: under a key for any size value it would take calls an earlier entry admits.)"""
         compiled = entry.failure is None and entry.refusal is None
         if kwargs or len(args) != self.arity or not compiled and self.sizes:
             return
-        key = array_key(args, self.sizes, self.binder.static_positions)
+        key = array_key(args, self.sizes, *self._positions())
         if key is None:
             return
         if len(self.calls) >= MAX_KEYS:
@@ -54,13 +58,16 @@ class ExactCalls:
         self.calls[key] = (entry, tuple(i for i, flag in enumerate(is_input) if flag))
 
 
-def array_key(args: tuple, sizes: frozenset, values: frozenset = frozenset()) -> tuple | None:
+def array_key(
+    args: tuple, sizes: frozenset, values: frozenset = frozenset(), weak: frozenset = frozenset()
+) -> tuple | None:
     """The exact guard of a call whose arguments are all ndarrays and scalars (None otherwise):
     per array its dtype, shape, contiguity and writeability; a Python float or complex its
     type; an int or bool its value (static), or for an int at a position of ``sizes`` (traced
     as a size symbol) whether it is one (the entry's size check then decides); a NumPy scalar
     its dtype; at a position of ``values`` (a scalar static since a trace found it deciding a
-    Python value) its value. Each argument is one leaf of the bound call."""
+    Python value) its value; an int at a position of ``weak`` (traced as a value) none. Each
+    argument is one leaf of the bound call."""
     key = []
     for position, value in enumerate(args):
         kind = type(value)
@@ -69,6 +76,9 @@ def array_key(args: tuple, sizes: frozenset, values: frozenset = frozenset()) ->
             continue
         if kind is int and position in sizes and SIZE_LOW <= value < SIZE_END:
             key.append(_SIZE)  # (not (int, 2): a static 2 keys so)
+            continue
+        if kind is int and position in weak and -SIZE_END <= value < SIZE_END:
+            key.append(_VALUE)
             continue
         if kind is np.ndarray:
             flags = value.flags

@@ -73,6 +73,10 @@ class ArgumentBinder:
             static_argnames = (static_argnames,)
         self.static_argnames = frozenset(static_argnames)
         self.dynamic_ints: set[str] = set()  # paths of int leaves traced as size symbols
+        # paths of int leaves traced as values (weak ints): the index of a loop Python runs,
+        # passed to a region of its body, which takes a new value on every trip
+        self.value_ints: frozenset = frozenset()
+        self.value_positions: frozenset = frozenset()  # of parameters among value_ints
         self.static_scalars: set[str] = set()  # paths of scalars a trace found deciding values
         self.static_positions: frozenset = frozenset()  # of parameters among static_scalars
         unknown = self.static_argnames - set(self.signature.parameters)
@@ -131,10 +135,12 @@ class ArgumentBinder:
             )
             if not static and not isinstance(value, _KNOWN) and interop.is_array_like(value):
                 leaves[i] = (path, interop.as_ndarray(value, path))
-                key, flag = _leaf_guard(path, leaves[i][1], False, False, type(value))
+                key, flag = _leaf_guard(path, leaves[i][1], False, False, source=type(value))
                 foreign[i] = value
             else:
-                key, flag = _leaf_guard(path, value, static, path in self.dynamic_ints)
+                key, flag = _leaf_guard(
+                    path, value, static, path in self.dynamic_ints, path in self.value_ints
+                )
             keys.append(key)
             is_input.append(flag)
         array_type = type(next(iter(foreign.values()))) if foreign else None
@@ -148,6 +154,10 @@ class ArgumentBinder:
             try:
                 return attempt(bound), bound
             except ScalarsDecide as decide:
+                if self.value_ints & set(decide.paths):  # (sizes after all: the usual way)
+                    self.trace_as_values(self.value_ints - set(decide.paths))
+                    bound = self.bind(*bound.call())
+                    continue
                 paths = self.static_scalars | set(decide.paths)
                 # (positions first: a call memoised meanwhile keys by the value, never the type)
                 self.static_positions = frozenset(
@@ -156,6 +166,11 @@ class ArgumentBinder:
                 self.static_scalars = paths
                 bound = self.bind(*bound.call())
 
+    def trace_as_values(self, paths: frozenset) -> None:
+        """Trace the int leaves at ``paths`` as weak int values (``value_ints``)."""
+        self.value_ints = frozenset(paths)
+        self.value_positions = frozenset(i for i, name in enumerate(self._names) if name in paths)
+
     def rebuild(self, spec: TreeSpec, values: list) -> tuple[tuple, dict]:
         arguments = unflatten(spec, values)
         rebuilt = inspect.BoundArguments(self.signature, arguments)
@@ -163,13 +178,20 @@ class ArgumentBinder:
 
 
 def _leaf_guard(
-    path: str, value: Any, static: bool, symbolic: bool, source: type | None = None
+    path: str,
+    value: Any,
+    static: bool,
+    symbolic: bool,
+    as_value: bool = False,
+    source: type | None = None,
 ) -> tuple[tuple, bool]:
     """(guard key, is graph input) of one leaf; ``source``: the type of the other library's
     array ``value`` was taken from (None for a NumPy array)."""
     if static:
         _hashable(path, value, static=True)
         return ("static", literal_key(value)), False
+    if as_value and is_int(value) and -SIZE_END <= value < SIZE_END:
+        return ("int value",), True
     if symbolic and is_int(value) and SIZE_LOW <= value < SIZE_END:
         return ("int",), True
     if isinstance(value, np.ndarray):

@@ -202,8 +202,37 @@ def test_a_break_in_a_loop_body_compiles_the_statements_around_it_for_every_trip
         f"loop_with_regions__body_after_{line}",
         f"loop_with_regions__body_before_{line}",
     ]
-    body = regions[f"loop_with_regions__body_after_{line}"]
-    assert body.stats["calls"] == 5 and body.stats["traces"] <= 3  # (i = 0, 1, then a size)
+    for name in (f"loop_with_regions__body_before_{line}", f"loop_with_regions__body_after_{line}"):
+        body = regions[name]  # (the index, new on every trip, is a value: one trace serves all)
+        assert body.stats["calls"] == 5 and body.stats["traces"] == 1, name
+    assert all(r.stats["fallbacks"] == 0 for r in regions.values())
+
+
+def indexed_by_the_trip(x, a, n):
+    out, rows = np.zeros(n), np.zeros_like(a)
+    for i in range(n):
+        y = x * 2 if i % 3 == 0 else x - i  # (a branch on the index)
+        rows[i] = a[i] * i + a[i - 1]  # (rows at the index and before it: a[-1] on trip 0)
+        ranks = np.asarray(_ranked(y))
+        z = np.zeros(i + 1)
+        z[-1] = x[-i - 1]
+        top = np.round(ranks[: i + 1], min(i, 1) + 1)  # (decimals: the index an int here)
+        out[i] = top.sum() / (i + 1) + z.sum() + len(z) + i // 2 + i**2 / 3
+    return out, rows
+
+
+def test_the_index_of_a_loop_python_runs_is_a_value_in_its_body_regions():
+    x, a = RNG.random(9), RNG.random((9, 4))
+    compiled, (out, rows), _ = _compiled_quietly(indexed_by_the_trip, x, a, 8)
+    expected = indexed_by_the_trip(x, a, 8)
+    np.testing.assert_array_equal(rows, expected[1])
+    np.testing.assert_allclose(out, expected[0], rtol=1e-15)
+    line = _line_of(indexed_by_the_trip, "ranks = np.asarray")
+    (split,) = compiled.breaks.splits.values()
+    regions = {name.rpartition("__")[2]: region for name, _, region in split.regions}
+    before, after = regions[f"body_before_{line}"], regions[f"body_after_{line}"]
+    assert before._binder.value_ints == {"i"} and before.stats["traces"] == 1
+    assert not after._binder.value_ints and after.stats["traces"] == 3  # (0, 1, then a size)
     assert all(r.stats["fallbacks"] == 0 for r in regions.values())
 
 

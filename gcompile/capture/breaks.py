@@ -66,14 +66,16 @@ class _Cut:
     stmts: list
     regions: list = field(default_factory=list)
     shown: ast.stmt | None = None  # (a loop's body cut: the statement run in Python)
+    indices: frozenset = frozenset()  # (a loop's body cut: the names of the loop's index)
 
 
 def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> Split | str:
     """``fn`` broken at its statement holding ``lines[0]`` (a loop's: in its body, at the
     statement holding the first of the other ``lines`` that is one): a ``Split`` whose regions
-    ``compile_region(plain function, seat, per_trip, through)`` made (``seat``: the cell the
-    driver calls it through; ``per_trip``: a loop body's region; ``through``: it only returns
-    names it is given, and Python runs it), or why it cannot break there."""
+    ``compile_region(plain function, seat, per_trip, through, indices)`` made (``seat``: the
+    cell the driver calls it through; ``per_trip``: a loop body's region; ``through``: it only
+    returns names it is given, and Python runs it; ``indices``: the names of the loop's index
+    a body's region takes, new on every trip), or why it cannot break there."""
     found = parse_function(fn)
     if isinstance(found, str):
         return found
@@ -110,8 +112,9 @@ def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> 
     args.defaults = [ast.Constant(None) for _ in args.defaults]
     args.kw_defaults = [None if d is None else ast.Constant(None) for d in args.kw_defaults]
     driver.body = cut.stmts
-    shown = inner.shown if isinstance(inner, _Cut) else statement
-    return _made(fn, ast.fix_missing_locations(driver), cut.regions, compile_region, shown)
+    shown, indices = (inner.shown, inner.indices) if isinstance(inner, _Cut) else (statement, ())
+    driver = ast.fix_missing_locations(driver)
+    return _made(fn, driver, cut.regions, compile_region, (shown, indices))
 
 
 class _Scope:
@@ -233,7 +236,7 @@ def _split_loop(scope: _Scope, loop: ast.For | ast.While, lines: list) -> _Cut |
     if isinstance(cut, _Cut):
         if not cut.regions:
             return "nothing around the statement in the loop's body"
-        cut.shown = loop.body[at]
+        cut.shown, cut.indices = loop.body[at], frozenset(target)
     return cut
 
 
@@ -305,13 +308,17 @@ def _region(name: str, params: list, body: list) -> ast.FunctionDef:
     return ast.fix_missing_locations(ast.copy_location(region, body[0]))
 
 
-def _made(fn, driver: ast.FunctionDef, regions: list, compile_region, shown) -> Split:
-    """The split's functions: each region compiled, the driver calling them through cells."""
+def _made(fn, driver: ast.FunctionDef, regions: list, compile_region, at: tuple) -> Split:
+    """The split's functions: each region compiled, the driver calling them through cells;
+    ``at``: the statement run in Python and, when it is in a loop's body, the names of the
+    loop's index (which its body's regions trace as values)."""
+    shown, indices = at
     seats = {cell: types.CellType() for cell, *_ in regions}  # (a region may give its seat up)
     compiled = {}
     for cell, region, per_trip in regions:
         plain, through = _function(fn, region, {}), _passes_through(region)
-        compiled[cell] = compile_region(plain, seats[cell], per_trip, through)
+        taken = frozenset(indices) & set(parameter_names(region.args)) if per_trip else frozenset()
+        compiled[cell] = compile_region(plain, seats[cell], per_trip, through, taken)
         seats[cell].cell_contents = plain if through else compiled[cell]
     made = _function(fn, driver, seats)
     made.__defaults__, made.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__

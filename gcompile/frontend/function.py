@@ -39,6 +39,7 @@ def trace(
     dynamic: bool = True,
     budget: int | None = None,
     loops: bool | str = True,
+    values: frozenset = frozenset(),
 ) -> Graph:
     """Trace ``fn`` into a Graph.
 
@@ -47,6 +48,8 @@ def trace(
         name: the graph's name.
         leaves: ``(path, value)`` for every flattened argument.
         is_input: per leaf, True for a graph input (arrays, floats), False for a static value.
+        values: the paths of int inputs traced as weak int values, not as size symbols
+            (``guards.ArgumentBinder.value_ints``).
         rebuild: ``rebuild(leaf_values) -> (args, kwargs)`` puts the leaves back into a call.
         dynamic: array sizes of 2 or more are symbolic (one trace for every size), else fixed.
         budget: the most operations to record; a bigger trace is refused (``UnsupportedError``).
@@ -59,7 +62,7 @@ def trace(
     while True:
         try:
             return _trace_once(
-                fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_python
+                fn, name, (leaves, is_input, values), rebuild, dynamic, budget, loops, in_python
             )
         except LoopEscape as escape:
             if escape.source is None or escape.source in in_python:
@@ -67,14 +70,16 @@ def trace(
             in_python.add(escape.source)
 
 
-def _trace_once(fn, name, leaves, is_input, rebuild, dynamic, budget, loops, in_python) -> Graph:
-    """One trace of ``fn`` (see ``trace``), the loops at ``in_python`` run in Python."""
+def _trace_once(fn, name, arguments, rebuild, dynamic, budget, loops, in_python) -> Graph:
+    """One trace of ``fn`` (see ``trace``: ``arguments`` are its leaves, is_input and values),
+    the loops at ``in_python`` run in Python."""
+    leaves, is_input, value_paths = arguments
     tracer = Tracer(name, dynamic, budget)
     tracer.loops.unroll_all = loops == "unroll"
     tracer.loops.in_python = in_python
     converted, why = capture.convert_or_reason(fn) if loops else (None, "option loops=False")
     values = [
-        tracer.input(path, value) if flag else value
+        tracer.input(path, value, path in value_paths) if flag else value
         for (path, value), flag in zip(leaves, is_input)
     ]
     function = fn if converted is None else converted.function

@@ -79,13 +79,14 @@ class Tracer(Indices):
         raise UnsupportedError(construct, source, hint, detail)
 
     # -- inputs ----------------------------------------------------------------------------------------
-    def input(self, name: str, value: Any) -> TracedArray | SymInt:
+    def input(self, name: str, value: Any, as_value: bool = False) -> TracedArray | SymInt:
         """A graph input standing for ``value`` (array, NumPy scalar, or Python float/complex;
-        a Python int is a size symbol, given to the function as a ``SymInt``).
+        a Python int is a size symbol, given to the function as a ``SymInt``, unless it is
+        traced ``as_value``: a weak int, as a Python float is a weak float).
 
         An array's sizes of 2 or more are symbols (``s0, s1, ...``) unless tracing is static."""
         meta = meta_of(value)
-        if is_int(value):  # a size the call passes (guards.dynamic_ints)
+        if is_int(value) and not as_value:  # a size the call passes (guards.dynamic_ints)
             symbol = self.graph.shape_env.size_symbol(
                 value, name, (len(self.graph.placeholders), None)
             )
