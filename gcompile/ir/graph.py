@@ -84,6 +84,9 @@ class Node:
         self._args: tuple = ()
         self._kwargs: dict = {}
         self._inputs: list[Node] = []
+        # (the metas of its inputs its meta was derived from, and that meta: propagate_metas
+        # derives it again only when one of them changed)
+        self._derived: tuple | None = None
         self._prev: Node = self
         self._next: Node = self
 
@@ -114,6 +117,7 @@ class Node:
             old.users.pop(self, None)
         self._args, self._kwargs = args, kwargs
         self._inputs = nodes_in((args, kwargs))
+        self._derived = None
         for new in self._inputs:
             if new.graph is not self.graph:
                 raise ValueError(f"node {new.name} belongs to another graph than {self.name}")
@@ -458,11 +462,18 @@ class Graph:
         """Re-derive every call node's meta from its inputs, in order (after passes substitute
         values whose layout differs, downstream layouts follow). A node holding sub-graphs
         (``ir/subgraph.py``) first gives each graph's placeholders the metas of the arguments
-        bound to them, has its graphs' metas re-derived, then asks its op."""
+        bound to them, has its graphs' metas re-derived, then asks its op. A node without
+        sub-graphs whose input metas and own meta are those it was last derived from and to
+        keeps its meta (the op's answer would be the same: a trace's facts only grow)."""
         from .subgraph import regions_of
 
         for node in self._iter():
-            if node.op == "call":
+            if node.op == "call" and not regions_of(node):
+                inputs = tuple(n.meta for n in node._inputs)
+                if not _derived_from(node, inputs):
+                    node.meta = self.infer(node.target, node.args, node.kwargs)
+                    node._derived = (inputs, node.meta)
+            elif node.op == "call":
                 renamed: dict = {}
                 for region in regions_of(node):
                     for placeholder, index in zip(region.graph.placeholders, region.operands):
@@ -560,6 +571,14 @@ def _only_writes(node: Node, target: Node) -> bool:
     written = [node.args[i] for i in node.written_arguments]
     others = [a for i, a in enumerate(node.args) if i not in node.written_arguments]
     return target in written and target not in nodes_in((others, node.kwargs))
+
+
+def _derived_from(node: Node, inputs: tuple) -> bool:
+    """Whether ``node``'s meta is the one derived last from these very input metas."""
+    derived = node._derived
+    if derived is None or derived[1] is not node.meta or len(derived[0]) != len(inputs):
+        return False
+    return all(old is new for old, new in zip(derived[0], inputs))
 
 
 def _meta_of_node(node: Node) -> TensorMeta:
