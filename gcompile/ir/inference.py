@@ -17,7 +17,7 @@ import numpy as np
 
 from . import layout
 from .meta import TensorMeta, broadcast_shapes, dtype_probe, meta_of, normalize_axes
-from .shape_env import DataSizeError, SymbolicError, decide, hint
+from .shape_env import DataSizeError, SymbolicError, active, decide, hint
 from .symbolic import is_expr, product_of, prove_le, sym_max
 
 
@@ -201,10 +201,30 @@ def _reads_element(x: TensorMeta, index: tuple) -> bool:
 
 
 def getitem_infer(x: TensorMeta, index: tuple) -> TensorMeta:
+    env, key = active(), _index_key(index)
+    if env is None or key is None:
+        return _getitem_meta(x, index)
+    return env.remembered(("getitem", x, key), lambda: _getitem_meta(x, index))
+
+
+def _getitem_meta(x: TensorMeta, index: tuple) -> TensorMeta:
     view = layout.getitem(layout.of_meta(x), index)
     if _reads_element(x, index):
         return TensorMeta((), x.dtype, scalar=True, writeable=False)
     return layout.meta_of(view, x)
+
+
+def _index_key(index: tuple) -> tuple | None:
+    """``index`` as a key (slices as their bounds, each item with its type: ``x[True]`` is not
+    ``x[1]``); None when an item is not hashable."""
+    key = tuple(
+        (slice, i.start, i.stop, i.step) if isinstance(i, slice) else (type(i), i) for i in index
+    )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def setitem_impl(target: np.ndarray, value: Any, index: tuple) -> np.ndarray:

@@ -66,6 +66,7 @@ from .symbolic import (
     to_source,
 )
 
+_NOTHING = object()
 SIZE_LOW = 2  # symbols stand for sizes >= 2: 0 and 1 are specialised (they broadcast, or empty)
 SIZE_END = 2**63  # ... and below this: a size is an int64 (a larger Python int stays static)
 _RELATIONS = ("==", "!=", "<", "<=", ">", ">=")
@@ -162,6 +163,7 @@ class ShapeEnv:
     # unbacked symbol -> what decides it ("np.nonzero at f.py:3"), for messages and explain()
     data_sizes: dict = field(default_factory=dict)
     _nominal: dict = field(default_factory=dict, repr=False)  # loop/data symbol -> int, heuristics
+    _remembered: dict = field(default_factory=dict, repr=False)  # (``remembered``)
     _facts: dict = field(default_factory=dict, repr=False)
     _learned_by: dict = field(default_factory=dict, repr=False)  # replaced symbol -> its guard
 
@@ -210,6 +212,16 @@ class ShapeEnv:
         if not is_expr(value):
             return value
         return evaluate(value, {**self.hints, **self._nominal} if self._nominal else self.hints)
+
+    def remembered(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """``compute()``, once per ``key`` in a loop body or outside (``in_body``): a rule that
+        only asks questions of this trace's sizes gives the same answer again (the guards it
+        took stay taken, and facts learned since only make it simpler to state)."""
+        key = (bool(self.in_body), *key)
+        found = self._remembered.get(key, _NOTHING)
+        if found is _NOTHING:
+            found = self._remembered[key] = compute()
+        return found
 
     # -- decisions --------------------------------------------------------------------------------
     def decide(self, relation: str, lhs, rhs, reason: str) -> bool:
