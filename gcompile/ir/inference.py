@@ -45,6 +45,12 @@ def elementwise_infer(impl: Callable) -> Callable:
     """
 
     def infer(*xs: Any, **params: Any) -> TensorMeta:
+        env, key = active(), _operands_key(xs, params)
+        if env is None or key is None:
+            return derive(*xs, **params)
+        return env.remembered((impl, *key), lambda: derive(*xs, **params))
+
+    def derive(*xs: Any, **params: Any) -> TensorMeta:
         metas = [x for x in xs if isinstance(x, TensorMeta)]
         shape = broadcast_shapes(
             *(
@@ -212,6 +218,17 @@ def _getitem_meta(x: TensorMeta, index: tuple) -> TensorMeta:
     if _reads_element(x, index):
         return TensorMeta((), x.dtype, scalar=True, writeable=False)
     return layout.meta_of(view, x)
+
+
+def _operands_key(xs: tuple, params: dict) -> tuple | None:
+    """Operands and parameters as a key (each operand with its type: ``1`` is not ``1.0``);
+    None when one is not hashable."""
+    key = (tuple((type(x), x) for x in xs), tuple(sorted(params.items())))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _index_key(index: tuple) -> tuple | None:
