@@ -320,15 +320,17 @@ class CompiledFunction:
     def _make_ints_symbolic(self, recompile: "Recompile", bound: BoundCall) -> bool:
         """On a miss that only a new value of Python int arguments causes (not in
         ``static_argnames``; sizes symbolic), trace those ints as size symbols from now on
-        (``guards.dynamic_ints``), as ``torch.compile`` marks a changing size dynamic."""
+        (``guards.dynamic_ints``), as ``torch.compile`` marks a changing size dynamic; in a
+        region run on every trip of a loop, as values (a counter a ``while`` loop carries)."""
         if not self.options.get("dynamic", True) or not recompile.int_paths:
             return False
-        self._binder.dynamic_ints |= recompile.int_paths
-        names = list(self._binder.signature.parameters)
-        self._exact.sizes = frozenset(
-            i for i, name in enumerate(names) if name in self._binder.dynamic_ints
-        )
-        recompile.hint = f"{', '.join(sorted(recompile.int_paths))}: traced as a size from now on"
+        binder, named = self._binder, ", ".join(sorted(recompile.int_paths))
+        if self.trips is not None:  # (a region run on every trip: an int new on each is a value)
+            binder.trace_as_values(binder.value_ints | recompile.int_paths)
+            recompile.hint = f"{named}: traced as a value from now on"
+            return True
+        binder.trace_as_sizes(binder.dynamic_ints | recompile.int_paths)
+        recompile.hint = f"{named}: traced as a size from now on"
         return True
 
     # -- inspection ---------------------------------------------------------------------------------
@@ -399,6 +401,7 @@ def _recompile(fn: "CompiledFunction", bound: BoundCall) -> Recompile:
         return Recompile(graph_name(fn.eager), texts, closest, _definition(fn.eager))
     texts = [c.text for c in changes]
     ints = changed_ints(entries[closest].key, bound) - fn._binder.dynamic_ints
+    ints -= fn._binder.value_ints
     hint = _static_hint(fn, {c.path for c in changes if c.static})
     where = _definition(fn.eager)
     return Recompile(graph_name(fn.eager), texts, closest, where, hint, ints)

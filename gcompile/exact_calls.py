@@ -25,32 +25,34 @@ class ExactCalls:
     def __init__(self, arity: int, binder: Any):
         self.arity = arity
         self.calls: dict[tuple, tuple] = {}  # key -> (entry, positions of the graph inputs)
-        self.sizes: frozenset = frozenset()  # positions of ints traced as size symbols
-        self.binder = binder  # (its ``static_positions``: scalars static by their values)
+        # (its positions of ints traced as size symbols or values, and of scalars static by
+        # their values)
+        self.binder = binder
 
     def find(self, args: tuple, kwargs: dict) -> tuple | None:
         """``(entry, graph inputs)`` of a call like an earlier one whose entry admits it."""
         if kwargs or len(args) != self.arity:
             return None
-        key = array_key(args, self.sizes, *self._positions())
+        key = array_key(args, *self._positions())
         found = self.calls.get(key) if key is not None else None
         if found is None:
             return None
         entry, positions = found
         inputs = [args[i] for i in positions]
-        checked = self.sizes or entry.globals is not None
+        checked = self.binder.size_positions or entry.globals is not None
         return (entry, inputs) if not checked or entry.holds(inputs) else None
 
-    def _positions(self) -> tuple[frozenset, frozenset]:
-        return self.binder.static_positions, self.binder.value_positions
+    def _positions(self) -> tuple[frozenset, frozenset, frozenset]:
+        binder = self.binder
+        return binder.size_positions, binder.static_positions, binder.value_positions
 
     def remember(self, args: tuple, kwargs: dict, entry: Any, is_input: list) -> None:
         """Keep the entry a bound call used. (An entry whose trace failed holds for every
         size: under a key for any size value it would take calls an earlier entry admits.)"""
         compiled = entry.failure is None and entry.refusal is None
-        if kwargs or len(args) != self.arity or not compiled and self.sizes:
+        if kwargs or len(args) != self.arity or not compiled and self.binder.size_positions:
             return
-        key = array_key(args, self.sizes, *self._positions())
+        key = array_key(args, *self._positions())
         if key is None:
             return
         if len(self.calls) >= MAX_KEYS:

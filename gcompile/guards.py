@@ -72,7 +72,8 @@ class ArgumentBinder:
         if isinstance(static_argnames, str):
             static_argnames = (static_argnames,)
         self.static_argnames = frozenset(static_argnames)
-        self.dynamic_ints: set[str] = set()  # paths of int leaves traced as size symbols
+        self.dynamic_ints: frozenset = frozenset()  # paths of int leaves traced as size symbols
+        self.size_positions: frozenset = frozenset()  # of parameters among dynamic_ints
         # paths of int leaves traced as values (weak ints): the index of a loop Python runs,
         # passed to a region of its body, which takes a new value on every trip
         self.value_ints: frozenset = frozenset()
@@ -154,8 +155,10 @@ class ArgumentBinder:
             try:
                 return attempt(bound), bound
             except ScalarsDecide as decide:
-                if self.value_ints & set(decide.paths):  # (sizes after all: the usual way)
-                    self.trace_as_values(self.value_ints - set(decide.paths))
+                sizes = self.value_ints & set(decide.paths)
+                if sizes:  # (they change: sizes after all, 0 and 1 specialised)
+                    self.trace_as_values(self.value_ints - sizes)
+                    self.trace_as_sizes(self.dynamic_ints | sizes)
                     bound = self.bind(*bound.call())
                     continue
                 paths = self.static_scalars | set(decide.paths)
@@ -169,7 +172,15 @@ class ArgumentBinder:
     def trace_as_values(self, paths: frozenset) -> None:
         """Trace the int leaves at ``paths`` as weak int values (``value_ints``)."""
         self.value_ints = frozenset(paths)
-        self.value_positions = frozenset(i for i, name in enumerate(self._names) if name in paths)
+        self.value_positions = self._positions_of(paths)
+
+    def trace_as_sizes(self, paths: frozenset) -> None:
+        """Trace the int leaves at ``paths`` as size symbols (``dynamic_ints``)."""
+        self.dynamic_ints = frozenset(paths)
+        self.size_positions = self._positions_of(paths)
+
+    def _positions_of(self, paths: frozenset) -> frozenset:
+        return frozenset(i for i, name in enumerate(self._names) if name in paths)
 
     def rebuild(self, spec: TreeSpec, values: list) -> tuple[tuple, dict]:
         arguments = unflatten(spec, values)

@@ -76,7 +76,7 @@ class LoadedFunction:
         self.graph_text = archive.texts["graph.txt"]
         self.code = archive.texts["code.txt"]
         self._binder = ArgumentBinder(_stub(meta["parameters"]), meta["static_argnames"])
-        self._binder.dynamic_ints = set(meta["dynamic_ints"])
+        self._binder.trace_as_sizes(frozenset(meta["dynamic_ints"]))
         self._binder.static_scalars = set(meta["static_scalars"])
         self._key = codec.decode(meta["key"])
         self._out = codec.decode(meta["out_spec"])
