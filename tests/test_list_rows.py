@@ -321,3 +321,43 @@ def test_a_list_grown_in_a_loop_and_returned_stays_rolled():
         check(returns_the_list, x, n)
         check(returns_histories, x, n)
     assert _rolled(returns_the_list, x, 4) and _rolled(returns_histories, x, 4)
+
+
+def descent_printing(X, y, b, n):
+    """A gradient descent (the TEGME1 course's form): an intercept that is a 0-d array on the
+    first trip and a NumPy scalar after it, its costs returned, printed every few trips."""
+    w, b = np.zeros(X.shape[1]), np.copy(b)
+    costs = []
+    for i in range(n):
+        err = X @ w + b - y
+        w = w - 0.1 * (X.T @ err) / X.shape[0]
+        b = b - 0.1 * np.sum(err) / X.shape[0]
+        cost = np.dot(err, err) / (2 * X.shape[0])
+        costs.append(cost)
+        if i % 4 == 0 or i == n - 1:  # (no piece of the range answers: asked on each trip)
+            print(f"Iteration {i:4}: Cost {cost:7.2f}")
+    return w, b, costs
+
+
+def printing_its_list(x, n):
+    ys = []
+    for i in range(n):
+        x = x * 0.5
+        ys.append(x.sum())
+        if i % 4 == 0:
+            print(ys[-1])  # (a body reading the list it appends to: the loop runs in Python)
+    return x, ys
+
+
+def test_a_loop_whose_carried_0d_array_becomes_a_scalar_and_asks_its_index_stays_rolled(capsys):
+    X, y = RNG.random((9, 3)), RNG.random(9)
+    check(descent_printing, X, y, 0.0, 10, backends=("numba",))
+    printed = capsys.readouterr().out
+    assert printed.count("Iteration") == 3 * 4 and "Iteration    9" in printed  # (eager, Numba)
+    notes = gcompile.trace(descent_printing, X, y, 0.0, 10).notes.loops
+    assert all(note.rolled for note in notes)
+    assert any("first trip traced before it" in note.reason for note in notes)
+    assert any("asked on each trip" in note.reason for note in notes)
+    compiled = gcompile.compile(printing_its_list)
+    assert compiled(X[0], 6)[1] == printing_its_list(X[0], 6)[1]
+    assert compiled.stats["fallbacks"] == 0 and capsys.readouterr().out.count("\n") == 4

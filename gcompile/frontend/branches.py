@@ -233,13 +233,11 @@ class ControlTracer(LoopTracer):
         """``capture()``; when it declines, the nodes it recorded are gone (and the values it
         lifted into enclosing bodies), a note says why, and the result is NotImplemented."""
         graph = self.tracer.graph
-        mark, grown = graph.insertion_anchor(), len(self.journal)
+        mark = self._mark()
         try:
             return capture()
         except Declined as declined:
-            self._forget(graph.nodes_after(mark))
-            _roll_back(graph, mark)
-            self.undo_growth(grown)
+            self._rewind(graph, mark)
             self.notes.append(LoopNote(source, False, str(declined), kind=kind))
             return NotImplemented
 

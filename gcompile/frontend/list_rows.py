@@ -140,12 +140,20 @@ class GrowingList(list):
         return np.concatenate([piece.astype(dtype, copy=False) for piece in pieces])
 
     def returned(self, tracer) -> RowsOf | None:
-        """This list as a result of the function: its rows as one array, made a list again
-        on each call (``RowsOf``), when they are all it holds and its items read alike; else
-        None (returning it escapes)."""
+        """This list as a result of the function: its rows (and items, a loop's first trip
+        traced before it) as one array, made a list again on each call (``RowsOf``), when
+        they all read alike in Python, of one dtype and row shape; else None (returning it
+        escapes)."""
         if self._parts is None or tracer.graph is not self.graph:
             return None
-        kinds = {part.kind if kind == "rows" else None for kind, part in self._parts}
+        blocks = [part for kind, part in self._parts if kind == "rows"]
+        kinds = {block.kind for block in blocks}
+        row = blocks[0].buffers[0].meta
+        for item in (part for kind, part in self._parts if kind == "item"):
+            meta = _item_meta(tracer, item)
+            kinds.add(_item_kind(meta) if meta.dtype == row.dtype else None)
+            if meta.shape != row.shape[1:]:
+                return None
         if len(kinds) != 1 or None in kinds:
             return None
         return RowsOf(self.as_array(tracer), kinds.pop())
@@ -168,7 +176,12 @@ def _reading(name: str):
 
     def read(self, *args, **kwargs):
         self._read()
-        return method(self, *args, **kwargs)
+        try:
+            return method(self, *args, **kwargs)
+        except IndexError:  # (in a body appending to it, ``ys[-1]``: its rows are not items)
+            if self._loops.tracer.graph is self.graph:
+                raise
+            raise Declined("its body reads a list it appends to") from None
 
     read.__name__ = name
     return read

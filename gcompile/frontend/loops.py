@@ -71,7 +71,7 @@ class _BecomesArray(Declined):
 
 class _Split(Exception):
     """The body asked a question on its own index whose answer changes at ``points``: the loop
-    runs as one loop per piece of its range."""
+    runs as one loop per piece of its range (``points`` None: no piece answers it)."""
 
     def __init__(self, points: list, question: str):
         super().__init__(question)
@@ -128,19 +128,19 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             self.notes.append(LoopNote(source, False, f"{reason} (appended to a list?)"))
             return NotImplemented
         graph = self.tracer.graph
-        mark, grown = graph.insertion_anchor(), len(self.journal)
+        mark = self._mark()
         try:
             bounds = self.range_bounds(start, stop, step, reverse)
             carried, bounds = self._peeled(body, bounds, tuple(carried), info, source)
             if bounds is None:
                 return carried
-            peeled = graph.insertion_anchor(), len(self.journal)
+            peeled = self._mark()
             try:
                 return self._capture(body, bounds, carried, info, source)
             except _BecomesArray as becomes:
                 if prove_nonnegative(trip_count(*bounds) - 1) is not True:
                     raise Declined(str(becomes)) from None
-                self._rewind(graph, *peeled)
+                self._rewind(graph, peeled)
                 reason = f"its first trip traced before it: {becomes}"
                 carried, bounds = self._peel(body, bounds, carried, source, reason)
                 return (
@@ -149,16 +149,24 @@ class LoopTracer(PythonBuiltins, CarriedValues):
                     else self._capture(body, bounds, carried, info, source)
                 )
         except Declined as declined:
-            self._rewind(graph, mark, grown)  # (it runs in Python from its start: nothing stays)
+            self._rewind(graph, mark)  # (it runs in Python from its start: nothing stays)
             self.notes.append(LoopNote(source, False, str(declined)))
             return NotImplemented
 
-    def _rewind(self, graph: Graph, mark, grown: int) -> None:
-        """Take back what tracing a loop recorded since ``mark`` (and ``grown`` journal
-        entries): its nodes, the placeholders lifted for it into enclosing bodies, lists grown."""
-        self._forget(graph.nodes_after(mark))
-        _roll_back(graph, mark)
+    def _mark(self) -> tuple:
+        """Where the trace is: its graph's last node, its journal's and its texts' lengths."""
+        texts = len(self.tracer.texts.fields)
+        return self.tracer.graph.insertion_anchor(), len(self.journal), texts
+
+    def _rewind(self, graph: Graph, mark: tuple) -> None:
+        """Take back what tracing a loop or branch recorded since ``mark`` (``_mark``): its
+        nodes, the placeholders lifted for it into enclosing bodies, lists grown, strings
+        formatted from its values (a ``print`` of them is traced again, or runs in Python)."""
+        anchor, grown, texts = mark
+        self._forget(graph.nodes_after(anchor))
+        _roll_back(graph, anchor)
         self.undo_growth(grown)
+        self.tracer.texts.forget_since(texts)
 
     def capture_each(self, body, iterable, carried, info):
         """``for x in iterable``: a traced array is looped over its first axis, and so are
@@ -298,11 +306,15 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             return self._capture_piece(body, bounds, carried, info, source)
         except _Split as split:
             few = trip_count(*bounds)  # (a few trips known now: unrolled, as before, is faster)
-            asking = not (is_int(few) and few <= _FEW_TRIPS)
-            if self._split_depth >= _MAX_SPLIT_DEPTH and not self.index_values and asking:
+            asking = not (is_int(few) and few <= _FEW_TRIPS) and not self.index_values
+            unsplit = split.points is None  # (``i % 30 == 0``: no piece of the range answers)
+            if asking and (self._split_depth >= _MAX_SPLIT_DEPTH or unsplit):
                 asked = self._asking_per_trip(body, bounds, carried, info, source, split)
                 if asked is not NotImplemented:
                     return asked
+            if unsplit:
+                reason = f"a question about the loop index has no answer for every trip: {split}"
+                raise Declined(reason) from None
             if pieces >= _MAX_PIECES or abs(bounds[2]) != 1:
                 reason = f"a question about the loop index changes from trip to trip: {split}"
                 raise Declined(reason) from None
@@ -340,12 +352,15 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         trip (``element``); NotImplemented when a question still needs the split, or Python
         a bool (``0 <= j + d < w``, ``abs(j - k)``): nothing it traced stays."""
         graph = self.tracer.graph
-        mark, grown = graph.insertion_anchor(), len(self.journal)
+        mark = self._mark()
         self.index_values = True
         try:
             after = self._capture_piece(body, bounds, carried, info, source)
+        except _BecomesArray:  # (its first trip peeled, the loop is asked again)
+            self._rewind(graph, mark)
+            raise
         except (_Split, Declined, UnsupportedError):
-            self._rewind(graph, mark, grown)
+            self._rewind(graph, mark)
             return NotImplemented
         finally:
             self.index_values = False
@@ -417,12 +432,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         except IndexQuestion as question:
             if index not in free_symbols(question.expr):
                 raise  # a question on an enclosing loop's index: that loop splits
-            point = _change_point(question, index)
-            if point is None:
-                raise Declined(
-                    f"a question about the loop index has no answer for every trip: {question}"
-                ) from None
-            raise _Split(point, str(question)) from None
+            raise _Split(_change_point(question, index), str(question)) from None
         unbound = [name for name, value in zip(names, outputs) if value is UNDEFINED]
         if unbound:
             raise Declined(f"its body leaves {unbound[0]!r} unbound")
@@ -581,7 +591,10 @@ def _widened(before: TensorMeta, after: TensorMeta, name: str, env) -> TensorMet
     taken as equal, guarded (``x = A @ x`` with ``A`` square: ``x``'s size is ``A``'s)."""
     if not _same_shape(before, after, name, env) or before.scalar != after.scalar:
         what = f"{name!r} changes shape in the loop ({before.short()} to {after.short()})"
-        raise (_BecomesArray if before.scalar and before.weak else Declined)(what)
+        # (a Python number becoming an array, or a 0-d array a NumPy scalar, ``b - a * g``:
+        # from the second trip on it stays what it became)
+        settles = before.scalar and before.weak or not before.ndim and after.scalar
+        raise (_BecomesArray if settles else Declined)(what)
     before, after = before.map_sizes(env.simplify), after.map_sizes(env.simplify)
     if before == after:
         return before
