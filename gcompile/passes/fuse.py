@@ -173,6 +173,8 @@ class _Fuser:
         self.reasons: dict[tuple[Node, Node], str] = {}
         self.notes: list[str] = []
         self.walked = 0  # kernels the cycle checks visited (``SIBLING_WALKS``)
+        self._allocations: list | None = None  # (``_peak_bytes``: made once, when first asked)
+        self._peak: int | None = None  # the peak bytes of ``group_of`` (None: to compute)
         self._roots: dict[Node, Node | None] = {}
         # a node making a length the data decide -> the nodes using it without a data edge
         self._length_users: dict[Node, list] = {}
@@ -348,8 +350,12 @@ class _Fuser:
         )
         if not self._legal(merged):
             return False
+        if self._allocations is None:
+            self._allocations = _allocations(self.order)
+        if self._peak is None:
+            self._peak = _peak_bytes(self.order, self.group_of, self._allocations)
         trial = {**self.group_of, **{n: merged for n in members}}
-        before, after = _peak_bytes(self.order, self.group_of), _peak_bytes(self.order, trial)
+        before, after = self._peak, _peak_bytes(self.order, trial, self._allocations)
         if after > before:
             self.notes.append(
                 f"not merged: kernels with %{first.nodes[-1].name} and %{second.nodes[-1].name} "
@@ -358,6 +364,7 @@ class _Fuser:
             return False
         self.groups = [g for g in self.groups if g is not first and g is not second] + [merged]
         self.group_of.update({n: merged for n in members})
+        self._peak = after
         return True
 
     def _new(self, node: Node, style: str, space: tuple, axes=None) -> None:
@@ -534,27 +541,33 @@ def _used_outside(node: Node, inside: set) -> bool:
     return False
 
 
-def _peak_bytes(order: dict, group_of: dict) -> int:
+def _allocations(order: dict) -> list:
+    """``(node, bytes, readers)`` of each node that may allocate an array (a call making no
+    view and no scalar), for ``_peak_bytes`` (the graph does not change while fusion plans)."""
+    return [
+        (node, hint(node.meta.nbytes), readers(node))  # (the traced sizes stand for all)
+        for node in order
+        if node.op == "call" and not node.meta.scalar and alias_parent(node) is None
+    ]
+
+
+def _peak_bytes(order: dict, group_of: dict, allocations: list) -> int:
     """Peak bytes of intermediate arrays when each group runs as one step at its last member.
 
     Values computed and consumed inside one group are never allocated; views cost nothing.
     """
-
-    def unit(node):
-        return group_of.get(node, node)
-
     step: dict = {}
     for node, position in order.items():
-        step[unit(node)] = max(step.get(unit(node), -1), position)
+        unit = group_of.get(node, node)
+        if step.get(unit, -1) < position:
+            step[unit] = position
     events: dict[int, int] = {}
-    for node in order:
-        if node.op != "call" or node.meta.scalar or alias_parent(node) is not None:
+    for node, nbytes, node_readers in allocations:
+        unit = group_of.get(node, node)
+        reads = [step[u] for u in (group_of.get(r, r) for r in node_readers) if u is not unit]
+        if not reads and unit is not node:
             continue
-        reads = [step[unit(r)] for r in readers(node) if unit(r) is not unit(node)]
-        if not reads and unit(node) is not node:
-            continue
-        made = step[unit(node)]
-        nbytes = hint(node.meta.nbytes)  # (a heuristic: the traced sizes stand for all)
+        made = step[unit]
         events[made] = events.get(made, 0) + nbytes
         last = max(reads, default=made) + 1
         events[last] = events.get(last, 0) - nbytes
