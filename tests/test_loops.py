@@ -746,3 +746,19 @@ def test_questions_on_indices_inside_a_split_loop_are_asked_on_each_trip():
     assert any("asked on each trip" in (note.reason or "") for note in graph.notes.loops)
     assert all(note.rolled for note in graph.notes.loops)
     assert len(_loops(graph)) < 20  # (not one copy of the inner loops per piece of the outer)
+
+
+def rolled_windows(im):
+    """A corner detector's windows (ledinhtri97's Moravec detector): np.roll by the loop
+    index, then the top-left corner."""
+    out = np.zeros((im.shape[0] - 2, 3, 3), im.dtype)
+    for x in range(1, im.shape[0] - 1):
+        out[x - 1] = np.roll(np.roll(im, shift=-x + 1, axis=0), shift=2, axis=1)[:3, :3]
+    return out
+
+
+def test_a_roll_by_the_loop_index_keeps_the_loop_rolled():
+    im = np.random.default_rng(3).integers(0, 9, (7, 6))
+    graph = gcompile.trace(rolled_windows, im)
+    assert graph.notes.loops and all(note.rolled for note in graph.notes.loops)
+    np.testing.assert_array_equal(gcompile.compile(rolled_windows)(im), rolled_windows(im))

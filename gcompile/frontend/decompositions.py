@@ -287,6 +287,40 @@ def _flip(rec, m, axis=None):
     return m[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(m.ndim))]
 
 
+def _roll(rec, a, shift, axis=None):
+    """``np.roll``: along each axis, the elements at ``(arange(n) - shift) % n`` (a gather, so
+    a shift the loop index or the data give needs no Python int); of a shift and size known
+    now, two slices joined. Without an axis, of the flattened array, reshaped back."""
+    if axis is None:
+        return _roll(rec, a.reshape(-1), shift, 0).reshape(a.shape)
+    shifts = list(shift) if isinstance(shift, (tuple, list)) else [shift]
+    axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]
+    if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
+        raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
+    count = max(len(shifts), len(axes)) if shifts and axes else 0
+    shifts, axes = shifts * (count // len(shifts or [0])), axes * (count // len(axes or [0]))
+    rolled = a
+    for by, along in zip(shifts, axes):
+        rolled = _roll_along(rec, rolled, by, normalize_axes(along, a.ndim)[0])
+    result = np.empty_like(a)  # (NumPy's: its layout follows the array's)
+    result[...] = rolled
+    return result
+
+
+def _roll_along(rec, a, shift, axis: int):
+    n = a.shape[axis]
+    before = (slice(None),) * axis
+    if isinstance(n, int) and n == 0:
+        return a
+    if isinstance(n, int) and isinstance(shift, (int, np.integer)):
+        cut = n - int(shift) % n
+        return np.concatenate(
+            [a[(*before, slice(cut, None))], a[(*before, slice(None, cut))]], axis
+        )
+    positions = rec.call(ARANGE, start=0, stop=n, step=1, dtype=np.dtype(np.int64))
+    return a[(*before, (positions - shift) % n)]
+
+
 def _flip_along(axis: int, least: int) -> Callable:
     """``np.flipud`` (axis 0) and ``np.fliplr`` (axis 1): views of at least ``least`` axes."""
 
@@ -634,6 +668,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.diff: Decomposition(_diff),
     np.flip: Decomposition(_flip),
     np.rot90: Decomposition(_rot90),
+    np.roll: Decomposition(_roll),
     np.flipud: Decomposition(_flip_along(0, 1)),
     np.fliplr: Decomposition(_flip_along(1, 2)),
     np.atleast_1d: Decomposition(_at_least(1)),

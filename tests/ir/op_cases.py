@@ -1041,6 +1041,16 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.rot90(x, 2) + np.rot90(x, -1).T, F((3, 3)), dtypes=(np.float32,)),
         case(lambda x: np.rot90(x, 3, axes=(2, 0)).copy(), strided((2, 3, 4)), dtypes=(np.int8,)),
     ],
+    np.roll: [  # (a gather at (arange(n) - shift) % n; two slices where both are known)
+        case(
+            lambda x: np.roll(x, 2) + np.roll(x, -7, axis=0), (3, 4), dtypes=(np.float64, np.bool_)
+        ),
+        case(lambda x: np.roll(x, (1, -2), axis=(1, 1)) * 2, F((3, 4)), dtypes=(np.int32,)),
+        case(lambda x: np.roll(x, (1, 2), axis=(0, -1)), strided((2, 3, 4)), dtypes=(np.int8,)),
+        case(lambda x: np.roll(x, 1, axis=()), reversed_((3,)), dtypes=(np.complex64,)),
+        case(lambda x: np.roll(x[:0], 3, axis=0), (2, 3), dtypes=(np.float32,)),
+        case(lambda x, s: np.roll(x, s[()], axis=-1), (2, 5), Arg((), "scalar", np.int64)),
+    ],
     np.flipud: [case(lambda x: np.flipud(x) - x, (4, 3), dtypes=(np.float64,))],
     np.fliplr: [case(lambda x: np.fliplr(x) * x, reversed_((2, 5)), dtypes=(np.int64,))],
     np.flip: [
