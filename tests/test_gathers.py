@@ -310,6 +310,28 @@ def test_lookup_tables_of_the_module_are_constant_arrays_guarded_by_their_items(
             gcompile.compile(fn, fullgraph=True)(argument)
 
 
+def knapsack(weight, value, capacity):
+    """LuciusK's 0/1 knapsack: the weights and values Python lists, read at the loop index."""
+    bag = np.zeros((len(weight) + 1, capacity + 1), dtype=np.int32)
+    for i in range(1, len(weight) + 1):
+        for j in range(1, capacity + 1):
+            if weight[i - 1] <= j:
+                bag[i][j] = max(bag[i - 1][j - weight[i - 1]] + value[i - 1], bag[i - 1][j])
+            else:
+                bag[i][j] = bag[i - 1][j]
+    return bag[-1, -1]
+
+
+def test_lists_of_numbers_given_as_arguments_are_tables_read_at_loop_indices():
+    weight, value = [3, 1, 4, 1, 5, 9, 2, 6], [2, 7, 1, 8, 2, 8, 1, 8]
+    fn = gcompile.compile(knapsack, fullgraph=True)
+    assert fn(weight, value, 12) == knapsack(weight, value, 12)
+    graph = gcompile.trace(knapsack, weight, value, 12)
+    assert graph.notes.loops and all(note.rolled for note in graph.notes.loops)
+    assert fn(weight[::-1], value, 12) == knapsack(weight[::-1], value, 12)  # (their guard)
+    assert fn.stats["traces"] == 2
+
+
 def centroids(X, labels, k):
     """k-means' update step: the rows of each cluster, by a mask and by their positions."""
     by_mask = np.zeros((k, X.shape[1]))

@@ -1,12 +1,15 @@
 """Lookup tables: a list or tuple of numbers that a function reads from its module or closure
-(``crc_table[i]``, an S-box, a table of coefficients) at a position the data decide.
+(``crc_table[i]``, an S-box, a table of coefficients), or is given as an argument (a knapsack's
+weights), at a position the data or a loop index decide.
 
-The rewrite makes each such read ``NAME[index]`` of a name the function does not bind a call
-``__gc_rt.table(NAME, index)`` (``runtime.table``), which offers it to the handler: the tracer
-reads the table as a constant array at a traced position, where Python would have asked the
-traced index for an int. The compiled function's guard (``captured_globals``) holds the table's
-contents, so a call after the table changed traces again; ``own_tables`` says which tables that
-guard covers: those of the compiled function itself, not of the functions it calls.
+The rewrite makes each such read ``NAME[index]`` of a name the function does not bind (a
+parameter it never binds again included) a call ``__gc_rt.table(NAME, index)``
+(``runtime.table``), which offers it to the handler: the tracer reads the table as a constant
+array at a traced position, where Python would have asked the traced index for an int. The
+compiled function's guard holds the table's contents (``captured_globals`` for globals and
+closures, the guard key for an argument's static numbers), so a call after the table changed
+traces again; ``own_tables`` says which tables of its module and closure that guard covers:
+those of the compiled function itself, not of the functions it calls.
 """
 
 from __future__ import annotations

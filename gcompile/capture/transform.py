@@ -65,7 +65,7 @@ from .plan import BranchPlan, LoopPlan, plan_scope, range_call
 from .raises import guard_raises
 from .returns import merge_returns
 from .runtime import MATH_MODULE
-from .scopes import NonLocalNames, function_names, identifiers, parameter_names
+from .scopes import NonLocalNames, function_names, identifiers, parameter_names, scan
 from .tables import Tables
 
 RUNTIME = "__gc_rt"
@@ -138,7 +138,8 @@ def rewrite(
     _Rewriter(result, frozenset(local)).scope(function)
     _keep_local(function, local)
     _Calls(local, route_call, is_module, result).visit_scope(function)
-    Tables(RUNTIME, GENERATED, local, RESERVED_PREFIXES).visit_scope(function)
+    kept = parameter_names(function.args) - scan(function.body).stores  # (never bound again)
+    Tables(RUNTIME, GENERATED, local - kept, RESERVED_PREFIXES).visit_scope(function)
     expressions = Expressions(RUNTIME, GENERATED)
     expressions.visit_scope(function)
     result.expressions = expressions.sites

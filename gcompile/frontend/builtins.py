@@ -17,6 +17,7 @@ from ..capture.runtime import LoopInfo, is_math
 from ..errors import source_text, user_source
 from ..ir import ops
 from ..ir.shape_env import data_sizes_in
+from ..ir.symbolic import free_symbols
 from .data_lengths import LengthFromData
 from .list_rows import GrowingList
 from .math_calls import math_call
@@ -28,10 +29,14 @@ class PythonBuiltins:
 
     def capture_table(self, table, index):
         """``table[index]`` of a lookup table (``capture.tables``: a list or tuple of ints or
-        floats the compiled function reads from its module or closure, which its guard holds)
-        at a traced integer: the element of the table as a constant array, as a Python int or
+        floats the compiled function reads from its module or closure, or is given, which its
+        guard holds) at a traced integer or a loop index: the element of the table as a constant array, as a Python int or
         float (weak), out of range an IndexError as Python's; else NotImplemented."""
         tracer = self.tracer
+        if isinstance(index, SymInt) and free_symbols(index.expr) & set(
+            tracer.graph.shape_env.loops
+        ):
+            index = tracer.symint_value(index.expr)  # (a loop index: one read for every trip)
         if not (tracer.is_traced(index) and index.ndim == 0 and index.dtype.kind in "iu"):
             return NotImplemented
         if not any(table is own for own in tracer.tables) or type(table[0]) is bool:

@@ -89,6 +89,8 @@ def _trace_once(fn, name, arguments, rebuild, dynamic, budget, loops, in_python)
         args, kwargs = rebuild(values)
         args = tuple(convertible_sequences(v) for v in args)
         kwargs = {k: convertible_sequences(v) for k, v in kwargs.items()}
+        given = (*args, *kwargs.values())  # (lists of static numbers: guarded by the key)
+        tracer.tables += tuple(value for value in given if capture.is_table(value))
         before = _container_snapshot(fn, args, kwargs)
         try:
             result = function(*args, **kwargs)
