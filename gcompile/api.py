@@ -214,6 +214,8 @@ class CompiledFunction:
             return self.fallbacks.refused(refusal, args, kwargs)
         except RerunEagerly:  # (the user's raise of an exception made from the data)
             return self.eager(*args, **kwargs)
+        except entry.graph.reruns_on:  # (caught by a ``try`` whose handlers raise)
+            return self.eager(*args, **kwargs)
         spec = entry.graph.out_spec
         return outputs[0] if spec.kind == "leaf" else unflatten(spec, outputs)
 

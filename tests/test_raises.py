@@ -12,6 +12,8 @@ from gcompile.capture import convert
 from gcompile.ir import ops
 from gcompile.ir.subgraph import walk
 
+RNG = np.random.default_rng(11)
+
 
 def eliminate(A, b):
     """Gaussian elimination without pivoting, refusing a zero pivot (a loop of loops)."""
@@ -309,3 +311,35 @@ def test_raises_whose_making_or_writes_a_node_would_change_run_as_python():
         with pytest.raises(ImportError) as named:
             compiled(np.array([1.0, -2.0]))
     assert shared.value is SHARED and named.value.name == "mymod"
+
+
+def damped_newton_steps(A, b, n):
+    """djeada's Newton system solver's form: a solve in a `try` whose handler only raises."""
+    x = np.zeros_like(b)
+    for i in range(n):
+        try:
+            d = np.linalg.solve(A + i * np.eye(A.shape[0]), b - A @ x)
+        except (np.linalg.LinAlgError, FloatingPointError):
+            raise ValueError(f"Jacobian is singular at iteration {i}, x = {x}.")  # noqa: B904
+        x = x + 0.5 * d
+    return x
+
+
+def damped_in_place(A, b, out):
+    try:
+        out[:] = np.linalg.solve(A, b)
+    except np.linalg.LinAlgError:
+        raise ValueError("singular") from None  # (a run again would see `out` written)
+    return out
+
+
+def test_a_try_whose_handlers_only_raise_is_compiled_and_runs_again_eagerly_when_it_raises():
+    A, b = RNG.random((4, 4)) + 4 * np.eye(4), RNG.random(4)
+    compiled = gcompile.compile(damped_newton_steps, fullgraph=True)
+    for args in ((A, b, 12), (np.zeros((4, 4)), b, 1)):  # (the second: a singular solve)
+        _same(_outcome(damped_newton_steps, *args), _outcome(compiled, *args))
+    graph = gcompile.trace(damped_newton_steps, A, b, 12)
+    assert graph.reruns_on == (np.linalg.LinAlgError, FloatingPointError)
+    assert all(note.rolled for note in graph.notes.loops)
+    with pytest.raises(gcompile.UnsupportedError, match="handlers raise, in a function that"):
+        gcompile.compile(damped_in_place, fullgraph=True)(A, b, np.zeros(4))

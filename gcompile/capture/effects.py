@@ -9,7 +9,9 @@ attribute or an item of an object the function did not make (``self.n``, ``D[k]`
 parameter's, a global's), calls a mutating method of a container on such an object
 (``history.append(v)``), or is a ``try`` statement with handlers around operations on the data
 (they would catch what those raise at run time, which a trace cannot see; the check runs
-before each exit of its body too). The marker is a no-op in plain Python; while tracing it
+before each exit of its body too), unless each of its handlers only raises: its body is then
+traced, and what it catches, raised by the compiled code, makes the call run again eagerly
+(``runtime.rerun_on``), which raises as the handler does. The marker is a no-op in plain Python; while tracing it
 refuses the statement (``runtime.python_effect``) unless, on the way from the name it starts
 from to the object it changes, it meets a traced array or a module (``x.real = v``,
 ``x.T[i] = v``, ``state["t"][...] = v``, ``params[k] -= g``: the array changes in place,
@@ -29,6 +31,7 @@ from .scopes import function_names, parameter_names
 
 EFFECT = "python_effect"
 MARK = "python_effect_mark"
+RERUN = "rerun_on"
 _RETURNED = "__gc_try_returned"
 _BLOCKS = ("body", "orelse", "finalbody")
 
@@ -122,9 +125,28 @@ def _mark_try(stmt: ast.stmt, block: list[ast.stmt], runtime: str) -> None:
     def check() -> ast.stmt:
         return _marker(stmt, runtime, reason, None, [], since)
 
-    stmt.body = _before_exits(stmt.body, check) + [check()]
+    if _raises_only(stmt):  # (what its body raises at run time makes the call run eagerly)
+        caught = ast.Tuple([handler.type for handler in stmt.handlers], ast.Load())
+        rerun = ast.Attribute(ast.Name(runtime, ast.Load()), RERUN, ast.Load())
+        block.insert(block.index(stmt), _located(ast.Expr(ast.Call(rerun, [caught], [])), stmt))
+    else:
+        stmt.body = _before_exits(stmt.body, check) + [check()]
     for handler in stmt.handlers:
         handler.body.insert(0, check())
+
+
+def _raises_only(stmt: ast.stmt) -> bool:
+    """Whether each handler of the ``try`` statement ``stmt`` names what it catches and only
+    raises (``except LinAlgError: raise ValueError(...)``), with no ``else`` or ``finally``."""
+    return (
+        isinstance(stmt, ast.Try)
+        and not stmt.orelse
+        and not stmt.finalbody
+        and all(
+            h.type is not None and len(h.body) == 1 and isinstance(h.body[0], ast.Raise)
+            for h in stmt.handlers
+        )
+    )
 
 
 def _before_exits(block: list[ast.stmt], check, in_loop: bool = False) -> list[ast.stmt]:

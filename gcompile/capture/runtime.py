@@ -448,6 +448,15 @@ def append_to(items: Any, value: Any) -> None:
         items.append(value)
 
 
+def rerun_on(caught: tuple) -> None:
+    """A ``try`` whose handlers only raise follows (``effects``): what its handlers catch
+    (``caught``: their classes, or tuples of them) offered to the handler's ``rerun_on``;
+    nothing in Python."""
+    capture = getattr(_HANDLER.get(), "rerun_on", None)
+    if capture is not None:
+        capture(caught)
+
+
 def python_effect_mark() -> Any:
     """The handler's note of what was recorded so far (None in Python)."""
     mark = getattr(_HANDLER.get(), "python_effect_mark", None)

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..capture import UNDEFINED
 from ..capture.returns import RESULT
+from ..errors import user_source
 from ..ir import ops
 from ..ir.alias import shared_with_written, written_placeholders
 from ..ir.control import Cond, LoopNote, WhileLoop
@@ -162,6 +163,16 @@ class ControlTracer(LoopTracer):
             hint="it runs in Python on every call (a graph break); a compiled function would "
             "run it once, while tracing",
         )
+
+    def rerun_on(self, caught: tuple) -> None:
+        """A ``try`` whose handlers only raise (``capture/effects.py``): the exception classes
+        they catch, which the compiled call, raising one, answers by running again eagerly
+        (``Tracer.reruns_on``; refused beside argument writes and prints at the end)."""
+        classes = [c for item in caught for c in (item if isinstance(item, tuple) else (item,))]
+        if not all(isinstance(c, type) and issubclass(c, BaseException) for c in classes):
+            self.tracer.refuse("a `try` catching what is not an exception class")
+        for caught_class in classes:
+            self.tracer.reruns_on.setdefault(caught_class, user_source())
 
     def made_object(self, value) -> None:
         """``value`` was made by a class the function called (``runtime.call``)."""

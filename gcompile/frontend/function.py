@@ -112,6 +112,7 @@ def _trace_once(fn, name, arguments, rebuild, dynamic, budget, loops, in_python)
         outputs = [tracer_output(tracer, value, where) for _, value in out_leaves]
         tracer.regions.leaving(tuple(outputs))
     tracer.graph.output(tuple(outputs), out_spec)
+    tracer.graph.reruns_on = tuple(tracer.reruns_on)
     tracer.graph.notes.loops += tracer.loops.notes + tracer.unconverted
     env = tracer.graph.shape_env
     if env.replacements:  # sizes recorded before an equality was learned take its form, and
@@ -251,7 +252,8 @@ def _refuse_raises_beside_effects(tracer: Tracer) -> None:
     """A raising test (``raise_unless``) in a function that writes its arguments is refused at
     its line (it runs in Python there): the compiled function writes arguments back at its
     end, so a raise would lose the writes eager mode made before it. So is one whose exception
-    the eager call makes (``RerunEagerly``) in a function that prints: it would print twice."""
+    the eager call makes (``RerunEagerly``) in a function that prints: it would print twice;
+    and a ``try`` whose handlers raise (``Graph.reruns_on``) beside either."""
     nodes = [visit.node for visit in walk(tracer.graph) if visit.node.op == "call"]
     raises = [node for node in nodes if node.target is ops.RAISE_UNLESS]
     if raises and written_placeholders(tracer.graph):
@@ -268,6 +270,16 @@ def _refuse_raises_beside_effects(tracer: Tracer) -> None:
             reruns[0].source,
             hint="the call runs again eagerly to make the exception, which would print twice; "
             "format the message outside the function, or raise a fixed message",
+        )
+    effects = any(node.target is ops.CALLBACK for node in nodes) or written_placeholders(
+        tracer.graph
+    )
+    if tracer.reruns_on and effects:
+        raise UnsupportedError(
+            "a `try` whose handlers raise, in a function that prints or writes its arguments",
+            next(iter(tracer.reruns_on.values())),
+            hint="the call runs again eagerly when its body raises, which would repeat the "
+            "prints or lose the writes; handle the error outside the function",
         )
 
 

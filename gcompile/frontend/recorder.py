@@ -66,6 +66,8 @@ class Tracer(Indices):
         self.data_lengths: dict[tuple, tuple] = {}
         self.loops = ControlTracer(self)  # captured loops and branches, traced as sub-graphs
         self.texts = TracedTexts()  # strings formatted from traced values (for ``print``)
+        # exception classes a ``try`` whose handlers only raise catches -> the try's line
+        self.reruns_on: dict[type, str] = {}
         # graph -> [(a branch's output, the memories it may be: ``alias.chosen_memories``)]
         self.choices: dict[Graph, list] = {}
 

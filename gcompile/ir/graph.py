@@ -194,6 +194,9 @@ class Graph:
         self.out_spec: TreeSpec | None = None
         self.repeated = False  # a loop's body: it runs once per iteration (frontend/loops.py)
         self.notes = GraphNotes()
+        # exception classes whose raise by the compiled graph makes the call run again eagerly
+        # (a ``try`` around its operations whose handlers only raise: eager raises as they do)
+        self.reruns_on: tuple = ()
 
     # -- iteration --------------------------------------------------------------
     @property
