@@ -156,6 +156,8 @@ class CompiledFunction:
             # A wrong arity: let the eager function raise exactly its own TypeError.
             return self.eager(*args, **kwargs)
         except UnsupportedError as error:
+            if self.trips is not None:  # (a region run on every trip: Python's from now on)
+                self.trips.demote(f"it takes {error.construct}")
             return self.fallbacks.refused(error, args, kwargs)
         entry = self._find(bound)
         if entry is None:

@@ -80,7 +80,7 @@ class GraphBreaks:
                     f"break at {source}: lines {first}-{last} run in Python; compiled: {regions}"
                 )
                 lines += [
-                    f"  {name} runs in Python from its {PER_TRIP_TRIAL}th call: "
+                    f"  {name} runs in Python from call {region.trips.demoted_at}: "
                     f"{region.trips.demoted}"
                     for name, _, region in split.regions
                     if region.trips and region.trips.demoted
@@ -98,6 +98,7 @@ class Trips:
         self.seat, self.eager = seat, eager
         self.calls = 0
         self.demoted: str | None = None  # why Python runs it ("": judged, kept compiled)
+        self.demoted_at = 0  # the call from which it does
 
     def count(self, entry: Any, inputs: list, breaks: GraphBreaks) -> None:
         """Count one call of ``entry`` with ``inputs``; judge the region in its trial."""
@@ -122,7 +123,7 @@ class Trips:
     def demote(self, reason: str) -> None:
         """The driver calls the region's Python code from now on (``reason``: why)."""
         self.seat.cell_contents = self.eager
-        self.demoted = reason
+        self.demoted, self.demoted_at = reason, self.calls + 1
 
 
 def too_little_work(graph: Any, inputs: list) -> str | None:

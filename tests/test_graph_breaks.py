@@ -290,7 +290,9 @@ def test_regions_of_every_trip_doing_too_little_work_run_in_python_after_a_trial
     )
     assert len(inner) == 2 and any("elements a call" in r.trips.demoted for r in inner)
     assert "regions around" in body.trips.demoted
-    assert "runs in Python from its 256th call" in "\n".join(compiled.breaks.text())
+    text = "\n".join(compiled.breaks.text())
+    assert f"runs in Python from call {body.trips.demoted_at}:" in text
+    assert gcompile.graph_breaks.PER_TRIP_TRIAL < body.trips.demoted_at < rows
     again = compiled(indptr, indices, values, x)  # (Python runs the body: the same answer)
     np.testing.assert_allclose(again, result, rtol=0, atol=0)
 
@@ -513,3 +515,32 @@ def test_a_lambda_used_within_its_statement_does_not_stop_a_break():
     compiled, result, messages = _compiled_quietly(ranked_then_shifted, y, 2.0)
     np.testing.assert_array_equal(result, ranked_then_shifted(y, 2.0))
     assert compiled.stats["fallbacks"] == 0 and len(messages) == 1 and "breaks" in messages[0]
+
+
+class _Running:
+    """A running mean kept by an object (pyronan's RollingStatistic's form)."""
+
+    def __init__(self, mean):
+        self.n, self.mean = 1, mean
+
+    def update(self, value):
+        self.n += 1
+        self.mean += (value - self.mean) / self.n
+
+
+def running_means(x):
+    state, out = _Running(x[0]), np.empty_like(x)  # (an object the function made)
+    for i in range(x.shape[0]):
+        state.update(x[i])  # (a change to an object: Python's)
+        out[i] = state.mean * 2  # (a region taking the object: refused when it is bound)
+    return out
+
+
+def test_a_region_of_every_trip_refusing_its_arguments_runs_in_python_from_its_first_call():
+    x = RNG.random(3000)  # (too many trips to unroll: the loop breaks at `update`)
+    compiled, result, _ = _compiled_quietly(running_means, x)
+    np.testing.assert_array_equal(result, running_means(x))
+    (split,) = compiled.breaks.splits.values()
+    (after,) = [region for name, _, region in split.regions if "__body_after" in name]
+    assert after.stats["fallbacks"] == 1 and after.trips.demoted_at == 1  # (not 40 refusals)
+    assert "argument 'state'" in after.trips.demoted
