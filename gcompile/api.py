@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import backends, config, fast_entry, frontend
+from .capture.breaks import Split
 from .dask import DaskCalls, has_dask
 from .entries import UNBUILT, CacheEntry, build, graph_name, overlapping_write
 from .errors import GcompileWarning, ScalarsDecide, UnsupportedError
@@ -156,9 +157,7 @@ class CompiledFunction:
             # A wrong arity: let the eager function raise exactly its own TypeError.
             return self.eager(*args, **kwargs)
         except UnsupportedError as error:
-            if self.trips is not None:  # (a region run on every trip: Python's from now on)
-                self.trips.demote(f"it takes {error.construct}")
-            return self.fallbacks.refused(error, args, kwargs)
+            return self._refused(error, args, kwargs)
         entry = self._find(bound)
         if entry is None:
             entry, bound = self._compile(bound)
@@ -187,6 +186,8 @@ class CompiledFunction:
         fast = entry.fast
         if fast is None or fast is UNBUILT or fast is self._fast:
             return
+        if self.trips is not None and self.trips.demoted is None:
+            return  # (a region run on every trip: counted on the general path until judged)
         if type(self) is CompiledFunction:
             self.__class__ = type(CompiledFunction.__name__, (CompiledFunction,), {"__slots__": ()})
         type(self).__call__ = staticmethod(fast.function)
@@ -201,11 +202,13 @@ class CompiledFunction:
 
     def _run(self, entry: CacheEntry, inputs: list, args: tuple, kwargs: dict) -> Any:
         if self.trips is not None:
-            self.trips.count(entry, inputs, self.breaks)
+            self.trips.count(entry, inputs)
         if entry.failure is not None:
+            if self.trips is not None and self.trips.demoted is None:
+                self.trips.demote(f"its compile failed: {type(entry.failure).__name__}", now=True)
             return self.fallbacks.failed(entry.failure, args, kwargs)
         if entry.refusal is not None:
-            return self.fallbacks.refused(entry.refusal, args, kwargs)
+            return self._refused(entry.refusal, args, kwargs)
         if entry.written:
             overlap = overlapping_write(entry, inputs)
             if overlap is not None:
@@ -220,6 +223,20 @@ class CompiledFunction:
             return self.eager(*args, **kwargs)
         spec = entry.graph.out_spec
         return outputs[0] if spec.kind == "leaf" else unflatten(spec, outputs)
+
+    def _refused(self, error: UnsupportedError, args: tuple, kwargs: dict) -> Any:
+        """A refused call, run by the fallbacks; a region run on every trip puts in its seat
+        what runs it then, the driver around its own graph break or its Python function (its
+        arguments refused, an object; a statement that is all of it): later trips pay no
+        binding and no refusal."""
+        if self.trips is not None and self.trips.demoted is None:
+            split = self.breaks.split(error)
+            if isinstance(split, Split):
+                reason = f"its break at line {split.statement[0]}: the driver calls its regions"
+                self.trips.demote(reason, split.driver, now=True)
+            else:
+                self.trips.demote(f"it is refused: {error.construct}", now=True)
+        return self.fallbacks.refused(error, args, kwargs)
 
     def prepare(self, *args: Any, **kwargs: Any) -> tuple[CacheEntry, BoundCall]:
         """The cache entry a call with these arguments would run (traced and compiled now if

@@ -22,10 +22,12 @@ from .ir.subgraph import loop_of
 
 MAX_DEPTH = 8  # regions of regions: each has fewer statements, so this bounds the work
 # A region called on every trip of a Python loop that does little work a call (no loop, fewer
-# steps than make its host one Numba function, small values) costs more per call than NumPy
-# takes for that work: from its PER_TRIP_TRIAL-th call the driver calls the Python code.
+# steps than make its host one Numba function, small values; of scalars, fewer than
+# SCALAR_STEPS) costs more per call than NumPy takes for that work: from its PER_TRIP_TRIAL-th
+# call the driver calls the Python code (its calls take the general path until then, counted).
 PER_TRIP_TRIAL = 256
 SMALL_ELEMENTS = 4096
+SCALAR_STEPS = 32  # ... of scalars only, fewer steps than this
 
 
 class GraphBreaks:
@@ -90,9 +92,10 @@ class GraphBreaks:
 
 class Trips:
     """The calls of a region run on every trip of a Python loop, which the driver makes through
-    ``seat`` (a cell): on its ``PER_TRIP_TRIAL``-th call the region is judged, once, and when
-    its compiled call costs more than its work, or it runs around a break of its own whose
-    regions all do (they are judged first, within a trip), ``eager`` takes its seat."""
+    ``seat`` (a cell): on its ``PER_TRIP_TRIAL``-th call a compiled region is judged, once, and
+    when its compiled call costs more than its work, ``eager`` takes its seat; a region that
+    is refused or fails puts its Python code (or the driver around its own break) there at
+    once (``CompiledFunction._refused``, ``_run``)."""
 
     def __init__(self, seat: Any, eager: Callable):
         self.seat, self.eager = seat, eager
@@ -100,40 +103,35 @@ class Trips:
         self.demoted: str | None = None  # why Python runs it ("": judged, kept compiled)
         self.demoted_at = 0  # the call from which it does
 
-    def count(self, entry: Any, inputs: list, breaks: GraphBreaks) -> None:
-        """Count one call of ``entry`` with ``inputs``; judge the region in its trial."""
+    def count(self, entry: Any, inputs: list) -> None:
+        """Count one call of ``entry`` with ``inputs``; judge the region on its trial call."""
         self.calls += 1
-        if self.demoted is not None or not PER_TRIP_TRIAL <= self.calls <= 2 * PER_TRIP_TRIAL:
+        if self.demoted is not None or self.calls != PER_TRIP_TRIAL or entry.graph is None:
             return
-        if entry.refusal is None and entry.failure is None:
-            reason = too_little_work(entry.graph, inputs) or ""
-        else:
-            regions = breaks.regions()
-            if regions and not all(r.trips and r.trips.demoted for r in regions):
-                if self.calls < 2 * PER_TRIP_TRIAL:
-                    return  # (its regions have not all been judged yet)
-                reason = ""
-            else:
-                reason = "its regions around a statement Python runs all do"
+        if entry.refusal is not None or entry.failure is not None:
+            return  # (the fallback that follows takes the seat)
+        reason = too_little_work(entry.graph, inputs)
         if reason:
             self.demote(reason)
         else:
             self.demoted = ""
 
-    def demote(self, reason: str) -> None:
-        """The driver calls the region's Python code from now on (``reason``: why)."""
-        self.seat.cell_contents = self.eager
-        self.demoted, self.demoted_at = reason, self.calls + 1
+    def demote(self, reason: str, driver: Callable | None = None, now: bool = False) -> None:
+        """The driver calls the region's Python code from now on (``reason``: why), or the
+        ``driver`` around its own graph break; ``now``: the call being made runs so too."""
+        self.seat.cell_contents = self.eager if driver is None else driver
+        self.demoted = reason
+        self.demoted_at = max(self.calls, 1) if now else self.calls + 1
 
 
 def too_little_work(graph: Any, inputs: list) -> str | None:
     """Why a region run on every trip of a Python loop is better run by Python (see
     ``PER_TRIP_TRIAL``), at the sizes of ``inputs``; None when its compiled call pays."""
-    # (graphs of more steps have a host program and a fast entry, whose calls are not counted)
+    # (graphs of that many steps have a host program and a fast entry: cheaper calls)
     from .backends.numba.host_programs import WHOLE_PROGRAM_STEPS
 
     steps = [n for n in graph.nodes if n.op == "call" and n.target is not ops.KERNEL_OUTPUT]
-    if len(steps) >= WHOLE_PROGRAM_STEPS or any(loop_of(n) is not None for n in steps):
+    if any(loop_of(n) is not None for n in steps):
         return None
     sizes = {}
     for symbol, (position, axis) in graph.shape_env.sources.items():
@@ -145,7 +143,10 @@ def too_little_work(graph: Any, inputs: list) -> str | None:
         m for n in computed for m in (n.meta.items if isinstance(n.meta, TupleMeta) else (n.meta,))
     ]
     largest = max((math.prod(concrete(m.shape, sizes)) for m in metas), default=0)
-    if largest >= SMALL_ELEMENTS:
+    # (a NumPy op on small arrays takes about a microsecond, a whole program's call about as
+    # much; one on scalars a tenth of that)
+    enough = SCALAR_STEPS if largest <= 1 else WHOLE_PROGRAM_STEPS
+    if largest >= SMALL_ELEMENTS or len(steps) >= enough:
         return None
     return (
         f"{len(steps)} steps on at most {largest} elements a call, which NumPy runs faster "
