@@ -298,16 +298,15 @@ class CompiledFunction:
                 )
             except ScalarsDecide:
                 raise
-            except UnsupportedError as error:
+            except Exception as error:
                 if self._binder.value_ints:  # (maybe refused for them: traced as ints, again)
                     raise ScalarsDecide(tuple(self._binder.value_ints)) from error
                 if self.fullgraph:
                     raise
-                entry.refusal = error
-            except Exception as error:
-                if self.fullgraph:
-                    raise
-                entry.failure = error
+                if isinstance(error, UnsupportedError):
+                    entry.refusal = error
+                else:
+                    entry.failure = error
             finally:
                 if dump is not None:
                     _write_dump(self, dump, entry, bound)

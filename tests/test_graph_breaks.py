@@ -542,3 +542,21 @@ def test_a_region_of_every_trip_refusing_its_arguments_runs_in_python_from_its_f
     (after,) = [region for name, _, region in split.regions if "__body_after" in name]
     assert after.stats["fallbacks"] == 1 and after.trips.demoted_at == 1  # (not 40 refusals)
     assert "argument 'state'" in after.trips.demoted and "refused" in after.trips.demoted
+
+
+def index_as_an_int(x, n):
+    out = np.zeros(n)
+    for i in range(n):
+        y = np.tile(x, i + 1) * i.bit_length()  # (a probed library call's count, an int method)
+        ranks = np.asarray(_ranked(y))
+        out[i] = ranks.sum()
+    return out
+
+
+def test_a_trip_index_a_region_needs_as_an_int_is_traced_as_one():
+    x = RNG.random(3)
+    compiled, result, _ = _compiled_quietly(index_as_an_int, x, 4)
+    np.testing.assert_array_equal(result, index_as_an_int(x, 4))
+    (split,) = compiled.breaks.splits.values()
+    before = next(region for name, _, region in split.regions if "__body_before" in name)
+    assert not before._binder.value_ints and before.stats["fallbacks"] == 0

@@ -361,3 +361,20 @@ def test_a_loop_whose_carried_0d_array_becomes_a_scalar_and_asks_its_index_stays
     compiled = gcompile.compile(printing_its_list)
     assert compiled(X[0], 6)[1] == printing_its_list(X[0], 6)[1]
     assert compiled.stats["fallbacks"] == 0 and capsys.readouterr().out.count("\n") == 4
+
+
+def products_from_a_0d_array(x):
+    b = np.array(1.0)  # (a 0-d array on the first trip, a NumPy scalar after it)
+    history = []
+    for i in range(x.shape[0]):
+        history.append(b)
+        b = b * x[i]
+    return history
+
+
+def test_a_first_trip_item_the_rows_cannot_give_back_runs_the_loop_in_python():
+    x = np.arange(1.0, 5.0)
+    compiled = gcompile.compile(products_from_a_0d_array)
+    result, expected = compiled(x), products_from_a_0d_array(x)
+    assert [type(v) for v in result] == [type(v) for v in expected] and result == expected
+    assert compiled.stats["fallbacks"] == 0

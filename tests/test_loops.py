@@ -762,3 +762,15 @@ def test_a_roll_by_the_loop_index_keeps_the_loop_rolled():
     graph = gcompile.trace(rolled_windows, im)
     assert graph.notes.loops and all(note.rolled for note in graph.notes.loops)
     np.testing.assert_array_equal(gcompile.compile(rolled_windows)(im), rolled_windows(im))
+
+
+def test_roll_takes_shifts_as_numpy_does_and_refuses_those_past_int64():
+    x = np.arange(5.0)
+    for shift in (2.7, np.uint64(3), -7, True, np.int8(-2)):
+        compiled = gcompile.compile(lambda a, s=shift: np.roll(a, s), fullgraph=True)
+        np.testing.assert_array_equal(compiled(x), np.roll(x, shift))
+    for shift in (10**20, -(2**63)):
+        with pytest.raises(gcompile.UnsupportedError, match="past int64"):
+            gcompile.compile(lambda a, s=shift: np.roll(a, s), fullgraph=True)(x)
+    with pytest.raises(gcompile.UnsupportedError, match="traced array of shifts"):
+        gcompile.compile(lambda a, s: np.roll(a, s), fullgraph=True)(x, np.array([1, 2]))

@@ -343,3 +343,22 @@ def test_a_try_whose_handlers_only_raise_is_compiled_and_runs_again_eagerly_when
     assert all(note.rolled for note in graph.notes.loops)
     with pytest.raises(gcompile.UnsupportedError, match="handlers raise, in a function that"):
         gcompile.compile(damped_in_place, fullgraph=True)(A, b, np.zeros(4))
+
+
+def reciprocal_or_raise(x):
+    with np.errstate(divide="raise"):
+        try:
+            y = 1.0 / x
+        except FloatingPointError:
+            raise ValueError("x has a zero") from None
+    return y
+
+
+def test_errstate_that_raises_is_refused_where_compiled_code_would_not_raise():
+    compiled = gcompile.compile(reciprocal_or_raise)
+    for x in (np.ones(3), np.zeros(3)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gcompile.GcompileWarning)
+            _same(_outcome(reciprocal_or_raise, x), _outcome(compiled, x))
+    with pytest.raises(gcompile.UnsupportedError, match="np.errstate"):
+        gcompile.compile(reciprocal_or_raise, fullgraph=True)(np.ones(3))

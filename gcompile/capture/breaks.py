@@ -114,7 +114,7 @@ def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> 
     driver.body = cut.stmts
     shown, indices = (inner.shown, inner.indices) if isinstance(inner, _Cut) else (statement, ())
     driver = ast.fix_missing_locations(driver)
-    return _made(fn, driver, cut.regions, compile_region, (shown, indices))
+    return _made(fn, driver, cut.regions, compile_region, shown, indices)
 
 
 class _Scope:
@@ -308,11 +308,10 @@ def _region(name: str, params: list, body: list) -> ast.FunctionDef:
     return ast.fix_missing_locations(ast.copy_location(region, body[0]))
 
 
-def _made(fn, driver: ast.FunctionDef, regions: list, compile_region, at: tuple) -> Split:
+def _made(fn, driver, regions: list, compile_region, shown, indices) -> Split:
     """The split's functions: each region compiled, the driver calling them through cells;
-    ``at``: the statement run in Python and, when it is in a loop's body, the names of the
-    loop's index (which its body's regions trace as values)."""
-    shown, indices = at
+    ``shown``: the statement run in Python; ``indices``: when it is in a loop's body, the
+    names of the loop's index (which its body's regions trace as values)."""
     seats = {cell: types.CellType() for cell, *_ in regions}  # (a region may give its seat up)
     compiled = {}
     for cell, region, per_trip in regions:

@@ -11,9 +11,10 @@ parameter's, a global's), calls a mutating method of a container on such an obje
 (they would catch what those raise at run time, which a trace cannot see; the check runs
 before each exit of its body too), unless each of its handlers only raises: its body is then
 traced, and what it catches, raised by the compiled code, makes the call run again eagerly
-(``runtime.rerun_on``), which raises as the handler does. The marker is a no-op in plain Python; while tracing it
-refuses the statement (``runtime.python_effect``) unless, on the way from the name it starts
-from to the object it changes, it meets a traced array or a module (``x.real = v``,
+(``runtime.rerun_on``), which raises as the handler does. The marker is a no-op in plain
+Python; while tracing it refuses the statement (``runtime.python_effect``) unless, on the way
+from the name it starts from to the object it changes, it meets a traced array or a module
+(``x.real = v``,
 ``x.T[i] = v``, ``state["t"][...] = v``, ``params[k] -= g``: the array changes in place,
 ``np.add(a, b, out=b)``: the tracer's), so the function breaks its graph there
 (``graph_breaks``) or runs eagerly. Not seen: changes through a local

@@ -169,8 +169,8 @@ class ControlTracer(LoopTracer):
         they catch, which the compiled call, raising one, answers by running again eagerly
         (``Tracer.reruns_on``; refused beside argument writes and prints at the end)."""
         classes = [c for item in caught for c in (item if isinstance(item, tuple) else (item,))]
-        if not all(isinstance(c, type) and issubclass(c, BaseException) for c in classes):
-            self.tracer.refuse("a `try` catching what is not an exception class")
+        if not all(isinstance(c, type) and issubclass(c, Exception) for c in classes):
+            self.tracer.refuse("a `try` whose handlers raise, catching more than exceptions")
         for caught_class in classes:
             self.tracer.reruns_on.setdefault(caught_class, user_source())
 

@@ -30,8 +30,9 @@ class PythonBuiltins:
     def capture_table(self, table, index):
         """``table[index]`` of a lookup table (``capture.tables``: a list or tuple of ints or
         floats the compiled function reads from its module or closure, or is given, which its
-        guard holds) at a traced integer or a loop index: the element of the table as a constant array, as a Python int or
-        float (weak), out of range an IndexError as Python's; else NotImplemented."""
+        guard holds) at a traced integer or a loop index: the element of the table as a
+        constant array, as a Python int or float (weak), out of range an IndexError as
+        Python's; else NotImplemented."""
         tracer = self.tracer
         if isinstance(index, SymInt) and free_symbols(index.expr) & set(
             tracer.graph.shape_env.loops

@@ -290,30 +290,47 @@ def _flip(rec, m, axis=None):
 def _roll(rec, a, shift, axis=None):
     """``np.roll``: along each axis, the elements at ``(arange(n) - shift) % n`` (a gather, so
     a shift the loop index or the data give needs no Python int); of a shift and size known
-    now, two slices joined. Without an axis, of the flattened array, reshaped back."""
+    now, two slices joined. Without an axis, of the flattened array, reshaped back. Shifts are
+    ints as NumPy takes them (``int(shift)``); one past int64 is refused."""
     if axis is None:
         return _roll(rec, a.reshape(-1), shift, 0).reshape(a.shape)
     shifts = list(shift) if isinstance(shift, (tuple, list)) else [shift]
     axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]
-    if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
+    shifts = shifts * len(axes) if len(shifts) == 1 else shifts  # (NumPy broadcasts them)
+    axes = axes * len(shifts) if len(axes) == 1 else axes
+    if len(shifts) != len(axes):
         raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
-    count = max(len(shifts), len(axes)) if shifts and axes else 0
-    shifts, axes = shifts * (count // len(shifts or [0])), axes * (count // len(axes or [0]))
     rolled = a
     for by, along in zip(shifts, axes):
-        rolled = _roll_along(rec, rolled, by, normalize_axes(along, a.ndim)[0])
+        rolled = _roll_along(rec, rolled, _roll_shift(rec, by), normalize_axes(along, a.ndim)[0])
     result = np.empty_like(a)  # (NumPy's: its layout follows the array's)
     result[...] = rolled
     return result
 
 
+def _roll_shift(rec, shift):
+    """A shift of ``np.roll`` as an int (a traced one as int64), refused past int64 (a
+    position less the shift must not wrap) or as a traced array of shifts."""
+    if isinstance(shift, TracedArray):
+        if shift.ndim:
+            rec.refuse("np.roll by a traced array of shifts")
+        return shift if shift.dtype == np.int64 else shift.astype(np.int64)
+    if hasattr(shift, "expr"):  # (a size or a loop index)
+        return shift
+    shift = int(shift)
+    if abs(shift) >= 2**62:
+        rec.refuse("np.roll by a shift past int64")
+    return shift
+
+
 def _roll_along(rec, a, shift, axis: int):
+    """``a`` rolled by ``shift`` (an int, a size or a traced int64) along ``axis``."""
     n = a.shape[axis]
     before = (slice(None),) * axis
     if isinstance(n, int) and n == 0:
         return a
-    if isinstance(n, int) and isinstance(shift, (int, np.integer)):
-        cut = n - int(shift) % n
+    if isinstance(n, int) and isinstance(shift, int):
+        cut = n - shift % n
         return np.concatenate(
             [a[(*before, slice(cut, None))], a[(*before, slice(None, cut))]], axis
         )

@@ -62,7 +62,7 @@ def trace(
     while True:
         try:
             return _trace_once(
-                fn, name, (leaves, is_input, values), rebuild, dynamic, budget, loops, in_python
+                fn, name, leaves, is_input, values, rebuild, (dynamic, budget, loops), in_python
             )
         except LoopEscape as escape:
             if escape.source is None or escape.source in in_python:
@@ -70,10 +70,10 @@ def trace(
             in_python.add(escape.source)
 
 
-def _trace_once(fn, name, arguments, rebuild, dynamic, budget, loops, in_python) -> Graph:
-    """One trace of ``fn`` (see ``trace``: ``arguments`` are its leaves, is_input and values),
-    the loops at ``in_python`` run in Python."""
-    leaves, is_input, value_paths = arguments
+def _trace_once(fn, name, leaves, is_input, value_paths, rebuild, options, in_python) -> Graph:
+    """One trace of ``fn`` (see ``trace``; ``options``: its ``dynamic``, ``budget`` and
+    ``loops``), the loops at ``in_python`` run in Python."""
+    dynamic, budget, loops = options
     tracer = Tracer(name, dynamic, budget)
     tracer.loops.unroll_all = loops == "unroll"
     tracer.loops.in_python = in_python
@@ -256,25 +256,24 @@ def _refuse_raises_beside_effects(tracer: Tracer) -> None:
     and a ``try`` whose handlers raise (``Graph.reruns_on``) beside either."""
     nodes = [visit.node for visit in walk(tracer.graph) if visit.node.op == "call"]
     raises = [node for node in nodes if node.target is ops.RAISE_UNLESS]
-    if raises and written_placeholders(tracer.graph):
+    written = bool(written_placeholders(tracer.graph))
+    prints = any(node.target is ops.CALLBACK for node in nodes)
+    reruns = [node for node in raises if node.kwargs["error"] == ops.RerunEagerly.__name__]
+    if raises and written:
         raise UnsupportedError(
             "a raising test in a function that writes its arguments",
             raises[0].source,
             hint="the writes made before the raise would be lost; raise outside the "
             "function, or write into a copy and return it",
         )
-    reruns = [node for node in raises if node.kwargs["error"] == ops.RerunEagerly.__name__]
-    if reruns and any(node.target is ops.CALLBACK for node in nodes):
+    if reruns and prints:
         raise UnsupportedError(
             "a raise of an exception made from the data in a function that prints",
             reruns[0].source,
             hint="the call runs again eagerly to make the exception, which would print twice; "
             "format the message outside the function, or raise a fixed message",
         )
-    effects = any(node.target is ops.CALLBACK for node in nodes) or written_placeholders(
-        tracer.graph
-    )
-    if tracer.reruns_on and effects:
+    if tracer.reruns_on and (written or prints):
         raise UnsupportedError(
             "a `try` whose handlers raise, in a function that prints or writes its arguments",
             next(iter(tracer.reruns_on.values())),

@@ -150,7 +150,10 @@ class GrowingList(list):
         kinds = {block.kind for block in blocks}
         row = blocks[0].buffers[0].meta
         for item in (part for kind, part in self._parts if kind == "item"):
-            meta = _item_meta(tracer, item)
+            try:
+                meta = _item_meta(tracer, item)
+            except Declined:  # (an item the rows cannot give back: a 0-d array)
+                return None
             kinds.add(_item_kind(meta) if meta.dtype == row.dtype else None)
             if meta.shape != row.shape[1:]:
                 return None

@@ -366,6 +366,8 @@ class NumpyCalls:
         """An argument of a probed call: a traced array an ``Operand`` (its sizes guarded as
         they are), a size an int, a list or tuple of those a tuple; nothing deeper."""
         env = self.tracer.graph.shape_env
+        if isinstance(value, TracedArray) and not value.ndim and value.dtype.kind in "biu":
+            decided_by_scalars(value)  # (an int argument's, which may decide a size: np.tile)
         if isinstance(value, TracedArray):
             for size in value.meta.shape:
                 env.specialize(size, f"{name} was probed at these sizes")

@@ -103,6 +103,7 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
         func = getattr(np.random, name)
         targets.append((np.random, name, func, _random_patch(func)))
     targets.append((np, "isscalar", np.isscalar, _isscalar_patch(np.isscalar)))
+    targets.append((np, "errstate", np.errstate, _errstate_patch(np.errstate)))
     targets.append((warnings, "warn", warnings.warn, _warning_patch(warnings.warn)))
     for name in _LOGGING_METHODS:
         method = getattr(logging.Logger, name)
@@ -256,6 +257,25 @@ def _random_patch(func: Callable, module: str = "np.random") -> Callable:
             hint="draws (and seeding) would be frozen into the compiled graph: the statement runs "
             "in Python on every call (a graph break); or draw outside and pass the arrays in",
         )
+
+    return patched
+
+
+def _errstate_patch(errstate: type) -> Callable:
+    """``np.errstate`` while tracing: one that makes floating-point errors raise (or call a
+    function) is refused at the user's line: the compiled code does not raise them, so a
+    ``FloatingPointError`` eager mode raises (or a ``try`` catches) would be lost."""
+
+    def patched(**kwargs: Any) -> Any:
+        tracer = current_tracer()
+        raising = any(kwargs.get(key) in ("raise", "call") for key in kwargs)
+        if tracer is not None and raising and not _called_by_library():
+            tracer.refuse(
+                "np.errstate(...='raise') inside the function",
+                hint="the compiled code does not raise floating-point errors: the statement "
+                "runs in Python (a graph break); check the values instead (np.isfinite)",
+            )
+        return errstate(**kwargs)
 
     return patched
 

@@ -214,9 +214,11 @@ class ShapeEnv:
         return evaluate(value, {**self.hints, **self._nominal} if self._nominal else self.hints)
 
     def remembered(self, key: tuple, compute: Callable[[], Any]) -> Any:
-        """``compute()``, once per ``key`` in a loop body or outside (``in_body``): a rule that
-        only asks questions of this trace's sizes gives the same answer again (the guards it
-        took stay taken, and facts learned since only make it simpler to state)."""
+        """``compute()``, once per ``key`` in a loop body or outside (``in_body``), for an
+        inference rule given the same operand metas and parameters (the key): its questions
+        are about the sizes those hold, whose answers this trace keeps (guards taken stay
+        taken; a question with no answer for every trip raises and is not remembered). Facts
+        learned later could only state the result more simply."""
         key = (bool(self.in_body), *key)
         found = self._remembered.get(key, _NOTHING)
         if found is _NOTHING:
