@@ -92,10 +92,11 @@ class GraphBreaks:
 
 class Trips:
     """The calls of a region run on every trip of a Python loop, which the driver makes through
-    ``seat`` (a cell): on its ``PER_TRIP_TRIAL``-th call a compiled region is judged, once, and
-    when its compiled call costs more than its work, ``eager`` takes its seat; a region that
-    is refused or fails puts its Python code (or the driver around its own break) there at
-    once (``CompiledFunction._refused``, ``_run``)."""
+    ``seat`` (a cell): a compiled region whose work pays for its call at its first call is kept
+    (its fast entry used from then on), else it is judged on its ``PER_TRIP_TRIAL``-th call,
+    and when its compiled call costs more than its work, ``eager`` takes its seat; a region
+    that is refused or fails puts its Python code (or the driver around its own break) there
+    at once (``CompiledFunction._refused``, ``_run``)."""
 
     def __init__(self, seat: Any, eager: Callable):
         self.seat, self.eager = seat, eager
@@ -104,17 +105,18 @@ class Trips:
         self.demoted_at = 0  # the call from which it does
 
     def count(self, entry: Any, inputs: list) -> None:
-        """Count one call of ``entry`` with ``inputs``; judge the region on its trial call."""
+        """Count one call of ``entry`` with ``inputs``; judge the region: kept compiled at its
+        first call when its work pays there, else on its trial call."""
         self.calls += 1
-        if self.demoted is not None or self.calls != PER_TRIP_TRIAL or entry.graph is None:
+        if self.demoted is not None or self.calls not in (1, PER_TRIP_TRIAL):
             return
-        if entry.refusal is not None or entry.failure is not None:
+        if entry.graph is None or entry.refusal is not None or entry.failure is not None:
             return  # (the fallback that follows takes the seat)
         reason = too_little_work(entry.graph, inputs)
-        if reason:
-            self.demote(reason)
-        else:
+        if not reason:
             self.demoted = ""
+        elif self.calls == PER_TRIP_TRIAL:
+            self.demote(reason)
 
     def demote(self, reason: str, driver: Callable | None = None, now: bool = False) -> None:
         """The driver calls the region's Python code from now on (``reason``: why), or the
