@@ -144,7 +144,10 @@ def too_little_work(graph: Any, inputs: list) -> str | None:
     metas = [
         m for n in computed for m in (n.meta.items if isinstance(n.meta, TupleMeta) else (n.meta,))
     ]
-    largest = max((math.prod(concrete(m.shape, sizes)) for m in metas), default=0)
+    try:
+        largest = max((math.prod(concrete(m.shape, sizes)) for m in metas), default=0)
+    except ValueError:  # (a length the data decide, known only as the program runs)
+        return None
     # (a NumPy op on small arrays takes about a microsecond, a whole program's call about as
     # much; one on scalars a tenth of that)
     enough = SCALAR_STEPS if largest <= 1 else WHOLE_PROGRAM_STEPS

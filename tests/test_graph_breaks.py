@@ -560,3 +560,22 @@ def test_a_trip_index_a_region_needs_as_an_int_is_traced_as_one():
     (split,) = compiled.breaks.splits.values()
     before = next(region for name, _, region in split.regions if "__body_before" in name)
     assert not before._binder.value_ints and before.stats["fallbacks"] == 0
+
+
+def sized_by_the_trip(x, n):
+    out = np.zeros(n)
+    for i in range(n):
+        z = np.zeros(i + 2)  # (a length the trip index, a value, decides)
+        z[-1] = x[i]
+        ranks = np.asarray(_ranked(x))
+        out[i] = z.sum() + z.size + ranks[0]
+    return out
+
+
+def test_a_region_whose_sizes_the_trip_index_decides_is_judged_without_them():
+    x = RNG.random(6)
+    compiled, result, _ = _compiled_quietly(sized_by_the_trip, x, 6)
+    np.testing.assert_array_equal(result, sized_by_the_trip(x, 6))
+    (split,) = compiled.breaks.splits.values()
+    before = next(region for name, _, region in split.regions if "__body_before" in name)
+    assert before._binder.value_ints == {"i"} and before.trips.demoted == ""  # (kept)
