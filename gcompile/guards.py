@@ -163,9 +163,7 @@ class ArgumentBinder:
                     continue
                 paths = self.static_scalars | set(decide.paths)
                 # (positions first: a call memoised meanwhile keys by the value, never the type)
-                self.static_positions = frozenset(
-                    i for i, name in enumerate(self._names) if name in paths
-                )
+                self.static_positions = self._positions_of(paths)
                 self.static_scalars = paths
                 bound = self.bind(*bound.call())
 

@@ -91,6 +91,12 @@ def _line_of(fn, text: str) -> int:
     return first + next(i for i, line in enumerate(lines) if text in line)
 
 
+def _body_region(compiled, part: str):
+    """The region of ``compiled``'s one split whose name holds ``part`` (``"__body_before"``)."""
+    (split,) = compiled.breaks.splits.values()
+    return next(region for name, _, region in split.regions if part in name)
+
+
 def _compiled_quietly(fn, *args):
     compiled = gcompile.compile(fn)
     with warnings.catch_warnings(record=True) as caught:
@@ -538,8 +544,7 @@ def test_a_region_of_every_trip_refusing_its_arguments_runs_in_python_from_its_f
     x = RNG.random(3000)  # (too many trips to unroll: the loop breaks at `update`)
     compiled, result, _ = _compiled_quietly(running_means, x)
     np.testing.assert_array_equal(result, running_means(x))
-    (split,) = compiled.breaks.splits.values()
-    (after,) = [region for name, _, region in split.regions if "__body_after" in name]
+    after = _body_region(compiled, "__body_after")
     assert after.stats["fallbacks"] == 1 and after.trips.demoted_at == 1  # (not 40 refusals)
     assert "argument 'state'" in after.trips.demoted and "refused" in after.trips.demoted
 
@@ -557,8 +562,7 @@ def test_a_trip_index_a_region_needs_as_an_int_is_traced_as_one():
     x = RNG.random(3)
     compiled, result, _ = _compiled_quietly(index_as_an_int, x, 4)
     np.testing.assert_array_equal(result, index_as_an_int(x, 4))
-    (split,) = compiled.breaks.splits.values()
-    before = next(region for name, _, region in split.regions if "__body_before" in name)
+    before = _body_region(compiled, "__body_before")
     assert not before._binder.value_ints and before.stats["fallbacks"] == 0
 
 
@@ -576,6 +580,5 @@ def test_a_region_whose_sizes_the_trip_index_decides_is_judged_without_them():
     x = RNG.random(6)
     compiled, result, _ = _compiled_quietly(sized_by_the_trip, x, 6)
     np.testing.assert_array_equal(result, sized_by_the_trip(x, 6))
-    (split,) = compiled.breaks.splits.values()
-    before = next(region for name, _, region in split.regions if "__body_before" in name)
+    before = _body_region(compiled, "__body_before")
     assert before._binder.value_ints == {"i"} and before.trips.demoted == ""  # (kept)

@@ -62,7 +62,7 @@ def trace(
     while True:
         try:
             return _trace_once(
-                fn, name, leaves, is_input, values, rebuild, (dynamic, budget, loops), in_python
+                fn, name, leaves, is_input, values, rebuild, dynamic, budget, loops, in_python
             )
         except LoopEscape as escape:
             if escape.source is None or escape.source in in_python:
@@ -70,10 +70,10 @@ def trace(
             in_python.add(escape.source)
 
 
-def _trace_once(fn, name, leaves, is_input, value_paths, rebuild, options, in_python) -> Graph:
-    """One trace of ``fn`` (see ``trace``; ``options``: its ``dynamic``, ``budget`` and
-    ``loops``), the loops at ``in_python`` run in Python."""
-    dynamic, budget, loops = options
+def _trace_once(
+    fn, name, leaves, is_input, value_paths, rebuild, dynamic, budget, loops, in_python
+) -> Graph:
+    """One trace of ``fn`` (see ``trace``), the loops at ``in_python`` run in Python."""
     tracer = Tracer(name, dynamic, budget)
     tracer.loops.unroll_all = loops == "unroll"
     tracer.loops.in_python = in_python

@@ -223,20 +223,21 @@ def _getitem_meta(x: TensorMeta, index: tuple) -> TensorMeta:
 def _operands_key(xs: tuple, params: dict) -> tuple | None:
     """Operands and parameters as a key (each operand with its type: ``1`` is not ``1.0``);
     None when one is not hashable."""
-    key = (tuple((type(x), x) for x in xs), tuple(sorted(params.items())))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
+    return _hashable((tuple((type(x), x) for x in xs), tuple(sorted(params.items()))))
 
 
 def _index_key(index: tuple) -> tuple | None:
     """``index`` as a key (slices as their bounds, each item with its type: ``x[True]`` is not
     ``x[1]``); None when an item is not hashable."""
-    key = tuple(
-        (slice, i.start, i.stop, i.step) if isinstance(i, slice) else (type(i), i) for i in index
+    return _hashable(
+        tuple(
+            (slice, i.start, i.stop, i.step) if isinstance(i, slice) else (type(i), i)
+            for i in index
+        )
     )
+
+
+def _hashable(key: tuple) -> tuple | None:
     try:
         hash(key)
     except TypeError:
