@@ -94,3 +94,26 @@ def test_conditions_drop_the_bounds_others_imply():
         "s0 != s1 (broadcasting)",
     ]
     assert len(env.guards) == 61  # recorded; a call checks (and explain shows) the three
+
+
+def test_inference_remembered_per_operands_and_body_gives_the_rules_answers():
+    """``ShapeEnv.remembered`` behind getitem and elementwise inference: the same operands give
+    the same meta (one computation), others of equal hash do not (``x + 1`` is not ``x + 1.0``),
+    and a loop body keeps its own."""
+    from gcompile.ir import ops
+    from gcompile.ir.meta import TensorMeta
+
+    env, (s0,) = env_with(6)
+    x = TensorMeta((s0, 4), "int8")
+    with using(env):
+        by_slice = ops.GETITEM.infer(x, index=(slice(1, None),))
+        by_int = ops.GETITEM.infer(x, index=(1,))
+        added_int, added_float = ops.ADD.infer(x, 1), ops.ADD.infer(x, 1.0)
+        again = ops.GETITEM.infer(x, index=(1,))
+        env.in_body += 1
+        in_body = ops.GETITEM.infer(x, index=(1,))
+        env.in_body -= 1
+    assert by_slice.shape == (s0 - 1, 4) and by_int.shape == (4,) and again is by_int
+    assert added_int.dtype == "int8" and added_float.dtype == "float64"
+    assert in_body == by_int and in_body is not by_int  # (computed again in the body)
+    assert len(env._remembered) == 5
