@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import backends, config, fast_entry, frontend
+from . import backends, config, fast_entry, floating_errors, frontend
 from .capture.breaks import Split
 from .dask import DaskCalls, has_dask
 from .entries import UNBUILT, CacheEntry, build, graph_name, overlapping_write
@@ -201,6 +201,9 @@ class CompiledFunction:
             self._fast = None
 
     def _run(self, entry: CacheEntry, inputs: list, args: tuple, kwargs: dict) -> Any:
+        acting = floating_errors.acting_errors()
+        if acting is not None:
+            return self.fallbacks.floating_errors(acting, args, kwargs)
         if self.trips is not None:
             self.trips.count(entry, inputs)
         if entry.failure is not None:

@@ -42,6 +42,20 @@ class Fallbacks:
         self._warn(error.reason, error, text)
         return self.eager(*args, **kwargs)
 
+    def floating_errors(self, acting: str, args: tuple, kwargs: dict) -> Any:
+        """A call made while NumPy acts on floating-point errors (``acting``: ``np.seterr`` or
+        ``np.errstate`` around the call): eagerly, since the compiled code would not raise."""
+        self.stats["fallbacks"] += 1
+        self._warn(
+            f"errstate {acting}",
+            None,
+            f"gcompile runs {self.name} eagerly while NumPy's error state is {acting} "
+            "(np.seterr or np.errstate around the call): the compiled code raises no "
+            "floating-point errors",
+            stacklevel=5,
+        )
+        return self.eager(*args, **kwargs)
+
     def failed(self, error: Exception, args: tuple, kwargs: dict) -> Any:
         """Compiling raised something other than a refusal: eager mode decides whose error it is.
 

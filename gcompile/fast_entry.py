@@ -11,7 +11,7 @@ The arrays the program returns are made here and passed to it (its ``buffers``: 
 take 0.2-0.4 us to hand back an array), from the host's pool when they are large::
 
     def _gc_entry(u, dx):               # (named periodic_laplacian, as the user's function)
-        if (_gc_disable not in _gc_environ
+        if (_gc_disable not in _gc_environ and _gc_errors_state() in _gc_quiet_states
                 and _gc_type(u) is _gc_ndarray and _gc_type(dx) is _gc_kind_dx):
             try:
                 _gc_r0 = _gc_empty(u.shape, _gc_b0)
@@ -30,7 +30,8 @@ other array argument shares their memory (``np.may_share_memory``: the general p
 a call); the general path runs it again only when the program raised before writing (its
 guards, or Numba's dispatch of the arguments' types), and its other errors are the call's.
 ``GCOMPILE_DISABLE`` is seen on every call, as on
-the general path; ``config.set`` takes the fast entries down (``api``), so they need not look.
+the general path, and so is NumPy's floating-point error state (one the general path found to
+raise nothing, ``floating_errors``); ``config.set`` takes the fast entries down (``api``), so they need not look.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import floating_errors
 from .backends.numba.program_entry import GuardFailure
 from .ir.shape_env import SIZE_END
 
@@ -100,6 +102,8 @@ def build(
         "_gc_environ": environ,
         "_gc_disable": os.environ.encodekey("GCOMPILE_DISABLE"),
         "_gc_type": type,
+        "_gc_errors_state": floating_errors.current_state,
+        "_gc_quiet_states": floating_errors.quiet_states,
         "_gc_ndarray": np.ndarray,
         "_gc_empty": np.empty,
         "_gc_pooled": program.pooled,
@@ -202,7 +206,7 @@ def _source(parameters: list, tests: list, call: list, results: str) -> str:
     signature = ", ".join(
         p.name if p.default is p.empty else f"{p.name}=_gc_default_{p.name}" for p in parameters
     )
-    checks = ["_gc_disable not in _gc_environ", *tests]
+    checks = ["_gc_disable not in _gc_environ", "_gc_errors_state() in _gc_quiet_states", *tests]
     arguments = ", ".join(p.name for p in parameters)
     body = "".join(f"            {line}\n" for line in call)
     return (

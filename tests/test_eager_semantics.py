@@ -337,3 +337,70 @@ def test_isclose_takes_its_reference_in_floating_point_and_grids_made_inside_tak
     check(closeness, x, np.array([True, False, True]), backends=("numba",))
     check(grid_flattened, 4, backends=("numba",))
     assert compiled(grid_flattened)(5).shape == (2, 15)
+
+
+def _with_an_int_argument(x, n):
+    return x + n, n * x, np.subtract(x, n)
+
+
+@pytest.mark.parametrize(
+    "dtype, ints", [(np.int8, (5, 6, 127, 128, -129)), (np.uint8, (5, 6, 255, 256, -1))]
+)
+def test_a_run_time_int_beyond_an_integer_dtype_raises_overflow_error_as_numpy(dtype, ints):
+    """(NEP 50: ``int8_array + 200`` raises where a kernel would wrap 200 into int8.)"""
+    x = np.arange(3, dtype=dtype)
+    fn = gcompile.compile(_with_an_int_argument, fullgraph=True)
+    for n in ints:  # (the second call makes n a run-time value)
+        try:
+            expected = _with_an_int_argument(x, n)
+        except OverflowError:
+            with pytest.raises(OverflowError, match=f"out of bounds for {np.dtype(dtype)}"):
+                fn(x, n)
+            continue
+        for e, a in zip(expected, fn(x, n)):
+            np.testing.assert_array_equal(a, e, strict=True)
+
+
+def _python_ints_of_sizes(x):
+    n = x.shape[0]
+    text = len(str(n)) + len(repr([n, n - 1])) + len(f"{n:05d}")
+    return x[: n - 3] * (n - 8) ** -1 + text, x[-1] * n**-2
+
+
+def test_sizes_are_python_ints_to_str_and_to_negative_powers():
+    """``str(n)`` is the size's digits; ``n ** -1`` a Python float, ``0 ** -1`` its
+    ZeroDivisionError."""
+    fn = gcompile.compile(_python_ints_of_sizes, backend="interpreter", fullgraph=True)
+    for size in (9, 150, 1234, 8):
+        x = np.arange(float(size))
+        try:
+            expected = _python_ints_of_sizes(x)
+        except ZeroDivisionError:
+            with pytest.raises(ZeroDivisionError, match="negative power"):
+                fn(x)
+            continue
+        for e, a in zip(expected, fn(x)):
+            np.testing.assert_array_equal(a, e, strict=True)
+
+
+def test_a_call_while_numpy_raises_floating_point_errors_runs_eagerly():
+    fn = gcompile.compile(lambda x, y: x / y + 1.0)
+    x, y = np.ones(3), np.array([1.0, 0.0, 2.0])
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal(fn(x, y), [2.0, np.inf, 1.5])
+        fn(x, y)  # (a fast entry, if it has one)
+    with (
+        np.errstate(divide="raise"),
+        pytest.warns(gcompile.GcompileWarning, match="divide='raise'"),
+    ):
+        with pytest.raises(FloatingPointError):
+            fn(x, y)
+    previous = np.seterr(all="raise")
+    try:
+        with pytest.warns(gcompile.GcompileWarning, match="over='raise'"):
+            with pytest.raises(FloatingPointError):
+                fn(x, y)
+    finally:
+        np.seterr(**previous)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal(fn(x, y), [2.0, np.inf, 1.5])

@@ -187,6 +187,8 @@ class NumpyCalls:
         exact = _exact_comparison(ufunc, operands) if boolean else None
         if exact is not None:
             return self._finish(exact, out, ufunc.__name__)
+        if ufunc not in _COMPARISONS:
+            operands = self._weak_ints_in_range(operands)
         result = self.tracer.call(op, *operands, **params)
         if op.dunder and not python_operator and not params and _scalars(operands):
             # np.power(2, s) of NumPy scalars runs the ufunc's loop, 2 ** s scalar arithmetic
@@ -208,6 +210,32 @@ class NumpyCalls:
         first = weak.index(True)
         operands[first] = self.tracer.call(ops.ASTYPE, operands[first], dtype=operands[first].dtype)
         return operands
+
+    def _weak_ints_in_range(self, operands: list) -> list:
+        """A Python int known at run time only, beside an integer array or NumPy scalar of
+        another width, checked against that dtype's range: NumPy 2 raises OverflowError for
+        ``int8_array + 200`` where a kernel would wrap the int into the dtype."""
+        strong = [
+            o.dtype
+            for o in operands
+            if isinstance(o, TracedArray) and not o.meta.weak and o.dtype.kind in "iu"
+        ]
+        if len(strong) != 1 or strong[0] == np.dtype(np.int64):
+            return operands
+        info = np.iinfo(strong[0])
+        checked = []
+        for value in operands:
+            if _weak_int(value):
+                traced = (
+                    self.tracer.symint_value(value.expr) if isinstance(value, SymInt) else value
+                )
+                in_range = (traced >= int(info.min)) & (traced <= int(info.max))
+                message = f"Python integer out of bounds for {strong[0]}"
+                value = self.tracer.call(
+                    ops.CHECK, traced, in_range, error="OverflowError", message=message
+                )
+            checked.append(value)
+        return checked
 
     def _ufunc_reduction(
         self, ufunc: np.ufunc, table: dict, method: Callable, inputs: tuple, kwargs: dict

@@ -222,10 +222,11 @@ class SymInt:
         except SymbolicError:
             return self._tracer.texts.marker(self, spec)
 
-    def __repr__(self) -> str:
-        return str(self.expr)
+    def __str__(self) -> str:
+        """``str(n)``, ``repr(n)`` (a list's text holding it): as ``format(n, "")``."""
+        return self.__format__("")
 
-    __str__ = __repr__
+    __repr__ = __str__
 
 
 def unwrap(value: Any) -> Any:

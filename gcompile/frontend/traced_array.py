@@ -529,7 +529,19 @@ def _fast_power(base: TracedArray, exponent: Any) -> np.ufunc | None:
     return None
 
 
+def _python_int_base(base: TracedArray, exponent: Any) -> TracedArray:
+    """A Python int raised to a negative int is a float (``i ** -1``, 0 raising
+    ZeroDivisionError) where NumPy's integer power refuses: the base as a Python float."""
+    if not (base.meta.weak and base.dtype.kind == "i" and type(exponent) is int and exponent < 0):
+        return base
+    tracer = base._tracer
+    base = tracer.call(ops.PYTHON_SCALAR, base, kind="float")
+    message = "0.0 cannot be raised to a negative power"
+    return tracer.call(ops.CHECK, base, base != 0, error="ZeroDivisionError", message=message)
+
+
 def _power_operator(self: TracedArray, other: Any) -> TracedArray:
+    self = _python_int_base(self, other)
     fast = _fast_power(self, other)
     if fast is not None:
         return self._tracer.numpy.ufunc(fast, "__call__", (self,), {}, python_operator=True)

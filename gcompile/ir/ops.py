@@ -66,7 +66,7 @@ from .inference import (
     trace_infer,
     view_infer,
 )
-from .meta import TensorMeta, broadcast_shapes
+from .meta import TensorMeta, broadcast_shapes, meta_of
 
 KINDS = ("elementwise", "reduction", "matmul", "view", "shape", "creation", "scatter", "opaque")
 
@@ -1019,7 +1019,7 @@ def check_infer(value: TensorMeta, ok: TensorMeta, error: str, message: str | No
     if getattr(ok, "ndim", 0) or getattr(ok, "dtype", np.dtype(bool)) != np.dtype(bool):
         raise TypeError("check: the test must be a boolean scalar")
     raised_class(error)
-    return value
+    return value if isinstance(value, TensorMeta) else meta_of(value)  # (a folded literal)
 
 
 CHECK = _add(
