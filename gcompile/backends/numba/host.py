@@ -67,7 +67,7 @@ from ...loops.nodes import (
     size_of,
 )
 from .. import interpreter
-from . import codegen, copies, kernels
+from . import codegen, copies, kernels, scans
 from .host_programs import ProgramCalls
 from .host_programs import host_variable as _variable
 from .kernel_calls import KernelCalls
@@ -294,6 +294,17 @@ class _HostLowering(ProgramCalls, KernelCalls):
         operands = tuple(self.value(v) for v in node.args)
         self.emit(Eval(Call(function, operands, tuple(keywords))))
 
+    def scan(self, node: Node) -> None:
+        """A scan (``cumsum``, ``np.maximum.accumulate``): the loop of ``scans``, into a buffer
+        from the pool."""
+        meta = node.meta
+        self.globals["_accumulate"] = scans.accumulate
+        buffer = (self.shape(meta.shape), self.dtype_name(meta.dtype), Const("C"))
+        self.let(node, Call(Name("_empty"), buffer))
+        kind = Const(scans.kind_of(node))
+        operands = (self.value(node.args[0]), Var(_variable(node)), Const(node.kwargs.get("axis")))
+        self.emit(Eval(Call(Name("_accumulate"), (*operands, kind))))
+
     def copy(self, node: Node) -> bool:
         """A store copying a temporary into a region: the copy loop of ``copies`` (False for
         another store, which NumPy's assignment runs)."""
@@ -473,6 +484,8 @@ class _HostLowering(ProgramCalls, KernelCalls):
             self.let(node, Item(self.value(node.args[0]), (Const(node.kwargs["item"]),)))
         elif _product_into_buffer(node):
             self.product(node)
+        elif scans.kind_of(node) is not None and isinstance(node.args[0], Node):
+            self.scan(node)
         elif not (node.target is ops.STORE and self.copy(node)):
             self.generic(node)
 

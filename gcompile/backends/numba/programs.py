@@ -73,6 +73,7 @@ from ...loops.nodes import (
     Comment,
     Compare,
     Const,
+    Eval,
     If,
     Item,
     Kernel,
@@ -90,14 +91,14 @@ from ...loops.nodes import (
 from ...loops.program_parallel import parallel_program_loops
 from ...loops.rewrite import apply_rewrites
 from ...loops.unsigned_indices import unsigned_indices
-from . import codegen, kernels
+from . import codegen, kernels, scans
 from .mathselect import MathContext, select_math
 from .program_control import CONTROL, ControlLowering
 from .program_entry import entry_statements
 from .program_externs import ExternCalls
 from .program_kernels import ProgramKernelCalls, in_parallel, memory_order, small_output
 from .program_products import ProgramProducts
-from .program_regions import RESHAPING, RegionLowering
+from .program_regions import RESHAPING, RegionLowering, reshaped
 from .render import Namespace, render
 from .rules import NoTemplate
 
@@ -447,6 +448,8 @@ class _ProgramLowering(
             self.callback(node)
         elif target is ops.SYMINT:
             self.assign(node, self.size(node.kwargs["expr"]))
+        elif scans.kind_of(node) is not None:
+            self.scan(node)
         elif target in _FILLS:
             self.creation(node)
         elif target is ops.LINSPACE:
@@ -525,6 +528,28 @@ class _ProgramLowering(
         self.values[node] = variable
         if self.top() and meta.ndim:
             self.made[variable] = (tuple(meta.shape), meta.dtype, memory_order(meta.layout))
+
+    def scan(self, node: Node) -> None:
+        """A scan (``np.cumsum``, ``np.maximum.accumulate``): the loop of ``scans`` on views of the operand and the
+        result with the axis moved last (all of a flattened operand: one axis)."""
+        (x,) = node.args
+        if not isinstance(x, Node) or x.meta.ndim == 0:
+            raise NoTemplate(f"{node.target.name} of a scalar in a loop body")
+        axis, source = node.kwargs.get("axis"), self.values[x]
+        if axis is None and x.meta.ndim > 1:
+            source = reshaped(
+                Call(Name("np.ascontiguousarray"), (source,)), self.shape(node.meta.shape)
+            )
+        out = self.output_buffer(node, 0, node.meta, "C")
+        into, ndim = out, node.meta.ndim
+        moved = scans.moved_last(ndim, 0 if axis is None else axis)
+        if moved != tuple(range(ndim)):
+            axes = Tuple(tuple(Const(a) for a in moved))
+            source, into = (Call(Name("np.transpose"), (v, axes)) for v in (source, out))
+        kind = Const(scans.kind_of(node))
+        self.emit(Eval(Call(Name("_scans.last_axis"), (source, into, kind))))
+        self.helpers.add("scans")
+        self.assign(node, out)
 
     def linspace(self, node: Node) -> None:
         """``np.linspace(start, stop, num)`` of float64 (Numba's gives NumPy's values, the
