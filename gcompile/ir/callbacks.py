@@ -12,6 +12,8 @@ next callback of its graph takes as its first operand, so that no pass reorders 
 
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -37,8 +39,23 @@ class Callback:
 
     def run(self, operands: tuple) -> None:
         """Call the function with the operands' values in place of the ``Operand``s."""
-        args, kwargs = _filled(self.template, operands)
+        args, kwargs = self._filler(operands)
         self.function(*args, **kwargs)
+
+    @functools.cached_property
+    def _filler(self) -> Callable[[tuple], tuple]:
+        """``operands -> (args, kwargs)``: the template filled, by one function per leaf for
+        a flat template (a ``print`` in a loop program runs it on every trip)."""
+        args, kwargs = self.template
+        leaves = (*args, *kwargs.values())
+        if any(isinstance(v, (tuple, list, dict)) for v in leaves):
+            return lambda operands: _filled(self.template, operands)
+        arguments = [_leaf_filler(v) for v in args]
+        keywords = [(key, _leaf_filler(v)) for key, v in kwargs.items()]
+        return lambda operands: (
+            [fill(operands) for fill in arguments],
+            {key: fill(operands) for key, fill in keywords},
+        )
 
 
 @dataclass(frozen=True)
@@ -73,7 +90,15 @@ class Text:
         return "f" + repr("".join(parts))
 
     def format(self, operands: tuple) -> str:
-        return "".join(p if isinstance(p, str) else p.format(operands) for p in self.pieces)
+        return "".join([p if type(p) is str else p.format(operands) for p in self.pieces])
+
+
+def _leaf_filler(value: Any) -> Callable[[tuple], Any]:
+    if isinstance(value, Operand):
+        return operator.itemgetter(value.index)
+    if isinstance(value, Text):
+        return value.format
+    return lambda operands: value
 
 
 def _filled(value: Any, operands: tuple) -> Any:
