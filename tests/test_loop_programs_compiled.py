@@ -124,3 +124,41 @@ def test_non_finite_literals_and_diagonals_in_loop_programs():
     code = gcompile.compile(coin_change_and_diagonals)
     code(a, np.arange(9.0).reshape(3, 3))
     assert "_objmode" not in code.code and "np.inf" in code.code
+
+
+def masked_escape(c, n, horizon):
+    """Arrays the function made, updated under a mask on every trip: each new value is a
+    kernel's output, which the loop takes by swapping buffers (no copy)."""
+    counts = np.zeros(c.shape, dtype=np.int64)
+    z = np.zeros_like(c)
+    first = z[0]  # (a view taken before the loop: it sees the loop's writes)
+    for k in range(n):
+        inside = np.abs(z) < horizon
+        counts[inside] = k
+        z[inside] = z[inside] ** 2 + c[inside]
+    return counts, z, first.copy()
+
+
+def masked_decay(u, v, n):
+    """Arguments updated under a mask on every trip (one kernel, two outputs written back):
+    the caller's arrays hold the results, so no buffer is swapped for them."""
+    for _ in range(n):
+        high = u > 0.5
+        u[high] = u[high] * 0.75
+        v[high] = v[high] + u[high]
+    return u.sum() + v.sum()
+
+
+def test_carried_arrays_the_loop_owns_are_swapped_with_the_kernels_buffers():
+    c = np.linspace(-1.5, 0.5, 6)[None, :] + 1j * np.linspace(-1.0, 1.0, 5)[:, None]
+    for n in (0, 1, 20, 21):  # (an odd number of swaps leaves the result in the other buffer)
+        check(masked_escape, c, n, 2.0)
+    compiled = gcompile.compile(masked_escape, fullgraph=True)
+    compiled(c, 21, 2.0)
+    assert "held_" in compiled.code  # (the swap's variable)
+    u = np.random.default_rng(4).random(40)
+    for n in (1, 20, 21):
+        check(masked_decay, u, u[::-1] * 2.0, n)
+    written = gcompile.compile(masked_decay, fullgraph=True)
+    written(u.copy(), u.copy(), 21)
+    assert "writeback" in written.code and "held_" not in written.code

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ...ir import ops
+from ...ir.control import ForRange
 from ...ir.graph import Node
 from ...ir.kernel import FusedKernel
 from ...ir.shape_env import data_sizes_in, hint, using
@@ -67,7 +68,34 @@ class ProgramKernelCalls(KernelCalls):
         once = meta.ndim == 0 or _reusable(node, meta, self.loop_indices)
         shape = self.shape(meta.shape or (1,))
         self.emit(Alloc(out, shape, meta.dtype, order=memory_order(order), once=once))
+        self.in_loop_buffers[(node, position)] = (out, order)
         return out
+
+    def swapped(self, writeback: Node) -> bool:
+        """Take a carried array's new value, a kernel's output in a buffer of its own, by
+        swapping the two variables instead of copying it in (the next trip's kernel writes
+        into the old array): where the array is the loop's own (copied at its entry, or made by
+        the function: no caller holds it) and the output is read by nothing else. Emits the
+        swap and returns True, or returns False (the write-back copies)."""
+        target, value = writeback.args
+        kernel = value.args[0] if value.target is ops.KERNEL_OUTPUT else value
+        item = value.kwargs["item"] if value.target is ops.KERNEL_OUTPUT else 0
+        found = self.in_loop_buffers.get((kernel, item))
+        if found is None or set(value.users) != {writeback} or not self.open_loops:
+            return False
+        buffer, order = found
+        loop = self.open_loops[-1][0]
+        if not _owned_carried(loop, target, writeback) or order != "C":
+            return False
+        if target.meta.layout != "C" or (target.meta.dtype, target.meta.shape) != (
+            value.meta.dtype,
+            value.meta.shape,
+        ):
+            return False
+        carried, held = self.values[target], self.fresh(f"held_{target.name}")
+        self.statements += [Let(held, carried), Let(carried, buffer), Let(buffer, held)]
+        self.values[writeback] = carried
+        return True
 
     def buffers_for_results(self, results: list) -> None:
         """Make the arrays a whole graph's program returns, where it allocates them at its top
@@ -143,6 +171,23 @@ def small_output(node: Node, meta) -> bool:
 def memory_order(order: str) -> str:
     """NumPy's order of a new array laid out as ``order`` (C unless Fortran)."""
     return "F" if order == "F" else "C"
+
+
+def _owned_carried(loop: Node, target: Node, writeback: Node) -> bool:
+    """Whether ``writeback`` writes the new value of an array ``loop`` carries (``target``, a
+    placeholder of its body, the body returning the write-back for it) that only the loop
+    holds: copied at its entry, or run in place in an array the function made."""
+    op = loop.target
+    body = op.body if isinstance(op, ForRange) else op.regions[0].graph
+    if writeback.graph is not body or target.graph is not body or target.op != "placeholder":
+        return False
+    position = body.placeholders.index(target)
+    carries = dict(op.carries)
+    if position not in carries or body.output_node.args[0][carries[position]] is not writeback:
+        return False
+    argument = loop.args[position]
+    made = isinstance(argument, Node) and argument.op == "call" and argument.kind == "creation"
+    return position not in op.in_place or made
 
 
 def _reusable(node: Node, meta, loop_indices: set) -> bool:

@@ -299,5 +299,7 @@ class RegionLowering:
         target, value = node.args
         if target.meta.ndim == 0:
             raise NoTemplate("a write into a 0-d argument")
+        if self.swapped(node):  # (a carried array's new value: ``program_kernels``)
+            return
         self.write(self.values[target], target, (Ellipsis,), value)
         self.values[node] = self.values[target]

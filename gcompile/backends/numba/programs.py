@@ -299,6 +299,7 @@ class _ProgramLowering(
         self.values: dict[Node, object] = {}  # node -> the expression of its value
         self.kernels: dict[Var, kernels.Variant] = {}  # a kernel's global -> the Variant called
         self.orders: dict[Node, list] = {}  # a kernel node -> the order of each output it makes
+        self.in_loop_buffers: dict = {}  # (kernel node, output) -> (its buffer, order) in loops
         self.loop_indices: set = set()  # the index symbols of the loops opened so far
         self.depth = 0  # the loops around the statements being lowered
         self.open_loops: list = []  # (loop node, the statements around its loop), outermost first
