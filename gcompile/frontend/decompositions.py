@@ -36,7 +36,8 @@ from ..ir.ops import (
 )
 from ..ir.shape_env import data_sizes_in, decide, hint
 from .contractions import contraction
-from .traced_array import TracedArray
+from .symint import SymInt
+from .traced_array import TracedArray, holds_traced
 
 
 @dataclass(frozen=True)
@@ -413,6 +414,30 @@ def _cast_all(arrays: tuple, dtype: Any, casting: str) -> tuple:
     return arrays if dtype is None else tuple(a.astype(target) for a in arrays)
 
 
+def _append(rec, arr, values, axis=None):
+    """``np.append``: ``values`` joined to ``arr`` along ``axis``; without one, both flattened
+    (each made an array first, as NumPy does: a Python int is an int64 array)."""
+    arr, values = _an_array(rec, arr), _an_array(rec, values)
+    if axis is None:
+        arr, values = np.ravel(arr), np.ravel(values)
+        axis = 0
+    return np.concatenate((arr, values), axis=axis)
+
+
+def _an_array(rec, value: Any) -> Any:
+    """``np.asanyarray(value)`` of a traced value, a list or tuple holding some, a size, or
+    anything else (a NumPy array then): a Python scalar's array is strong, as NumPy's."""
+    if isinstance(value, (list, tuple)) and holds_traced(value):
+        return rec.sequence_as_array(value)
+    if isinstance(value, SymInt):
+        value = rec.symint_value(value.expr)
+    if not isinstance(value, TracedArray):
+        return np.asanyarray(value)
+    if value.meta.weak:
+        value = rec.call(ASTYPE, value, dtype=value.dtype)
+    return _asarray(rec, value)
+
+
 def _vstack(rec, tup, dtype=None, casting="same_kind"):
     """``np.vstack``: the arrays as rows (at least 2-d) joined along the first axis."""
     return _joined(_several(_at_least(2)(rec, arys=tuple(tup))), 0, dtype, casting)
@@ -692,6 +717,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.atleast_2d: Decomposition(_at_least(2)),
     np.atleast_3d: Decomposition(_at_least(3)),
     np.vstack: Decomposition(_vstack),
+    np.append: Decomposition(_append, patch=True),
     np.block: Decomposition(_block),
     np.array_split: Decomposition(_array_split),
     np.split: Decomposition(_split),

@@ -1041,6 +1041,13 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.rot90(x, 2) + np.rot90(x, -1).T, F((3, 3)), dtypes=(np.float32,)),
         case(lambda x: np.rot90(x, 3, axes=(2, 0)).copy(), strided((2, 3, 4)), dtypes=(np.int8,)),
     ],
+    np.append: [  # (both flattened and joined, or joined along an axis; scalars as arrays)
+        case(lambda x: np.append(x, 3) * 2, (2, 3), dtypes=(np.float32, np.int8, np.bool_)),
+        case(lambda x: np.append(-1, x[0]), F((3, 4))),
+        case(lambda x: np.append(x, x[:1], axis=0), strided((3, 4)), dtypes=(np.int32,)),
+        case(lambda x: np.append(np.nonzero(x > 0.5), x.shape[0]), (6,)),
+        case(lambda x: np.append(x, x), (), dtypes=(np.complex64,)),
+    ],
     np.roll: [  # (a gather at (arange(n) - shift) % n; two slices where both are known)
         case(
             lambda x: np.roll(x, 2) + np.roll(x, -7, axis=0), (3, 4), dtypes=(np.float64, np.bool_)
