@@ -582,3 +582,29 @@ def test_a_region_whose_sizes_the_trip_index_decides_is_judged_without_them():
     np.testing.assert_array_equal(result, sized_by_the_trip(x, 6))
     before = _body_region(compiled, "__body_before")
     assert before._binder.value_ints == {"i"} and before.trips.demoted == ""  # (kept)
+
+
+def flipped(b0, steps):
+    """A closure over ``board`` made before a loop that binds ``board`` again (sweep G's
+    game of life): a region would hold its own ``board``, which the closure would keep."""
+    board = b0.copy()
+
+    def inverted(i):
+        if board[i] < 0.5:  # (refused: a graph break would split around the loop)
+            return 1.0
+        return 0.0
+
+    for _ in range(steps):
+        new = np.zeros_like(board)
+        for i in range(board.shape[0]):
+            new[i] = inverted(i)
+        board = new
+    return board
+
+
+def test_no_break_leaves_a_closure_reading_a_name_bound_again_elsewhere():
+    b = np.array([0.0, 1.0, 1.0, 0.0])
+    compiled, result, messages = _compiled_quietly(flipped, b, 3)
+    np.testing.assert_array_equal(result, flipped(b, 3))
+    np.testing.assert_array_equal(compiled(b, 2), b)  # (twice flipped: as it was)
+    assert "reading `board`, which the function binds elsewhere" in messages[-1]

@@ -139,6 +139,15 @@ class _Scope:
                 f"a nested function or lambda reading `{late[0]}`, which the function binds "
                 "after it (split there, its closure would not see that binding)"
             )
+        stale = _closures_made(before) & scan([statement, *after]).stores
+        if not top:  # (a trip's closure outlives it: the next trip binds its names again)
+            stale |= _closures_made(after) & scan([*before, statement]).stores
+        stale &= self.local
+        if stale:  # (a region binds its own copy of the name: the closure would keep it)
+            return (
+                f"a nested function or lambda made around the statement reading "
+                f"`{sorted(stale)[0]}`, which the function binds elsewhere"
+            )
         before = [s for s in before if not _docstring(s)]
         returns = any(isinstance(n, ast.Return) for n in scope_nodes(before))
         if returns and not top:
@@ -349,6 +358,15 @@ def _function(fn: types.FunctionType, node: ast.FunctionDef, cells: dict) -> typ
     made.__module__, made.__qualname__ = fn.__module__, f"{fn.__qualname__}.<{node.name}>"
     register_source(code, node)
     return made
+
+
+def _closures_made(stmts: list) -> set:
+    """The free names of the closures statements of ``stmts`` (at any depth of their own
+    scope) bind to a name: those a region would hold in cells of its own."""
+    names: set = set()
+    for node in scope_nodes(stmts):
+        names |= _closures_kept(node)
+    return names
 
 
 def _closures_kept(statement: ast.stmt) -> set:
