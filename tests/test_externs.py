@@ -214,11 +214,20 @@ def repeated_rows(X):
     return np.array(rows)
 
 
-def test_a_probed_call_in_a_loop_returning_another_shape_raises_not_a_wrong_array():
+def test_a_probed_call_whose_result_shape_the_values_decide_is_refused():
+    """(Probed twice, on other values: the result's shapes differ. It ran before, and raised
+    when a call's shapes were not its probe's.)"""
     X = np.array([[2.0, 1.0, 5.0], [4.0, 3.0, 3.0]])
     compiled = gcompile.compile(repeated_rows)
-    with pytest.raises(RuntimeError, match="np.repeat returned another shape"):
-        compiled(X)
+    with pytest.warns(gcompile.GcompileWarning, match="depends on its arguments' values"):
+        np.testing.assert_array_equal(compiled(X), repeated_rows(X))
+    counts = np.array([2, 0, 3])
+    repeated = gcompile.compile(lambda x, n: np.repeat(x, n) * 2.0, fullgraph=True)
+    with pytest.raises(gcompile.UnsupportedError, match="np.repeat here"):
+        repeated(X[0], counts)
+    unique = gcompile.compile(lambda x: np.setdiff1d(np.round(x), [1.0, 2.0]), fullgraph=True)
+    x = np.array([0.2, 1.1, 2.9, 4.4, 0.8])
+    np.testing.assert_array_equal(unique(x), np.setdiff1d(np.round(x), [1.0, 2.0]))
 
 
 def frequencies(x, dt):

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import user_source
 from ..ir import externs, ops
-from ..ir.meta import TupleMeta, broadcast_shapes
+from ..ir.meta import TupleMeta, broadcast_shapes, meta_of
 from ..ir.shape_env import SymbolicError, decide, hint
 from ..ir.symbolic import is_expr
 from .decompositions import DECOMPOSITIONS, Decomposition
@@ -324,7 +324,7 @@ class NumpyCalls:
     def _with_lengths(self, call: externs.ExternCall, operands: list) -> externs.ExternCall:
         """``call`` holding a new unbacked symbol for each result length the data decide."""
         env = self.tracer.graph.shape_env
-        metas = {k: operands[v.index].meta for k, v in call.arguments
+        metas = {k: _operand_meta(operands[v.index]) for k, v in call.arguments
                  if isinstance(v, externs.Operand)}  # fmt: skip
         key = _length_key(call, operands)
         known = self._known_length(key)
@@ -366,17 +366,20 @@ class NumpyCalls:
         except SymbolicError as error:
             self.tracer.refuse(f"{name} on sizes that vary in a loop", detail=str(error))
         call = externs.ExternCall(name, func, tuple(arguments), len(args))
-        values = [
-            externs.probe_value(dataclasses.replace(v.meta, shape=tuple(map(hint, v.meta.shape))))
-            if isinstance(v, TracedArray)
-            else v
-            for v in operands
-        ]
         try:
-            call = dataclasses.replace(call, probed=externs.probe(call, values))
+            call = dataclasses.replace(call, probed=externs.probe(call, _stand_ins(operands)))
         except Exception as error:  # noqa: BLE001 - any failure of the probe: not captured
             self.tracer.refuse(
                 f"the NumPy function {name} on these arguments ({type(error).__name__}: {error})"
+            )
+        try:
+            again = externs.probe(call, _stand_ins(operands, second=True))
+        except Exception:  # noqa: BLE001 - (values it refuses: the first probe stands)
+            again = call.probed
+        if again != call.probed:
+            self.tracer.refuse(
+                f"{name} here: the shape of its result depends on its arguments' values",
+                hint="keep the values at full shape, or call it outside the compiled function",
             )
         return self._extern_results(operands, call)
 
@@ -548,6 +551,24 @@ class NumpyCalls:
 # the parameters of creation functions that are sizes (or shapes): a traced integer given there
 # is a length the data decide
 _SIZE_PARAMETERS = frozenset(("shape", "num", "N", "M"))
+
+
+def _operand_meta(operand: Any) -> Any:
+    """The meta of a library call's array operand: a traced one's, or a constant's (a list)."""
+    return operand.meta if isinstance(operand, TracedArray) else meta_of(np.asarray(operand))
+
+
+def _stand_ins(operands: list, second: bool = False) -> list:
+    """A probe's values for a library call's operands: the traced ones' ``probe_value``s at
+    the traced sizes, constants as they are."""
+    return [
+        externs.probe_value(
+            dataclasses.replace(v.meta, shape=tuple(map(hint, v.meta.shape))), second
+        )
+        if isinstance(v, TracedArray)
+        else v
+        for v in operands
+    ]
 
 
 def _scalars(operands: list) -> bool:

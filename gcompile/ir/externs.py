@@ -179,11 +179,14 @@ def _result_meta(item: Any) -> TensorMeta:
     return TensorMeta(item.shape, item.dtype, "C", writeable=item.flags.writeable)
 
 
-def probe_value(meta: TensorMeta) -> Any:
-    """Values in [0.25, 0.75), or half true, of ``meta``'s (int) shape and dtype."""
-    values = 0.25 + 0.5 * np.random.default_rng(0).random(meta.shape)
+def probe_value(meta: TensorMeta, second: bool = False) -> Any:
+    """Values in [0.25, 0.75), or half true, of ``meta``'s (int) shape and dtype; the
+    ``second`` probe's in [1.5, 4.5) (integers 1 to 4), a third true: a result whose shape
+    the values decide (``np.repeat(x, counts)``) differs between the two."""
+    values = np.random.default_rng(1 if second else 0).random(meta.shape)
+    values = 1.5 + 3.0 * values if second else 0.25 + 0.5 * values
     if meta.dtype.kind == "b":
-        values = values > 0.5
+        values = values > (3.5 if second else 0.5)
     elif meta.dtype.kind == "c":
         values = values + 1j * values[::-1]
     array = np.asarray(values).astype(meta.dtype)
