@@ -10,6 +10,7 @@ import numpy as np
 
 import gcompile
 from gcompile.capture import convert, convert_or_reason
+from gcompile.ir import ops
 from gcompile.ir.subgraph import loop_of
 
 from .support import check
@@ -77,6 +78,24 @@ def test_array_comprehensions_over_an_arrays_rows_are_one_loop():
         for columns in ([1.0, 2.5], []):
             check(row_features, x, 0.5, columns)
     assert "array_of_each" in convert(row_features).source
+
+
+def distances_and_copies(X, C, codes):
+    """Rows that are lists (sweep G's k-means distances), and ``np.array(tuple(x))``."""
+    squared = np.array([[np.sum((x - c) ** 2) for c in C] for x in X])
+    pairs = np.array([(x[0] + x[1], x.max()) for x in X])
+    return squared, pairs, np.array(tuple(codes)) * 2, np.asarray(list(codes[::2]))
+
+
+def test_rows_that_are_lists_and_arrays_of_an_arrays_items_compile_once_for_any_length():
+    """(Unrolled, 300 rows compiled for minutes; the tuple's items were a node each.)"""
+    C = RNG.standard_normal((4, 2))
+    for rows in (3, 40):
+        X, codes = RNG.standard_normal((rows, 2)), RNG.integers(0, 9, rows)
+        check(distances_and_copies, X, C, codes)
+    graph = gcompile.trace(distances_and_copies, X, C, codes)
+    assert sum(loop_of(node) is not None for node in graph.nodes) == 2
+    assert not any(node.target is ops.STACK for node in graph.nodes if node.op == "call")
 
 
 def test_comprehensions_the_loop_cannot_take_run_as_written():

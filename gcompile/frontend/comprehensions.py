@@ -15,9 +15,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..errors import UnsupportedError
 from ..ir.shape_env import trip_count
 from .declines import Declined
 from .loops import _roll_back
+from .traced_array import TracedArray, holds_traced
 
 _ARRAYS = (np.array, np.asarray, np.stack)
 _ROWS = "__gc_rows"
@@ -89,20 +91,26 @@ def capture_sum(handler: Any, element: Callable, start, stop, step, info, args: 
 
 def _first_row(handler: Any, element: Callable, start: Any) -> tuple | None:
     """``(shape, dtype)`` of ``element(start)``, its nodes rolled back; None for an element
-    that is not an array or scalar (a list, a tuple)."""
+    NumPy would not make an array of numbers (a list of strings, of lists of other lengths)."""
     graph = handler.tracer.graph
     mark = graph.insertion_anchor()
     try:
-        value = element(start)
-        if isinstance(value, (list, tuple)):
+        value = _as_array(handler.tracer, element(start))
+        if not isinstance(value, TracedArray) and value.dtype.kind not in "biufc":
             return None
-        value = _as_array(handler.tracer, value)
         return tuple(value.shape), value.dtype
+    except (ValueError, UnsupportedError):
+        return None
     finally:
         handler._forget(graph.nodes_after(mark))
         _roll_back(graph, mark)
 
 
 def _as_array(tracer: Any, value: Any) -> Any:
-    """A traced value as it is; anything else as NumPy makes it an array."""
-    return value if tracer.is_traced(value) else np.asarray(value)
+    """A traced value as it is; a list or tuple holding some as ``np.asarray`` makes it (a
+    row of ``np.array([[f(x, c) for c in C] for x in X])``); anything else as NumPy does."""
+    if tracer.is_traced(value):
+        return value
+    if isinstance(value, (list, tuple)) and holds_traced(value):
+        return tracer.sequence_as_array(value)
+    return np.asarray(value)

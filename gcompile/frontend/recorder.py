@@ -166,6 +166,9 @@ class Tracer(Indices):
             return np.asarray(value, dtype)
         if isinstance(value, TracedArray):
             return value.astype(dtype)
+        whole = _rows_of_one_array(value)
+        if whole is not None:  # (``np.array(tuple(x))``: a copy of x, not a node per row)
+            return whole.astype(dtype)
         return np.stack([self._stacked(v, dtype) for v in value])
 
     def made_constant(self, array: np.ndarray) -> TracedArray:
@@ -405,6 +408,26 @@ class Tracer(Indices):
         """The read-only argument whose memory ``node`` views (following view ops back), if any."""
         owner = root(node)
         return self.argument_of.get(owner) if not owner.meta.writeable else None
+
+
+def _rows_of_one_array(items: Any) -> TracedArray | None:
+    """The array whose rows ``items`` are, each once and in order (``tuple(x)``, ``list(x)``,
+    ``[x[0], x[1], x[2]]`` of a traced ``x`` of three rows), or None."""
+    if not items or not all(isinstance(v, TracedArray) for v in items):
+        return None
+    nodes = [v._node for v in items]
+    base = nodes[0].args[0] if nodes[0].target is ops.GETITEM else None
+    if base is None or base.meta.ndim == 0:
+        return None
+    env = items[0]._tracer.graph.shape_env  # (iterating ``x`` specialised its length already)
+    if env.specialize(base.meta.shape[0], "iterated") != len(items):
+        return None
+    for position, node in enumerate(nodes):
+        if node.target is not ops.GETITEM or node.args[0] is not base:
+            return None
+        if tuple(node.kwargs["index"]) != (position,):
+            return None
+    return items[0]._tracer.wrap(base)
 
 
 def _leaves(value: Any) -> list:
