@@ -503,6 +503,35 @@ def test_many_branches_of_an_unrolled_loop_are_refused_before_numba_compiles_the
         np.testing.assert_array_equal(compiled(n), sieve(n))
 
 
+def _bisected(f, lower, upper):
+    while upper - lower > 1e-9:
+        middle = 0.5 * (upper + lower)
+        if f(middle) > 0:
+            upper = middle
+        else:
+            lower = middle
+    return lower
+
+
+def roots_by_lambdas(coefs):
+    """Sweep G's roots: a lambda over the loop's variable unrolls the loop, a while loop of the
+    data per trip: 40 trips, one program of 921 statements, compiled in 4.5 s."""
+    roots = []
+    for c in coefs:
+        f = lambda x: c[0] * x**3 + c[1] * x + c[2]  # noqa: E731, B023
+        roots.append(_bisected(f, 0.0, 4.0))
+    return np.array(roots)
+
+
+def test_a_program_past_the_statement_budget_is_refused_before_numba_compiles_it():
+    coefs = np.column_stack([np.ones(40), np.linspace(0.1, 2, 40), -np.linspace(0.5, 3, 40)])
+    compiled = gcompile.compile(roots_by_lambdas)
+    with pytest.warns(gcompile.GcompileWarning, match="too large to compile"):
+        np.testing.assert_array_equal(compiled(coefs), roots_by_lambdas(coefs))
+    assert "statements (budget 600)" in compiled.refusals[-1].detail
+    assert compiled.stats["kernel_compiles"] == 0
+
+
 def test_loops_option_off_unrolls_as_before():
     graph = gcompile.trace(decay, RNG.random(6), 0.5, options={"loops": False})
     assert not _loops(graph)

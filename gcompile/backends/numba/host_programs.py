@@ -110,6 +110,8 @@ class ProgramCalls:
             programs.check_budget_of(graph, graph.name, self.options)
         for node in loops:
             programs.check_budget(node, self.options)
+        if loops:
+            programs.check_program_budget(graph)
         try:
             program = programs.generate_graph(graph, self.options)
             function = program_host.load(program, graph.name, self.options, self.program)

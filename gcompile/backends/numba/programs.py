@@ -203,6 +203,26 @@ def check_budget(node: Node, options: dict) -> None:
         )
 
 
+def check_program_budget(graph: Graph) -> None:
+    """Refuse a whole graph with loops whose one program would take Numba seconds to compile:
+    more than ``MAX_PROGRAM_STATEMENTS`` statements in all (a loop unrolled around a ``while``
+    of the data, one per trip: 40 trips, 921 statements, 4.5 s)."""
+    count = statements(graph)
+    if count > MAX_PROGRAM_STATEMENTS:
+        raise UnsupportedError(
+            "a function too large to compile",
+            detail=f"{graph.name}: one program of {count} statements (budget "
+            f"{MAX_PROGRAM_STATEMENTS}); Numba's compile time grows faster than a function's size",
+            hint="keep its loops rolled: see explain() for why a loop was unrolled",
+        )
+
+
+# The most statements one program of a whole graph with loops may have: the programs of public
+# code have at most about 120 (npbench, pub2, sweeps E-G), a loop unrolled around a data-decided
+# ``while`` 23 a trip; 600 compile in about 3 s.
+MAX_PROGRAM_STATEMENTS = 600
+
+
 # The most branches (each ``if`` of the data a loop unrolled at trace time left: a sieve's
 # ``if mask[j]``) a graph may compile: in one program, about 35 ms of Numba's time each; each a
 # function of its own (a host staying Python), about 0.3 s each.
