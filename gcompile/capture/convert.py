@@ -86,7 +86,7 @@ def convert_or_reason(fn: Callable) -> tuple[Converted | None, str]:
     Not converted: objects other than plain Python functions, lambdas, generators and
     coroutines, functions without source (builtins, ``exec``, the REPL) or whose source does
     not match their code, functions using a reserved name (``__gc_...``, ``_loop_body_...``),
-    methods using private (mangled) names, and functions with neither a ``for`` loop nor a
+    and functions with neither a ``for`` loop nor a
     call of a function defined in their module (``if`` statements alone do not count).
     """
     if type(fn) is types.MethodType and type(fn.__func__) is types.FunctionType:
@@ -129,6 +129,8 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     if isinstance(found, str):
         return found
     function, lines, first = found
+    if _in_class(fn):
+        _Mangled(fn.__qualname__.split(".")[-2]).visit(function)
     why = _source_problem(fn, function)
     if why:
         return why
@@ -203,8 +205,6 @@ def _source_problem(fn: types.FunctionType, function: ast.FunctionDef) -> str:
     reserved = uses_reserved(function)
     if reserved:
         return f"it uses the name `{reserved}`, reserved for converted code"
-    if _in_class(fn) and any(_is_private(n) for n in _all_names(function)):
-        return "a method using private names (`__x`, which Python mangles in class bodies)"
     return ""
 
 
@@ -213,18 +213,36 @@ def _in_class(fn: types.FunctionType) -> bool:
     return len(parts) > 1 and parts[-2] != "<locals>"
 
 
-def _is_private(name: str) -> bool:
-    return name.startswith("__") and not name.endswith("__")
+class _Mangled(ast.NodeTransformer):
+    """A method's private names (``self.__x``) spelled as Python's compiler mangles them in
+    the body of class ``owner`` (``self._KNN__x``): the converted function is compiled outside
+    the class, where they would not be."""
 
+    def __init__(self, owner: str):
+        self.prefix = f"_{owner.lstrip('_')}" if owner.strip("_") else ""
 
-def _all_names(function: ast.FunctionDef):
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name):
-            yield node.id
-        elif isinstance(node, ast.Attribute):
-            yield node.attr
-        elif isinstance(node, ast.arg):
-            yield node.arg
+    def mangled(self, name: str | None) -> str | None:
+        private = name is not None and name.startswith("__") and not name.endswith("__")
+        return self.prefix + name if private and self.prefix and "." not in name else name
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        node.id = self.mangled(node.id)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        node.attr = self.mangled(node.attr)
+        return node
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        self.generic_visit(node)
+        node.arg = self.mangled(node.arg)
+        return node
+
+    def visit_keyword(self, node: ast.keyword) -> ast.AST:
+        self.generic_visit(node)
+        node.arg = self.mangled(node.arg)
+        return node
 
 
 def _router(fn: types.FunctionType) -> Callable[[str], bool]:
