@@ -44,7 +44,10 @@ class Fallbacks:
 
     def floating_errors(self, acting: str, args: tuple, kwargs: dict) -> Any:
         """A call made while NumPy acts on floating-point errors (``acting``: ``np.seterr`` or
-        ``np.errstate`` around the call): eagerly, since the compiled code would not raise."""
+        ``np.errstate`` around the call): eagerly, since the compiled code would not raise
+        (``fullgraph``: refused)."""
+        if self.fullgraph:
+            raise UnsupportedError(f"a call while NumPy's error state is {acting}")
         self.stats["fallbacks"] += 1
         self._warn(
             f"errstate {acting}",

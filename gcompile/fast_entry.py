@@ -29,9 +29,9 @@ raises the user's own error if there is one. One that writes its arguments check
 other array argument shares their memory (``np.may_share_memory``: the general path refuses such
 a call); the general path runs it again only when the program raised before writing (its
 guards, or Numba's dispatch of the arguments' types), and its other errors are the call's.
-``GCOMPILE_DISABLE`` is seen on every call, as on
-the general path, and so is NumPy's floating-point error state (one the general path found to
-raise nothing, ``floating_errors``); ``config.set`` takes the fast entries down (``api``), so they need not look.
+``GCOMPILE_DISABLE`` is seen on every call, as on the general path, and so is NumPy's
+floating-point error state (one the general path found to raise nothing, ``floating_errors``);
+``config.set`` takes the fast entries down (``api``), so they need not look.
 """
 
 from __future__ import annotations
@@ -100,14 +100,8 @@ def build(
         "_gc_program": program.function,
         "_gc_general": general,
         "_gc_environ": environ,
-        "_gc_disable": os.environ.encodekey("GCOMPILE_DISABLE"),
-        "_gc_type": type,
-        "_gc_errors_state": floating_errors.current_state,
-        "_gc_quiet_states": floating_errors.quiet_states,
-        "_gc_ndarray": np.ndarray,
-        "_gc_empty": np.empty,
+        **_EVERY_ENTRYS,
         "_gc_pooled": program.pooled,
-        "_gc_overlap": np.may_share_memory,
         "_gc_retried": _RETRIED_WRITING if entry.written else Exception,
         "_gc_globals_hold": entry.globals.holds if entry.globals is not None else None,
         **{f"_gc_c{i}": constant for i, constant in enumerate(program.constants)},
@@ -125,6 +119,18 @@ def build(
     fast = FastEntry(function, source)
     namespace["_gc_count"] = fast.counter.__next__
     return fast
+
+
+# the names every fast entry's function reads that are the same for all
+_EVERY_ENTRYS = {
+    "_gc_disable": os.environ.encodekey("GCOMPILE_DISABLE"),
+    "_gc_type": type,
+    "_gc_errors_state": floating_errors.current_state,
+    "_gc_quiet_states": floating_errors.quiet_states,
+    "_gc_ndarray": np.ndarray,
+    "_gc_empty": np.empty,
+    "_gc_overlap": np.may_share_memory,
+}
 
 
 # What a program that writes its arguments raises before it writes any: its guards failed

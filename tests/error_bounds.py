@@ -218,7 +218,11 @@ def _sum_bound(op, node: Node, r: Any, x: Any, e: Any) -> Any:
     kwargs = {k: v for k, v in node.kwargs.items() if k != "dtype"}
     terms = max(np.size(x) // max(np.size(r), 1), 1)
     if op.name == "cumsum":
-        terms = np.shape(x)[kwargs["axis"]] if kwargs.get("axis") is not None else np.size(x)
+        terms = (
+            np.shape(x)[kwargs["axis"]]
+            if kwargs.get("axis") is not None and np.ndim(x)
+            else np.size(x)
+        )
     u = _unit(r)
     carried = op.impl(np.broadcast_to(e, np.shape(x)).astype(np.float64), **kwargs)
     magnitude = op.impl(np.abs(np.asarray(x, np.float64)), **kwargs)

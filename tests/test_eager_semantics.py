@@ -340,7 +340,8 @@ def test_isclose_takes_its_reference_in_floating_point_and_grids_made_inside_tak
 
 
 def _with_an_int_argument(x, n):
-    return x + n, n * x, np.subtract(x, n)
+    # (the int converts to the dtype of the loop NumPy picks: x / n's is float64, no check)
+    return x + n, n * x, np.subtract(x, n), x / n, np.add(x, n, dtype=np.int32)
 
 
 @pytest.mark.parametrize(
@@ -363,7 +364,7 @@ def test_a_run_time_int_beyond_an_integer_dtype_raises_overflow_error_as_numpy(d
 
 def _python_ints_of_sizes(x):
     n = x.shape[0]
-    text = len(str(n)) + len(repr([n, n - 1])) + len(f"{n:05d}")
+    text = len(str(n)) + len(str(n - 1)) + len(f"{n:05d}")
     return x[: n - 3] * (n - 8) ** -1 + text, x[-1] * n**-2
 
 
@@ -404,3 +405,14 @@ def test_a_call_while_numpy_raises_floating_point_errors_runs_eagerly():
         np.seterr(**previous)
     with np.errstate(divide="ignore"):
         np.testing.assert_array_equal(fn(x, y), [2.0, np.inf, 1.5])
+
+
+def _appended(x, n):
+    return np.append(x, [n, 1]), np.append(x, [x.shape[0], 1])
+
+
+def test_append_takes_a_list_holding_run_time_ints():
+    fn = gcompile.compile(_appended, fullgraph=True)
+    for n in (5, 6, 9):
+        for e, a in zip(_appended(np.arange(3.0), n), fn(np.arange(3.0), n)):
+            np.testing.assert_array_equal(a, e, strict=True)

@@ -608,3 +608,36 @@ def test_no_break_leaves_a_closure_reading_a_name_bound_again_elsewhere():
     np.testing.assert_array_equal(result, flipped(b, 3))
     np.testing.assert_array_equal(compiled(b, 2), b)  # (twice flipped: as it was)
     assert "reading `board`, which the function binds elsewhere" in messages[-1]
+
+
+def counted_by_a_closure(x):
+    total = 0.0
+
+    def add(v):
+        nonlocal total  # (a region would hold its own ``total``, which add would write)
+        total += v
+
+    items = x.tolist()  # (reads the data: a graph break)
+    add(len(items))
+    return total * x
+
+
+class _Scaled:
+    def __init__(self, w):
+        self.w = w
+
+    def step(self, x):
+        self.last = x * self.w  # (the object's state: not a compiled call's to set)
+        return x + 1.0
+
+
+def test_closures_writing_the_functions_names_and_methods_setting_attributes_run_eagerly():
+    x = RNG.random(3)
+    compiled, result, messages = _compiled_quietly(counted_by_a_closure, x)
+    np.testing.assert_array_equal(result, counted_by_a_closure(x))
+    assert "writing `total` of the function (nonlocal)" in messages[-1]
+    ours, theirs = _Scaled(2.0), _Scaled(2.0)
+    compiled, result, messages = _compiled_quietly(ours.step, x)
+    np.testing.assert_array_equal(result, theirs.step(x))
+    assert type(ours.last) is np.ndarray and np.array_equal(ours.last, theirs.last)
+    assert "runs step eagerly" in messages[-1]

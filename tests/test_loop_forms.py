@@ -98,6 +98,16 @@ def test_rows_that_are_lists_and_arrays_of_an_arrays_items_compile_once_for_any_
     assert not any(node.target is ops.STACK for node in graph.nodes if node.op == "call")
 
 
+def rows_then_written(x):
+    rows = list(x)
+    x[0] = 99.0  # (the rows were taken before: their values, not x's new ones)
+    return np.array(rows), np.array(tuple(x))
+
+
+def test_an_arrays_rows_taken_before_a_write_keep_their_values():
+    check(rows_then_written, RNG.random(4))
+
+
 def test_comprehensions_the_loop_cannot_take_run_as_written():
     check(mixed_first_element, RNG.random(6))  # (NumPy promotes the int to float)
     check(filtered, RNG.random(7))

@@ -143,6 +143,9 @@ class _Scope:
         if not top:  # (a trip's closure outlives it: the next trip binds its names again)
             stale |= _closures_made(after) & scan([*before, statement]).stores
         stale &= self.local
+        shared = _nonlocal_names([*before, statement, *after]) & self.local
+        if shared:  # (the closure writes a cell of the region or driver that made it)
+            return f"a nested function writing `{sorted(shared)[0]}` of the function (nonlocal)"
         if stale:  # (a region binds its own copy of the name: the closure would keep it)
             return (
                 f"a nested function or lambda made around the statement reading "
@@ -358,6 +361,17 @@ def _function(fn: types.FunctionType, node: ast.FunctionDef, cells: dict) -> typ
     made.__module__, made.__qualname__ = fn.__module__, f"{fn.__qualname__}.<{node.name}>"
     register_source(code, node)
     return made
+
+
+def _nonlocal_names(stmts: list) -> set:
+    """The names nested functions of ``stmts`` declare ``nonlocal`` (and so write)."""
+    return {
+        name
+        for stmt in stmts
+        for node in ast.walk(stmt)
+        if isinstance(node, ast.Nonlocal)
+        for name in node.names
+    }
 
 
 def _closures_made(stmts: list) -> set:

@@ -86,8 +86,9 @@ def convert_or_reason(fn: Callable) -> tuple[Converted | None, str]:
     Not converted: objects other than plain Python functions, lambdas, generators and
     coroutines, functions without source (builtins, ``exec``, the REPL) or whose source does
     not match their code, functions using a reserved name (``__gc_...``, ``_loop_body_...``),
-    and functions with neither a ``for`` loop nor a
-    call of a function defined in their module (``if`` statements alone do not count).
+    methods naming a private name where it is not mangled here (``_private_elsewhere``), and
+    functions with neither a ``for`` loop nor a call of a function defined in their module
+    (``if`` statements alone do not count).
     """
     if type(fn) is types.MethodType and type(fn.__func__) is types.FunctionType:
         converted, why = convert_or_reason(fn.__func__)  # (a bound method: its function's)
@@ -130,6 +131,9 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
         return found
     function, lines, first = found
     if _in_class(fn):
+        private = _private_elsewhere(function)
+        if private:
+            return f"a method naming `{private}` where gcompile does not mangle it as Python does"
         _Mangled(fn.__qualname__.split(".")[-2]).visit(function)
     why = _source_problem(fn, function)
     if why:
@@ -222,8 +226,7 @@ class _Mangled(ast.NodeTransformer):
         self.prefix = f"_{owner.lstrip('_')}" if owner.strip("_") else ""
 
     def mangled(self, name: str | None) -> str | None:
-        private = name is not None and name.startswith("__") and not name.endswith("__")
-        return self.prefix + name if private and self.prefix and "." not in name else name
+        return self.prefix + name if self.prefix and _is_private(name) else name
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         node.id = self.mangled(node.id)
@@ -239,10 +242,27 @@ class _Mangled(ast.NodeTransformer):
         node.arg = self.mangled(node.arg)
         return node
 
-    def visit_keyword(self, node: ast.keyword) -> ast.AST:
-        self.generic_visit(node)
-        node.arg = self.mangled(node.arg)
-        return node
+
+def _is_private(name: str | None) -> bool:
+    return name is not None and name.startswith("__") and not name.endswith("__")
+
+
+def _private_elsewhere(function: ast.FunctionDef) -> str | None:
+    """A private name where ``_Mangled`` does not spell it (a nested ``def`` or ``class``,
+    ``except ... as``, ``global``, ``nonlocal``, an import), if the method has one."""
+    for node in ast.walk(function):
+        if node is not function and isinstance(node, _NAMED) and _is_private(node.name):
+            return node.name
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            found = [n for n in node.names if _is_private(n)]
+            if found:
+                return found[0]
+        if isinstance(node, ast.alias) and (_is_private(node.asname) or _is_private(node.name)):
+            return node.asname or node.name
+    return None
+
+
+_NAMED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler)
 
 
 def _router(fn: types.FunctionType) -> Callable[[str], bool]:

@@ -427,6 +427,8 @@ def _append(rec, arr, values, axis=None):
 def _an_array(rec, value: Any) -> Any:
     """``np.asanyarray(value)`` of a traced value, a list or tuple holding some, a size, or
     anything else (a NumPy array then): a Python scalar's array is strong, as NumPy's."""
+    if isinstance(value, (list, tuple)) and any(isinstance(v, SymInt) for v in value):
+        value = [rec.symint_value(v.expr) if isinstance(v, SymInt) else v for v in value]
     if isinstance(value, (list, tuple)) and holds_traced(value):
         return rec.sequence_as_array(value)
     if isinstance(value, SymInt):

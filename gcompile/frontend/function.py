@@ -92,6 +92,7 @@ def _trace_once(
         given = (*args, *kwargs.values())  # (lists of static numbers: guarded by the key)
         tracer.tables += tuple(value for value in given if capture.is_table(value))
         before = _container_snapshot(fn, args, kwargs)
+        bound_state = _bound_state(fn)
         try:
             result = function(*args, **kwargs)
         except UnsupportedError as refusal:
@@ -103,6 +104,9 @@ def _trace_once(
                 raise
             refusal.lines = _lines_in(function, error.__traceback__)
             raise refusal from (None if isinstance(error, _OWN_ERRORS) else error)
+        finally:
+            changed_state = _restored(bound_state)
+        _refuse_changed_state(changed_state, fn)
         _refuse_changed_containers(before, fn)
         _refuse_raises_beside_effects(tracer)
         _refuse_unprinted_texts(tracer)
@@ -197,6 +201,39 @@ def _container_snapshot(fn: Callable, args: tuple, kwargs: dict) -> list:
         if _holds_mutable(spec):
             snapshot.append((f"argument '{name}'", value, spec, [id(leaf) for _, leaf in leaves]))
     return snapshot
+
+
+def _bound_state(fn: Callable) -> tuple | None:
+    """The object a method is bound to and a copy of its attributes, or None."""
+    owner = getattr(fn, "__self__", None)
+    state = getattr(owner, "__dict__", None)
+    return (owner, dict(state)) if isinstance(state, dict) else None
+
+
+def _restored(saved: tuple | None) -> bool:
+    """Put a bound object's attributes back as they were before the trace (it may have set
+    traced values on it); whether the trace had changed them."""
+    if saved is None:
+        return False
+    owner, before = saved
+    now = owner.__dict__
+    changed = now.keys() != before.keys() or any(now[k] is not v for k, v in before.items())
+    if changed:
+        now.clear()
+        now.update(before)
+    return changed
+
+
+def _refuse_changed_state(changed: bool, fn: Callable) -> None:
+    """Refuse a method that sets attributes of the object it is bound to (``self.w = ...``):
+    a compiled call would not set them (the trace's values were taken back)."""
+    if changed:
+        code = getattr(fn, "__code__", None)
+        raise UnsupportedError(
+            "setting attributes of the object the method is bound to (self.x = ...)",
+            f"{code.co_filename}:{code.co_firstlineno}" if code else None,
+            hint="return the new values, or set them outside the compiled call",
+        )
 
 
 def _holds_mutable(spec: TreeSpec) -> bool:

@@ -148,12 +148,7 @@ class NumpyCalls:
         if method == "accumulate":
             return self._ufunc_reduction(ufunc, _ACCUMULATE_OPS, ufunc.accumulate, inputs, kwargs)
         if method == "outer":
-            a, b = inputs
-            a_shape = np.shape(a) if not isinstance(a, TracedArray) else a.shape
-            b_ndim = np.ndim(b) if not isinstance(b, TracedArray) else b.ndim
-            return self.ufunc(
-                ufunc, "__call__", (np.reshape(a, a_shape + (1,) * b_ndim), b), kwargs
-            )
+            return self._outer(ufunc, inputs, kwargs)
         if method == "at":
             return ufunc_at(self.tracer, ufunc, inputs, kwargs)
         if method != "__call__":
@@ -188,7 +183,7 @@ class NumpyCalls:
         if exact is not None:
             return self._finish(exact, out, ufunc.__name__)
         if ufunc not in _COMPARISONS:
-            operands = self._weak_ints_in_range(operands)
+            operands = self._weak_ints_in_range(ufunc, operands, params.get("dtype"))
         result = self.tracer.call(op, *operands, **params)
         if op.dunder and not python_operator and not params and _scalars(operands):
             # np.power(2, s) of NumPy scalars runs the ufunc's loop, 2 ** s scalar arithmetic
@@ -211,31 +206,42 @@ class NumpyCalls:
         operands[first] = self.tracer.call(ops.ASTYPE, operands[first], dtype=operands[first].dtype)
         return operands
 
-    def _weak_ints_in_range(self, operands: list) -> list:
-        """A Python int known at run time only, beside an integer array or NumPy scalar of
-        another width, checked against that dtype's range: NumPy 2 raises OverflowError for
-        ``int8_array + 200`` where a kernel would wrap the int into the dtype."""
-        strong = [
-            o.dtype
-            for o in operands
-            if isinstance(o, TracedArray) and not o.meta.weak and o.dtype.kind in "iu"
-        ]
-        if len(strong) != 1 or strong[0] == np.dtype(np.int64):
+    def _outer(self, ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> Any:
+        """``ufunc.outer(a, b)``: the call on ``a`` given ``b``'s axes after its own."""
+        a, b = inputs
+        a_shape = np.shape(a) if not isinstance(a, TracedArray) else a.shape
+        b_ndim = np.ndim(b) if not isinstance(b, TracedArray) else b.ndim
+        return self.ufunc(ufunc, "__call__", (np.reshape(a, a_shape + (1,) * b_ndim), b), kwargs)
+
+    def _weak_ints_in_range(self, ufunc: np.ufunc, operands: list, dtype: Any) -> list:
+        """A Python int known at run time only, which NumPy converts to the integer dtype of
+        the loop it picks for it (``int8_array + i``: int8; ``int8_array / i``: float64, no
+        conversion), checked against that dtype's range: NumPy 2 raises OverflowError for
+        ``int8_array + 200`` where a kernel would wrap the int."""
+        weak = [_weak_int(o) for o in operands]
+        if not any(weak) or all(weak):
             return operands
-        info = np.iinfo(strong[0])
-        checked = []
-        for value in operands:
-            if _weak_int(value):
-                traced = (
-                    self.tracer.symint_value(value.expr) if isinstance(value, SymInt) else value
-                )
-                in_range = (traced >= int(info.min)) & (traced <= int(info.max))
-                message = f"Python integer out of bounds for {strong[0]}"
-                value = self.tracer.call(
-                    ops.CHECK, traced, in_range, error="OverflowError", message=message
-                )
-            checked.append(value)
-        return checked
+        given = [int if w else getattr(o, "dtype", type(o)) for o, w in zip(operands, weak)]
+        given = (*given, *(None,) * ufunc.nout)
+        fixed = {} if dtype is None else {"signature": (None,) * ufunc.nin + (dtype,) * ufunc.nout}
+        try:
+            loop = ufunc.resolve_dtypes(given, **fixed)
+        except (TypeError, ValueError):  # (NumPy picks no loop: the call raises as eager's)
+            return operands
+        return [
+            self._int_in_range(o, loop[i]) if w and loop[i].kind in "iu" else o
+            for i, (o, w) in enumerate(zip(operands, weak))
+        ]
+
+    def _int_in_range(self, value: Any, dtype: np.dtype) -> TracedArray:
+        """``value``, a run-time Python int, checked to fit ``dtype`` (else OverflowError)."""
+        info = np.iinfo(dtype)
+        if info.min <= np.iinfo(np.int64).min and info.max >= np.iinfo(np.int64).max:
+            return value
+        traced = self.tracer.symint_value(value.expr) if isinstance(value, SymInt) else value
+        in_range = (traced >= int(info.min)) & (traced <= int(info.max))
+        message = f"Python integer out of bounds for {dtype}"
+        return self.tracer.call(ops.CHECK, traced, in_range, error="OverflowError", message=message)
 
     def _ufunc_reduction(
         self, ufunc: np.ufunc, table: dict, method: Callable, inputs: tuple, kwargs: dict

@@ -419,9 +419,11 @@ def _rows_of_one_array(items: Any) -> TracedArray | None:
     base = nodes[0].args[0] if nodes[0].target is ops.GETITEM else None
     if base is None or base.meta.ndim == 0:
         return None
-    env = items[0]._tracer.graph.shape_env  # (iterating ``x`` specialised its length already)
-    if env.specialize(base.meta.shape[0], "iterated") != len(items):
-        return None
+    graph = items[0]._tracer.graph
+    if nodes[0].graph is not graph or graph.written_after(nodes[0], base):
+        return None  # (rows taken before a write: their values, not the array's new ones)
+    if graph.shape_env.specialize(base.meta.shape[0], "iterated") != len(items):
+        return None  # (iterating ``x`` specialised its length already)
     for position, node in enumerate(nodes):
         if node.target is not ops.GETITEM or node.args[0] is not base:
             return None

@@ -223,10 +223,11 @@ class SymInt:
             return self._tracer.texts.marker(self, spec)
 
     def __str__(self) -> str:
-        """``str(n)``, ``repr(n)`` (a list's text holding it): as ``format(n, "")``."""
+        """``str(n)``: as ``format(n, "")``, the size's digits."""
         return self.__format__("")
 
-    __repr__ = __str__
+    def __repr__(self) -> str:  # (the expression: gcompile's own messages, no guard)
+        return str(self.expr)
 
 
 def unwrap(value: Any) -> Any:

@@ -115,7 +115,8 @@ def _reduced_shape(shape: tuple, axis: Any, keepdims: bool) -> tuple:
 
 
 def cumulative_shape(shape: tuple, axis: Any, keepdims: bool) -> tuple:
-    return (product_of(shape),) if axis is None else tuple(shape)
+    """A scan's shape: its operand's, flattened without an axis (a 0-d one's: one element)."""
+    return (product_of(shape),) if axis is None or not shape else tuple(shape)
 
 
 def _small_probe(x: TensorMeta) -> Any:

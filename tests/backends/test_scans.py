@@ -71,3 +71,8 @@ def test_a_scan_in_a_loop_body_is_part_of_the_loop_program():
     compiled(x, 4)
     assert "_scans.last_axis" in compiled.code
     assert "interpreter" not in compiled.code
+
+
+def test_scans_numba_cannot_run_and_of_0d_values_are_numpys():
+    check(lambda x: (np.cumsum(x), np.cumprod(x, axis=0)), np.ones(4, np.float16))
+    check(lambda x: (np.cumsum(x.sum(), axis=0), np.cumprod(x.sum(), axis=-1)), np.ones(3))

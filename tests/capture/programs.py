@@ -277,6 +277,22 @@ class Derived(Base):
             self.__v += i
         return self.__v
 
+    def keyword(self, n):
+        options = dict(__a=1)
+        total = 0
+        for _ in range(n):
+            total += "__a" in options
+        return total
+
+    def helper(self, n):
+        def __twice(v):
+            return 2 * v
+
+        total = 0
+        for i in range(n):
+            total += __twice(i)
+        return total
+
 
 def iterable_reads_carried(n):
     for x in [n, u]:  # noqa: F821 - raises: u is unbound when the list is built

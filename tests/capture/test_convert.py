@@ -177,6 +177,10 @@ def test_methods():
     ours, theirs = p.Derived(), p.Derived()
     assert converted.function(ours, 5) == theirs.private(5) == 10
     assert vars(ours) == vars(theirs) == {"_Derived__v": 10}
+    converted = convert(p.Derived.keyword)  # (a call's keywords are not mangled)
+    assert converted.function(p.Derived(), 3) == p.Derived().keyword(3) == 3
+    converted, why = convert_or_reason(p.Derived.helper)  # (a nested def: refused, as before)
+    assert converted is None and "`__twice`" in why
 
 
 def test_declined_functions_have_reasons():

@@ -551,8 +551,9 @@ class _ProgramLowering(
             self.made[variable] = (tuple(meta.shape), meta.dtype, memory_order(meta.layout))
 
     def scan(self, node: Node) -> None:
-        """A scan (``np.cumsum``, ``np.maximum.accumulate``): the loop of ``scans`` on views of the operand and the
-        result with the axis moved last (all of a flattened operand: one axis)."""
+        """A scan (``np.cumsum``, ``np.maximum.accumulate``): the loop of ``scans`` on
+        views of the operand and the result with the axis moved last (all of a flattened
+        operand: one axis)."""
         (x,) = node.args
         if not isinstance(x, Node) or x.meta.ndim == 0:
             raise NoTemplate(f"{node.target.name} of a scalar in a loop body")
