@@ -195,6 +195,9 @@ def test_an_int_argument_and_clip_bounds_beyond_the_dtype_are_compared_exactly()
         for e, a in zip(_compared_with_an_int_argument(x, n), fn(x, n)):
             np.testing.assert_array_equal(a, e, strict=True)
     check(lambda x: (np.clip(x, -1, 300), np.clip(x, 3, 300), np.clip(x, -5, None)), x)
+    clipped = gcompile.compile(lambda x, n: np.clip(x, 1, n), fullgraph=True)
+    for n in (5, 6, 200, 300, 2**40):  # (run-time bounds past uint8: clamped, not wrapped)
+        np.testing.assert_array_equal(clipped(x, n), np.clip(x, 1, n), strict=True)
     check(lambda x: np.clip(x, -200, 100), x.astype(np.int8))
 
 

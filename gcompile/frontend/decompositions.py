@@ -139,18 +139,25 @@ _NO_VALUE = getattr(np, "_NoValue", object())
 def _clip(rec, a, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE):  # noqa: A002
     low = min if a_min is _NO_VALUE else a_min
     high = max if a_max is _NO_VALUE else a_max
-    low, high = (None if b is _NO_VALUE else _within(a, b) for b in (low, high))
+    low, high = (None if b is _NO_VALUE else _within(rec, a, b) for b in (low, high))
     return rec.call(CLIP, a, low, high)
 
 
-def _within(a, bound):
+def _within(rec, a, bound):
     """A Python int bound of an integer array's clip brought into its dtype's range (NumPy
     compares exactly: ``np.clip(u8, -1, 300)`` keeps every value; a kernel would cast -1 to
-    255)."""
-    if type(bound) is not int or np.dtype(getattr(a, "dtype", np.int64)).kind not in "iu":
+    255); one known at run time only, clamped there, a Python int still."""
+    if np.dtype(getattr(a, "dtype", np.int64)).kind not in "iu":
         return bound
     info = np.iinfo(a.dtype)
-    return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
+    if type(bound) is int:
+        return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
+    if isinstance(bound, SymInt):
+        bound = rec.symint_value(bound.expr)
+    if not (isinstance(bound, TracedArray) and bound.meta.weak and bound.dtype.kind == "i"):
+        return bound
+    clamped = np.minimum(np.maximum(bound, int(info.min)), int(info.max))
+    return rec.call(PYTHON_SCALAR, clamped, kind="int")
 
 
 def _isclose(rec, a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
