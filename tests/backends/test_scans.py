@@ -44,7 +44,7 @@ def _compare(source, axis, result=None) -> None:
 
 def test_the_scan_loop_gives_numpys_bits():
     """(Each dtype, rank and layout is a Numba compile of its own, cached on disk: few forms.)"""
-    for dtype in (np.float64, np.float32, np.int8, np.uint8, np.int32, np.bool_, np.complex128):
+    for dtype in (np.float64, np.float32, np.int8, np.bool_, np.complex128):
         for axis in (None, 0, -1):
             _compare(_values(dtype), axis)
     for dtype in (np.float64, np.int8):
@@ -61,7 +61,7 @@ def _scans_in_a_loop(x, n):
     for i in range(n):
         total += np.cumsum(x[i], axis=0) - np.cumprod(x[i] * 0.5, axis=1)
         rows = rows + np.cumsum(x[i].T)[: x.shape[2]] + np.maximum.accumulate(x[i, 0])
-    return total, rows, np.cumsum(x, axis=1)
+    return total, rows
 
 
 def test_a_scan_in_a_loop_body_is_part_of_the_loop_program():
