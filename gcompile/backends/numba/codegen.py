@@ -128,12 +128,17 @@ def loop_kernel(kernel: FusedKernel, fastmath: bool = False) -> Kernel:
     """The plain loop nest of ``kernel``, before the rewrites."""
     for node in kernel.graph.nodes:
         dtype = getattr(node.meta, "dtype", None)
-        if dtype is not None and dtype.kind in "fc" and dtype.itemsize not in (4, 8, 16):
+        if dtype is not None and without_arithmetic(dtype):
             raise NoTemplate(f"{dtype} (Numba has no {dtype} arithmetic)")
     try:
         return lower(kernel, fastmath, _range_limited)
     except Unsupported as missing:
         raise NoTemplate(str(missing)) from None
+
+
+def without_arithmetic(dtype: np.dtype) -> bool:
+    """Whether Numba has no arithmetic for ``dtype`` (float16, longdouble)."""
+    return dtype.kind in "fc" and dtype.itemsize not in (4, 8, 16)
 
 
 def _range_limited(nodes: list) -> bool:

@@ -22,6 +22,7 @@ from numba.extending import overload
 from ...ir import ops
 from ...ir.graph import Node
 from . import scalar as _s
+from .codegen import without_arithmetic
 
 SUM, PRODUCT, MAXIMUM, MINIMUM = range(4)  # how a scan combines (``last_axis``'s ``kind``)
 _OF_UFUNC = {np.maximum: MAXIMUM, np.minimum: MINIMUM}
@@ -34,7 +35,7 @@ def kind_of(node: Node) -> int | None:
         return None
     operand = node.args[0] if node.args else None
     dtypes = [node.meta.dtype, getattr(getattr(operand, "meta", None), "dtype", None)]
-    if any(d is not None and d.kind in "fc" and d.itemsize not in (4, 8, 16) for d in dtypes):
+    if any(d is not None and without_arithmetic(d) for d in dtypes):
         return None
     if node.target is ops.ACCUMULATE:
         return _OF_UFUNC.get(node.kwargs["ufunc"]) if node.meta.dtype.kind in "biuf" else None
