@@ -258,8 +258,66 @@ def test_a_name_bound_in_one_branch_only_is_unbound_after_it_as_in_python():
                 seen = x[i]
         return seen
 
-    with pytest.raises(gcompile.UnsupportedError):  # (read after: the trace cannot say)
-        gcompile.compile(last_positive, fullgraph=True)(np.ones(3))
+    compiled = gcompile.compile(last_positive, fullgraph=True)  # (a flag beside it: unbound.py)
+    assert compiled(np.array([1.0, -2.0, 3.0, -4.0])) == 3.0
+    for x in (-np.ones(5), np.zeros(2), np.array([np.nan, -1.0])):
+        with pytest.raises(UnboundLocalError, match="local variable 'seen'"):
+            compiled(x)
+    assert compiled(np.array([-1.0, 2.0])) == 2.0 and compiled.stats["traces"] == 1
+
+
+def signed(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            s = 1.0
+        elif x[i] < 0:
+            s = -1.0
+        out[i] = s * x[i]  # (a zero or NaN keeps the sign before it; a first one raises)
+    return out
+
+
+def doubled_or_negated(a):
+    t = a.sum()
+    if t > 0:
+        r = t * 2
+    elif t < 0:
+        r = -t
+    return r
+
+
+def test_names_bound_on_some_paths_stay_in_the_graph_and_raise_where_python_does():
+    x = np.array([0.5, 0.0, -2.0, np.nan, 3.0])
+    check(signed, x)
+    check(doubled_or_negated, x[:3])
+    cases = ((signed, x[::-1].copy(), x[1:]), (signed, x, np.full(3, np.nan)))
+    for fn, bound, unbound in (*cases, (doubled_or_negated, x[:3], x[:2] * 0)):
+        compiled = gcompile.compile(fn, fullgraph=True)
+        assert compiled(bound) is not None
+        with pytest.raises(UnboundLocalError, match="cannot access local variable '[sr]'"):
+            compiled(unbound)
+        assert compiled.stats["traces"] == 1
+
+
+def settles_after_a_break(X):
+    c = X[:3]
+    for _ in range(3):
+        if c.sum() > 100:
+            break
+        c = np.ones((3, 2)) * 50
+    return c
+
+
+def test_branches_giving_shapes_equal_at_these_sizes_only_run_in_python():
+    """(f64[min(s0,3),s1] and f64[3,2]: the cond's node crashed, "a gcompile bug".)"""
+    X = np.ones((6, 2))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = gcompile.compile(settles_after_a_break)(X)
+    assert np.array_equal(result, settles_after_a_break(X))
+    assert [str(w.message).split(":")[0] for w in caught] == [
+        "gcompile breaks the graph of settles_after_a_break"
+    ]
 
 
 def sqrt_while(a, tol=1e-10):

@@ -108,6 +108,16 @@ def test_an_arrays_rows_taken_before_a_write_keep_their_values():
     check(rows_then_written, RNG.random(4))
 
 
+def rows_by_index(a, ids):
+    return np.array([a[i] for i in ids]), np.array([a[i, 0] * 2 for i in ids])
+
+
+def test_rows_gathered_by_an_index_array_are_one_loop():
+    """(Sweep H's k-means: its first row, traced and rolled back, was left among the regions
+    read at data positions, and the write of the next trip crashed on it.)"""
+    check(rows_by_index, RNG.random((6, 2)), np.array([0, 2, 4, -1]))
+
+
 def test_comprehensions_the_loop_cannot_take_run_as_written():
     check(mixed_first_element, RNG.random(6))  # (NumPy promotes the int to float)
     check(filtered, RNG.random(7))

@@ -422,6 +422,22 @@ def raise_if(test: Any, make: Callable[[], Any], negate: bool = False, built: bo
         raise make()
 
 
+def bound(value: Any, flag: Any, name: str) -> Any:
+    """``value``, the value of ``name`` read where an ``if`` may have left it unbound;
+    ``flag`` tells whether it is bound (``unbound.py``). Raises UnboundLocalError as Python
+    does where it is not; a traced flag is offered to the handler's ``capture_bound`` (a
+    check of the data)."""
+    if flag is True:
+        return value
+    capture = getattr(_HANDLER.get(), "capture_bound", None)
+    if capture is not None and capture(flag, name) is not NotImplemented:
+        return value
+    if not flag:
+        message = f"cannot access local variable '{name}' where it is not associated with a value"
+        raise UnboundLocalError(message)
+    return value
+
+
 def python_effect(reason: str, *reached: Any, since: Any = None) -> None:
     """A statement that may change Python state outside the function follows (``effects``;
     ``reached``: the object it starts from and the steps to the one it changes, if known;

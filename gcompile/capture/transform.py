@@ -67,6 +67,7 @@ from .returns import merge_returns
 from .runtime import MATH_MODULE
 from .scopes import NonLocalNames, function_names, identifiers, parameter_names, scan
 from .tables import Tables
+from .unbound import track_unbound
 
 RUNTIME = "__gc_rt"
 CALL = "__gc_call"
@@ -133,6 +134,7 @@ def rewrite(
     lift_loop_else(function)
     result.raises = guard_raises(function, RUNTIME)
     desugar_exits(function)
+    track_unbound(function, RUNTIME)
     unpack_targets(function, RUNTIME)
     local = function_names(function).local | parameter_names(function.args)
     _Rewriter(result, frozenset(local)).scope(function)

@@ -32,12 +32,13 @@ import numpy as np
 
 from ..capture import UNDEFINED
 from ..capture.returns import RESULT
+from ..capture.unbound import flag_of
 from ..errors import user_source
 from ..ir import ops
 from ..ir.alias import shared_with_written, written_placeholders
 from ..ir.control import Cond, LoopNote, WhileLoop
 from ..ir.graph import Graph, Node
-from ..ir.meta import TensorMeta
+from ..ir.meta import WEAK_ZERO, TensorMeta, meta_of
 from ..ir.shape_env import data_sizes_in
 from .carried import value_meta
 from .comprehensions import capture_array, capture_sum
@@ -215,6 +216,16 @@ class ControlTracer(LoopTracer):
         tracer.raise_unless(ok, *raised)
         return None
 
+    def capture_bound(self, flag, name: str):
+        """A read of ``name`` where a branch may have left it unbound, its ``flag`` a traced
+        bool: a ``raise_unless`` node raising UnboundLocalError as Python does; else
+        NotImplemented (Python's test)."""
+        if not self.tracer.is_traced(flag) or flag.ndim != 0:
+            return NotImplemented
+        message = f"cannot access local variable '{name}' where it is not associated with a value"
+        self.tracer.raise_unless(flag, "UnboundLocalError", message)
+        return None
+
     def capture_while(self, test, body, carried, info):
         """``while test(*carried): carried = body(*carried)``: the carried values after it, or
         ``NotImplemented`` to run it in Python (its test is not a traced value before it)."""
@@ -344,6 +355,7 @@ class ControlTracer(LoopTracer):
             self.trace_graph(run, inits, metas, names, frozenset(), source, role)
             for run, role in zip(branches, ("then", "else"))
         ]
+        _fill_flagged(traced, names)
         kept = [i for i in range(len(names)) if all(o[i] is not UNDEFINED for _, o in traced)]
         outputs = [[outs[i] for i in kept] for _, outs in traced]
         for i, position in enumerate(kept):
@@ -432,6 +444,32 @@ class ControlTracer(LoopTracer):
         return tuple(operands)
 
 
+def _fill_flagged(traced: list, names: tuple) -> None:
+    """Where one branch leaves a name unbound that the other binds and the name has a flag
+    (``capture/unbound.py``: a read checks it), that branch gives it a zero of the other's
+    type (of a known shape), so that the name stays one value of the graph."""
+    for i, name in enumerate(names):
+        sides = [outs[i] for _, outs in traced]
+        if flag_of(name) not in names or [side is UNDEFINED for side in sides].count(True) != 1:
+            continue
+        empty = sides.index(UNDEFINED)
+        frame, outs = traced[empty]
+        zero = _zero_of(frame.graph, value_meta(sides[1 - empty]))
+        if zero is not None:
+            outs[i] = zero
+
+
+def _zero_of(graph: Graph, meta: TensorMeta):
+    """A zero of ``meta``'s type: a literal for a scalar, a constant of ``graph`` for an array
+    of a fixed shape; None for one whose shape has sizes."""
+    if meta.scalar:
+        return WEAK_ZERO[meta.dtype.kind] if meta.weak else meta.dtype.type(0)
+    if not all(isinstance(size, int) for size in meta.shape):
+        return None
+    value = np.zeros(meta.shape, meta.dtype)
+    return graph.constant(value, meta_of(value))
+
+
 def outputs_written(traced: list, i: int) -> bool:
     """Whether some branch writes carried value ``i``'s placeholder in place (and returns it)."""
     for frame, outs in traced:
@@ -461,6 +499,9 @@ def _agree(traced: list, outputs: list, i: int, name: str, env) -> None:
     metas = [value_meta(v) for v in values]
     if not _same_shape(metas[0], metas[1], name, env) or metas[0].scalar != metas[1].scalar:
         raise Declined(f"the branches give {name!r} different shapes")
+    if len({m.map_sizes(env.simplify).shape for m in metas}) != 1:
+        # (f64[min(s0,3),s1] and f64[3,2]: one shape at the traced sizes, not as expressions)
+        raise Declined(f"the branches give {name!r} shapes that agree at these sizes only")
     if metas[0].dtype == metas[1].dtype and metas[0].weak == metas[1].weak:
         return
     if name.startswith(RESULT) and metas[0].weak != metas[1].weak:

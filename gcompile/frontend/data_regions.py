@@ -33,6 +33,11 @@ class DataRegions:
         """Record ``region``, an ``element`` node of one or more axes."""
         self.taken.add(region)
 
+    def forget(self, erased: set) -> None:
+        """Drop the regions among ``erased`` nodes (a trace rolled back)."""
+        self.taken -= erased
+        self.stale -= erased
+
     def indexed(self, region: Any, index: Any) -> Any:
         """``region[index]`` read from the region's array at once (``A[k][j]``: one element
         of ``A``, not a copy of its row first), for a region of whole axes not written since

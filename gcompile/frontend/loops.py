@@ -225,6 +225,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         erased = set(erased)
         tracer = self.tracer
         tracer._constants = {k: v for k, v in tracer._constants.items() if v[1] not in erased}
+        tracer.regions.forget(erased)
         frame = self.frame
         while frame is not None:
             frame.lifted = {k: v for k, v in frame.lifted.items() if v not in erased}

@@ -168,7 +168,8 @@ def weak_dtype(value: bool | int | float | complex) -> np.dtype:
     return np.dtype(np.complex128)
 
 
-_WEAK_ZERO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+# the zero of each kind as a Python scalar
+WEAK_ZERO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
 def dtype_probe(x: Any, zero_d: bool = False) -> Any:
@@ -183,7 +184,7 @@ def dtype_probe(x: Any, zero_d: bool = False) -> Any:
     if not isinstance(x, TensorMeta):
         return x
     if x.weak:
-        return _WEAK_ZERO[x.dtype.kind]
+        return WEAK_ZERO[x.dtype.kind]
     if x.scalar:
         return x.dtype.type(0)
     if zero_d:

@@ -354,3 +354,35 @@ def calls_with_an_if(x):
     if x > 0:
         x = only_an_if(x)
     return x
+
+
+def one_sided_forms(xs, k):
+    """Names an ``if`` binds on one side only, in every plain form (they get flags)."""
+    total = 0
+    for x in xs:
+        if x > k:
+            a, (b, c) = x, (x + 1, x + 2)
+            d: int = x
+        elif x < -k:
+            for e in range(x, 0):
+                pass
+        if x == 0:
+            f = 1
+        if x % 2:
+            f += 1  # (read first: raises where no branch bound f)
+        total += a + b + c + d
+    return total, e, f
+
+
+def left_as_written(xs):
+    """Names an ``if`` binds on one side only that keep no flag: read by a nested scope,
+    deleted, bound by a walrus."""
+    for x in xs:
+        if x > 0:
+            g = x
+            h = x
+            if (w := x) > 1:
+                del h
+        if x < 0:
+            v = [g * 2 for _ in range(2)]
+    return g, (lambda: g)(), w, v
