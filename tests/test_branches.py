@@ -14,7 +14,7 @@ import gcompile
 from bench.data_programs import crc16
 from gcompile.capture import runtime
 from gcompile.ir.control import Cond, WhileLoop
-from gcompile.ir.subgraph import walk
+from gcompile.ir.subgraph import loop_of, walk
 
 from .support import check
 
@@ -228,10 +228,23 @@ def clamped_extremes(x, v):
     return max(x.max(), 0.0) + min(abs(x.min()), 10.0) + max(v.sum(), 3) - min(2, v[0], v[1]) + pair
 
 
+def max_drawdown(vals):
+    """Sweep H's drawdown: ints that the floats of the data replace, carried by the loop."""
+    mdd, cur_max = 0, 0
+    for level in vals:
+        cur_max = max(cur_max, level)
+        mdd = max((cur_max - level) / cur_max, mdd)
+    return -mdd
+
+
 def test_max_and_min_of_traced_scalars_and_python_numbers_are_selects():
     check(clamped_extremes, RNG.random(5) - 0.7, np.array([1, 5, 2]))
     check(clamped_extremes, np.array([np.nan, 1.0]), np.array([-4, -9]))
     check(clamped_extremes, np.full(4, 20.0), np.array([7, 0]))
+    for vals in (RNG.random(50) + 0.5, np.array([2.0, 1.0, 3.0, 0.5]), np.array([0.0, -1.0])):
+        check(max_drawdown, vals)  # (it unrolled: the int carried was traced beside floats)
+    graph = gcompile.trace(max_drawdown, RNG.random(50))
+    assert [loop_of(node) is not None for node in graph.nodes].count(True) == 1
 
 
 def row_scales(a, v):

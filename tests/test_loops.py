@@ -490,10 +490,13 @@ def sorted_sieve(n):
 
 def test_many_branches_of_an_unrolled_loop_are_refused_before_numba_compiles_them():
     """A whole program of branches compiles about 35 ms a branch: past MAX_BRANCHES (a sieve
-    to 10000 has 99) it runs eagerly; a host that would compile each on its own refuses past
+    to 10000 has 99; the trace stops at the 65th) it runs eagerly; a host that would compile each on its own refuses past
     MAX_SEPARATE_BRANCHES (a loop unrolled with np.sort after it: 30 branches); a short one
     compiles."""
-    for fn, n, says in ((sieve, 10_000, "99 branches"), (sorted_sieve, 1000, "30 branches")):
+    for fn, n, says in (
+        (sieve, 10_000, "more than 64 branches"),
+        (sorted_sieve, 1000, "30 branches"),
+    ):
         compiled = gcompile.compile(fn)
         with pytest.warns(gcompile.GcompileWarning, match="too large to compile"):
             np.testing.assert_array_equal(compiled(n), fn(n))

@@ -125,6 +125,7 @@ def rewrite(
     function of which ``is_module(name)`` says it is a module (``np.sum(...)`` stays).
     """
     result = Rewrite()
+    track_unbound(function, RUNTIME)  # (on the user's own statements, before they move)
     split_lists(function)
     loop_comprehensions(function)
     result.effects = mark_effects(function, RUNTIME)
@@ -134,7 +135,6 @@ def rewrite(
     lift_loop_else(function)
     result.raises = guard_raises(function, RUNTIME)
     desugar_exits(function)
-    track_unbound(function, RUNTIME)
     unpack_targets(function, RUNTIME)
     local = function_names(function).local | parameter_names(function.args)
     _Rewriter(result, frozenset(local)).scope(function)

@@ -32,6 +32,7 @@ from .liveness import _Definite, _meet
 from .scopes import parameter_names, scan, target_names
 
 FLAG = "__gc_ok_"
+GENERATED = "__gc_"  # (the names earlier rewrites made: their own rules keep them bound)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -48,7 +49,7 @@ def track_unbound(function: ast.FunctionDef, runtime: str) -> frozenset[str]:
     for stmt in function.body:
         bindings.visit(stmt)
     names = frozenset(_one_sided(function) & (bindings.plain - bindings.other))
-    names &= frozenset(scan(function.body).loads)
+    names &= frozenset(n for n in scan(function.body).loads if not n.startswith(GENERATED))
     if not names:
         return names
     _Reads(names, runtime).visit(function)

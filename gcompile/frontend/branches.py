@@ -36,7 +36,7 @@ from ..capture.unbound import flag_of
 from ..errors import user_source
 from ..ir import ops
 from ..ir.alias import shared_with_written, written_placeholders
-from ..ir.control import Cond, LoopNote, WhileLoop
+from ..ir.control import MAX_BRANCHES, Cond, LoopNote, WhileLoop
 from ..ir.graph import Graph, Node
 from ..ir.meta import WEAK_ZERO, TensorMeta, meta_of
 from ..ir.shape_env import data_sizes_in
@@ -105,11 +105,27 @@ class ControlTracer(LoopTracer):
         source = _source_of(info)
         if self._declined_early(info, source, "branch"):
             return NotImplemented
+        self._check_branch_count()
 
         def attempt():
             return self._cond(test, (then, orelse), tuple(carried), info, source)
 
         return self._capturing(source, "branch", attempt)
+
+    def _check_branch_count(self) -> None:
+        """Refuse a function whose graph already holds ``MAX_BRANCHES`` branches (a loop
+        unrolled at trace time, an ``if`` of the data a trip): its one program would take Numba
+        seconds to compile, and tracing the trips left would take seconds more."""
+        graph = self.tracer.graph
+        if self.unroll_all or not self.is_top(graph):  # (unrolling was asked for)
+            return
+        if sum(isinstance(node.target, Cond) for node in graph.nodes) >= MAX_BRANCHES:
+            self.tracer.refuse(
+                "a function too large to compile",
+                detail=f"more than {MAX_BRANCHES} branches, each an `if` of the data in a loop "
+                "unrolled at trace time",
+                hint="keep its loops rolled: see explain() for why a loop was unrolled",
+            )
 
     def capture_array(self, function, element, start, stop, step, info, args, kwargs):
         """``np.array([element(i) for i in range(...)])``: one loop (``comprehensions``)."""

@@ -22,6 +22,7 @@ from .data_lengths import LengthFromData
 from .list_rows import GrowingList
 from .math_calls import math_call
 from .symint import SymInt
+from .traced_array import TracedArray
 
 
 class PythonBuiltins:
@@ -85,9 +86,8 @@ class PythonBuiltins:
         traced = [a for a in args if self.tracer.is_traced(a)]
         if kwargs or len(args) < 2 or not traced or any(a.ndim for a in traced):
             return NotImplemented
-        if len({a.dtype for a in traced}) != 1 or not all(
-            self.tracer.is_traced(a) or _fits(a, traced[0].dtype) for a in args
-        ):
+        strong = {a.dtype for a in traced if not a.meta.weak} or {a.dtype for a in traced}
+        if len(strong) != 1 or not all(_fits(a, *strong) for a in args):
             return NotImplemented
         result = args[0]
         for value in args[1:]:
@@ -180,9 +180,13 @@ def _new_array(tracer, args: tuple, kwargs: dict) -> Any:
 
 
 def _fits(value: Any, dtype: np.dtype) -> bool:
-    """Whether a Python number beside traced scalars of ``dtype`` in ``max``/``min`` keeps
-    their type (an int beside ints or floats, a float beside floats): whichever wins, the
-    value is the same."""
+    """Whether a value beside traced scalars of ``dtype`` in ``max``/``min`` keeps their type:
+    one of them; a Python number (as a traced one, weak: ``m = 0`` carried by a loop) an int
+    beside ints or floats, a float beside floats: whichever wins, the value is the same."""
+    if isinstance(value, TracedArray):
+        if not value.meta.weak:
+            return value.dtype == dtype
+        value = value.dtype.type(0).item()
     if type(value) is int:
         return dtype.kind in "iuf"
     return type(value) is float and dtype.kind == "f"

@@ -148,6 +148,12 @@ class ForRange(_Carrying, SubgraphOp):
         return f"<for_range {self.index}>"
 
 
+# The most branches (each ``if`` of the data a loop unrolled at trace time left: a sieve's
+# ``if mask[j]``) one graph may hold: compiled in one program, about 35 ms of Numba's time each;
+# a trace reaching more is refused there, before it unrolls further.
+MAX_BRANCHES = 64
+
+
 @dataclass(eq=False)
 class Cond(_Carrying, SubgraphOp):
     """``if predicate: then else: orelse`` on a traced value, each branch a graph::

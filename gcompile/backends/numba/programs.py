@@ -52,7 +52,7 @@ from numba.core import types as nbtypes
 
 from ...errors import UnsupportedError
 from ...ir import ops
-from ...ir.control import Cond
+from ...ir.control import MAX_BRANCHES, Cond
 from ...ir.graph import Graph, Node
 from ...ir.kernel import FusedKernel
 from ...ir.meta import TupleMeta
@@ -223,10 +223,8 @@ def check_program_budget(graph: Graph) -> None:
 MAX_PROGRAM_STATEMENTS = 600
 
 
-# The most branches (each ``if`` of the data a loop unrolled at trace time left: a sieve's
-# ``if mask[j]``) a graph may compile: in one program, about 35 ms of Numba's time each; each a
-# function of its own (a host staying Python), about 0.3 s each.
-MAX_BRANCHES = 64
+# The most branches a graph may compile each as a function of its own (a host staying Python):
+# about 0.3 s each (one program takes ``control.MAX_BRANCHES``, about 35 ms of Numba's each).
 MAX_SEPARATE_BRANCHES = 24
 
 
