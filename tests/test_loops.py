@@ -473,6 +473,28 @@ def test_a_loop_body_past_the_statement_budget_is_refused_with_its_line():
     assert "test_loops.py" in compiled.refusals[-1].detail
 
 
+def from_an_initial_guess(A, b):
+    """Sweep H's Gauss-Seidel: arrays of Python numbers, written with traced values."""
+    x = np.array([4, 4, 5], float)
+    flags = np.asarray((0, 0))
+    for _ in range(3):
+        for i in range(3):
+            x[i] = (b[i] - A[i, i - 1] * x[i - 1] - A[i, i - 2] * x[i - 2]) / A[i, i]
+    flags[1] = b.sum() > 100
+    return x, flags, np.array([2, 3])
+
+
+def test_arrays_of_python_numbers_written_with_traced_values_are_the_graphs():
+    A = np.array([[9.0, 8, 9], [5, 10, 4], [2, 4, 8]])
+    b = np.array([170.0, 117, 98])
+    check(from_an_initial_guess, A, b)
+    compiled = gcompile.compile(from_an_initial_guess, fullgraph=True)
+    for scale in (1.0, 0.5, 1.0):  # (made afresh on each call: no call sees another's writes)
+        for got, expected in zip(compiled(A, b * scale), from_an_initial_guess(A, b * scale)):
+            np.testing.assert_array_equal(got, expected)
+    assert compiled.stats["traces"] == 1
+
+
 def sieve(n):
     """The scipy lecture notes' prime sieve: ``mask[j * j :: j]`` needs ``j`` as an int, so
     the loop is unrolled, one ``if`` of the data per trip."""

@@ -59,22 +59,44 @@ def trace(
             cannot be unrolled); False: no conversion, every loop unrolled.
     """
     in_python: set = set()  # loops whose body values escaped them: run in Python
+    literals = False  # np.array of Python numbers made as arrays of the graph
     while True:
         try:
             return _trace_once(
-                fn, name, leaves, is_input, values, rebuild, dynamic, budget, loops, in_python
+                fn,
+                name,
+                leaves,
+                is_input,
+                values,
+                rebuild,
+                dynamic,
+                budget,
+                loops,
+                in_python,
+                literals,
             )
         except LoopEscape as escape:
             if escape.source is None or escape.source in in_python:
                 raise UnsupportedError(str(escape), escape.source) from None
             in_python.add(escape.source)
+        except LiteralsWritten:
+            literals = True
+
+
+class LiteralsWritten(Exception):
+    """A trace wrote a traced value into an array NumPy made from Python numbers in the
+    function (``x0 = np.array([4.0, 4, 5])``, then ``x0[i] = ...``: NumPy's "setting an array
+    element with a sequence"): the function is traced again with those arrays the graph's
+    (``Tracer.literal_array``)."""
 
 
 def _trace_once(
-    fn, name, leaves, is_input, value_paths, rebuild, dynamic, budget, loops, in_python
+    fn, name, leaves, is_input, value_paths, rebuild, dynamic, budget, loops, in_python, literals
 ) -> Graph:
-    """One trace of ``fn`` (see ``trace``), the loops at ``in_python`` run in Python."""
+    """One trace of ``fn`` (see ``trace``), the loops at ``in_python`` run in Python, arrays
+    of Python numbers the graph's when ``literals``."""
     tracer = Tracer(name, dynamic, budget)
+    tracer.literals_traced = literals
     tracer.loops.unroll_all = loops == "unroll"
     tracer.loops.in_python = in_python
     converted, why = capture.convert_or_reason(fn) if loops else (None, "option loops=False")
@@ -99,6 +121,8 @@ def _trace_once(
             refusal.lines = refusal.lines or _lines_in(function, refusal.__traceback__)
             raise
         except Exception as error:
+            if _literal_written(error, tracer):
+                raise LiteralsWritten() from None
             refusal = _refusal_of(error, tracer)
             if refusal is None:
                 raise
@@ -124,6 +148,14 @@ def _trace_once(
     if env.replacements or env.loops and env.guards:  # (a loop body guards simple sizes:
         _rederive(tracer.graph)  # ``min(s0, 3)`` recorded before it is 3 from then on)
     return tracer.graph
+
+
+def _literal_written(error: Exception, tracer: Tracer) -> bool:
+    """Whether ``error`` may be NumPy's, writing a traced value into an array it made from
+    Python numbers, in a trace that left those arrays NumPy's."""
+    sequence = "setting an array element with a sequence"
+    written = isinstance(error, ValueError) and str(error).startswith(sequence)
+    return written and tracer.made_literals and not tracer.literals_traced
 
 
 _OWN_ERRORS = (RecursionError, DataSizeError)  # (refused for what they are: no chained cause)

@@ -208,6 +208,9 @@ def _call_site() -> CallSite:
     return CallSite(frame.f_code.co_filename, frame.f_lineno, function, frame.f_globals)
 
 
+_ARRAY_MAKERS = (np.array, np.asarray)  # (NumPy's own: the names are patched while tracing)
+
+
 def _conversion_patch(func: Callable, decomposition: Decomposition) -> Callable:
     @functools.wraps(func)
     def patched(*args: Any, **kwargs: Any) -> Any:
@@ -225,7 +228,10 @@ def _conversion_patch(func: Callable, decomposition: Decomposition) -> Callable:
             else:
                 kwargs = {**kwargs, next(iter(kwargs)): array}
             return tracer.numpy.decompose(func, decomposition, args, kwargs)
-        return func(*args, **kwargs)
+        made = func(*args, **kwargs)
+        if func in _ARRAY_MAKERS and isinstance(first, (list, tuple)):
+            return tracer.literal_array(made)
+        return made
 
     return patched
 

@@ -70,6 +70,9 @@ class Tracer(Indices):
         self.reruns_on: dict[type, str] = {}
         # graph -> [(a branch's output, the memories it may be: ``alias.chosen_memories``)]
         self.choices: dict[Graph, list] = {}
+        # ``np.array([4.0, 4, 5])``: made by NumPy (False) or as the graph's (``literal_array``)
+        self.literals_traced = False
+        self.made_literals = False
 
     # -- refusals -----------------------------------------------------------------------------------
     def refuse(self, construct: str, hint: str = "", detail: str = "", source: str = "") -> None:
@@ -141,6 +144,19 @@ class Tracer(Indices):
         if reason:
             self.refuse(f"a constant array of {reason}")
         return self._constant(value if isinstance(value, np.ndarray) else array)
+
+    def literal_array(self, array: np.ndarray) -> Any:
+        """``array``, made by ``np.array`` or ``np.asarray`` from Python numbers in the
+        function: as NumPy made it, unless an earlier trace found such an array written with
+        traced values (``function.LiteralsWritten``): then an array of the graph, made afresh
+        on each call and holding those numbers."""
+        self.made_literals = True
+        if not self.literals_traced or unsupported_dtype_reason(array.dtype):
+            return array
+        empty = getattr(np.empty, "__wrapped__", np.empty)  # (NumPy's, not its tracing patch)
+        fresh = self.numpy.creation(empty, (array.shape, array.dtype), {})
+        fresh[...] = array
+        return fresh
 
     def sequence_as_array(self, value: list | tuple) -> TracedArray:
         """``np.asarray(value)`` for a (nested) list or tuple holding traced values: NumPy's

@@ -347,7 +347,8 @@ def _loops_in_place(graph: Graph, notes: list) -> bool:
             if why_not is None and _shared(node, position):
                 why_not = "the loop reads that memory through another argument too"
             if why_not:
-                notes.append(f"%{node.name} copies %{argument.name} before it runs: {why_not}")
+                what = f"%{argument.name}" if isinstance(argument, Node) else repr(argument)
+                notes.append(f"%{node.name} copies {what} before it runs: {why_not}")
                 continue
             loop.in_place = loop.in_place | {position}
             notes.append(f"%{node.name} carries %{argument.name} in its own memory")
