@@ -385,3 +385,16 @@ def test_a_region_at_a_data_position_indexed_again_is_one_element_read():
     regions = [n for n in reads if n.meta.ndim]
     assert all(r.args[0].op == "placeholder" for r in reads)  # (each of A or cube itself)
     assert len(regions) == 3  # (row, cube[k0][k1], A[k2]; no region read an element from)
+
+
+def new_axes_beside_a_data_index(B, y, i):
+    """``np.newaxis`` beside an int read from the data (sweep H's Viterbi), with ``...``."""
+    k = y[i]  # (the regions returned as copies: NumPy's would be views of B)
+    views = B[None, :, k], B[k, None], B[..., None, k], B[None, k, ..., None], B[..., k]
+    return tuple(view.copy() for view in views)
+
+
+def test_new_axes_beside_an_index_read_from_the_data_are_numpys():
+    B, y = np.arange(35.0).reshape(5, 7), np.array([3, 0, 4])
+    for i in range(3):
+        check(new_axes_beside_a_data_index, B, y, i)

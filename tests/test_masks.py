@@ -203,3 +203,28 @@ def test_a_mask_of_two_axes_and_a_trailing_slice_raises_numpys_index_error():
             warnings.simplefilter("ignore", gcompile.GcompileWarning)  # (refused: eager raises)
             with pytest.raises(IndexError, match="too many indices"):
                 gcompile.compile(fn)(a.copy())
+
+
+def class_statistics(X, labels, data, k):
+    """A mask beside ints and slices (sweep H's k-means and NaN filling): ``X[m, :]`` is
+    ``X[:, :][m]``, ``data[m, i] = v`` writes ``data[:, i]`` where ``m``."""
+    C = np.zeros((k, X.shape[1]))
+    for j in range(k):
+        C[j] = X[labels == j, :].mean(axis=0)
+    for i in range(data.shape[1]):
+        data[np.isnan(data[:, i]), i] = np.nanmean(data[:, i])
+    m = X[:, 0] > 0.5
+    return C, X[m, 0].sum(), X[m, 1:].max(axis=0), X[1, m[:3]].sum(), data
+
+
+def test_a_mask_beside_ints_and_slices_is_a_mask_of_the_view():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (the mean of no element: NaN)
+        for rows, k in ((40, 3), (9, 5)):
+            X, data = dyadic((rows, 3)), dyadic((rows, 4))
+            data[RNG.random((rows, 4)) < 0.25] = np.nan
+            check(class_statistics, X, RNG.integers(0, 4, rows), data, k)
+    compiled = gcompile.compile(lambda a, m: a[m, 1:].sum(), fullgraph=True)
+    for fn in (compiled, lambda a, m: a[m, 1:].sum()):  # (a mask of another length)
+        with pytest.raises(IndexError, match="boolean index did not match"):
+            fn(np.ones((4, 3)), np.ones(3, bool))

@@ -66,6 +66,26 @@ def mask_of(array: TracedArray, index: Any) -> TracedArray | None:
     return index
 
 
+def beside_basic(index: Any) -> tuple[tuple, TracedArray] | None:
+    """``(view index, mask)`` when ``index`` holds one traced 1-d boolean array at a position
+    after ints only, and ints or slices after it (``X[labels == k, :]``, ``data[m, i]``):
+    NumPy's ``X[index]`` is then ``X[view index][mask]``, the view index having a whole slice
+    where the mask was; else None."""
+    if not isinstance(index, tuple):
+        return None
+    masks = [i for i, item in enumerate(index) if isinstance(item, TracedArray) and item.ndim]
+    if len(masks) != 1 or index[masks[0]].dtype != bool or index[masks[0]].ndim != 1:
+        return None
+    at = masks[0]
+    ints = (int, np.integer, SymInt)
+    before, after = index[:at], index[at + 1 :]
+    if not all(isinstance(item, ints) and not isinstance(item, bool) for item in before):
+        return None
+    if not all(isinstance(item, (*ints, slice)) and not isinstance(item, bool) for item in after):
+        return None
+    return (*before, slice(None), *after), index[at]
+
+
 def _same_shape(a: tuple, b: tuple) -> bool:
     return len(a) == len(b) and all(x == y for x, y in zip(a, b))
 

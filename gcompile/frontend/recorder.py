@@ -333,7 +333,10 @@ class Tracer(Indices):
         """``array[index]`` kept at ``array``'s shape when ``index`` is a traced boolean array
         (``masks``); None for any other index."""
         mask = masks.mask_of(array, index)
-        return None if mask is None else masks.MaskedValue(array, mask, user_source())
+        if mask is None:
+            beside = masks.beside_basic(index)  # (X[m, :], X[m, 0]: X[:, 0][m])
+            return None if beside is None else self.gather_by_mask(array[beside[0]], beside[1])
+        return masks.MaskedValue(array, mask, user_source())
 
     def callback(self, function: Callable, args: tuple, kwargs: dict) -> None:
         """Record ``function(*args, **kwargs)``, called for its effect (``print``): a
@@ -382,6 +385,9 @@ class Tracer(Indices):
     def write_by_mask(self, target: TracedArray, index: Any, value: Any) -> bool:
         """Record ``target[index] = value`` when ``index`` is a traced boolean array; False
         (nothing recorded) for any other index."""
+        beside = masks.beside_basic(index)  # (data[m, i] = v: data[:, i][m] = v)
+        if beside is not None:
+            target, index = target[beside[0]], beside[1]
         mask = masks.mask_of(target, index)
         if mask is not None:
             masks.assign(target, mask, value)

@@ -179,6 +179,9 @@ class TracedArray:
         return self._per_trip(self._item, index)
 
     def _item(self, index: Any) -> "TracedArray":
+        added = _new_axes_beside_traced(index, self.ndim)
+        if added is not None:  # (B[None, :, y[i]]: B[:, y[i]][None, :])
+            return self._item(added[0])[added[1]]
         composed = self._tracer.regions.indexed(self, index)
         if composed is not None:  # (A[k][j]: A's element, not a copy of its row)
             return composed
@@ -591,3 +594,31 @@ def holds_traced(value: Any) -> bool:
     if isinstance(value, (list, tuple)):
         return any(holds_traced(v) for v in value)
     return isinstance(value, TracedArray)
+
+
+def _new_axes_beside_traced(index: Any, ndim: int) -> tuple[tuple, tuple] | None:
+    """``(index without its Nones, the index adding their axes to its result)`` when ``index``
+    has ``None`` (``np.newaxis``) beside a traced scalar and otherwise basic items: an int read
+    from the data stays basic indexing, so NumPy's result is the one without the new axes with
+    them put back where they stood; else None."""
+    if not isinstance(index, tuple) or not any(item is None for item in index):
+        return None
+    traced = [item for item in index if isinstance(item, TracedArray)]
+    ellipses = sum(item is Ellipsis for item in index)
+    if not traced or any(item.ndim for item in traced) or ellipses > 1:
+        return None
+    ints = (int, np.integer, TracedArray, SymInt)
+    kept = [item for item in index if item is not None]
+    consumed = sum(item is not Ellipsis for item in kept)
+    positions, axis = [], 0
+    for item in index:
+        if item is None:
+            positions.append(axis)
+        elif not (item is Ellipsis or isinstance(item, (slice, *ints))) or isinstance(item, bool):
+            return None
+        if item is None or isinstance(item, slice):
+            axis += 1
+        elif item is Ellipsis:
+            axis += ndim - consumed
+    total = axis + (0 if ellipses else ndim - consumed)
+    return tuple(kept), tuple(None if a in positions else slice(None) for a in range(total))

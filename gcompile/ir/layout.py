@@ -247,7 +247,7 @@ def expanded_index(index: tuple, ndim: int) -> tuple:
     fill = (slice(None),) * (ndim - consumed)
     if not ellipses:
         return tuple(index) + fill
-    at = index.index(Ellipsis)
+    at = next(i for i, item in enumerate(index) if item is Ellipsis)  # (not ==: traced items)
     return tuple(index[:at]) + fill + tuple(index[at + 1 :])
 
 
