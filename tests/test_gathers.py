@@ -63,8 +63,15 @@ def gather_rows(A, perm):
 
 def written_through(A, k):
     row = A[k[0]]
-    row[0] = 5.0  # NumPy writes A here
+    row[0] = 5.0  # NumPy writes A here (and so does the graph: A's element k[0], 0)
+    A[k[1]][k[0]] += 1.0
     return A
+
+
+def written_then_read(A, k):
+    row = A[k[0]]
+    row[0] = 5.0
+    return row * 2  # (the graph's copy of the row is stale: refused)
 
 
 def read_after_a_write(A, k):
@@ -78,6 +85,8 @@ def test_regions_at_data_positions_agree_with_numpy_and_raise_its_error():
     for k in ([1, 2, 3], [-2, 0, -1], [2, -1, 0]):
         check(regions_at_data_positions, A, np.array(k), cube)
     check(gather_rows, RNG.random((40, 6)), RNG.permutation(40))
+    for k in ([1, 2], [-1, 0], [2, 2]):  # (row[j] = v and A[k][j] += v write A, as NumPy's)
+        check(written_through, RNG.random((3, 3)), np.array(k))
     fn = gcompile.compile(regions_at_data_positions, fullgraph=True)
     with pytest.raises(IndexError, match="out of bounds for axis 0"):
         fn(A, np.array([3, 0, 0]), cube)
@@ -109,7 +118,7 @@ def region_of_a_complex_part_stale(A, k):
 @pytest.mark.parametrize(
     "fn",
     [
-        written_through,
+        written_then_read,
         read_after_a_write,
         read_in_a_loop_that_writes_its_array,
         region_of_a_region_stale,

@@ -13,7 +13,7 @@ import pytest
 import gcompile
 from bench.loop_programs import covariance  # npbench's polybench covariance: v @ M per column
 from gcompile.ir.control import ForRange
-from gcompile.ir.subgraph import walk
+from gcompile.ir.subgraph import loop_of, walk
 
 from .support import check
 
@@ -493,6 +493,24 @@ def test_arrays_of_python_numbers_written_with_traced_values_are_the_graphs():
         for got, expected in zip(compiled(A, b * scale), from_an_initial_guess(A, b * scale)):
             np.testing.assert_array_equal(got, expected)
     assert compiled.stats["traces"] == 1
+
+
+def elementary_automaton(rule, generations, width):
+    """Sweep H's rule 30: an array of Python numbers indexed by traced values."""
+    rules = np.array([int(i) for i in np.binary_repr(rule, 8)])
+    population = np.zeros((generations, width), dtype=int)
+    population[0, width // 2] = 1
+    for g in range(generations - 1):
+        for i in range(1, width - 1):
+            population[g + 1, i] = rules[7 - np.dot(population[g, i - 1 : i + 2], [4, 2, 1])]
+    return population
+
+
+def test_arrays_of_python_numbers_indexed_by_traced_values_are_the_graphs():
+    for rule in (30, 110):
+        check(elementary_automaton, rule, 12, 30)
+    graph = gcompile.trace(elementary_automaton, 30, 12, 30)
+    assert sum(loop_of(node) is not None for node in graph.nodes) == 1
 
 
 def sieve(n):

@@ -42,6 +42,28 @@ class DataRegions:
         """``region[index]`` read from the region's array at once (``A[k][j]``: one element
         of ``A``, not a copy of its row first), for a region of whole axes not written since
         it was taken, indexed by ints, sizes, traced ints and whole slices; else None."""
+        composed = self._composed(region, index)
+        if composed is None:
+            return None
+        array, template, positions = composed
+        found = self.tracer.call(ops.ELEMENT, array, *positions, index=template)
+        if found.ndim:
+            self.take(found._node)
+        return found
+
+    def assigned(self, region: Any, index: Any, value: Any) -> bool:
+        """``region[index] = value`` written into the region's array (``A[k][j] = v``: NumPy
+        writes ``A`` through its view), for a region ``indexed`` would read; False (nothing
+        written) for any other."""
+        composed = self._composed(region, index)
+        if composed is not None:
+            array, template, positions = composed
+            self.tracer.write(array, value, template, positions)
+        return composed is not None
+
+    def _composed(self, region: Any, index: Any) -> tuple | None:
+        """``(array, template, positions)`` of ``region[index]`` as one index of the region's
+        array (see ``indexed``), or None."""
         node = region._node
         if node not in self.taken or node in self.stale or node.target is not ops.ELEMENT:
             return None
@@ -65,11 +87,7 @@ class DataRegions:
                 positions.append(new)
             else:  # (an int or size, a whole slice)
                 template.append(new if isinstance(new, slice) else _position(new))
-        array = self.tracer.wrap(node.args[0])
-        found = self.tracer.call(ops.ELEMENT, array, *positions, index=tuple(template))
-        if found.ndim:
-            self.take(found._node)
-        return found
+        return self.tracer.wrap(node.args[0]), tuple(template), positions
 
     def written(self, target: Node) -> None:
         """A write into ``target`` (or a view of it): refused into such a region; the regions

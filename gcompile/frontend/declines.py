@@ -1,5 +1,6 @@
 """Why a captured loop is not traced as a loop: ``Declined`` (it runs in Python, unrolled; the
-reason is a ``LoopNote``) and ``LoopEscape`` (the whole trace runs again, that loop in Python).
+reason is a ``LoopNote``) and ``LoopEscape`` (the whole trace runs again, that loop in Python);
+and ``LiteralsNeeded`` (the whole trace runs again, arrays of Python numbers the graph's).
 """
 
 from __future__ import annotations
@@ -17,3 +18,10 @@ class LoopEscape(Exception):
     def __init__(self, source: str | None):
         super().__init__(f"a value made in the body of the loop at {source} escaped it")
         self.source = source
+
+
+class LiteralsNeeded(Exception):
+    """A trace gave a traced value to an array NumPy made from Python numbers in the function:
+    wrote one into it (``x0 = np.array([4.0, 4, 5])``; ``x0[i] = ...``: NumPy's "setting an
+    array element with a sequence") or indexed it by one (``rules[7 - code]``): the trace runs
+    again with those arrays the graph's (``Tracer.literal_array``)."""

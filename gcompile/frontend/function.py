@@ -18,7 +18,7 @@ from ..ir.graph import Graph
 from ..ir.pytree import TreeSpec, flatten
 from ..ir.shape_env import DataSizeError, SymbolicError, using
 from ..ir.subgraph import walk
-from .declines import LoopEscape
+from .declines import LiteralsNeeded, LoopEscape
 from .masks import MaskedValue
 from .numpy_patching import tracing
 from .recorder import Tracer
@@ -79,15 +79,8 @@ def trace(
             if escape.source is None or escape.source in in_python:
                 raise UnsupportedError(str(escape), escape.source) from None
             in_python.add(escape.source)
-        except LiteralsWritten:
+        except LiteralsNeeded:
             literals = True
-
-
-class LiteralsWritten(Exception):
-    """A trace wrote a traced value into an array NumPy made from Python numbers in the
-    function (``x0 = np.array([4.0, 4, 5])``, then ``x0[i] = ...``: NumPy's "setting an array
-    element with a sequence"): the function is traced again with those arrays the graph's
-    (``Tracer.literal_array``)."""
 
 
 def _trace_once(
@@ -122,7 +115,7 @@ def _trace_once(
             raise
         except Exception as error:
             if _literal_written(error, tracer):
-                raise LiteralsWritten() from None
+                raise LiteralsNeeded() from None
             refusal = _refusal_of(error, tracer)
             if refusal is None:
                 raise

@@ -31,6 +31,7 @@ from . import masks
 from .branches import ControlTracer
 from .complex_parts import ComplexParts
 from .data_regions import DataRegions
+from .declines import LiteralsNeeded
 from .indices import Indices
 from .numpy_calls import NumpyCalls
 from .scatters import scatter_assign
@@ -147,9 +148,9 @@ class Tracer(Indices):
 
     def literal_array(self, array: np.ndarray) -> Any:
         """``array``, made by ``np.array`` or ``np.asarray`` from Python numbers in the
-        function: as NumPy made it, unless an earlier trace found such an array written with
-        traced values (``function.LiteralsWritten``): then an array of the graph, made afresh
-        on each call and holding those numbers."""
+        function: as NumPy made it, unless an earlier trace gave such an array traced values
+        (``declines.LiteralsNeeded``): then an array of the graph, made afresh on each call
+        and holding those numbers."""
         self.made_literals = True
         if not self.literals_traced or unsupported_dtype_reason(array.dtype):
             return array
@@ -157,6 +158,14 @@ class Tracer(Indices):
         fresh = self.numpy.creation(empty, (array.shape, array.dtype), {})
         fresh[...] = array
         return fresh
+
+    def concrete_needed(self) -> None:
+        """A traced value is being made a concrete array or int for NumPy (``__array__``,
+        ``__index__``): the trace runs again with the arrays of Python numbers it made the
+        graph's (``LiteralsNeeded``: ``rules[7 - code]`` indexes one), when it made some and
+        they were NumPy's."""
+        if self.made_literals and not self.literals_traced:
+            raise LiteralsNeeded()
 
     def sequence_as_array(self, value: list | tuple) -> TracedArray:
         """``np.asarray(value)`` for a (nested) list or tuple holding traced values: NumPy's

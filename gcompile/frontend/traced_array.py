@@ -220,6 +220,8 @@ class TracedArray:
             return action(moved, *value)
 
     def _assign(self, index: Any, value: Any) -> None:
+        if self._tracer.regions.assigned(self, index, value):  # (A[k][j] = v: into A)
+            return
         index = without_trailing_slices(index, self.ndim)
         index = self._tracer.positions_on_data_sizes(self, index)
         if self._tracer.write_by_mask(self, index, value):
@@ -296,12 +298,14 @@ class TracedArray:
         value = self._from_sizes()
         if value is not None and self.dtype.kind in "iu":
             return operator.index(value)
+        self._tracer.concrete_needed()
         self._refused_as(
             "a traced value used as a Python integer (an index, a size or a range bound)",
             hint="sizes must come from shapes (x.shape[0]) or static arguments",
         )
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        self._tracer.concrete_needed()
         self._refused_as(
             "converting a traced value to a concrete NumPy array (a NumPy function given a Python "
             "list or tuple of traced values made in the function, np.asarray inside a library "
