@@ -380,6 +380,29 @@ def test_ifs_conditional_expressions_and_boolean_operators_on_traced_values_comp
         assert any(isinstance(v.node.target, Cond) for v in walk(graph) if v.node.op == "call")
 
 
+def _sign_or_none(x):
+    if x > 0:
+        return 1.0
+    elif x < 0:
+        return -1.0  # (falls off the end where x is 0 or NaN: None)
+
+
+def signs_of(a):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = _sign_or_none(a[i])  # (None into a float array: NaN)
+    return out
+
+
+def test_a_helper_returning_none_on_a_path_compiles_and_reruns_eagerly_where_taken():
+    """(Sweep H's game of life: `if`/`elif` returns without an `else` broke the graph.)"""
+    check(signs_of, RNG.random(5) - 0.5)
+    compiled = gcompile.compile(signs_of, fullgraph=True)
+    for a in (np.array([1.0, -2.0, 3.0]), np.array([1.0, 0.0, np.nan])):
+        np.testing.assert_array_equal(compiled(a), signs_of(a))
+    assert compiled.stats["traces"] == 1
+
+
 def pivoted_elimination(A, b):
     """Partial pivoting as course code writes it: rows swapped under an `if` on the data, the
     row read at the pivot's position written into another row (a region read at a data

@@ -26,7 +26,13 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 def merge_returns(function: ast.FunctionDef) -> None:
-    """Rewrite ``function``'s early returns in ``if`` statements (see the module docstring)."""
+    """Rewrite ``function``'s early returns in ``if`` statements (see the module docstring).
+    A function whose last statement is an ``if`` holding returns, that may run past its end,
+    ends in ``return None`` first (what Python returns there), so that every path returns."""
+    last = function.body[-1] if function.body else None
+    if isinstance(last, ast.If) and _returns(last) and not _ends_in_return(function.body):
+        none = ast.copy_location(ast.Return(ast.Constant(None)), last)
+        function.body.append(ast.fix_missing_locations(none))
     function.body = merge_tails(function.body, _ends_in_return)
     last = function.body[-1] if function.body else None
     if isinstance(last, ast.If) and _ends_in_return([last]) and _returns(last) == _tails(last):

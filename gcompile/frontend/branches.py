@@ -372,11 +372,12 @@ class ControlTracer(LoopTracer):
             for run, role in zip(branches, ("then", "else"))
         ]
         _fill_flagged(traced, names)
+        predicate = test if test.dtype == bool else test != 0
+        self._rerun_on_none(traced, names, predicate)
         kept = [i for i in range(len(names)) if all(o[i] is not UNDEFINED for _, o in traced)]
         outputs = [[outs[i] for i in kept] for _, outs in traced]
         for i, position in enumerate(kept):
             _agree(traced, outputs, i, names[position], tracer.graph.shape_env)
-        predicate = test if test.dtype == bool else test != 0
         written = [i for i in kept if outputs_written(traced, i)]
         node, items = self._node(predicate, traced, outputs, inits, kept, names, source)
         updates = [(inits[i], items[kept.index(i)]) for i in written]
@@ -394,6 +395,26 @@ class ControlTracer(LoopTracer):
             UNDEFINED if i not in after else carried[i] if i in written else tracer.wrap(after[i])
             for i in range(len(names))
         )
+
+    def _rerun_on_none(self, traced: list, names: tuple, predicate) -> None:
+        """Where one branch returns None and the other a number (``if``/``elif`` without an
+        ``else`` in a function returning from each: Python's ``return None`` at its end), the
+        None branch gives a zero of the other's type and the call runs again eagerly when the
+        data take it (a ``raise_unless`` of ``RerunEagerly``): what eager does with the None
+        the compiled call cannot tell. None on both sides declines."""
+        for i, name in enumerate(names):
+            sides = [outs[i] for _, outs in traced]
+            if not any(side is None for side in sides):
+                continue
+            if sides.count(None) != 1 or any(side is UNDEFINED for side in sides):
+                raise Declined(f"the branches return None as {name!r}")
+            empty = sides.index(None)
+            frame, outs = traced[empty]
+            outs[i] = _zero_of(frame.graph, value_meta(sides[1 - empty]))
+            if outs[i] is None:
+                raise Declined(f"a branch returns None as {name!r}, the other an array")
+            ok = np.logical_not(predicate) if empty == 0 else predicate
+            self.tracer.raise_unless(ok, ops.RerunEagerly.__name__, None)
 
     def _branch_initial(self, value, name: str):
         """A carried value before the ``if`` (UNDEFINED when unbound there)."""

@@ -41,6 +41,7 @@ import numpy as np
 
 from ..capture import UNDEFINED
 from ..capture.exits import BREAK
+from ..capture.returns import RESULT
 from ..capture.runtime import Enumerated, Repeated, Zipped
 from ..errors import UnsupportedError, refusal_from
 from ..ir.alias import alias_chain, memories, shared_with_written, written_placeholders
@@ -470,7 +471,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             returns = names if returns is None else returns
             if len(results) != len(returns):
                 raise Declined(f"the {role} returned a different number of carried values")
-            outputs = [_output(tracer, value, name) for value, name in zip(results, returns)]
+            outputs = [_output(tracer, v, name, role) for v, name in zip(results, returns)]
             _check_by_reference(frame, outputs, names, by_reference)
         except IndexQuestion:
             raise
@@ -574,10 +575,13 @@ def _source_of(info) -> str | None:
     return f"{filename}:{line}" if filename and line else None
 
 
-def _output(tracer, value, name: str):
+_BRANCHES = ("then", "else")
+
+
+def _output(tracer, value, name: str, role: str = "body"):
     """A carried value the body returns, as an output of the body graph (UNDEFINED: a branch
-    left the name unbound)."""
-    if value is UNDEFINED:
+    left the name unbound; None: a branch returns None, ``branches._rerun_on_none``)."""
+    if value is UNDEFINED or value is None and role in _BRANCHES and name.startswith(RESULT):
         return value
     if tracer.is_traced(value) or isinstance(value, SymInt):
         return tracer.operand(value)

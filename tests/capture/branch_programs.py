@@ -386,3 +386,11 @@ def left_as_written(xs):
         if x < 0:
             v = [g * 2 for _ in range(2)]
     return g, (lambda: g)(), w, v
+
+
+def returns_none_on_a_path(x):
+    """Returns from an ``if``/``elif`` without ``else``: None past its end (made explicit)."""
+    if x > 0:
+        return x * 2
+    elif x < 0:
+        return -x

@@ -42,6 +42,7 @@ CALLS = [
     (b.reads_frame, [(5,)]),
     (b.one_sided_forms, [([5, -7, 0, 1, 3], 2), ([5, -3], 2), ([1], 2), ([0, -3, 5], 2)]),
     (b.left_as_written, [([3, -1],), ([-1],), ([1, -2],)]),
+    (b.returns_none_on_a_path, [(5,), (0,), (-3,)]),
 ]
 
 
@@ -68,6 +69,11 @@ def test_unbound_names_raise_as_in_python():
     ]:
         with pytest.raises(UnboundLocalError):
             convert(fn).function(*args)
+
+
+def test_a_function_running_past_its_last_if_returns_none_through_its_result():
+    source = convert(b.returns_none_on_a_path).source
+    assert "__gc_result = None" in source and source.endswith("\n    return __gc_result")
 
 
 def test_names_an_if_leaves_unbound_get_flags_unless_bound_otherwise():
