@@ -64,6 +64,29 @@ def test_a_print_in_a_rolled_loop_is_a_callback_from_the_program(capsys):
     assert sum(v.node.target is ops.CALLBACK for v in walk(graph) if v.node.op == "call") == 1
 
 
+def bisected(f1, x1, x2):
+    """Sweep H's bisection: a constant message printed outside the loop, under a branch."""
+    if f1 * (x2**3 - 5.0) > 0:
+        print("f(x1) and f(x2) can't have the same signs")
+    while x2 - x1 > 1e-9:
+        middle = 0.5 * (x1 + x2)
+        if middle**3 - 5.0 > 0:
+            x2 = middle
+        else:
+            x1 = middle
+    return x1
+
+
+def test_a_constant_print_outside_loops_stays_in_the_whole_program(capsys):
+    compiled = gcompile.compile(bisected, fullgraph=True)
+    for f1 in (-4.0, 4.0):  # (prints on the second call only)
+        args = (np.float64(f1), np.float64(1.0), np.float64(3.0))
+        expected, eager_out = _printed(capsys, bisected, *args)
+        actual, compiled_out = _printed(capsys, compiled, *args)
+        assert compiled_out == eager_out and actual == expected
+    assert "the host is one Numba function" in compiled.code
+
+
 def test_a_print_never_folds_or_drops(capsys):
     def constant_print(x):
         print("hello", 3)

@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 
 import gcompile
+from gcompile.ir import ops
+
+from .support import check
 
 RNG = np.random.default_rng(7)
 
@@ -242,3 +245,25 @@ def test_fft_frequencies_and_shape_functions_are_decomposed():
         x = RNG.random(n)
         for got, expected in zip(compiled(x, 0.01), frequencies(x, 0.01)):
             assert np.array_equal(got, expected) and np.result_type(got) == np.result_type(expected)
+
+
+def norms_computed_as_the_default(x, M):
+    return np.linalg.norm(x, 2), np.linalg.norm(M, "fro"), np.linalg.norm(M.T, "f")
+
+
+def test_a_vectors_2_norm_and_a_matrixs_frobenius_are_numpys_default_computation():
+    """(NumPy computes them as its default order: sweep I's Verlet called them back.)"""
+    check(norms_computed_as_the_default, RNG.random(7), RNG.random((3, 4)))
+    graph = gcompile.trace(norms_computed_as_the_default, RNG.random(7), RNG.random((3, 4)))
+    assert not any(n.op == "call" and n.target is ops.EXTERN for n in graph.nodes)
+
+
+def test_eigenvalues_whose_dtype_the_data_decide_are_left_to_numpy():
+    """(np.linalg.eig gives float64 where every eigenvalue is real: a probe's dtype crashed.)"""
+    first = lambda A: np.linalg.eig(A)[0]  # noqa: E731
+    compiled = gcompile.compile(first)
+    with pytest.warns(gcompile.GcompileWarning, match="numpy.linalg.eig"):
+        compiled(np.eye(2))
+    for A in (np.eye(4) * 2.0, np.array([[0.0, -1.0], [1.0, 0.0]])):
+        got = compiled(A)
+        assert got.dtype == first(A).dtype and np.array_equal(got, first(A))

@@ -88,9 +88,10 @@ def _full_like(rec, a, fill_value, dtype=None, order="K", subok=True, shape=None
 
 
 def _norm(rec, x, ord=None, axis=None, keepdims=False):  # noqa: A002
-    """``np.linalg.norm`` of a whole array as NumPy computes it: in the default order the
-    square root of the raveled values' dot product with themselves (a complex array's real and
-    imaginary parts apart, integers as floats); a vector's ``inf``, ``-inf``, ``0`` and ``1``
+    """``np.linalg.norm`` of a whole array as NumPy computes it: in the default order (and a
+    vector's ``2``, a matrix's ``'fro'``, which NumPy computes alike) the square root of the
+    raveled values' dot product with themselves (a complex array's real and imaginary parts
+    apart, integers as floats); a vector's ``inf``, ``-inf``, ``0`` and ``1``
     orders and a matrix's ``inf`` and ``1`` orders by their reductions of ``abs(x)``. Any
     other order, axis or ``keepdims`` is the library call (``ir/externs``), which a loop
     program would call back through Python."""
@@ -98,7 +99,8 @@ def _norm(rec, x, ord=None, axis=None, keepdims=False):  # noqa: A002
     reduced = _norm_by_reductions(x, ord) if whole else None
     if reduced is not None:
         return reduced
-    if ord is not None or not whole:
+    as_default = whole and (ord == 2 and x.ndim == 1 or ord in ("f", "fro") and x.ndim == 2)
+    if ord is not None and not as_default or not whole:
         keywords = {"ord": ord, "axis": axis, "keepdims": keepdims}
         return rec.numpy.extern(np.linalg.norm, (x,), keywords)
     if x.dtype.kind not in "fc":

@@ -47,7 +47,12 @@ class _Flags:
             "C_CONTIGUOUS": self.c_contiguous,
             "F_CONTIGUOUS": self.f_contiguous,
             "WRITEABLE": self.writeable,
+            "ALIGNED": True,  # (NumPy's arrays the graph makes are; scipy.fft asks)
         }[key.upper()]
+
+    @property
+    def aligned(self) -> bool:
+        return True
 
 
 # Types whose operations a traced array leaves to them (their own operators and NumPy
