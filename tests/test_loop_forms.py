@@ -324,8 +324,28 @@ def welford(rows):
     return S / (k - 1), M
 
 
+def back_substitution(U, b):
+    """TheAlgorithms' Gauss elimination (sweep I): the sum becomes an array of one element
+    after the inner loop's first trip, and the inner loop runs on every row but the last."""
+    rows = U.shape[0]
+    x = np.zeros((rows, 1))
+    for row in reversed(range(rows)):
+        total = 0
+        for col in range(row + 1, rows):
+            total += U[row, col] * x[col]
+        x[row] = (b[row] - total) / U[row, row]
+    return x
+
+
 def test_a_carried_number_becoming_an_array_peels_the_first_trip():
     check(welford, RNG.standard_normal((50, 3)))
     graph = gcompile.trace(welford, np.ones((4, 2)))
     notes = graph.notes.loops
     assert [n.rolled for n in notes] == [True, True] and "first trip" in notes[0].reason
+    # (an inner loop whose trips the outer index decides: the outer range split where it runs;
+    # it was unrolled, 40 rows compiling for 8 s)
+    U, b = np.triu(RNG.random((12, 12))) + 4 * np.eye(12), RNG.random((12, 1))
+    check(back_substitution, U, b)
+    graph = gcompile.trace(back_substitution, U, b)
+    assert all(note.rolled for note in graph.notes.loops)
+    assert any("range split" in note.reason for note in graph.notes.loops)

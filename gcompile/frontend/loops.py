@@ -139,7 +139,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             try:
                 return self._capture(body, bounds, carried, info, source)
             except _BecomesArray as becomes:
-                if prove_nonnegative(trip_count(*bounds) - 1) is not True:
+                if not self._surely_runs(bounds, str(becomes)):
                     raise Declined(str(becomes)) from None
                 self._rewind(graph, peeled)
                 reason = f"its first trip traced before it: {becomes}"
@@ -153,6 +153,22 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             self._rewind(graph, mark)  # (it runs in Python from its start: nothing stays)
             self.notes.append(LoopNote(source, False, str(declined)))
             return NotImplemented
+
+    def _surely_runs(self, bounds: tuple, why: str) -> bool:
+        """Whether the loop over ``bounds`` runs at least once, asked of its sizes (guarded)
+        or, where an enclosing loop's index decides it, of that loop, whose range is then
+        split (back substitution: ``for col in range(row + 1, n)`` runs on every row but the
+        last)."""
+        trips = trip_count(*bounds)
+        if prove_nonnegative(trips - 1) is True:
+            return True
+        env = self.tracer.graph.shape_env
+        try:
+            return env.decide(">=", trips, 1, f"whether a loop runs ({why})")
+        except IndexQuestion:
+            raise  # (the enclosing loop splits its range where the answer changes)
+        except SymbolicError:
+            return False
 
     def _mark(self) -> tuple:
         """Where the trace is: its graph's last node, its journal's and its texts' lengths."""
