@@ -403,6 +403,21 @@ def test_a_helper_returning_none_on_a_path_compiles_and_reruns_eagerly_where_tak
     assert compiled.stats["traces"] == 1
 
 
+def _plug(x):
+    return 1.0 if 0.3 < x < 0.6 else 0.0  # (Langtangen's initial condition: a chain)
+
+
+def plugged(u, xs):
+    for i in range(xs.shape[0]):
+        u[i] = _plug(xs[i]) + (xs[i] <= 0.5 < u[i] + 1)
+    return u
+
+
+def test_a_chained_comparison_of_traced_values_is_compiled():
+    """(Sweep I's heat equation: the chain's `and` asked bool() of the first comparison.)"""
+    check(plugged, np.zeros(11), np.linspace(0, 1, 11))
+
+
 def pivoted_elimination(A, b):
     """Partial pivoting as course code writes it: rows swapped under an `if` on the data, the
     row read at the pivot's position written into another row (a region read at a data

@@ -6,10 +6,13 @@ asks ``bool()`` of it, which a traced value cannot answer)::
                                                            __gc_expr_info_0)
     if a > 0 and b > 0:              =>  if __gc_rt.and_(a > 0, lambda: b > 0, __gc_expr_info_1):
     ok = not done                    =>  ok = __gc_rt.not_(done)
+    0.3 < x < 0.6                    =>  __gc_rt.compare_chain(0.3, (("lt", lambda: x),
+                                                                     ("lt", lambda: 0.6)), ...)
 
 The operands that Python evaluates only on a condition stay lazy (in a ``lambda``), and each
 operand is evaluated once: on values that are not traced, the calls do what the expression
-did. ``a and b and c`` nests (``and_(a, lambda: and_(b, lambda: c, ...), ...)``). An
+did; a chained comparison evaluates each operand once, the later ones only while the
+comparisons hold, its ``and`` an ``and_``. ``a and b and c`` nests (``and_(a, lambda: and_(b, lambda: c, ...), ...)``). An
 expression holding ``:=``, ``yield`` or ``await`` stays as written (a lambda would change what
 they bind or mean). Runs after calls are routed (``transform._Calls`` does not enter lambdas).
 """
@@ -22,6 +25,8 @@ from .plan import BranchPlan
 from .scopes import OwnScope
 
 EXPRESSION_INFO = "__gc_expr_info_"
+# the comparisons a chain (``lo < x <= hi``) is made of, by their ``operator`` names
+_ORDERS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 _STAYS = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
 
 
@@ -51,6 +56,16 @@ class Expressions(OwnScope):
         for value in reversed(node.values[:-1]):
             result = self._call(function, [value, _lazy(result)], node)
         return result
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.ops) < 2 or stays(node) or not all(type(o) in _ORDERS for o in node.ops):
+            return node
+        links = [
+            ast.Tuple([ast.Constant(_ORDERS[type(op)]), _lazy(right)], ast.Load())
+            for op, right in zip(node.ops, node.comparators)
+        ]
+        return self._call("compare_chain", [node.left, ast.Tuple(links, ast.Load())], node)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
         self.generic_visit(node)

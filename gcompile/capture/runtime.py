@@ -62,6 +62,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import itertools
+import operator
 import re
 import types
 from contextvars import ContextVar
@@ -375,6 +376,18 @@ def if_exp(test: Any, then: Callable[[], Any], orelse: Callable[[], Any], info: 
 def and_(first: Any, rest: Callable[[], Any], info: BranchInfo) -> Any:
     """``first and rest()``."""
     return if_exp(first, rest, lambda: first, info)
+
+
+def compare_chain(left: Any, links: tuple, info: BranchInfo) -> Any:
+    """``left op1 b op2 c ...`` (``links``: ``(operator name, lambda: operand)`` each): each
+    operand evaluated once, in order, a later one only while the comparisons before it hold,
+    as Python's chained comparison; each step after the first an ``and_``."""
+    (name, right), rest = links[0], links[1:]
+    right = right()
+    result = getattr(operator, name)(left, right)
+    if not rest:
+        return result
+    return and_(result, lambda: compare_chain(right, rest, info), info)
 
 
 def or_(first: Any, rest: Callable[[], Any], info: BranchInfo) -> Any:

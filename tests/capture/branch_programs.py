@@ -394,3 +394,15 @@ def returns_none_on_a_path(x):
         return x * 2
     elif x < 0:
         return -x
+
+
+def chained_comparisons(xs, lo, hi):
+    """Chains evaluate each operand once, the later ones only while the comparisons hold."""
+    seen = []
+
+    def probe(v):
+        seen.append(v)
+        return v
+
+    flags = [lo < x <= hi for x in xs] + [hi > x != lo for x in xs]
+    return flags, lo > probe(hi) < probe(99), probe(lo) <= probe(hi) <= probe(hi * 2), seen
