@@ -52,7 +52,8 @@ def track_unbound(function: ast.FunctionDef, runtime: str) -> frozenset[str]:
     names &= frozenset(n for n in scan(function.body).loads if not n.startswith(GENERATED))
     if not names:
         return names
-    _Reads(names, runtime).visit(function)
+    reads = _Reads(names, runtime)
+    function.body = [reads.visit(stmt) for stmt in function.body]  # (not its defaults)
     start = 1 if ast.get_docstring(function, clean=False) is not None else 0
     body = _Flags(names, runtime).block(function.body)
     where = function.body[start] if start < len(function.body) else function
@@ -95,12 +96,12 @@ class _Bindings(ast.NodeVisitor):
             self._plain_target(target)
         self.generic_visit(node)
 
-    def visit_AugAssign(self, node: ast.AugAssign | ast.AnnAssign | ast.For) -> None:
+    def _bound_by_target(self, node: ast.AugAssign | ast.AnnAssign | ast.For) -> None:
         if not isinstance(node, ast.AnnAssign) or node.value is not None:
             self._plain_target(node.target)
         self.generic_visit(node)
 
-    visit_AnnAssign = visit_For = visit_AugAssign
+    visit_AugAssign = visit_AnnAssign = visit_For = _bound_by_target
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Store) and id(node) in self._targets:

@@ -41,18 +41,15 @@ class _Flags:
         self.c_contiguous = meta.layout == "C" or (contiguous_1d and meta.layout != "A")
         self.f_contiguous = meta.layout == "F" or (contiguous_1d and meta.layout != "A")
         self.writeable = meta.writeable
+        self.aligned = True  # (every array the graph makes is; scipy.fft asks)
 
     def __getitem__(self, key: str) -> bool:
         return {
             "C_CONTIGUOUS": self.c_contiguous,
             "F_CONTIGUOUS": self.f_contiguous,
             "WRITEABLE": self.writeable,
-            "ALIGNED": True,  # (NumPy's arrays the graph makes are; scipy.fft asks)
+            "ALIGNED": self.aligned,
         }[key.upper()]
-
-    @property
-    def aligned(self) -> bool:
-        return True
 
 
 # Types whose operations a traced array leaves to them (their own operators and NumPy
