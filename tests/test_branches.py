@@ -418,6 +418,33 @@ def test_a_chained_comparison_of_traced_values_is_compiled():
     check(plugged, np.zeros(11), np.linspace(0, 1, 11))
 
 
+def newton_counted(x, kmax):
+    k = 0
+    while k < kmax:  # (a test on Python ints: its first trips run in Python)
+        x = 0.5 * (x + 2.0 / x)
+        k += 1
+    return x, k
+
+
+def relaxed_in_time(u, T=0.5, dt=0.01):
+    t = 0.0
+    while t < T:  # (Python floats: T and dt are static)
+        u = u + dt * (np.roll(u, 1) - u)
+        t += dt
+    return u, t
+
+
+def test_a_while_loop_on_python_counters_is_one_loop_after_its_first_trips():
+    """(Unrolled, a counter to 5000 refused the function as too large, eager after 0.2 s.)"""
+    for kmax in (0, 1, 2, 7, 300):
+        check(newton_counted, np.array([3.0, 0.5]), kmax)
+    check(relaxed_in_time, RNG.random(6))
+    for fn, args in ((newton_counted, (np.ones(2), 300)), (relaxed_in_time, (RNG.random(6),))):
+        graph = gcompile.trace(fn, *args)
+        kinds = [type(v.node.target) for v in walk(graph) if v.node.op == "call"]
+        assert kinds.count(WhileLoop) == 1
+
+
 def pivoted_elimination(A, b):
     """Partial pivoting as course code writes it: rows swapped under an `if` on the data, the
     row read at the pivot's position written into another row (a region read at a data

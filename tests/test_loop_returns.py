@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import gcompile
+from gcompile.capture import convert
 from gcompile.ir.subgraph import loop_of
 
 from .support import check
@@ -190,3 +191,23 @@ def test_returns_inside_while_loops_keep_them_loops():
     for fn, args in ((newton_while, (1.0, 1e-14)), (first_negative, (v,))):
         graph = gcompile.trace(fn, *args)
         assert _loop_nodes(graph) and all(note.rolled for note in graph.notes.loops)
+
+
+def first_flagged(x, out):
+    for i in range(x.shape[0]):
+        out[i] = 1.0
+        if x[i] > 0.5:
+            return i  # (past the loop: None)
+
+
+def test_a_loop_return_past_which_the_function_ends_returns_none_as_eager():
+    """(Its final `if` is the loop return's own: no `return None` made for it, which would
+    rerun the call eagerly beside the argument it writes: sweep I's sandpile ran eagerly.)"""
+    compiled = gcompile.compile(first_flagged)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gcompile.GcompileWarning)
+        for x in (np.array([0.1, 0.7, 0.9]), np.zeros(4)):
+            out, expected_out = np.zeros(x.shape[0]), np.zeros(x.shape[0])
+            assert compiled(x, out) == first_flagged(x, expected_out)
+            np.testing.assert_array_equal(out, expected_out)
+    assert "__gc_result = None" not in convert(first_flagged).source

@@ -30,7 +30,7 @@ def merge_returns(function: ast.FunctionDef) -> None:
     A function whose last statement is an ``if`` holding returns, that may run past its end,
     ends in ``return None`` first (what Python returns there), so that every path returns."""
     last = function.body[-1] if function.body else None
-    if isinstance(last, ast.If) and _returns(last) and not _ends_in_return(function.body):
+    if _past_its_end(function.body):
         none = ast.copy_location(ast.Return(ast.Constant(None)), last)
         function.body.append(ast.fix_missing_locations(none))
     function.body = merge_tails(function.body, _ends_in_return)
@@ -63,6 +63,18 @@ def merge_tails(block: list[ast.stmt], ends: Callable[[list[ast.stmt]], bool]) -
                 stmt.body = merge_tails(stmt.body + rest, ends)
             return out
     return out
+
+
+def _past_its_end(body: list[ast.stmt]) -> bool:
+    """Whether the function may run past its last statement, an ``if`` of the user's that
+    holds returns (not the one a loop's return became: its loop returns, by a flag the
+    trace cannot tell)."""
+    last = body[-1] if body else None
+    if not isinstance(last, ast.If) or not _returns(last) or _ends_in_return(body):
+        return False
+    return not any(
+        isinstance(n, ast.Name) and n.id.startswith("__gc_") for n in ast.walk(last.test)
+    )
 
 
 def _ends_in_return(block: list[ast.stmt]) -> bool:

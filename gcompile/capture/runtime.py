@@ -225,9 +225,22 @@ def while_loop(
         result = capture(test, body, carried, info)
         if result is not NotImplemented:
             return _checked(result, carried, info, "loop")
+    counted = getattr(_HANDLER.get(), "capture_counted_while", None)
+    mark = python_effect_mark() if counted is not None else None
+    trips = 1
     while test(*carried):
         carried = body(*carried)
+        trips += 1
+        if trips == COUNTED_TRIPS and counted is not None:
+            result = counted(test, body, carried, info, since=mark)
+            if result is not NotImplemented:
+                return _checked(result, carried, info, "loop")
     return carried
+
+
+# A while loop on Python values (``while k < kmax:``) run this many trips in Python is offered
+# once more as one on those values traced (``capture_counted_while``): a short one stays as run.
+COUNTED_TRIPS = 2
 
 
 def cond(

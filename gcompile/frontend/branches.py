@@ -267,6 +267,23 @@ class ControlTracer(LoopTracer):
 
         return self._capturing(source, "while", attempt)
 
+    def capture_counted_while(self, test, body, carried, info, since):
+        """A while loop whose test holds on Python values that ran ``COUNTED_TRIPS`` trips
+        in Python (``k = 0`` ... ``while k < kmax: ...; k += 1``, ``while t < T``): the trips
+        left as one ``while_loop`` node, its Python numbers carried as traced values (weak,
+        as Python's), when those trips recorded operations (since the ``python_effect_mark``
+        ``since``) and its test on them is traced; else NotImplemented (it runs on in Python)."""
+        source = _source_of(info)
+        if since == self.python_effect_mark() or self._declined_early(info, source, "while"):
+            return NotImplemented
+        if not any(type(value) in (int, float) for value in carried):
+            return NotImplemented
+
+        def attempt():
+            return self._while(test, body, tuple(carried), info, source)
+
+        return self._capturing(source, "while", attempt)
+
     def _capturing(self, source, kind: str, capture):
         """``capture()``; when it declines, the nodes it recorded are gone (and the values it
         lifted into enclosing bodies), a note says why, and the result is NotImplemented."""
