@@ -436,7 +436,7 @@ def relaxed_in_time(u, T=0.5, dt=0.01):
 
 def test_a_while_loop_on_python_counters_is_one_loop_after_its_first_trips():
     """(Unrolled, a counter to 5000 refused the function as too large, eager after 0.2 s.)"""
-    for kmax in (0, 1, 2, 7, 300):
+    for kmax in (0, 2, 300):  # (no trip; the trips Python runs only; a loop after them)
         check(newton_counted, np.array([3.0, 0.5]), kmax)
     check(relaxed_in_time, RNG.random(6))
     for fn, args in ((newton_counted, (np.ones(2), 300)), (relaxed_in_time, (RNG.random(6),))):
