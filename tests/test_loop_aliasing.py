@@ -145,6 +145,44 @@ def rebound_after_write(U, n):  # x is U's memory on the first trip only
     return U, x
 
 
+def jacobi_to_convergence(u0, tol):  # double buffering: u, un = un, u
+    u = u0.copy()
+    un = np.empty_like(u)
+    delta = 1.0
+    while delta > tol:
+        un[:] = u
+        un[1:-1] = 0.5 * (u[2:] + u[:-2])
+        delta = np.abs(un - u).max()
+        u, un = un, u
+    return u, un, delta
+
+
+def rotated_buffers(U, n):  # three buffers trading places, the first written on each trip
+    a, b, c = U.copy(), U * 2.0, U * 3.0
+    for _ in range(n):
+        a[0] += b[1] + c[2]
+        a, b, c = b, c, a
+    return a, b, c
+
+
+def buffer_read_after(U, n):  # the first buffer is read after the loop under another name
+    a = U.copy()
+    first = a
+    b = np.zeros_like(U)
+    for _ in range(n):
+        b[:] = a + 1.0
+        a, b = b, a
+    return a + first
+
+
+def argument_buffer(U, n):  # eager writes the argument on every other trip
+    un = U.copy()
+    for _ in range(n):
+        un[1:-1] = 0.5 * (U[2:] + U[:-2])
+        U, un = un, U
+    return U
+
+
 VECTOR_CASES = [
     reduced,
     stepped,
@@ -195,6 +233,22 @@ def test_a_loop_rebinding_shared_memory_runs_in_python_with_a_reason():
     assert not any(isinstance(n.target, ForRange) for n in graph.nodes)
     (note,) = graph.notes.loops
     assert not note.rolled and "share memory" in note.reason and "'x'" in note.reason
+
+
+def test_buffers_a_loop_writes_and_trades_stay_loops_when_the_function_owns_them():
+    u0 = np.random.default_rng(3).random(9)
+    for tol in (5e-3, 1.5e-3):  # 11 and 16 trips: each buffer ends holding either
+        check(jacobi_to_convergence, u0, tol)
+    check(rotated_buffers, np.arange(6.0), 7)
+    for fn, kind in ((jacobi_to_convergence, "while_loop"), (rotated_buffers, "for_range")):
+        graph = gcompile.trace(fn, np.arange(6.0), 7 if kind == "for_range" else 1e-3)
+        assert [n.target.name for n in graph.nodes if n.op == "call"].count(kind) == 1
+    for fn, why in ((buffer_read_after, "under another name"), (argument_buffer, "does not own")):
+        check(fn, np.arange(6.0), 5)  # eager's answer, the loop in Python
+        graph = gcompile.trace(fn, np.arange(6.0), 5)
+        assert not any(isinstance(n.target, ForRange) for n in graph.nodes)
+        (note,) = graph.notes.loops
+        assert not note.rolled and why in note.reason
 
 
 def test_verify_names_a_loop_whose_arguments_share_written_memory(monkeypatch):

@@ -302,7 +302,7 @@ class ControlTracer(LoopTracer):
         effects = getattr(info, "effects", ())
         why = f"it {effects[0]}" if effects else ""
         if source in self.in_python:
-            why = "a value made inside it is used after it other than through its names"
+            why = self.in_python[source]
         if why:
             self.notes.append(LoopNote(source, False, why, kind=kind))
         return bool(why)

@@ -12,12 +12,15 @@ class Declined(Exception):
 
 class LoopEscape(Exception):
     """A value made in a captured loop's body was used after the loop other than as a carried
-    value (appended to a list, stored in a dict the body was given): the trace runs again with
-    that loop (``source``) run in Python."""
+    value (appended to a list, stored in a dict the body was given), or an array a loop took as
+    its buffer was (``CarriedValues.consume``): the trace runs again with that loop
+    (``source``) run in Python, the ``reason`` its note."""
 
-    def __init__(self, source: str | None):
-        super().__init__(f"a value made in the body of the loop at {source} escaped it")
-        self.source = source
+    ESCAPED = "a value made in its body is used after it other than as a carried value"
+
+    def __init__(self, source: str | None, reason: str = ESCAPED):
+        super().__init__(f"the loop at {source}: {reason}")
+        self.source, self.reason = source, reason
 
 
 class LiteralsNeeded(Exception):

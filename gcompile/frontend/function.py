@@ -58,7 +58,7 @@ def trace(
             traced scalars, branches and ``while`` loops on traced values still traced: they
             cannot be unrolled); False: no conversion, every loop unrolled.
     """
-    in_python: set = set()  # loops whose body values escaped them: run in Python
+    in_python: dict = {}  # loops whose body values escaped them (source -> why): run in Python
     literals = False  # np.array of Python numbers made as arrays of the graph
     while True:
         try:
@@ -78,7 +78,7 @@ def trace(
         except LoopEscape as escape:
             if escape.source is None or escape.source in in_python:
                 raise UnsupportedError(str(escape), escape.source) from None
-            in_python.add(escape.source)
+            in_python[escape.source] = escape.reason
         except LiteralsNeeded:
             literals = True
 

@@ -104,7 +104,8 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         self.frame: _Frame | None = None
         self.notes: list[LoopNote] = []
         self.unroll_all = False  # option loops="unroll": every loop runs in Python (unrolled)
-        self.in_python: set = set()  # sources of loops whose body values escape (LoopEscape)
+        self.in_python: dict = {}  # loops whose body values escape (LoopEscape): source -> why
+        self.consumed: dict = {}  # arrays loops took as buffers (``check_consumed``) -> (loop, name)
         self.list_reads: list = []  # GrowingLists read inside bodies (``LoopRows.check_reads``)
         self.journal: list = []  # GrowingLists in the order they grew (undone when declined)
         self._top = tracer.graph
@@ -125,8 +126,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             self.notes.append(LoopNote(source, False, reason))
             return NotImplemented
         if source in self.in_python:
-            reason = "a value made in its body is used after it other than as a carried value"
-            self.notes.append(LoopNote(source, False, f"{reason} (appended to a list?)"))
+            self.notes.append(LoopNote(source, False, self.in_python[source]))
             return NotImplemented
         graph = self.tracer.graph
         mark = self._mark()
@@ -243,6 +243,7 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         tracer = self.tracer
         tracer._constants = {k: v for k, v in tracer._constants.items() if v[1] not in erased}
         tracer.regions.forget(erased)
+        self.consumed = {k: v for k, v in self.consumed.items() if v[0] not in erased}
         frame = self.frame
         while frame is not None:
             frame.lifted = {k: v for k, v in frame.lifted.items() if v not in erased}
@@ -676,7 +677,7 @@ def _sharing_carried(frame: _Frame, inits: list, outputs: list, names: tuple) ->
         if i in found | frame.by_reference or not isinstance(output, Node) or output.meta.scalar:
             continue  # (one carried by reference stays its memory: ``_check_by_reference``)
         others = {m for m in memories(output) if m in placeholders and m is not frame.carried[i]}
-        if others and (others | {frame.carried[i]}) & written_at:
+        if others - set(frame.carried) and (others | {frame.carried[i]}) & written_at:
             raise Declined(
                 f"it rebinds {names[i]!r} to memory the loop writes (that memory from the "
                 "second trip on)"

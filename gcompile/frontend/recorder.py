@@ -133,6 +133,8 @@ class Tracer(Indices):
             node = self.parts.retaken(value._node) if self.parts.stale else value._node
             if self.regions.stale:
                 self.regions.read(node)
+            if self.loops.consumed:
+                self.loops.check_consumed(node)
             return node if node.graph is self.graph else self.loops.lift(node)
         if isinstance(value, SymInt):
             return self.symint_value(value.expr)._node
