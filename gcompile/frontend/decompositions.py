@@ -341,11 +341,24 @@ def _roll_along(rec, a, shift, axis: int):
         return a
     if isinstance(n, int) and isinstance(shift, int):
         cut = n - shift % n
+    elif isinstance(shift, int) and _within_axis(n, shift):
+        cut = n - shift if shift >= 0 else -shift  # (n - shift % n, the shift within the axis)
+    else:
+        cut = None
+    if cut is not None:
         return np.concatenate(
             [a[(*before, slice(cut, None))], a[(*before, slice(None, cut))]], axis
         )
     positions = rec.call(ARANGE, start=0, stop=n, step=1, dtype=np.dtype(np.int64))
     return a[(*before, (positions - shift) % n)]
+
+
+def _within_axis(n: Any, shift: int) -> bool:
+    """Whether an int ``shift`` is shorter than ``n``, a symbolic size (a guard when no proof):
+    the roll is then two slices joined, which fuse, where a gather along another axis than the
+    first is a library call in loops."""
+    size = getattr(n, "expr", n)
+    return not data_sizes_in(size) and decide(">", size, abs(shift), "np.roll's shift")
 
 
 def _flip_along(axis: int, least: int) -> Callable:

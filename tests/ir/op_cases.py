@@ -1048,7 +1048,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.append(np.nonzero(x > 0.5), x.shape[0]), (6,)),
         case(lambda x: np.append(x, x), (), dtypes=(np.complex64,)),
     ],
-    np.roll: [  # (a gather at (arange(n) - shift) % n; two slices where both are known)
+    np.roll: [  # (a gather at (arange(n) - shift) % n; two slices for an int shift within the axis)
         case(
             lambda x: np.roll(x, 2) + np.roll(x, -7, axis=0), (3, 4), dtypes=(np.float64, np.bool_)
         ),
