@@ -279,6 +279,36 @@ def _copyto(rec, dst, src, casting="same_kind", where=True):
     dst[...] = src
 
 
+def _fill_diagonal(rec, a, val, wrap=False):
+    """``np.fill_diagonal``: ``val`` written at ``a[i, i, ...]`` for ``i`` below the shortest
+    axis (NumPy's flat positions ``0, m + 1, ...``), an index-array write; refused where
+    NumPy's flat write goes on otherwise: ``wrap`` down a tall matrix, a ``val`` of another
+    length than the diagonal's (NumPy repeats it)."""
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    rows, columns = a.shape[0], a.shape[1]
+    if a.ndim > 2:
+        if not all(decide("==", size, rows, "np.fill_diagonal's sizes") for size in a.shape):
+            raise ValueError("All dimensions of input must be of equal length")
+        length = rows
+    elif decide("<=", rows, columns, "np.fill_diagonal's shortest axis"):
+        length = rows
+    else:
+        if wrap:
+            rec.refuse("np.fill_diagonal(..., wrap=True) of a matrix taller than wide")
+        length = columns
+    values = np.asarray(val) if not isinstance(val, TracedArray) else val
+    if values.ndim and not (
+        decide("==", values.size, 1, "np.fill_diagonal's values")
+        or decide("==", values.size, length, "np.fill_diagonal's values")
+    ):
+        rec.refuse("np.fill_diagonal with values of another length than the diagonal's")
+    if isinstance(val, TracedArray) and val.ndim:
+        val = val.reshape(-1)
+    diagonal = rec.call(ARANGE, start=0, stop=length, step=1, dtype=np.dtype(np.intp))
+    a[(diagonal,) * a.ndim] = val
+
+
 def _diff(rec, a, n=1, axis=-1):
     if a.ndim == 0:
         raise ValueError("diff requires input that is at least one dimensional")
@@ -731,6 +761,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.array: Decomposition(_array, patch=True),
     np.ascontiguousarray: Decomposition(_ascontiguousarray, patch=True),
     np.copyto: Decomposition(_copyto),
+    np.fill_diagonal: Decomposition(_fill_diagonal),
     np.diff: Decomposition(_diff),
     np.flip: Decomposition(_flip),
     np.rot90: Decomposition(_rot90),

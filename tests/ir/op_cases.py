@@ -266,6 +266,15 @@ def _copyto_scalar(dst):
     return dst
 
 
+def _fill_diagonal(a, values):
+    np.fill_diagonal(a, values)
+
+
+def _fill_diagonal_scalar(a):
+    np.fill_diagonal(a, 7)
+    return a * 2
+
+
 def _imatmul(a, b):
     a @= b
     return a
@@ -956,6 +965,13 @@ CASES: dict[Any, list[Case]] = {
         case(_copyto_unsafe, of((3,), np.int32), (3,)),
         case(_copyto_scalar, strided((2, 2)), dtypes=NUMERIC),
     ],
+    np.fill_diagonal: [  # (an index-array write at a[i, i, ...], i below the shortest axis)
+        case(_fill_diagonal_scalar, (3, 5), dtypes=(np.float64, np.int8, np.bool_)),
+        case(_fill_diagonal_scalar, F((5, 3)), dtypes=(np.float32,)),
+        case(_fill_diagonal, (4, 4), (4,), dtypes=(np.int64,)),
+        case(_fill_diagonal, strided((3, 3, 3)), (), dtypes=(np.complex128,)),
+        case(_fill_diagonal, (2, 3), (1,), dtypes=(np.float64,)),
+    ],
     np.diff: [
         case(lambda x: np.diff(x), (5,)),
         case(lambda x: np.diff(x, n=2), (3, 5)),
@@ -1223,6 +1239,10 @@ ERROR_CASES: dict[Any, list[Case]] = {
     np.clip: [case(lambda x: np.clip(x, np.zeros(2), 1), of((3,), np.float64))],
     np.identity: [case(lambda: np.identity(-2))],
     np.asarray: [case(lambda x: np.asarray(x, dtype="no such dtype"), of((3,), np.float64))],
+    np.fill_diagonal: [
+        case(_fill_diagonal, of((3,), np.float64), of((), np.float64)),  # at least 2-d
+        case(_fill_diagonal, of((2, 3, 3), np.float64), of((), np.float64)),  # equal lengths
+    ],
     np.copyto: [
         case(_copyto, of((3,), np.int64), of((3,), np.float64)),
         case(_copyto, of((3,), np.float64), of((2,), np.float64)),
