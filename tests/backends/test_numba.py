@@ -572,6 +572,21 @@ def test_a_graph_of_many_small_steps_runs_as_one_numba_function():
     check(periodic_laplacian, np.random.default_rng(0).random(50), 0.25)
 
 
+def windowed_products(x, w):  # the program makes w[None]: contiguous, typed 'A' by Numba
+    out = np.empty((x.shape[0], x.shape[1] - 2, w.shape[1]))
+    wb = w[None, :, :]
+    for j in range(x.shape[1] - 2):
+        out[:, j, :] = np.sum(x[:, j : j + 3, None] * wb, axis=1)
+    return out
+
+
+def test_a_view_a_program_makes_is_read_flat_where_the_graph_knows_it_is_contiguous():
+    fn = compiled(windowed_products)
+    x, w = np.random.default_rng(1).random((4, 9)), np.random.default_rng(2).random((3, 2))
+    np.testing.assert_array_equal(fn(x, w), windowed_products(x, w))
+    assert "# the host is one Numba function" in fn.code  # (it was a Numba typing error)
+
+
 def test_a_few_steps_stay_a_python_host():
     fn = compiled(lambda x, y: np.sum(x) * y)
     np.testing.assert_array_equal(fn(np.arange(5.0), np.arange(3.0)), 10.0 * np.arange(3.0))

@@ -299,13 +299,25 @@ def round_decimals(x, decimals):
 @intrinsic
 def flat(typingctx, array):
     """A contiguous array's memory as one C axis, sharing its data (``reshape(-1)`` in memory
-    order without Numba's general reshape, which costs a kernel ~0.1 s to compile)."""
-    if not isinstance(array, types.Array) or array.layout not in ("C", "F"):
+    order without Numba's general reshape, which costs a kernel ~0.1 s to compile).
+
+    An array Numba types as of any layout (``A``: a view a program made, ``w[None]``) is taken
+    when the graph's layout says it is contiguous, and checked at run time."""
+    if not isinstance(array, types.Array):
         return None
     result = array.copy(ndim=1, layout="C")
 
     def codegen(context, builder, signature, args):
         source = make_array(array)(context, builder, args[0])
+        if array.layout not in ("C", "F"):
+            dense = builder.or_(
+                _dense(builder, source, array.ndim, reversed(range(array.ndim))),
+                _dense(builder, source, array.ndim, range(array.ndim)),
+            )
+            with builder.if_then(builder.not_(dense), likely=False):
+                context.call_conv.return_user_exc(
+                    builder, RuntimeError, ("gcompile: a view taken as contiguous is not",)
+                )
         view = make_array(result)(context, builder)
         populate_array(
             view,
@@ -319,6 +331,21 @@ def flat(typingctx, array):
         return impl_ret_borrowed(context, builder, result, view._getvalue())
 
     return result(array), codegen
+
+
+def _dense(builder, source, ndim: int, axes) -> object:
+    """Whether an array's strides, taken along ``axes`` from the fastest, are those of dense
+    memory (C order: the last axis first; F: the first), axes of length 1 aside."""
+    shape = cgutils.unpack_tuple(builder, source.shape, ndim)
+    strides = cgutils.unpack_tuple(builder, source.strides, ndim)
+    expected = source.itemsize
+    dense = cgutils.true_bit
+    for axis in axes:
+        single = builder.icmp_signed("==", shape[axis], shape[axis].type(1))
+        matches = builder.icmp_signed("==", strides[axis], expected)
+        dense = builder.and_(dense, builder.or_(single, matches))
+        expected = builder.mul(expected, shape[axis])
+    return dense
 
 
 @intrinsic
