@@ -212,6 +212,8 @@ class CompiledFunction:
             return self.fallbacks.failed(entry.failure, args, kwargs)
         if entry.refusal is not None:
             return self._refused(entry.refusal, args, kwargs)
+        if entry.python is not None:
+            return self.eager(*args, **kwargs)
         if entry.written:
             overlap = overlapping_write(entry, inputs)
             if overlap is not None:

@@ -18,6 +18,7 @@ from . import backends, config, frontend
 from .captured_globals import GlobalsGuard
 from .errors import UnsupportedError
 from .guards import BoundCall, SizeCheck, guard_text, size_check
+from .ir import ops
 from .ir.alias import returns_a_choice, written_inputs
 from .ir.graph import Graph
 from .passes import manager
@@ -44,6 +45,7 @@ class CacheEntry:
     fast: Any = None  # its fast_entry.FastEntry (None: it has none; UNBUILT before its first call)
     results: Callable | None = None  # gives array results back as the caller's kind of array
     order: int = 0  # how many entries the function had before this one
+    python: str | None = None  # why the call runs the Python function (its trace computes nothing)
 
     def guards(self) -> list[str]:
         """What this entry assumes about the arguments: one line per leaf, then the sizes."""
@@ -65,6 +67,12 @@ class CacheEntry:
 MAX_GRAPH_NODES = 10_000
 
 
+# Why a call whose trace records no operation (Python values and sizes alone, arguments returned
+# as they are) runs the function itself: a compiled call would rebuild its results from the graph's
+# constants on every call (lists of thousands of numbers, a dict of lists), for nothing.
+PYTHON_ONLY = "its trace computes nothing on arrays: the function runs as Python"
+
+
 def build(
     entry: CacheEntry,
     bound: BoundCall,
@@ -83,6 +91,10 @@ def build(
     goes on with it, must hold that very array: the region runs as Python)."""
     guard = GlobalsGuard.of(function)  # (the values the trace reads)
     entry.graph = _traced(function, bound, options, entry.timings, stats)
+    if all(node.op != "call" or node.target is ops.SYMINT for node in entry.graph.nodes):
+        entry.python = PYTHON_ONLY
+        entry.sizes, entry.globals = _size_check(entry.graph, bound), guard
+        return
     if region and returns_a_choice(entry.graph):
         raise UnsupportedError(
             "a region returning an array that a branch or loop may have chosen from its "

@@ -392,3 +392,18 @@ def test_names_imported_from_numpy_are_traced_and_restored_after():
     assert zeros is np.zeros and globals()["zeros"] is np.zeros  # the module's names restored
     compiled = gcompile.compile(from_numpy_names, backend="interpreter", fullgraph=True)
     np.testing.assert_array_equal(compiled(np.arange(4.0)), np.arange(4.0) + 1)
+
+
+def python_tables(a, b):  # lists of Python numbers sized by the arrays: nothing on arrays
+    m, n = len(a), len(b)
+    return [[0] * (n + 1) for _ in range(m + 1)], {"pairs": [(i, i + 1) for i in range(m)]}
+
+
+def test_a_trace_that_computes_nothing_runs_the_function_as_python():
+    fn = gcompile.compile(python_tables, fullgraph=True)
+    a, b = np.zeros(5), np.zeros(3)
+    result = fn(a, b)
+    assert result == python_tables(a, b) and type(result[1]["pairs"][0][0]) is int
+    assert fn.entries[-1].python and fn.entries[-1].run is None
+    assert fn(np.zeros(7), b) == python_tables(np.zeros(7), b)
+    assert "computes nothing on arrays" in str(gcompile.explain(python_tables, a, b))

@@ -48,6 +48,7 @@ class ExplainReport:
     breaks: list = field(default_factory=list)  # one line per graph break (``graph_breaks``)
     chunks: list = field(default_factory=list)  # the chunk plan of a call with dask arrays
     chunk_notes: dict = field(default_factory=dict)  # kernel name -> its dask steps, for drawings
+    python: str = ""  # why the call ran the function as Python though nothing refused it
 
     @property
     def chunk_plan(self) -> str:
@@ -75,7 +76,7 @@ class ExplainReport:
             lines += ["", "== fusion", str(self.fusion)]
         lines += ["", "== refusals"]
         lines += [_refusal_text(r) for r in self.refusals] or [
-            "  none: the whole function compiled"
+            f"  none: {self.python}" if self.python else "  none: the whole function compiled"
         ]
         if self.breaks:
             lines += ["", "== graph breaks (compiled regions around a statement run in Python)"]
@@ -172,6 +173,7 @@ def _add_entry(report: ExplainReport, compiled: CompiledFunction) -> None:
     if not compiled.entries:
         return
     entry = compiled.entries[-1]
+    report.python = entry.python or ""
     report.guards = entry.guards()
     report.timings = dict(entry.timings)
     program = getattr(entry.run, "program", None)
