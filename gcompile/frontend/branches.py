@@ -554,8 +554,13 @@ def _agree(traced: list, outputs: list, i: int, name: str, env) -> None:
     if not _same_shape(metas[0], metas[1], name, env) or metas[0].scalar != metas[1].scalar:
         raise Declined(f"the branches give {name!r} different shapes")
     if len({m.map_sizes(env.simplify).shape for m in metas}) != 1:
-        # (f64[min(s0,3),s1] and f64[3,2]: one shape at the traced sizes, not as expressions)
-        raise Declined(f"the branches give {name!r} shapes that agree at these sizes only")
+        # (f64[min(s0,3),s1] and f64[3,s1]: sizes guarded equal, not equal as expressions:
+        # the second branch's value takes the first's shape, as a reshape)
+        if metas[1].scalar or not isinstance(values[1], Node):
+            raise Declined(f"the branches give {name!r} shapes that agree at these sizes only")
+        graph = traced[1][0].graph
+        outputs[1][i] = graph.call(ops.RESHAPE, (values[1],), {"shape": metas[0].shape})
+        metas[1] = value_meta(outputs[1][i])
     if metas[0].dtype == metas[1].dtype and metas[0].weak == metas[1].weak:
         return
     if name.startswith(RESULT) and metas[0].weak != metas[1].weak:
