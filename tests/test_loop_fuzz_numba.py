@@ -11,7 +11,7 @@ from tests.loop_fuzz import loop_cases
 from tests.test_loop_fuzz import FUZZ_COUNT, QUICK, fuzz, run
 
 
-@settings(max_examples=12, **QUICK)
+@settings(max_examples=9, **QUICK)
 @given(loop_cases())
 def test_random_loop_programs_numba(case):
     run(case, "numba")

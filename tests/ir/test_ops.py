@@ -317,6 +317,8 @@ def numba_for(op, dtype) -> bool:
     ``NUMBA_INTEGERS`` stand for the others; bool and integer inputs that NumPy casts to a float
     loop all run the same float code after the cast, so int64 stands for them, except for the
     functions with an inlined expansion (0.3-1 s each), whose float code the float dtypes test.
+    The narrow integers compile arithmetic only: a comparison or predicate (a bool result) has
+    the same code at every width, and int64, uint64 and bool compile it.
     """
     if dtype.kind not in "biu":
         return True
@@ -327,6 +329,8 @@ def numba_for(op, dtype) -> bool:
     with np.errstate(all="ignore"):
         result = op.impl(*(np.ones(1, d) for d in operand_dtypes(op, dtype)))
     result = result[0] if isinstance(result, tuple) else result
+    if result.dtype.kind == "b" and dtype.kind != "b" and dtype.itemsize == 1:
+        return False
     return result.dtype.kind not in "fc"
 
 
