@@ -146,7 +146,7 @@ def test_functions_without_a_rule_are_probed_at_the_traced_sizes_and_guarded():
         (lambda x: np.histogram_bin_edges(x, "auto") + 1, "np.histogram_bin_edges"),  # (the data)
         (lambda x: np.unstack(x)[0] + 1, "returns a view of its argument"),
         (lambda x: np.diagonal(x, 0, 1, 0) + 1, "along its two axes"),
-        (lambda x: np.fill_diagonal(x, 0.0), "np.fill_diagonal"),  # writes its argument
+        (lambda x: np.putmask(x, x > 0, 0.0), "np.putmask"),  # writes its argument
         (lambda x: np.array2string(x), "np.array2string"),
     ],
 )
@@ -208,6 +208,22 @@ def test_a_diagonal_in_a_loop_is_taken_once_before_it_and_norms_are_reductions()
     np.testing.assert_allclose(got[1], expected[1], rtol=1e-10)
     ((_, source),) = compiled.entries[-1].run.program.loops
     assert "_objmode(" not in source  # (no call back into Python on any trip)
+
+
+def insertion_points(a, queries):  # a traced 0-d value as np.searchsorted's v, in a loop
+    out = np.empty(queries.shape[0], np.int64)
+    for i in range(queries.shape[0]):
+        out[i] = np.searchsorted(a, queries[i]) + 10 * np.searchsorted(a, queries[i], "right")
+    return out
+
+
+def test_searchsorted_of_integers_in_a_loop_is_numbas_own():
+    a, queries = np.array([1, 3, 3, 7, 9]), np.array([0, 3, 8, 10, 3, 1])
+    check(insertion_points, a, queries)
+    compiled = gcompile.compile(insertion_points, fullgraph=True)
+    compiled(a, queries)
+    ((_, source),) = compiled.entries[-1].run.program.loops
+    assert "np.searchsorted(" in source and "_objmode(" not in source
 
 
 def repeated_rows(X):

@@ -305,9 +305,9 @@ class NumpyCalls:
             self.tracer.refuse(f"{name}(..., out=...)")
         operands, arguments = [], []
         for key, value in bound.items():
-            if (
-                key in arrays
-                and value is not None
+            if key in arrays and (
+                isinstance(value, TracedArray)  # (a 0-d one too, which np.isscalar calls scalar)
+                or value is not None
                 and not np.isscalar(value)
                 and not isinstance(value, SymInt)
             ):

@@ -79,7 +79,8 @@ def _spelled(call: ExternCall, value):
 
 def _native(call: ExternCall, node: Node, arguments: list, named: dict):
     """Numba's own version of a library call whose result it computes exactly as NumPy (the
-    positions and counts of integers and booleans, a diagonal: no object mode), else None. Not
+    positions and counts of integers and booleans, where integers go in a sorted array of
+    integers, a diagonal: no object mode), else None. Not
     ``np.extract``: Numba's raises on an empty array, where NumPy's gives an empty one."""
     dtypes = [v.meta.dtype for v in node.args]
     if call.function in (np.nonzero, np.flatnonzero) and len(named) == 1:
@@ -93,6 +94,10 @@ def _native(call: ExternCall, node: Node, arguments: list, named: dict):
     integers = all(d.kind == "i" for d in dtypes[:1])
     if call.function is np.unique and integers and len(named) == 1:
         return Call(Name("np.unique"), (named["ar"],))
+    if call.function is np.searchsorted and set(named) <= {"a", "v", "side"}:
+        if all(d.kind in "iu" for d in dtypes) and node.args[0].meta.ndim == 1:
+            side = named.get("side", Const("left"))  # (positions among integers: exact)
+            return Call(Name("np.searchsorted"), (named["a"], named["v"], side))
     if call.function is np.bincount and integers and set(named) <= {"x", "weights", "minlength"}:
         weights = named.get("weights", Const(None))
         return Call(Name("np.bincount"), (named["x"], weights, named.get("minlength", Const(0))))
