@@ -177,6 +177,12 @@ def view_infer(rule: Callable) -> Callable:
     return infer
 
 
+def sliding_window_infer(x: TensorMeta, window_shape: Any, axis: Any = None) -> TensorMeta:
+    """``sliding_window_view`` is a read-only view (windows overlap)."""
+    windows = layout.sliding_window(layout.of_meta(x), window_shape, axis)
+    return layout.meta_of(windows, x, writeable=False)
+
+
 def broadcast_to_infer(x: TensorMeta, shape: Any) -> TensorMeta:
     """``broadcast_to`` is a read-only view."""
     return layout.meta_of(layout.broadcast_to(layout.of_meta(x), shape), x, writeable=False)

@@ -200,6 +200,39 @@ def broadcast_to(view: Strided, shape) -> Strided:
     return replace(view, shape=tuple(shape), strides=tuple(strides))
 
 
+def sliding_window(view: Strided, window_shape, axis=None) -> Strided:
+    """``np.lib.stride_tricks.sliding_window_view``: each windowed axis shortened by its
+    window less one, and an axis per window after the others, read with that axis's stride;
+    NumPy's errors."""
+    windows = tuple(window_shape) if isinstance(window_shape, (tuple, list)) else (window_shape,)
+    if axis is None:
+        axes = tuple(range(view.ndim))
+        if len(windows) != view.ndim:
+            raise ValueError(
+                "Since axis is `None`, must provide window_shape for all dimensions of `x`; "
+                f"got {len(windows)} window_shape elements and `x.ndim` is {view.ndim}."
+            )
+    else:
+        axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+        if len(windows) != len(axes):
+            raise ValueError(
+                "Must provide matching length window_shape and axis; got "
+                f"{len(windows)} window_shape elements and {len(axes)} axes elements."
+            )
+        if any(not -view.ndim <= a < view.ndim for a in axes):
+            raise np.exceptions.AxisError(f"axis out of bounds for array of dimension {view.ndim}")
+        axes = tuple(a % view.ndim for a in axes)
+    if any(w < 0 for w in windows):
+        raise ValueError("`window_shape` cannot contain negative values")
+    shape = list(view.shape)
+    for a, window in zip(axes, windows):
+        if not decide(">=", shape[a], window, "a sliding window"):
+            raise ValueError("window shape cannot be larger than input array shape")
+        shape[a] = shape[a] - window + 1
+    strides = view.strides + tuple(view.strides[a] for a in axes)
+    return replace(view, shape=tuple(shape) + windows, strides=strides)
+
+
 # -- indexing -------------------------------------------------------------------------------------
 
 

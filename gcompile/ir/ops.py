@@ -61,6 +61,7 @@ from .inference import (
     run_infer,
     setitem_impl,
     setitem_infer,
+    sliding_window_infer,
     stack_impl,
     stack_infer,
     trace_infer,
@@ -780,6 +781,18 @@ BROADCAST_TO = _add(
         operands=("array",),
         params=("shape",),
         strided=layout.broadcast_to,
+    )
+)
+SLIDING_WINDOW = _add(
+    OpDef(
+        "sliding_window",
+        "view",
+        np.lib.stride_tricks.sliding_window_view,
+        sliding_window_infer,
+        numpy=(np.lib.stride_tricks.sliding_window_view,),
+        operands=("x",),
+        params=("window_shape", "axis"),
+        strided=layout.sliding_window,
     )
 )
 RAVEL = _add(

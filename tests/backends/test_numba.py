@@ -580,11 +580,22 @@ def windowed_products(x, w):  # the program makes w[None]: contiguous, typed 'A'
     return out
 
 
-def test_a_view_a_program_makes_is_read_flat_where_the_graph_knows_it_is_contiguous():
+def window_ranges(x, w):  # a sliding window view read in a loop
+    v = np.lib.stride_tricks.sliding_window_view(x, w)
+    out = np.zeros(v.shape[0])
+    for i in range(v.shape[0]):
+        out[i] = v[i].max() - v[i].min()
+    return out
+
+
+def test_views_a_program_makes_are_numbas_own():
     fn = compiled(windowed_products)
     x, w = np.random.default_rng(1).random((4, 9)), np.random.default_rng(2).random((3, 2))
     np.testing.assert_array_equal(fn(x, w), windowed_products(x, w))
     assert "# the host is one Numba function" in fn.code  # (it was a Numba typing error)
+    fn = compiled(window_ranges)
+    np.testing.assert_array_equal(fn(x[0], 4), window_ranges(x[0], 4))
+    assert "# the host is one Numba function" in fn.code
 
 
 def test_a_few_steps_stay_a_python_host():

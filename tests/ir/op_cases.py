@@ -633,9 +633,9 @@ CASES: dict[Any, list[Case]] = {
         case(lambda a: np.average(a, axis=0), (4, 2), dtypes=REAL),
         case(lambda a: np.percentile(a, 90), (9,), dtypes=REAL),
         case(lambda a: np.quantile(a, 0.25, axis=1), (2, 9), dtypes=FLOATS),
-        case(lambda a: np.roll(a, 2, axis=0), (5, 3), dtypes=ALL),
-        case(lambda a: np.roll(a, -1), reversed_((3, 4))),
-        case(lambda a: np.roll(a, [1, -2], axis=[0, 1]), (3, 4)),
+        case(lambda a: np.roll(a, 7, axis=0), (5, 3), dtypes=ALL),  # (past the axis: a gather)
+        case(lambda a: np.roll(a, -13), reversed_((3, 4))),
+        case(lambda a: np.roll(a, [4, -5], axis=[0, 1]), (3, 4)),
         case(lambda a: (np.triu(a), np.tril(a, -1)), (4, 3), dtypes=ALL),
         case(lambda a: np.diag(a), (4,), dtypes=ALL),
         case(lambda a: np.diag(a, -1) + 0, (3,)),
@@ -965,6 +965,24 @@ CASES: dict[Any, list[Case]] = {
         case(_copyto_unsafe, of((3,), np.int32), (3,)),
         case(_copyto_scalar, strided((2, 2)), dtypes=NUMERIC),
     ],
+    "sliding_window": [  # (np.lib.stride_tricks.sliding_window_view: a read-only view)
+        case(lambda x: np.lib.stride_tricks.sliding_window_view(x, 3).sum(axis=-1), (7,)),
+        case(
+            lambda x: np.lib.stride_tricks.sliding_window_view(x, (2, 2)).max(axis=(-2, -1)),
+            F((4, 5)),
+            dtypes=(np.float64, np.int16),
+        ),
+        case(
+            lambda x: np.lib.stride_tricks.sliding_window_view(x, 2, axis=0) * 2,
+            strided((3, 4)),
+            dtypes=(np.float32,),
+        ),
+        case(  # (an axis twice: windows of windows)
+            lambda x: np.lib.stride_tricks.sliding_window_view(x, (1, 2), axis=(1, -1)) + 1,
+            (2, 5),
+            dtypes=(np.int64,),
+        ),
+    ],
     np.fill_diagonal: [  # (an index-array write at a[i, i, ...], i below the shortest axis)
         case(_fill_diagonal_scalar, (3, 5), dtypes=(np.float64, np.int8, np.bool_)),
         case(_fill_diagonal_scalar, F((5, 3)), dtypes=(np.float32,)),
@@ -1239,6 +1257,11 @@ ERROR_CASES: dict[Any, list[Case]] = {
     np.clip: [case(lambda x: np.clip(x, np.zeros(2), 1), of((3,), np.float64))],
     np.identity: [case(lambda: np.identity(-2))],
     np.asarray: [case(lambda x: np.asarray(x, dtype="no such dtype"), of((3,), np.float64))],
+    "sliding_window": [
+        case(lambda x: np.lib.stride_tricks.sliding_window_view(x, 4), of((3,), np.float64)),
+        case(lambda x: np.lib.stride_tricks.sliding_window_view(x, (2, 2)), of((3,), np.int32)),
+        case(lambda x: np.lib.stride_tricks.sliding_window_view(x, 2, 1), of((3,), np.int32)),
+    ],
     np.fill_diagonal: [
         case(_fill_diagonal, of((3,), np.float64), of((), np.float64)),  # at least 2-d
         case(_fill_diagonal, of((2, 3, 3), np.float64), of((), np.float64)),  # equal lengths

@@ -211,19 +211,23 @@ class RegionLowering:
         return tuple(items)
 
     def view(self, node: Node):
-        """A reshape, transpose or broadcast of an array read in the body."""
+        """A reshape, transpose, broadcast or sliding window of an array read in the body."""
         base = self.values[node.args[0]]
         return self.view_of(base, node.target, node.kwargs, node.args[0].meta, node.meta)
 
     def view_of(self, array, op, params: dict, before, after):
         """``array`` (of meta ``before``) through view op ``op`` (giving ``after``): basic
-        indexing, a transpose or broadcast; a reshape of a contiguous copy (read only)."""
+        indexing, a transpose, broadcast or sliding window; a reshape of a contiguous copy
+        (read only)."""
         if op is ops.GETITEM:
             return Item(array, self.items(params["index"], before.ndim))
         if op in RESHAPING:
             return reshaped(Call(Name("np.ascontiguousarray"), (array,)), self.shape(after.shape))
         if op is ops.BROADCAST_TO:
             return Call(Name("np.broadcast_to"), (array, self.shape(after.shape)))
+        if op is ops.SLIDING_WINDOW:
+            windows = (Const(params["window_shape"]), Const(params.get("axis")))
+            return Call(Name("np.lib.stride_tricks.sliding_window_view"), (array, *windows))
         if op is ops.TRANSPOSE:
             axes = params.get("axes")
             axes = tuple(range(after.ndim))[::-1] if axes is None else tuple(axes)

@@ -479,7 +479,7 @@ class _ProgramLowering(
             self.eye(node)
         elif target in (ops.STACK, ops.CONCATENATE):
             self.joined(node)
-        elif target in RESHAPING or target in (ops.TRANSPOSE, ops.BROADCAST_TO):
+        elif target in RESHAPING or target in (ops.TRANSPOSE, ops.BROADCAST_TO, ops.SLIDING_WINDOW):
             self.assign(node, self.view(node))
         elif target.kind == "elementwise" and node.meta.ndim == 0:
             self.assign(node, self.scalar(node))
