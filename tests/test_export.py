@@ -129,6 +129,8 @@ def test_a_function_with_a_python_step_is_not_exported(tmp_path):
     with pytest.raises(gcompile.UnsupportedError, match="calls Python"):
         gcompile.export(solve, _lower(4), RNG.random(4), path=tmp_path / "solve.gcx")
     assert not (tmp_path / "solve.gcx").exists()
+    with pytest.raises(gcompile.UnsupportedError, match="computes nothing"):
+        gcompile.export(lambda a: [len(a)] * 3, np.ones(3), path=tmp_path / "sizes.gcx")
 
 
 def _members(path):

@@ -56,6 +56,10 @@ def export(fn: Callable, *example_args: Any, path: str | os.PathLike, **example_
 
 def _contents(compiled: CompiledFunction, entry: Any, bound: Any) -> dict:
     """The archive's members (name -> bytes, but the manifest) of ``compiled``'s ``entry``."""
+    if entry.python is not None:
+        raise UnsupportedError(
+            f"exporting a function whose trace computes nothing ({entry.python})"
+        )
     host = entry.run
     name = host.__name__
     machine: dict = {}
