@@ -3,7 +3,7 @@
 | variable                | meaning                                              | default |
 |-------------------------|------------------------------------------------------|---------|
 | ``GCOMPILE_DISABLE``    | ``1`` runs every compiled function eagerly           | ``0``   |
-| ``GCOMPILE_VERIFY``     | ``1`` verifies every graph the compiler builds       | ``0``   |
+| ``GCOMPILE_VERIFY``     | ``1`` verifies every graph the compiler builds (after tracing and each pass pipeline); ``each``: after every pass that changed it, its metas checked too | ``0``   |
 | ``GCOMPILE_CACHE_LIMIT``| cache entries per function before a recompile warning| ``8``   |
 | ``GCOMPILE_DEBUG_DIR``  | folder receiving the graph text after every pass     | unset   |
 | ``GCOMPILE_CACHE_DIR``  | where generated kernels and Numba's machine code live | the user's cache directory |
@@ -45,6 +45,12 @@ def _flag(env: str) -> bool:
     return bool(raw) and raw.strip().lower() in ("1", "true", "yes", "on")
 
 
+def _verify_mode() -> str | bool:
+    """``GCOMPILE_VERIFY``: False, ``"stage"`` (a true flag) or ``"each"``."""
+    raw = os.environ.get("GCOMPILE_VERIFY", "").strip().lower()
+    return "each" if raw == "each" else "stage" if _flag("GCOMPILE_VERIFY") else False
+
+
 def _int(env: str, default: int) -> int:
     raw = os.environ.get(env, "").strip()
     if not raw:
@@ -73,7 +79,7 @@ def _log_components() -> frozenset:
 
 _READERS = {
     "disable": lambda: _flag("GCOMPILE_DISABLE"),
-    "verify": lambda: _flag("GCOMPILE_VERIFY"),
+    "verify": _verify_mode,
     "cache_size_limit": lambda: _int("GCOMPILE_CACHE_LIMIT", 8),
     "debug_dir": lambda: os.environ.get("GCOMPILE_DEBUG_DIR") or None,
     "cache_dir": lambda: os.environ.get("GCOMPILE_CACHE_DIR") or _user_cache_dir(),

@@ -246,8 +246,12 @@ def test_verify_option_verifies_each_graph(monkeypatch):
 
     monkeypatch.setattr(gcompile.ir.Graph, "verify", spy)
     gcompile.compile(scale_shift)(np.ones(2), 1.0, 1)
-    # after tracing and after every pass that ran
+    # after tracing and at the end of each pass pipeline
     assert set(seen) == {"scale_shift"} and len(seen) >= 3
+    stages = len(seen)
+    monkeypatch.setenv("GCOMPILE_VERIFY", "each")  # (and after every pass that changed it)
+    gcompile.compile(scale_shift)(np.ones(2), 1.0, 1)
+    assert len(seen) - stages > stages
 
 
 def test_past_the_cache_size_limit_new_argument_structures_run_eagerly(monkeypatch):

@@ -15,9 +15,11 @@ and loop bodies, not fused kernels' bodies: fusing a kernel's body would nest ke
 kernels); ``functools.partial`` of such a pass keeps saying it.
 
 ``compile(..., options={"passes": [...], "disable": [...]})`` selects passes by
-the names used here and in the log. The graph is verified after every pass when
-``GCOMPILE_VERIFY=1`` (the test suite sets it); a failure names the pass and the
-passes that ran before it. With ``GCOMPILE_DEBUG_DIR`` set, the graph text after
+the names used here and in the log. With ``GCOMPILE_VERIFY=1`` (the test suite sets it) the
+graph is verified at the end of each run, a failure naming the passes that ran since the last
+verification; with ``GCOMPILE_VERIFY=each`` (the pass tests set it), after every pass that
+changed it, its metas checked against their ops' inference before they are derived again: a
+failure names the pass and the passes that ran before it. With ``GCOMPILE_DEBUG_DIR`` set, the graph text after
 each pass is written to that folder.
 """
 
@@ -141,7 +143,8 @@ class PassManager:
     ):
         self.steps = steps
         self.repeat = repeat
-        self.verify = config.get("verify") if verify is None else verify
+        # False, "stage" (at the end of each run) or "each" (after each pass; True too)
+        self.verify = config.get("verify") if verify is None else verify and "each"
         self.debug_dir = config.get("debug_dir")
         self.dump_dir = dump_dir  # overrides <GCOMPILE_DEBUG_DIR>/<graph name>
         self.records: list[PassRecord] = [] if records is None else records  # shared across stages
@@ -149,7 +152,7 @@ class PassManager:
     def run(self, graph: Graph) -> bool:
         """Run the passes (to a fixpoint when ``repeat``); True if any changed the graph."""
         changed_any = False
-        self._unverified: list = []  # passes since the last verification that changed nothing
+        self._unverified: list = []  # passes since the last verification (each: unchanged ones)
         for _ in range(_MAX_ROUNDS if self.repeat else 1):
             changed_round = False
             for name, step in self.steps:
@@ -157,8 +160,8 @@ class PassManager:
             changed_any |= changed_round
             if not changed_round:
                 break
-        if self.verify and self._unverified:  # (a pass that changed nothing left the graph as
-            self._verify(graph)  # it was: verified once here, not after each such pass)
+        if self.verify and self._unverified:  # (each: a pass that changed nothing left the
+            self._verify(graph)  # graph as it was, verified once here, not after each such pass)
         return changed_any
 
     def _verify(self, graph: Graph, name: str | None = None, before: list | None = None):
@@ -169,7 +172,8 @@ class PassManager:
         except Exception as error:
             suspects = ([(name, before)] if name else []) + self._unverified
             (first, after), rest = suspects[0], [n for n, _ in suspects[1:]]
-            others = f" (or one of {rest}, which reported no change)" if rest else ""
+            unchanged = ", which reported no change" if self.verify == "each" else ""
+            others = f" (or one of {rest}{unchanged})" if rest else ""
             raise PassError(
                 f"error running the {first!r} pass (after {after or 'no passes'}){others}: "
                 f"{type(error).__name__}: {error}"
@@ -183,7 +187,7 @@ class PassManager:
             changed = False
             for each in _graphs_for(step, graph):
                 changed = bool(step(each)) or changed
-            if changed and self.verify:
+            if changed and self.verify == "each":
                 _check_metas(graph, name)
             if changed:
                 graph.propagate_metas()
@@ -194,7 +198,7 @@ class PassManager:
                 f"error running the {name!r} pass (after {before or 'no passes'}): "
                 f"{type(error).__name__}: {error}"
             ) from error
-        if self.verify and changed:
+        if self.verify == "each" and changed:
             self._verify(graph, name, before)
         elif self.verify:
             self._unverified.append((name, before))
