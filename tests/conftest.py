@@ -51,33 +51,6 @@ def _every_graph_reads_back():
     frontend.trace, manager.run_pipeline = trace, run_pipeline
 
 
-# The files that take longest (a cold run, 2026-11-30), collected first: pytest-xdist's
-# ``--dist loadfile`` hands files to the workers in collection order, so a long file collected
-# late ran alone at the end while the other worker waited. (Only the order of files changes.)
-LONGEST_FIRST = (
-    "tests/ir/test_ops.py",
-    "tests/test_programs.py",
-    "tests/test_loops.py",
-    "tests/backends/test_numba_layouts.py",
-    "tests/backends/test_numba.py",
-    "tests/test_loop_programs_compiled.py",
-    "tests/test_dask.py",
-    "tests/test_unbacked.py",
-    "tests/test_examples.py",
-    "tests/test_list_rows.py",
-    "tests/passes/test_passes_hypothesis.py",
-    "tests/test_loop_forms.py",
-    "tests/test_loop_fuzz_numba.py",
-)
-
-
-def pytest_collection_modifyitems(session, config, items):
-    """Collect ``LONGEST_FIRST``'s files first, in that order, the others after them as found."""
-    rank = {path: position for position, path in enumerate(LONGEST_FIRST)}
-    root = str(config.rootpath)
-    items.sort(key=lambda item: rank.get(os.path.relpath(str(item.path), root), len(rank)))
-
-
 _READ_BACK: set = set()  # the texts read back already (a text parses the same every time)
 
 
