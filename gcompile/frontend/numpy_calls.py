@@ -307,9 +307,7 @@ class NumpyCalls:
         for key, value in bound.items():
             if key in arrays and (
                 isinstance(value, TracedArray)  # (a 0-d one too, which np.isscalar calls scalar)
-                or value is not None
-                and not np.isscalar(value)
-                and not isinstance(value, SymInt)
+                or (value is not None and not np.isscalar(value) and not isinstance(value, SymInt))
             ):
                 arguments.append((key, externs.Operand(len(operands))))
                 operands.append(value)
