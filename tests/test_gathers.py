@@ -1,6 +1,8 @@
 """Elements read at positions that come from the data (``x[idx[i]]``, ``A[perm[i], j]``): one
 ``element`` node each, in loops that stay rolled, with NumPy's IndexError out of range."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -317,6 +319,40 @@ def test_lookup_tables_of_the_module_are_constant_arrays_guarded_by_their_items(
     for fn, argument in ((through_a_helper, data), (big_entry, np.zeros(2, np.int64))):
         with pytest.raises(gcompile.UnsupportedError, match="Python integer"):
             gcompile.compile(fn, fullgraph=True)(argument)
+
+
+@functools.lru_cache
+def _cached_crc32_table():
+    return _crc32_table()
+
+
+def crc32_own_table(data):
+    """A table the function makes (andrewfurey21/crc's create_lut, cached), read at data
+    positions."""
+    lut = _cached_crc32_table() if len(data) else [0] * 256
+    squares = [k * k for k in range(16)]
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = (crc >> 8) ^ lut[(crc & 0xFF) ^ b]
+    return (~crc) & 0xFFFFFFFF, squares[int(data[0]) & 15]
+
+
+def changed_table(data):
+    lut = [k % 7 for k in range(256)]
+    lut[3] = 100  # (a list the function changes is no table: its items are not constants)
+    total = 0
+    for b in data:
+        total += lut[b]
+    return total
+
+
+def test_lists_the_function_makes_and_never_changes_are_tables():
+    data = RNG.integers(0, 256, 300).astype(np.uint8)
+    assert check(crc32_own_table, data)[0] == crc32_by_table(data)
+    graph = gcompile.trace(crc32_own_table, data)
+    assert graph.notes.loops and all(note.rolled for note in graph.notes.loops)
+    with pytest.raises(gcompile.UnsupportedError, match="Python integer"):
+        gcompile.compile(changed_table, fullgraph=True)(data)
 
 
 def knapsack(weight, value, capacity):

@@ -590,17 +590,24 @@ def _made(module: str, cls: type, args: tuple, kwargs: dict, made_object: Any) -
     return made
 
 
-def table(sequence: Any, index: Any) -> Any:
+def table(sequence: Any, index: Any, made: bool = False) -> Any:
     """``sequence[index]``, read in a converted function from a name it does not bind; a list
     or tuple of numbers (``tables.is_table``) is first offered to
-    ``handler.capture_table(sequence, index)``, which returns the element or ``NotImplemented``."""
+    ``handler.capture_table(sequence, index, made)``, which returns the element or
+    ``NotImplemented``."""
     handler = _HANDLER.get()
     capture = getattr(handler, "capture_table", None)
     if capture is not None and type(sequence) in (list, tuple):
-        result = capture(sequence, index)
+        result = capture(sequence, index, made)
         if result is not NotImplemented:
             return result
     return sequence[index]
+
+
+def local_table(sequence: Any, index: Any) -> Any:
+    """``sequence[index]`` of a list the converted function made and never changes
+    (``tables.read_only_lists``): ``table``, the list read as a table without a guard."""
+    return table(sequence, index, made=True)
 
 
 def _run(body: Callable[..., tuple], iterable: Iterable, carried: tuple) -> tuple:

@@ -66,7 +66,7 @@ from .raises import guard_raises
 from .returns import merge_returns
 from .runtime import MATH_MODULE
 from .scopes import NonLocalNames, function_names, identifiers, parameter_names, scan
-from .tables import Tables
+from .tables import Tables, read_only_lists
 from .unbound import track_unbound
 
 RUNTIME = "__gc_rt"
@@ -125,6 +125,7 @@ def rewrite(
     function of which ``is_module(name)`` says it is a module (``np.sum(...)`` stays).
     """
     result = Rewrite()
+    made = read_only_lists(function)  # (the user's own statements, before any rewrite)
     track_unbound(function, RUNTIME)  # (on the user's own statements, before they move)
     split_lists(function)
     loop_comprehensions(function)
@@ -141,7 +142,7 @@ def rewrite(
     _keep_local(function, local)
     _Calls(local, route_call, is_module, result).visit_scope(function)
     kept = parameter_names(function.args) - scan(function.body).stores  # (never bound again)
-    Tables(RUNTIME, GENERATED, local - kept, RESERVED_PREFIXES).visit_scope(function)
+    Tables(RUNTIME, GENERATED, local - kept, RESERVED_PREFIXES, made).visit_scope(function)
     expressions = Expressions(RUNTIME, GENERATED)
     expressions.visit_scope(function)
     result.expressions = expressions.sites

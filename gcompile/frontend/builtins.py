@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..capture.runtime import LoopInfo, is_math
+from ..capture.tables import is_table
 from ..errors import source_text, user_source
 from ..ir import ops
 from ..ir.shape_env import data_sizes_in
@@ -28,12 +29,12 @@ from .traced_array import TracedArray
 class PythonBuiltins:
     """The handler's ``builtin`` (see the module docstring), and ``capture_table``."""
 
-    def capture_table(self, table, index):
+    def capture_table(self, table, index, made=False):
         """``table[index]`` of a lookup table (``capture.tables``: a list or tuple of ints or
         floats the compiled function reads from its module or closure, or is given, which its
-        guard holds) at a traced integer or a loop index: the element of the table as a
-        constant array, as a Python int or float (weak), out of range an IndexError as
-        Python's; else NotImplemented."""
+        guard holds, or one it ``made`` itself and never changes) at a traced integer or a loop
+        index: the element of the table as a constant array, as a Python int or float (weak),
+        out of range an IndexError as Python's; else NotImplemented."""
         tracer = self.tracer
         if isinstance(index, SymInt) and free_symbols(index.expr) & set(
             tracer.graph.shape_env.loops
@@ -41,7 +42,9 @@ class PythonBuiltins:
             index = tracer.symint_value(index.expr)  # (a loop index: one read for every trip)
         if not (tracer.is_traced(index) and index.ndim == 0 and index.dtype.kind in "iu"):
             return NotImplemented
-        if not any(table is own for own in tracer.tables) or type(table[0]) is bool:
+        if not is_table(table) or type(table[0]) is bool:
+            return NotImplemented
+        if not made and not any(table is own for own in tracer.tables):
             return NotImplemented
         kind = "int" if type(table[0]) is int else "float"
         try:  # (NumPy makes ints past int64 floats, or objects: not as Python reads them)
