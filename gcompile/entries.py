@@ -73,6 +73,19 @@ MAX_GRAPH_NODES = 10_000
 PYTHON_ONLY = "its trace computes nothing on arrays: the function runs as Python"
 
 
+def _computes_nothing(graph: Graph) -> bool:
+    """Whether ``graph`` computes nothing Python would not compute as fast: no call but sizes
+    used as values, and arrays made only to be returned (a list of numbers traced as an array,
+    ``frontend/number_lists.py``, that a graph break's region hands on)."""
+    for node in graph.nodes:
+        if node.op != "call" or node.target is ops.SYMINT:
+            continue
+        made = node.target.kind == "creation"
+        if not (made and all(user.op == "output" for user in node.users)):
+            return False
+    return True
+
+
 def build(
     entry: CacheEntry,
     bound: BoundCall,
@@ -91,7 +104,7 @@ def build(
     goes on with it, must hold that very array: the region runs as Python)."""
     guard = GlobalsGuard.of(function)  # (the values the trace reads)
     entry.graph = _traced(function, bound, options, entry.timings, stats)
-    if all(node.op != "call" or node.target is ops.SYMINT for node in entry.graph.nodes):
+    if _computes_nothing(entry.graph):
         entry.python = PYTHON_ONLY
         entry.sizes, entry.globals = _size_check(entry.graph, bound), guard
         return

@@ -604,6 +604,22 @@ def table(sequence: Any, index: Any, made: bool = False) -> Any:
     return sequence[index]
 
 
+def number_list(value: Any, *counts: Any) -> list:
+    """``[value] * n`` (rows ``[[value] * m for _ in range(n)]`` for counts ``(n, m)``), made
+    in a converted function (``number_lists``); first offered to
+    ``handler.number_list(value, counts)``, which returns an object that reads and writes as
+    the list would, or ``NotImplemented``."""
+    handler = _HANDLER.get()
+    make = getattr(handler, "number_list", None)
+    if make is not None:
+        made = make(value, counts)
+        if made is not NotImplemented:
+            return made
+    if len(counts) == 1:
+        return [value] * counts[0]
+    return [[value] * counts[1] for _ in range(counts[0])]
+
+
 def local_table(sequence: Any, index: Any) -> Any:
     """``sequence[index]`` of a list the converted function made and never changes
     (``tables.read_only_lists``): ``table``, the list read as a table without a guard."""

@@ -61,6 +61,7 @@ from .expressions import Expressions
 from .iterables import unpack_targets
 from .lists import split_lists
 from .loop_returns import lift_loop_returns
+from .number_lists import number_lists
 from .plan import BranchPlan, LoopPlan, plan_scope, range_call
 from .raises import guard_raises
 from .returns import merge_returns
@@ -128,6 +129,7 @@ def rewrite(
     made = read_only_lists(function)  # (the user's own statements, before any rewrite)
     track_unbound(function, RUNTIME)  # (on the user's own statements, before they move)
     split_lists(function)
+    number_lists(function, RUNTIME)
     loop_comprehensions(function)
     result.effects = mark_effects(function, RUNTIME)
     mark_accumulations(function, RUNTIME)

@@ -19,9 +19,11 @@ from ..errors import source_text, user_source
 from ..ir import ops
 from ..ir.shape_env import data_sizes_in
 from ..ir.symbolic import free_symbols
+from . import number_lists
 from .data_lengths import LengthFromData
 from .list_rows import GrowingList
 from .math_calls import math_call
+from .number_lists import NumberList
 from .symint import SymInt
 from .traced_array import TracedArray
 
@@ -53,6 +55,11 @@ class PythonBuiltins:
             return NotImplemented
         return tracer.call(ops.PYTHON_SCALAR, tracer.wrap(tracer.operand(values))[index], kind=kind)
 
+    def number_list(self, value, counts: tuple):
+        """``[value] * n`` (or rows) made in converted code: a ``NumberList`` (an array behind
+        the list) or NotImplemented (``number_lists.make``)."""
+        return number_lists.make(self.tracer, value, counts)
+
     def builtin(self, function, args: tuple, kwargs: dict):
         """``len(x)`` of a traced array: its first size, symbolic (Python's ``len`` must return
         an int, which would specialise the trace). Python's ``max``/``min`` of traced scalars
@@ -71,16 +78,18 @@ class PythonBuiltins:
             return math_call(self.tracer, function, args, kwargs, to_int)
         if function is np.ndarray:
             return _new_array(self.tracer, args, kwargs)
+        whole = args[0] if len(args) == 1 and not kwargs else None
+        if isinstance(whole, NumberList):  # (a list of numbers traced as an array)
+            return whole.length() if function is len else whole.extreme(function)
         if function is len:
-            array = args[0] if len(args) == 1 and not kwargs else None
-            if isinstance(array, GrowingList):
-                return array.length()
-            if isinstance(array, LengthFromData):
-                array = array.whole("len() of")
-            traced = self.tracer.is_traced(array) and array.ndim > 0
-            return array.shape[0] if traced else NotImplemented
+            if isinstance(whole, GrowingList):
+                return whole.length()
+            if isinstance(whole, LengthFromData):
+                whole = whole.whole("len() of")
+            traced = self.tracer.is_traced(whole) and whole.ndim > 0
+            return whole.shape[0] if traced else NotImplemented
         if len(args) == 1 and not kwargs and self.tracer.is_traced(args[0]) and args[0].ndim == 1:
-            return _extreme_loop(self.tracer, args[0], function)
+            return extreme_loop(self.tracer, args[0], function)
         if len(args) == 1 and not kwargs and type(args[0]) in (list, tuple) and len(args[0]) > 1:
             args = tuple(args[0])  # (``max(diffs)`` of a list of scalars: as ``max(*diffs)``)
         args = tuple(  # (``max(len(x[m]), 1)``: a length the data decide, as a value)
@@ -120,7 +129,7 @@ def _type_question(tracer, function, args: tuple):
     return issubclass(eager, args[1]) if len(args) == 2 else NotImplemented
 
 
-def _extreme_loop(tracer, vector, function):
+def extreme_loop(tracer, vector, function):
     """Python's ``max(vector)`` (``min``) of a traced 1-d array, as Python computes it: the
     first element, replaced by each later one that compares greater (smaller; a NaN never
     does, nor is replaced unless first), as one loop over the elements."""

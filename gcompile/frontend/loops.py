@@ -55,6 +55,7 @@ from .carried import CarriedValues, value_meta
 from .complex_parts import ComplexParts
 from .declines import Declined, LoopEscape
 from .list_rows import GrowingList, LoopRows
+from .number_lists import NumberList
 from .symint import SymInt
 
 _WIDENING_ROUNDS = 4  # a carried type settles after one or two iterations (weak -> strong)
@@ -704,7 +705,7 @@ class _Containers:
             if id(value) in seen or depth > 3:
                 continue
             seen.add(id(value))
-            if isinstance(value, self.KINDS) and not isinstance(value, GrowingList):
+            if isinstance(value, self.KINDS) and not isinstance(value, (GrowingList, NumberList)):
                 items = self._items(value)
                 self.saved.append((value, items))
                 if len(items) <= self.SCANNED:  # (the containers a long list holds: not seen)

@@ -1,0 +1,109 @@
+"""Lists of numbers traced as arrays (``capture/number_lists.py``, ``frontend/number_lists.py``):
+a dynamic programme's table or a signal kept in a Python list, read and written at loop indices
+and at positions the data give, stays in a rolled loop and gives what eager mode's list does."""
+
+import numpy as np
+import pytest
+
+import gcompile
+from gcompile.capture.convert import convert
+
+from .support import check
+
+RNG = np.random.default_rng(29)
+
+
+def longest_increasing(A):
+    """824zzy/Leetcode's LIS: a table made by a comprehension, ``max`` of its items."""
+    dp = [1 for _ in range(len(A) + 1)]
+    ans = 0
+    for i in range(1, len(A)):
+        for j in range(i):
+            if A[j] < A[i]:
+                dp[i] = max(dp[i], dp[j] + 1)
+        ans = max(ans, dp[i])
+    return ans, max(dp), min(dp), len(dp)
+
+
+def common_subsequence(A, B):
+    """davll/practical-algorithms' LCS table: rows of a list, returned as lists."""
+    m, n = len(A), len(B)
+    sz = [[0] * (n + 1) for _ in range(m + 1)]
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            if A[i - 1] == B[j - 1]:
+                sz[i][j] = sz[i - 1][j - 1] + 1
+            else:
+                sz[i][j] = max(sz[i - 1][j], sz[i][j - 1])
+    return sz[m][n], sz, len(sz[0])
+
+
+def crossings(close, lb, flags):
+    """A signal list written where the data cross (Bollinger bands), as NumPy converts it."""
+    signal = [0] * len(close)
+    seen = [False] * flags
+    for i in range(1, len(close)):
+        if (close[i - 1] <= lb[i - 1]) and (close[i] > lb[i]):
+            signal[i] = 1
+            seen[i % flags] = True
+        signal[-1] += signal[i]  # (a negative position, an augmented write)
+    total = np.array(signal)
+    signal[0] = 7  # (after the conversion: NumPy's array is a copy)
+    return total, np.sum(signal), seen
+
+
+def test_lists_of_numbers_are_arrays_in_rolled_loops_and_give_what_eager_does():
+    A = RNG.integers(0, 50, 40)
+    assert check(longest_increasing, A, backends=("numba",))[0] > 1
+    expected = check(common_subsequence, A[:15], A[10:32], backends=("numba",))
+    assert type(expected[1]) is list and type(expected[1][3][4]) is int
+    close = RNG.random(60)
+    check(crossings, close, close + RNG.normal(0, 0.1, 60), 5, backends=("numba",))
+    graph = gcompile.trace(longest_increasing, A)
+    assert graph.notes.loops and all(note.rolled for note in graph.notes.loops)
+
+
+def past_the_end(A, k):
+    dp = [0] * len(A)
+    for i in range(len(A)):
+        dp[i] = A[i] * 2
+    return dp[k]
+
+
+def whole_numbers_into_floats(n):
+    dp = [float("inf")] * (n + 1)
+    dp[0] = 0  # (eager mode's list holds an int there)
+    return dp
+
+
+def test_list_positions_and_values_that_eager_mode_would_treat_otherwise_are_refused():
+    compiled = gcompile.compile(past_the_end, fullgraph=True)
+    A = np.arange(6)
+    assert compiled(A, -2) == past_the_end(A, -2) == 8
+    with pytest.raises(IndexError):
+        compiled(A, 6)
+    with pytest.raises(gcompile.UnsupportedError, match="int64 stored in a list of floats"):
+        gcompile.compile(whole_numbers_into_floats, fullgraph=True)(4)
+
+
+def kept_as_lists(x, n, m):
+    appended = [0] * n
+    appended.append(1)  # (a list operation: the list stays Python's)
+    sliced = [0.0] * n
+    head = sliced[:2]
+    aliased = [[0] * m] * n  # (one row n times: a list item, made as Python makes it)
+    looped = [1] * n
+    given = [2] * n
+    for _ in range(n):
+        x = x * 2  # (a loop: the function is converted)
+    return appended, head, aliased, [v for v in looped], sorted(given), x
+
+
+def test_only_lists_used_by_position_are_made_arrays():
+    source = convert(kept_as_lists).source
+    for kept in ("appended = [0] * n", "sliced = [0.0] * n", "looped = [1] * n", "given = [2]"):
+        assert kept in source, source
+    result = gcompile.compile(kept_as_lists)(1.5, 3, 2)
+    assert result == kept_as_lists(1.5, 3, 2)
+    made = convert(common_subsequence).source
+    assert "__gc_rt.number_list(0, m + 1, n + 1)" in made, made
