@@ -63,6 +63,26 @@ def test_lists_of_numbers_are_arrays_in_rolled_loops_and_give_what_eager_does():
     assert graph.notes.loops and all(note.rolled for note in graph.notes.loops)
 
 
+def sieve(n):
+    """Eratosthenes on a list of flags: the inner range's step is the outer loop's index."""
+    is_prime = [True] * (n + 1)
+    is_prime[0] = is_prime[1] = False
+    for i in range(2, n + 1):
+        if is_prime[i]:
+            for j in range(i * i, n + 1, i):
+                is_prime[j] = False
+    return np.nonzero(np.array(is_prime))[0]
+
+
+def test_a_range_stepping_by_a_loop_index_is_a_while_loop():
+    compiled = gcompile.compile(sieve, fullgraph=True)
+    for n in (60, 2, 1):
+        np.testing.assert_array_equal(compiled(n), sieve(n))
+    assert compiled.stats["fallbacks"] == 0
+    notes = gcompile.trace(sieve, 60).notes.loops
+    assert len(notes) == 3 and all(note.rolled for note in notes)
+
+
 def past_the_end(A, k):
     dp = [0] * len(A)
     for i in range(len(A)):

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
@@ -129,6 +130,8 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         if source in self.in_python:
             self.notes.append(LoopNote(source, False, self.in_python[source]))
             return NotImplemented
+        if not reverse and self._positive_size(step):
+            return self._stepped(body, start, stop, step, carried, info)
         graph = self.tracer.graph
         mark = self._mark()
         try:
@@ -288,6 +291,31 @@ class LoopTracer(PythonBuiltins, CarriedValues):
             trips = trip_count(first, last, step)
             first, last, step = first + (trips - 1) * step, first - step, -step
         return first, last, step
+
+    def _positive_size(self, step) -> bool:
+        """Whether a range's ``step`` is a size or loop index (no int) that is surely positive."""
+        if not isinstance(step, SymInt):
+            return False
+        stride = self._bound(step, "step")
+        return is_expr(stride) and prove_nonnegative(stride - 1) is True
+
+    def _stepped(self, body, start, stop, step, carried: tuple, info) -> Any:
+        """``for j in range(start, stop, step)`` of a step a loop index gives (``range(i * i,
+        n + 1, i)`` of a sieve), which sizes cannot count, as ``j = start; while j < stop:
+        body; j += step`` of ``j`` a traced int (``capture_while``)."""
+        value = lambda bound: bound if isinstance(bound, int) else bound.value()  # noqa: E731
+        first, last, stride = value(start), value(stop), value(step)
+        names = (f"{info.target} (the range's position)", *info.carried)
+        loop = dataclasses.replace(info, carried=names, kind="while")
+
+        def test(position, *values):
+            return position < last
+
+        def stepped(position, *values):
+            return (position + stride, *body(position, *values))
+
+        result = self.capture_while(test, stepped, (first, *carried), loop)
+        return result if result is NotImplemented else tuple(result)[1:]
 
     def _bound(self, value, what: str):
         if isinstance(value, SymInt):
