@@ -21,8 +21,9 @@ trailing kept axes (``col_``), and each result is then exactly NumPy's::
       out0[i1] = sum_1
 
 (``cnt`` counts the trailing kept elements in each nest.) Kept axes before the reduced ones
-stay the outer loops, the first of them parallel. One phase only: ``var``/``std``, softmax-like
-kernels and argmax keep the usual nest.
+stay the outer loops, the first of them parallel. ``var``/``std`` take two such passes, as NumPy
+computes them: the sums, each column's mean kept in a column of its own (``colmean_``), then the
+squared deviations from it. Softmax-like kernels and argmax keep the usual nest.
 """
 
 from __future__ import annotations
@@ -56,16 +57,37 @@ _AT = Affine(None, ((1, COUNTER),))
 
 def runs_by_columns(plan: Plan, order: str) -> bool:
     """Whether ``plan``'s reductions run by columns (see the module docstring): one phase of
-    plain accumulators over a block of axes that some kept axis follows, in a C-ordered space."""
+    plain accumulators (or two, of ``var``/``std`` alone) over a block of axes that some kept
+    axis follows, in a C-ordered space."""
     axes = list(plan.axes)
-    if not axes or order != "C" or plan.phases != 1 or plan.stashed or plan.online:
+    if not axes or order != "C" or plan.stashed or plan.online:
         return False
-    if plan.var_pass or axes != list(range(axes[0], axes[-1] + 1)) or axes[-1] == plan.nd - 1:
+    if plan.phases != (2 if plan.var_pass else 1) or not _variances_alone(plan):
+        return False
+    if axes != list(range(axes[0], axes[-1] + 1)) or axes[-1] == plan.nd - 1:
         return False
     if any(r.target in (ops.ARGMAX, ops.ARGMIN) for r in plan.reductions):
         return False
     arrays = [p.meta for p in plan.kernel.graph.placeholders if p.meta.ndim > 1]
     return not any(meta.layout == "F" for meta in arrays)
+
+
+def _variances_alone(plan: Plan) -> bool:
+    """Without a mean pass, any plan; with one, ``var``/``std`` whose mean passes come first,
+    beside reductions of that first pass that are only results (``x.mean(0), x.std(0)``): no
+    value of the first pass is read element by element or after the second."""
+    if not plan.var_pass:
+        return True
+    if set(plan.var_pass.values()) != {0} or 1 in plan.loop_of.values():
+        return False
+    for node, after in plan.after_of.items():
+        variance = node.target in (ops.VAR, ops.STD)
+        if variance != (after == 1):
+            return False
+        result_only = all(user.op == "output" for user in node.users)
+        if after == 0 and not (node.target.loop_reduction and result_only):
+            return False
+    return True
 
 
 def column_nest(lowering) -> list:
@@ -78,15 +100,26 @@ def column_nest(lowering) -> list:
             dataclasses.replace(a, blocked=False, lane=None)
             for a in lowering.accumulators[reduction]
         ]
-    accumulators = lowering.accumulating(0)
-    columns = {acc: lowering.named(acc.node, "col_") for acc in accumulators}
     length = product([size_var(a) for a in inner])
-    body = [Alloc(column, length, acc.dtype) for acc, column in columns.items()]
-    body += _across(inner, [Store(c, _AT, acc.init) for acc, c in columns.items()])
-    step = _across(inner, _accumulate(lowering, columns))
-    for axis in reversed(plan.axes):
-        step = [Loop(index_var(axis), Const(0), size_var(axis), 1, tuple(step), kind="columns")]
-    body += step + _across(inner, _results(lowering, columns))
+    body: list = []
+    means: dict = {}  # a variance's node -> the column of its means (the first pass's results)
+    for phase in range(plan.phases):
+        lowering.phase = phase
+        accumulators = lowering.accumulating(phase)
+        prefix = "colm_" if phase + 1 < plan.phases else "col_"
+        columns = {acc: lowering.named(acc.node, prefix) for acc in accumulators}
+        body += [Alloc(column, length, acc.dtype) for acc, column in columns.items()]
+        body += _across(inner, [Store(c, _AT, acc.init) for acc, c in columns.items()])
+        step = _across(inner, _accumulate(lowering, columns, means))
+        for axis in reversed(plan.axes):
+            step = [Loop(index_var(axis), Const(0), size_var(axis), 1, tuple(step), kind="columns")]
+        body += step
+        if phase + 1 < plan.phases:
+            passes = [acc for acc in accumulators if acc.prefix]  # (the variances' means)
+            means = {acc.node: lowering.named(acc.node, "colmean_") for acc in passes}
+            body += [Alloc(means[a.node], length, a.node.meta.dtype) for a in passes]
+            body += _across(inner, _means(lowering, columns, means))
+    body += _across(inner, _results(lowering, columns))
     for axis in reversed(outer):
         body = [Loop(index_var(axis), Const(0), size_var(axis), 1, tuple(body), kind="kept")]
     return body
@@ -100,19 +133,27 @@ def _across(axes: list, statements: list) -> list:
     return [Let(COUNTER, Const(0)), *body]
 
 
-def _accumulate(lowering, columns: dict) -> list:
-    """One element's step: the accumulators from their columns, the phase's values and
-    updates, the accumulators back."""
+def _accumulate(lowering, columns: dict, means: dict) -> list:
+    """One element's step: the accumulators from their columns (and the variances' means
+    from theirs), the phase's values and updates, the accumulators back."""
     plan = lowering.plan
     lowering.loads = {}
     body: list = []
     lowering.row_values(-1, body)  # (values of the kept indices alone, as the usual nest has)
     lowering.enclosing = {v.name for v in lowering.loads.values() if isinstance(v, Var)}
+    body += [Let(Var("mean_", node), Load(column, _AT)) for node, column in means.items()]
     body += [Let(acc.var(), Load(column, _AT)) for acc, column in columns.items()]
-    fulls = [n for n in plan.members if plan.loop_of.get(n) == 0]
+    fulls = [n for n in plan.members if plan.loop_of.get(n) == lowering.phase]
     body += lowering.phase_body(fulls, list(columns))
     lowering.enclosing = set()
     return body + [Store(column, _AT, acc.var()) for acc, column in columns.items()]
+
+
+def _means(lowering, columns: dict, means: dict) -> list:
+    """One element's means after the first pass of variances, into their columns."""
+    body = [Let(acc.var(), Load(column, _AT)) for acc, column in columns.items()]
+    lowering.phase_results(list(columns), body)
+    return body + [Store(column, _AT, Var("mean_", node)) for node, column in means.items()]
 
 
 def _results(lowering, columns: dict) -> list:
@@ -122,7 +163,7 @@ def _results(lowering, columns: dict) -> list:
     lowering.row_values(-1, body)
     body += [Let(acc.var(), Load(column, _AT)) for acc, column in columns.items()]
     lowering.phase_results(list(columns), body)
-    lowering.row_values(0, body)
+    lowering.row_values(lowering.phase, body)
     return body
 
 

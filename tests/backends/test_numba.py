@@ -393,8 +393,10 @@ def test_parallel_reductions_give_the_same_bits_on_every_call_and_thread_count(f
 
 
 def column_statistics(a, g):
-    """Reductions whose kept axes follow the reduced ones: NumPy adds the rows in order."""
-    return a.sum(axis=0), (a * 2.0 - 1.0).max(axis=0), (g > 0.5).any(axis=(0, 1)), g.mean(axis=1)
+    """Reductions whose kept axes follow the reduced ones: NumPy adds the rows in order (for
+    ``std``/``var`` the rows, then their squared deviations from the means)."""
+    sums = a.sum(axis=0), (a * 2.0 - 1.0).max(axis=0), (g > 0.5).any(axis=(0, 1)), g.mean(axis=1)
+    return (*sums, a.std(axis=0), g.var(axis=1, ddof=1))
 
 
 def test_reductions_over_leading_axes_run_by_columns_and_give_numpys_bits():

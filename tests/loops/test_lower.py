@@ -87,28 +87,38 @@ def test_values_are_named_in_order_reductions_first_then_as_the_body_meets_them(
 
 
 def test_std_takes_a_mean_pass_then_the_squared_deviations():
-    kernel = lowered(lambda x: x.std(axis=0, ddof=1), np.ones((5, 3)))
+    kernel = lowered(lambda x: x.std(axis=1, ddof=1), np.ones((5, 3)))
     assert format_kernel(kernel) == golden(
         """
         kernel fused_1(out0, nd_x, n0, n1, st0):
           x = flat_C(nd_x)
-          for i1 in range(n1) [kept]:
+          for i0 in range(n0) [kept]:
             init acc_m_std_1 = f64(0.0)
-            for i0 in range(n0) [reduce]:
-              # %std_1 : f64[s1] = std(%x, axis=0, ddof=1)
+            for i1 in range(n1) [reduce]:
+              # %std_1 : f64[s0] = std(%x, axis=1, ddof=1)
               ld0 = x[st0*i0 + i1]
               acc_m_std_1 += ld0
-            mean_std_1 = f64(f64(acc_m_std_1) / f64(n0))
+            mean_std_1 = f64(f64(acc_m_std_1) / f64(n1))
             init acc_std_1 = f64(0.0)
-            for i0 in range(n0) [reduce]:
-              # %std_1 : f64[s1] = std(%x, axis=0, ddof=1)
+            for i1 in range(n1) [reduce]:
+              # %std_1 : f64[s0] = std(%x, axis=1, ddof=1)
               ld0 = x[st0*i0 + i1]
               dev_std_1 = ld0 - mean_std_1
               acc_std_1 += dev_std_1 * dev_std_1
-            std_1 = f64(sqrt(f64(f64(acc_std_1) / f64(max(n0 - 1, 0)))))
-            out0[i1] = std_1
+            std_1 = f64(sqrt(f64(f64(acc_std_1) / f64(max(n1 - 1, 0)))))
+            out0[i0] = std_1
         """
     )
+
+
+def test_var_over_leading_axes_takes_two_passes_in_memory_order_as_numpy():
+    kernel = lowered(lambda x: (x.mean(axis=0), x.var(axis=0)), np.ones((5, 3)))
+    text = format_kernel(kernel)
+    passes = text.split("for i0 in range(n0) [columns]:")
+    assert len(passes) == 3, text  # the sums, then the squared deviations, row after row
+    assert "colmean_var_1[cnt] = mean_var_1" in passes[1], text
+    assert "mean_var_1 = colmean_var_1[cnt]" in passes[2], text
+    assert "dev_var_1 = ld0 - mean_var_1" in passes[2] and "acc_mean_1" not in passes[2], text
 
 
 def test_argmax_records_the_position_of_the_best_value():
