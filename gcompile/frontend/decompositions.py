@@ -627,7 +627,12 @@ def _cov(
     fact = x.shape[1] - ddof
     if not fact > 0:
         rec.refuse("np.cov with no more observations than ddof (NumPy warns and divides by 0)")
-    x = x - np.mean(x, axis=1)[:, None]
+    # Of variables laid out as columns (F-ordered rows), their means over axis 0 of the
+    # transpose: NumPy adds each one's terms in memory order, as a leading axis's reduction
+    # of a C-ordered array does (loops/columns.py).
+    columns = getattr(getattr(x, "meta", None), "layout", "") == "F" and x.ndim == 2
+    means = np.mean(x.T, axis=0) if columns else np.mean(x, axis=1)
+    x = x - means[:, None]
     c = x @ (x.T.conj() if x.dtype.kind == "c" else x.T)
     return (c * (1.0 / fact)).squeeze()
 

@@ -23,7 +23,7 @@ trailing kept axes (``col_``), and each result is then exactly NumPy's::
 (``cnt`` counts the trailing kept elements in each nest.) Kept axes before the reduced ones
 stay the outer loops, the first of them parallel. ``var``/``std`` take two such passes, as NumPy
 computes them: the sums, each column's mean kept in a column of its own (``colmean_``), then the
-squared deviations from it. Softmax-like kernels and argmax keep the usual nest.
+squared deviations from it (the values the second pass reads computed again: ``_recomputed``). Softmax-like kernels and argmax keep the usual nest.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def runs_by_columns(plan: Plan, order: str) -> bool:
     plain accumulators (or two, of ``var``/``std`` alone) over a block of axes that some kept
     axis follows, in a C-ordered space."""
     axes = list(plan.axes)
-    if not axes or order != "C" or plan.stashed or plan.online:
+    if not axes or order != "C" or (plan.stashed and not plan.var_pass) or plan.online:
         return False
     if plan.phases != (2 if plan.var_pass else 1) or not _variances_alone(plan):
         return False
@@ -101,6 +101,8 @@ def column_nest(lowering) -> list:
             for a in lowering.accumulators[reduction]
         ]
     length = product([size_var(a) for a in inner])
+    lowering.recomputing = _recomputed(plan)  # (values of the first pass the second reads)
+    plan.stashed = set()
     body: list = []
     means: dict = {}  # a variance's node -> the column of its means (the first pass's results)
     for phase in range(plan.phases):
@@ -143,10 +145,26 @@ def _accumulate(lowering, columns: dict, means: dict) -> list:
     lowering.enclosing = {v.name for v in lowering.loads.values() if isinstance(v, Var)}
     body += [Let(Var("mean_", node), Load(column, _AT)) for node, column in means.items()]
     body += [Let(acc.var(), Load(column, _AT)) for acc, column in columns.items()]
-    fulls = [n for n in plan.members if plan.loop_of.get(n) == lowering.phase]
+    phase = lowering.phase
+    again = lowering.recomputing if phase else set()
+    fulls = [n for n in plan.members if plan.loop_of.get(n) == phase or n in again]
     body += lowering.phase_body(fulls, list(columns))
     lowering.enclosing = set()
     return body + [Store(column, _AT, acc.var()) for acc, column in columns.items()]
+
+
+def _recomputed(plan: Plan) -> set:
+    """The values of the first pass that the second reads (``x - m`` of ``(x - m).std(0)``),
+    and the values of that pass they are computed from: the second pass computes them again
+    (a stash of them, as the usual nest keeps, would span the reduced axes)."""
+    needed, pending = set(), list(plan.stashed)
+    while pending:
+        node = pending.pop()
+        if node in needed:
+            continue
+        needed.add(node)
+        pending += [v for v in node.all_input_nodes if plan.loop_of.get(v) == 0]
+    return needed
 
 
 def _means(lowering, columns: dict, means: dict) -> list:

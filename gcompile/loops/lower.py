@@ -107,6 +107,7 @@ class _Lowering(KernelReads):
         self.flats: list = []  # the flat views of the inputs read as memory, made on entry
         self.phase = 0
         self.counted = False  # the phase body records positions (argmax, argmin)
+        self.recomputing: set = set()  # full values a later pass computes again, unstored
 
     # -- the kernel ---------------------------------------------------------------------------
     def kernel(self) -> Kernel:
@@ -281,6 +282,8 @@ class _Lowering(KernelReads):
         body.append(Comment(node))
         value = self.named(node)  # (named before the inputs its expression reads)
         body.append(Let(value, self.elementwise(node, body, "loop")))
+        if self.phase and node in self.recomputing:  # (stored by the pass that made it)
+            return
         if node in self.plan.stashed:
             body.append(Store(self.named(node, "buf_"), Affine(None, ((1, COUNTER),)), value))
         if node in self.stored and self.destination is not None:
