@@ -4,7 +4,9 @@ NumPy's computes, bit for bit, in one pass over the data instead of NumPy's doze
 NumPy's fast path (``numpy/lib/_histograms_impl.py``) finds the outer edges (the data's extremes,
 or ``range``; an empty span widened by a half on each side), makes the edges with ``linspace``,
 and puts each value in bin ``int((x - first) / span * bins)``, corrected by one against the
-edges (a value on the last edge goes in the last bin). The precision of each step follows
+edges (a value on the last edge goes in the last bin): the bin whose edges hold the value. Here
+the estimate multiplies by ``bins / span``, and only one near a bin's ends (``_slack``) is
+checked against the edges. The precision of each step follows
 NumPy's promotion rules: for float32 data the edges and indices are float32 arithmetic when
 the extremes are the data's, but the span of a ``range=`` is a float64 (``_float32``,
 ``_ranged32``); anything else bins in float64 (``_float64``). Counts are exact; sums of weights
@@ -159,12 +161,17 @@ def _binning_typed(values, bins, first, last, ranged):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _bin(x, low, span, scale, bins, edges):
+def _bin(x, low, factor, bins, edges, slack):
     """The bin of ``x`` (within the edges), as NumPy's ``histogram`` finds it: the offset from
-    the first edge in the data's precision (float64 for integers), scaled in the span's; the
-    estimate then corrected by one against the edges, as NumPy corrects its own, so an
-    estimate one off (a quotient rounded in another precision) ends in NumPy's bin."""
-    index = np.intp((x - low) / span * scale)
+    the first edge in the data's precision (float64 for integers), times ``factor`` (the bins
+    over the span: NumPy divides by the span, then multiplies). NumPy corrects its estimate by
+    one against the edges, so its bin is the one whose edges hold ``x``; an estimate farther
+    than ``slack`` (``_slack``) from a bin's ends is surely that bin, any other is corrected
+    against the edges as NumPy corrects its own."""
+    position = (x - low) * factor
+    index = np.intp(position)
+    if slack < position - index < 1.0 - slack:
+        return index
     if index == bins:
         index -= 1
     if x < edges[index]:
@@ -175,15 +182,27 @@ def _bin(x, low, span, scale, bins, edges):
 
 
 @njit(cache=True, nogil=True)
+def _slack(factor, bins, edges):
+    """How far, in bins, an estimate of ``_bin`` may be from the bin whose edges hold its
+    value: the rounding of the offset and product, and of the edges NumPy's ``linspace``
+    made (each a few units of the data's precision, here counted 16 times)."""
+    unit = 2.0**-23 if edges.itemsize == 4 else 2.0**-52  # (float32 edges: float32 data)
+    reach = (abs(np.float64(edges[0])) + abs(np.float64(edges[-1]))) * abs(factor)
+    return 16.0 * unit * (reach + bins)
+
+
+@njit(cache=True, nogil=True)
 def counts(a, bins, first, last, ranged):
     """``np.histogram(a, bins)`` (``range=(first, last)`` when ``ranged``): its counts (intp)
     and edges."""
     values = a.ravel()
     edges, low, span, scale, keep_low, keep_high = _binning(values, bins, first, last, ranged)
     result = np.zeros(bins, np.intp)
+    factor = scale / span
+    slack = _slack(factor, bins, edges)
     for x in values:
         if not ranged or keep_low <= x <= keep_high:
-            result[_bin(x, low, span, scale, bins, edges)] += 1
+            result[_bin(x, low, factor, bins, edges, slack)] += 1
     return result, edges
 
 
@@ -197,12 +216,14 @@ def weighted(a, bins, first, last, ranged, weights):
     edges, low, span, scale, keep_low, keep_high = _binning(values, bins, first, last, ranged)
     result = np.zeros(bins, weights.dtype)
     block = np.zeros(bins, np.float64)
+    factor = scale / span
+    slack = _slack(factor, bins, edges)
     for start in range(0, values.size, BLOCK):
         block[:] = 0.0
         for i in range(start, min(start + BLOCK, values.size)):
             x = values[i]
             if not ranged or keep_low <= x <= keep_high:
-                block[_bin(x, low, span, scale, bins, edges)] += np.float64(masses[i])
+                block[_bin(x, low, factor, bins, edges, slack)] += np.float64(masses[i])
         for j in range(bins):
             result[j] += weights.dtype.type(block[j])
     return result, edges
