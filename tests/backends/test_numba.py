@@ -629,12 +629,24 @@ def _row_totals(x, n):
     return out
 
 
+def _tail_totals(x, n):
+    out = np.empty(n)
+    for k in range(n):
+        out[k] = (x[k:] * k).sum()  # (a length the loop index sizes: a triangular nest's)
+    return out
+
+
 def test_a_sum_in_a_loop_program_compiles_the_variants_its_traced_length_needs():
-    """Summed in order when short, in blocks of lanes when long: both variants (chosen by the
-    length at run time) only for a traced length near the bar, where either may come."""
+    """A length no loop index sizes sums as NumPy does (lanes: its bits up to 128 terms). One
+    the loop index sizes sums in order when short, in blocks of lanes when long: both variants
+    (chosen by the length at run time) only for a traced length near the bar."""
+    x = np.random.default_rng(7).random(100)
+    fn = gcompile.compile(_row_totals, fullgraph=True)
+    np.testing.assert_array_equal(fn(x, 5), _row_totals(x, 5))
+    assert fn.code.count("def kernel") == 2 and "lane_sum" in fn.code
     for length, both in ((100, False), (600, True), (2000, False)):
-        fn = gcompile.compile(_row_totals, fullgraph=True)
+        fn = gcompile.compile(_tail_totals, fullgraph=True)
         x = np.random.default_rng(length).random(length)
-        np.testing.assert_allclose(fn(x, 5), _row_totals(x, 5), rtol=1e-12)  # (n eps: any order)
+        np.testing.assert_allclose(fn(x, 5), _tail_totals(x, 5), rtol=1e-12)  # (n eps: any order)
         assert ("_long" in fn.code) == both
         assert fn.code.count("def kernel") == (3 if both else 2)

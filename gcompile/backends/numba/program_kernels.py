@@ -1,8 +1,9 @@
 """Fused kernels called from loop programs: the hooks of ``kernel_calls`` a program gives.
 
-In a loop a kernel's serial variant sums in order, one accumulator (short sums); when its sums
-may be long (``LONG_SUM``) it also gets the blocked-lane variant, called through a test of its
-size. Its output goes into an array made where it is called, or once before the loops when the
+In a loop a kernel over a space no loop index sizes sums as NumPy does (lanes); one over a space
+a loop index sizes (a triangular nest's products, which NumPy leaves to BLAS) has its serial
+variant sum in order, one accumulator (short sums), and when its sums may be long
+(``LONG_SUM``) also the blocked-lane variant, called through a test of its size. Its output goes into an array made where it is called, or once before the loops when the
 value dies within the trip (a scalar result, read at once). At the top level of a whole graph it
 is called as the host calls it, into buffers the host allocates (a small output the program
 makes itself): one variant, the parallel one only on spaces of ``PARALLEL_COMPILE`` times
@@ -240,20 +241,26 @@ def in_parallel(graph, options: dict) -> dict:
 
 
 def _loop_variants(node: Node, options: dict) -> list:
-    """A kernel called in a loop program: its variant summing in order (short sums), and when
-    it has float sums of a length that may reach ``LONG_SUM`` (at the traced sizes) the usual
-    one too, summing in blocks of lanes (vectorised; long sums); that one alone where the sums
-    are twice as long as that (each variant costs a compile: a shorter call is the rarer)."""
+    """A kernel called in a loop program. Over a space no loop index sizes (``x.sum()`` of a
+    window, of a whole array), the usual variant: NumPy's lanes, so its bits up to 128 terms.
+    Over one a loop index sizes (``A[i, :j] @ A[:j, j]`` of a triangular nest, a product
+    NumPy leaves to BLAS), its variant summing in order (short sums), and when it has float
+    sums of a length that may reach ``LONG_SUM`` (at the traced sizes) the usual one too,
+    called through a test of its size; that one alone where the sums are twice as long as that
+    (each variant costs a compile: a shorter call is the rarer)."""
     kernel: FusedKernel = node.target
     options = {**options, "parallel": False}
+    env = node.graph.shape_env
+    short = kernels.Variant("serial", codegen.generate(kernel, options, False))
+    if not free_symbols(product_of(kernel.space)) & set(env.loops):
+        return [short]
     ordered = kernels.Variant(
         "serial", codegen.generate(kernel, {**options, "sequential_sums": True}, False)
     )
-    with using(node.graph.shape_env):
+    with using(env):
         traced = hint(product_of(kernel.space))
     if traced < LONG_SUM // 2:
         return [ordered]
-    short = kernels.Variant("serial", codegen.generate(kernel, options, False))
     if ordered.code.source == short.code.source or ordered.code.params != short.code.params:
         return [short]
     return [short] if traced >= 2 * LONG_SUM else [ordered, short]
