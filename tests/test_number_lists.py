@@ -52,6 +52,20 @@ def crossings(close, lb, flags):
     return total, np.sum(signal), seen
 
 
+def knapsack_table(max_weight, weights, values):
+    """Remi Pelletier's 0/1 knapsack: a table of rows holding sums of an int64 array's items
+    (NumPy scalars in eager mode's list, from the first item the loop stores)."""
+    nb_items = len(weights)
+    dp = [[0 for x in range(max_weight + 1)] for y in range(nb_items + 1)]
+    for i in range(1, nb_items + 1):
+        for w in range(1, max_weight + 1):
+            if weights[i - 1] <= w:
+                dp[i][w] = max(values[i - 1] + dp[i - 1][w - weights[i - 1]], dp[i - 1][w])
+            else:
+                dp[i][w] = dp[i - 1][w]
+    return dp[nb_items][max_weight], len(dp[0])
+
+
 def test_lists_of_numbers_are_arrays_in_rolled_loops_and_give_what_eager_does():
     A = RNG.integers(0, 50, 40)
     assert check(longest_increasing, A, backends=("numba",))[0] > 1
@@ -61,6 +75,8 @@ def test_lists_of_numbers_are_arrays_in_rolled_loops_and_give_what_eager_does():
     check(crossings, close, close + RNG.normal(0, 0.1, 60), 5, backends=("numba",))
     graph = gcompile.trace(longest_increasing, A)
     assert graph.notes.loops and all(note.rolled for note in graph.notes.loops)
+    best, width = check(knapsack_table, 60, RNG.integers(1, 20, 12), RNG.integers(1, 50, 12))
+    assert type(best) is np.int64 and width == 61  # (a NumPy scalar, as eager's list holds it)
 
 
 def sieve(n):

@@ -1,6 +1,7 @@
 """Why a captured loop is not traced as a loop: ``Declined`` (it runs in Python, unrolled; the
 reason is a ``LoopNote``) and ``LoopEscape`` (the whole trace runs again, that loop in Python);
-and ``LiteralsNeeded`` (the whole trace runs again, arrays of Python numbers the graph's).
+``LiteralsNeeded`` (the whole trace runs again, arrays of Python numbers the graph's) and
+``StrongItems`` (the whole trace runs again, a list of numbers giving back NumPy scalars).
 """
 
 from __future__ import annotations
@@ -28,3 +29,13 @@ class LiteralsNeeded(Exception):
     wrote one into it (``x0 = np.array([4.0, 4, 5])``; ``x0[i] = ...``: NumPy's "setting an
     array element with a sequence") or indexed it by one (``rules[7 - code]``): the trace runs
     again with those arrays the graph's (``Tracer.literal_array``)."""
+
+
+class StrongItems(Exception):
+    """A NumPy scalar was stored in a list of numbers traced as an array whose items read back
+    as Python numbers (``number_lists``): the trace runs again with the items of the lists
+    made at ``site`` read back as NumPy scalars, as eager mode's list gives the ones stored."""
+
+    def __init__(self, site: str):
+        super().__init__(f"the list of numbers made at {site} holds NumPy scalars")
+        self.site = site

@@ -18,7 +18,7 @@ from ..ir.graph import Graph
 from ..ir.pytree import TreeSpec, flatten
 from ..ir.shape_env import DataSizeError, SymbolicError, using
 from ..ir.subgraph import walk
-from .declines import LiteralsNeeded, LoopEscape
+from .declines import LiteralsNeeded, LoopEscape, StrongItems
 from .masks import MaskedValue
 from .numpy_patching import tracing
 from .recorder import Tracer
@@ -60,6 +60,7 @@ def trace(
     """
     in_python: dict = {}  # loops whose body values escaped them (source -> why): run in Python
     literals = False  # np.array of Python numbers made as arrays of the graph
+    strong: set = set()  # where the lists of numbers holding NumPy scalars are made
     while True:
         try:
             return _trace_once(
@@ -74,6 +75,7 @@ def trace(
                 loops,
                 in_python,
                 literals,
+                strong,
             )
         except LoopEscape as escape:
             if escape.source is None or escape.source in in_python:
@@ -81,15 +83,32 @@ def trace(
             in_python[escape.source] = escape.reason
         except LiteralsNeeded:
             literals = True
+        except StrongItems as found:
+            if found.site in strong:
+                raise UnsupportedError(str(found), found.site) from None
+            strong.add(found.site)
 
 
 def _trace_once(
-    fn, name, leaves, is_input, value_paths, rebuild, dynamic, budget, loops, in_python, literals
+    fn,
+    name,
+    leaves,
+    is_input,
+    value_paths,
+    rebuild,
+    dynamic,
+    budget,
+    loops,
+    in_python,
+    literals,
+    strong,
 ) -> Graph:
     """One trace of ``fn`` (see ``trace``), the loops at ``in_python`` run in Python, arrays
-    of Python numbers the graph's when ``literals``."""
+    of Python numbers the graph's when ``literals``, the lists of numbers made at ``strong``
+    giving back NumPy scalars."""
     tracer = Tracer(name, dynamic, budget)
     tracer.literals_traced = literals
+    tracer.strong_lists = strong
     tracer.loops.unroll_all = loops == "unroll"
     tracer.loops.in_python = in_python
     converted, why = capture.convert_or_reason(fn) if loops else (None, "option loops=False")

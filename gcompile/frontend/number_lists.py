@@ -9,7 +9,10 @@ reading and writing the list stays rolled (a dynamic programme's table, a signal
 What the list holds must read back as eager mode's list would give it and compute alike: a
 list of ints takes Python ints and int64 values, a list of floats Python floats and float64
 values, a list of bools bools (an int written into a list of floats would read back as an
-int there: refused). Anything else written, or any list operation but ``len``, ``max`` and
+int there: refused). Where the function stores NumPy scalars (``dp[i] = dp[j] + a[i]`` of an
+int64 array), the trace runs again with the items of lists made at that line read back as
+NumPy scalars (``StrongItems``), as the items eager mode stored read (the items never written
+then read as NumPy scalars too). Anything else written, or any list operation but ``len``, ``max`` and
 ``min`` (``builtins``), a NumPy function given it (its values, as ``np.asarray`` converts it)
 and returning it (a list again on each call: ``RowsOf``), is refused naming the list.
 """
@@ -20,8 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import user_source
 from ..ir import ops
 from ..ir.pytree import RowsOf
+from .declines import StrongItems
 from .sequences import ConvertedByNumPy
 from .symint import SymInt
 
@@ -46,7 +51,8 @@ def make(tracer: Any, value: Any, counts: tuple) -> Any:
             return NotImplemented
     full = getattr(np.full, "__wrapped__", np.full)  # (NumPy's, not its tracing patch)
     array = tracer.numpy.creation(full, (tuple(counts), value), {"dtype": _DTYPES[kind]})
-    return NumberList(tracer, array, kind)
+    site = user_source()
+    return NumberList(tracer, array, kind, site, site in tracer.strong_lists)
 
 
 class NumberList(list):
@@ -58,15 +64,22 @@ class NumberList(list):
     _as_array_in = ConvertedByNumPy._as_array_in
     has_rows = True  # (``holds_traced``: NumPy's conversions take ``as_array``)
 
-    def __init__(self, tracer: Any, array: Any, kind: str):
+    def __init__(self, tracer: Any, array: Any, kind: str, site: str, strong: bool):
         list.__init__(self)
         self._tracer, self.array, self.kind = tracer, array, kind
+        self.site, self.strong = site, strong  # (``strong``: its items read as NumPy scalars)
 
     def __getitem__(self, index: Any) -> Any:
         item = self.array[self._position(index)]
-        if self.array.ndim > 1:
-            return NumberList(self._tracer, item, self.kind)  # (a row: a view of the array)
-        return self._tracer.call(ops.PYTHON_SCALAR, item, kind=self.kind)
+        if self.array.ndim > 1:  # (a row: a view of the array)
+            return NumberList(self._tracer, item, self.kind, self.site, self.strong)
+        return self._item(item)
+
+    def _item(self, element: Any) -> Any:
+        """An element as the list gives it: a Python number of its kind, or a NumPy scalar."""
+        if self.strong:
+            return element
+        return self._tracer.call(ops.PYTHON_SCALAR, element, kind=self.kind)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         if self.array.ndim > 1:
@@ -82,9 +95,9 @@ class NumberList(list):
         return self.array.copy()
 
     def returned(self, tracer: Any) -> RowsOf:
-        """The list as a result of the function: a list again on each call (``tolist``
-        makes new lists: the array itself is no result)."""
-        return RowsOf(self.array, "tolist")
+        """The list as a result of the function: a list again on each call (new lists: the
+        array itself is no result), of Python numbers or NumPy scalars."""
+        return RowsOf(self.array, "list" if self.strong and self.array.ndim == 1 else "tolist")
 
     def extreme(self, function: Any) -> Any:
         """``max(self)`` or ``min(self)`` as Python computes them, as a Python number."""
@@ -92,8 +105,7 @@ class NumberList(list):
 
         if self.array.ndim > 1:
             self._refuse(f"{function.__name__}() of a list of lists")
-        best = extreme_loop(self._tracer, self.array, function)
-        return self._tracer.call(ops.PYTHON_SCALAR, best, kind=self.kind)
+        return self._item(extreme_loop(self._tracer, self.array, function))
 
     def __len__(self) -> int:
         length = self.length()
@@ -133,6 +145,11 @@ class NumberList(list):
             whole = self.kind == "float" and getattr(dtype, "kind", "") in "iu"
             hint = "store floats (0.0): eager mode's list would hold an int there" if whole else ""
             self._refuse(f"a value of {dtype} stored in a list of {self.kind}s", hint)
+        numpy_scalar = isinstance(value, np.generic) or (
+            self._tracer.is_traced(value) and not value.meta.weak
+        )
+        if numpy_scalar and not self.strong:
+            raise StrongItems(self.site)
         return value
 
     def _refuse(self, construct: str, hint: str = "") -> None:

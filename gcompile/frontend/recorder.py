@@ -73,6 +73,7 @@ class Tracer(Indices):
         self.choices: dict[Graph, list] = {}
         # ``np.array([4.0, 4, 5])``: made by NumPy (False) or as the graph's (``literal_array``)
         self.literals_traced = False
+        self.strong_lists: set = set()  # lists of numbers giving back NumPy scalars (sites)
         self.made_literals = False
 
     # -- refusals -----------------------------------------------------------------------------------
