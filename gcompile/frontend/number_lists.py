@@ -64,16 +64,22 @@ class NumberList(list):
     _as_array_in = ConvertedByNumPy._as_array_in
     has_rows = True  # (``holds_traced``: NumPy's conversions take ``as_array``)
 
-    def __init__(self, tracer: Any, array: Any, kind: str, site: str, strong: bool):
+    def __init__(self, tracer: Any, array: Any, kind: str, site: str, strong: bool, row=None):
         list.__init__(self)
         self._tracer, self.array, self.kind = tracer, array, kind
         self.site, self.strong = site, strong  # (``strong``: its items read as NumPy scalars)
+        self.row = row  # (a row of rows: its position, its items the array's at (row, j))
 
     def __getitem__(self, index: Any) -> Any:
-        item = self.array[self._position(index)]
-        if self.array.ndim > 1:  # (a row: a view of the array)
-            return NumberList(self._tracer, item, self.kind, self.site, self.strong)
-        return self._item(item)
+        if self.row is None and self.array.ndim > 1:
+            place = self._position(index)
+            return NumberList(self._tracer, self.array, self.kind, self.site, self.strong, place)
+        return self._item(self.array[self._at(index)])
+
+    def _at(self, index: Any) -> Any:
+        """The array's position of the item at ``index``."""
+        index = self._position(index)
+        return index if self.row is None else (self.row, index)
 
     def _item(self, element: Any) -> Any:
         """An element as the list gives it: a Python number of its kind, or a NumPy scalar."""
@@ -82,30 +88,37 @@ class NumberList(list):
         return self._tracer.call(ops.PYTHON_SCALAR, element, kind=self.kind)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        if self.array.ndim > 1:
+        if self.row is None and self.array.ndim > 1:
             self._refuse("a row of a list of lists assigned")
-        self.array[self._position(index)] = self._stored(value)
+        self.array[self._at(index)] = self._stored(value)
+
+    @property
+    def values(self) -> Any:
+        """The array of its items (a row of rows: a view of the array)."""
+        return self.array if self.row is None else self.array[self.row]
 
     def length(self) -> Any:
         """``len(self)``: its first size (symbolic when the trace's sizes are)."""
-        return self.array.shape[0]
+        return self.values.shape[0]
 
     def as_array(self, tracer: Any) -> Any:
         """The array NumPy makes of the list: a new one holding its values."""
-        return self.array.copy()
+        return self.values.copy()
 
     def returned(self, tracer: Any) -> RowsOf:
         """The list as a result of the function: a list again on each call (new lists: the
         array itself is no result), of Python numbers or NumPy scalars."""
-        return RowsOf(self.array, "list" if self.strong and self.array.ndim == 1 else "tolist")
+        values = self.values
+        return RowsOf(values, "list" if self.strong and values.ndim == 1 else "tolist")
 
     def extreme(self, function: Any) -> Any:
         """``max(self)`` or ``min(self)`` as Python computes them, as a Python number."""
         from .builtins import extreme_loop  # (builtins gives lists to this module)
 
-        if self.array.ndim > 1:
+        values = self.values
+        if values.ndim > 1:
             self._refuse(f"{function.__name__}() of a list of lists")
-        return self._item(extreme_loop(self._tracer, self.array, function))
+        return self._item(extreme_loop(self._tracer, values, function))
 
     def __len__(self) -> int:
         length = self.length()
