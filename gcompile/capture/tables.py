@@ -72,10 +72,11 @@ _MADE = (ast.Call, ast.List, ast.ListComp)
 
 def read_only_lists(function: ast.FunctionDef) -> set[str]:
     """Names ``function`` binds only by ``NAME = <a call, list display, list comprehension,
-    [x] * n, or a conditional expression of two of those>`` and never changes in place: no item or slice assigned or deleted, no attribute
-    (``.append``, ``.sort``), not given to a call other than a reading builtin's, not bound in
-    any other way (a loop target, a parameter, ``+=``, a nested scope's). A name bound to
-    another name (``lut = TABLE``: a list the guard may hold) is not one."""
+    [x] * n, or a conditional expression of two of those>`` and never changes in place: no
+    item or slice assigned or deleted, no attribute (``.append``, ``.sort``), not given to a
+    call other than a reading builtin's, not bound in any other way (a loop target, a
+    parameter, ``+=``, a nested scope's). A name bound to another name (``lut = TABLE``: a list
+    the guard may hold) is not one."""
     parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
     names: set[str] = set()
     spoilt = parameter_names(function.args)

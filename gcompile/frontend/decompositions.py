@@ -630,7 +630,7 @@ def _cov(
     # Of variables laid out as columns (F-ordered rows), their means over axis 0 of the
     # transpose: NumPy adds each one's terms in memory order, as a leading axis's reduction
     # of a C-ordered array does (loops/columns.py).
-    columns = getattr(getattr(x, "meta", None), "layout", "") == "F" and x.ndim == 2
+    columns = x.ndim == 2 and x.meta.layout == "F"
     means = np.mean(x.T, axis=0) if columns else np.mean(x, axis=1)
     x = x - means[:, None]
     c = x @ (x.T.conj() if x.dtype.kind == "c" else x.T)

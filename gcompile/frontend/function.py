@@ -5,6 +5,7 @@ its body run under the tracer, its outputs and the containers it may not change.
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -58,59 +59,44 @@ def trace(
             traced scalars, branches and ``while`` loops on traced values still traced: they
             cannot be unrolled); False: no conversion, every loop unrolled.
     """
-    in_python: dict = {}  # loops whose body values escaped them (source -> why): run in Python
-    literals = False  # np.array of Python numbers made as arrays of the graph
-    strong: set = set()  # where the lists of numbers holding NumPy scalars are made
+    again = _Retrace()
     while True:
         try:
             return _trace_once(
-                fn,
-                name,
-                leaves,
-                is_input,
-                values,
-                rebuild,
-                dynamic,
-                budget,
-                loops,
-                in_python,
-                literals,
-                strong,
+                fn, name, leaves, is_input, values, rebuild, dynamic, budget, loops, again
             )
         except LoopEscape as escape:
-            if escape.source is None or escape.source in in_python:
+            if escape.source is None or escape.source in again.in_python:
                 raise UnsupportedError(str(escape), escape.source) from None
-            in_python[escape.source] = escape.reason
+            again.in_python[escape.source] = escape.reason
         except LiteralsNeeded:
-            literals = True
+            again.literals = True
         except StrongItems as found:
-            if found.site in strong:
+            if found.site in again.strong:
                 raise UnsupportedError(str(found), found.site) from None
-            strong.add(found.site)
+            again.strong.add(found.site)
+
+
+@dataclass
+class _Retrace:
+    """What an earlier trace of the function found, for the next one."""
+
+    in_python: dict = field(default_factory=dict)  # loops whose values escaped: source -> why
+    literals: bool = False  # np.array of Python numbers made as arrays of the graph
+    strong: set = field(default_factory=set)  # where lists of numbers holding NumPy scalars are
 
 
 def _trace_once(
-    fn,
-    name,
-    leaves,
-    is_input,
-    value_paths,
-    rebuild,
-    dynamic,
-    budget,
-    loops,
-    in_python,
-    literals,
-    strong,
+    fn, name, leaves, is_input, value_paths, rebuild, dynamic, budget, loops, again: _Retrace
 ) -> Graph:
-    """One trace of ``fn`` (see ``trace``), the loops at ``in_python`` run in Python, arrays
-    of Python numbers the graph's when ``literals``, the lists of numbers made at ``strong``
-    giving back NumPy scalars."""
+    """One trace of ``fn`` (see ``trace``), as ``again`` says: the loops at ``in_python`` run
+    in Python, arrays of Python numbers the graph's when ``literals``, the lists of numbers
+    made at ``strong`` giving back NumPy scalars."""
     tracer = Tracer(name, dynamic, budget)
-    tracer.literals_traced = literals
-    tracer.strong_lists = strong
+    tracer.literals_traced = again.literals
+    tracer.strong_lists = again.strong
     tracer.loops.unroll_all = loops == "unroll"
-    tracer.loops.in_python = in_python
+    tracer.loops.in_python = again.in_python
     converted, why = capture.convert_or_reason(fn) if loops else (None, "option loops=False")
     values = [
         tracer.input(path, value, path in value_paths) if flag else value

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import dataclasses
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
@@ -303,10 +302,10 @@ class LoopTracer(PythonBuiltins, CarriedValues):
         """``for j in range(start, stop, step)`` of a step a loop index gives (``range(i * i,
         n + 1, i)`` of a sieve), which sizes cannot count, as ``j = start; while j < stop:
         body; j += step`` of ``j`` a traced int (``capture_while``)."""
-        value = lambda bound: bound if isinstance(bound, int) else bound.value()  # noqa: E731
+        value = lambda bound: bound.value() if isinstance(bound, SymInt) else bound  # noqa: E731
         first, last, stride = value(start), value(stop), value(step)
         names = (f"{info.target} (the range's position)", *info.carried)
-        loop = dataclasses.replace(info, carried=names, kind="while")
+        loop = replace(info, carried=names, kind="while")
 
         def test(position, *values):
             return position < last

@@ -3,8 +3,9 @@
 In a loop a kernel over a space no loop index sizes sums as NumPy does (lanes); one over a space
 a loop index sizes (a triangular nest's products, which NumPy leaves to BLAS) has its serial
 variant sum in order, one accumulator (short sums), and when its sums may be long
-(``LONG_SUM``) also the blocked-lane variant, called through a test of its size. Its output goes into an array made where it is called, or once before the loops when the
-value dies within the trip (a scalar result, read at once). At the top level of a whole graph it
+(``LONG_SUM``) also the blocked-lane variant, called through a test of its size. Its output
+goes into an array made where it is called, or once before the loops when the value dies
+within the trip (a scalar result, read at once). At the top level of a whole graph it
 is called as the host calls it, into buffers the host allocates (a small output the program
 makes itself): one variant, the parallel one only on spaces of ``PARALLEL_COMPILE`` times
 the parallel threshold (``loops.program_parallel``).
@@ -251,9 +252,8 @@ def _loop_variants(node: Node, options: dict) -> list:
     kernel: FusedKernel = node.target
     options = {**options, "parallel": False}
     env = node.graph.shape_env
-    short = kernels.Variant("serial", codegen.generate(kernel, options, False))
     if not free_symbols(product_of(kernel.space)) & set(env.loops):
-        return [short]
+        return [kernels.Variant("serial", codegen.generate(kernel, options, False))]
     ordered = kernels.Variant(
         "serial", codegen.generate(kernel, {**options, "sequential_sums": True}, False)
     )
@@ -261,6 +261,7 @@ def _loop_variants(node: Node, options: dict) -> list:
         traced = hint(product_of(kernel.space))
     if traced < LONG_SUM // 2:
         return [ordered]
+    short = kernels.Variant("serial", codegen.generate(kernel, options, False))
     if ordered.code.source == short.code.source or ordered.code.params != short.code.params:
         return [short]
     return [short] if traced >= 2 * LONG_SUM else [ordered, short]
