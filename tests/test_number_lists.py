@@ -135,6 +135,20 @@ def kept_as_lists(x, n, m):
     return appended, head, aliased, [v for v in looped], sorted(given), x
 
 
+def knapsack_same_targets(W, wt, pi, n):
+    """ashkanvg/knapsack-0-1's table: both comprehensions name their target ``x``."""
+    dp = [[0 for x in range(W + 1)] for x in range(n + 1)]
+    for i in range(n + 1):
+        for w in range(W + 1):
+            if i == 0 or w == 0:
+                dp[i][w] = 0
+            elif wt[i - 1] <= w:
+                dp[i][w] = max(pi[i - 1] + dp[i - 1][w - wt[i - 1]], dp[i - 1][w])
+            else:
+                dp[i][w] = dp[i - 1][w]
+    return dp[n][W]
+
+
 def test_only_lists_used_by_position_are_made_arrays():
     source = convert(kept_as_lists).source
     for kept in ("appended = [0] * n", "sliced = [0.0] * n", "looped = [1] * n", "given = [2]"):
@@ -143,3 +157,5 @@ def test_only_lists_used_by_position_are_made_arrays():
     assert result == kept_as_lists(1.5, 3, 2)
     made = convert(common_subsequence).source
     assert "__gc_rt.number_list(0, m + 1, n + 1)" in made, made
+    made = convert(knapsack_same_targets).source
+    assert "__gc_rt.number_list(0, n + 1, W + 1)" in made, made

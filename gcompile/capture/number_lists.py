@@ -113,9 +113,20 @@ def _range_count(value: ast.ListComp) -> ast.expr | None:
         return None
     if not (_is_name(getattr(iterated, "func", None), "range") and len(iterated.args) == 1):
         return None
-    if iterated.keywords or mentions(value.elt, {generator.target.id}):
+    if iterated.keywords or _reads_target(value.elt, generator.target.id):
         return None
     return iterated.args[0]
+
+
+def _reads_target(item: ast.expr, name: str) -> bool:
+    """Whether a comprehension's ``item`` reads its target ``name``; a row comprehension of
+    the same target (``[[0 for x in range(m)] for x in range(n)]``) reads it only in its
+    range: its item sees its own."""
+    if isinstance(item, ast.ListComp) and len(item.generators) == 1:
+        inner = item.generators[0]
+        if _is_name(inner.target, name):
+            return mentions(inner.iter, {name})
+    return mentions(item, {name})
 
 
 def _constant(node: ast.expr) -> bool:
