@@ -482,7 +482,7 @@ def quick_sort(arr, left, right):
 
 def sibling_helpers(data):
     """Nested helpers, the first calling the second, defined after it (a closure cell that
-    the function binds later): not split apart."""
+    the function binds later): both made again in the driver, where the loop calls them."""
 
     def info(x):
         return entropy(x) + 1.0
@@ -505,7 +505,8 @@ def test_recursions_and_closures_bound_later_keep_their_meaning_across_breaks():
     data = np.random.default_rng(0).random((20, 3))
     compiled, result, messages = _compiled_quietly(sibling_helpers, data)
     np.testing.assert_allclose(result, sibling_helpers(data), rtol=4e-15)  # (a sum's order)
-    assert any("which the function binds after it" in m for m in messages), messages
+    loop = _line_of(sibling_helpers, "for i in range(data.shape[1])")
+    assert len(messages) == 1 and f"lines {loop}-{loop + 1} run in" in messages[0], messages
 
 
 def ranked_then_shifted(y, w):
@@ -519,6 +520,25 @@ def test_a_lambda_used_within_its_statement_does_not_stop_a_break():
     compiled, result, messages = _compiled_quietly(ranked_then_shifted, y, 2.0)
     np.testing.assert_array_equal(result, ranked_then_shifted(y, 2.0))
     assert compiled.stats["fallbacks"] == 0 and len(messages) == 1 and "breaks" in messages[0]
+
+
+def scaled_ranks(x, w):
+    def scale(v):  # (a function made before the break and read after it: made again there)
+        return v * w + 1.0
+
+    shift = lambda v: v - 0.5  # noqa: E731
+    y = scale(np.sin(x))
+    ranks = np.asarray(_ranked(y))
+    return shift(scale(ranks)) + y
+
+
+def test_functions_made_before_a_break_are_made_again_where_they_are_read():
+    x = RNG.random(7)
+    compiled, result, messages = _compiled_quietly(scaled_ranks, x, 3.0)
+    np.testing.assert_array_equal(result, scaled_ranks(x, 3.0))
+    assert compiled.stats["fallbacks"] == 0 and len(messages) == 1 and "breaks" in messages[0]
+    (split,) = compiled.breaks.splits.values()
+    assert len(split.regions) == 2  # (before and after: the functions are no region's value)
 
 
 class _Running:
@@ -590,7 +610,7 @@ def flipped(b0, steps):
     board = b0.copy()
 
     def inverted(i):
-        if board[i] < 0.5:  # (refused: a graph break would split around the loop)
+        if _ranked(board[i : i + 1])[0] < 0.5:  # (refused: a break would split around the loop)
             return 1.0
         return 0.0
 

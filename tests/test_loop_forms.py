@@ -296,6 +296,42 @@ def test_loops_that_break_or_continue_on_data_stay_rolled_and_agree_with_numpy()
     assert "if __gc_break_0:\n            break" in compiled.code
 
 
+def romberg(a, b, tol):
+    """Kiusalaas's Romberg: helpers defined inside, their loops sized by the caller's index."""
+
+    def trapezoid(lo, hi, old, k):
+        if k == 1:
+            return (np.cos(lo) + np.cos(hi)) * (hi - lo) / 2.0
+        n = 2 ** (k - 2)  # (a trip count the loop index decides)
+        h = (hi - lo) / n
+        total = 0.0
+        for i in range(n):
+            total = total + np.cos(lo + h * (i + 0.5))
+        return (old + h * total) / 2.0
+
+    def richardson(r, k):
+        for j in range(k - 1, 0, -1):
+            const = 4.0 ** (k - j)
+            r[j] = (const * r[j + 1] - r[j]) / (const - 1.0)
+        return r
+
+    r = np.zeros(10)
+    r[1] = trapezoid(a, b, 0.0, 1)
+    for k in range(2, 9):
+        r[k] = trapezoid(a, b, r[k - 1], k)
+        r = richardson(r, k)
+        if abs(r[1] - r[2]) < tol:
+            break
+    return r
+
+
+def test_loops_of_helpers_defined_inside_the_function_stay_rolled():
+    check(romberg, 0.0, 3.0, 1e-9)
+    graph = gcompile.trace(romberg, 0.0, 3.0, 1e-9)
+    assert graph.notes.loops and all(note.rolled for note in graph.notes.loops), graph.notes.loops
+    assert "__gc_call(richardson, r, k)" in convert(romberg).source
+
+
 def sum_or_start(x, n):
     """An empty range gives the start itself, a Python number, as in Python; an element that
     changes a list runs as written."""
@@ -349,3 +385,19 @@ def test_a_carried_number_becoming_an_array_peels_the_first_trip():
     graph = gcompile.trace(back_substitution, U, b)
     assert all(note.rolled for note in graph.notes.loops)
     assert any("range split" in note.reason for note in graph.notes.loops)
+
+
+def romberg_table(Q):
+    """motisoltani's Romberg: the inner loop's index, read after the outer loop, is bound from
+    the outer loop's second trip on (its first runs the inner loop no times)."""
+    for i in range(Q.shape[0]):
+        Q[i, 0] = 1.0 / (i + 1.0)
+        for k in range(0, i):
+            Q[i, k + 1] = Q[i, k] + (Q[i, k] - Q[i - 1, k]) / (4.0 ** (k + 1) - 1.0)
+    return Q[i, k + 1], k
+
+
+def test_values_the_first_trip_leaves_unbound_peel_the_second_too():
+    check(romberg_table, np.zeros((7, 7)))
+    notes = gcompile.trace(romberg_table, np.zeros((7, 7))).notes.loops
+    assert all(note.rolled for note in notes) and "first 2 trips" in notes[-3].reason, notes

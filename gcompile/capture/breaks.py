@@ -155,11 +155,15 @@ class _Scope:
         returns = any(isinstance(n, ast.Return) for n in scope_nodes(before))
         if returns and not top:
             return "a `return` before the statement"
-        crossing = sorted(self.live([statement, *after], out, jumps) & scan(before).stores)
-        passed = self.live(after, out)
+        made_again = _functions_made(before, self.live([statement, *after], out, jumps))
+        copies = list(made_again.values())  # (a function is no region's value: made again)
+        read = self.live([*copies, statement, *after], out, jumps) - set(made_again)
+        crossing = sorted(read & scan(before).stores)
         known = _Definite().block(before, bound)
         if known is None or not set(crossing) <= known:
             return "a name the rest of the function reads is bound on some paths only"
+        after = [*copies, *after] if after else after
+        passed = self.live(after, out)
         known = _Definite().block([statement], known)
         if known is not None and not passed <= known:
             return "a name the rest of the function reads is bound on some paths only"
@@ -167,10 +171,11 @@ class _Scope:
         cut = _Cut([])
         if before:
             self.before(cut, statement, kind, (before, params, crossing), returns)
+        cut.stmts += [copy.deepcopy(s) for s in copies]
         cut.stmts.append(statement)
         if not after:
             return cut
-        results = sorted(out & scan(after).stores)
+        results = sorted((out & scan(after).stores) - set(made_again))
         if not top:  # (a trip's region returns what later trips and the rest read)
             known = _Definite().block(after, frozenset(passed))
             if known is None or not set(results) <= known:
@@ -361,6 +366,45 @@ def _function(fn: types.FunctionType, node: ast.FunctionDef, cells: dict) -> typ
     made.__module__, made.__qualname__ = fn.__module__, f"{fn.__qualname__}.<{node.name}>"
     register_source(code, node)
     return made
+
+
+def _functions_made(stmts: list, read: set) -> dict:
+    """The statements of ``stmts`` making a function (a plain ``def``, ``f = lambda ...``) that
+    the rest ``read``s, or that such a function's closure reads, by name in their order: made
+    again where they are read rather than passed out of a compiled region (their closures
+    read names bound before the statement only: ``_Scope.cut`` refuses the others)."""
+    makers: dict = {}
+    for stmt in stmts:
+        name = _function_made(stmt)
+        if name is not None:
+            makers[name] = stmt
+        else:  # (a name bound again after its function was made is not that function)
+            makers = {n: s for n, s in makers.items() if n not in scan([stmt]).stores}
+    needed, todo = set(), [name for name in read if name in makers]
+    while todo:
+        name = todo.pop()
+        if name not in needed:
+            needed.add(name)
+            todo += [n for n in scan([makers[name]]).escaping if n in makers]
+    return {name: stmt for name, stmt in makers.items() if name in needed}
+
+
+def _function_made(stmt: ast.stmt) -> str | None:
+    """The name ``stmt`` binds to a new function when that is all it does (no decorator,
+    defaults of constants), else None."""
+    if isinstance(stmt, ast.FunctionDef) and not stmt.decorator_list:
+        name, args = stmt.name, stmt.args
+    elif (
+        isinstance(stmt, ast.Assign)
+        and isinstance(stmt.value, ast.Lambda)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+    ):
+        name, args = stmt.targets[0].id, stmt.value.args
+    else:
+        return None
+    defaults = [*args.defaults, *filter(None, args.kw_defaults)]
+    return name if all(isinstance(d, ast.Constant) for d in defaults) else None
 
 
 def _nonlocal_names(stmts: list) -> set:

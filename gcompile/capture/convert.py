@@ -337,7 +337,8 @@ def compile_function(
     ``names`` and ``fn``'s free names, so that all of them are free names of the result (in
     ``fn``'s file, with its future flags)."""
     code = fn.__code__
-    free = names + list(code.co_freevars)
+    free = names + [name for name in code.co_freevars if name not in names]  # (a converted
+    # function's nested one, converted in turn, reads the runtime's names as free names too)
     params = [ast.arg(name) for name in free]
     args = ast.arguments(posonlyargs=[], args=params, kwonlyargs=[], kw_defaults=[], defaults=[])
     # (the def would make its own name a local of the factory, and a recursive call of the

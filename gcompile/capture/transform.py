@@ -43,7 +43,9 @@ perhaps unbound are bound to UNDEFINED (held in ``__gc_test_N`` when there are s
 Each generated function is a scope of its own, planned and rewritten in turn (nested loops,
 ``elif`` chains, loops in branches). Every generated statement carries the location of the
 statement's header, so tracebacks point at the user's lines. Nested functions, lambdas and
-classes of the user's code are left as written.
+classes of the user's code are left as written; calls of a function defined by a plain
+``def`` in the function go through ``__gc_call`` as calls of the module's functions do, so that
+it runs converted too (``runtime.call``).
 """
 
 from __future__ import annotations
@@ -127,6 +129,7 @@ def rewrite(
     """
     result = Rewrite()
     made = read_only_lists(function)  # (the user's own statements, before any rewrite)
+    defined = defined_functions(function)
     track_unbound(function, RUNTIME)  # (on the user's own statements, before they move)
     split_lists(function)
     number_lists(function, RUNTIME)
@@ -142,7 +145,7 @@ def rewrite(
     local = function_names(function).local | parameter_names(function.args)
     _Rewriter(result, frozenset(local)).scope(function)
     _keep_local(function, local)
-    _Calls(local, route_call, is_module, result).visit_scope(function)
+    _Calls(local, route_call, is_module, result, defined).visit_scope(function)
     kept = parameter_names(function.args) - scan(function.body).stores  # (never bound again)
     Tables(RUNTIME, GENERATED, local - kept, RESERVED_PREFIXES, made).visit_scope(function)
     expressions = Expressions(RUNTIME, GENERATED)
@@ -418,20 +421,22 @@ class _Calls(NonLocalNames):
     (``math.sqrt`` in a helper defined inside: their own names shadow too; not in lambdas,
     classes or decorated functions, ``@njit``'s)."""
 
-    def __init__(self, local: set[str], route: Callable[[str], bool], is_module, result):
+    def __init__(self, local: set[str], route: Callable[[str], bool], is_module, result, defined):
         super().__init__(GENERATED, local)
         self.route, self.is_module = route, is_module
         self.routed, self.methods = result.calls, result.methods
+        self.defined = defined  # (the function's own ``def`` names, unless an inner scope's)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
         if node.name.startswith(self.generated) or node.decorator_list:
             return super().visit_FunctionDef(node)  # (a decorated def: ``@njit``'s own code)
-        saved = self.shadowed
-        self.shadowed = saved | function_names(node).local | parameter_names(node.args)
+        saved, defined = self.shadowed, self.defined
+        own = function_names(node).local | parameter_names(node.args)
+        self.shadowed, self.defined = saved | own, defined - own
         try:
             node.body = [self.visit(stmt) for stmt in node.body]
         finally:
-            self.shadowed = saved
+            self.shadowed, self.defined = saved, defined
         return node
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -452,6 +457,8 @@ class _Calls(NonLocalNames):
             self.methods.add(func.attr)
         elif isinstance(func, (ast.Call, ast.Subscript)):  # (``Poly(c)(x)``, ``steps[k](x)``)
             self.methods.add("__call__")
+        elif isinstance(func, ast.Name) and func.id in self.defined:
+            self.routed.add(func.id)
         elif not isinstance(func, ast.Name) or func.id in self.shadowed or not self.route(func.id):
             return node
         else:
@@ -467,3 +474,35 @@ class _Calls(NonLocalNames):
         if value.id.startswith(RESERVED_PREFIXES):
             return False
         return value.id in self.shadowed or not self.is_module(value.id)
+
+
+def defined_functions(function: ast.FunctionDef) -> frozenset[str]:
+    """The names ``function``'s own scope binds only by an undecorated ``def`` (a helper
+    defined inside it, whose loops its calls then convert)."""
+    defs = _OwnDefs()
+    for stmt in function.body:
+        defs.visit(stmt)
+    return frozenset(defs.plain - defs.stores - defs.decorated)
+
+
+class _OwnDefs(ast.NodeVisitor):
+    """The ``def`` statements of one scope (undecorated: ``plain``; else ``decorated``) and the
+    other names it stores, not looking into nested scopes."""
+
+    def __init__(self):
+        self.plain: set[str] = set()
+        self.decorated: set[str] = set()
+        self.stores: set[str] = set()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        (self.decorated if node.decorator_list else self.plain).add(node.name)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if not isinstance(node.ctx, ast.Load):
+            self.stores.add(node.id)
+
+    def _other_scope(self, node: ast.AST) -> None:
+        if isinstance(node, (ast.AsyncFunctionDef, ast.ClassDef)):
+            self.stores.add(node.name)
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _other_scope

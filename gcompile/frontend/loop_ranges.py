@@ -18,6 +18,8 @@ from ..ir.symbolic import is_expr, prove_nonnegative
 from .declines import Declined
 from .symint import SymInt
 
+_MAX_PEELED = 2  # trips of a loop traced before it to bind the values it carries
+
 
 class RangeLoops:
     """Bounds and trips of ``range`` loops (see the module docstring)."""
@@ -72,13 +74,18 @@ class RangeLoops:
         """``(carried, bounds)`` as they are, or, when a carried value is unbound before the
         loop (``i`` read after it, a value its body makes) and the loop surely runs, after its
         first trip traced here, before the loop (which binds them as eager's first trip does):
-        the loop then runs from its second trip (bounds None: there is none)."""
-        if not any(value is UNDEFINED for value in carried):
-            return carried, bounds
-        if prove_nonnegative(trip_count(*bounds) - 1) is not True:
-            return carried, bounds  # (it may not run: the name stays unbound, as in eager)
-        reason = "its first trip traced before it: the trip binds values the loop carries"
-        return self._peel(body, bounds, carried, source, reason)
+        the loop then runs from its second trip (bounds None: there is none). A value the
+        first trip leaves unbound (an inner loop's index, ``for k in range(i)`` at ``i = 0``)
+        has the second traced too, up to ``_MAX_PEELED`` trips."""
+        for trip in range(_MAX_PEELED):
+            if bounds is None or not any(value is UNDEFINED for value in carried):
+                break
+            if prove_nonnegative(trip_count(*bounds) - 1) is not True:
+                break  # (it may not run: the name stays unbound, as in eager)
+            which = "first trip" if trip == 0 else f"first {trip + 1} trips"
+            reason = f"its {which} traced before it: the trips bind values the loop carries"
+            carried, bounds = self._peel(body, bounds, carried, source, reason)
+        return carried, bounds
 
     def _peel(self, body: Callable, bounds: tuple, carried: tuple, source, reason: str) -> tuple:
         """``(carried, bounds)`` after the first trip of a loop that surely runs, traced here:
