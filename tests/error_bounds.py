@@ -81,11 +81,33 @@ def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
         with np.errstate(invalid="ignore"):
             return np.where(cancelled[node] > 0, errors[node], np.nan)
 
-    outputs = [where_cancelled(v) for v in graph.output_node.args[0]]
+    bounds = _slice_bounds(graph.out_spec)  # (a view's bounds: the values, to slice by)
+    outputs = [
+        (values[v] if isinstance(v, Node) else v) if i in bounds else where_cancelled(v)
+        for i, v in enumerate(graph.output_node.args[0])
+    ]
     after = iter(where_cancelled(p) for p in graph.placeholders)
     leaves = [next(after) if flag else None for flag in call.is_input]
     after_args, after_kwargs = call.rebuild(leaves)
     return unflatten(graph.out_spec, outputs), after_args, after_kwargs
+
+
+def _slice_bounds(spec: Any) -> set:
+    """The positions of the leaves of ``spec`` that are the bounds of a returned slice."""
+    found, position = set(), 0
+
+    def walk(node: Any) -> None:
+        nonlocal position
+        if node.kind == "leaf":
+            position += 1
+            return
+        if node.kind == "slice":
+            found.update(range(position + 1, position + len(node.children)))
+        for child in node.children:
+            walk(child)
+
+    walk(spec)
+    return found
 
 
 def _element_of(node: Node, values: dict, per_element: dict) -> Any:

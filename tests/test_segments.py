@@ -187,12 +187,31 @@ def _reduced_in_a_nested_loop(x, lo, hi):
         (_written_in_between, "after a write made since"),
         (_length_needed, r"len\(\) of a slice x\[lo:hi\] with bounds read from the data"),
         (_returned, r"returning a slice x\[lo:hi\]"),
-        (_two_d, "bounds read from the data of a 2-d array"),
+        (_two_d, r"\.sum of a slice with bounds read from the data"),
     ],
 )
 def test_uses_that_need_the_length_are_refused(fn, match):
     with pytest.raises(gcompile.UnsupportedError, match=match):
         gcompile.trace(fn, RNG.random(10), np.int64(2), np.int64(6))
+
+
+def _heads(x, m, t):
+    """Slices the data bound, returned (the view taken on return, of an argument too)."""
+    k = np.searchsorted(np.cumsum(x), t)
+    c = np.argmax(m.sum(axis=0) > t)
+    return x[:k], x[k:], x[-k:-1], m[:, :c], m[1:k, c:], m[k:k]
+
+
+def test_slices_the_data_bound_are_returned_as_numpys_views():
+    x, m = RNG.random(12), RNG.random((6, 5))
+    compiled = gcompile.compile(_heads, fullgraph=True)
+    for t in (0.0, 2.5, 1e9, -1.0):  # (bounds at 0, inside, past the end)
+        expected = _heads(x, m, t)
+        got = compiled(x, m, t)
+        for e, g in zip(expected, got):
+            assert g.dtype == e.dtype and g.shape == e.shape and np.array_equal(g, e), (t, e, g)
+            assert np.shares_memory(g, x) or np.shares_memory(g, m) or g.size == 0
+    check(_heads, x, m, 2.5)
 
 
 def test_a_segment_reduced_in_a_loop_inside_agrees():

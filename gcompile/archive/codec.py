@@ -69,7 +69,9 @@ def decode(data: Any) -> Any:
         return complex(float(body[0]), float(body[1]))
     if tag == "spec" and isinstance(body, list) and len(body) == 3:
         kind, keys, children = body[0], decode(body[1]), decode(body[2])
-        if kind not in ("leaf", "tuple", "list", "dict", "rows") or not isinstance(children, tuple):
+        if kind not in ("leaf", "tuple", "list", "dict", "rows", "slice") or not isinstance(
+            children, tuple
+        ):
             raise ValueError(f"not an argument structure: {kind!r}")
         if not all(isinstance(c, TreeSpec) for c in children):
             raise ValueError("an argument structure of other values")

@@ -19,6 +19,8 @@ from ..ir.graph import Graph
 from ..ir.pytree import TreeSpec, flatten
 from ..ir.shape_env import DataSizeError, SymbolicError, using
 from ..ir.subgraph import walk
+from . import segments
+from .data_lengths import LengthFromData
 from .declines import LiteralsNeeded, LoopEscape, StrongItems
 from .masks import MaskedValue
 from .numpy_patching import tracing
@@ -182,9 +184,12 @@ def _refusal_of(error: Exception, tracer: Tracer) -> UnsupportedError | None:
 
 def _lists_as_rows(result: Any, tracer: Tracer) -> Any:
     """The function's result with each list a rolled loop appended to as its rows
-    (``GrowingList.returned``; one it cannot give back so escapes, as before)."""
+    (``GrowingList.returned``; one it cannot give back so escapes, as before), and each slice
+    with bounds read from the data as the view taken on return (``segments.returned``)."""
     if getattr(result, "has_rows", False):
         return result.returned(tracer) or result
+    if isinstance(result, LengthFromData):
+        return segments.returned(result)
     if isinstance(result, tuple) and not hasattr(type(result), "_fields"):
         return tuple(_lists_as_rows(item, tracer) for item in result)
     if type(result) is list:

@@ -38,6 +38,7 @@ from ..capture.runtime import LoopInfo
 from ..errors import source_text, user_source
 from ..ir import ops
 from ..ir.alias import written_operands
+from ..ir.pytree import SliceOf
 from .data_lengths import (
     LengthFromData,
     empty_check,
@@ -61,27 +62,38 @@ _WIDER = {
 }
 
 
-def slice_with_data_bounds(array: TracedArray, index: Any) -> Segment | None:
-    """``array[index]`` as a ``Segment`` when ``index`` is one slice with a bound read from the
-    data; None for any other index."""
-    item = index[0] if isinstance(index, tuple) and len(index) == 1 else index
-    if not isinstance(item, slice):
+def slice_with_data_bounds(array: TracedArray, index: Any) -> Segment | DataSlice | None:
+    """``array[index]`` when ``index`` is slices, one with a bound read from the data: a
+    ``Segment`` for one slice of a 1-d array, else a ``DataSlice``; None for any other
+    index."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not items or not all(isinstance(item, slice) for item in items):
         return None
-    bounds = (item.start, item.stop)
-    if not any(_from_data(b) for b in bounds):
+    if not any(_from_data(b) for item in items for b in (item.start, item.stop)):
         return None
     tracer = array._tracer
-    if array.ndim != 1:
-        tracer.refuse(f"a slice with bounds read from the data of a {array.ndim}-d array")
-    if item.step not in (None, 1):
+    if len(items) > array.ndim:
+        raise IndexError(
+            f"too many indices for array: array is {array.ndim}-dimensional, but "
+            f"{len(items)} were indexed"
+        )
+    if any(item.step not in (None, 1) for item in items):
         tracer.refuse("a slice with bounds read from the data and a step other than 1")
-    size = array.shape[0]
-    size = tracer.symint_value(size.expr) if isinstance(size, SymInt) else size
-    start = _clipped(item.start, np.int64(0), size)
-    stop = _clipped(item.stop, size, size)
+    sizes = [tracer.symint_value(n.expr) if isinstance(n, SymInt) else n for n in array.shape]
+    axes = tuple(a for a, s in enumerate(items) if s.start is not None or s.stop is not None)
+    bounds = tuple(
+        (
+            _clipped(items[a].start, np.int64(0), sizes[a]),
+            _clipped(items[a].stop, sizes[a], sizes[a]),
+        )
+        for a in axes
+    )
+    if array.ndim != 1:
+        return DataSlice(tracer, array, axes, bounds)
+    ((start, stop),) = bounds
     length = np.maximum(np.subtract(stop, start), 0)
     segment = Segment(tracer, length, lambda j: array[start + j], array.dtype, (array,))
-    segment.view = True
+    segment.view = SliceOf(array, axes, bounds)
     return segment
 
 
@@ -138,7 +150,7 @@ class Segment(LengthFromData):
         self.graph = tracer.graph
         self.mark = len(tracer.graph.nodes)  # (the nodes recorded since: writes to check)
         self.where = user_source()
-        self.view = False  # the slice itself (NumPy's view), not values computed from it
+        self.view = None  # the slice itself (NumPy's view: a ``SliceOf``), not values from it
         self.gathers = False  # its elements read positions from the data (``x[cols]``)
 
     @property
@@ -391,7 +403,7 @@ def _in_place(binary: Callable) -> Callable:
     else the new values (a computed segment is a copy: Python rebinds the name)."""
 
     def method(self: Segment, other: Any) -> Segment:
-        if self.view:
+        if self.view is not None:
             self.refuse(
                 "an in-place operator (s += ...: a write through NumPy's view) on",
                 hint="write the loop over range(lo, hi), or copy the slice first",
@@ -401,5 +413,33 @@ def _in_place(binary: Callable) -> Callable:
     return method
 
 
+class DataSlice(LengthFromData):
+    """``x[a:b, :c]`` of an array of two or more dimensions with a bound read from the data:
+    returned, NumPy's view taken on return (``returned``); any other use refused, naming the
+    line."""
+
+    __slots__ = ("tracer", "view", "where")
+    NAME = "a slice with bounds read from the data"
+    HINT = (
+        "return it as it is (the slice is taken as the function returns), or slice a 1-d "
+        "array, whose elementwise math and reductions compile"
+    )
+
+    def __init__(self, tracer, array: TracedArray, axes: tuple, bounds: tuple):
+        self.tracer, self.where = tracer, user_source()
+        self.view = SliceOf(array, axes, bounds)
+
+    def elementwise(self, function: Callable, operands: tuple) -> Any:
+        self.refuse("elementwise math on")
+
+
+def returned(value: Any) -> Any:
+    """What the function returning ``value`` returns: a slice with bounds read from the data,
+    itself, as the view taken on each call (``SliceOf``), else ``value``."""
+    view = getattr(value, "view", None) if isinstance(value, (Segment, DataSlice)) else None
+    return value if view is None else view
+
+
 install_operators(Segment)
 _install_in_place(Segment)
+install_operators(DataSlice)

@@ -42,7 +42,7 @@ from .graph import Graph, Node
 from .kernel import FusedKernel
 from .meta import _WEAK_NAMES, TensorMeta, TupleMeta, dtype_abbrev
 from .printer import format_literal
-from .pytree import RowsOf, flatten
+from .pytree import RowsOf, SliceOf, flatten
 from .shape_env import data_size_bindings
 from .subgraph import regions_of
 from .symbolic import Symbol, sym_max, sym_min
@@ -313,6 +313,8 @@ class _Reader:
             return ops.ViewStep(ops._BY_NAME[name], tuple(kwargs.items()))
         if name == "rows" and len(args) == 2 and not kwargs:  # (a list returned as rows)
             return RowsOf(*args)
+        if name == "sliced" and len(args) == 3 and not kwargs:  # (a slice the data bound)
+            return SliceOf(*args)
         if name == "_operand" and len(args) == 1 and not kwargs:
             return externs.Operand(args[0])
         raise ParseError(f"not a literal of the text form: {name}(...)")

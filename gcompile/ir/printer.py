@@ -30,7 +30,7 @@ import numpy as np
 
 from .graph import Graph, Node
 from .meta import dtype_abbrev
-from .pytree import RowsOf, unflatten
+from .pytree import RowsOf, SliceOf, unflatten
 from .subgraph import regions_of
 
 _SMALL_CONSTANT = 8
@@ -54,6 +54,9 @@ def format_literal(value: Any) -> str:
         return "..."
     if isinstance(value, RowsOf):
         return f"rows({format_literal(value.array)}, {value.how!r})"
+    if isinstance(value, SliceOf):
+        parts = (value.array, value.axes, value.bounds)
+        return f"sliced({', '.join(format_literal(part) for part in parts)})"
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
         return repr(value)  # a named record (ops.ViewStep) prints itself
     if isinstance(value, tuple):

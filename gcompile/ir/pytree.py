@@ -14,8 +14,9 @@ from typing import Any, Callable
 
 @dataclass(frozen=True)
 class TreeSpec:
-    """Structure of a flattened value: ``kind`` is ``"leaf"``, ``"tuple"``, ``"list"``, ``"dict"``
-    or ``"rows"`` (a list returned as an array's rows: ``RowsOf``)."""
+    """Structure of a flattened value: ``kind`` is ``"leaf"``, ``"tuple"``, ``"list"``, ``"dict"``,
+    ``"rows"`` (a list returned as an array's rows: ``RowsOf``) or ``"slice"`` (a slice whose
+    bounds the data decide: ``SliceOf``)."""
 
     kind: str
     keys: tuple = ()
@@ -35,6 +36,24 @@ class RowsOf:
     how: str
 
 
+@dataclass(frozen=True)
+class SliceOf:
+    """An array returned as a slice of another whose bounds the data decide (``x[:k]``,
+    ``v[:, :k]``): a leaf of kind "slice" holding the array and, per sliced axis (``axes``),
+    its start and stop (NumPy's, counted from the start and clipped to the axis); on
+    unflattening, NumPy's view ``array[..., start:stop, ...]`` of the values returned."""
+
+    array: Any
+    axes: tuple
+    bounds: tuple  # (start, stop) of each axis of ``axes``
+
+    def view(self) -> Any:
+        index = [slice(None)] * (max(self.axes) + 1)
+        for axis, (start, stop) in zip(self.axes, self.bounds):
+            index[axis] = slice(int(start), int(stop))
+        return self.array[tuple(index)]
+
+
 def flatten(value: Any, path: str = "") -> tuple[list[tuple[str, Any]], TreeSpec]:
     """Return ``([(path, leaf), ...], spec)``; paths name leaves (``params_0``, ``state_lr``)."""
     leaves: list[tuple[str, Any]] = []
@@ -46,6 +65,11 @@ def _flatten(value: Any, path: str, leaves: list) -> TreeSpec:
     if isinstance(value, RowsOf):
         leaves.append((path, value.array))
         return TreeSpec("rows", (value.how,), (LEAF,))
+    if isinstance(value, SliceOf):
+        leaves.append((path, value.array))
+        bounds = [bound for pair in value.bounds for bound in pair]
+        leaves.extend((f"{path}_bound{i}", bound) for i, bound in enumerate(bounds))
+        return TreeSpec("slice", value.axes, (LEAF,) * (1 + len(bounds)))
     if isinstance(value, (tuple, list)) and not _is_namedtuple(value):
         children = tuple(
             _flatten(v, f"{path}_{i}" if path else str(i), leaves) for i, v in enumerate(value)
@@ -98,6 +122,10 @@ def _unflatten(spec: TreeSpec, it, convert):
         if not hasattr(rows, "tolist"):
             return RowsOf(rows, how)
         return rows.tolist() if how == "tolist" else list(rows)
+    if spec.kind == "slice":  # (as "rows": a node of the text form, the view on a call)
+        array, bounds = values[0], values[1:]
+        sliced = SliceOf(array, spec.keys, tuple(zip(bounds[::2], bounds[1::2])))
+        return sliced.view() if hasattr(array, "ndim") else sliced
     if spec.kind == "tuple":
         return tuple(values)
     if spec.kind == "list":
