@@ -8,7 +8,7 @@ reductions with keepdims, views and in-place updates.
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gcompile.ir import ops
@@ -104,6 +104,18 @@ def make_inputs(specs, seed):
 
 @settings(max_examples=150, deadline=None)
 @given(programs(), st.integers(0, 2**16))
+@example(  # (a kernel wrote into a temporary that a write-back still read: a cycle)
+    program=(
+        [((4, 3), np.float64)] * 3,
+        [
+            ("scalar", np.add, 2, 2),
+            ("unary", np.logical_not, 0, 0),
+            ("inplace", np.equal, 38, 0),
+            ("inplace", np.add, 21, 92),
+        ],
+    ),
+    seed=0,
+)
 def test_random_programs_replay_like_numpy(program, seed):
     specs, steps = program
     fn = build(steps)

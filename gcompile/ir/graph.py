@@ -405,20 +405,11 @@ class Graph:
         """
         nodes = self.nodes
         position = {node: i for i, node in enumerate(nodes)}
-        after: dict[Node, list[Node]] = {node: list(node.users) for node in nodes}
-        waiting = {node: len(node.all_input_nodes) for node in nodes}
-        from .alias import memory_readers
-
-        for writer in (n for n in nodes if n.is_mutation):
-            for target in (writer.args[i] for i in writer.written_arguments):
-                for reader in memory_readers(target):
-                    if reader is not writer and not _only_writes(reader, target):
-                        if writer not in after[reader]:
-                            after[reader].append(writer)
-                            waiting[writer] += 1
-        for binder, node in self.length_edges():
-            after[binder].append(node)
-            waiting[node] += 1
+        after = self._order()
+        waiting = {node: 0 for node in nodes}
+        for node in nodes:
+            for later in after[node]:
+                waiting[later] += 1
         ready = [(position[n], n.name, n) for n in nodes if waiting[n] == 0]
         heapq.heapify(ready)
         ordered = []
@@ -434,6 +425,35 @@ class Graph:
         # stable: placeholders stay first, the output stays last
         ordered.sort(key=lambda n: 0 if n.op == "placeholder" else 2 if n.op == "output" else 1)
         self._relink(ordered)
+
+    def _order(self) -> dict:
+        """Node -> the nodes that must run after it: its users, the writes into memory it
+        reads (``sort``), the nodes using a length it binds (``length_edges``)."""
+        from .alias import memory_readers
+
+        nodes = self.nodes
+        after: dict[Node, list[Node]] = {node: list(dict.fromkeys(node.users)) for node in nodes}
+        for writer in (n for n in nodes if n.is_mutation):
+            for target in (writer.args[i] for i in writer.written_arguments):
+                for reader in memory_readers(target):
+                    if reader is not writer and not _only_writes(reader, target):
+                        if writer not in after[reader]:
+                            after[reader].append(writer)
+        for binder, node in self.length_edges():
+            if node not in after[binder]:
+                after[binder].append(node)
+        return after
+
+    def followers(self, node: Node) -> set:
+        """The nodes that must run after ``node`` (``sort``'s order: by data, by the writes
+        after the reads of what they overwrite, by lengths the data decide)."""
+        after, found, pending = self._order(), set(), [node]
+        while pending:
+            for later in after[pending.pop()]:
+                if later not in found:
+                    found.add(later)
+                    pending.append(later)
+        return found
 
     def length_edges(self) -> list:
         """``(binder, node)``: ``node``'s parameters or shapes (or those of the graphs it holds)

@@ -305,7 +305,9 @@ def _dead_temporaries(graph: Graph, kernel: Node) -> list:
             continue
         if not memory.meta.writeable or subgraphs_of(memory):
             continue
-        later = _descendants(kernel) if later is None else later
+        later = graph.followers(kernel) if later is None else later  # (its users, and the
+        # writes into what it reads: a reader of the temporary such a write needs first
+        # cannot run before it)
         if _dead_after(graph, memory, value, kernel, later):
             found.append(value)
     return found
