@@ -77,6 +77,7 @@ class CompiledFunction:
         options: dict | None = None,
         depth: int = 0,
         seat: Any = None,
+        every_trip: bool = True,
     ):
         if not callable(fn):
             raise TypeError(f"gcompile.compile expects a function, got {type(fn).__name__}")
@@ -100,8 +101,8 @@ class CompiledFunction:
         self.refusals: list[UnsupportedError] = []
         self.dask = DaskCalls(self)  # the plans of calls with dask arrays
         self.recompiles: list[Recompile] = []  # one record per cache miss after the first compile
-        # A region run on every trip of a Python loop: judged there (``graph_breaks.Trips``)
-        self.trips = Trips(seat, fn) if seat is not None else None
+        # A region of a graph break: judged where the driver calls it (``graph_breaks.Trips``)
+        self.trips = Trips(seat, fn, every_trip) if seat is not None else None
         self.breaks = GraphBreaks(fn, self._region, depth)
         self.fallbacks = Fallbacks(
             graph_name(fn), fn, fullgraph, self.breaks, self._stats, self.refusals
@@ -116,21 +117,24 @@ class CompiledFunction:
         through: bool = False,
         indices: frozenset = frozenset(),
     ) -> "CompiledFunction":
-        """A compiled region of a graph break; one run on every trip (a loop body's, or any of
-        a region that is) gets its ``seat``; one that only passes its arguments on
-        (``through``) is Python's from the start. The ints it takes that change on every trip
-        (the ``indices`` of the loops Python runs around it, this function's included) are
-        traced as values: one trace serves every trip, where sizes specialise 0 and 1."""
-        per_trip = per_trip or self.trips is not None
+        """A compiled region of a graph break, judged in its ``seat`` (``graph_breaks.Trips``:
+        on its trial call when it runs on every trip, a loop body's or any of a region that
+        does, else on its first); one that only passes its arguments on (``through``) is
+        Python's from the start. The ints it takes that change on every trip (the ``indices``
+        of the loops Python runs around it, this function's included) are traced as values:
+        one trace serves every trip, where sizes specialise 0 and 1."""
+        every_trip = per_trip or (self.trips is not None and self.trips.every_trip)
         region = CompiledFunction(
             function,
             backend=self.backend,
             options=self.options,
             depth=self.breaks.depth + 1,
-            seat=seat if per_trip else None,
+            seat=seat,
+            every_trip=every_trip,
         )
-        if through and region.trips is not None:
+        if through and region.trips is not None:  # (its seat holds its Python code)
             region.trips.demoted = "it only returns the values it is given"
+            region.trips.python = True
         names = set(region._binder.signature.parameters)
         region._binder.trace_as_values((indices | self._binder.value_ints) & names)
         return region

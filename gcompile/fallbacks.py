@@ -34,7 +34,7 @@ class Fallbacks:
                 f"gcompile breaks the graph of {self.name}: lines {first}-{last} run in Python, "
                 f"the statements before and after them compiled: {error}",
             )
-            return split.driver(*args, **kwargs)
+            return split.runner()(*args, **kwargs)
         self.stats["fallbacks"] += 1
         text = f"gcompile runs {self.name} eagerly: {error}"
         if split:

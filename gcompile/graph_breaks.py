@@ -21,10 +21,11 @@ from .ir.shape_env import concrete
 from .ir.subgraph import loop_of
 
 MAX_DEPTH = 8  # regions of regions: each has fewer statements, so this bounds the work
-# A region called on every trip of a Python loop that does little work a call (no loop, fewer
-# steps than make its host one Numba function, small values; of scalars, fewer than
-# SCALAR_STEPS) costs more per call than NumPy takes for that work: from its PER_TRIP_TRIAL-th
-# call the driver calls the Python code (its calls take the general path until then, counted).
+# A region that does little work a call (no loop, fewer steps than make its host one Numba
+# function, small values; of scalars, fewer than SCALAR_STEPS) costs more per call than NumPy
+# takes for that work: from its PER_TRIP_TRIAL-th call, when it runs on every trip of a Python
+# loop, else from its second, the driver calls the Python code (its calls take the general
+# path until then, counted).
 PER_TRIP_TRIAL = 256
 SMALL_ELEMENTS = 4096
 SCALAR_STEPS = 32  # ... of scalars only, fewer steps than this
@@ -91,15 +92,18 @@ class GraphBreaks:
 
 
 class Trips:
-    """The calls of a region run on every trip of a Python loop, which the driver makes through
-    ``seat`` (a cell): a compiled region whose work pays for its call at its first call is kept
-    (its fast entry used from then on), else it is judged on its ``PER_TRIP_TRIAL``-th call,
-    and when its compiled call costs more than its work, ``eager`` takes its seat; a region
-    that is refused or fails puts its Python code (or the driver around its own break) there
-    at once (``CompiledFunction._refused``, ``_run``)."""
+    """The calls of a region, which the driver makes through ``seat`` (a cell): a compiled
+    region whose work pays for its call at its first call is kept (its fast entry used from
+    then on), else it is judged on its trial call (``PER_TRIP_TRIAL`` when it runs on
+    ``every_trip`` of a Python loop, else its first), and when its compiled call costs more
+    than its work, ``eager`` takes its seat; a region that is refused or fails puts its Python
+    code (or the driver around its own break) there at once (``CompiledFunction._refused``,
+    ``_run``)."""
 
-    def __init__(self, seat: Any, eager: Callable):
-        self.seat, self.eager = seat, eager
+    def __init__(self, seat: Any, eager: Callable, every_trip: bool = True):
+        self.seat, self.eager, self.every_trip = seat, eager, every_trip
+        self.trial = PER_TRIP_TRIAL if every_trip else 1
+        self.python = False  # (whether its seat holds its Python code, not compiled code)
         self.calls = 0
         self.demoted: str | None = None  # why Python runs it ("": judged, kept compiled)
         self.demoted_at = 0  # the call from which it does
@@ -108,20 +112,21 @@ class Trips:
         """Count one call of ``entry`` with ``inputs``; judge the region: kept compiled at its
         first call when its work pays there, else on its trial call."""
         self.calls += 1
-        if self.demoted is not None or self.calls not in (1, PER_TRIP_TRIAL):
+        if self.demoted is not None or self.calls not in (1, self.trial):
             return
         if entry.graph is None or entry.refusal is not None or entry.failure is not None:
             return  # (the fallback that follows takes the seat)
         reason = too_little_work(entry.graph, inputs)
         if not reason:
             self.demoted = ""
-        elif self.calls == PER_TRIP_TRIAL:
+        elif self.calls == self.trial:
             self.demote(reason)
 
     def demote(self, reason: str, driver: Callable | None = None, now: bool = False) -> None:
         """The driver calls the region's Python code from now on (``reason``: why), or the
         ``driver`` around its own graph break; ``now``: the call being made runs so too."""
         self.seat.cell_contents = self.eager if driver is None else driver
+        self.python = driver is None
         self.demoted = reason
         self.demoted_at = max(self.calls, 1) if now else self.calls + 1
 
@@ -154,6 +159,6 @@ def too_little_work(graph: Any, inputs: list) -> str | None:
     if largest >= SMALL_ELEMENTS or len(steps) >= enough:
         return None
     return (
-        f"{len(steps)} steps on at most {largest} elements a call, which NumPy runs faster "
-        "than a compiled call costs"
+        f"{len(steps)} step{'s' * (len(steps) != 1)} on at most {largest} elements a call, "
+        "which NumPy runs faster than a compiled call costs"
     )

@@ -112,8 +112,11 @@ def test_a_refused_statement_runs_in_python_between_compiled_regions():
     line = _line_of(top_three, "z = np.asarray")
     assert len(messages) == 2 and "graph of top_three__after" in messages[1]  # (the second)
     assert f"breaks the graph of top_three: lines {line}-{line}" in messages[0]
-    (text,) = compiled.breaks.text()
+    text, judged, broken = compiled.breaks.text()
     assert f"top_three__before_{line} (lines {line - 1}-{line - 1})" in text
+    # (its region before is one step on 40 elements: Python runs it from the next call)
+    assert f"top_three__before_{line} runs in Python from call 2: 1 step on at most 40" in judged
+    assert f"top_three__after_{line} runs in Python from call 1: its break" in broken
     regions = [r for s in compiled.breaks.splits.values() for _, _, r in s.regions]
     assert all(region.stats["fallbacks"] == 0 for region in regions)  # (none ran eagerly)
     before, after = regions
@@ -173,7 +176,8 @@ def test_regions_of_every_trip_whose_arguments_change_structure_go_to_python_ear
     x = np.linspace(0.3, 1.0, 300)
     compiled, result, _ = _compiled_quietly(worklist, x)
     assert result == worklist(x)
-    trips = [r for s in compiled.breaks.splits.values() for _, _, r in s.regions if r.trips]
+    splits = compiled.breaks.splits.values()
+    trips = [r for s in splits for _, _, r in s.regions if r.trips and r.trips.every_trip]
     # (an int the regions take that changes, the count `seen`, is a value after its second
     # value: a later call of the same structure hits its entry)
     assert trips and all(len(r.entries) <= 9 and r.stats["calls"] <= 10 for r in trips)
@@ -661,3 +665,21 @@ def test_closures_writing_the_functions_names_and_methods_setting_attributes_run
     np.testing.assert_array_equal(result, theirs.step(x))
     assert type(ours.last) is np.ndarray and np.array_equal(ours.last, theirs.last)
     assert "runs step eagerly" in messages[-1]
+
+
+def ranked_walk(x):
+    walk = [0.0]
+    for i in range(x.shape[0]):
+        step = x[i] * 2.0  # (a region of every trip doing little work: Python's after a trial)
+        walk.append(walk[-1] + step if step > 0.5 else walk[-1] - 1.0)  # (the list: a break)
+    return np.array(walk)
+
+
+def test_a_loop_whose_body_regions_all_run_in_python_runs_as_written_from_then_on():
+    x = RNG.random(400)  # (more trips than the trial takes)
+    compiled, result, _ = _compiled_quietly(ranked_walk, x)
+    np.testing.assert_array_equal(result, ranked_walk(x))
+    (split,) = compiled.breaks.splits.values()
+    assert split.per_trip and all(r.trips.python for r in split.per_trip)
+    assert split.runner() is split.whole and split.whole is not split.driver
+    np.testing.assert_array_equal(compiled(x), ranked_walk(x))

@@ -50,11 +50,22 @@ _NO_JUMPS = _Jumps()  # (statements outside loops: no ``break`` or ``continue`` 
 class Split:
     """A function broken at one statement: ``driver`` runs in its place; ``regions`` are the
     compiled functions it calls (``(name, lines, function)``); ``statement`` the lines run in
-    Python (a loop's body statement, when the loop's body is split)."""
+    Python (a loop's body statement, when the loop's body is split). ``whole``: when the loop
+    is split, the driver running that loop as written, which ``runner`` takes once Python
+    runs all the regions of its body as written (``per_trip``: their ``trips`` judge them)."""
 
     driver: Callable
     regions: list
     statement: tuple[int, int]
+    whole: Callable | None = None
+    per_trip: tuple = ()
+
+    def runner(self) -> Callable:
+        """The driver to call: ``whole`` once Python runs every region of the loop's body
+        (a call of each would only add its cost to the same Python work)."""
+        if self.whole is not None and all(r.trips.python for r in self.per_trip):
+            return self.whole
+        return self.driver
 
 
 @dataclass
@@ -100,21 +111,28 @@ def split_at(fn: types.FunctionType, lines: tuple, compile_region: Callable) -> 
     cut = scope.cut(body, at, params, frozenset(), _parameters(function.args), top=True)
     if isinstance(cut, str):
         return cut
+    whole = None
     if isinstance(inner, _Cut):  # (the loop runs in Python, its body's regions compiled)
+        whole = _driver(function, list(cut.stmts))
         position = next(i for i, s in enumerate(cut.stmts) if s is statement)
         loop = copy.copy(statement)
         loop.body = inner.stmts
         cut.stmts[position] = loop
         cut.regions += inner.regions
+    driver = _driver(function, cut.stmts)
+    shown, indices = (inner.shown, inner.indices) if isinstance(inner, _Cut) else (statement, ())
+    return _made(fn, (driver, whole), cut.regions, compile_region, shown, indices)
+
+
+def _driver(function: ast.FunctionDef, stmts: list) -> ast.FunctionDef:
+    """The driver: ``function``'s signature (its defaults set after) and ``stmts``."""
     driver = copy.deepcopy(function)
     driver.decorator_list = []
-    args = driver.args  # (the defaults are the function's own values, set after)
+    args = driver.args
     args.defaults = [ast.Constant(None) for _ in args.defaults]
     args.kw_defaults = [None if d is None else ast.Constant(None) for d in args.kw_defaults]
-    driver.body = cut.stmts
-    shown, indices = (inner.shown, inner.indices) if isinstance(inner, _Cut) else (statement, ())
-    driver = ast.fix_missing_locations(driver)
-    return _made(fn, driver, cut.regions, compile_region, shown, indices)
+    driver.body = copy.deepcopy(stmts)
+    return ast.fix_missing_locations(driver)
 
 
 class _Scope:
@@ -325,10 +343,11 @@ def _region(name: str, params: list, body: list) -> ast.FunctionDef:
     return ast.fix_missing_locations(ast.copy_location(region, body[0]))
 
 
-def _made(fn, driver, regions: list, compile_region, shown, indices) -> Split:
-    """The split's functions: each region compiled, the driver calling them through cells;
-    ``shown``: the statement run in Python; ``indices``: when it is in a loop's body, the
-    names of the loop's index (which its body's regions trace as values)."""
+def _made(fn, drivers: tuple, regions: list, compile_region, shown, indices) -> Split:
+    """The split's functions: each region compiled, the drivers (the driver, and the one
+    running the split loop whole or None) calling them through cells; ``shown``: the
+    statement run in Python; ``indices``: when it is in a loop's body, the names of the
+    loop's index (which its body's regions trace as values)."""
     seats = {cell: types.CellType() for cell, *_ in regions}  # (a region may give its seat up)
     compiled = {}
     for cell, region, per_trip in regions:
@@ -336,13 +355,18 @@ def _made(fn, driver, regions: list, compile_region, shown, indices) -> Split:
         taken = frozenset(indices) & set(parameter_names(region.args)) if per_trip else frozenset()
         compiled[cell] = compile_region(plain, seats[cell], per_trip, through, taken)
         seats[cell].cell_contents = plain if through else compiled[cell]
-    made = _function(fn, driver, seats)
-    made.__defaults__, made.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
+    made = []
+    for driver in drivers:
+        function = None if driver is None else _function(fn, driver, seats)
+        if function is not None:
+            function.__defaults__, function.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
+        made.append(function)
     spans = [
         (region.name, (region.body[0].lineno, region.body[-1].end_lineno), compiled[cell])
         for cell, region, _ in regions
     ]
-    return Split(made, spans, (shown.lineno, shown.end_lineno))
+    per_trip = tuple(compiled[cell] for cell, _, per_trip in regions if per_trip)
+    return Split(made[0], spans, (shown.lineno, shown.end_lineno), made[1], per_trip)
 
 
 def _passes_through(region: ast.FunctionDef) -> bool:
