@@ -190,6 +190,11 @@ def _marked(source: str) -> set:
 
 def test_which_lists_are_marked():
     assert _marked("def f(x):\n ys = []\n for i in x:\n  ys.append(i)\n return ys") == {"ys"}
+    # (rebound to a NumPy function's result after it: never a list)
+    source = (
+        "def f(x):\n for j in x:\n  ys = []\n  for i in x:\n   ys.append(i)\n  ys = np.array(ys)"
+    )
+    assert _marked(source) == {"ys"}
     # rebound otherwise, a parameter, used by a nested function, or appended outside loops
     for source in (
         "def f(x):\n ys = []\n ys = g()\n for i in x:\n  ys.append(i)",
@@ -378,3 +383,26 @@ def test_a_first_trip_item_the_rows_cannot_give_back_runs_the_loop_in_python():
     result, expected = compiled(x), products_from_a_0d_array(x)
     assert [type(v) for v in result] == [type(v) for v in expected] and result == expected
     assert compiled.stats["fallbacks"] == 0
+
+
+def kmeans_steps(a, centers, iters):
+    """GuanchengZhou's k-means: the list of new centers made in the while loop's body, grown in
+    a loop inside it, then rebound to its array."""
+    moved, it = True, 0
+    while moved and it < iters:
+        it += 1
+        labels = np.argmin(((a[:, None, :] - centers) ** 2).sum(axis=2), axis=1)
+        new = []
+        for i in range(centers.shape[0]):
+            new.append(np.mean(a[labels == i], axis=0))
+        new = np.array(new)
+        moved = not (new == centers).all()
+        centers = new
+    return centers, it
+
+
+def test_a_list_made_in_a_while_body_and_rebound_to_its_array_stays_rolled():
+    a = RNG.random((60, 2))
+    check(kmeans_steps, a, a[:3].copy(), 20)  # (each center a point: no cluster is empty)
+    graph = gcompile.trace(kmeans_steps, a, a[:3].copy(), 20)
+    assert graph.notes.loops and all(note.rolled for note in graph.notes.loops), graph.notes.loops

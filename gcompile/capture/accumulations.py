@@ -8,7 +8,8 @@ trip's item::
     return np.array(ys)                    return np.array(ys)
 
 A name is marked when every binding of it in the function's own scope is a list display
-(``[]``, ``[a, b]``) or ``list()``, no nested function or class uses it, and a loop of the
+(``[]``, ``[a, b]``) or ``list()``, or a NumPy function's result, never a list (``ys =
+np.array(ys)`` after the loop), no nested function or class uses it, and a loop of the
 scope appends to it (``name.append(value)`` as a statement). Each of its displays and each of
 its appends, in loops or not, becomes a runtime call: in plain Python they make and append to
 a list (``runtime.growing_list``, ``runtime.append_to``); while tracing, the handler makes a
@@ -68,6 +69,8 @@ def _bindings(node: ast.AST):
         if isinstance(target, ast.Name) and _is_new_list(value):
             yield target.id, (node, "value", None)
             return
+        if isinstance(target, ast.Name) and _numpy_result(value):
+            return  # (an array: appends to the name after it raise in eager mode too)
         if (
             isinstance(target, (ast.Tuple, ast.List))
             and isinstance(value, ast.Tuple)
@@ -112,6 +115,20 @@ def _is_new_list(value: ast.expr) -> bool:
         and not value.args
         and not value.keywords
     )
+
+
+def _numpy_result(value: ast.expr) -> bool:
+    """Whether ``value`` is a call of a NumPy function (``np.array(ys)``), whose result is
+    never a list."""
+    func = value.func if isinstance(value, ast.Call) else None
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in _NUMPY_NAMES
+    )
+
+
+_NUMPY_NAMES = ("np", "numpy")
 
 
 def _appended(stmt: ast.stmt) -> str | None:

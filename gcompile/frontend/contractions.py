@@ -56,7 +56,9 @@ def _as_batched_product(terms: list, output: str, arrays: tuple) -> Any:
     operand's axes grouped as (batch, free, summed) or (batch, summed, free), the operands
     ordered so that neither needs a transposed copy where that is possible (the one whose
     summed labels lead on the right, the one whose summed labels trail on the left). None when
-    a label is summed within one operand or broadcast from size 1, or nothing is summed."""
+    a label is summed within one operand or broadcast from size 1, nothing is summed, or
+    neither operand has a free label (``ijk,ijk->ij``: a dot product per batch item, whose
+    products and sum fuse, where a batched product of 1-row matrices would not)."""
     sizes: dict = {}
     for term, x in zip(terms, arrays):
         for label, size in zip(term, x.shape):
@@ -77,6 +79,8 @@ def _as_batched_product(terms: list, output: str, arrays: tuple) -> Any:
     free = {
         term: [label for label in output if label in term and label not in batch] for term in terms
     }
+    if not free[ta] and not free[tb]:
+        return None
 
     def summed_first(term):
         return [label for label in term if label not in batch][: len(summed)] == summed

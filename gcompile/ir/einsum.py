@@ -8,7 +8,7 @@ leading ``...``) first in the output is planned here as: transpose each operand 
 rows or columns but has batch axes, ``matmul``, and drop the added axis again.
 
 Everything else (three operands, diagonals ``'ii->i'``, sums ``'ij->'``, outer products, an
-output in another order) has no plan: the caller refuses it with the reason given.
+output in another order, a dot product per batch item ``'ijk,ijk->ij'``) has no plan: the caller refuses it with the reason given.
 
 The result has the memory order eager einsum gives it (``order='K'`` follows the operands):
 C order as planned, F order (two axes) as the transpose of the product of the transposed
@@ -82,6 +82,8 @@ def matmul_plan(subscripts: str, a_shape: tuple, b_shape: tuple) -> MatmulPlan |
         return f"einsum {subscripts!r} is not a matrix product (one label summed, the others kept)"
     if len(rows) > 1 or len(columns) > 1 or list(lo) != batch + sorted(rows) + sorted(columns):
         return f"einsum {subscripts!r} is not a matrix product in matmul's output order"
+    if batch and not rows and not columns:  # (products and their sum fuse; 1x1 products not)
+        return f"einsum {subscripts!r} is a dot product per batch item, not a matrix product"
     (k,) = contracted
     a_dims, b_dims = _dims(a, a_shape), _dims(b, b_shape)
     if a_dims is None or b_dims is None:

@@ -234,11 +234,14 @@ def test_einsum_with_an_epilogue_is_a_product_and_one_kernel():
         ("bij,bjk", (2, 5, 4), (2, 4, 3)),
         ("ij,jk->ik", (5, 1), (4, 3)),  # (einsum broadcasts a label of size 1)
         ("ibj,bkj->bik", (5, 2, 4), (2, 3, 4)),
+        ("ijk,ijk->ij", (5, 2, 4), (5, 2, 4)),  # (a dot product per batch item: fused)
     ],
 )
 def test_other_einsums_are_broadcast_products_summed(subscripts, a_shape, b_shape):
     a, b = small_integers(a_shape), small_integers(b_shape, seed=1)
     check(lambda a, b: np.einsum(subscripts, a, b), a, b)
+    graph = gcompile.trace(lambda a, b: np.einsum(subscripts, a, b), a.astype(float), b)
+    assert subscripts != "ijk,ijk->ij" or "matmul" not in str(graph)
 
 
 def test_an_einsum_diagonal_is_refused_and_runs_eagerly():
