@@ -7,6 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import linalg as sl
+from scipy import ndimage, signal
+from scipy.spatial.distance import cdist
 
 import gcompile
 from gcompile.ir import ops
@@ -283,3 +286,31 @@ def test_eigenvalues_whose_dtype_the_data_decide_are_left_to_numpy():
     for A in (np.eye(4) * 2.0, np.array([[0.0, -1.0], [1.0, 0.0]])):
         got = compiled(A)
         assert got.dtype == first(A).dtype and np.array_equal(got, first(A))
+
+
+def scipy_calls(X, C, A, b, img):
+    """SciPy's functions, called by their module (``sl.solve``) or imported (``cdist``): each
+    one library call, the rest compiled."""
+    labels = np.argmin(cdist(X, C), axis=1)
+    x = sl.solve(A, b) * 2.0
+    return labels, x, signal.convolve(b, x, mode="same"), ndimage.gaussian_filter(img, 1.5) - img
+
+
+def scipy_kmeans(X, C, iters):
+    for _ in range(iters):
+        labels = np.argmin(cdist(X, C), axis=1)
+        for k in range(C.shape[0]):
+            members = labels == k
+            C[k] = (X * members[:, None]).sum(axis=0) / max(members.sum(), 1)
+    return C, labels
+
+
+def test_scipy_functions_are_library_calls_in_graphs_and_loops():
+    X, A = RNG.random((40, 2)), RNG.random((4, 4)) + 4 * np.eye(4)
+    check(scipy_calls, X, X[:3].copy(), A, RNG.random(4), RNG.random((9, 9)), ulps=4)
+    text = str(gcompile.trace(scipy_calls, X, X[:3].copy(), A, RNG.random(4), RNG.random((9, 9))))
+    for name in ("scipy.spatial.distance.cdist(", "scipy.linalg.solve(", "scipy.signal.convolve("):
+        assert name in text, text
+    check(scipy_kmeans, X, X[:3].copy(), 4)
+    graph = gcompile.trace(scipy_kmeans, X, X[:3].copy(), 4)
+    assert all(note.rolled for note in graph.notes.loops)

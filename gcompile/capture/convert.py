@@ -145,7 +145,8 @@ def _template_or_reason(fn: types.FunctionType) -> _Template | str:
     decides = decides or done.effects or done.raises
     offered = done.calls & {*runtime.OFFERED_BUILTINS, runtime.MATH_MODULE}  # (``int(x)``...)
     methods = _in_class(fn) and bool(done.methods)  # (``self.step(x)``: perhaps one to convert)
-    if not (decides or offered or methods or _calls_module_function(fn, done.calls)):
+    calls = _calls_module_function(fn, done.calls) or _reads_library(fn)
+    if not (decides or offered or methods or calls):
         return "nothing to convert (no loop, comprehension of an array, `if`, `and`, `or`, `not`, conditional expression or call of a function of its module)"
     loops = [_site_info(LoopInfo, code.co_filename, lines, first, p) for _, p in done.loops]
     branches = [_site_info(BranchInfo, code.co_filename, lines, first, p) for _, p in done.branches]
@@ -275,9 +276,25 @@ def _router(fn: types.FunctionType) -> Callable[[str], bool]:
 
 
 def _module_names(fn: types.FunctionType) -> Callable[[str], bool]:
-    """Which names ``fn`` reads from its globals or closure are modules (``np``, ``math``)."""
+    """Which names ``fn`` reads from its globals or closure are modules (``np``, ``math``) but
+    a library's (``scipy.linalg``: its functions' calls are routed, ``runtime.call``)."""
     read = _reader(fn)
-    return lambda name: isinstance(read(name), types.ModuleType)
+    return lambda name: isinstance(read(name), types.ModuleType) and not _library(read(name))
+
+
+def _reads_library(fn: types.FunctionType) -> bool:
+    """Whether ``fn`` names a library's module or function (SciPy's), whose calls on traced
+    values are library calls (``runtime.call``)."""
+    read = _reader(fn)
+    return any(_library(read(name)) for name in fn.__code__.co_names + fn.__code__.co_freevars)
+
+
+def _library(value: Any) -> bool:
+    """Whether ``value`` is SciPy's module or function."""
+    if isinstance(value, types.ModuleType):
+        return value.__name__.split(".")[0] == "scipy"
+    module = getattr(value, "__module__", None) if callable(value) else None
+    return isinstance(module, str) and module.split(".")[0] == "scipy"
 
 
 def _calls_module_function(fn: types.FunctionType, names: set[str]) -> bool:

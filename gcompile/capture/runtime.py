@@ -534,7 +534,8 @@ def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
     builtins ``max``, ``min``, ``len``, ``int``, ``float``, ``type`` and ``isinstance`` (and
     ``np.ndarray`` and ``math``'s functions) are first offered to
     ``handler.builtin(function, args, kwargs)``, which returns the result or
-    ``NotImplemented``.
+    ``NotImplemented``; any other function to ``handler.library_call`` alike (a library's
+    function given traced values).
 
     Converted functions make their calls of global or free names through this.
     """
@@ -548,6 +549,10 @@ def call(module: str, function: Any, /, *args: Any, **kwargs: Any) -> Any:
             return result
     if isinstance(function, type):
         return _made(module, function, args, kwargs, getattr(handler, "made_object", None))
+    library = getattr(handler, "library_call", None)  # (SciPy's functions: one extern each)
+    result = NotImplemented if library is None else library(function, args, kwargs)
+    if result is not NotImplemented:
+        return result
     return _converted(module, _bound_call(module, function))(*args, **kwargs)
 
 

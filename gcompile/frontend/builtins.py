@@ -16,7 +16,7 @@ import numpy as np
 from ..capture.runtime import LoopInfo, is_math
 from ..capture.tables import is_table
 from ..errors import source_text, user_source
-from ..ir import ops
+from ..ir import externs, ops
 from ..ir.shape_env import data_sizes_in
 from ..ir.symbolic import free_symbols
 from . import number_lists
@@ -25,7 +25,7 @@ from .list_rows import GrowingList
 from .math_calls import math_call
 from .number_lists import NumberList
 from .symint import SymInt
-from .traced_array import TracedArray
+from .traced_array import TracedArray, holds_traced
 
 
 class PythonBuiltins:
@@ -59,6 +59,15 @@ class PythonBuiltins:
         """``[value] * n`` (or rows) made in converted code: a ``NumberList`` (an array behind
         the list) or NotImplemented (``number_lists.make``)."""
         return number_lists.make(self.tracer, value, counts)
+
+    def library_call(self, function, args: tuple, kwargs: dict):
+        """A SciPy function (``externs.library_name``) given traced arrays: one ``extern`` node
+        of its probed results (``NumpyCalls.probed_extern``); else NotImplemented."""
+        if externs.library_name(function) is None:
+            return NotImplemented
+        if not any(holds_traced(v) for v in (*args, *kwargs.values())):
+            return NotImplemented
+        return self.tracer.numpy.probed_extern(function, args, kwargs)
 
     def builtin(self, function, args: tuple, kwargs: dict):
         """``len(x)`` of a traced array: its first size, symbolic (Python's ``len`` must return

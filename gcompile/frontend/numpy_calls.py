@@ -79,6 +79,9 @@ def _length_key(call: externs.ExternCall, operands: list) -> tuple | None:
 
 
 def _numpy_name(func: Any) -> str:
+    library = externs.library_name(func)
+    if library is not None:
+        return library
     module = getattr(func, "__module__", None) or "numpy"
     module = "np" if module in ("numpy", "numpy._core.multiarray", "numpy._core.umath") else module
     return f"{module}.{getattr(func, '__name__', repr(func))}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
+import importlib.util
 import logging
 import os
 import random
@@ -34,6 +35,17 @@ from .symint import SymInt
 from .traced_array import TracedArray
 
 _CAPTURE_DIR = os.path.join(GCOMPILE_DIR, "capture") + os.sep  # converted loops' runtime
+
+
+def _library_dirs() -> tuple:
+    """The folders of gcompile, NumPy and SciPy (whose library calls, probed while tracing,
+    run on NumPy's own functions: ``externs.library_name``), as ``str.startswith`` takes them."""
+    spec = importlib.util.find_spec("scipy")
+    scipy_dir = os.path.dirname(spec.origin) + os.sep if spec and spec.origin else None
+    return tuple(d for d in (GCOMPILE_DIR, NUMPY_DIR, scipy_dir) if d)
+
+
+_LIBRARY_DIRS = _library_dirs()
 _patch_lock = threading.Lock()
 _patch_depth = 0
 
@@ -123,12 +135,12 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
 
 
 def _called_by_library() -> bool:
-    """True when a patched function is called from NumPy or gcompile itself, which need the original."""
+    """True when a patched function is called from NumPy, SciPy or gcompile itself, which need
+    the original."""
     frame = sys._getframe(2)
     while frame.f_code.co_filename.startswith(_CAPTURE_DIR):  # a call routed for the user
         frame = frame.f_back
-    filename = frame.f_code.co_filename
-    return filename.startswith(GCOMPILE_DIR) or filename.startswith(NUMPY_DIR)
+    return frame.f_code.co_filename.startswith(_LIBRARY_DIRS)
 
 
 def _creation_patch(func: Callable) -> Callable:

@@ -1,5 +1,5 @@
-"""Library calls: NumPy functions with no op and no decomposition, each one ``extern`` node that
-calls NumPy at run time (linear algebra, FFTs, sorting).
+"""Library calls: NumPy functions with no op and no decomposition (and SciPy's functions), each
+one ``extern`` node that calls the library at run time (linear algebra, FFTs, sorting).
 
     %extern_1 : f64[s0] = extern(%A, %b, call=np.linalg.solve(a=#0, b=#1))
 
@@ -9,7 +9,8 @@ the operands' (symbolic) shapes, dtypes as NumPy computes them. A function with 
 (``eigh``) has a ``TupleMeta``, read by ``kernel_output`` nodes. Nothing fuses across an extern
 node; everything around it compiles.
 
-Another NumPy function (``np.cross``, ``np.pad``, ``np.linalg.svd``) is *probed*: called once
+Another NumPy function (``np.cross``, ``np.pad``, ``np.linalg.svd``), or a SciPy function
+(``scipy.spatial.distance.cdist``, ``scipy.linalg.solve``), is *probed*: called once
 while tracing on arrays of its operands' traced sizes and dtypes, whose sizes are then guarded
 (a call at other sizes traces again). Its results' shapes and dtypes are the probe's
 (``Probed``); each run checks it returns them again. Functions that write into their
@@ -24,6 +25,8 @@ run time from the result, ``shape_env.data_size_bindings``).
 
 from __future__ import annotations
 
+import sys
+import types
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -137,12 +140,32 @@ UNPROBED = frozenset(
 
 
 def probeable(func: Any) -> bool:
-    """Whether ``func`` is a public function of NumPy (or its ``linalg`` or ``fft``) that a probe
-    may stand for (``UNPROBED``)."""
+    """Whether ``func`` is a public function of NumPy (or its ``linalg`` or ``fft``), or of
+    SciPy (``scipy.linalg.solve``, ``scipy.spatial.distance.cdist``: ``library_name``), that a
+    probe may stand for (``UNPROBED``)."""
     module = getattr(func, "__module__", None) or ""
     name = getattr(func, "__name__", "")
-    public = module in ("numpy", "numpy.linalg", "numpy.fft")
+    public = module in ("numpy", "numpy.linalg", "numpy.fft") or library_name(func) is not None
     return public and not name.startswith("_") and name not in UNPROBED
+
+
+def library_name(func: Any) -> str | None:
+    """``scipy.<public modules>.<name>`` of a SciPy function, the shortest public module
+    path that holds it (``scipy.linalg.solve``, not its defining ``scipy.linalg._basic``);
+    None for anything else."""
+    module = getattr(func, "__module__", None) or ""
+    name = getattr(func, "__name__", "")
+    plain = isinstance(func, (types.FunctionType, types.BuiltinFunctionType, np.ufunc))
+    if not plain or not module.startswith("scipy.") or name.startswith("_"):
+        return None  # (a class makes an object: not a library call)
+    parts = module.split(".")
+    public = [p for p in parts if not p.startswith("_")]
+    for end in range(2, len(public) + 1):
+        path = ".".join(public[:end])
+        loaded = sys.modules.get(path)
+        if loaded is not None and getattr(loaded, name, None) is func:
+            return f"{path}.{name}"
+    return None
 
 
 def probe(call: ExternCall, values: list) -> Probed:

@@ -30,6 +30,7 @@ prints all).
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from dataclasses import replace
 from typing import Any
@@ -60,6 +61,18 @@ _WEAK = {
 _NODE = re.compile(r"%([A-Za-z_][A-Za-z0-9_]*)")
 _OPERAND = re.compile(r"#([0-9]+)")
 _LIBRARIES = {"np": np, "np.linalg": np.linalg, "np.fft": np.fft}
+
+
+def _scipy_module(name: str) -> Any:
+    """The public SciPy module ``name`` (``scipy.linalg``), imported; else None."""
+    if not name.startswith("scipy.") or any(p.startswith("_") for p in name.split(".")):
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
 _HEADER = re.compile(r"(?:([A-Za-z_]\w*): )?graph ([A-Za-z_]\w*)\((.*?)\):(?:    # (.*))?$")
 _LINE = re.compile(r"%([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*?)\s+=\s+(.*)$")
 _INTERVAL = re.compile(r"([a-z][0-9]+) in \[(.*)\]$")
@@ -324,7 +337,8 @@ class _Reader:
         rule, or one a probe may stand for (its results are the node's meta)."""
         name = ast.unparse(tree.func)
         library, _, attribute = name.rpartition(".")
-        function = getattr(_LIBRARIES[library], attribute, None) if library in _LIBRARIES else None
+        module = _LIBRARIES.get(library) or _scipy_module(library)
+        function = getattr(module, attribute, None) if module is not None else None
         if function is None or not (function in externs.RULES or externs.probeable(function)):
             raise ParseError(f"{name}: no library call of NumPy's")
         arguments = [(f"#{i}", self.evaluate(a)) for i, a in enumerate(tree.args)]

@@ -234,6 +234,8 @@ class ExternCalls:
         positional = tuple(values[: call.positional])
         keywords = tuple(zip(names[call.positional :], values[call.positional :]))
         function = Call(Name(call.name), positional, keywords)
+        if not call.name.startswith("np."):  # (another library's: its module imported)
+            self.libraries.add(call.name.rpartition(".")[0])
         if read_only:
             function = Call(Name("np.array"), (function,))
         body = [Assign(Tuple(outputs), function) if several else Let(outputs[0], function)]

@@ -134,6 +134,7 @@ class LoopProgram:
     parallel: bool = False  # whether a loop of it runs in parallel (``loops.program_parallel``)
     # per output, the buffer it is written into (the host's, not returned), else None
     in_buffers: list = field(default_factory=list)
+    libraries: frozenset = frozenset()  # the modules of other libraries' calls (``scipy.linalg``)
 
 
 def generate(node: Node, sizes: dict, options: dict) -> LoopProgram:
@@ -287,6 +288,7 @@ def module_preamble(program: LoopProgram, loaded: dict) -> str:
     if program.objmode:
         lines.append("from numba import objmode as _objmode")
         lines.append("from gcompile.ir.callbacks import run_registered as _run_callback")
+    lines += [f"import {module}" for module in sorted(program.libraries)]
     lines += [f"from gcompile.backends.numba import {m} as _{m}" for m in sorted(program.helpers)]
     lines.append("")
     lines += [f"{name} = _dispatcher_of({key!r})" for name, key in sorted(loaded.items())]
@@ -328,6 +330,7 @@ class _ProgramLowering(
         self.blas = False
         self.helpers: set = set()  # (module names: ``LoopProgram.helpers``)
         self.objmode = False
+        self.libraries: set = set()  # (SciPy's modules its library calls name)
         self.callbacks: list = []
 
     def buffer(self, buffer: tuple) -> Var:
@@ -385,6 +388,7 @@ class _ProgramLowering(
             self.callbacks,
             program.parallel,
             in_buffers,
+            libraries=frozenset(self.libraries),
         )
 
     def emit(self, statement) -> None:
