@@ -159,3 +159,18 @@ def test_only_lists_used_by_position_are_made_arrays():
     assert "__gc_rt.number_list(0, m + 1, n + 1)" in made, made
     made = convert(knapsack_same_targets).source
     assert "__gc_rt.number_list(0, n + 1, W + 1)" in made, made
+
+
+def fresh_tables(x):
+    counts = [0] * len(x)
+    for _ in range(0):  # (a loop: the function is converted)
+        pass
+    return counts
+
+
+def test_a_function_that_only_makes_lists_of_numbers_runs_as_python():
+    x = np.arange(5.0)
+    assert "full(" in str(gcompile.trace(fresh_tables, x))  # (an array behind the list)
+    fn = gcompile.compile(fresh_tables, fullgraph=True)
+    assert fn(x) == fresh_tables(x) and type(fn(x)) is list
+    assert "runs as Python" in str(gcompile.explain(fresh_tables, x))
