@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 from scipy import linalg as sl
-from scipy import ndimage, signal
+from scipy import ndimage, signal, special
 from scipy.spatial.distance import cdist
 
 import gcompile
@@ -289,11 +289,12 @@ def test_eigenvalues_whose_dtype_the_data_decide_are_left_to_numpy():
 
 
 def scipy_calls(X, C, A, b, img):
-    """SciPy's functions, called by their module (``sl.solve``) or imported (``cdist``): each
-    one library call, the rest compiled."""
+    """SciPy's functions, called by their module (``sl.solve``) or imported (``cdist``), and
+    its ufuncs without an op (``gammaln``): each one library call, the rest compiled."""
     labels = np.argmin(cdist(X, C), axis=1)
     x = sl.solve(A, b) * 2.0
-    return labels, x, signal.convolve(b, x, mode="same"), ndimage.gaussian_filter(img, 1.5) - img
+    smooth = ndimage.gaussian_filter(img, 1.5) - img
+    return labels, x, signal.convolve(b, x, mode="same"), smooth, special.gammaln(b + x)
 
 
 def scipy_kmeans(X, C, iters):
@@ -309,7 +310,8 @@ def test_scipy_functions_are_library_calls_in_graphs_and_loops():
     X, A = RNG.random((40, 2)), RNG.random((4, 4)) + 4 * np.eye(4)
     check(scipy_calls, X, X[:3].copy(), A, RNG.random(4), RNG.random((9, 9)), ulps=4)
     text = str(gcompile.trace(scipy_calls, X, X[:3].copy(), A, RNG.random(4), RNG.random((9, 9))))
-    for name in ("scipy.spatial.distance.cdist(", "scipy.linalg.solve(", "scipy.signal.convolve("):
+    called = ("scipy.spatial.distance.cdist(", "scipy.linalg.solve(", "scipy.special.gammaln(")
+    for name in called:
         assert name in text, text
     check(scipy_kmeans, X, X[:3].copy(), 4)
     graph = gcompile.trace(scipy_kmeans, X, X[:3].copy(), 4)

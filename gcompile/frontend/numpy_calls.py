@@ -176,8 +176,10 @@ class NumpyCalls:
                 decomposition.fn(self.tracer, *inputs, **params), out, ufunc.__name__
             )
         op = UFUNC_OPS.get(ufunc) or optional_ufunc_op(ufunc)
-        if op is None:
-            self.tracer.refuse(f"the NumPy ufunc np.{ufunc.__name__}")
+        if op is None and (out is not None or params):
+            self.tracer.refuse(f"the ufunc {ufunc.__name__} with out= or dtype=")
+        if op is None:  # (SciPy's special functions: a library call, its results probed)
+            return self.probed_extern(ufunc, tuple(inputs), {})
         operands = list(inputs)
         if op.kind == "elementwise" and not python_operator:
             operands = self._strengthen(operands)

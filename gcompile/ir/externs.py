@@ -155,6 +155,8 @@ def library_name(func: Any) -> str | None:
     None for anything else."""
     module = getattr(func, "__module__", None) or ""
     name = getattr(func, "__name__", "")
+    if isinstance(func, np.ufunc) and not module:  # (SciPy's ufuncs name no module)
+        module = "scipy.special"
     plain = isinstance(func, (types.FunctionType, types.BuiltinFunctionType, np.ufunc))
     if not plain or not module.startswith("scipy.") or name.startswith("_"):
         return None  # (a class makes an object: not a library call)
