@@ -23,7 +23,7 @@ from typing import Any, Callable
 from . import backends, config, fast_entry, floating_errors, frontend
 from .capture.breaks import Split
 from .dask import DaskCalls, has_dask
-from .entries import UNBUILT, CacheEntry, build, graph_name, overlapping_write
+from .entries import MAX_GRAPH_NODES, UNBUILT, CacheEntry, build, graph_name, overlapping_write
 from .errors import GcompileWarning, ScalarsDecide, UnsupportedError
 from .exact_calls import ExactCalls
 from .fallbacks import Fallbacks
@@ -563,6 +563,7 @@ def trace(
             bound.is_input,
             bound.rebuild,
             dynamic=(options or {}).get("dynamic", True),
+            budget=(options or {}).get("max_graph_nodes", MAX_GRAPH_NODES),  # (as compile's)
             loops=(options or {}).get("loops", True),
         )
 

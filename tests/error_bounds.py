@@ -45,8 +45,9 @@ def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
     no bound is known. ``graph``: ``fn``'s traced graph for these arguments, if the caller
     has it."""
     if graph is None or graph.shape_env.symbols or graph.shape_env.loops:
-        # bounds are per element: fixed sizes, loops unrolled
-        graph = trace(fn, *args, options={"dynamic": False, "loops": "unroll"}, **kwargs)
+        # bounds are per element: fixed sizes, loops unrolled, past the trace budget
+        options = {"dynamic": False, "loops": "unroll", "max_graph_nodes": None}
+        graph = trace(fn, *args, options=options, **kwargs)
     call = ArgumentBinder(fn).bind(copy_inputs(args), copy_inputs(kwargs))
     values: dict = {}
     errors: dict = {}

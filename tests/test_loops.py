@@ -463,6 +463,9 @@ def test_a_trace_past_the_budget_runs_eagerly_naming_the_unrolled_loop():
     with pytest.warns(gcompile.GcompileWarning, match="too large to compile"):
         assert compiled(x) == early_exit_sum(x)
     assert "unrolled" in compiled.refusals[-1].hint
+    # (gcompile.trace and explain() trace with the same budget: they refuse, never run on)
+    with pytest.raises(gcompile.UnsupportedError, match="too large to compile"):
+        gcompile.trace(early_exit_sum, RNG.random(20000))
 
 
 def test_a_loop_body_past_the_statement_budget_is_refused_with_its_line():
