@@ -68,7 +68,8 @@ def unsupported_submodule_function(x):
 
 
 def unsupported_ufunc(x):
-    return np.frexp(x)
+    mantissas, exponents = np.empty(x.shape), np.empty(x.shape, np.int32)
+    return np.frexp(x, out=(mantissas, exponents))  # (without out=: a library call)
 
 
 def unsupported_ufunc_method(x):
@@ -136,7 +137,7 @@ REFUSALS = [
     (array_index, "boolean-mask indexing", "x[np.array"),
     (unsupported_function, "np.histogram_bin_edges", "np.histogram_bin_edges"),
     (unsupported_submodule_function, "numpy.lib.scimath.sqrt", "np.lib.scimath.sqrt"),
-    (unsupported_ufunc, "np.frexp", "np.frexp"),
+    (unsupported_ufunc, "the ufunc frexp with out=", "np.frexp"),
     (unsupported_ufunc_method, "np.add.reduceat", "np.add.reduceat"),
     (ufunc_at, "np.add.at", "np.add.at"),
     (item_of_traced, "x.item()", "x.item()"),
