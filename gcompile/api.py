@@ -134,7 +134,6 @@ class CompiledFunction:
         )
         if through and region.trips is not None:  # (its seat holds its Python code)
             region.trips.demoted = "it only returns the values it is given"
-            region.trips.python = True
         names = set(region._binder.signature.parameters)
         region._binder.trace_as_values((indices | self._binder.value_ints) & names)
         return region

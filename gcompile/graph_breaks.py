@@ -103,7 +103,6 @@ class Trips:
     def __init__(self, seat: Any, eager: Callable, every_trip: bool = True):
         self.seat, self.eager, self.every_trip = seat, eager, every_trip
         self.trial = PER_TRIP_TRIAL if every_trip else 1
-        self.python = False  # (whether its seat holds its Python code, not compiled code)
         self.calls = 0
         self.demoted: str | None = None  # why Python runs it ("": judged, kept compiled)
         self.demoted_at = 0  # the call from which it does
@@ -122,11 +121,15 @@ class Trips:
         elif self.calls == self.trial:
             self.demote(reason)
 
+    @property
+    def python(self) -> bool:
+        """Whether the seat holds the region's Python code (not compiled code, nor a driver)."""
+        return self.seat.cell_contents is self.eager
+
     def demote(self, reason: str, driver: Callable | None = None, now: bool = False) -> None:
         """The driver calls the region's Python code from now on (``reason``: why), or the
         ``driver`` around its own graph break; ``now``: the call being made runs so too."""
         self.seat.cell_contents = self.eager if driver is None else driver
-        self.python = driver is None
         self.demoted = reason
         self.demoted_at = max(self.calls, 1) if now else self.calls + 1
 
