@@ -87,6 +87,11 @@ def _numpy_name(func: Any) -> str:
     return f"{module}.{getattr(func, '__name__', repr(func))}"
 
 
+def _library_of(name: str) -> str:
+    """Whose function ``name`` (of ``_numpy_name``) is, for messages: SciPy's or NumPy's."""
+    return "SciPy" if name.startswith("scipy.") else "NumPy"
+
+
 def _same(value: Any, default: Any) -> bool:
     if value is default:
         return True
@@ -284,7 +289,7 @@ class NumpyCalls:
             return self.probed_extern(func, args, kwargs)
         if op is None:
             self.tracer.refuse(
-                f"the NumPy function {name}",
+                f"the {_library_of(name)} function {name}",
                 hint="compute it with supported NumPy operations, or "
                 "call it outside the compiled function",
             )
@@ -379,7 +384,8 @@ class NumpyCalls:
             call = dataclasses.replace(call, probed=externs.probe(call, _stand_ins(operands)))
         except Exception as error:  # noqa: BLE001 - any failure of the probe: not captured
             self.tracer.refuse(
-                f"the NumPy function {name} on these arguments ({type(error).__name__}: {error})"
+                f"the {_library_of(name)} function {name} on these arguments "
+                f"({type(error).__name__}: {error})"
             )
         try:
             again = externs.probe(call, _stand_ins(operands, second=True))
