@@ -655,7 +655,7 @@ def test_a_programs_top_level_kernels_write_its_callers_buffers_in_parallel_on_l
     first = compiled(a)
     code = compiled.code
     assert "_buffer0 = _empty((s0, s1), _float64, 'C')" in code
-    assert "_loop_diagonal_then_add(v_a, _buffer0)" in code
+    assert "_loop_diagonal_then_add(v_a, _buffer0, _loop_diagonal_then_add_c0)" in code
     assert "out0_fused_1 = b0" in code and "return\n" in code  # (the caller keeps its buffer)
     assert "_fused_1(out0_fused_1, a0, t, n0=s0, n1=s1, st0=s1)" in code
     assert "(called as _fused_1 in loop diagonal_then_add), serial" in code  # (one variant)

@@ -576,6 +576,16 @@ def exact_divide(a, b):
     return None if quotient is None else _from_poly(quotient)
 
 
+def polynomial(value) -> dict | None:
+    """``value`` as ``{monomial: coef}`` over symbols alone (a monomial is a tuple of symbols, a
+    power repeating its symbol, ``()`` the constant), or None when it holds a min, a max or a
+    floor division."""
+    poly = _poly(_check(value))
+    if all(isinstance(atom, Symbol) for monomial in poly for atom in monomial):
+        return poly
+    return None
+
+
 def is_expr(value) -> bool:
     """Whether ``value`` is a symbolic expression (an ``Expr``, not an int)."""
     return isinstance(value, _Arith)

@@ -48,9 +48,10 @@ def golden(text: str) -> str:
 
 
 DIAGONAL = golden("""
-    def kernel(a0, b0):
+    def kernel(a0, b0, c0):
         s0, s1 = a0.shape
-        if s0 < 2 or s1 < 2 or -s0 + s1 < 0 or s0 * s1 >= 4194304:
+        # sizes checked by table c0: s0 >= 2, s1 >= 2, -s0+s1 >= 0, s0*s1 < 4194304
+        if _size_checks.broken((s0, s1), c0):
             raise _GuardFailure('the inputs have sizes this program was not compiled for')
         # %for_range_1 : f64[] = for_range(f64(0.0), %a, start=0, step=1, stop=s0)    # <here>:19
         t = 0.0
@@ -61,7 +62,7 @@ DIAGONAL = golden("""
             # %tanh_1 : f64[] = tanh(%getitem_1)    # <here>:20
             tanh_1 = np.float64(math.tanh(getitem_1))
             # %add_1 : f64[] = add(%t, %tanh_1)    # <here>:20
-            add_1 = np.float64((t + tanh_1))
+            add_1 = (t + tanh_1)
             t, = add_1,
         # %fused_1 : f64[s0,s1] = fused_1(%a, %for_range_1)
         out0_fused_1 = b0
@@ -71,10 +72,11 @@ DIAGONAL = golden("""
 """)
 
 FORWARD_SOLVE = golden("""
-    def kernel(a0, a1, b0):
+    def kernel(a0, a1, b0, c0):
         s0, s1 = a0.shape
         s2, = a1.shape
-        if s0 < 2 or s1 < 2 or s2 < 2 or s0 - s2 < 0 or s1 - s2 < 0:
+        # sizes checked by table c0: s0 >= 2, s1 >= 2, s2 >= 2, s0-s2 >= 0, s1-s2 >= 0
+        if _size_checks.broken((s0, s1, s2), c0):
             raise _GuardFailure('the inputs have sizes this program was not compiled for')
         out0_fused_1 = _memory.empty((1,), np.float64)
         # %zeros_1 : f64[s2] = zeros(dtype=float64, order='C', shape=(s2,))    # <here>:25
@@ -91,20 +93,21 @@ FORWARD_SOLVE = golden("""
             _fused_1(out0_fused_1, L, zeros_1_2, n0=k0, o0=k0 * s1)
             fused_1 = out0_fused_1[0]
             # %subtract_1 : f64[] = subtract(%getitem_1, %fused_1)    # <here>:27
-            subtract_1 = np.float64((getitem_1 - fused_1))
+            subtract_1 = (getitem_1 - fused_1)
             # %getitem_4 : f64[] = getitem(%L, index=[k0, k0])    # <here>:27
             getitem_4 = L[np.uint64(k0), np.uint64(k0)]
             # %divide_1 : f64[] = divide(%subtract_1, %getitem_4)    # <here>:27
-            divide_1 = np.float64((subtract_1 / getitem_4))
+            divide_1 = (subtract_1 / getitem_4)
             # %store_1 : f64[s2] = store(%zeros_1, %divide_1, index=[k0])    # <here>:27
             zeros_1_2[np.uint64(k0)] = divide_1
         return
 """)
 
 LAPLACIAN = golden("""
-    def kernel(a0, a1, b0):
+    def kernel(a0, a1, b0, c0):
         s0, = a0.shape
-        if s0 < 2 or s0 >= 4194304:
+        # sizes checked by table c0: s0 >= 2, s0 < 4194304
+        if _size_checks.broken((s0,), c0):
             raise _GuardFailure('the inputs have sizes this program was not compiled for')
         # %empty_1 : f64[s0] = empty(dtype=float64, order='C', shape=(s0,))    # <here>:32
         empty_1 = b0
@@ -115,27 +118,27 @@ LAPLACIAN = golden("""
         # %getitem_5 : f64[] = getitem(%u, index=[0])    # <here>:34
         getitem_5 = a0[0]
         # %multiply_2 : f64[] = multiply(2.0, %getitem_5)    # <here>:34
-        multiply_2 = np.float64((2.0 * getitem_5))
+        multiply_2 = (2.0 * getitem_5)
         # %subtract_2 : f64[] = subtract(%getitem_4, %multiply_2)    # <here>:34
-        subtract_2 = np.float64((getitem_4 - multiply_2))
+        subtract_2 = (getitem_4 - multiply_2)
         # %getitem_6 : f64[] = getitem(%u, index=[1])    # <here>:34
         getitem_6 = a0[1]
         # %add_2 : f64[] = add(%subtract_2, %getitem_6)    # <here>:34
-        add_2 = np.float64((subtract_2 + getitem_6))
+        add_2 = (subtract_2 + getitem_6)
         # %store_2 : f64[s0] = store(%fused_1, %add_2, index=[0])    # <here>:34
         empty_1[0] = add_2
         # %getitem_7 : f64[] = getitem(%u, index=[-2])    # <here>:35
         getitem_7 = a0[-2]
         # %multiply_3 : f64[] = multiply(2.0, %getitem_4)    # <here>:35
-        multiply_3 = np.float64((2.0 * getitem_4))
+        multiply_3 = (2.0 * getitem_4)
         # %subtract_3 : f64[] = subtract(%getitem_7, %multiply_3)    # <here>:35
-        subtract_3 = np.float64((getitem_7 - multiply_3))
+        subtract_3 = (getitem_7 - multiply_3)
         # %add_3 : f64[] = add(%subtract_3, %getitem_5)    # <here>:35
-        add_3 = np.float64((subtract_3 + getitem_5))
+        add_3 = (subtract_3 + getitem_5)
         # %store_3 : f64[s0] = store(%store_2, %add_3, index=[-1])    # <here>:35
         empty_1[-1] = add_3
         # %multiply_4 : float = multiply(%dx, %dx)    # <here>:36
-        multiply_4 = np.float64((a1 * a1))
+        multiply_4 = (a1 * a1)
         # %fused_2 : f64[s0] = fused_2(%store_3, %multiply_4)
         _fused_2(empty_1, multiply_4, n0=s0)
         return
@@ -170,5 +173,5 @@ def test_user_names_that_a_program_uses_itself_are_renamed():
     compiled = gcompile.compile(names_of_the_program_itself, fullgraph=True)
     np.testing.assert_array_equal(compiled(a, b, 2.0), names_of_the_program_itself(a, b, 2.0))
     ((_, source),) = compiled.entries[-1].run.program.loops
-    assert "def kernel(a0, a1, a2, b0):" in source
+    assert "def kernel(a0, a1, a2, b0, c0):" in source
     assert "a0_v = a0" in source and "b0_v = a1" in source and "s0_v = a2" in source

@@ -2,17 +2,20 @@
 what the trace assumed about them, so a call can reach it from Python with nothing between
 (``api``'s fast entry; the host function calls it the same way)::
 
-    def kernel(a0, a1):
+    def kernel(a0, a1, c0):
         s0, s1 = a0.shape
         s2, = a1.shape
-        if s0 < 2 or s1 < 2 or s2 < 2 or s2 != s1:
+        # sizes checked by table c0: s0 >= 2, s1 >= 2, s2 >= 2, s2 == s1
+        if _size_checks.broken((s0, s1, s2), c0):
             raise _GuardFailure('the inputs have sizes this program was not compiled for')
         ...
 
 The checks are those of the entry's guard key and size check (``guards``) that types do not
 express: each symbol is 2 or more (0 and 1 are specialised), a size the trace fixed is that
-size, and the trace's learned equalities and guards hold. Dtypes, ranks, layouts and
-writeability are in the program's Numba signature.
+size, and the trace's learned equalities and guards hold; the polynomial ones are a table
+(``c0``: the program's first constant) that one function compiled once reads
+(``size_checks``). Dtypes, ranks, layouts and writeability are in the program's Numba
+signature.
 """
 
 from __future__ import annotations
@@ -30,16 +33,20 @@ from ...loops.nodes import (
     Assign,
     Attr,
     BoolOp,
+    Call,
+    Comment,
     Compare,
     Const,
     If,
     Item,
     Let,
+    Name,
     Raise,
     Tuple,
     Var,
     size_of,
 )
+from . import size_checks
 from .memory import POOLED
 
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
@@ -52,9 +59,11 @@ class GuardFailure(Exception):
     before anything is written."""
 
 
-def entry_statements(graph: Graph, inputs: list, symbols: dict) -> list:
+def entry_statements(graph: Graph, inputs: list, symbols: dict, constant: Callable) -> list:
     """The statements binding each size symbol to its input's size (``symbols``, symbol ->
-    ``Var``, receives them) and raising ``GuardFailure`` when the sizes break an assumption."""
+    ``Var``, receives them) and raising ``GuardFailure`` when the sizes break an assumption:
+    those that are polynomials in a table ``size_checks.broken`` reads (``constant`` makes an
+    array a parameter and returns its variable), the others written out."""
     env = graph.shape_env
     placeholders = graph.placeholders
     statements, failures = [], []
@@ -65,7 +74,6 @@ def entry_statements(graph: Graph, inputs: list, symbols: dict) -> list:
             statements.append(Let(symbols[symbol], inputs[position]))
         else:
             by_input.setdefault(position, {})[axis] = symbols[symbol]
-        failures.append(Compare(("<",), (symbols[symbol], Const(SIZE_LOW))))
     for position, placeholder in enumerate(placeholders):
         read = by_input.get(position, {})
         shape = Attr(inputs[position], "shape")
@@ -75,7 +83,17 @@ def entry_statements(graph: Graph, inputs: list, symbols: dict) -> list:
         for axis, size in enumerate(getattr(placeholder.meta, "shape", ())):
             if axis not in read:
                 failures.append(Compare(("!=",), (Item(shape, (Const(axis),)), size_of(size))))
-    for relation, lhs, rhs, _ in env.conditions():
+    conditions = [(">=", symbol, SIZE_LOW) for symbol in env.sources]
+    conditions += [(relation, lhs, rhs) for relation, lhs, rhs, _ in env.conditions()]
+    positions = {symbol: position for position, symbol in enumerate(env.sources)}
+    table, others = size_checks.encode(conditions, positions)
+    if len(table):
+        tabled = [c for c in conditions if c not in others]
+        text = ", ".join(f"{lhs} {relation} {rhs}" for relation, lhs, rhs in tabled)
+        statements.append(Comment(text=f"sizes checked by table c0: {text}"))
+        sizes = Tuple(tuple(symbols[symbol] for symbol in env.sources))
+        failures.append(Call(Name("_size_checks.broken"), (sizes, constant(table))))
+    for relation, lhs, rhs in others:
         failures.append(Compare((_NEGATED[relation],), (size_of(lhs), size_of(rhs))))
     if failures:
         failed = failures[0] if len(failures) == 1 else BoolOp("or", tuple(failures))

@@ -166,7 +166,7 @@ def generate_graph(graph: Graph, options: dict) -> LoopProgram:
         lowering.values[placeholder] = lowering.input(placeholder)
     inputs = [lowering.values[p] for p in graph.placeholders]
     lowering.in_parallel = in_parallel(graph, options)  # (guards the entry then checks)
-    lowering.entry = tuple(entry_statements(graph, inputs, lowering.symbols))
+    lowering.entry = tuple(entry_statements(graph, inputs, lowering.symbols, lowering.size_table))
     lowering.graph(graph)
     returned = [v for v in graph.output_node.args[0] if isinstance(v, Node)]  # (not literals)
     results = [lowering.values[v] for v in returned]
@@ -428,10 +428,19 @@ class _ProgramLowering(
         """A scalar as a literal; an array as a parameter (the host passes the array)."""
         value = node.target
         if isinstance(value, np.ndarray) and value.ndim > 0:
-            self.values[node] = Var(f"c{len(self.constants)}")
-            self.constants.append(value)
+            self.values[node] = self.array_constant(value)
         else:
             self.values[node] = Const(np.asarray(value).item(), node.meta.dtype)
+
+    def array_constant(self, value: np.ndarray) -> Var:
+        """The parameter of an array the host passes as it is."""
+        self.constants.append(value)
+        return Var(f"c{len(self.constants) - 1}")
+
+    def size_table(self, table: np.ndarray) -> Var:
+        """The parameter of the entry's table of size checks (``size_checks``)."""
+        self.helpers.add("size_checks")
+        return self.array_constant(table)
 
     def call(self, node: Node) -> None:
         """The statements of one call node, under its IR line and the user's ``file:line``."""

@@ -91,6 +91,17 @@ _ACCUMULATE.update(all="{t} = {t} & {v}", max="{t} = _s.maximum({t}, {v})")
 _ACCUMULATE.update(min="{t} = _s.minimum({t}, {v})")
 
 
+def _typed_by_numba(rule, apply) -> bool:
+    """Whether the text of ``rule`` for ``apply`` has the node's dtype in Numba already: an
+    arithmetic operator on float64 operands, a comparison of real numbers."""
+    if rule.operator == "" or apply.fast:
+        return False
+    dtype = apply.node.meta.dtype
+    if rule.operator == "arithmetic":
+        return dtype == np.float64 and all(d == np.float64 for d in apply.loop)
+    return dtype == np.bool_ and all(d.kind in "fiu" for d in apply.loop[:-1])
+
+
 def identifier(name: str) -> str:
     """A graph node's name as a legal identifier that no generated name can take."""
     name = re.sub(r"\W", "_", name)
@@ -376,6 +387,8 @@ class _Renderer:
         if text is None:
             kinds = ", ".join(str(k) for k in apply.kinds)
             raise NoTemplate(f"no template for {op.name} on ({kinds})")
+        if _typed_by_numba(rule, apply):
+            return text  # (a conversion per element costs Numba typing time: ~25% of a kernel's)
         return f"{type_name(apply.node.meta.dtype)}({text})"
 
     def intrinsic(self, call: Intrinsic) -> str:

@@ -45,12 +45,15 @@ class Rule:
 
     write: Callable[[list, Apply], str | None]
     libm: bool = False
+    # "arithmetic" (+ - * /) or "comparison": a Python operator, whose Numba type on float64
+    # operands is float64 and, comparing reals, bool (the renderer then converts nothing)
+    operator: str = ""
 
 
 Scalar = Callable[[list, list], "str | None"]  # (operand texts, loop dtypes) -> text
 
 
-def _ufunc(scalar: Scalar, libm: bool = False) -> Rule:
+def _ufunc(scalar: Scalar, libm: bool = False, operator: str = "") -> Rule:
     """The rule of a ufunc written by ``scalar``, or by its ``mathlib`` expansion when fast."""
 
     def write(args: list, apply: Apply) -> str | None:
@@ -60,7 +63,7 @@ def _ufunc(scalar: Scalar, libm: bool = False) -> Rule:
             return f"_m.{template.function(loop[0])}({', '.join(args)})"
         return scalar(args, loop)
 
-    return Rule(write, libm)
+    return Rule(write, libm, operator)
 
 
 def _infix(symbol: str, on_bool: str | None = None, ordered: bool = False, integer: bool = True):
@@ -273,16 +276,16 @@ _NUMPY = (ops.RINT, ops.SPACING, ops.NEXTAFTER, ops.LDEXP, ops.COPYSIGN, ops.SIG
 
 RULES: dict[ops.OpDef, Rule] = {
     # -- arithmetic and comparison: infix operators
-    ops.ADD: _ufunc(_infix("+", on_bool="|")),
-    ops.MULTIPLY: _ufunc(_multiply()),
-    ops.SUBTRACT: _ufunc(_infix("-")),
-    ops.DIVIDE: _ufunc(_divide),
-    ops.EQUAL: _ufunc(_infix("==")),
-    ops.NOT_EQUAL: _ufunc(_infix("!=")),
-    ops.LESS: _ufunc(_infix("<", ordered=True)),
-    ops.LESS_EQUAL: _ufunc(_infix("<=", ordered=True)),
-    ops.GREATER: _ufunc(_infix(">", ordered=True)),
-    ops.GREATER_EQUAL: _ufunc(_infix(">=", ordered=True)),
+    ops.ADD: _ufunc(_infix("+", on_bool="|"), operator="arithmetic"),
+    ops.MULTIPLY: _ufunc(_multiply(), operator="arithmetic"),
+    ops.SUBTRACT: _ufunc(_infix("-"), operator="arithmetic"),
+    ops.DIVIDE: _ufunc(_divide, operator="arithmetic"),
+    ops.EQUAL: _ufunc(_infix("=="), operator="comparison"),
+    ops.NOT_EQUAL: _ufunc(_infix("!="), operator="comparison"),
+    ops.LESS: _ufunc(_infix("<", ordered=True), operator="comparison"),
+    ops.LESS_EQUAL: _ufunc(_infix("<=", ordered=True), operator="comparison"),
+    ops.GREATER: _ufunc(_infix(">", ordered=True), operator="comparison"),
+    ops.GREATER_EQUAL: _ufunc(_infix(">=", ordered=True), operator="comparison"),
     ops.BITWISE_AND: _ufunc(_infix("&")),
     ops.BITWISE_OR: _ufunc(_infix("|")),
     ops.BITWISE_XOR: _ufunc(_infix("^")),
