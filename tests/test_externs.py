@@ -7,8 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import fftpack, ndimage, signal, special
 from scipy import linalg as sl
-from scipy import ndimage, signal, special
 from scipy.spatial.distance import cdist
 
 import gcompile
@@ -290,11 +290,13 @@ def test_eigenvalues_whose_dtype_the_data_decide_are_left_to_numpy():
 
 def scipy_calls(X, C, A, b, img):
     """SciPy's functions, called by their module (``sl.solve``) or imported (``cdist``), and
-    its ufuncs without an op (``gammaln``): each one library call, the rest compiled."""
+    its ufuncs without an op (``gammaln``): each one library call, the rest compiled. NumPy's
+    functions SciPy's modules hold (``fftpack.fftfreq``) are NumPy's, traced."""
     labels = np.argmin(cdist(X, C), axis=1)
     x = sl.solve(A, b) * 2.0
     smooth = ndimage.gaussian_filter(img, 1.5) - img
-    return labels, x, signal.convolve(b, x, mode="same"), smooth, special.gammaln(b + x)
+    freqs = fftpack.fftfreq(X.shape[0], b[1] - b[0])
+    return labels, x, signal.convolve(b, x, mode="same"), smooth, special.gammaln(b + x), freqs
 
 
 def scipy_kmeans(X, C, iters):

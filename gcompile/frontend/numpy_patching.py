@@ -20,6 +20,7 @@ import os
 import random
 import sys
 import threading
+import types
 import warnings
 from typing import Any, Callable
 
@@ -368,10 +369,15 @@ def tracing(tracer: Tracer, fn: Callable | None = None):
 
 
 def _names_of(fn: Callable):
-    """``(holder, name, value)`` for ``fn``'s globals and closure cells."""
+    """``(holder, name, value)`` for ``fn``'s globals and closure cells, and the attributes of
+    the SciPy modules among its globals (``fftpack.fftfreq`` is NumPy's ``fftfreq``)."""
     namespace = getattr(fn, "__globals__", None) or {}
     for name, value in list(namespace.items()):
         yield namespace, name, value
+    for module in list(namespace.values()):
+        if isinstance(module, types.ModuleType) and module.__name__.startswith("scipy."):
+            for name, value in list(vars(module).items()):
+                yield module, name, value
     for cell in getattr(fn, "__closure__", None) or ():
         try:
             yield cell, "cell_contents", cell.cell_contents
