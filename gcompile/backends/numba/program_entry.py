@@ -88,11 +88,12 @@ def entry_statements(graph: Graph, inputs: list, symbols: dict, constant: Callab
     positions = {symbol: position for position, symbol in enumerate(env.sources)}
     table, others = size_checks.encode(conditions, positions)
     if len(table):
+        parameter = constant(table)
         tabled = [c for c in conditions if c not in others]
         text = ", ".join(f"{lhs} {relation} {rhs}" for relation, lhs, rhs in tabled)
-        statements.append(Comment(text=f"sizes checked by table c0: {text}"))
+        statements.append(Comment(text=f"sizes checked by table {{}}: {text}", names=(parameter,)))
         sizes = Tuple(tuple(symbols[symbol] for symbol in env.sources))
-        failures.append(Call(Name("_size_checks.broken"), (sizes, constant(table))))
+        failures.append(Call(Name("_size_checks.broken"), (sizes, parameter)))
     for relation, lhs, rhs in others:
         failures.append(Compare((_NEGATED[relation],), (size_of(lhs), size_of(rhs))))
     if failures:
