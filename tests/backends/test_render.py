@@ -26,7 +26,7 @@ def test_the_canonical_form_numbers_values_and_has_no_comments():
             for i0 in range(n0):
                 for i1 in range(n1):
                     ld0 = v1[np.uint64(st0 * i0 + st1 * i1)]
-                    v0 = np.float32((ld0 * v2))
+                    v0 = (ld0 * v2)
                     v3 = np.float32(_m.exp_f32(v0))
                     out0[i0, i1] = v3
         """
@@ -45,7 +45,7 @@ def test_the_readable_form_has_node_names_and_ir_lines():
     assert lines[4].startswith(
         "            # %multiply_1 : f32[s0,(s1+1)//2] = multiply(%getitem_1, %s)    # "
     )
-    assert lines[6] == "            multiply_1 = np.float32((ld0 * s_v))"
+    assert lines[6] == "            multiply_1 = (ld0 * s_v)"
 
 
 def test_identifiers_never_take_a_generated_or_reserved_name():

@@ -91,14 +91,20 @@ _ACCUMULATE.update(all="{t} = {t} & {v}", max="{t} = _s.maximum({t}, {v})")
 _ACCUMULATE.update(min="{t} = _s.minimum({t}, {v})")
 
 
+# The dtypes whose arithmetic (+ - * /) Numba computes in the operands' type, as NumPy's loop
+# of that type does (narrower integers widen to int64 in Numba)
+_KEPT_BY_ARITHMETIC = {np.dtype(t) for t in (np.float64, np.float32, np.int64, np.uint64)}
+
+
 def _typed_by_numba(rule, apply) -> bool:
     """Whether the text of ``rule`` for ``apply`` has the node's dtype in Numba already: an
-    arithmetic operator on float64 operands, a comparison of real numbers."""
+    arithmetic operator on operands of one dtype of ``_KEPT_BY_ARITHMETIC``, a comparison of
+    real numbers."""
     if rule.operator == "" or apply.fast:
         return False
     dtype = apply.node.meta.dtype
     if rule.operator == "arithmetic":
-        return dtype == np.float64 and all(d == np.float64 for d in apply.loop)
+        return dtype in _KEPT_BY_ARITHMETIC and all(d == dtype for d in apply.loop)
     return dtype == np.bool_ and all(d.kind in "fiu" for d in apply.loop[:-1])
 
 

@@ -45,8 +45,9 @@ class Rule:
 
     write: Callable[[list, Apply], str | None]
     libm: bool = False
-    # "arithmetic" (+ - * /) or "comparison": a Python operator, whose Numba type on float64
-    # operands is float64 and, comparing reals, bool (the renderer then converts nothing)
+    # "arithmetic" (+ - * /) or "comparison": a Python operator, whose Numba type on operands
+    # of one float64, float32, int64 or uint64 dtype is theirs and, comparing reals, bool (the
+    # renderer then converts nothing)
     operator: str = ""
 
 
