@@ -211,3 +211,24 @@ def test_a_loop_return_past_which_the_function_ends_returns_none_as_eager():
             assert compiled(x, out) == first_flagged(x, expected_out)
             np.testing.assert_array_equal(out, expected_out)
     assert "__gc_result = None" not in convert(first_flagged).source
+
+
+def errors_read_back(x0, tol):
+    """A loop that appends to a list and reads it: declined, it runs in Python."""
+    x = x0.copy()
+    errors = []
+    for k in range(50):
+        x = 0.5 * x0
+        errors.append(np.max(np.abs(x - x0)))
+        if errors[k] < tol:
+            break
+        x0 = x.copy()
+    return x
+
+
+def test_a_refused_break_on_data_names_the_if_that_breaks():
+    """The flag a ``break`` on data sets is tested at the next trip's start: a refusal there
+    names the ``if`` holding the ``break`` (it named the body's last statement)."""
+    compiled = gcompile.compile(errors_read_back, fullgraph=True)
+    with pytest.raises(gcompile.UnsupportedError, match=r"in `if errors\[k\] < tol:`"):
+        compiled(np.ones(3), 1e-3)

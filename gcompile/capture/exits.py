@@ -112,10 +112,14 @@ def desugar_exits(function: ast.FunctionDef) -> None:
             body = merge_tails(loop.body, _ends_in_exit)
             if loop_exits(body) != _tail_exits(body):
                 continue
+            breaking = _breaking_if(body)
             breaks = any(isinstance(e, ast.Break) for e in loop_exits(body))
             loop.body = _replace_tails(body, f"{BREAK}{count}")
-            if breaks:
-                (_guard if isinstance(loop, ast.For) else _guard_while)(loop, block, count)
+            if breaks and isinstance(loop, ast.For):
+                _guard(loop, block, count, breaking)
+                count += 1
+            elif breaks:
+                _guard_while(loop, block, count)
                 count += 1
 
 
@@ -144,18 +148,41 @@ def _guard_while(loop: ast.While, block: list[ast.stmt], number: int) -> None:
     ast.fix_missing_locations(ast.copy_location(start, loop))
 
 
-def _guard(loop: ast.For, block: list[ast.stmt], number: int) -> None:
+def _guard(loop: ast.For, block: list[ast.stmt], number: int, breaking: ast.If | None) -> None:
     """The loop's body run only while its flag is unset, the target assigned there; the flag
-    set to False before the loop in ``block``."""
+    set to False before the loop in ``block``. The test of the flag is placed where
+    ``breaking`` (the ``if`` that breaks) is: a flag set on data is that decision, and a
+    refusal of it names the ``if``'s line, not the body's last."""
     flag, index = f"{BREAK}{number}", f"{INDEX}{number}"
     assign = ast.Assign([loop.target], ast.Name(index, ast.Load()))
     test = ast.UnaryOp(ast.Not(), ast.Name(flag, ast.Load()))
-    loop.body = [ast.If(test, [assign, *loop.body], [])]
+    guard = ast.If(test, [assign, *loop.body], [])
+    if breaking is not None:
+        for node in (guard, test, test.operand):
+            node.lineno, node.col_offset = breaking.lineno, breaking.col_offset
+            node.end_lineno = breaking.test.end_lineno
+            node.end_col_offset = breaking.test.end_col_offset
+    loop.body = [guard]
     loop.target = ast.Name(index, ast.Store())
     start = ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(False))
     block.insert(block.index(loop), start)
     ast.fix_missing_locations(loop)  # (the new nodes in it take the loop's line)
     ast.fix_missing_locations(ast.copy_location(start, loop))
+
+
+def _breaking_if(block: list[ast.stmt]) -> ast.If | None:
+    """The ``if`` statement one of whose branches ends in the first tail ``break`` of
+    ``block`` (see ``_tail_exits``), or None."""
+    last = block[-1] if block else None
+    if not isinstance(last, ast.If):
+        return None
+    for branch in (last.body, last.orelse):
+        if branch and isinstance(branch[-1], ast.Break):
+            return last
+        found = _breaking_if(branch)
+        if found is not None:
+            return found
+    return None
 
 
 def loop_exits(stmts: list[ast.stmt]) -> list[ast.stmt]:
