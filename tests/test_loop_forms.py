@@ -401,3 +401,20 @@ def test_values_the_first_trip_leaves_unbound_peel_the_second_too():
     check(romberg_table, np.zeros((7, 7)))
     notes = gcompile.trace(romberg_table, np.zeros((7, 7))).notes.loops
     assert all(note.rolled for note in notes) and "first 2 trips" in notes[-3].reason, notes
+
+
+def hough_votes(xs, ys, cos_t, sin_t, acc):
+    """A Hough transform's votes, indexed by ``int()`` of the loop index as public code does."""
+    for i in range(xs.shape[0]):
+        for t in range(cos_t.shape[0]):
+            rho = round(xs[i] * cos_t[t] + ys[i] * sin_t[t]) + 12
+            acc[int(rho), int(t)] += 1
+    return acc
+
+
+def test_int_of_a_loop_index_is_the_index_and_the_loop_stays_rolled():
+    thetas = np.deg2rad(np.arange(-90.0, 90.0, 10.0))
+    xs, ys = np.arange(6), np.arange(6)[::-1].copy()
+    args = (xs, ys, np.cos(thetas), np.sin(thetas), np.zeros((25, thetas.size), np.int64))
+    check(hough_votes, *args)
+    assert all(note.rolled for note in gcompile.trace(hough_votes, *args).notes.loops)
