@@ -418,3 +418,15 @@ def test_int_of_a_loop_index_is_the_index_and_the_loop_stays_rolled():
     args = (xs, ys, np.cos(thetas), np.sin(thetas), np.zeros((25, thetas.size), np.int64))
     check(hough_votes, *args)
     assert all(note.rolled for note in gcompile.trace(hough_votes, *args).notes.loops)
+
+
+def index_fractions(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * (float(i) / x.shape[0])
+    return out
+
+
+def test_float_of_a_loop_index_is_computed_and_the_loop_stays_rolled():
+    check(index_fractions, RNG.random(7))
+    assert all(note.rolled for note in gcompile.trace(index_fractions, RNG.random(7)).notes.loops)

@@ -74,14 +74,17 @@ class PythonBuiltins:
         an int, which would specialise the trace). Python's ``max``/``min`` of traced scalars
         of one dtype (and Python numbers of their kind), given one by one or as one list or
         tuple: ``max(a, b)`` is ``a`` unless ``b > a`` (so NaN and ties pick as Python does),
-        as a select. ``int`` of a symbolic int (a loop index): itself. ``int`` and ``float`` of
-        a traced scalar: ``scalar_builtin``; ``math`` functions of them: ``math_call``.
-        ``np.ndarray(shape, dtype)``: ``np.empty``. Else
+        as a select. ``int`` of a symbolic int (a loop index): itself; ``float`` of one, and
+        ``int`` and ``float`` of a traced scalar: ``scalar_builtin``; ``math`` functions of
+        them: ``math_call``. ``np.ndarray(shape, dtype)``: ``np.empty``. Else
         ``NotImplemented``: Python runs it."""
         if function in (type, isinstance) and args and not kwargs:
             return _type_question(self.tracer, function, args)
-        if function is int and len(args) == 1 and not kwargs and isinstance(args[0], SymInt):
-            return args[0]  # (an int already: a loop index or a size stays symbolic)
+        if function in (int, float) and len(args) == 1 and not kwargs:
+            if isinstance(args[0], SymInt):  # (a loop index or a size stays symbolic)
+                if function is int:
+                    return args[0]
+                args = (self.tracer.symint_value(args[0].expr),)
         if function in (int, float):
             return scalar_builtin(self.tracer, function, args, kwargs)
         if is_math(function):
