@@ -91,23 +91,6 @@ _ACCUMULATE.update(all="{t} = {t} & {v}", max="{t} = _s.maximum({t}, {v})")
 _ACCUMULATE.update(min="{t} = _s.minimum({t}, {v})")
 
 
-# The dtypes whose arithmetic (+ - * /) Numba computes in the operands' type, as NumPy's loop
-# of that type does (narrower integers widen to int64 in Numba)
-_KEPT_BY_ARITHMETIC = {np.dtype(t) for t in (np.float64, np.float32, np.int64, np.uint64)}
-
-
-def _typed_by_numba(rule, apply) -> bool:
-    """Whether the text of ``rule`` for ``apply`` has the node's dtype in Numba already: an
-    arithmetic operator on operands of one dtype of ``_KEPT_BY_ARITHMETIC``, a comparison of
-    real numbers."""
-    if rule.operator == "" or apply.fast:
-        return False
-    dtype = apply.node.meta.dtype
-    if rule.operator == "arithmetic":
-        return dtype in _KEPT_BY_ARITHMETIC and all(d == dtype for d in apply.loop)
-    return dtype == np.bool_ and all(d.kind in "fiu" for d in apply.loop[:-1])
-
-
 def identifier(name: str) -> str:
     """A graph node's name as a legal identifier that no generated name can take."""
     name = re.sub(r"\W", "_", name)
@@ -393,7 +376,7 @@ class _Renderer:
         if text is None:
             kinds = ", ".join(str(k) for k in apply.kinds)
             raise NoTemplate(f"no template for {op.name} on ({kinds})")
-        if _typed_by_numba(rule, apply):
+        if rule.typed_by_numba(apply):
             return text  # (a conversion per element costs Numba typing time: ~25% of a kernel's)
         return f"{type_name(apply.node.meta.dtype)}({text})"
 

@@ -45,10 +45,24 @@ class Rule:
 
     write: Callable[[list, Apply], str | None]
     libm: bool = False
-    # "arithmetic" (+ - * /) or "comparison": a Python operator, whose Numba type on operands
-    # of one float64, float32, int64 or uint64 dtype is theirs and, comparing reals, bool (the
-    # renderer then converts nothing)
+    # "arithmetic" (+ - * /) or "comparison": a Python operator (see ``typed_by_numba``)
     operator: str = ""
+
+    def typed_by_numba(self, apply: Apply) -> bool:
+        """Whether this rule's text for ``apply`` has the node's dtype in Numba already (the
+        renderer then converts nothing): an arithmetic operator on operands of one dtype of
+        ``_KEPT_BY_ARITHMETIC``, a comparison of real numbers."""
+        if self.operator == "" or apply.fast:
+            return False
+        dtype = apply.node.meta.dtype
+        if self.operator == "arithmetic":
+            return dtype in _KEPT_BY_ARITHMETIC and all(d == dtype for d in apply.loop)
+        return dtype == np.bool_ and all(d.kind in "fiu" for d in apply.loop[:-1])
+
+
+# The dtypes whose arithmetic (+ - * /) Numba computes in the operands' type, as NumPy's loop
+# of that type does (narrower integers widen to int64 in Numba)
+_KEPT_BY_ARITHMETIC = {np.dtype(t) for t in (np.float64, np.float32, np.int64, np.uint64)}
 
 
 Scalar = Callable[[list, list], "str | None"]  # (operand texts, loop dtypes) -> text
