@@ -357,20 +357,26 @@ def _check_binary(op, dtype):
     call = lambda a, b: ufunc(a, b)
     numba = numba_for(op, dtype)
     assert op.name in graph_ops(call, make(0, (3,)), make(1, (3,)))
-    for first, second in BINARY_SHAPES:  # (shapes without a kernel cost no compile: on Numba too)
-        one_scalar = (first == ()) != (second == ())  # (two 0-d operands: checked below)
-        check_op(call, make(0, first), make(1, second), numba=numba and one_scalar)
-    # On the Numba backend, one kernel: every pair of values (broadcast), and a weak Python float.
-    column, row = make(0, (3, 1)), make(1, (1, 4))
+    for first, second in BINARY_SHAPES:  # (on Numba: the one function below)
+        check_op(call, make(0, first), make(1, second), numba=False)
+    # On the Numba backend, one kernel: every pair of values (broadcast), a weak Python float and
+    # a 0-d array with an array, all three of the broadcast shape (a.shape[0], b.shape[1]).
+    column, row, zero_d = make(0, (3, 1)), make(1, (1, 4)), make(0, ())
+
+    def spread(value, a, b):
+        return np.broadcast_to(value, (a.shape[0], b.shape[1]))
+
     if eager_error(with_constant(ufunc, 2.5, 1), column) is None:
         check_op(
-            lambda a, b: (ufunc(a, b), ufunc(np.broadcast_to(a, (3, 4)), 2.5)),
+            lambda a, b, s: (ufunc(a, b), ufunc(spread(a, a, b), 2.5), ufunc(s, spread(b, a, b))),
             column,
             row,
+            zero_d,
             numba=numba,
         )
     else:
-        check_op(call, column, row, numba=numba)
+        pair = lambda a, b, s: (ufunc(a, b), ufunc(s, spread(b, a, b)))
+        check_op(pair, column, row, zero_d, numba=numba)
     assert_raises_like_numpy(call, make(0, (3,)), make(1, (4,)))
     check_op(call, make.scalar(0), make.scalar(1), numba=numba)
     assert_same_outcome(
@@ -410,8 +416,14 @@ def _check_binary(op, dtype):
     for first, second in AUGMENTED_SHAPES:
         assert_same_outcome(augmented, make(0, first), make(1, second), numba=first == ())
     assert_same_outcome(augmented_copy, make(0, (3, 4)), make(1, (4,)), numba=False)
-    assert_same_outcome(augmented, make.scalar(0), make(1, (3,)))
-    assert_same_outcome(lambda a: augmented(a, 2), make(0, (3,)))
+    # a NumPy scalar updated by an array (a fresh array), an array updated by a Python int (in
+    # place); on Numba one kernel when both run on one array, its old values read first
+    scalar, array, by_two = make.scalar(0), make(1, (3,)), lambda a: augmented(a, 2)
+    if make.dtypes[0] == make.dtypes[1] and not eager_error(augmented, scalar, array):
+        assert_same_outcome(lambda s, a: (augmented(s, a), by_two(a)), scalar, array)
+    else:
+        assert_same_outcome(augmented, scalar, array)
+        assert_same_outcome(by_two, make(0, (3,)))
 
 
 @pytest.mark.parametrize("op, dtype", UFUNC_REJECTED_PARAMS)
