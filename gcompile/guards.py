@@ -33,7 +33,7 @@ import numpy as np
 from .errors import ScalarsDecide, UnsupportedError
 from .interop import arrays as interop
 from .ir.literals import literal_key
-from .ir.meta import layout_of, unsupported_dtype_reason
+from .ir.meta import RANDOM_STATE_TYPES, layout_of, unsupported_dtype_reason
 from .ir.pytree import TreeSpec, flatten, more_leaves, unflatten
 from .ir.shape_env import SIZE_END, SIZE_LOW, ShapeEnv, source_of
 from .ir.symbolic import is_expr, is_int
@@ -214,7 +214,9 @@ def _leaf_guard(
         return ("numpy scalar", value.dtype), True
     if isinstance(value, (float, complex)):
         return (type(value).__name__,), True
-    if not isinstance(value, _STATIC_TYPES) or isinstance(value, _STATEFUL_TYPES):
+    if isinstance(value, RANDOM_STATE_TYPES):  # (drawn from in Python: frontend/random_states)
+        return ("random state", type(value)), False
+    if not isinstance(value, _STATIC_TYPES):
         raise UnsupportedError(
             f"argument '{path}' of type {type(value).__name__}",
             hint="pass arrays, Python scalars, strings, dtypes, functions, or tuples/lists/dicts of them. "
@@ -248,7 +250,6 @@ _STATIC_TYPES = (
     np.ufunc,
     type(np.mean),  # (NumPy's functions dispatching to __array_function__: statistic=np.mean)
 )
-_STATEFUL_TYPES = (np.random.Generator, np.random.RandomState)
 # leaves that are never another library's array (bytes: a static value, though a buffer)
 _KNOWN = (np.ndarray, np.generic, float, complex, *_STATIC_TYPES)
 
@@ -307,6 +308,8 @@ def guard_text(key: tuple, path: str) -> str:
         return f"{path}: static value {_static_value(key[1])}"
     if kind == "int":
         return f"{path}: Python int >= {SIZE_LOW} (a size symbol)"
+    if kind == "random state":
+        return f"{path}: {_type_name(key[1])} (drawn from in Python)"
     return f"{path}: Python {kind} (any value)"
 
 
@@ -371,6 +374,8 @@ def _leaf_change(path: str, before: tuple, after: tuple) -> str:
         )
     if before[0] == "numpy scalar":
         return f"{path}: dtype {before[1].name} -> {after[1].name}"
+    if before[0] == "random state":
+        return f"{path}: {_type_name(before[1])} -> {_type_name(after[1])}"
     old, new = before[1], after[1]
     kind = old[0] if old[0] == new[0] else f"{old[0]} -> {new[0]}"
     return f"{path}: {_static_value(old)} -> {_static_value(new)} (static {kind})"
@@ -378,6 +383,10 @@ def _leaf_change(path: str, before: tuple, after: tuple) -> str:
 
 def _array_type(source: type | None) -> str:
     return "numpy.ndarray" if source is None else interop.type_name(source)
+
+
+def _type_name(kind: type) -> str:
+    return f"{kind.__module__}.{kind.__name__}"
 
 
 def _kind_text(key: tuple) -> str:

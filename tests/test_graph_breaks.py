@@ -683,3 +683,33 @@ def test_a_loop_whose_body_regions_all_run_in_python_runs_as_written_from_then_o
     assert split.per_trip and all(r.trips.python for r in split.per_trip)
     assert split.runner() is split.whole and split.whole is not split.driver
     np.testing.assert_array_equal(compiled(x), ranked_walk(x))
+
+
+def brownian_paths(s0, sigma, n, rng):
+    z = rng.standard_normal(n)  # (a draw: Python runs it on every call)
+    return s0 * np.cumsum(sigma * z) + 1.0
+
+
+def noisy_steps(x, steps, rng):
+    for _ in range(steps):
+        noise = rng.standard_normal(x.shape)
+        x = np.clip(x + 0.1 * noise, -1.0, 1.0)
+    return x * 2
+
+
+def test_draws_from_a_generator_argument_run_in_python_and_the_rest_compiles():
+    for make in (np.random.default_rng, np.random.RandomState):
+        compiled, result, messages = _compiled_quietly(brownian_paths, 1.0, 0.2, 30, make(3))
+        line = _line_of(brownian_paths, "z = rng")
+        assert f"lines {line}-{line} run in Python" in messages[0]
+        assert f"drawing from argument 'rng' (a {type(make(3)).__module__}" in messages[0]
+        rng, eager_rng = make(4), make(4)
+        for expected in [brownian_paths(1.0, 0.2, 30, eager_rng) for _ in range(2)]:
+            np.testing.assert_array_equal(compiled(1.0, 0.2, 30, rng), expected)  # (new draws)
+        (after,) = [r for s in compiled.breaks.splits.values() for _, _, r in s.regions]
+        assert after.stats["fallbacks"] == 0 and after.entries[0].run is not None
+    x = RNG.random(8) - 0.5
+    compiled, result, messages = _compiled_quietly(noisy_steps, x, 3, np.random.default_rng(6))
+    np.testing.assert_array_equal(result, noisy_steps(x, 3, np.random.default_rng(6)))
+    line = _line_of(noisy_steps, "noise = rng")
+    assert f"lines {line}-{line} run in Python" in messages[-1]

@@ -264,12 +264,16 @@ def test_random_draws_inside_the_function_are_refused():
     assert np.random.standard_normal((2,)).shape == (2,)
 
 
-def test_stateful_arguments_are_refused():
-    def f(x, rng):
-        return x + rng.normal(size=x.shape)
+def draws_from(x, rng):
+    return x + rng.normal(size=x.shape)
 
-    with pytest.raises(UnsupportedError, match="argument 'rng' of type Generator"):
-        gcompile.trace(f, np.ones(3), np.random.default_rng(0))
+
+def test_draws_from_a_generator_argument_are_refused_where_they_are_and_objects_at_the_call():
+    for rng in (np.random.default_rng(0), np.random.RandomState(0)):
+        kind = type(rng).__name__
+        with pytest.raises(UnsupportedError, match=f"'rng' \\(a numpy.+{kind}\\)") as info:
+            gcompile.trace(draws_from, np.ones(3), rng)
+        assert info.value.source == line_of(draws_from, "rng.normal")
 
     class Config:
         scale = 2

@@ -24,6 +24,7 @@ from .data_lengths import LengthFromData
 from .declines import LiteralsNeeded, LoopEscape, StrongItems
 from .masks import MaskedValue
 from .numpy_patching import tracing
+from .random_states import stand_in
 from .recorder import Tracer
 from .segments import Segment
 from .sequences import convertible_sequences
@@ -101,7 +102,7 @@ def _trace_once(
     tracer.loops.in_python = again.in_python
     converted, why = capture.convert_or_reason(fn) if loops else (None, "option loops=False")
     values = [
-        tracer.input(path, value, path in value_paths) if flag else value
+        tracer.input(path, value, path in value_paths) if flag else stand_in(path, value)
         for (path, value), flag in zip(leaves, is_input)
     ]
     function = fn if converted is None else converted.function

@@ -245,6 +245,11 @@ def normalize_axes(axis: Any, ndim: int) -> tuple:
     return tuple(sorted(out))
 
 
+# Arguments whose every use changes them: a trace sees a stand-in, and a statement drawing from
+# one runs in Python (``frontend/random_states.py``).
+RANDOM_STATE_TYPES = (np.random.Generator, np.random.RandomState)
+
+
 def unsupported_dtype_reason(dtype: np.dtype) -> str | None:
     """Why gcompile cannot compile arrays of ``dtype``, or None when it can."""
     dtype = np.dtype(dtype)
