@@ -309,7 +309,7 @@ def guard_text(key: tuple, path: str) -> str:
     if kind == "int":
         return f"{path}: Python int >= {SIZE_LOW} (a size symbol)"
     if kind == "random state":
-        return f"{path}: {_type_name(key[1])} (drawn from in Python)"
+        return f"{path}: {interop.type_name(key[1])} (drawn from in Python)"
     return f"{path}: Python {kind} (any value)"
 
 
@@ -375,7 +375,7 @@ def _leaf_change(path: str, before: tuple, after: tuple) -> str:
     if before[0] == "numpy scalar":
         return f"{path}: dtype {before[1].name} -> {after[1].name}"
     if before[0] == "random state":
-        return f"{path}: {_type_name(before[1])} -> {_type_name(after[1])}"
+        return f"{path}: {interop.type_name(before[1])} -> {interop.type_name(after[1])}"
     old, new = before[1], after[1]
     kind = old[0] if old[0] == new[0] else f"{old[0]} -> {new[0]}"
     return f"{path}: {_static_value(old)} -> {_static_value(new)} (static {kind})"
@@ -385,14 +385,14 @@ def _array_type(source: type | None) -> str:
     return "numpy.ndarray" if source is None else interop.type_name(source)
 
 
-def _type_name(kind: type) -> str:
-    return f"{kind.__module__}.{kind.__name__}"
-
-
 def _kind_text(key: tuple) -> str:
-    return {"array": "array", "numpy scalar": "NumPy scalar", "static": "static value"}.get(
-        key[0], f"Python {key[0]}"
-    )
+    kinds = {
+        "array": "array",
+        "numpy scalar": "NumPy scalar",
+        "static": "static value",
+        "random state": "random number generator",
+    }
+    return kinds.get(key[0], f"Python {key[0]}")
 
 
 def _static_value(literal: Any) -> str:

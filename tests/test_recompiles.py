@@ -259,3 +259,14 @@ def test_specialising_scalars_keeps_other_refusals_and_other_argument_kinds():
     compiled, scale = gcompile.compile(tuple_or_count), np.full(12, 2.0)
     for t in (3.0, (scale,), (scale,), 4.0, 3.0):  # (the memo keys a static scalar by value)
         np.testing.assert_array_equal(compiled(t, x), tuple_or_count(t, x))
+
+
+def test_a_generator_argument_is_guarded_by_its_type_alone():
+    fn = gcompile.compile(lambda x, rng: x + 1, backend="interpreter")
+    for rng in (np.random.default_rng(0), np.random.default_rng(1), np.random.RandomState(0)):
+        fn(X, rng)
+    (record,) = fn.recompiles  # (another generator of the same type: the entry's)
+    generator, legacy = "numpy.random._generator.Generator", "numpy.random.mtrand.RandomState"
+    assert record.changes == [f"rng: {generator} -> {legacy}"]
+    fn(X, 2.5)
+    assert fn.recompiles[-1].changes == ["rng: random number generator -> Python float"]
