@@ -76,24 +76,12 @@ _PYTHON_RANDOM = (
 # the ``logging.Logger`` methods that log (their module-level functions call them)
 _LOGGING_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
 _RANDOM_SOURCES = {"np.random": "NumPy's global random state", "random": "Python's random module"}
-_RANDOM_FUNCTIONS = (
-    "default_rng",
-    "rand",
-    "randn",
-    "random",
-    "random_sample",
-    "randint",
-    "normal",
-    "uniform",
-    "standard_normal",
-    "choice",
-    "permutation",
-    "shuffle",
-    "exponential",
-    "poisson",
-    "binomial",
-    "seed",
-    "set_state",
+# every function of ``np.random``: NumPy's C code draws them, and would take traced values as
+# numbers (``np.random.gamma(k / nu, nu)`` crashed the interpreter); its classes are left alone
+_RANDOM_FUNCTIONS = tuple(
+    name
+    for name in np.random.__all__
+    if callable(getattr(np.random, name)) and not isinstance(getattr(np.random, name), type)
 )
 
 
@@ -271,6 +259,13 @@ def _random_patch(func: Callable, module: str = "np.random") -> Callable:
         tracer = current_tracer()
         if tracer is None or _called_by_library():
             return func(*args, **kwargs)
+        if module == "np.random" and func.__name__ == "default_rng":
+            tracer.refuse(
+                "a random number generator made inside the function (np.random.default_rng)",
+                hint="its draws would be frozen into the compiled graph: the statement runs in "
+                "Python on every call (a graph break), and so do the draws from it; or make it "
+                "outside and pass it in",
+            )
         tracer.refuse(
             f"{_RANDOM_SOURCES[module]} used inside the function ({module}.{func.__name__})",
             hint="draws (and seeding) would be frozen into the compiled graph: the statement runs "
