@@ -275,13 +275,13 @@ def test_every_function_of_np_random_is_refused_before_numpy_draws():
     # (np.random.gamma of a traced scale reached NumPy's C code, which crashed the interpreter)
     for name in ("gamma", "beta", "lognormal", "multivariate_normal"):
         with pytest.raises(UnsupportedError, match="random state used inside the function"):
-            gcompile.trace(lambda x: getattr(np.random, name)(x * 0.5, x), np.ones(2))
+            gcompile.trace(lambda x, name=name: getattr(np.random, name)(x * 0.5, x), np.ones(2))
     with pytest.raises(UnsupportedError, match="a random number generator made inside"):
         gcompile.trace(lambda x: np.random.default_rng(7).random(2) + x, np.ones(2))
     assert {"gamma", "get_state", "zipf", "default_rng"} <= set(RANDOM_FUNCTIONS)
     for function in RANDOM_FUNCTIONS:
         with pytest.raises(UnsupportedError, match=f"np.random.{function}"):
-            gcompile.trace(lambda x: getattr(np.random, function)() + x, np.ones(2))
+            gcompile.trace(lambda x, f=function: getattr(np.random, f)() + x, np.ones(2))
 
 
 def test_draws_from_a_generator_argument_are_refused_where_they_are_and_objects_at_the_call():
