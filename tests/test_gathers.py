@@ -157,7 +157,12 @@ def test_a_loop_over_bounds_read_from_the_data_is_a_while_loop():
 
 
 def integer_array_gathers(x, idx, grid):
-    return x[idx] * 2 + 1, grid[idx].sum(axis=1), x[[0, 2, -1]], np.take(grid, idx[:2] % 4, axis=1)
+    return (
+        x[idx] * 2 + 1,
+        grid[idx, ...].sum(axis=1),
+        x[[0, 2, -1]],
+        np.take(grid, idx[:2] % 4, axis=1),
+    )
 
 
 def gathers_in_a_loop(x, idx, steps):

@@ -56,7 +56,10 @@ class Indices:
     def _gather_beside_basic(self, array: TracedArray, index: tuple) -> TracedArray | None:
         """``A[i, idx]``, ``A[:, idx]``, ``A[1:, idx, 2]``: one integer array beside ints and
         slices, the array and the ints adjacent (NumPy then keeps the gathered axes in place):
-        ``np.take`` of the basic part along the array's axis. None for any other index."""
+        ``np.take`` of the basic part along the array's axis (an ``...`` among them stands for
+        its full slices: ``A[idx, ...]``). None for any other index."""
+        if any(item is Ellipsis for item in index) and not any(item is None for item in index):
+            index = expanded_index(index, array.ndim)
         found = [integer_array(self, item) for item in index]
         arrays = [j for j, item in enumerate(found) if item is not None]
         if len(arrays) == len(index) > 1:  # (``A[rows, cols]``, ``A[np.nonzero(m)]``)
