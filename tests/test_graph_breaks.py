@@ -713,3 +713,19 @@ def test_draws_from_a_generator_argument_run_in_python_and_the_rest_compiles():
     np.testing.assert_array_equal(result, noisy_steps(x, 3, np.random.default_rng(6)))
     line = _line_of(noisy_steps, "noise = rng")
     assert f"lines {line}-{line} run in Python" in messages[-1]
+
+
+def seeded_paths(n, rng=None):
+    if rng is None:  # (hands the generator on: runs in Python)
+        rng = np.random.default_rng(0)
+    return np.cumsum(rng.standard_normal(n) * 0.1)
+
+
+def test_a_region_handing_a_generator_on_runs_that_statement_in_python():
+    for rng in (None, np.random.default_rng(2)):
+        compiled, result, messages = _compiled_quietly(seeded_paths, 20, rng)
+        eager_rng = None if rng is None else np.random.default_rng(2)
+        np.testing.assert_array_equal(result, seeded_paths(20, eager_rng))
+    line = _line_of(seeded_paths, "if rng is None")
+    assert f"lines {line}-{line + 1} run in Python" in messages[1]
+    assert "returning argument 'rng' (a numpy.random._generator.Generator)" in messages[1]

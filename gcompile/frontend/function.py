@@ -24,7 +24,7 @@ from .data_lengths import LengthFromData
 from .declines import LiteralsNeeded, LoopEscape, StrongItems
 from .masks import MaskedValue
 from .numpy_patching import tracing
-from .random_states import stand_in
+from .random_states import RandomStateArgument, stand_in
 from .recorder import Tracer
 from .segments import Segment
 from .sequences import convertible_sequences
@@ -371,6 +371,13 @@ def tracer_output(tracer: Tracer, value: Any, function_source: str | None) -> An
         return tracer.operand(value.whole("returning"))
     if isinstance(value, Segment):
         value.refuse("returning", made_here=True)
+    if isinstance(value, RandomStateArgument):
+        raise UnsupportedError(
+            f"returning {value.described()}",
+            function_source,
+            hint="a compiled graph holds no generator: where a region hands one on (`if rng is "
+            "None: rng = ...`), that statement runs in Python",
+        )
     raise UnsupportedError(
         f"returning a value of type {type(value).__name__}",
         function_source,

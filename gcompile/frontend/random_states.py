@@ -28,18 +28,18 @@ class RandomStateArgument:
         if tracer is None or name.startswith("__") or not hasattr(self._type, name):
             raise AttributeError(name)  # (probes: NumPy's protocols, gcompile's own)
         tracer.refuse(
-            f"drawing from argument '{self._path}' (a {self._kind()}) inside the function "
-            f"(.{name})",
+            f"drawing from {self.described()} inside the function (.{name})",
             hint="each draw changes the generator's state, which a compiled graph would freeze: "
             "the statement runs in Python on every call (a graph break); or draw outside and "
             "pass the arrays in",
         )
 
     def __repr__(self) -> str:
-        return f"<argument '{self._path}': a {self._kind()}, used in Python>"
+        return f"<{self.described()}, used in Python>"
 
-    def _kind(self) -> str:
-        return f"{self._type.__module__}.{self._type.__name__}"
+    def described(self) -> str:
+        """``argument 'rng' (a numpy.random._generator.Generator)``, for messages."""
+        return f"argument '{self._path}' (a {self._type.__module__}.{self._type.__name__})"
 
 
 def stand_in(path: str, value: Any) -> Any:
