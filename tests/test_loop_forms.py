@@ -430,3 +430,29 @@ def index_fractions(x):
 def test_float_of_a_loop_index_is_computed_and_the_loop_stays_rolled():
     check(index_fractions, RNG.random(7))
     assert all(note.rolled for note in gcompile.trace(index_fractions, RNG.random(7)).notes.loops)
+
+
+def _lerp_at(x, values):
+    below = int(np.floor(x))  # (int() of a traced value: the helper must run converted)
+    return values[below] + (x - below) * (values[below + 1] - values[below])
+
+
+def resampled_through_an_alias(values, positions):
+    at = _lerp_at  # (a local name for the helper, as a method switch makes one)
+    out = np.empty(positions.shape[0])
+    for i in range(positions.shape[0]):
+        out[i] = at(positions[i], values)
+    return out
+
+
+def resampled_by(interpolate, values, positions):
+    return np.array([interpolate(p, values) for p in positions])  # (a callable argument)
+
+
+def test_helpers_called_through_local_names_and_arguments_run_converted_in_rolled_loops():
+    values, positions = RNG.random(30), np.linspace(0.0, 28.5, 57)
+    check(resampled_through_an_alias, values, positions)
+    check(resampled_by, _lerp_at, values, positions)
+    for fn, args in ((resampled_through_an_alias, ()), (resampled_by, (_lerp_at,))):
+        graph = gcompile.trace(fn, *args, values, positions)
+        assert sum(loop_of(node) is not None for node in graph.nodes) == 1

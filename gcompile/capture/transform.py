@@ -416,8 +416,8 @@ def _located(node: ast.AST, where: tuple[int, int, int, int]) -> ast.AST:
 
 
 class _Calls(NonLocalNames):
-    """Routes ``name(...)`` calls of non-local names through ``__gc_call`` in the function's
-    own scope, the functions the rewrite made and the user's undecorated nested functions
+    """Routes ``name(...)`` calls through ``__gc_call`` (of non-local names the router takes,
+    and of every local name but the rewrite's own) in the function's own scope, the functions the rewrite made and the user's undecorated nested functions
     (``math.sqrt`` in a helper defined inside: their own names shadow too; not in lambdas,
     classes or decorated functions, ``@njit``'s)."""
 
@@ -459,7 +459,12 @@ class _Calls(NonLocalNames):
             self.methods.add("__call__")
         elif isinstance(func, ast.Name) and func.id in self.defined:
             self.routed.add(func.id)
-        elif not isinstance(func, ast.Name) or func.id in self.shadowed or not self.route(func.id):
+        elif isinstance(func, ast.Name) and func.id in self.shadowed:
+            if func.id.startswith(RESERVED_PREFIXES):
+                return node
+            # (a local name: an alias of a helper, ``interp = interpolation``, or a callable
+            # argument; the runtime converts what is a function of the module)
+        elif not isinstance(func, ast.Name) or not self.route(func.id):
             return node
         else:
             self.routed.add(func.id)
