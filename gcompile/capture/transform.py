@@ -417,9 +417,10 @@ def _located(node: ast.AST, where: tuple[int, int, int, int]) -> ast.AST:
 
 class _Calls(NonLocalNames):
     """Routes ``name(...)`` calls through ``__gc_call`` (of non-local names the router takes,
-    and of every local name but the rewrite's own) in the function's own scope, the functions the rewrite made and the user's undecorated nested functions
-    (``math.sqrt`` in a helper defined inside: their own names shadow too; not in lambdas,
-    classes or decorated functions, ``@njit``'s)."""
+    and of every local name but the rewrite's own) in the function's own scope, the functions
+    the rewrite made and the user's undecorated nested functions (``math.sqrt`` in a helper
+    defined inside: their own names shadow too; not in lambdas, classes or decorated
+    functions, ``@njit``'s)."""
 
     def __init__(self, local: set[str], route: Callable[[str], bool], is_module, result, defined):
         super().__init__(GENERATED, local)
