@@ -19,6 +19,7 @@ from .ir import ops
 from .ir.meta import TupleMeta
 from .ir.shape_env import concrete
 from .ir.subgraph import loop_of
+from .ir.symbolic import INF
 
 MAX_DEPTH = 8  # regions of regions: each has fewer statements, so this bounds the work
 # A region that does little work a call (no loop, fewer steps than make its host one Numba
@@ -143,10 +144,7 @@ def too_little_work(graph: Any, inputs: list) -> str | None:
     steps = [n for n in graph.nodes if n.op == "call" and n.target is not ops.KERNEL_OUTPUT]
     if any(loop_of(n) is not None for n in steps):
         return None
-    sizes = {}
-    for symbol, (position, axis) in graph.shape_env.sources.items():
-        value = inputs[position]
-        sizes[symbol] = int(value) if axis is None else value.shape[axis]
+    sizes = _sizes_at_most(graph.shape_env, inputs)
     # (a write's work is its value's: writes are whole arrays as values, a part of them written)
     computed = [n for n in steps if getattr(n.target, "kind", None) != "scatter"]
     metas = [
@@ -154,7 +152,7 @@ def too_little_work(graph: Any, inputs: list) -> str | None:
     ]
     try:
         largest = max((math.prod(concrete(m.shape, sizes)) for m in metas), default=0)
-    except ValueError:  # (a length the data decide, known only as the program runs)
+    except ValueError:  # (a length the data decide with no bound, known only as it runs)
         return None
     # (a NumPy op on small arrays takes about a microsecond, a whole program's call about as
     # much; one on scalars a tenth of that)
@@ -165,3 +163,19 @@ def too_little_work(graph: Any, inputs: list) -> str | None:
         f"{len(steps)} step{'s' * (len(steps) != 1)} on at most {largest} elements a call, "
         "which NumPy runs faster than a compiled call costs"
     )
+
+
+def _sizes_at_most(shape_env: Any, inputs: list) -> dict:
+    """Each size symbol's value at the sizes of ``inputs``; each length the data decide at the
+    most it can be (``x[mask]``: the mask's length), when its bound is known."""
+    sizes = {}
+    for symbol, (position, axis) in shape_env.sources.items():
+        value = inputs[position]
+        sizes[symbol] = int(value) if axis is None else value.shape[axis]
+    for symbol in shape_env.data_sizes:
+        if symbol.hi != INF:
+            try:
+                sizes[symbol] = concrete(symbol.hi, sizes)
+            except ValueError:  # (bounded by a loop index or another unknown)
+                continue
+    return sizes

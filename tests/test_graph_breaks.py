@@ -729,3 +729,14 @@ def test_a_region_handing_a_generator_on_runs_that_statement_in_python():
     line = _line_of(seeded_paths, "if rng is None")
     assert f"lines {line}-{line + 1} run in Python" in messages[1]
     assert "returning argument 'rng' (a numpy.random._generator.Generator)" in messages[1]
+
+
+def test_a_length_the_data_decide_counts_at_its_most_when_a_region_is_judged():
+    def picked(x, m):
+        return x[m] * 2.0  # (u0 rows: at most m's length)
+
+    graph = gcompile.trace(picked, np.ones((600, 2)), np.ones(600, bool))
+    small = gcompile.graph_breaks.too_little_work(graph, [np.ones((600, 2)), np.ones(600, bool)])
+    assert small is not None and "at most 1200 elements" in small
+    large = [np.ones((5000, 2)), np.ones(5000, bool)]
+    assert gcompile.graph_breaks.too_little_work(graph, large) is None
