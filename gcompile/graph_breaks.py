@@ -26,8 +26,9 @@ MAX_DEPTH = 8  # regions of regions: each has fewer statements, so this bounds t
 # function, small values; of scalars, fewer than SCALAR_STEPS) costs more per call than NumPy
 # takes for that work: from its PER_TRIP_TRIAL-th call, when it runs on every trip of a Python
 # loop, else from its second, the driver calls the Python code (its calls take the general
-# path until then, counted).
-PER_TRIP_TRIAL = 256
+# path until then, counted). A trial of a few calls, not the first alone: the first trips'
+# sizes need not be the later ones'; a region judged small then runs as eager runs it.
+PER_TRIP_TRIAL = 16
 SMALL_ELEMENTS = 4096
 SCALAR_STEPS = 32  # ... of scalars only, fewer steps than this
 

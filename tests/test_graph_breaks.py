@@ -292,7 +292,7 @@ def test_regions_of_every_trip_doing_too_little_work_run_in_python_after_a_trial
     body = next(region for name, _, region in split.regions if "__body_" in name)
     inner = body.breaks.regions()  # (the body breaks again at the second list)
     # (the body, refused, puts the driver around its break in its seat at once; each inner
-    # region judges itself on its 256th call)
+    # region judges itself on its PER_TRIP_TRIAL-th call)
     assert body.trips.calls == 1 and body.trips.demoted_at == 1
     assert body.trips.demoted.startswith("its break at line")
     trial = gcompile.graph_breaks.PER_TRIP_TRIAL
