@@ -214,9 +214,9 @@ def _leaf_guard(
         return ("numpy scalar", value.dtype), True
     if isinstance(value, (float, complex)):
         return (type(value).__name__,), True
-    if isinstance(value, RANDOM_STATE_TYPES):  # (drawn from in Python: frontend/random_states)
-        return ("random state", type(value)), False
     if not isinstance(value, _STATIC_TYPES):
+        if isinstance(value, RANDOM_STATE_TYPES):  # (drawn from in Python: random_states)
+            return ("random state", type(value)), False
         raise UnsupportedError(
             f"argument '{path}' of type {type(value).__name__}",
             hint="pass arrays, Python scalars, strings, dtypes, functions, or tuples/lists/dicts of them. "

@@ -102,7 +102,8 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
         targets.append((np, name, func, _joining_patch(func)))
     for name in _RANDOM_FUNCTIONS:
         func = getattr(np.random, name)
-        targets.append((np.random, name, func, _random_patch(func)))
+        patch = _generator_patch(func) if name == "default_rng" else _random_patch(func)
+        targets.append((np.random, name, func, patch))
     targets.append((np, "isscalar", np.isscalar, _isscalar_patch(np.isscalar)))
     targets.append((np, "errstate", np.errstate, _errstate_patch(np.errstate)))
     targets.append((warnings, "warn", warnings.warn, _warning_patch(warnings.warn)))
@@ -254,23 +255,36 @@ def _joining_patch(func: Callable) -> Callable:
 
 
 def _random_patch(func: Callable, module: str = "np.random") -> Callable:
+    """A draw from NumPy's global state (or Python's ``random``) while tracing: refused."""
+    return _refusing_patch(
+        func,
+        f"{_RANDOM_SOURCES[module]} used inside the function ({module}.{func.__name__})",
+        "draws (and seeding) would be frozen into the compiled graph: the statement runs in "
+        "Python on every call (a graph break); or draw outside and pass the arrays in",
+    )
+
+
+def _generator_patch(default_rng: Callable) -> Callable:
+    """``np.random.default_rng`` while tracing: a generator made inside the function, refused."""
+    return _refusing_patch(
+        default_rng,
+        "a random number generator made inside the function (np.random.default_rng)",
+        "its draws would be frozen into the compiled graph: the statement runs in Python on "
+        "every call (a graph break), and so do the draws from it; or make it outside and pass "
+        "it in",
+    )
+
+
+def _refusing_patch(func: Callable, construct: str, hint: str) -> Callable:
+    """``func`` refused at the user's line while tracing (``construct``, ``hint``); itself for
+    the libraries' own calls and outside a trace."""
+
     @functools.wraps(func)
     def patched(*args: Any, **kwargs: Any) -> Any:
         tracer = current_tracer()
         if tracer is None or _called_by_library():
             return func(*args, **kwargs)
-        if module == "np.random" and func.__name__ == "default_rng":
-            tracer.refuse(
-                "a random number generator made inside the function (np.random.default_rng)",
-                hint="its draws would be frozen into the compiled graph: the statement runs in "
-                "Python on every call (a graph break), and so do the draws from it; or make it "
-                "outside and pass it in",
-            )
-        tracer.refuse(
-            f"{_RANDOM_SOURCES[module]} used inside the function ({module}.{func.__name__})",
-            hint="draws (and seeding) would be frozen into the compiled graph: the statement runs "
-            "in Python on every call (a graph break); or draw outside and pass the arrays in",
-        )
+        tracer.refuse(construct, hint=hint)
 
     return patched
 
