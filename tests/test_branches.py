@@ -470,3 +470,56 @@ def test_rows_swapped_under_a_branch_on_the_pivot_stay_one_loop():
         check(pivoted_elimination, A, RNG.normal(size=A.shape[0]))
     graph = gcompile.trace(pivoted_elimination, np.eye(4), np.ones(4))
     assert all(note.rolled for note in graph.notes.loops)
+
+
+def _nearest(x, data):
+    return data[int(np.floor(x + 0.5))]
+
+
+def _linear(x, data):
+    left = int(np.floor(x))
+    return data[left] + (data[min(left + 1, data.shape[0] - 1)] - data[left]) * (x - left)
+
+
+def resample(data, step, method):
+    """Sweep L's resampler: the helper a loop calls chosen in an `if` before it, so carried as
+    perhaps unbound; and a branch on the data in the loop reading it."""
+    if method == "nearest":
+        at = _nearest
+    elif method == "linear":
+        at = _linear
+    out = np.zeros(data.shape[0] // 2)
+    for k in range(out.shape[0]):
+        y = at(k * step, data)
+        if y > 0:
+            y = at(k * step, data) * 2.0
+        out[k] = y
+    return out
+
+
+def test_a_helper_bound_before_a_loop_is_passed_in_not_carried_and_the_loop_stays_rolled():
+    data = RNG.random(40) - 0.3
+    compiled = gcompile.compile(resample, fullgraph=True)
+    for method in ("nearest", "linear"):
+        for step in (0.7, 1.5):
+            np.testing.assert_array_max_ulp(
+                compiled(data, step, method), resample(data, step, method), 1
+            )
+        graph = gcompile.trace(resample, data, 0.7, method)
+        assert [loop_of(node) is not None for node in graph.nodes].count(True) == 1
+    with pytest.raises(UnboundLocalError, match="'at'"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the trace meets it: the call runs as eager, raising)
+        gcompile.compile(resample)(data, 0.7, "cubic")
+
+
+def rebinding(data):
+    f = np.sum
+    total = 0.0
+    for k in range(data.shape[0]):
+        total += f(data[: k + 1])
+        f = np.max  # (another object in its place: the loop runs in Python, unrolled)
+    return total
+
+
+def test_a_loop_rebinding_a_passed_in_function_still_runs_as_python_does():
+    check(rebinding, RNG.random(6))

@@ -52,6 +52,7 @@ from .loops import (
     _source_of,
     _widened,
 )
+from .passed_through import PassedThrough
 from .sequences import TracedList
 from .symint import SymInt
 from .texts import holds_marker
@@ -102,6 +103,11 @@ class ControlTracer(LoopTracer):
         test = _size_truth(test)
         if not tracer.is_traced(test) or test.ndim != 0:
             return NotImplemented
+        passed = PassedThrough(tracer, tuple(carried), info)
+        if passed:
+            branches = (passed.body(then), passed.body(orelse))
+            kept = passed.carried(carried)
+            return passed.after(self.capture_cond(test, *branches, kept, passed.kept_info()))
         source = _source_of(info)
         if self._declined_early(info, source, "branch"):
             return NotImplemented

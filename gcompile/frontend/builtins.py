@@ -106,8 +106,11 @@ class PythonBuiltins:
             return extreme_loop(self.tracer, args[0], function)
         if len(args) == 1 and not kwargs and type(args[0]) in (list, tuple) and len(args[0]) > 1:
             args = tuple(args[0])  # (``max(diffs)`` of a list of scalars: as ``max(*diffs)``)
-        args = tuple(  # (``max(len(x[m]), 1)``: a length the data decide, as a value)
-            a.value() if isinstance(a, SymInt) and data_sizes_in(a.expr) else a for a in args
+        beside_data = any(self.tracer.is_traced(a) for a in args)
+        args = tuple(  # (``max(len(x[m]), 1)``: a length the data decide, as a value; and
+            # ``min(left + 1, n - 1)``, a size beside a value read from the data)
+            a.value() if isinstance(a, SymInt) and (beside_data or data_sizes_in(a.expr)) else a
+            for a in args
         )
         traced = [a for a in args if self.tracer.is_traced(a)]
         if kwargs or len(args) < 2 or not traced or any(a.ndim for a in traced):

@@ -57,6 +57,7 @@ from .declines import Declined, LoopEscape
 from .list_rows import GrowingList, LoopRows
 from .loop_ranges import RangeLoops
 from .number_lists import NumberList
+from .passed_through import PassedThrough
 from .symint import SymInt
 
 _WIDENING_ROUNDS = 4  # a carried type settles after one or two iterations (weak -> strong)
@@ -119,6 +120,14 @@ class LoopTracer(PythonBuiltins, CarriedValues, RangeLoops):
     def capture_range(self, body, start, stop, step, carried, info, reverse=False):
         """``for i in range(start, stop, step)`` (reversed if ``reverse``): the carried values
         after the loop, or ``NotImplemented`` to run it in Python."""
+        passed = PassedThrough(self.tracer, tuple(carried), info)
+        if passed:
+            kept = passed.carried(carried)
+            bounds = (start, stop, step)
+            after = self.capture_range(
+                passed.body(body, 1), *bounds, kept, passed.kept_info(), reverse
+            )
+            return passed.after(after)
         source = _source_of(info)
         if self.unroll_all:
             return NotImplemented
