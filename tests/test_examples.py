@@ -7,6 +7,7 @@ parallel threshold so that the ``prange`` kernels run too.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 from pathlib import Path
 
@@ -80,8 +81,11 @@ def test_an_exported_function_loads_and_runs_in_another_process(tmp_path, truste
     loaded, eager, report = load_example("export_load.py").round_trip(tmp_path, trusted=trusted)
     np.testing.assert_allclose(loaded, eager, rtol=1e-12, atol=0)
     assert "compiler set up: False" in report, report
-    counts = "{'source': 0, 'machine code': 1}" if trusted else "{'source': 1, 'machine code': 0}"
-    assert f"kernels: {counts}" in report, report
+    counts = ast.literal_eval(report.split("kernels: ")[1].splitlines()[0])
+    if trusted:  # (the loop program, and the kernels it calls by name: ``linking``)
+        assert counts["source"] == 0 and counts["machine code"] >= 2, report
+    else:
+        assert counts == {"source": 1, "machine code": 0}, report
 
 
 def test_torch_tensors_and_numpy_arrays_mix():

@@ -275,6 +275,9 @@ class _Kernels:
 
     def compiled(self, described: dict) -> Any:
         """The dispatcher of a kernel global, ready for its signatures and no other types."""
+        if self.members is not None:
+            for link in described.get("links", ()):
+                self._install_link(link)
         dispatcher = self.dispatchers[described["module"]]
         with _READYING:  # (loads in threads: one enables compiling while another disables it)
             for number, signature in enumerate(described["signatures"]):
@@ -287,6 +290,16 @@ class _Kernels:
             # them (``cache.load`` enables compiling again for a compiled function needing it).
             dispatcher.disable_compile()
         return dispatcher
+
+    def _install_link(self, described: dict) -> None:
+        """The stored machine code of a kernel a loop program calls (``linking``), installed
+        where there is some; nothing compiled: the program's own load then compiles the
+        kernels it lacks (``linking.guard_program_cache``), and the program with them."""
+        dispatcher = self.dispatchers[described["module"]]
+        with _READYING:
+            for signature, entry in zip(described["signatures"], described["machine"]):
+                if entry is not None:
+                    self._install(dispatcher, codec.decode_signature(signature), entry)
 
     def _install(self, dispatcher: Any, signature: tuple, entry: dict) -> bool:
         """Whether the stored code for ``signature`` was installed (False: the dispatcher of

@@ -33,6 +33,7 @@ from numba.core.runtime.nrt import rtsys
 from numba.core.typed_passes import _reload_parfors
 from numba.core.typing import signature as make_signature
 
+from ..backends.numba import linking
 from ..errors import UnsupportedError
 from . import codec
 
@@ -71,9 +72,11 @@ def describe(dispatcher: object, signature: tuple) -> tuple[dict, bytes, bytes] 
         constants = _constants(own)
     except UnsupportedError:
         return None
+    wrapper = compiled.fndesc.llvm_cpython_wrapper_name
     entry = {
         "library": library.name,
-        "wrapper": compiled.fndesc.llvm_cpython_wrapper_name,
+        "wrapper": wrapper if any(f.name == wrapper for f in linked.functions) else None,
+        "function": compiled.fndesc.mangled_name,
         "environment": own,
         "constants": constants,
         "environments": sorted(
@@ -107,7 +110,10 @@ class _Overload:
 def install(dispatcher: object, signature: tuple, entry: dict, code: bytes, bitcode: bytes):
     """``dispatcher`` given the stored machine code for ``signature`` as its overload (no
     typing, no compiling): True; False when it already has one for ``signature`` (left as it
-    is). ValueError when the code was not compiled for ``signature``."""
+    is), or when the code calls kernels whose code is not loaded (``linking``). ValueError
+    when the code was not compiled for ``signature``."""
+    if entry["wrapper"] is None:
+        return _install_linked(dispatcher, signature, entry, code, bitcode)
     wrapper = str(entry["wrapper"])
     if not wrapper.endswith(mangle_args(tuple(signature))):
         raise ValueError(f"machine code compiled for other argument types than {signature}")
@@ -116,6 +122,8 @@ def install(dispatcher: object, signature: tuple, entry: dict, code: bytes, bitc
         if tuple(signature) in dispatcher.overloads:
             return False
         context = dispatcher.targetctx
+        if not linking.kernels_loaded(llvm.parse_bitcode(bitcode), context.codegen()):
+            return False  # (a loop program whose kernels were compiled here, not installed)
         rtsys.initialize(context)  # (the runtime the code calls; Numba's compiler stays unset)
         for reload in reloads:
             reload()
@@ -149,6 +157,33 @@ def install(dispatcher: object, signature: tuple, entry: dict, code: bytes, bitc
             (entry, code, bitcode),
         )
         dispatcher.add_overload(overload)
+    return True
+
+
+_LINKED: dict = {}  # (dispatcher id, signature) -> the library of a kernel only programs call
+
+
+def _install_linked(dispatcher: object, signature: tuple, entry: dict, code, bitcode) -> bool:
+    """The stored machine code of a kernel only loop programs call (no Python wrapper): put in
+    Numba's engine, where the programs' code finds its function by name (``linking``), not
+    made an overload (a program compiled here compiles the kernel again). True when
+    installed, False when it was already."""
+    function = str(entry["function"])  # (its signature may hold literals the codec drops)
+    with global_compiler_lock:
+        if (id(dispatcher), tuple(signature)) in _LINKED:
+            return False
+        context = dispatcher.targetctx
+        rtsys.initialize(context)
+        for reload in (_RELOADS[str(name)] for name in entry["reload"]):
+            reload()
+        library = context.codegen().unserialize_library(
+            (str(entry["library"]), "object", (code, bitcode))
+        )
+        if not library.codegen._engine.is_symbol_defined(function):
+            raise ValueError(f"the machine code lacks {function}")
+        for name in entry["environments"]:
+            library.codegen.set_env(name, _environment(name, dispatcher.py_func.__globals__, []))
+        _LINKED[(id(dispatcher), tuple(signature))] = (dispatcher, library)
     return True
 
 

@@ -39,6 +39,7 @@ _KERNEL_IMPORTS = {
     "gcompile.ir.ops": {"RerunEagerly"},
     "gcompile.backends.numba.cache": {"dispatcher_of"},
     "gcompile.backends.numba.blas": {"matmul_into"},
+    "gcompile.backends.numba.linking": {"KernelCompiler"},
 }
 KEY = re.compile(r"[0-9a-f]{40}")
 
@@ -171,6 +172,10 @@ def _bound_key(statement: ast.Assign) -> str:
     raise SourceRefused(f"line {statement.lineno}: an assignment of another form")
 
 
+def _names(expression: ast.expr, name: str) -> bool:
+    return isinstance(expression, ast.Name) and expression.id == name
+
+
 def _check_njit(function: ast.FunctionDef) -> None:
     """A function compiled by ``@njit(<literal options>)``, without defaults."""
     decorators = function.decorator_list
@@ -180,6 +185,8 @@ def _check_njit(function: ast.FunctionDef) -> None:
     if not isinstance(call.func, ast.Name) or call.func.id != "njit" or call.args:
         raise SourceRefused(f"line {function.lineno}: a function not under @njit(...)")
     for keyword in call.keywords:
+        if keyword.arg == "pipeline_class" and _names(keyword.value, "KernelCompiler"):
+            continue  # (gcompile's compiler: ``linking``)
         try:
             ast.literal_eval(keyword.value)
         except ValueError:

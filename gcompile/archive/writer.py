@@ -26,7 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..api import CompiledFunction
-from ..backends.numba import cache, copies
+from ..backends.numba import cache, copies, linking
 from ..backends.numba.kernels import LazyKernel
 from ..errors import UnsupportedError
 from ..ir.graph import Node
@@ -164,12 +164,18 @@ def _kernel(dispatcher: Any, modules: dict, machine: dict, lazy: bool) -> dict:
     codes = [
         _machine_code(dispatcher, s, key, n, machine) for n, s in enumerate(dispatcher.signatures)
     ]
+    functions = dispatcher.py_func.__globals__
+    links = [  # (a loop program's kernels, installed before it: ``linking``)
+        _kernel(functions[name], modules, machine, lazy=False)
+        for name in sorted(linking.kernel_signatures(dispatcher))
+    ]
     return {
         "kind": "kernel",
         "module": key,
         "signatures": signatures,
         "machine": codes,
         "lazy": lazy,
+        "links": links,
     }
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import gcompile
-from gcompile.backends.numba import cache, rules
+from gcompile.backends.numba import cache, linking, rules
 from gcompile.ir import ops
 from tests.support import check, quiet
 
@@ -154,6 +154,62 @@ def test_a_second_process_loads_the_machine_code_from_disk(tmp_path):
     (module,) = directory.glob("k_*.py")
     first_line = module.read_text().splitlines()[0]
     assert first_line.startswith("# gcompile kernel module, sha256")
+
+
+_PROGRAM_PROCESS = textwrap.dedent(
+    """
+    import sys
+    import numpy as np, gcompile
+    def rows(a, w):
+        out = np.empty_like(a)
+        for i in range(a.shape[0]):
+            out[i] = a[i] * w + a[i].max()
+        return out
+    fn = gcompile.compile(rows, fullgraph=True)
+    a = np.random.rand(6, 40)
+    assert np.array_equal(fn(a, 2.0), rows(a, 2.0))
+    timings = fn.entries[-1].run.program.timings
+    (loop,) = [event for event in timings if event.startswith("numba loop")]
+    print(loop.split()[-1], "numba.np.arraymath" in sys.modules)
+    """
+)
+
+
+def test_a_loop_program_calls_its_kernels_by_name_in_every_process(tmp_path):
+    """A program is linked to its kernels' code by their symbols (``linking``): the second
+    process loads the kernels it recorded, then its machine code; without that record (a
+    process stopped between the two writes) it is compiled, its kernels loaded."""
+    cache_dir = tmp_path / "kernels"
+    runs = outputs_of_two_processes(_PROGRAM_PROCESS, GCOMPILE_CACHE_DIR=str(cache_dir))
+    assert runs == [["(compiled)", "True"], ["(disk)", "False"]]
+    for record in cache_dir.glob("*.links"):
+        record.unlink()
+    env = {**os.environ, "GCOMPILE_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(ROOT)}
+    script = [sys.executable, "-c", _PROGRAM_PROCESS]
+    done = subprocess.run(script, env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["(compiled)", "True"]
+    assert list(cache_dir.glob("*.links"))  # (recorded again)
+
+
+def test_a_kernel_is_linked_into_its_program_as_declarations():
+    def rows(a, w):
+        out = np.empty_like(a)
+        for i in range(a.shape[0]):
+            out[i] = a[i] * w + a[i].max()
+        return out
+
+    fn = gcompile.compile(rows, fullgraph=True)
+    a = np.random.rand(5, 9)
+    assert np.array_equal(fn(a, 0.5), rows(a, 0.5))
+    dispatcher = program(fn).entry.function
+    (kernel,) = linking.kernel_signatures(dispatcher)
+    (kernel_overload,) = dispatcher.py_func.__globals__[kernel].overloads.values()
+    kernel_name = kernel_overload.fndesc.mangled_name
+    assert linking._KERNEL_TAG in kernel_name  # (the same in every process)
+    (program_overload,) = dispatcher.overloads.values()
+    linked = program_overload.library._get_module_for_linking()
+    (declared,) = [f for f in linked.functions if f.name == kernel_name]
+    assert declared.is_declaration  # (called by name: its body is not compiled again)
 
 
 _FOLD_PROCESS = textwrap.dedent(
