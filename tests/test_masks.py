@@ -227,3 +227,43 @@ def test_a_mask_beside_ints_and_slices_is_a_mask_of_the_view():
     for fn in (compiled, lambda a, m: a[m, 1:].sum()):  # (a mask of another length)
         with pytest.raises(IndexError, match="boolean index did not match"):
             fn(np.ones((4, 3)), np.ones(3, bool))
+
+
+def counted(a, b):
+    """``np.count_nonzero`` of values (NaN counts), of a mask, along axes, and in a loop."""
+    along = np.count_nonzero(a, axis=0) + np.count_nonzero(b > 0.5, axis=1, keepdims=True)
+    return np.count_nonzero(a), np.count_nonzero(a > 0.25), along
+
+
+def erode(src):
+    """Sweep L's erosion: windows at the border clipped (empty where ``y - 1`` is -1), so
+    ``np.count_nonzero`` runs on sizes that vary in the loop and on empty windows."""
+    h, w = src.shape
+    dst = src.copy()
+    for y in range(0, h):
+        for x in range(0, w):
+            roi = src[y - 1 : y + 2, x - 1 : x + 2]
+            if roi.size - np.count_nonzero(roi) > 0:
+                dst[y][x] = 0
+    return dst
+
+
+def test_count_nonzero_is_a_sum_of_a_mask_with_numpys_types():
+    a = dyadic((7, 5), low=-8) * (RNG.random((7, 5)) > 0.3)
+    a[2, 3] = np.nan
+    for values in (
+        a,
+        a.astype(np.float32),
+        a > 0,
+        (np.nan_to_num(a) * 4).astype(np.int16),
+        a + 1j * a,
+    ):
+        check(counted, values, RNG.random((7, 5)))
+    check(counted, np.zeros((0, 5)), np.zeros((0, 5)))
+
+
+def test_counts_in_windows_clipped_at_the_border_stay_rolled_loops():
+    src = ((RNG.random((12, 9)) > 0.2) * 255).astype(np.uint8)
+    check(erode, src)
+    graph = gcompile.trace(erode, src)
+    assert all(note.rolled for note in graph.notes.loops)

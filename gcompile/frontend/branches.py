@@ -126,11 +126,13 @@ class ControlTracer(LoopTracer):
         if self.unroll_all or not self.is_top(graph):  # (unrolling was asked for)
             return
         if sum(isinstance(node.target, Cond) for node in graph.nodes) >= MAX_BRANCHES:
+            unrolled = {n.source: n.reason for n in self.notes if not n.rolled and n.reason}
+            why = "; ".join(f"the loop at {s} was unrolled: {r}" for s, r in unrolled.items())
             self.tracer.refuse(
                 "a function too large to compile",
                 detail=f"more than {MAX_BRANCHES} branches, each an `if` of the data in a loop "
-                "unrolled at trace time",
-                hint="keep its loops rolled: see explain() for why a loop was unrolled",
+                f"unrolled at trace time ({why or 'the loop ran in Python'})",
+                hint="keep its loops rolled (see why above and in explain())",
             )
 
     def capture_array(self, function, element, start, stop, step, info, args, kwargs):

@@ -218,6 +218,12 @@ def _shape(rec, a):
     return a.shape
 
 
+def _count_nonzero(rec, a, axis=None, *, keepdims=False):
+    """``np.count_nonzero``: the elements unequal to zero (NaN among them) summed, in NumPy's
+    intp (a NumPy int64 without an axis)."""
+    return np.sum(a != 0, axis=axis, keepdims=keepdims)
+
+
 def _ndim(rec, a):
     return a.ndim
 
@@ -798,6 +804,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.shape: Decomposition(_shape),
     np.ndim: Decomposition(_ndim),
     np.size: Decomposition(_size),
+    np.count_nonzero: Decomposition(_count_nonzero),
 }
 
 

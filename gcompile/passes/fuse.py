@@ -128,6 +128,8 @@ def _not_empty(node: Node) -> bool:
     if data_sizes_in(size):  # (a length the data decide: the loop may run no time; NumPy's
         return True  # error for no element is the tracer's check node after it)
     if node.target.identity is not None:
+        if node.graph.repeated:  # (in a loop body, where a program has no other template for
+            return True  # it: the kernel's loop runs no time on an empty input, as on a trip)
         answer = decide_in_loops(">", size, 0, "an empty reduction")
         if answer is not None or _varies_by_trip(size, node.graph):
             return answer is not False

@@ -934,6 +934,17 @@ CASES: dict[Any, list[Case]] = {
     np.size: [
         case(lambda x: x * np.size(x) + np.size(x, 0) + np.size(x, (0, 1)), (2, 3), dtypes=REAL)
     ],
+    np.count_nonzero: [  # (every argument form in one function: one compile per dtype)
+        case(
+            lambda x: (
+                np.count_nonzero(x)
+                + np.count_nonzero(x, axis=0)
+                + np.count_nonzero(x, axis=(0, 1), keepdims=True)
+            ),
+            strided((4, 3)),
+            dtypes=(np.bool_, np.int32, np.float64, np.complex128),
+        )
+    ],
     np.asarray: [
         case(lambda x: np.asarray(x, dtype=np.float32), (2, 3)),
         case(lambda x: np.asarray(x) + 1, F((2, 3)), dtypes=NUMERIC),
