@@ -158,7 +158,9 @@ def too_little_work(graph: Any, inputs: list) -> str | None:
     # (a NumPy op on small arrays takes about a microsecond, a whole program's call about as
     # much; one on scalars a tenth of that)
     enough = SCALAR_STEPS if largest <= 1 else WHOLE_PROGRAM_STEPS
-    if largest >= SMALL_ELEMENTS or len(steps) >= enough:
+    # (an element read is no work: ``list(x)`` reads each element, which Python does as fast)
+    work = [n for n in steps if not (n.target is ops.GETITEM and n.meta.ndim == 0)]
+    if largest >= SMALL_ELEMENTS or len(work) >= enough:
         return None
     return (
         f"{len(steps)} step{'s' * (len(steps) != 1)} on at most {largest} elements a call, "

@@ -34,7 +34,14 @@ from .errors import ScalarsDecide, UnsupportedError
 from .interop import arrays as interop
 from .ir.literals import literal_key
 from .ir.meta import RANDOM_STATE_TYPES, layout_of, unsupported_dtype_reason
-from .ir.pytree import TreeSpec, flatten, more_leaves, unflatten
+from .ir.pytree import (
+    ARGUMENT_OF,
+    TreeSpec,
+    flatten,
+    more_leaves,
+    plain_object,
+    unflatten,
+)
 from .ir.shape_env import SIZE_END, SIZE_LOW, ShapeEnv, source_of
 from .ir.symbolic import is_expr, is_int
 
@@ -181,9 +188,30 @@ class ArgumentBinder:
         return frozenset(i for i, name in enumerate(self._names) if name in paths)
 
     def rebuild(self, spec: TreeSpec, values: list) -> tuple[tuple, dict]:
-        arguments = unflatten(spec, values)
+        arguments = unflatten(spec, values, make_object=argument_object)
         rebuilt = inspect.BoundArguments(self.signature, arguments)
         return rebuilt.args, rebuilt.kwargs
+
+
+def argument_object(cls: type, attributes: dict) -> Any:
+    """An argument object (``pytree``: a ``SimpleNamespace``, a dataclass instance) rebuilt
+    from its attributes, as an instance of a subclass of ``cls`` that refuses to have its
+    attributes set: the caller's object would not see the change (a statement doing so is
+    refused, and runs in Python as a graph break, on the caller's object)."""
+    return plain_object(_unassignable(cls), attributes)
+
+
+@functools.cache
+def _unassignable(cls: type) -> type:
+    def refuse(self, name: str, *value: Any) -> None:
+        raise UnsupportedError(
+            f"assigning attribute {name!r} of an argument of type {cls.__name__}",
+            detail="the function sees a copy of the object's attributes",
+            hint="return the new value instead, or assign it outside the compiled function",
+        )
+
+    members = {"__setattr__": refuse, "__delattr__": refuse, ARGUMENT_OF: cls}
+    return type(cls.__name__, (cls,), members)
 
 
 def _leaf_guard(

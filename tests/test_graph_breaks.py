@@ -740,3 +740,13 @@ def test_a_length_the_data_decide_counts_at_its_most_when_a_region_is_judged():
     assert small is not None and "at most 1200 elements" in small
     large = [np.ones((5000, 2)), np.ones(5000, bool)]
     assert gcompile.graph_breaks.too_little_work(graph, large) is None
+
+
+def test_element_reads_are_no_work_when_a_region_is_judged():
+    def listed(x):
+        return list(x), np.zeros(x.shape[0])  # (Sweep J's Dijkstra before its Python loop)
+
+    x = np.arange(160.0)
+    graph = gcompile.trace(listed, x)
+    assert sum(node.op == "call" for node in graph.nodes) > 100  # (one read per element)
+    assert "at most 160 elements" in gcompile.graph_breaks.too_little_work(graph, [x])

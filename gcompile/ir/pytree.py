@@ -1,13 +1,17 @@
 """Flatten nested tuples, lists and dicts into leaves and back.
 
 Function arguments and return values may be containers of arrays (``(w, m, v)``,
-``{"loss": l, "grad": g}``); the graph sees only the leaves. A ``TreeSpec``
+``{"loss": l, "grad": g}``), or objects holding them as attributes (a ``SimpleNamespace`` or
+a dataclass instance of parameters: kind "object", its type and attribute names the keys);
+the graph sees only the leaves. A ``TreeSpec``
 records the structure so the leaves can be put back, and is hashable so it can
 take part in cache keys.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -81,8 +85,39 @@ def _flatten(value: Any, path: str, leaves: list) -> TreeSpec:
             _flatten(value[k], f"{path}_{k}" if path else str(k), leaves) for k in keys
         )
         return TreeSpec("dict", keys, children)
+    if is_attribute_object(value):
+        attributes = vars(value)
+        children = tuple(
+            _flatten(v, f"{path}_{k}" if path else k, leaves) for k, v in attributes.items()
+        )
+        cls = getattr(type(value), ARGUMENT_OF, type(value))  # (a rebuilt argument's class)
+        return TreeSpec("object", (cls, *attributes), children)
     leaves.append((path, value))
     return LEAF
+
+
+# on a class standing for an argument's class when rebuilt (``guards.argument_object``): that class
+ARGUMENT_OF = "__gcompile_argument_of__"
+
+
+def is_attribute_object(value: Any) -> bool:
+    """A ``SimpleNamespace``, or an instance of a dataclass keeping its attributes in its
+    ``__dict__`` (not ``slots``), flattened by its attributes."""
+    if isinstance(value, types.SimpleNamespace):
+        return True
+    return (
+        dataclasses.is_dataclass(value)
+        and not isinstance(value, type)
+        and "__dict__" in dir(value)
+        and not hasattr(type(value), "__slots__")
+    )
+
+
+def plain_object(cls: type, attributes: dict) -> Any:
+    """An instance of ``cls`` holding ``attributes`` (not initialised again)."""
+    made = cls.__new__(cls)
+    made.__dict__.update(attributes)
+    return made
 
 
 def more_leaves(value: Any, limit: int) -> bool:
@@ -96,6 +131,8 @@ def more_leaves(value: Any, limit: int) -> bool:
             pending.extend(item)
         elif isinstance(item, dict):
             pending.extend(item.values())
+        elif is_attribute_object(item):
+            pending.extend(vars(item).values())
         else:
             count += 1
             if count > limit:
@@ -107,16 +144,24 @@ def _is_namedtuple(value: Any) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
 
 
-def unflatten(spec: TreeSpec, leaves: list, convert: Callable[[Any], Any] = lambda x: x) -> Any:
-    """Rebuild the structure of ``spec`` from ``leaves`` (applying ``convert`` to each)."""
+def unflatten(
+    spec: TreeSpec,
+    leaves: list,
+    convert: Callable[[Any], Any] = lambda x: x,
+    make_object: Callable[[type, dict], Any] = plain_object,
+) -> Any:
+    """Rebuild the structure of ``spec`` from ``leaves`` (applying ``convert`` to each); an
+    object by ``make_object(type, attributes)``."""
     it = iter(leaves)
-    return _unflatten(spec, it, convert)
+    return _unflatten(spec, it, convert, make_object)
 
 
-def _unflatten(spec: TreeSpec, it, convert):
+def _unflatten(spec: TreeSpec, it, convert, make_object):
     if spec.kind == "leaf":
         return convert(next(it))
-    values = [_unflatten(child, it, convert) for child in spec.children]
+    values = [_unflatten(child, it, convert, make_object) for child in spec.children]
+    if spec.kind == "object":
+        return make_object(spec.keys[0], dict(zip(spec.keys[1:], values)))
     if spec.kind == "rows":  # (a graph's node in the text form, the array on a call)
         rows, how = values[0], spec.keys[0]
         if not hasattr(rows, "tolist"):
