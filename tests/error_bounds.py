@@ -65,7 +65,7 @@ def bounds(fn: Callable, args: tuple, kwargs: dict, graph: Any = None) -> tuple:
             arguments = map_arg(node.args, values.__getitem__)
             keywords = concrete(map_arg(node.kwargs, values.__getitem__), lengths)
             if subgraphs_of(node):  # a branch or a while loop: run, no bound known
-                run = interpreter.runner(node)
+                run = interpreter.runner(node, dict(lengths) or None)  # (lengths made before)
                 values[node] = node.target.interpret(run, arguments, keywords)
                 errors[node] = _unknown(values[node])
             else:

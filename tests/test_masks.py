@@ -267,3 +267,20 @@ def test_counts_in_windows_clipped_at_the_border_stay_rolled_loops():
     check(erode, src)
     graph = gcompile.trace(erode, src)
     assert all(note.rolled for note in graph.notes.loops)
+
+
+def split_gain(x, y):
+    """Sweep I's decision-tree split: gathers first used inside an `or` in a loop body."""
+    best = 0.0
+    for t in x:
+        left = y[x <= t]
+        right = y[x > t]
+        if len(left) == 0 or len(right) == 0:
+            continue
+        best = max(best, left.max() - right.min())
+    return best
+
+
+def test_a_gather_first_used_in_a_branch_of_a_loop_body_is_made_in_the_body():
+    x = np.round(RNG.random(30) * 5, 1)
+    check(split_gain, x, RNG.random(30))

@@ -409,14 +409,18 @@ class Tracer(Indices):
     def recording_after(self, graph: Graph, anchor: Node | None):
         """Record into ``graph`` (``loops.encloses``) right after ``anchor`` (None: first) inside the
         ``with`` block: a value as it was there (NumPy's copy made by ``x[m]``)."""
-        saved = self.graph, self._constants
+        saved = self.graph, self._constants, self.loops.frame
         self.graph, self._constants = graph, {}
+        frame = self.loops.frame  # (values are lifted into ``graph``'s body, not the current)
+        while frame is not None and frame.graph is not graph:
+            frame = frame.parent
+        self.loops.frame = frame
         place = graph.inserting_after(anchor) if anchor else graph.inserting_before(graph.nodes[0])
         try:
             with place:
                 yield
         finally:
-            self.graph, self._constants = saved
+            self.graph, self._constants, self.loops.frame = saved
             graph.placeholders_first()  # (an input lifted into a loop body meanwhile)
 
     def write_by_indices(self, target: TracedArray, index: Any, value: Any) -> bool:

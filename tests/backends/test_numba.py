@@ -160,6 +160,8 @@ _PROGRAM_PROCESS = textwrap.dedent(
     """
     import sys
     import numpy as np, gcompile
+    from gcompile.backends.numba import linking
+    linking.INLINED_SIZE = 0  # (every kernel called by name, however small)
     def rows(a, w):
         out = np.empty_like(a)
         for i in range(a.shape[0]):
@@ -191,13 +193,28 @@ def test_a_loop_program_calls_its_kernels_by_name_in_every_process(tmp_path):
     assert list(cache_dir.glob("*.links"))  # (recorded again)
 
 
-def test_a_kernel_is_linked_into_its_program_as_declarations():
-    def rows(a, w):
-        out = np.empty_like(a)
-        for i in range(a.shape[0]):
-            out[i] = a[i] * w + a[i].max()
-        return out
+def _rows_max(a, w):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = a[i] * w + a[i].max()
+    return out
 
+
+def _rows_min(a, w):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = a[i] * w - a[i].min()
+    return out
+
+
+@pytest.mark.parametrize("rows, size", [(_rows_max, 0), (_rows_min, 10**6)])
+def test_a_kernel_is_linked_into_its_program_as_declarations_unless_small(
+    monkeypatch, tmp_path, rows, size
+):
+    """(Each case its own kernel: a kernel's library keeps how it was first linked; and its
+    own cache, where no program compiled before is loaded from.)"""
+    monkeypatch.setattr(linking, "INLINED_SIZE", size)
+    monkeypatch.setenv("GCOMPILE_CACHE_DIR", str(tmp_path))
     fn = gcompile.compile(rows, fullgraph=True)
     a = np.random.rand(5, 9)
     assert np.array_equal(fn(a, 0.5), rows(a, 0.5))
@@ -208,8 +225,9 @@ def test_a_kernel_is_linked_into_its_program_as_declarations():
     assert linking._KERNEL_TAG in kernel_name  # (the same in every process)
     (program_overload,) = dispatcher.overloads.values()
     linked = program_overload.library._get_module_for_linking()
-    (declared,) = [f for f in linked.functions if f.name == kernel_name]
-    assert declared.is_declaration  # (called by name: its body is not compiled again)
+    (linked_kernel,) = [f for f in linked.functions if f.name == kernel_name]
+    # (called by name, its body not compiled again; a small one linked whole, to be inlined)
+    assert linked_kernel.is_declaration == (size == 0)
 
 
 _FOLD_PROCESS = textwrap.dedent(

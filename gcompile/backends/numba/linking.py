@@ -34,6 +34,11 @@ from numba.core.compiler import Compiler
 KERNEL_UID = 0
 _KERNEL_PREFIX = "_ZN16gcompile_kernels"
 _KERNEL_TAG = f"6kernelB{len(f'v{KERNEL_UID}')}v{KERNEL_UID}"
+# A kernel of at most this many LLVM instructions is linked whole into the programs calling it,
+# which may inline it: the kernels of a few elements called on every trip of an inner loop
+# (sweeps H, I, L: 9 to 203 instructions) ran 2-5x slower called by name. npbench resnet's 9
+# kernels hold 100 to 2953: linked whole, its first call took 5.6 s; by name past 250, 4.8 s.
+INLINED_SIZE = 250
 
 
 class KernelCompiler(Compiler):
@@ -63,17 +68,29 @@ class KernelLinks:
 
 def _declarations(library: object) -> object | None:
     """A module declaring the kernel functions ``library`` defines, or None when it is no
-    kernel's library. (Numba's module for linking has them ``linkonce_odr``; the machine code
-    loaded in the engine defines them.)"""
+    kernel's library, or a small one (linked whole: a program inlines it, as it did the
+    kernels of a few elements it calls on every trip of an inner loop). (Numba's module for
+    linking has them ``linkonce_odr``; the machine code loaded in the engine defines them.)"""
     module = library._get_module_for_linking()
     kernels = [f for f in module.functions if not f.is_declaration and _is_kernel_function(f.name)]
-    if not kernels:
+    if not kernels or not _larger_than(kernels, INLINED_SIZE):
         return None
     lines = [f'target triple = "{module.triple}"', f'target datalayout = "{module.data_layout}"']
     for function in kernels:
         result, _, parameters = str(function.global_value_type).partition(" (")
         lines.append(f'declare {result} @"{function.name}"({parameters}')
     return llvm.parse_assembly("\n".join(lines) + "\n")
+
+
+def _larger_than(functions: list, size: int) -> bool:
+    """Whether ``functions`` hold more than ``size`` LLVM instructions (counted up to that)."""
+    count = 0
+    for function in functions:
+        for block in function.blocks:
+            count += sum(1 for _ in block.instructions)
+            if count > size:
+                return True
+    return False
 
 
 def _is_kernel_function(name: str) -> bool:
