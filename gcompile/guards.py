@@ -247,7 +247,8 @@ def _leaf_guard(
             return ("random state", type(value)), False
         raise UnsupportedError(
             f"argument '{path}' of type {type(value).__name__}",
-            hint="pass arrays, Python scalars, strings, dtypes, functions, or tuples/lists/dicts of them. "
+            hint="pass arrays, Python scalars, strings, dtypes, functions, or tuples/lists/dicts, "
+            "SimpleNamespaces or dataclass instances (not slotted) of them. "
             "Other objects would be frozen at compile time; name the parameter in static_argnames if "
             "the object never changes (it is then guarded by identity)",
         )

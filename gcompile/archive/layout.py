@@ -23,7 +23,9 @@ import hashlib
 import re
 
 FORMAT = "gcompile-export"
-VERSION = 3  # (2: kernel modules import copies whole; 3: machine code, meta.json's "machine")
+# (2: kernel modules import copies whole; 3: machine code, meta.json's "machine"; 4: a loop
+# program's code calls its kernels by name, their machine code stored as its "links")
+VERSION = 4
 GRAPH_HEADER = f"# {FORMAT} graph text, version {VERSION} (the compiled graph, stage fused)\n"
 
 MANIFEST = "manifest.json"

@@ -10,10 +10,11 @@ take part in cache keys.
 
 from __future__ import annotations
 
-import dataclasses
 import types
 from dataclasses import dataclass
 from typing import Any, Callable
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -103,14 +104,16 @@ ARGUMENT_OF = "__gcompile_argument_of__"
 def is_attribute_object(value: Any) -> bool:
     """A ``SimpleNamespace``, or an instance of a dataclass keeping its attributes in its
     ``__dict__`` (not ``slots``), flattened by its attributes."""
-    if isinstance(value, types.SimpleNamespace):
+    cls = type(value)
+    if cls in _PLAIN_LEAVES:  # (the common leaves, on every call's path: no more questions)
+        return False
+    if issubclass(cls, types.SimpleNamespace):
         return True
-    return (
-        dataclasses.is_dataclass(value)
-        and not isinstance(value, type)
-        and "__dict__" in dir(value)
-        and not hasattr(type(value), "__slots__")
-    )
+    fields = getattr(cls, "__dataclass_fields__", None)
+    return fields is not None and hasattr(value, "__dict__") and not hasattr(cls, "__slots__")
+
+
+_PLAIN_LEAVES = frozenset((np.ndarray, float, int, bool, complex, str, type(None)))
 
 
 def plain_object(cls: type, attributes: dict) -> Any:
