@@ -33,6 +33,7 @@ from numba.core.runtime import rtsys
 
 from ... import config
 from . import linking
+from .files import write_atomically
 
 _HEADER = "# gcompile kernel module, sha256 of the rest of this file: "
 _lock = threading.RLock()
@@ -139,15 +140,7 @@ def _digest(text: str) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    content = f"{_HEADER}{_digest(text)}\n{text}"
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".py")
-    try:
-        with os.fdopen(handle, "w") as out:
-            out.write(content)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, f"{_HEADER}{_digest(text)}\n{text}".encode())
 
 
 def _intact(path: Path, text: str) -> bool:

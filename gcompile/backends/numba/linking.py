@@ -21,14 +21,14 @@ record is missing.
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
-import tempfile
 from pathlib import Path
 
 from llvmlite import binding as llvm
 from numba.core import codegen
 from numba.core.compiler import Compiler
+
+from .files import write_atomically
 
 # A kernel's functions' unique id; Numba's own counter starts at 1, so no other function has it.
 KERNEL_UID = 0
@@ -151,7 +151,7 @@ def guard_program_cache(dispatcher: object, path: Path, load) -> None:
 
     def save_overload(signature, data):
         kernels = kernel_signatures(dispatcher, data.library)
-        _write(_record_path(path, signature), pickle.dumps(kernels))
+        write_atomically(_record_path(path, signature), pickle.dumps(kernels))
         numba_save(signature, data)
 
     cache._load_overload, cache._save_overload = load_overload, save_overload
@@ -182,14 +182,3 @@ def kernel_signatures(dispatcher: object, library: object = None) -> dict:
 def _record_path(path: Path, signature: tuple) -> Path:
     digest = hashlib.sha256(repr(tuple(signature)).encode()).hexdigest()[:16]
     return path.with_name(f"{path.stem}.{digest}.links")
-
-
-def _write(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".links")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
