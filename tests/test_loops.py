@@ -536,14 +536,18 @@ def test_many_branches_of_an_unrolled_loop_are_refused_before_numba_compiles_the
     to 10000 has 99; the trace stops at the 65th) it runs eagerly; a host that would compile each on its own refuses past
     MAX_SEPARATE_BRANCHES (a loop unrolled with np.sort after it: 30 branches); a short one
     compiles."""
+    first = sieve.__code__.co_firstlineno
+    loop = f"the loop at {__file__}:{first + 5} ran in Python: bool() of a traced value"
+    branch = f"the `if` at {__file__}:{first + 6} ran in Python: a question about the loop index"
     for fn, n, says in (
-        (sieve, 10_000, "more than 64 branches"),
-        (sorted_sieve, 1000, "30 branches"),
+        (sieve, 10_000, ("more than 64 branches", loop, branch)),  # (and why each ran in Python)
+        (sorted_sieve, 1000, ("30 branches",)),
     ):
         compiled = gcompile.compile(fn)
         with pytest.warns(gcompile.GcompileWarning, match="too large to compile"):
             np.testing.assert_array_equal(compiled(n), fn(n))
-        assert says in compiled.refusals[-1].detail and compiled.stats["kernel_compiles"] == 0
+        detail = compiled.refusals[-1].detail
+        assert all(s in detail for s in says) and compiled.stats["kernel_compiles"] == 0
     compiled = gcompile.compile(sieve, fullgraph=True)
     for n in (100, 101, 120):
         np.testing.assert_array_equal(compiled(n), sieve(n))

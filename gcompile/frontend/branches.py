@@ -126,8 +126,11 @@ class ControlTracer(LoopTracer):
         if self.unroll_all or not self.is_top(graph):  # (unrolling was asked for)
             return
         if sum(isinstance(node.target, Cond) for node in graph.nodes) >= MAX_BRANCHES:
-            unrolled = {n.source: n.reason for n in self.notes if not n.rolled and n.reason}
-            why = "; ".join(f"the loop at {s} was unrolled: {r}" for s, r in unrolled.items())
+            python = {(n.source, n.kind): n.reason for n in self.notes if not n.rolled and n.reason}
+            why = "; ".join(
+                f"the {'`if`' if kind == 'branch' else 'loop'} at {source} ran in Python: {reason}"
+                for (source, kind), reason in python.items()
+            )
             self.tracer.refuse(
                 "a function too large to compile",
                 detail=f"more than {MAX_BRANCHES} branches, each an `if` of the data in a loop "
