@@ -34,6 +34,7 @@ from ...loops.nodes import (
     Store,
     Subscript,
     Tuple,
+    Var,
 )
 from .copies import REGION_STORES
 from .rules import NoTemplate
@@ -230,9 +231,27 @@ class RegionLowering:
             return Call(Name("np.lib.stride_tricks.sliding_window_view"), (array, *windows))
         if op is ops.TRANSPOSE:
             axes = params.get("axes")
-            axes = tuple(range(after.ndim))[::-1] if axes is None else tuple(axes)
-            return Call(Attr(array, "transpose"), (Tuple(tuple(Const(a) for a in axes)),))
+            return self.transposed(array, tuple(range(after.ndim))[::-1] if axes is None else axes)
         raise NoTemplate(f"a {op.name} view in a loop body")
+
+    def transposed(self, array, axes: tuple):
+        """``array.transpose(axes)`` as a view Numba compiles cheaply: ``.T`` for the reversal of
+        the axes, else ``as_strided`` with the permuted shape and strides. (Numba's transpose with
+        axes compiles a helper whose error message formats strings: ~3 s in each process.)"""
+        axes = tuple(axes)
+        if axes == tuple(range(len(axes))):
+            return array
+        if axes == tuple(range(len(axes)))[::-1]:
+            return Attr(array, "T")
+        if not isinstance(array, Var):
+            permuted = self.fresh("permuted")
+            self.emit(Let(permuted, array))
+            array = permuted
+        shape, strides = (
+            Tuple(tuple(Item(Attr(array, part), (Const(a),)) for a in axes))
+            for part in ("shape", "strides")
+        )
+        return Call(Name("np.lib.stride_tricks.as_strided"), (array, shape, strides))
 
     def update(self, node: Node) -> None:
         """A functional update: a copy of the array with the region replaced."""

@@ -576,9 +576,7 @@ class _ProgramLowering(
         out = self.output_buffer(node, 0, node.meta, "C")
         into, ndim = out, node.meta.ndim
         moved = scans.moved_last(ndim, 0 if axis is None else axis)
-        if moved != tuple(range(ndim)):
-            axes = Tuple(tuple(Const(a) for a in moved))
-            source, into = (Call(Name("np.transpose"), (v, axes)) for v in (source, out))
+        source, into = (self.transposed(v, moved) for v in (source, out))
         kind = Const(scans.kind_of(node))
         self.emit(Eval(Call(Name("_scans.last_axis"), (source, into, kind))))
         self.helpers.add("scans")
