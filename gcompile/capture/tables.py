@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import functools
 import types
 from typing import Any
 
@@ -40,14 +41,15 @@ def is_table(value: Any) -> bool:
     return kind in _NUMBERS and all(type(item) is kind for item in value)
 
 
-def loaded_globals(code: types.CodeType) -> set:
+@functools.lru_cache(maxsize=4096)  # (asked on every trace; code objects never change)
+def loaded_globals(code: types.CodeType) -> frozenset:
     """The names ``code`` and the code objects nested in it load as globals (not the
     attribute names ``co_names`` also holds: ``x.size`` is no global ``size``)."""
     names = {i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_LOADS}
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= loaded_globals(const)
-    return names
+    return frozenset(names)
 
 
 def own_tables(fn: Any) -> tuple:

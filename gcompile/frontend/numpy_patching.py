@@ -339,6 +339,7 @@ class _TracedGrid:
 
 
 _PATCHES: list[tuple[Any, str, Callable, Callable]] | None = None
+_REPLACEMENT_OF: dict[int, Callable] = {}  # id of a patched NumPy function -> its replacement
 
 
 # (id of a globals dict or closure cell, name) -> [its holder, the original, how many patch it]
@@ -359,6 +360,7 @@ def tracing(tracer: Tracer, fn: Callable | None = None):
     with _patch_lock:
         if _PATCHES is None:
             _PATCHES = _patch_targets()
+            _REPLACEMENT_OF.update((id(old), new) for _, _, old, new in _PATCHES)
         if _patch_depth == 0:
             for module, name, _, replacement in _PATCHES:
                 setattr(module, name, replacement)
@@ -404,14 +406,13 @@ def _assign(holder: Any, name: str, value: Any) -> None:
 def _patch_names(fn: Callable) -> list:
     """Bind the names of ``fn`` that hold a patched NumPy function to its replacement (counted,
     so that concurrent traces of one module restore it once); the keys patched."""
-    replacements = {id(original): replacement for _, _, original, replacement in _PATCHES}
     keys = []
     for holder, name, value in _names_of(fn):
         key = (id(holder), name)
         if key in _NAMESPACE_PATCHES:
             _NAMESPACE_PATCHES[key][2] += 1
-        elif id(value) in replacements:
-            _assign(holder, name, replacements[id(value)])
+        elif id(value) in _REPLACEMENT_OF:
+            _assign(holder, name, _REPLACEMENT_OF[id(value)])
             _NAMESPACE_PATCHES[key] = [holder, value, 1]
         else:
             continue
