@@ -182,6 +182,12 @@ class _Fuser:
         self._length_users: dict[Node, list] = {}
         for binder, user in graph.length_edges():
             self._length_users.setdefault(binder, []).append(user)
+        # (``_horizon`` assumes every edge leads to a later node)
+        self._backward_length_edge = any(
+            self.order[user] < self.order[binder]
+            for binder, users in self._length_users.items()
+            for user in users
+        )
 
     # -- producers as seen through views ---------------------------------------------------------
     def _producer(self, value: Node) -> tuple:
@@ -238,6 +244,7 @@ class _Fuser:
                     if target is not u and target is not home:
                         yield target
 
+        horizon = self._horizon(merged)
         seen: set = set()
         pending = list(successors(merged))
         try:
@@ -245,13 +252,38 @@ class _Fuser:
                 current = pending.pop()
                 if current is merged:
                     return False
-                if current in seen:
+                if current in seen or self._first(current) > horizon:
                     continue
                 seen.add(current)
                 pending.extend(successors(current))
             return True
         finally:
             self.walked += len(seen)
+
+    def _first(self, unit) -> int:
+        """The position of a kernel's first member, or of a node left alone."""
+        return self.order[unit.nodes[0] if isinstance(unit, _Group) else unit]
+
+    def _horizon(self, merged: "_Group") -> float:
+        """A position past which no path leads back into ``merged``: edges lead to later nodes,
+        and a path moves back only through a kernel, entered at a late member and left from an
+        early one; so past the last member of ``merged`` and of every kernel spanning across
+        that position (to a fixed point), the positions only grow. (Without this bound each
+        check walked the rest of the graph: quadratic in a loop unrolled at trace time.)"""
+        if self._backward_length_edge:
+            return float("inf")
+        inside = set(merged.nodes)
+        spans = [
+            (self.order[g.nodes[0]], self.order[g.nodes[-1]])
+            for g in self.groups
+            if g.nodes[0] not in inside
+        ]
+        horizon, moved = self.order[merged.nodes[-1]], True
+        while moved:
+            reach = max((last for first, last in spans if first <= horizon < last), default=None)
+            moved = reach is not None
+            horizon = reach if moved else horizon
+        return horizon
 
     def _legal(self, merged: "_Group") -> bool:
         return (

@@ -843,3 +843,20 @@ def test_sibling_fusion_stops_past_its_budget_of_cycle_checks(monkeypatch):
     graph = fused(siblings, _uniform(8))
     assert styles(graph) == ["pointwise"] * 3
     assert any("sibling fusion stopped" in note for note in graph.notes.fusion.notes)
+
+
+def test_cycle_checks_in_a_loop_unrolled_at_trace_time_stay_near_the_kernel_checked(monkeypatch):
+    """Each check of a merge walked the rest of the graph: in a loop unrolled at trace time, a
+    walk per trip and a trip per walk (500 steps of a three-point stencil: 8 s of fusion).
+    Past the last node a path back into the kernel could start from, it stops; the walks then
+    visit a few kernels per merge, well within a budget linear in the trips."""
+
+    def heat(u, alpha):
+        for _ in range(120):
+            u[1:-1] = u[1:-1] + alpha * (u[2:] - 2 * u[1:-1] + u[:-2])
+        return u
+
+    monkeypatch.setattr(sys.modules["gcompile.passes.fuse"], "SIBLING_WALKS", 10 * 120)
+    graph = fused(heat, _uniform(16), 0.25, options={"loops": False})
+    assert len(kernel_nodes(graph)) >= 120  # (one kernel per trip at least: it was unrolled)
+    assert not any("sibling fusion stopped" in note for note in graph.notes.fusion.notes)
