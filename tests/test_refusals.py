@@ -127,6 +127,10 @@ def element_into_an_array_made_outside(x):
     return out
 
 
+def masked_array_of_traced(x):
+    return np.ma.masked_equal(x, 2).filled(0)
+
+
 REFUSALS = [
     (data_dependent_if, "bool() of a traced value", "bool(x.sum() > 0)"),
     (float_of_traced, "float() of a traced value", "float(x[:1])"),
@@ -160,6 +164,7 @@ REFUSALS = [
         "x[: x[0]]",
     ),
     (returns_object, "returning a value of type set", "def returns_object"),
+    (masked_array_of_traced, "array inside numpy.ma.core.masked_equal", "np.ma.masked_equal"),
     (ndarray_method_not_in_table, "the ndarray attribute or method .sort", "x.sort()"),
     (
         element_into_an_array_made_outside,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..errors import GCOMPILE_DIR
+from ..errors import GCOMPILE_DIR, NUMPY_DIR
 from ..ir import ops
 from ..ir.alias import reshape_is_view
 from ..ir.graph import Node
@@ -308,6 +308,15 @@ class TracedArray:
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         self._tracer.concrete_needed()
+        library = _library_function_asking()
+        if library is not None:
+            self._refused_as(
+                f"converting a traced value to a concrete NumPy array inside {library} (a "
+                "library function that converts its arguments itself, which gcompile cannot "
+                "trace through)",
+                hint="compute it with NumPy functions and array methods, or call it outside the "
+                "compiled function and pass its result in",
+            )
         self._refused_as(
             "converting a traced value to a concrete NumPy array (a NumPy function given a Python "
             "list or tuple of traced values made in the function, np.asarray inside a library "
@@ -628,3 +637,22 @@ def _new_axes_beside_traced(index: Any, ndim: int) -> tuple[tuple, tuple] | None
             axis += ndim - consumed
     total = axis + (0 if ellipses else ndim - consumed)
     return tuple(kept), tuple(None if a in positions else slice(None) for a in range(total))
+
+
+def _library_function_asking() -> str | None:
+    """``module.function`` of the NumPy function written in Python that the user's code called
+    and that asks for a concrete array (``numpy.ma.core.masked_equal``), or None when the user's
+    own code, another library or NumPy's C code (which has no frame) asked."""
+    frame, outermost = sys._getframe(2), None
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith(GCOMPILE_DIR):
+            frame = frame.f_back
+            continue
+        if not name.startswith(NUMPY_DIR):
+            break
+        outermost = frame
+        frame = frame.f_back
+    if outermost is None:
+        return None
+    return f"{outermost.f_globals.get('__name__', '?')}.{outermost.f_code.co_name}"
