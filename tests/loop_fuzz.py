@@ -98,6 +98,8 @@ REL = {"interpreter": 2.0**-40, "numba": 2.0**-30}
 REFUSAL = re.compile(r"gcompile runs \w+ eagerly: gcompile does not support (.*)")
 BUG = "a gcompile bug"
 INTERPRETER_LEFT = re.compile(r"runs in the interpreter: \S")
+# a statement run in Python between compiled regions, with its reason: a stated partial fallback
+GRAPH_BREAK = re.compile(r"gcompile breaks the graph of \w+: ")
 # Factors of magnitude at most 1 whose absolute error stays within a few ulp whatever the size
 # of their argument: sin and cos of a value near 1e11 would turn its last-bit rounding (a sum
 # in another valid order) into an error of order 1e-5 in a factor that multiplies values of that
@@ -774,7 +776,8 @@ def check_program(source: str, backend: str, args, *, fn=None, options=None) -> 
         if BUG in message:
             raise ProgramFailure("internal", message, source)
     refusals = [m for m in messages if REFUSAL.match(m)]
-    outcome.warnings = [m for m in messages if not REFUSAL.match(m)]
+    breaks = [m for m in messages if GRAPH_BREAK.match(m)]
+    outcome.warnings = [m for m in messages if not (REFUSAL.match(m) or m in breaks)]
     for message in outcome.warnings:
         # a kernel or a loop left to the interpreter, with its reason: a stated partial fallback
         if not (INTERPRETED.search(message) or INTERPRETER_LEFT.search(message)):
@@ -786,6 +789,8 @@ def check_program(source: str, backend: str, args, *, fn=None, options=None) -> 
             )
         construct = compiled.refusals[0].construct if compiled.refusals else refusals[0]
         outcome.fallback = construct.split("\n")[0]
+    elif breaks:
+        outcome.fallback = breaks[0].split("\n")[0]
     for entry in compiled.entries:
         if entry.graph is not None:
             outcome.loops += [
