@@ -9,6 +9,7 @@ from __future__ import annotations
 import linecache
 import os
 import sys
+import types
 
 import numpy
 
@@ -94,17 +95,23 @@ def source_text(source: str | None) -> str:
 
 def user_source() -> str | None:
     """``file:line`` of the innermost frame outside gcompile and NumPy (the user's code)."""
-    frame = sys._getframe(1)
+    frame, _ = user_frame(sys._getframe(1))
+    return None if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def user_frame(frame: types.FrameType | None) -> tuple:
+    """From ``frame`` outward: the innermost frame outside gcompile and NumPy (the user's code),
+    and the outermost NumPy frame inside it (the NumPy function written in Python it called);
+    each None when there is none."""
+    numpy = None
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not (
-            filename.startswith(GCOMPILE_DIR)
-            or filename.startswith(NUMPY_DIR)
-            or filename.startswith("<__array")
-        ):
-            return f"{filename}:{frame.f_lineno}"
+        if filename.startswith(NUMPY_DIR):
+            numpy = frame
+        elif not (filename.startswith(GCOMPILE_DIR) or filename.startswith("<__array")):
+            return frame, numpy
         frame = frame.f_back
-    return None
+    return None, numpy
 
 
 def refusal_from(error: Exception) -> UnsupportedError | None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..errors import GCOMPILE_DIR, NUMPY_DIR
+from ..errors import GCOMPILE_DIR, user_frame
 from ..ir import ops
 from ..ir.alias import reshape_is_view
 from ..ir.graph import Node
@@ -643,16 +643,7 @@ def _library_function_asking() -> str | None:
     """``module.function`` of the NumPy function written in Python that the user's code called
     and that asks for a concrete array (``numpy.ma.core.masked_equal``), or None when the user's
     own code, another library or NumPy's C code (which has no frame) asked."""
-    frame, outermost = sys._getframe(2), None
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if name.startswith(GCOMPILE_DIR):
-            frame = frame.f_back
-            continue
-        if not name.startswith(NUMPY_DIR):
-            break
-        outermost = frame
-        frame = frame.f_back
-    if outermost is None:
-        return None
-    return f"{outermost.f_globals.get('__name__', '?')}.{outermost.f_code.co_name}"
+    _, numpy = user_frame(sys._getframe(2))
+    return (
+        None if numpy is None else f"{numpy.f_globals.get('__name__', '?')}.{numpy.f_code.co_name}"
+    )

@@ -278,12 +278,12 @@ class _Fuser:
             for g in self.groups
             if g.nodes[0] not in inside
         ]
-        horizon, moved = self.order[merged.nodes[-1]], True
-        while moved:
+        horizon = self.order[merged.nodes[-1]]
+        while True:
             reach = max((last for first, last in spans if first <= horizon < last), default=None)
-            moved = reach is not None
-            horizon = reach if moved else horizon
-        return horizon
+            if reach is None:
+                return horizon
+            horizon = reach
 
     def _legal(self, merged: "_Group") -> bool:
         return (
