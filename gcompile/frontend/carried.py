@@ -11,6 +11,7 @@ loops and branches), which provides ``tracer``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import AbstractSet
 
 import numpy as np
 
@@ -151,7 +152,7 @@ def _consumable(inits: dict) -> None:
             )
 
 
-def _rebound_written(frame, outputs: list, written: set, names: tuple) -> set:
+def _rebound_written(frame, outputs: list, written: AbstractSet, names: tuple) -> set:
     """The carried positions whose memory the loop writes while it rebinds them (their initial
     arrays are consumed): the body writes the array and carries out another value, or carries
     out a carried array whose memory a later trip writes (``u, un = un, u``: the buffers trade

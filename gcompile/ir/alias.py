@@ -10,7 +10,7 @@ value through views, whether a value reaches the graph's output.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import AbstractSet, Callable
 
 from . import layout, ops
 from .graph import Node
@@ -225,19 +225,20 @@ def shared_with_written(args, written) -> list[tuple[int, int]]:
     ]
 
 
-def written_placeholders(graph) -> set[Node]:
+def written_placeholders(graph) -> AbstractSet[Node]:
     """The placeholders of ``graph`` the user's code writes (``setitem``, ``put``, through
-    views too): as traced, a loop body's write into a placeholder is a write into the caller's
-    memory.
+    views too), a set iterated in the order of their first writes (a set of nodes iterates in
+    the order of their addresses: a branch's outputs took another order on each trace): as
+    traced, a loop body's write into a placeholder is a write into the caller's memory.
     (After functionalization a body writes its own copy of a carried array, unless the loop
     runs ``in_place``.)"""
-    written = set()
+    written: dict[Node, None] = {}
     for member in graph.nodes:
         if member.op == "call" and member.target in (ops.SETITEM, ops.PUT):
             base = memory_of(member.args[0])
             if base.op == "placeholder":
-                written.add(base)
-    return written
+                written[base] = None
+    return written.keys()
 
 
 def written_inputs(graph) -> list[int]:
