@@ -2,10 +2,18 @@
 traced, optimized and fused graph read back from its text form), compiled
 kernels go to a cache of the test suite's own (not the user's), kept between local runs, and
 under CI (``CI`` set) hypothesis draws the same examples on every run, so a CI result depends on
-the commit alone; a local run explores new examples each time."""
+the commit alone; a local run explores new examples each time.
+
+Numba optimises the suite's kernels at LLVM's level 1, not its default 3: the suite tests what
+generated code computes, which the level does not change (no pass reorders floating-point
+operations without ``fastmath``), and level 1 keeps the loop vectoriser the machine-code tests
+inspect, while it saves about a fifth of the suite's time. ``bench/`` and users run at the
+default level."""
 
 import os
 import tempfile
+
+os.environ.setdefault("NUMBA_OPT", "1")  # before Numba reads its configuration
 
 import pytest
 from hypothesis import settings
