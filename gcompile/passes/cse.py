@@ -14,6 +14,9 @@ and bytes (so equal constants merge too). Arguments of commutative ops are put i
 a canonical order, except for complex operands, whose products are not bitwise
 commutative. Nodes with side effects, or run for their effect (a ``print``), are never merged. Run after
 functionalization: before it, two reads of one array may see different contents.
+
+A loop or branch given one scalar twice (two invariants hoisted from its body, merged outside)
+reads it through one placeholder, so that its body's nodes computed from it merge too.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import numpy as np
 
 from ..ir.graph import Graph, Node
 from ..ir.literals import literal_key
-from ..ir.subgraph import has_effects
+from ..ir.subgraph import has_effects, regions_of
 
 
 def _call_key(node: Node) -> Any:
@@ -43,6 +46,8 @@ def cse(graph: Graph) -> bool:
     seen: dict[Any, Node] = {}
     changed = False
     for node in graph.nodes:
+        if node.op == "call" and getattr(node.target, "holds_program", False):
+            changed |= _merge_repeated_scalars(node)
         if node.op == "constant":
             key = ("constant", literal_key(np.asarray(node.target)), type(node.target).__name__)
         elif node.op == "call" and not node.is_mutation and not has_effects(node):
@@ -57,4 +62,27 @@ def cse(graph: Graph) -> bool:
             graph.replace_all_uses_with(node, first)
             graph.erase(node)
             changed = True
+    return changed
+
+
+def _merge_repeated_scalars(node: Node) -> bool:
+    """Make the uses of placeholders of ``node``'s graphs that receive the same scalar argument
+    (not a value a loop carries) read the first of them; True if any changed."""
+    regions = regions_of(node)
+    carried = set()  # (the arguments a loop carries: its body's carried placeholders receive them)
+    if node.target.repeats:
+        carried = {regions[0].operands[position] for position, _ in node.target.carries}
+    changed = False
+    for region in regions:  # (a loop's test reads the carried values as its body does)
+        first: dict[Node, Node] = {}
+        for placeholder, operand in zip(region.graph.placeholders, region.operands):
+            value = node.args[operand]
+            if operand in carried or not isinstance(value, Node):
+                continue
+            if not getattr(value.meta, "scalar", False):
+                continue
+            kept = first.setdefault(value, placeholder)
+            if kept is not placeholder and placeholder.users and kept.meta == placeholder.meta:
+                region.graph.replace_all_uses_with(placeholder, kept)
+                changed = True
     return changed

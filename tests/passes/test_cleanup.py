@@ -549,6 +549,32 @@ def test_cse_keeps_two_equal_returned_arrays_distinct(backend):
     np.testing.assert_array_equal(second, [1.0, 2.0, 3.0])
 
 
+def relax_to_tolerance(u, dx, tol):
+    """The scalar ``2 * dx`` is hoisted out of the loop twice and merged outside: the loop reads
+    it through two placeholders until cse makes them one. ``s`` and ``t`` start as one value
+    and are carried apart."""
+    diff, s, t = 1.0, dx * 3, dx * 3
+    while diff > tol:
+        un = u.copy()
+        b = (un[2:] - un[:-2]) / (2 * dx)
+        u[1:-1] = 0.5 * (un[2:] + un[:-2]) + 0.001 * dx * ((un[2:] - un[:-2]) / (2 * dx) - b)
+        diff = np.abs(u - un).max()
+        s, t = s + 1.0, t * 1.5
+    return u, s, t
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cse_merges_a_loops_placeholders_given_one_scalar_but_not_carried_ones(backend):
+    u = np.linspace(0.0, 1.0, 20) ** 2
+    graph = gcompile.trace(relax_to_tolerance, u, 0.1, 1e-4, stage="optimized")
+    (loop,) = [n for n in graph.nodes if n.op == "call" and n.target.name == "while_loop"]
+    body = loop.target.regions[0].graph
+    divides = [n for n in body.nodes if n.op == "call" and n.target.name == "divide"]
+    assert len(divides) == 1, body
+    compiled = gcompile.compile(relax_to_tolerance, backend=backend, fullgraph=True)
+    assert_same_value(relax_to_tolerance(u.copy(), 0.1, 1e-4), compiled(u.copy(), 0.1, 1e-4), 0)
+
+
 # -- constant_fold ---------------------------------------------------------------------------------
 
 
