@@ -77,12 +77,9 @@ def _merge_repeated_scalars(node: Node) -> bool:
         first: dict[Node, Node] = {}
         for placeholder, operand in zip(region.graph.placeholders, region.operands):
             value = node.args[operand]
-            if operand in carried or not isinstance(value, Node):
-                continue
-            if not getattr(value.meta, "scalar", False):
+            if operand in carried or not getattr(getattr(value, "meta", None), "scalar", False):
                 continue
             kept = first.setdefault(value, placeholder)
-            if kept is not placeholder and placeholder.users and kept.meta == placeholder.meta:
-                region.graph.replace_all_uses_with(placeholder, kept)
-                changed = True
+            if kept is not placeholder and kept.meta == placeholder.meta:
+                changed |= bool(region.graph.replace_all_uses_with(placeholder, kept))
     return changed
