@@ -442,10 +442,13 @@ def _static_value(literal: Any) -> str:
 def _spec_text(spec: TreeSpec) -> str:
     if spec.kind == "leaf":
         return "*"
-    inner = ", ".join(
-        (f"{k}={_spec_text(c)}" if spec.kind == "dict" else _spec_text(c))
-        for k, c in zip(spec.keys or [None] * len(spec.children), spec.children)
-    )
+    if spec.kind in ("dict", "object"):
+        names = spec.keys if spec.kind == "dict" else spec.keys[1:]
+        inner = ", ".join(f"{k}={_spec_text(c)}" for k, c in zip(names, spec.children))
+    else:
+        inner = ", ".join(_spec_text(c) for c in spec.children)
+    if spec.kind in ("namedtuple", "object"):
+        return f"{spec.keys[0].__name__}({inner})"
     return {"tuple": f"({inner})", "list": f"[{inner}]"}.get(spec.kind, f"{{{inner}}}")
 
 

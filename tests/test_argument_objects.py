@@ -1,9 +1,12 @@
 """Arguments that are objects of parameters: a ``SimpleNamespace`` or a dataclass instance,
-flattened by their attributes (``ir/pytree``), guarded by their type and attribute names."""
+flattened by their attributes (``ir/pytree``), guarded by their type and attribute names; a
+namedtuple, flattened as a tuple and guarded by its class."""
 
 import warnings
+from collections import namedtuple
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -35,6 +38,18 @@ class Slotted:
     a: float
 
 
+class Layer(NamedTuple):
+    bias: float
+    weights: np.ndarray
+
+
+def dense(layer, v):
+    """A namedtuple unpacked, read by name and made anew (``_replace``) for the result."""
+    b, w = layer
+    out = np.maximum(w * v, layer.bias)
+    return layer._replace(weights=out), b * out.sum()
+
+
 def diffuse(grid, dt):
     """A method of the argument in a loop, writing the array it holds in place."""
     for _ in range(grid.steps):
@@ -64,6 +79,24 @@ def test_parameter_objects_compile_and_hold_new_values_without_tracing_again():
     other = SimpleNamespace(a=1.0, b=RNG.random(5), mode="", extra=3)
     np.testing.assert_array_equal(compiled(other, x), scaled(other, x))
     assert compiled.stats["traces"] == 3  # (other attributes: another entry)
+
+
+def test_namedtuple_arguments_and_results_keep_their_class():
+    compiled = gcompile.compile(dense, fullgraph=True)
+    for bias in (0.25, -1.0):
+        layer = Layer(bias, RNG.random(6) - 0.5)
+        v = RNG.random(6)
+        got, expected = compiled(layer, v), dense(layer, v)
+        assert type(got[0]) is Layer and got[0].bias == bias
+        np.testing.assert_array_equal(got[0].weights, expected[0].weights)
+        assert got[1] == expected[1]
+    assert compiled.stats["traces"] == 1 and compiled.stats["fallbacks"] == 0
+    other = namedtuple("Other", "bias weights")(1.0, RNG.random(6))  # (another class)
+    assert type(compiled(other, v)[0]).__name__ == "Other"
+    np.testing.assert_array_equal(compiled(other, v)[1], dense(other, v)[1])
+    assert compiled.stats["traces"] == 2
+    (record,) = compiled.recompiles
+    assert "{layer=Layer(*, *), v=*} -> {layer=Other(*, *), v=*}" in record.changes[0]
 
 
 def test_a_method_of_the_argument_writes_the_callers_array():

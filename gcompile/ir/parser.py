@@ -6,7 +6,9 @@ tree is then evaluated by a small evaluator of its own (never ``eval``): numbers
 ``None``/``True``/``False``, ``inf``/``nan``, tuples, lists and dicts, symbolic sizes
 (``s0``, ``k0``: symbols; ``+ - * // %``, ``min``, ``max``), dtypes by name (``float64``),
 NumPy scalars (``f64(1.0)``), ufuncs (``np.add``), views (``transpose(axes=(1, 0))``: an
-``update``'s ``ViewStep``) and slices. A node's op is the table's op of its name, its meta the printed one (an array's
+``update``'s ``ViewStep``) and slices; a record returned (a namedtuple, a dataclass instance,
+``namespace(...)``: a name called with keywords alone) reads back as a namedtuple of that name
+and fields (a ``SimpleNamespace`` for ``namespace``), which prints the same. A node's op is the table's op of its name, its meta the printed one (an array's
 layout and flags are not printed: C and writeable). A constant's values are read as numbers
 one by one (Python's ``int``, ``float``, ``complex``), in the shape of its meta.
 
@@ -32,6 +34,8 @@ from __future__ import annotations
 import ast
 import importlib
 import re
+import types
+from collections import namedtuple
 from dataclasses import replace
 from typing import Any
 
@@ -330,6 +334,10 @@ class _Reader:
             return SliceOf(*args)
         if name == "_operand" and len(args) == 1 and not kwargs:
             return externs.Operand(args[0])
+        if kwargs and not args:  # (a record returned)
+            if name == "namespace":
+                return types.SimpleNamespace(**kwargs)
+            return namedtuple(name, kwargs)(**kwargs)
         raise ParseError(f"not a literal of the text form: {name}(...)")
 
     def library_call(self, tree: ast.Call) -> externs.ExternCall:

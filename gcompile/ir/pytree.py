@@ -1,7 +1,7 @@
 """Flatten nested tuples, lists and dicts into leaves and back.
 
 Function arguments and return values may be containers of arrays (``(w, m, v)``,
-``{"loss": l, "grad": g}``), or objects holding them as attributes (a ``SimpleNamespace`` or
+``{"loss": l, "grad": g}``, a namedtuple: kind "namedtuple", its class the key), or objects holding them as attributes (a ``SimpleNamespace`` or
 a dataclass instance of parameters: kind "object", its type and attribute names the keys);
 the graph sees only the leaves. A ``TreeSpec``
 records the structure so the leaves can be put back, and is hashable so it can
@@ -19,7 +19,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class TreeSpec:
-    """Structure of a flattened value: ``kind`` is ``"leaf"``, ``"tuple"``, ``"list"``, ``"dict"``,
+    """Structure of a flattened value: ``kind`` is ``"leaf"``, ``"tuple"``, ``"namedtuple"``,
+    ``"list"``, ``"dict"``, ``"object"``,
     ``"rows"`` (a list returned as an array's rows: ``RowsOf``) or ``"slice"`` (a slice whose
     bounds the data decide: ``SliceOf``)."""
 
@@ -75,7 +76,13 @@ def _flatten(value: Any, path: str, leaves: list) -> TreeSpec:
         bounds = [bound for pair in value.bounds for bound in pair]
         leaves.extend((f"{path}_bound{i}", bound) for i, bound in enumerate(bounds))
         return TreeSpec("slice", value.axes, (LEAF,) * (1 + len(bounds)))
-    if isinstance(value, (tuple, list)) and not _is_namedtuple(value):
+    if _is_namedtuple(value):
+        children = tuple(
+            _flatten(v, f"{path}_{k}" if path else k, leaves)
+            for k, v in zip(type(value)._fields, value)
+        )
+        return TreeSpec("namedtuple", (type(value),), children)
+    if isinstance(value, (tuple, list)):
         children = tuple(
             _flatten(v, f"{path}_{i}" if path else str(i), leaves) for i, v in enumerate(value)
         )
@@ -128,7 +135,7 @@ def more_leaves(value: Any, limit: int) -> bool:
     pending, count = [value], 0
     while pending:
         item = pending.pop()
-        if isinstance(item, (tuple, list)) and not _is_namedtuple(item):
+        if isinstance(item, (tuple, list)):
             if len(item) > limit:
                 return True
             pending.extend(item)
@@ -165,6 +172,8 @@ def _unflatten(spec: TreeSpec, it, convert, make_object):
     values = [_unflatten(child, it, convert, make_object) for child in spec.children]
     if spec.kind == "object":
         return make_object(spec.keys[0], dict(zip(spec.keys[1:], values)))
+    if spec.kind == "namedtuple":
+        return spec.keys[0]._make(values)
     if spec.kind == "rows":  # (a graph's node in the text form, the array on a call)
         rows, how = values[0], spec.keys[0]
         if not hasattr(rows, "tolist"):

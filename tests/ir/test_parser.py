@@ -4,6 +4,9 @@ and every constant's values, and runs on the interpreter as the original does; w
 does not hold (a callback, a constant printed without its values) is refused by name. (Every
 graph the suite traces or brings to a stage is read back too: ``tests/conftest.py``.)"""
 
+from collections import namedtuple
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -130,6 +133,18 @@ def test_ops_literals_and_sizes_read_back_at_each_stage_before_fusion():
         assert parsed.out_spec.kind == "tuple" and parsed.out_spec.children[1].kind == "dict"
     constants = [n.target for n in parsed.nodes if n.op == "constant"]
     assert any(np.array_equal(c, [1.0, -1.5, np.inf]) for c in constants)
+
+
+Point = namedtuple("Point", "x y")
+
+
+def test_records_returned_read_back_as_namedtuples_of_their_name_and_fields():
+    def records(x):
+        return SimpleNamespace(a=x * 2, b=1), Point(x=x + 1, y=2.5)
+
+    parsed = _read_back(records, np.ones(3))
+    assert "return (namespace(a=%multiply_1, b=1), Point(x=%add_1, y=2.5))" in str(parsed)
+    assert [c.kind for c in parsed.out_spec.children] == ["object", "namedtuple"]
 
 
 def test_library_calls_with_a_rule_read_back_as_calls_of_the_function():
