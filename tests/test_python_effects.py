@@ -3,6 +3,7 @@ NumPy's global generator, ``try`` statements, and ndarray subclasses as argument
 eager Python runs it, on every call (a graph break, or the whole call eagerly), never once at
 trace time."""
 
+import queue
 import warnings
 
 import numpy as np
@@ -168,6 +169,68 @@ def test_an_objects_state_changed_by_a_method_in_a_loop_changes_on_every_trip():
     for seed, n in ((7, 5), (12345, 6)):
         got, expected = _quiet(fn, seed, n), stream(seed, n)
         assert np.array_equal(got[0], expected[0]) and got[1] == expected[1]
+
+
+class Totals:
+    """A helper object: ``push`` changes it through another method, ``doubled`` does not."""
+
+    def __init__(self):
+        self.items = []
+
+    def push(self, v):
+        self._store(v)
+
+    def _store(self, v):
+        self.items.append(v)
+
+    def doubled(self, v):
+        return v * 2.0
+
+
+def queued(x):
+    """Calls that change Python objects no statement of the loop shows changing."""
+    q, steps, s = queue.Queue(), iter(range(100)), 0.0
+    for i in range(x.shape[0]):
+        q.put(i)
+        s += x[i] * next(steps)
+    return q.qsize(), next(steps), s
+
+
+def pushed(x):
+    totals, s = Totals(), 0.0
+    for i in range(x.shape[0]):
+        totals.push(x[i])
+        s += x[i]
+    return len(totals.items), s
+
+
+def counted_steps(x):
+    steps = iter(range(100))
+    for _ in range(x.shape[0]):
+        next(steps)
+    return next(steps)
+
+
+def doubled_sum(x):
+    totals, s = Totals(), 0.0
+    for i in range(x.shape[0]):
+        s += totals.doubled(x[i])
+    return s
+
+
+def test_calls_changing_a_queue_an_iterator_or_a_helper_object_run_on_every_trip():
+    """A queue's ``put``, ``next`` of an iterator and a method that appends to the object's
+    list, in a loop, would run once in a body traced once: the loop runs in Python (a method
+    that changes nothing keeps its loop rolled)."""
+    for function in (queued, pushed):
+        fn = gcompile.compile(function)
+        for x in (np.arange(5.0), np.array([3.0, 0.0, 9.0])):
+            assert _quiet(fn, x) == function(x)
+    notes = gcompile.trace(counted_steps, np.arange(5.0)).notes.loops
+    assert "calls next(steps) (a change to a range_iterator it holds)" in notes[0].reason
+    assert [note.rolled for note in gcompile.trace(doubled_sum, np.arange(5.0)).notes.loops] == [
+        True
+    ]
 
 
 def test_type_tests_in_init_and_call_of_the_users_class_answer_as_eager():

@@ -334,6 +334,7 @@ def _site_info(kind: type, filename: str, lines: list[str], first: int, plan):
         carried=plan.carried,
         source=lines[node.lineno - first].strip(),
         effects=plan.effects,
+        calls_on=plan.calls_on,
         **extra,
     )
 

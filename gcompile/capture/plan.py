@@ -34,7 +34,9 @@ class LoopPlan:
     one of them). ``maybe_unbound``: carried names perhaps unbound when the loop starts (passed
     as UNDEFINED). ``entry_checks``: those of them an iteration may read before assigning, so
     the body unbinds them again when they hold UNDEFINED. ``effects``: changes the body makes
-    to Python objects other than arrays (a handler tracing the body once would make them once).
+    to Python objects other than arrays (a handler tracing the body once would make them once);
+    ``calls_on``: its calls of methods of objects named (``calls_on``; ``object_calls``: the
+    runtime looks at what they are).
     """
 
     node: ast.For | ast.While
@@ -43,6 +45,7 @@ class LoopPlan:
     maybe_unbound: tuple[str, ...]
     entry_checks: tuple[str, ...]
     effects: tuple[str, ...] = ()
+    calls_on: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,7 @@ class BranchPlan:
     maybe_unbound: tuple[str, ...]
     entry_checks: tuple[str, ...]
     effects: tuple[str, ...] = ()
+    calls_on: tuple[tuple[str, str], ...] = ()
 
 
 def plan_scope(
@@ -134,8 +138,13 @@ class _Scope:
         maybe_unbound = tuple(n for n in carried if n not in facts.definite)
         checks = tuple(n for n in maybe_unbound if n in facts.body_entry and n not in own)
         effects = _effects(stmts, self.containers)
+        calls = calls_on([n for n, _ in _body_nodes(stmts)], self.containers)
         return dict(
-            carried=carried, maybe_unbound=maybe_unbound, entry_checks=checks, effects=effects
+            carried=carried,
+            maybe_unbound=maybe_unbound,
+            entry_checks=checks,
+            effects=effects,
+            calls_on=calls,
         )
 
     def _assignment_problem(self, assigned: set[str], facts: Facts, body: str) -> str:
@@ -253,7 +262,7 @@ def _body_problem(body: list[ast.stmt], where: str) -> str:
 
 # Methods that change a Python list, dict or set in place (an array's ``sort``: the marker
 # lets a change of a traced array through, ``effects``)
-_CONTAINER_MUTATORS = frozenset(
+CONTAINER_MUTATORS = frozenset(
     {
         "append",
         "reverse",
@@ -272,6 +281,32 @@ _CONTAINER_MUTATORS = frozenset(
 )
 
 
+def calls_on(nodes: list[ast.AST], names: set[str]) -> tuple[tuple[str, str], ...]:
+    """The ``(name, method)`` of each call ``name.method(...)`` among ``nodes`` on one of
+    ``names`` other than a container's mutating method, and ``next(name)`` as ``__next__``."""
+    found = []
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in names
+            and func.attr not in CONTAINER_MUTATORS
+        ):
+            found.append((func.value.id, func.attr))
+        elif (
+            isinstance(func, ast.Name)
+            and func.id == "next"
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in names
+        ):
+            found.append((node.args[0].id, "__next__"))
+    return tuple(dict.fromkeys(found))
+
+
 def _effects(stmts: list[ast.stmt], local: set[str]) -> tuple[str, ...]:
     """The changes ``stmts`` make to Python objects other than arrays (``_python_effect``)."""
     found = (_python_effect(node, local) for node, _ in _body_nodes(stmts))
@@ -284,7 +319,7 @@ def mutated_by_call(node: ast.AST) -> ast.expr | None:
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr in _CONTAINER_MUTATORS
+        and node.func.attr in CONTAINER_MUTATORS
     ):
         return node.func.value
     return None

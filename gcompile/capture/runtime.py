@@ -66,8 +66,10 @@ import operator
 import re
 import types
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator
+
+from .object_calls import object_effect
 
 _BUILTINS = {False: (range,), True: (reversed, range)}
 _HANDLER: ContextVar[Any] = ContextVar("gcompile_capture_handler", default=None)
@@ -101,6 +103,8 @@ class LoopInfo:
         kind: ``"range"``, ``"reversed_range"`` or ``"each"``.
         effects: changes the body makes to Python objects other than arrays (``out.append``,
             ``self.n += 1``), which a handler tracing the body once would make once.
+        calls_on: the body's calls of methods of named objects (``object_calls``), which
+            ``effects`` gains the changes of when the loop starts (``_with_object_effects``).
     """
 
     filename: str
@@ -111,6 +115,7 @@ class LoopInfo:
     source: str
     kind: str
     effects: tuple[str, ...] = ()
+    calls_on: tuple[tuple[str, str], ...] = ()
 
     @property
     def where(self) -> str:
@@ -137,6 +142,7 @@ class BranchInfo:
         carried: the carried names, in the order of the ``carried`` tuples.
         source: the text of the ``if`` line, stripped (for messages).
         effects: changes the branches make to Python objects other than arrays (as a loop's).
+        calls_on: as a loop's.
     """
 
     filename: str
@@ -145,6 +151,7 @@ class BranchInfo:
     carried: tuple[str, ...]
     source: str
     effects: tuple[str, ...] = ()
+    calls_on: tuple[tuple[str, str], ...] = ()
 
     @property
     def where(self) -> str:
@@ -189,6 +196,7 @@ def for_range(
     handler = _HANDLER.get()
     if handler is not None:
         start, stop, step = _full_bounds(bounds)
+        info = _with_object_effects(info, (body,), carried)
         result = handler.capture_range(body, start, stop, step, carried, info, reverse)
         if result is not NotImplemented:
             return _checked(result, carried, info, "loop")
@@ -200,6 +208,7 @@ def for_each(body: Callable[..., tuple], iterable: Any, carried: tuple, info: Lo
     """Run ``for info.target in iterable`` and return the carried values after it."""
     handler = _HANDLER.get()
     if handler is not None:
+        info = _with_object_effects(info, (body,), carried)
         result = handler.capture_each(body, iterable, carried, info)
         if result is not NotImplemented:
             return _checked(result, carried, info, "loop")
@@ -216,6 +225,7 @@ def while_loop(
     often on data."""
     capture = getattr(_HANDLER.get(), "capture_while", None)
     if capture is not None:
+        info = _with_object_effects(info, (test, body), carried)
         result = capture(test, body, carried, info)
         if result is not NotImplemented:
             return _checked(result, carried, info, "loop")
@@ -253,10 +263,18 @@ def cond(
     """Run ``if test: ... else: ...`` and return the carried values after it."""
     capture = getattr(_HANDLER.get(), "capture_cond", None)
     if capture is not None:
+        info = _with_object_effects(info, (then, orelse), carried)
         result = capture(test, then, orelse, carried, info)
         if result is not NotImplemented:
             return _checked(result, carried, info, "`if`")
     return then(*carried) if test else orelse(*carried)
+
+
+def _with_object_effects(info: Any, functions: tuple, carried: tuple) -> Any:
+    """``info`` with the change its calls make to the Python objects they are made on when it
+    starts (``object_calls``) among its ``effects``, which a handler declines."""
+    why = object_effect(info, functions, carried)
+    return replace(info, effects=(*info.effects, why)) if why else info
 
 
 class Enumerated:

@@ -1,0 +1,110 @@
+"""Calls a loop body or a branch makes on Python objects whose state they may change where no
+statement shows it: ``q.put(i)`` on a ``queue.Queue``, ``next(it)``, ``acc.push(v)`` of a class
+whose method assigns ``self.total``. A handler traces a body once, so such a call would run once
+instead of once per trip (a wrong answer): the construct runs in Python instead.
+
+Capture sees the calls (``plan.calls_on``: ``(name, method)`` pairs, ``next(name)`` as
+``__next__``); what each object is, the runtime sees when the loop or ``if`` starts
+(``object_effect``): the values of those names, from what the construct carries and the
+closure cells of its functions. A call changes its object unless the object is NumPy's,
+gcompile's or a builtin value (a list's, dict's or set's mutating methods are capture's own
+``effects``), a module, class or function, or the method is a Python function whose source
+neither assigns to its first parameter's attributes or items nor calls a method of it that
+does (``self.queue.append(v)``: a container's mutating method). A method gcompile cannot read
+(a C method of another library, no source) is taken to change it.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+import types
+from collections.abc import Iterator
+from typing import Any, Callable
+
+from .plan import CONTAINER_MUTATORS, rooted_at
+
+_VALUES = ("builtins", "numpy", "gcompile")  # (modules whose objects' methods change nothing
+# capture does not see: their containers' mutators are ``effects``)
+_DEPTH = 4  # methods of the object followed from one another (``put`` -> ``_put``)
+
+
+def object_effect(info: Any, functions: tuple[Callable, ...], carried: tuple) -> str:
+    """Why the construct of ``info`` (its ``calls_on``) changes a Python object when it runs,
+    as ``effects`` say it (``calls `q.put(...)` (...)``), or ``""``."""
+    calls = getattr(info, "calls_on", ())
+    if not calls:
+        return ""
+    values = dict(zip(getattr(info, "carried", ()), carried))
+    for function in functions:
+        code, cells = getattr(function, "__code__", None), getattr(function, "__closure__", None)
+        for name, cell in zip(code.co_freevars if code else (), cells or ()):
+            try:
+                values.setdefault(name, cell.cell_contents)
+            except ValueError:  # (an empty cell)
+                pass
+    for name, method in calls:
+        if name in values and _changes(values[name], method):
+            what = type(values[name]).__name__
+            call = f"next({name})" if method == "__next__" else f"`{name}.{method}(...)`"
+            return f"calls {call} (a change to a {what} it holds)"
+    return ""
+
+
+def _changes(value: Any, method: str) -> bool:
+    if method == "__next__":
+        return isinstance(value, Iterator) and _root(type(value)) not in _VALUES[1:]
+    if isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)):
+        return False
+    if _root(type(value)) in _VALUES:
+        return False
+    return _method_changes(type(value), method, _DEPTH)
+
+
+def _root(cls: type) -> str:
+    return (cls.__module__ or "").partition(".")[0]
+
+
+def _method_changes(cls: type, method: str, depth: int) -> bool:
+    found = inspect.getattr_static(cls, method, None)
+    if isinstance(found, (staticmethod, classmethod)):
+        return False  # (no instance to change; a class's state is the function's own business)
+    if not isinstance(found, types.FunctionType):
+        return True  # (a C method, or one found dynamically: gcompile cannot read it)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(found)))
+    except (OSError, TypeError, SyntaxError):
+        return True
+    function = tree.body[0]
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not function.args.args:
+        return True
+    own = {function.args.args[0].arg}
+    for node in ast.walk(function):
+        if _assigns_into(node, own):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            receiver, name = node.func.value, node.func.attr
+            if rooted_at(receiver, own) and name in CONTAINER_MUTATORS:
+                return True
+            if isinstance(receiver, ast.Name) and receiver.id in own:
+                if depth == 0 or _method_changes(cls, name, depth - 1):
+                    return True
+    return False
+
+
+def _assigns_into(node: ast.AST, own: set[str]) -> bool:
+    """``self.x = v``, ``self.x += v``, ``self.x[i] = v``, ``del self.x`` (``own``: ``self``)."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        targets = [node.target]
+    elif isinstance(node, ast.Delete):
+        targets = node.targets
+    else:
+        return False
+    return any(
+        isinstance(t, (ast.Attribute, ast.Subscript)) and rooted_at(t, own)
+        for target in targets
+        for t in ast.walk(target)
+    )
