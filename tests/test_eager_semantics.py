@@ -411,11 +411,12 @@ def test_a_call_while_numpy_raises_floating_point_errors_runs_eagerly():
 
 
 def _appended(x, n):
-    return np.append(x, [n, 1]), np.append(x, [x.shape[0], 1])
+    ends = np.concatenate((np.flatnonzero(x > 1), [len(x)]))  # (a list holding a size)
+    return np.append(x, [n, 1]), np.append(x, [x.shape[0], 1]), np.diff(ends), ends * [len(x)]
 
 
 def test_append_takes_a_list_holding_run_time_ints():
     fn = gcompile.compile(_appended, fullgraph=True)
     for n in (5, 6, 9):
-        for e, a in zip(_appended(np.arange(3.0), n), fn(np.arange(3.0), n)):
+        for e, a in zip(_appended(np.arange(n / 2), n), fn(np.arange(n / 2), n)):
             np.testing.assert_array_equal(a, e, strict=True)

@@ -177,6 +177,24 @@ def test_diagonals_and_argsort_methods_are_library_calls():
             np.testing.assert_array_equal(got, expected)
 
 
+def ndarray_methods(x, idx):
+    """ndarray methods that are NumPy functions: the same calls (``y.sort()``: in place)."""
+    y, z = x.copy(), x.copy()
+    y.sort()
+    z.partition(2)
+    repeated, taken = np.arange(x.shape[0]).repeat(3), x.take(idx)
+    found, kept = y.searchsorted(np.array([0.2, 0.5])), x.compress(x > 0.5)
+    return repeated, taken, found, kept.sum(), y, z[2], x.argpartition(2)[2], np.outer(x, y).mT
+
+
+def test_ndarray_methods_that_are_numpy_functions_compile_as_those():
+    compiled = gcompile.compile(ndarray_methods, fullgraph=True)
+    for size in (7, 4):
+        args = (RNG.random(size), np.array([0, 3, 2]))
+        for got, expected in zip(compiled(*args), ndarray_methods(*args)):
+            np.testing.assert_array_equal(got, expected, strict=True)
+
+
 def diagonal_seen_after_a_write(A):
     d = np.diagonal(A)  # (NumPy's read-only view: the write below shows through it)
     A[0, 0] = 100.0

@@ -165,6 +165,18 @@ def integer_array_gathers(x, idx, grid):
     )
 
 
+def gathers_at_positions(img, iy, ix):
+    """Integer arrays on leading axes, of one shape or broadcast, then ints and slices
+    (nearest-neighbour and bilinear image sampling)."""
+    return (
+        img[iy, ix],
+        img[iy + 1, ix] - img[iy, ix + 1],
+        img[iy[:, :1], ix[:1, :]],
+        img[iy, ix, 1],
+        img[iy, ix, 1:],
+    )
+
+
 def gathers_in_a_loop(x, idx, steps):
     for _ in range(steps):
         x = 0.5 * (x + x[idx])
@@ -176,6 +188,9 @@ def test_integer_array_gathers_are_library_calls_that_agree_with_numpy():
     for idx in (np.array([1, -2, 3, 11]), RNG.integers(-12, 12, (2, 3)).astype(np.int32)):
         check(integer_array_gathers, x, idx.ravel(), grid)
     check(gathers_in_a_loop, x, RNG.permutation(12), 5)
+    img = RNG.random((6, 5, 3))
+    for shape in ((2, 3), (4, 4)):
+        check(gathers_at_positions, img, RNG.integers(0, 5, shape), RNG.integers(-4, 4, shape))
     graph = gcompile.trace(integer_array_gathers, x, np.array([1, 2]), grid)
     assert sum(node.target is ops.EXTERN for node in graph.nodes) == 4
 

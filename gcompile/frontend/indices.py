@@ -64,6 +64,8 @@ class Indices:
         arrays = [j for j, item in enumerate(found) if item is not None]
         if len(arrays) == len(index) > 1:  # (``A[rows, cols]``, ``A[np.nonzero(m)]``)
             return self._gather_at_positions(array, found)
+        if len(arrays) > 1 and arrays == list(range(len(arrays))):  # (``img[iy, ix, 0]``)
+            return self._gather_then_basic(array, found[: len(arrays)], index[len(arrays) :])
         if len(arrays) != 1 or len(index) > array.ndim:
             return None
         (at,) = arrays
@@ -78,15 +80,27 @@ class Indices:
         axis = sum(isinstance(item, slice) for item in index[:at])
         return np.take(array[basic], found[at], axis=axis)
 
-    def _gather_at_positions(self, array: TracedArray, positions: list) -> TracedArray | None:
-        """``A[i0, i1, ...]``, one 1-d integer array per leading axis, all of one length: the
-        rows at those positions (``np.take`` of ``A`` with those axes as one, at the flat
-        positions), each position's range checked against its own axis as NumPy's is (an
-        IndexError); None for arrays of other shapes."""
-        if len(positions) > array.ndim or any(p.ndim != 1 for p in positions):
+    def _gather_then_basic(self, array: TracedArray, positions: list, rest: tuple) -> Any:
+        """``A[i0, i1, j, :]``: integer arrays on the leading axes, ints and slices after them.
+        NumPy puts the gathered axes first (beside the ints, or apart from them by a slice), so
+        this is the gather at those positions indexed by the rest on the axes after its own.
+        None for other items after the arrays."""
+        for item in rest:
+            exact = isinstance(item, (int, np.integer, SymInt)) and not isinstance(item, bool)
+            if not (exact or isinstance(item, slice)):
+                return None
+        gathered = self._gather_at_positions(array, positions)
+        if gathered is None:
             return None
-        length = positions[0].shape[0]
-        if not all(p.shape[0] == length for p in positions[1:]):
+        own = gathered.ndim - (array.ndim - len(positions))
+        return gathered[(slice(None),) * own + tuple(rest)]
+
+    def _gather_at_positions(self, array: TracedArray, positions: list) -> TracedArray | None:
+        """``A[i0, i1, ...]``, one integer array per leading axis, their shapes broadcast
+        together (``img[iy, ix]``, ``iy`` and ``ix`` of one shape): the rows at those positions
+        (``np.take`` of ``A`` with those axes as one, at the flat positions), each position's
+        range checked against its own axis as NumPy's is (an IndexError)."""
+        if len(positions) > array.ndim:
             return None
         flat = 0
         for axis, p in enumerate(positions):

@@ -141,7 +141,9 @@ class Tracer(Indices):
             return self.symint_value(value.expr)._node
         if value is None or isinstance(value, (bool, int, float, complex, np.generic)):
             return value
-        if isinstance(value, (list, tuple)) and holds_traced(value):
+        if isinstance(value, (list, tuple)) and (
+            holds_traced(value) or any(isinstance(v, SymInt) for v in _leaves(value))
+        ):
             return self.operand(self.sequence_as_array(value))
         array = np.asarray(value)
         reason = unsupported_dtype_reason(array.dtype)
@@ -175,6 +177,7 @@ class Tracer(Indices):
         dtype (its elements' dtypes promoted, a Python float as float64, not weak) and shape."""
         if getattr(value, "has_rows", False):  # (a list a rolled loop appended to: list_rows)
             return value.as_array(self)
+        value = self._sizes_as_values(value)
         leaves = _leaves(value)
         numbers = (TracedArray, bool, int, float, complex, np.generic, np.ndarray)
         for leaf in leaves:
@@ -188,6 +191,15 @@ class Tracer(Indices):
         if reason:
             self.refuse(f"a Python list or tuple that NumPy converts to an array of {reason}")
         return self._stacked(value, dtype)
+
+    def _sizes_as_values(self, value: Any) -> Any:
+        """``value`` with each size in it (``len(x)``, a ``SymInt``) its value (``[0, len(x)]``:
+        NumPy's int64 array of them)."""
+        if isinstance(value, SymInt):
+            return self.symint_value(value.expr)
+        if type(value) in (list, tuple):
+            return type(value)(self._sizes_as_values(v) for v in value)
+        return value
 
     def _stacked(self, value: Any, dtype: np.dtype) -> Any:
         if not holds_traced(value):

@@ -420,6 +420,32 @@ class TracedArray:
     def nonzero(self):
         return np.nonzero(self)
 
+    def repeat(self, repeats, axis=None):
+        return np.repeat(self, repeats, axis)
+
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        return np.take(self, indices, axis, out, mode)
+
+    def compress(self, condition, axis=None, out=None):
+        return np.compress(condition, self, axis, out)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        return np.searchsorted(self, v, side, sorter)
+
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """In place, as NumPy's method: the array's values sorted along ``axis``."""
+        self[...] = np.sort(self, axis, kind, order, stable=stable)
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        self[...] = np.partition(self, kth, axis, kind, order)
+
+    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        return np.argpartition(self, kth, axis, kind, order)
+
+    @property
+    def mT(self):
+        return np.swapaxes(self, -1, -2)
+
     def conj(self):
         """The complex conjugate; of a real array, the array itself (NumPy's method returns
         ``self`` then, so a write through the result writes the array)."""
