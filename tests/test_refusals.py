@@ -214,6 +214,18 @@ def test_unsupported_argument_dtypes_name_the_argument(value, what):
     assert result is value  # ran eagerly
 
 
+@pytest.mark.parametrize(
+    "dtype, what",
+    [([("U", np.double)], "np.zeros of a structured dtype"), (">f8", "np.ones of a non-native")],
+)
+def test_arrays_made_inside_of_unsupported_dtypes_are_refused_naming_the_call(dtype, what):
+    def made(x):
+        return (np.ones if dtype == ">f8" else np.zeros)(x.shape[0], dtype), x
+
+    with pytest.raises(UnsupportedError, match=what):
+        gcompile.trace(made, np.ones(3))
+
+
 def test_set_argument_is_a_clear_error():
     def f(x, options):
         return x

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import user_source
 from ..ir import externs, ops
-from ..ir.meta import TupleMeta, broadcast_shapes, meta_of
+from ..ir.meta import TupleMeta, broadcast_shapes, meta_of, unsupported_dtype_reason
 from ..ir.shape_env import SymbolicError, decide, hint
 from ..ir.symbolic import is_expr
 from .decompositions import DECOMPOSITIONS, Decomposition
@@ -469,6 +469,10 @@ class NumpyCalls:
         op = CREATION_OPS[func]
         signature = op.binding or func
         bound = _bind(signature, args, kwargs)
+        dtype = bound.get("dtype")
+        reason = None if dtype is None else unsupported_dtype_reason(np.dtype(dtype))
+        if reason:
+            self.tracer.refuse(f"{_numpy_name(func)} of a {reason}")
         if op is ops.ARANGE and any(isinstance(v, TracedArray) for v in bound.values()):
             return self._arange_of_data_length(**bound)
         bound = {k: self.as_size(v) if k in _SIZE_PARAMETERS else v for k, v in bound.items()}
