@@ -41,6 +41,7 @@ and a node outside it gets a reason in the fusion report (``graph.notes.fusion``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..ir import ops
 from ..ir.alias import alias_chain, alias_parent, readers, root
@@ -332,37 +333,46 @@ class _Fuser:
     def merge_siblings(self) -> None:
         """Horizontal fusion: groups of one space that read a common input become one kernel.
 
-        A pair refused once is not tried again: merging other groups only coarsens the graph
-        of groups, so a cycle stays a cycle, and styles, spaces and inputs do not change.
-        (A pair refused for peak memory might fit later; leaving it apart is only conservative.)
+        The groups are taken in the order they start; each is offered to the ones starting
+        after it, and a merged group to those after the one it took, never again to those
+        before it (each refused it before the merge: merging only coarsens the graph of groups,
+        so a cycle stays a cycle; a pair refused for peak memory, or one the merge would now
+        allow, is left apart: only conservative).
         Only groups starting within ``SIBLING_WINDOW`` nodes of each other's end are paired: a
         loop unrolled at trace time (hundreds of small kernels reading one matrix) would
         otherwise try every pair, each with a walk of the graph (minutes).
         """
-        refused: set = set()
-        merged = True
-        while merged:
-            merged = False
-            groups = sorted(self.groups, key=lambda g: self.order[g.nodes[0]])
-            for i, first in enumerate(groups):
-                last = self.order[first.nodes[-1]]
-                for second in groups[i + 1 :]:
-                    if self.order[second.nodes[0]] - last > SIBLING_WINDOW:
-                        break  # (and the groups after it: they start later still)
-                    if (first, second) in refused:  # (the set keeps them alive: no id reuse)
-                        continue
-                    if self.walked > SIBLING_WALKS:
-                        self.notes.append(
-                            f"sibling fusion stopped: its cycle checks visited {self.walked} "
-                            f"kernels (more than {SIBLING_WALKS}: a loop unrolled at trace time?)"
-                        )
-                        return
-                    if self._merge_pair(first, second):
-                        merged = True
-                        break
-                    refused.add((first, second))
-                if merged:
-                    break
+        groups = sorted(self.groups, key=lambda g: self.order[g.nodes[0]])
+        i = 0
+        while i < len(groups):
+            merged = self._merge_with_later(groups, i)
+            if merged is None:
+                i += 1  # (the groups before it were paired with it already)
+            elif merged is False:
+                return
+            else:
+                groups[i] = merged  # (it starts where the first did: the order holds)
+
+    def _merge_with_later(self, groups: list, i: int) -> Any:
+        """The group that ``groups[i]`` and the first later group it merges with became (that
+        one removed from ``groups``), None when it merges with none, False when sibling fusion
+        must stop (too many cycle checks)."""
+        first = groups[i]
+        last = self.order[first.nodes[-1]]
+        for j in range(i + 1, len(groups)):
+            second = groups[j]
+            if self.order[second.nodes[0]] - last > SIBLING_WINDOW:
+                return None  # (and the groups after it: they start later still)
+            if self.walked > SIBLING_WALKS:
+                self.notes.append(
+                    f"sibling fusion stopped: its cycle checks visited {self.walked} "
+                    f"kernels (more than {SIBLING_WALKS}: a loop unrolled at trace time?)"
+                )
+                return False
+            if self._merge_pair(first, second):
+                del groups[j]
+                return self.groups[-1]
+        return None
 
     def _inputs(self, group: _Group) -> set:
         inside = set(group.nodes)
