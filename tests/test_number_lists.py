@@ -99,6 +99,34 @@ def test_a_range_stepping_by_a_loop_index_is_a_while_loop():
     assert len(notes) == 3 and all(note.rolled for note in notes)
 
 
+def sieve_by_slices(N):
+    """scipy-lecture-notes' sieve: a slice stepping by the loop index written."""
+    mask = np.ones([N], dtype=bool)
+    mask[:2] = False
+    for j in range(2, int(np.sqrt(N)) + 1):
+        if mask[j]:
+            mask[j * j :: j] = False
+    return np.nonzero(mask)[0]
+
+
+def strided_fill(x, step):
+    for k in range(1, 4):
+        x[k :: k * step] = -1.0
+    return x
+
+
+def test_a_slice_stepping_by_a_loop_index_written_is_a_while_loop():
+    compiled = gcompile.compile(sieve_by_slices, fullgraph=True)
+    for n in (1000, 1001, 5000):  # (from the second, N a size: j a traced int on each trip)
+        np.testing.assert_array_equal(compiled(n), sieve_by_slices(n))
+    assert compiled.stats["traces"] == 2
+    notes = gcompile.trace(sieve_by_slices, 1000).notes.loops
+    assert len(notes) == 3 and all(note.rolled for note in notes), notes
+    check = gcompile.compile(strided_fill, fullgraph=True)
+    for n, step in ((20, 2), (7, 3), (30, 1)):
+        np.testing.assert_array_equal(check(np.zeros(n), step), strided_fill(np.zeros(n), step))
+
+
 def past_the_end(A, k):
     dp = [0] * len(A)
     for i in range(len(A)):

@@ -34,7 +34,7 @@ from .data_regions import DataRegions
 from .declines import LiteralsNeeded
 from .indices import Indices
 from .numpy_calls import NumpyCalls
-from .scatters import scatter_assign
+from .scatters import scatter_assign, stepped_assign
 from .symint import SymInt, unwrap
 from .texts import TracedTexts, as_text, holds_marker
 from .traced_array import TracedArray, decided_by_scalars, holds_traced
@@ -437,7 +437,8 @@ class Tracer(Indices):
 
     def write_by_indices(self, target: TracedArray, index: Any, value: Any) -> bool:
         """Record ``target[idx] = value`` when ``idx`` is an integer array (or a tuple of them:
-        ``scatters.scatter_assign``); False (nothing recorded) for any other index."""
+        ``scatters.scatter_assign``), or a slice stepping by a loop index (``stepped_assign``);
+        False (nothing recorded) for any other index."""
 
         def gathered(item: Any) -> Any:  # (positions gathered by a mask: ``N[Xi[I], Yi[I]]``)
             if isinstance(item, masks.MaskedValue):
@@ -448,7 +449,9 @@ class Tracer(Indices):
         items = index if type(index) is tuple else (index,)
         if isinstance(value, masks.MaskedValue) and any(isinstance(i, TracedArray) for i in items):
             value = value.whole("writing")  # (``out[idx[m]] = x[m]``: as many values)
-        return scatter_assign(self, target, index, value)
+        return scatter_assign(self, target, index, value) or stepped_assign(
+            self, target, index, value
+        )
 
     def wrap(self, node: Node) -> TracedArray:
         """The proxy of ``node`` the traced function sees."""

@@ -10,16 +10,24 @@ Taken: ``a`` a traced array, ``indices`` one 1-d integer array (or a tuple of th
 leading axis of ``a``), ``b`` absent (a unary ufunc), a number, or an array with one item per
 index. NumPy's casting is checked on a probe (``np.add.at`` of a float into an int array raises
 as it does); anything else is refused, naming the line.
+
+``a[start::step] = v`` of a 1-d ``a``, a number ``v`` and a step a loop index gives (a sieve's
+``mask[j * j :: j] = False``), whose length sizes cannot count (``stepped_assign``), is the loop
+``p = start; while p < len(a): a[p] = v; p += step``, a while loop.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ..capture.runtime import LoopInfo
 from ..errors import source_text, user_source
+from ..ir import ops
+from ..ir.alias import root
+from ..ir.symbolic import prove_nonnegative
 from .indices import integer_array
 from .symint import SymInt
 
@@ -129,3 +137,53 @@ def _check_casting(ufunc: np.ufunc, a: Any, b: Any) -> None:
         value = np.zeros((), b.dtype)[()]
     with np.errstate(all="ignore"):
         ufunc.at(probe, [0], value)
+
+
+def stepped_assign(tracer: Any, a: Any, index: Any, value: Any) -> bool:
+    """Record ``a[start::step] = value`` (see the module docstring) when ``a`` is 1-d, ``value``
+    a number and ``step`` a loop index or size surely positive, ``start`` none or surely not
+    negative; False (nothing recorded) for any other write."""
+    item = index[0] if type(index) is tuple and len(index) == 1 else index
+    if not isinstance(item, slice) or a.ndim != 1 or item.stop is not None:
+        return False
+    start, step = 0 if item.start is None else item.start, item.step
+    if (
+        tracer.is_traced(value)
+        and value.ndim
+        or not np.isscalar(value)
+        and not tracer.is_traced(value)
+    ):
+        return False
+    if not _positive(tracer, a, step, 1) or not _positive(tracer, a, start, 0):
+        return False
+    source = user_source()
+    text = f"a write at every step of a slice ({source_text(source)})"
+    info = replace(LoopInfo.at(source, text, ("position",)), kind="while")
+    start, stop, step = (
+        b.value() if isinstance(b, SymInt) else b for b in (start, a.shape[0], step)
+    )
+
+    def test(position):
+        return position < stop
+
+    def trip(position):
+        a[position] = value
+        return (position + step,)
+
+    return tracer.loops.capture_while(test, trip, (start,), info) is not NotImplemented
+
+
+def _positive(tracer: Any, a: Any, bound: Any, least: int) -> bool:
+    """Whether ``bound`` (a slice's start or step) is at least ``least``: surely, a size or loop
+    index; or, a traced int (a loop index whose questions are asked on each trip) into an array
+    the function made, on the data, the call run again eagerly where it is not (a write into
+    an argument would be seen twice then: not taken)."""
+    if isinstance(bound, int) and not isinstance(bound, bool):
+        return bound >= least
+    if isinstance(bound, SymInt):
+        return prove_nonnegative(bound.expr - least) is True
+    traced = tracer.is_traced(bound) and bound.ndim == 0 and bound.dtype.kind in "iu"
+    if not traced or root(a._node).op == "placeholder":
+        return False
+    tracer.raise_unless(bound >= least, ops.RerunEagerly.__name__, None)
+    return True
