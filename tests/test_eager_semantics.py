@@ -420,3 +420,21 @@ def test_append_takes_a_list_holding_run_time_ints():
     for n in (5, 6, 9):
         for e, a in zip(_appended(np.arange(n / 2), n), fn(np.arange(n / 2), n)):
             np.testing.assert_array_equal(a, e, strict=True)
+
+
+def euler_history(x0, t):
+    """Gordon College's diffeq.py: the history made as ``np.array([x0] * n)``."""
+    n = len(t)
+    x = np.array([x0] * n)
+    for i in range(n - 1):
+        x[i + 1] = x[i] + (t[i + 1] - t[i]) * np.sin(x[i])
+    return x
+
+
+def test_an_array_of_one_row_repeated_in_a_list_is_that_row_broadcast():
+    """(One node, not a row each: at n=101 it took 9 s to compile, at 20001 it was refused.)"""
+    fn = gcompile.compile(euler_history, fullgraph=True)
+    for n in (101, 20001):
+        t, x0 = np.linspace(0, 1, n), np.array([1.0, 0.0])
+        np.testing.assert_array_equal(fn(x0, t), euler_history(x0, t), strict=True)
+    assert len(gcompile.trace(euler_history, np.ones(2), np.ones(101)).nodes) < 20

@@ -209,6 +209,9 @@ class Tracer(Indices):
         whole = _rows_of_one_array(value)
         if whole is not None:  # (``np.array(tuple(x))``: a copy of x, not a node per row)
             return whole.astype(dtype)
+        if len(value) > 1 and all(v is value[0] for v in value):  # (``[x0] * n``: one row, n times)
+            row = self._stacked(value[0], dtype)
+            return np.broadcast_to(row, (len(value), *np.shape(row))).copy()
         return np.stack([self._stacked(v, dtype) for v in value])
 
     def made_constant(self, array: np.ndarray) -> TracedArray:
