@@ -168,7 +168,8 @@ def _refusal_of(error: Exception, tracer: Tracer) -> UnsupportedError | None:
     (unless scalar arguments decide it: ``ScalarsDecide``), or what ``refusal_from`` says."""
     if isinstance(error, RecursionError):
         return UnsupportedError(
-            "a recursion deeper than Python allows while tracing (its depth the data decide)",
+            "a recursion whose depth the data decide (its trace, taking every branch of each "
+            "level, recursed to Python's recursion limit)",
             hint="the recursive call runs in Python; write the recursion as a loop to compile it",
         )
     if isinstance(error, DataSizeError):
