@@ -96,7 +96,7 @@ class CompiledFunction:
             self._binder,
         )
         self._lock = threading.Lock()
-        self._stats = {"calls": 0, "traces": 0, "cache_hits": 0, "fallbacks": 0}
+        self._stats = {"calls": 0, "traces": 0, "cache_hits": 0, "fallbacks": 0, "graph_breaks": 0}
         self._fast: fast_entry.FastEntry | None = None  # the fast entry calls go to first
         self.refusals: list[UnsupportedError] = []
         self.dask = DaskCalls(self)  # the plans of calls with dask arrays
@@ -366,7 +366,9 @@ class CompiledFunction:
     def stats(self) -> dict:
         """A snapshot of the counters.
 
-        ``kernel_compiles`` counts the Numba compiles this function caused (kernels found in
+        ``fallbacks`` counts calls run eagerly, whole; ``graph_breaks`` calls run as compiled
+        regions around a statement run in Python (each region's own counters in
+        ``breaks.splits``); ``kernel_compiles`` counts the Numba compiles this function caused (kernels found in
         memory, compiled for another function or an earlier size, cost none); ``disk_cache_hits``
         counts kernels whose machine code was loaded from the disk cache instead.
         """

@@ -34,6 +34,7 @@ class Fallbacks:
                 f"gcompile breaks the graph of {self.name}: lines {first}-{last} run in Python, "
                 f"the statements before and after them compiled: {error}",
             )
+            self.stats["graph_breaks"] += 1
             return split.runner()(*args, **kwargs)
         self.stats["fallbacks"] += 1
         text = f"gcompile runs {self.name} eagerly: {error}"

@@ -52,6 +52,7 @@ def test_stats_count_calls_traces_and_hits():
         "traces": 1,
         "cache_hits": 2,
         "fallbacks": 0,
+        "graph_breaks": 0,
         "cache_entries": 1,
     }
 

@@ -124,6 +124,7 @@ def test_a_refused_statement_runs_in_python_between_compiled_regions():
     second = _line_of(top_three, "u = np.asarray")
     assert f"lines {second}-{second} run in Python" in after.breaks.text()[0]
     np.testing.assert_array_equal(compiled(x, 0.5), top_three(x, 0.5))
+    assert compiled.stats["graph_breaks"] == 2 and compiled.stats["fallbacks"] == 0
     assert "== graph breaks" in str(gcompile.explain(top_three, x, 0.5))
 
 
