@@ -1,7 +1,8 @@
 """Loops in the other forms people write: ``np.array([f(i) for i in range(...)])`` and its kin as
 one loop writing the rows of a new array (``capture/comprehensions.py``,
 ``frontend/comprehensions.py``); ``enumerate`` and ``zip`` of arrays, with unpacked targets
-(``capture/iterables.py``). They stay rolled and agree with NumPy."""
+(``capture/iterables.py``); ``np.vectorize(f)`` of arrays (``frontend/vectorized.py``). They
+stay rolled and agree with NumPy."""
 
 import itertools
 from itertools import repeat
@@ -455,3 +456,41 @@ def test_helpers_called_through_local_names_and_arguments_run_converted_in_rolle
     for fn, args in ((resampled_through_an_alias, ()), (resampled_by, (_lerp_at,))):
         graph = gcompile.trace(fn, *args, values, positions)
         assert sum(loop_of(node) is not None for node in graph.nodes) == 1
+
+
+def _piecewise(c):
+    return c * 2.0 if c < 1 else c + 1.0
+
+
+def _excess(x, y):
+    if x > y:
+        return x - y
+    return 0
+
+
+_PIECEWISE = np.vectorize(_piecewise)
+
+
+def vectorized(a, b):
+    """np.vectorize made inside and outside the function, of one and two arguments (broadcast,
+    a number among them), with ``otypes``, of a builtin."""
+    return (
+        _PIECEWISE(np.cumsum(a, axis=0)),
+        np.vectorize(_excess)(a, b),
+        np.vectorize(_excess, otypes=[np.float32])(a, 0.5),
+        np.vectorize(abs)(a - 1),
+    )
+
+
+def test_vectorized_functions_are_one_loop_over_the_elements_and_agree_with_numpy():
+    """(numpy-tutorials' air quality index: np.vectorize broke the graph at every line.)"""
+    compiled = gcompile.compile(vectorized, fullgraph=True)
+    for a, b in (
+        (RNG.random((6, 4)) * 2, RNG.random(4)),
+        (np.arange(12).reshape(3, 4), np.arange(4)),
+    ):
+        for got, expected in zip(compiled(a, b), vectorized(a, b)):
+            np.testing.assert_array_equal(got, expected, strict=True)
+    graph = gcompile.trace(vectorized, RNG.random((6, 4)), RNG.random(4))
+    loops = [note for note in graph.notes.loops if note.kind == "loop"]  # (and the branches)
+    assert len(loops) == 4 and all(note.rolled for note in graph.notes.loops)

@@ -34,6 +34,7 @@ from .numpy_calls import CREATION_OPS
 from .recorder import ACTIVE, Tracer, current_tracer, holds_traced, user_source
 from .symint import SymInt
 from .traced_array import TracedArray
+from .vectorized import vectorized_call
 
 _CAPTURE_DIR = os.path.join(GCOMPILE_DIR, "capture") + os.sep  # converted loops' runtime
 
@@ -117,6 +118,8 @@ def _patch_targets() -> list[tuple[Any, str, Callable, Callable]]:
     for name in ("mgrid", "ogrid"):
         grid = getattr(np, name)
         targets.append((np, name, grid, _TracedGrid(grid)))
+    call = np.vectorize.__call__
+    targets.append((np.vectorize, "__call__", call, _vectorize_patch(call)))
     for module, name, func, _ in targets:
         assert getattr(module, name) is func, (
             f"{module.__name__}.{name} is not the function we patch"
@@ -140,6 +143,21 @@ def _creation_patch(func: Callable) -> Callable:
         if tracer is None or kwargs.get("like") is not None or _called_by_library():
             return func(*args, **kwargs)
         return tracer.numpy.creation(func, args, kwargs)
+
+    return patched
+
+
+def _vectorize_patch(call: Callable) -> Callable:
+    """``np.vectorize(f)(*arrays)`` while tracing: a loop of ``f`` over the elements when given
+    traced arrays (``vectorized``); else NumPy's."""
+
+    @functools.wraps(call)
+    def patched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        tracer = current_tracer()
+        if tracer is None or _called_by_library():
+            return call(self, *args, **kwargs)
+        result = vectorized_call(tracer.loops, self, args, kwargs)
+        return call(self, *args, **kwargs) if result is NotImplemented else result
 
     return patched
 
