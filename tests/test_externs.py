@@ -284,6 +284,21 @@ def test_fft_frequencies_and_shape_functions_are_decomposed():
             assert np.array_equal(got, expected) and np.result_type(got) == np.result_type(expected)
 
 
+def triangles(m, v, b):
+    """np.triu and np.tril at diagonals above and below, of a 1-d array, of a stack of
+    bool matrices, and summed (nbody's energy)."""
+    upper = np.triu(m, 1), np.triu(m, -1), np.triu(v), np.tril(b, 1)
+    return (*upper, np.tril(m), np.tril(m, 2), np.sum(np.triu(-(m @ m.T), 1)))
+
+
+def test_triangles_are_masks_of_positions():
+    for shape in ((5, 5), (3, 6), (6, 2)):
+        b = RNG.random((2, *shape)) > 0.5
+        check(triangles, RNG.random(shape), np.arange(4.0), b)
+    graph = gcompile.trace(triangles, np.ones((4, 4)), np.ones(3), np.ones((2, 4, 4), bool))
+    assert not any(node.target is ops.EXTERN for node in graph.nodes)
+
+
 def norms_computed_as_the_default(x, M):
     return np.linalg.norm(x, 2), np.linalg.norm(M, "fro"), np.linalg.norm(M.T, "f")
 

@@ -354,6 +354,21 @@ def _roll(rec, a, shift, axis=None):
     return result
 
 
+def _triangle(upper: bool) -> Callable:
+    """``np.triu``/``np.tril``: the elements of the last two axes on and above (below) the
+    ``k``-th diagonal, zeros of the array's dtype elsewhere (of a 1-d array, its rows repeated
+    as NumPy does): ``np.where`` of a mask of positions, as NumPy computes them, so the mask
+    fuses with what reads the result (nbody's energy: ``np.sum(np.triu(..., 1))``)."""
+
+    def triangle(rec, m, k=0):
+        rows, cols = (m.shape[-2], m.shape[-1]) if m.ndim >= 2 else (m.shape[-1], m.shape[-1])
+        offsets = np.arange(cols) - np.arange(rows).reshape(-1, 1)
+        keep = offsets >= k if upper else offsets <= k
+        return np.where(keep, m, np.zeros(1, m.dtype))
+
+    return triangle
+
+
 def _roll_shift(rec, shift):
     """A shift of ``np.roll`` as an int (a traced one as int64), refused past int64 (a
     position less the shift must not wrap) or as a traced array of shifts."""
@@ -777,6 +792,8 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.flip: Decomposition(_flip),
     np.rot90: Decomposition(_rot90),
     np.roll: Decomposition(_roll),
+    np.triu: Decomposition(_triangle(upper=True)),
+    np.tril: Decomposition(_triangle(upper=False)),
     np.flipud: Decomposition(_flip_along(0, 1)),
     np.fliplr: Decomposition(_flip_along(1, 2)),
     np.atleast_1d: Decomposition(_at_least(1)),

@@ -478,13 +478,6 @@ def _quantile(function: Callable) -> Callable:  # percentile, quantile of a scal
     return rule
 
 
-def _same(call: ExternCall, ops: dict) -> TensorMeta:  # roll, triu, tril
-    a = next(iter(ops.values()))
-    if call.function in (np.triu, np.tril) and a.ndim < 2:
-        raise TypeError(f"{call.name} of a {a.ndim}-d array")
-    return _meta(a.shape, a.dtype)
-
-
 def _diagonal_length(rows: Any, cols: Any, k: int) -> Any:
     return sym_max(sym_min(rows, cols - k) if k >= 0 else sym_min(rows + k, cols), 0)
 
@@ -721,8 +714,6 @@ RULES: dict[Callable, tuple[str, Callable, tuple]] = {
     np.average: ("np.average", _statistic(np.average), ("a", "weights")),
     np.percentile: ("np.percentile", _quantile(np.percentile), ("a", "q")),
     np.quantile: ("np.quantile", _quantile(np.quantile), ("a", "q")),
-    np.triu: ("np.triu", _same, ("m",)),
-    np.tril: ("np.tril", _same, ("m",)),
     np.diag: ("np.diag", _diag, ("v",)),
     np.diagonal: ("np.diagonal", _diagonal, ("a",)),
     np.convolve: ("np.convolve", _convolve, ("a", "v")),
@@ -748,8 +739,6 @@ TOTAL = frozenset(
     {
         np.diag,
         np.diagonal,
-        np.triu,
-        np.tril,
         np.sort,
         np.argsort,
         np.searchsorted,

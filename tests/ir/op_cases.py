@@ -636,7 +636,6 @@ CASES: dict[Any, list[Case]] = {
         case(lambda a: np.roll(a, 7, axis=0), (5, 3), dtypes=ALL),  # (past the axis: a gather)
         case(lambda a: np.roll(a, -13), reversed_((3, 4))),
         case(lambda a: np.roll(a, [4, -5], axis=[0, 1]), (3, 4)),
-        case(lambda a: (np.triu(a), np.tril(a, -1)), (4, 3), dtypes=ALL),
         case(lambda a: np.diag(a), (4,), dtypes=ALL),
         case(lambda a: np.diag(a, -1) + 0, (3,)),
         case(lambda a: (np.diag(a), np.diag(a, 2), np.diag(a, -2)), (4, 3)),
@@ -1102,6 +1101,15 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.roll(x, 1, axis=()), reversed_((3,)), dtypes=(np.complex64,)),
         case(lambda x: np.roll(x[:0], 3, axis=0), (2, 3), dtypes=(np.float32,)),
         case(lambda x, s: np.roll(x, s[()], axis=-1), (2, 5), Arg((), "scalar", np.int64)),
+    ],
+    np.triu: [  # (np.where of a mask of positions)
+        case(lambda a: (np.triu(a), np.triu(a, -1) * 2), (4, 3), dtypes=ALL),
+        case(lambda a: np.triu(a, 2), strided((2, 3, 5)), dtypes=(np.float32,)),
+        case(lambda a: np.triu(a), (4,), dtypes=(np.int64,)),
+    ],
+    np.tril: [
+        case(lambda a: (np.tril(a), np.tril(a, -1)), F((3, 4)), dtypes=ALL),
+        case(lambda a: np.tril(a[:0], 1), (2, 3), dtypes=(np.complex64,)),
     ],
     np.flipud: [case(lambda x: np.flipud(x) - x, (4, 3), dtypes=(np.float64,))],
     np.fliplr: [case(lambda x: np.fliplr(x) * x, reversed_((2, 5)), dtypes=(np.int64,))],
