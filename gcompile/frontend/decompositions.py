@@ -369,6 +369,28 @@ def _triangle(upper: bool) -> Callable:
     return triangle
 
 
+def _meshgrid(rec, xi=(), copy=True, sparse=False, indexing="xy"):
+    """``np.meshgrid`` as NumPy computes it: each input raveled along an axis of its own (the
+    first two swapped for ``"xy"``), broadcast to one shape unless ``sparse``, copied when
+    ``copy``: views of the inputs, which fuse with what reads them."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    ndim = len(xi)
+    axes = list(range(ndim))
+    if indexing == "xy" and ndim > 1:
+        axes[0], axes[1] = 1, 0
+    output, full = [], [1] * ndim
+    for x, axis in zip(xi, axes):
+        shape = [1] * ndim
+        shape[axis] = -1
+        array = x if isinstance(x, TracedArray) else np.asarray(x)
+        output.append(array.reshape(shape))
+        full[axis] = output[-1].shape[axis]
+    if not sparse:
+        output = [np.broadcast_to(x, tuple(full)) for x in output]
+    return tuple(x.copy() for x in output) if copy else tuple(output)
+
+
 def _roll_shift(rec, shift):
     """A shift of ``np.roll`` as an int (a traced one as int64), refused past int64 (a
     position less the shift must not wrap) or as a traced array of shifts."""
@@ -792,6 +814,7 @@ DECOMPOSITIONS: dict[Callable, Decomposition] = {
     np.flip: Decomposition(_flip),
     np.rot90: Decomposition(_rot90),
     np.roll: Decomposition(_roll),
+    np.meshgrid: Decomposition(_meshgrid),
     np.triu: Decomposition(_triangle(upper=True)),
     np.tril: Decomposition(_triangle(upper=False)),
     np.flipud: Decomposition(_flip_along(0, 1)),

@@ -1102,6 +1102,11 @@ CASES: dict[Any, list[Case]] = {
         case(lambda x: np.roll(x[:0], 3, axis=0), (2, 3), dtypes=(np.float32,)),
         case(lambda x, s: np.roll(x, s[()], axis=-1), (2, 5), Arg((), "scalar", np.int64)),
     ],
+    np.meshgrid: [  # (views of the inputs broadcast; copies unless copy=False)
+        case(lambda x, y: np.meshgrid(x, y), (4,), (3,), dtypes=ALL),
+        case(lambda x, y: np.meshgrid(x, y, indexing="ij", sparse=True), (3,), strided((2, 2))),
+        case(lambda x, y, z: [g * 2 for g in np.meshgrid(x, y, z, copy=False)], (2,), (3,), (2,)),
+    ],
     np.triu: [  # (np.where of a mask of positions)
         case(lambda a: (np.triu(a), np.triu(a, -1) * 2), (4, 3), dtypes=ALL),
         case(lambda a: np.triu(a, 2), strided((2, 3, 5)), dtypes=(np.float32,)),
