@@ -517,14 +517,15 @@ def test_arrays_of_python_numbers_indexed_by_traced_values_are_the_graphs():
 
 
 def sieve(n):
-    """The scipy lecture notes' prime sieve: ``mask[j * j :: j]`` needs ``j`` as an int, so
-    the loop is unrolled, one ``if`` of the data per trip."""
-    mask = np.ones(n, dtype=bool)
-    mask[:2] = False
+    """A prime sieve reading the slice it writes, ``flags[j * j :: j] *= 0``: the read needs
+    ``j`` as an int, so the loop is unrolled, one ``if`` of the data per trip. (Written with a
+    number, ``mask[j * j :: j] = False``, it is a while loop: ``tests/test_number_lists.py``.)"""
+    flags = np.ones(n, dtype=np.int64)
+    flags[:2] = 0
     for j in range(2, int(np.sqrt(n)) + 1):
-        if mask[j]:
-            mask[j * j :: j] = False
-    return np.nonzero(mask)[0]
+        if flags[j]:
+            flags[j * j :: j] *= 0
+    return np.nonzero(flags)[0]
 
 
 def sorted_sieve(n):
@@ -537,8 +538,8 @@ def test_many_branches_of_an_unrolled_loop_are_refused_before_numba_compiles_the
     MAX_SEPARATE_BRANCHES (a loop unrolled with np.sort after it: 30 branches); a short one
     compiles."""
     first = sieve.__code__.co_firstlineno
-    loop = f"the loop at {__file__}:{first + 5} ran in Python: bool() of a traced value"
-    branch = f"the `if` at {__file__}:{first + 6} ran in Python: a question about the loop index"
+    loop = f"the loop at {__file__}:{first + 6} ran in Python: bool() of a traced value"
+    branch = f"the `if` at {__file__}:{first + 7} ran in Python: a question about the loop index"
     for fn, n, says in (
         (sieve, 10_000, ("more than 64 branches", loop, branch)),  # (and why each ran in Python)
         (sorted_sieve, 1000, ("30 branches",)),

@@ -576,8 +576,9 @@ def _agree(traced: list, outputs: list, i: int, name: str, env, wide: bool) -> N
     the other branch's NumPy dtype) and shape; else decline. A function's result that is a
     Python number on one path and a NumPy one on the other (``if x < eps: return 0.0``, else
     ``return x * 2``) is the NumPy one (equal, and a ``float``) when that is the Python number's
-    own dtype (float64, int64, complex128) and ``wide``: no array of the function's is of a
-    narrower dtype, with which eager's result dtype would depend on the path."""
+    own dtype (a float and float64, an int and int64, ...: never an int made a float) and
+    ``wide``: no array of the function's is of a narrower dtype, with which eager's result
+    dtype would depend on the path."""
     values = [outs[i] for outs in outputs]
     metas = [value_meta(v) for v in values]
     if not _same_shape(metas[0], metas[1], name, env) or metas[0].scalar != metas[1].scalar:
@@ -595,7 +596,9 @@ def _agree(traced: list, outputs: list, i: int, name: str, env, wide: bool) -> N
     strong = [m for m in metas if not m.weak]
     if name.startswith(RESULT) and metas[0].weak != metas[1].weak:
         # (the function's result: a Python number on one path, a NumPy one on the other)
-        if not (wide and strong[0].dtype in _PYTHON_DTYPES):
+        weak = next(m for m in metas if m.weak)
+        same_kind = weak.dtype.kind == strong[0].dtype.kind  # (a float and a float64, not an int)
+        if not (wide and same_kind and strong[0].dtype in _PYTHON_DTYPES):
             raise Declined(f"the branches return a Python and a NumPy scalar as {name!r}")
     if len(strong) != 1:
         raise Declined(f"the branches give {name!r} different dtypes")
