@@ -1,6 +1,9 @@
 """Globals and closure variables a compiled function reads (``captured_globals.py``): a call
 after one was rebound traces again instead of reusing values the trace took; unchanged ones
-(a NaN included) reuse the entry on every path (fast entry, exact-shape memo, general)."""
+(a NaN included) reuse the entry on every path (fast entry, exact-shape memo, general). So
+do values in global containers (dicts, lists, namespaces) and a bound method's attributes."""
+
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -61,3 +64,57 @@ def test_rebinding_a_closure_variable_traces_again():
     set_c(5.0)
     np.testing.assert_array_equal(fn(x), x * 5.0)
     assert fn.stats["traces"] == 2
+
+
+PARAMS = {"W": np.ones(2), "b": 0.0}
+WEIGHTS = [np.ones(2)]
+CFG = SimpleNamespace(lr=0.1, name="sgd")
+
+
+def from_containers(x):
+    return x @ PARAMS["W"] + PARAMS["b"] + x @ WEIGHTS[0], x * CFG.lr
+
+
+class Model:
+    def __init__(self, w):
+        self.w, self.calls = w, 0
+
+    def predict(self, x):
+        return x @ self.w + self._bias()
+
+    def _bias(self):
+        return self.bias if hasattr(self, "bias") else 0.0
+
+
+def _agree(fn, compiled, x):
+    for got, expected in zip(compiled(x), fn(x)):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_values_rebound_in_global_containers_or_a_methods_object_trace_again():
+    """(Sweep C: a dict, list or namespace of parameters, and a compiled bound method's
+    ``self.w``, were frozen at the first trace: a later rebinding was never seen.)"""
+    saved = dict(PARAMS), list(WEIGHTS), CFG.lr
+    x = np.ones(2)
+    compiled = gcompile.compile(from_containers)
+    try:
+        _agree(from_containers, compiled, x)
+        PARAMS["W"], WEIGHTS[0], CFG.lr = np.full(2, 3.0), np.full(2, 2.0), 0.5
+        _agree(from_containers, compiled, x)
+        PARAMS["W"][0] = 100.0  # (in place: the same array, read on each call)
+        _agree(from_containers, compiled, x)
+        assert compiled.stats["traces"] == 2
+    finally:
+        (PARAMS.update(saved[0]), WEIGHTS.__setitem__(0, saved[1][0]))
+        CFG.lr = saved[2]
+    model, eager = Model(np.array([1.0, 2.0])), Model(np.array([1.0, 2.0]))
+    predict = gcompile.compile(model.predict)
+    for change in (
+        lambda m: None,
+        lambda m: setattr(m, "w", m.w * 10),
+        lambda m: setattr(m, "bias", 1.5),
+    ):
+        change(model), change(eager)
+        assert predict(x) == eager.predict(x)
+    model.note = eager.note = "seen"  # (an attribute no method names: no new trace)
+    assert predict(x) == eager.predict(x) and predict.stats["traces"] == 3
