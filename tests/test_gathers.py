@@ -177,6 +177,15 @@ def gathers_at_positions(img, iy, ix):
     )
 
 
+def softmax_gradient(scores, y):
+    """cs231n's softmax loss: positions given as a range beside the labels."""
+    probs = np.exp(scores - scores.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    loss = -np.log(probs[range(scores.shape[0]), y]).mean()
+    probs[range(scores.shape[0]), y] -= 1
+    return loss, probs
+
+
 def gathers_in_a_loop(x, idx, steps):
     for _ in range(steps):
         x = 0.5 * (x + x[idx])
@@ -188,6 +197,7 @@ def test_integer_array_gathers_are_library_calls_that_agree_with_numpy():
     for idx in (np.array([1, -2, 3, 11]), RNG.integers(-12, 12, (2, 3)).astype(np.int32)):
         check(integer_array_gathers, x, idx.ravel(), grid)
     check(gathers_in_a_loop, x, RNG.permutation(12), 5)
+    check(softmax_gradient, RNG.random((5, 3)), RNG.integers(0, 3, 5))
     img = RNG.random((6, 5, 3))
     for shape in ((2, 3), (4, 4)):
         check(gathers_at_positions, img, RNG.integers(0, 5, shape), RNG.integers(-4, 4, shape))

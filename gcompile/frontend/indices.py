@@ -23,15 +23,15 @@ from .traced_array import TracedArray, holds_traced
 
 
 def integer_array(tracer: Any, value: Any) -> Any:
-    """``value`` as an integer array index (traced, or a list or array of ints of one or more
-    axes; a list of sizes or traced ints: ``A[[i, p]]``), else None."""
+    """``value`` as an integer array index (traced, or a list, range or array of ints of one
+    or more axes; a list of sizes or traced ints: ``A[[i, p]]``), else None."""
     if isinstance(value, list) and any(isinstance(v, (SymInt, TracedArray)) for v in value):
         items = [v.value() if isinstance(v, SymInt) else v for v in value]
         if not all(isinstance(v, (TracedArray, int, np.integer)) for v in items):
             return None
         value = tracer.sequence_as_array(items)
-    elif isinstance(value, (list, np.ndarray)) and not holds_traced(value):
-        value = np.asarray(value)
+    elif isinstance(value, (list, np.ndarray, range)) and not holds_traced(value):
+        value = np.asarray(value)  # (a range: NumPy's index of its ints, ``x[range(n), y]``)
     elif not isinstance(value, TracedArray):
         return None
     return value if value.dtype.kind in "iu" and value.ndim > 0 else None
