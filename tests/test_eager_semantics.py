@@ -438,3 +438,22 @@ def test_an_array_of_one_row_repeated_in_a_list_is_that_row_broadcast():
         t, x0 = np.linspace(0, 1, n), np.array([1.0, 0.0])
         np.testing.assert_array_equal(fn(x0, t), euler_history(x0, t), strict=True)
     assert len(gcompile.trace(euler_history, np.ones(2), np.ones(101)).nodes) < 20
+
+
+def padded_columns(x, padding):
+    """cs231n's loop im2col, reduced: a length computed by int() of sizes and a static int."""
+    H, W = x.shape
+    HH = int((H + 2 * padding - 2) / 2 + 1)
+    xp = np.pad(x, ((padding, padding), (padding, padding)), mode="constant")
+    cols = np.zeros(HH)
+    for yy in range(HH):
+        cols[yy] = xp[2 * yy, 0]
+    return cols
+
+
+def test_a_length_the_passes_fold_to_an_int_keeps_its_array():
+    """(The carrier of a length folded to a constant failed constant_fold: an internal error.)"""
+    fn = gcompile.compile(padded_columns, fullgraph=True)
+    for n, padding in ((4, 0), (6, 1), (8, 0)):
+        x = RNG_ARGS.random((n, n))
+        np.testing.assert_array_equal(fn(x, padding), padded_columns(x, padding), strict=True)

@@ -658,8 +658,9 @@ CARRIER = np.empty  # (NumPy's own: while tracing, ``np.empty`` is the tracer's 
 def _carrier(call: ExternCall, ops: dict) -> TensorMeta:
     """``np.empty(shape=#0, dtype=bool)`` of a traced integer scalar: the vector whose length
     makes that integer a size (``numpy_calls.size_of``)."""
-    shape = ops["shape"]
-    if shape.ndim or shape.dtype.kind not in "iu":
+    shape = ops["shape"]  # (a traced integer, or the int it was folded to)
+    folded = isinstance(shape, (int, np.integer)) and not isinstance(shape, bool)
+    if not folded and (shape.ndim or shape.dtype.kind not in "iu"):
         raise TypeError("np.empty of a length: an integer scalar")
     return _meta(call.lengths, call.get("dtype", np.float64))
 
