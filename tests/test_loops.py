@@ -602,6 +602,28 @@ def test_vector_products_in_loop_bodies_become_sums_for_generated_code_only():
     assert _calls(interpreted, "matmul") >= 1  # (the interpreter keeps NumPy's dot)
 
 
+def power_steps(A, x, steps):
+    for _ in range(steps):
+        y = A @ x
+        x = y / np.sqrt(y @ y)
+    return x
+
+
+def test_a_small_matrix_product_fused_at_the_traced_sizes_traces_again_for_a_large_one():
+    """(A power method traced at n=6, then called at n=400, ran its matrix-vector products
+    as fused kernels, not BLAS: slower than eager.)"""
+    compiled = gcompile.compile(power_steps, fullgraph=True)
+    for n in (6, 8, 80):
+        A, x = RNG.random((n, n)), RNG.random(n)
+        check(power_steps, A, x, 30)
+        compiled(A, x, 30)
+    assert compiled.stats["traces"] == 2  # (6 and 8 share a trace: 64 elements < SMALL_MATRIX)
+    large = gcompile.trace(power_steps, RNG.random((80, 80)), RNG.random(80), 30, stage="optimized")
+    small = gcompile.trace(power_steps, RNG.random((6, 6)), RNG.random(6), 30, stage="optimized")
+    for graph, products in ((large, 1), (small, 0)):  # (A @ x: BLAS at 6400 elements only)
+        assert sum(_calls(loop.target.body, "matmul") for loop in _loops(graph)) == products
+
+
 def test_loop_invariant_code_is_hoisted_before_the_loop():
     def scaled_decay(x, alpha):
         acc = 0.0

@@ -9,7 +9,8 @@ iteration of a loop (``Graph.repeated``), a BLAS call costs a library call and i
 a few dozen elements (``A[i, :j] @ A[:j, j]`` in a factorisation); as a multiply and a sum it
 fuses with the slices around it into one reduction kernel, which the loop program calls
 natively and whose sum the kernel rewrites vectorise. A matrix of ``SMALL_MATRIX`` elements or
-more (at the traced sizes) stays a product, which the loop program hands to BLAS: a kernel
+more (at the traced sizes, guarded: a call with a larger one traces again) stays a product,
+which the loop program hands to BLAS: a kernel
 would sum ``v @ M`` down M's columns, one strided pass per column. Not bitwise NumPy's result: BLAS
 accumulates in its own order, the kernel in another, both valid summation orders (the error
 bound of a sum holds for either). Not applied to straight-line code, where NumPy's own call
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from ..ir import ops
 from ..ir.graph import Graph, Node
-from ..ir.shape_env import hint, using
+from ..ir.shape_env import decide, hint, using
 from ..ir.symbolic import product_of
 
 SMALL_MATRIX = 4096  # elements of the largest matrix a matrix-vector product is fused with
@@ -44,8 +45,11 @@ def _decomposable(node: Node) -> bool:
         return False
     if dtype.kind in "iu":  # BLAS has no integer product
         return True
-    with using(node.graph.shape_env):
-        return all(hint(product_of(v.meta.shape)) < SMALL_MATRIX for v in node.args)
+    with using(node.graph.shape_env):  # (guarded: a call past it traces again, for BLAS)
+        return all(
+            decide("<", product_of(v.meta.shape), SMALL_MATRIX, "a product fused, not BLAS")
+            for v in node.args
+        )
 
 
 # (ndim of a, ndim of b) -> the axis of multiply(a', b') summed: v @ w, M @ v (rows), v @ M
