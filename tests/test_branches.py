@@ -405,39 +405,6 @@ def test_a_helper_returning_none_on_a_path_compiles_and_reruns_eagerly_where_tak
     assert compiled.stats["traces"] == 1
 
 
-def _phi(x):
-    if x < 0.5:
-        return 10.0  # (a Python number; the other path's a NumPy scalar)
-    else:
-        return x * 2.0
-
-
-def summed_phi(v):
-    s = 0.0
-    for i in range(v.shape[0]):
-        s += _phi(v[i])
-    return s, _phi(v.sum())
-
-
-def test_returns_of_a_python_and_a_numpy_number_from_branches_compile_where_promotion_agrees():
-    """(An LDPC decoder's ``phi``: returns of a constant and of a NumPy float in the branches
-    of an ``if`` on the data broke the graph.) Among float32 arrays the two would promote
-    differently: declined there (the loop runs in Python)."""
-    compiled = gcompile.compile(summed_phi, fullgraph=True)
-    for v in (np.array([0.25, 1.0, 2.0, 0.1]), np.array([0.1, 0.2]), np.array([3.0, 0.3])):
-        got, expected = compiled(v), summed_phi(v)
-        assert got == expected and all(np.asarray(g).dtype == np.float64 for g in got)
-    assert compiled.stats["traces"] == 1
-    narrow = gcompile.compile(summed_phi)
-    for v in (np.array([0.25, 1.0], np.float32), np.array([0.1, 0.2], np.float32)):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", gcompile.GcompileWarning)
-            got, expected = narrow(v), summed_phi(v)
-        assert got == expected and [type(g) for g in got] == [type(e) for e in expected]
-    with pytest.raises(gcompile.UnsupportedError, match="bool"):
-        gcompile.compile(summed_phi, fullgraph=True)(np.ones(2, np.float32))
-
-
 def _plug(x):
     return 1.0 if 0.3 < x < 0.6 else 0.0  # (Langtangen's initial condition: a chain)
 

@@ -118,20 +118,6 @@ class ControlTracer(LoopTracer):
 
         return self._capturing(source, "branch", attempt)
 
-    def _wide(self) -> bool:
-        """Whether every array of the function so far is of a Python number's dtype (float64,
-        int64, complex128, bool): the function's own graph and those being traced."""
-        graphs, frame = [self._top], self.frame
-        while frame is not None:
-            graphs.append(frame.graph)
-            frame = frame.parent
-        return all(
-            node.meta is None or node.meta.dtype in _PYTHON_DTYPES
-            for graph in graphs
-            for node in graph.nodes
-            if hasattr(node.meta, "dtype")
-        )
-
     def _check_branch_count(self) -> None:
         """Refuse a function whose graph already holds ``MAX_BRANCHES`` branches (a loop
         unrolled at trace time, an ``if`` of the data a trip): its one program would take Numba
@@ -419,7 +405,7 @@ class ControlTracer(LoopTracer):
         kept = [i for i in range(len(names)) if all(o[i] is not UNDEFINED for _, o in traced)]
         outputs = [[outs[i] for i in kept] for _, outs in traced]
         for i, position in enumerate(kept):
-            _agree(traced, outputs, i, names[position], tracer.graph.shape_env, self._wide())
+            _agree(traced, outputs, i, names[position], tracer.graph.shape_env)
         written = [i for i in kept if outputs_written(traced, i)]
         node, items = self._node(predicate, traced, outputs, inits, kept, names, source)
         updates = [(inits[i], items[kept.index(i)]) for i in written]
@@ -571,14 +557,9 @@ def _updated_outer(traced: list) -> list:
     return found
 
 
-def _agree(traced: list, outputs: list, i: int, name: str, env, wide: bool) -> None:
+def _agree(traced: list, outputs: list, i: int, name: str, env) -> None:
     """Make output ``i`` of the two branches one type: the same dtype (a Python scalar takes
-    the other branch's NumPy dtype) and shape; else decline. A function's result that is a
-    Python number on one path and a NumPy one on the other (``if x < eps: return 0.0``, else
-    ``return x * 2``) is the NumPy one (equal, and a ``float``) when that is the Python number's
-    own dtype (a float and float64, an int and int64, ...: never an int made a float) and
-    ``wide``: no array of the function's is of a narrower dtype, with which eager's result
-    dtype would depend on the path."""
+    the other branch's NumPy dtype) and shape; else decline."""
     values = [outs[i] for outs in outputs]
     metas = [value_meta(v) for v in values]
     if not _same_shape(metas[0], metas[1], name, env) or metas[0].scalar != metas[1].scalar:
@@ -593,24 +574,16 @@ def _agree(traced: list, outputs: list, i: int, name: str, env, wide: bool) -> N
         metas[1] = value_meta(outputs[1][i])
     if metas[0].dtype == metas[1].dtype and metas[0].weak == metas[1].weak:
         return
-    strong = [m for m in metas if not m.weak]
     if name.startswith(RESULT) and metas[0].weak != metas[1].weak:
         # (the function's result: a Python number on one path, a NumPy one on the other)
-        weak = next(m for m in metas if m.weak)
-        same_kind = weak.dtype.kind == strong[0].dtype.kind  # (a float and a float64, not an int)
-        if not (wide and same_kind and strong[0].dtype in _PYTHON_DTYPES):
-            raise Declined(f"the branches return a Python and a NumPy scalar as {name!r}")
+        raise Declined(f"the branches return a Python and a NumPy scalar as {name!r}")
+    strong = [m for m in metas if not m.weak]
     if len(strong) != 1:
         raise Declined(f"the branches give {name!r} different dtypes")
     target = strong[0]
     for (frame, _), outs, meta in zip(traced, outputs, metas):
         if meta.weak:
             outs[i] = _cast(frame.graph, outs[i], target)
-
-
-# the dtypes of Python's numbers: a NumPy scalar of one takes part in NumPy's promotion as the
-# number does beside arrays of these
-_PYTHON_DTYPES = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.complex128, np.bool_))
 
 
 def _add_placeholder(graph: Graph, outer: Node) -> None:
