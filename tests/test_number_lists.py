@@ -115,6 +115,19 @@ def strided_fill(x, step):
     return x
 
 
+def _overflowing(x):
+    a = np.zeros(x.shape[0], np.uint8)
+    for k in range(1, 3):
+        a[k :: k + 1] = 300
+    return a
+
+
+def narrow_steps(x, s):
+    a = np.zeros(x.shape[0], np.uint8)
+    a[s[0] :: s[0]] = 7  # (an int8 step: positions counted in int64, never wrapping)
+    return a
+
+
 def test_a_slice_stepping_by_a_loop_index_written_is_a_while_loop():
     compiled = gcompile.compile(sieve_by_slices, fullgraph=True)
     for n in (1000, 1001, 5000):  # (from the second, N a size: j a traced int on each trip)
@@ -122,6 +135,12 @@ def test_a_slice_stepping_by_a_loop_index_written_is_a_while_loop():
     assert compiled.stats["traces"] == 2
     notes = gcompile.trace(sieve_by_slices, 1000).notes.loops
     assert len(notes) == 3 and all(note.rolled for note in notes), notes
+    narrow = gcompile.compile(narrow_steps, fullgraph=True)
+    for step in (100, 3):
+        args = (np.zeros(300), np.array([step], np.int8))
+        np.testing.assert_array_equal(narrow(*args), narrow_steps(*args), strict=True)
+    with pytest.raises(OverflowError):  # (as eager: 300 is no uint8)
+        gcompile.compile(_overflowing, fullgraph=True)(np.ones(4))
     check = gcompile.compile(strided_fill, fullgraph=True)
     for n, step in ((20, 2), (7, 3), (30, 1)):
         np.testing.assert_array_equal(check(np.zeros(n), step), strided_fill(np.zeros(n), step))

@@ -141,27 +141,23 @@ def _check_casting(ufunc: np.ufunc, a: Any, b: Any) -> None:
 
 def stepped_assign(tracer: Any, a: Any, index: Any, value: Any) -> bool:
     """Record ``a[start::step] = value`` (see the module docstring) when ``a`` is 1-d, ``value``
-    a number and ``step`` a loop index or size surely positive, ``start`` none or surely not
-    negative; False (nothing recorded) for any other write."""
+    a number (cast to ``a``'s dtype first, as NumPy does: its errors raised here) or a 0-d
+    traced value, and ``step`` a loop index or size surely positive (a plain int is NumPy's
+    basic slice), ``start`` none or surely not negative; False (nothing recorded) else."""
     item = index[0] if type(index) is tuple and len(index) == 1 else index
     if not isinstance(item, slice) or a.ndim != 1 or item.stop is not None:
         return False
     start, step = 0 if item.start is None else item.start, item.step
-    if (
-        tracer.is_traced(value)
-        and value.ndim
-        or not np.isscalar(value)
-        and not tracer.is_traced(value)
-    ):
+    if isinstance(step, (int, np.integer)) or not _number(tracer, value):
         return False
     if not _positive(tracer, a, step, 1) or not _positive(tracer, a, start, 0):
         return False
+    if not tracer.is_traced(value):
+        value = a.dtype.type(value)  # (NumPy's cast of a number: OverflowError, ValueError)
     source = user_source()
     text = f"a write at every step of a slice ({source_text(source)})"
     info = replace(LoopInfo.at(source, text, ("position",)), kind="while")
-    start, stop, step = (
-        b.value() if isinstance(b, SymInt) else b for b in (start, a.shape[0], step)
-    )
+    start, stop, step = (_position(tracer, b) for b in (start, a.shape[0], step))
 
     def test(position):
         return position < stop
@@ -171,6 +167,23 @@ def stepped_assign(tracer: Any, a: Any, index: Any, value: Any) -> bool:
         return (position + step,)
 
     return tracer.loops.capture_while(test, trip, (start,), info) is not NotImplemented
+
+
+def _number(tracer: Any, value: Any) -> bool:
+    """A Python or NumPy number, or a 0-d traced value."""
+    if tracer.is_traced(value):
+        return value.ndim == 0
+    return isinstance(value, (bool, int, float, complex, np.generic))
+
+
+def _position(tracer: Any, bound: Any) -> Any:
+    """A slice bound as a position of the loop: a size's value, a traced int as int64 (an
+    int8 step would wrap), an int as it is."""
+    if isinstance(bound, SymInt):
+        return bound.value()
+    if tracer.is_traced(bound) and bound.dtype != np.int64:
+        return bound.astype(np.int64)
+    return bound
 
 
 def _positive(tracer: Any, a: Any, bound: Any, least: int) -> bool:
