@@ -201,6 +201,10 @@ def test_integer_array_gathers_are_library_calls_that_agree_with_numpy():
     img = RNG.random((6, 5, 3))
     for shape in ((2, 3), (4, 4)):
         check(gathers_at_positions, img, RNG.integers(0, 5, shape), RNG.integers(-4, 4, shape))
+    big = RNG.random((200, 200, 2))  # (int16 positions: the flat one, 79900, past int16)
+    rows, cols = np.array([[198, 3]], np.int16), np.array([[150, 3]], np.int16)
+    check(gathers_at_positions, big, rows, cols)
+    check(gathers_at_positions, big, rows.astype(np.uint8), cols.astype(np.uint8))
     graph = gcompile.trace(integer_array_gathers, x, np.array([1, 2]), grid)
     assert sum(node.target is ops.EXTERN for node in graph.nodes) == 4
 

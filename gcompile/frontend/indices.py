@@ -103,7 +103,8 @@ class Indices:
         if len(positions) > array.ndim:
             return None
         flat = 0
-        for axis, p in enumerate(positions):
+        positions = [p if p.dtype == np.int64 else p.astype(np.int64) for p in positions]
+        for axis, p in enumerate(positions):  # (in int64: int16 positions would wrap)
             size = array.shape[axis]
             inside = np.all((p >= -size) & (p < size))
             known = "" if isinstance(size, SymInt) else f" with size {size}"
