@@ -233,6 +233,47 @@ def test_calls_changing_a_queue_an_iterator_or_a_helper_object_run_on_every_trip
     ]
 
 
+class Stepper:
+    """Methods changing the object in the ways a statement does not show."""
+
+    def __init__(self):
+        self._it, self.n = iter(range(100)), 0
+
+    def step(self):
+        return next(self._it)
+
+    def bump(self):
+        setattr(self, "n", self.n + 1)  # noqa: B010 - (a change no assignment shows)
+
+    def bump_state(self):
+        state = self.__dict__
+        state["n"] += 1
+
+
+RECEIVED = queue.Queue()
+
+
+def stepped(x):
+    s, stepper, cells = 0.0, Stepper(), np.ndindex(50)
+    for i in range(x.shape[0]):
+        s += x[i] * stepper.step() + next(cells)[0]
+        stepper.bump()
+        stepper.bump_state()
+        RECEIVED.put(i)
+    return s, stepper.n
+
+
+def test_methods_changing_their_object_by_next_setattr_or_its_dict_run_on_every_trip():
+    """(Review: next(self._it) in a method, setattr, self.__dict__, next of np.ndindex and a
+    module's queue each ran once in a body traced once.)"""
+    fn = gcompile.compile(stepped)
+    for x in (np.arange(1.0, 5.0), np.ones(7)):
+        before = RECEIVED.qsize()
+        expected = stepped(x)
+        middle = RECEIVED.qsize()
+        assert _quiet(fn, x) == expected and RECEIVED.qsize() - middle == middle - before
+
+
 def test_type_tests_in_init_and_call_of_the_users_class_answer_as_eager():
     fn = gcompile.compile(scaled)
     x = np.arange(4.0)

@@ -44,6 +44,10 @@ def object_effect(info: Any, functions: tuple[Callable, ...], carried: tuple) ->
                 values.setdefault(name, cell.cell_contents)
             except ValueError:  # (an empty cell)
                 pass
+    namespace = getattr(functions[0], "__globals__", {})  # (a module's ``Q.put(i)``)
+    for name, _ in calls:
+        if name not in values and name in namespace:
+            values[name] = namespace[name]
     for name, method in calls:
         if name in values and _changes(values[name], method):
             what = type(values[name]).__name__
@@ -53,8 +57,8 @@ def object_effect(info: Any, functions: tuple[Callable, ...], carried: tuple) ->
 
 
 def _changes(value: Any, method: str) -> bool:
-    if method == "__next__":
-        return isinstance(value, Iterator) and _root(type(value)) not in _VALUES[1:]
+    if method == "__next__":  # (NumPy's iterators too: ``np.ndindex``)
+        return isinstance(value, Iterator) and _root(type(value)) != "gcompile"
     if isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)):
         return False
     if _root(type(value)) in _VALUES:
@@ -81,16 +85,39 @@ def _method_changes(cls: type, method: str, depth: int) -> bool:
         return True
     own = {function.args.args[0].arg}
     for node in ast.walk(function):
-        if _assigns_into(node, own):
+        if _assigns_into(node, own) or _changes_argument(node, own):
             return True
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__" and rooted_at(node, own):
+            return True  # (``d = self.__dict__; d["n"] += 1``)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver, name = node.func.value, node.func.attr
-            if rooted_at(receiver, own) and name in CONTAINER_MUTATORS:
+            if rooted_at(receiver, own) and name in _STATE_CHANGING:
                 return True
             if isinstance(receiver, ast.Name) and receiver.id in own:
                 if depth == 0 or _method_changes(cls, name, depth - 1):
                     return True
     return False
+
+
+# methods changing the object they are called on (``self.q.put(v)``): a container's, a queue's,
+# a deque's, a generator's, a file's, a lock's
+_STATE_CHANGING = CONTAINER_MUTATORS | {
+    "put", "put_nowait", "get", "get_nowait", "popleft", "appendleft", "extendleft", "rotate",
+    "send", "throw", "write", "writelines", "seek", "acquire", "release",
+}  # fmt: skip
+
+# builtins changing their first argument, or calling code that may (``super().push(v)``)
+_ARGUMENT_CHANGING = frozenset({"next", "setattr", "delattr", "super"})
+
+
+def _changes_argument(node: ast.AST, own: set[str]) -> bool:
+    """``next(self._it)``, ``setattr(self, "n", v)``, ``super().push(v)``."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return False
+    if node.func.id == "super":
+        return True
+    first = node.args[0] if node.args else None
+    return node.func.id in _ARGUMENT_CHANGING and first is not None and rooted_at(first, own)
 
 
 def _assigns_into(node: ast.AST, own: set[str]) -> bool:

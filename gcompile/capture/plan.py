@@ -282,26 +282,22 @@ CONTAINER_MUTATORS = frozenset(
 
 
 def calls_on(nodes: list[ast.AST], names: set[str]) -> tuple[tuple[str, str], ...]:
-    """The ``(name, method)`` of each call ``name.method(...)`` among ``nodes`` on one of
-    ``names`` other than a container's mutating method, and ``next(name)`` as ``__next__``."""
+    """The ``(name, method)`` of each call ``name.method(...)`` among ``nodes`` (of a global
+    too) other than a container's mutating method on one of ``names`` (those are
+    ``effects``), and ``next(name)`` as ``__next__``."""
     found = []
     for node in nodes:
         if not isinstance(node, ast.Call):
             continue
         func = node.func
-        if (
-            isinstance(func, ast.Attribute)
-            and isinstance(func.value, ast.Name)
-            and func.value.id in names
-            and func.attr not in CONTAINER_MUTATORS
-        ):
-            found.append((func.value.id, func.attr))
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if not (func.value.id in names and func.attr in CONTAINER_MUTATORS):
+                found.append((func.value.id, func.attr))
         elif (
             isinstance(func, ast.Name)
             and func.id == "next"
             and node.args
             and isinstance(node.args[0], ast.Name)
-            and node.args[0].id in names
         ):
             found.append((node.args[0].id, "__next__"))
     return tuple(dict.fromkeys(found))
