@@ -465,7 +465,11 @@ def _piecewise(c):
 def _excess(x, y):
     if x > y:
         return x - y
-    return 0
+    return y - y  # (a zero of the same type: 0.0 beside ints would decide the dtype per element)
+
+
+def _tiny_step(v):
+    return (v + 1e-9) - v  # (in double precision, as NumPy gives a Python float)
 
 
 _PIECEWISE = np.vectorize(_piecewise)
@@ -479,6 +483,7 @@ def vectorized(a, b):
         np.vectorize(_excess)(a, b),
         np.vectorize(_excess, otypes=[np.float32])(a, 0.5),
         np.vectorize(abs)(a - 1),
+        np.vectorize(_tiny_step, otypes=[np.float64])(a.astype(np.float32)),
     )
 
 
@@ -493,4 +498,4 @@ def test_vectorized_functions_are_one_loop_over_the_elements_and_agree_with_nump
             np.testing.assert_array_equal(got, expected, strict=True)
     graph = gcompile.trace(vectorized, RNG.random((6, 4)), RNG.random(4))
     loops = [note for note in graph.notes.loops if note.kind == "loop"]  # (and the branches)
-    assert len(loops) == 4 and all(note.rolled for note in graph.notes.loops)
+    assert len(loops) == 5 and all(note.rolled for note in graph.notes.loops)
