@@ -363,6 +363,7 @@ def _triangle(upper: bool) -> Callable:
     def triangle(rec, m, k=0):
         rows, cols = (m.shape[-2], m.shape[-1]) if m.ndim >= 2 else (m.shape[-1], m.shape[-1])
         offsets = np.arange(cols) - np.arange(rows).reshape(-1, 1)
+        k = int(k) if isinstance(k, SymInt) else k  # (``x.shape[0] - 3``: specialised, guarded)
         keep = offsets >= k if upper else offsets <= k
         return np.where(keep, m, np.zeros(1, m.dtype))
 
@@ -388,7 +389,9 @@ def _meshgrid(rec, xi=(), copy=True, sparse=False, indexing="xy"):
         full[axis] = output[-1].shape[axis]
     if not sparse:
         output = [np.broadcast_to(x, tuple(full)) for x in output]
-    return tuple(x.copy() for x in output) if copy else tuple(output)
+    if copy:
+        return tuple(x.copy() for x in output)
+    return output if sparse else tuple(output)  # (NumPy's: a list of the sparse views)
 
 
 def _roll_shift(rec, shift):

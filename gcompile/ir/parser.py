@@ -7,8 +7,8 @@ tree is then evaluated by a small evaluator of its own (never ``eval``): numbers
 (``s0``, ``k0``: symbols; ``+ - * // %``, ``min``, ``max``), dtypes by name (``float64``),
 NumPy scalars (``f64(1.0)``), ufuncs (``np.add``), views (``transpose(axes=(1, 0))``: an
 ``update``'s ``ViewStep``) and slices; a record returned (a namedtuple, a dataclass instance,
-``namespace(...)``: a name called with keywords alone) reads back as a namedtuple of that name
-and fields (a ``SimpleNamespace`` for ``namespace``), which prints the same. A node's op is the table's op of its name, its meta the printed one (an array's
+``namespace(...)``: a name called with keywords alone) reads back as a record of that name and
+fields (``_Record``; a ``SimpleNamespace`` for ``namespace``), which prints the same. A node's op is the table's op of its name, its meta the printed one (an array's
 layout and flags are not printed: C and writeable). A constant's values are read as numbers
 one by one (Python's ``int``, ``float``, ``complex``), in the shape of its meta.
 
@@ -35,7 +35,6 @@ import ast
 import importlib
 import re
 import types
-from collections import namedtuple
 from dataclasses import replace
 from typing import Any
 
@@ -153,6 +152,15 @@ def _read_graph(lines: _Lines, indent: int, outer: Graph | None) -> tuple[Graph,
             regions.append(_read_graph(lines, indent + 4, reader.graph))
         reader.node(*match.groups(), number, regions)
     return reader.graph, notes
+
+
+class _Record(types.SimpleNamespace):
+    """A record returned (a namedtuple, a dataclass instance) read back: its class's name and
+    its fields, any names (``_w`` too), printed as the original prints."""
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({fields})"
 
 
 class _Reader:
@@ -337,7 +345,7 @@ class _Reader:
         if kwargs and not args:  # (a record returned)
             if name == "namespace":
                 return types.SimpleNamespace(**kwargs)
-            return namedtuple(name, kwargs)(**kwargs)
+            return type(name, (_Record,), {})(**kwargs)
         raise ParseError(f"not a literal of the text form: {name}(...)")
 
     def library_call(self, tree: ast.Call) -> externs.ExternCall:

@@ -335,9 +335,8 @@ class _Fuser:
 
         The groups are taken in the order they start; each is offered to the ones starting
         after it, and a merged group to those after the one it took, never again to those
-        before it (each refused it before the merge: merging only coarsens the graph of groups,
-        so a cycle stays a cycle; a pair refused for peak memory, or one the merge would now
-        allow, is left apart: only conservative).
+        before it (a pair the merge would now allow is left apart: fewer kernels merged, only
+        conservative; rescanning every pair after each merge took minutes on unrolled loops).
         Only groups starting within ``SIBLING_WINDOW`` nodes of each other's end are paired: a
         loop unrolled at trace time (hundreds of small kernels reading one matrix) would
         otherwise try every pair, each with a walk of the graph (minutes).
@@ -754,7 +753,6 @@ def _product_overwritten(group: _Group, inputs: list, result: Node) -> int | Non
 def _erase_members(graph: Graph, group: _Group, inside: set) -> None:
     """Erase the group's members, and with them the views of members that only members read
     (cloned into the kernel)."""
-    position = {n: i for i, n in enumerate(graph.nodes)}
     doomed = set(group.nodes)
     frontier = [u for n in group.nodes for u in n.users]
     while frontier:
@@ -766,8 +764,13 @@ def _erase_members(graph: Graph, group: _Group, inside: set) -> None:
         ):
             doomed.add(user)
             frontier.extend(user.users)
-    for member in sorted(doomed, key=position.__getitem__, reverse=True):
-        graph.erase(member)
+    while doomed:  # (users first: those left are read by members only)
+        unread = [member for member in doomed if not member.users]
+        if not unread:
+            raise AssertionError(f"members of a kernel read outside it: {sorted(map(str, doomed))}")
+        for member in unread:
+            graph.erase(member)
+        doomed.difference_update(unread)
 
 
 def _boundaries(fuser: _Fuser) -> list[Boundary]:

@@ -1111,6 +1111,7 @@ CASES: dict[Any, list[Case]] = {
         case(lambda a: (np.triu(a), np.triu(a, -1) * 2), (4, 3), dtypes=ALL),
         case(lambda a: np.triu(a, 2), strided((2, 3, 5)), dtypes=(np.float32,)),
         case(lambda a: np.triu(a), (4,), dtypes=(np.int64,)),
+        case(lambda a: np.triu(a, a.shape[0] - 3) + np.tril(a, -(a.shape[1] // 2)), (5, 4)),
     ],
     np.tril: [
         case(lambda a: (np.tril(a), np.tril(a, -1)), F((3, 4)), dtypes=ALL),

@@ -5,7 +5,9 @@ does not hold (a callback, a constant printed without its values) is refused by 
 graph the suite traces or brings to a stage is read back too: ``tests/conftest.py``.)"""
 
 from collections import namedtuple
+from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -138,13 +140,20 @@ def test_ops_literals_and_sizes_read_back_at_each_stage_before_fusion():
 Point = namedtuple("Point", "x y")
 
 
+@dataclass
+class Private:
+    _w: Any
+    b: float
+
+
 def test_records_returned_read_back_as_namedtuples_of_their_name_and_fields():
     def records(x):
-        return SimpleNamespace(a=x * 2, b=1), Point(x=x + 1, y=2.5)
+        return SimpleNamespace(a=x * 2, b=1), Point(x=x + 1, y=2.5), Private(_w=x, b=1.0)
 
     parsed = _read_back(records, np.ones(3))
-    assert "return (namespace(a=%multiply_1, b=1), Point(x=%add_1, y=2.5))" in str(parsed)
-    assert [c.kind for c in parsed.out_spec.children] == ["object", "namedtuple"]
+    text = "return (namespace(a=%multiply_1, b=1), Point(x=%add_1, y=2.5), Private(_w=%x, b=1.0))"
+    assert text in str(parsed)
+    assert [c.kind for c in parsed.out_spec.children] == ["object"] * 3
 
 
 def test_library_calls_with_a_rule_read_back_as_calls_of_the_function():
