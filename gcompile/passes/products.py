@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ..ir import ops
 from ..ir.graph import Graph, Node
-from ..ir.shape_env import decide, hint, using
+from ..ir.shape_env import IndexQuestion, decide, hint, using
 from ..ir.symbolic import product_of
 
 SMALL_MATRIX = 4096  # elements of the largest matrix a matrix-vector product is fused with
@@ -45,11 +45,21 @@ def _decomposable(node: Node) -> bool:
         return False
     if dtype.kind in "iu":  # BLAS has no integer product
         return True
-    with using(node.graph.shape_env):  # (guarded: a call past it traces again, for BLAS)
-        return all(
-            decide("<", product_of(v.meta.shape), SMALL_MATRIX, "a product fused, not BLAS")
-            for v in node.args
-        )
+    with using(node.graph.shape_env):
+        return all(_small(v) for v in node.args)
+
+
+def _small(operand: Node) -> bool:
+    """Whether ``operand`` has fewer than ``SMALL_MATRIX`` elements: for a matrix whose sizes
+    are no loop index's, a guarded question (a call past it traces again, for BLAS); else at
+    the traced sizes, as a vector's or a window's that a loop index sizes."""
+    size = product_of(operand.meta.shape)
+    if operand.meta.ndim == 2:
+        try:
+            return decide("<", size, SMALL_MATRIX, "a matrix product fused, not BLAS")
+        except IndexQuestion:
+            pass
+    return hint(size) < SMALL_MATRIX
 
 
 # (ndim of a, ndim of b) -> the axis of multiply(a', b') summed: v @ w, M @ v (rows), v @ M
