@@ -1104,17 +1104,32 @@ CASES: dict[Any, list[Case]] = {
     ],
     np.meshgrid: [  # (views of the inputs broadcast; copies unless copy=False)
         case(lambda x, y: np.meshgrid(x, y), (4,), (3,), dtypes=ALL),
-        case(lambda x, y: np.meshgrid(x, y, indexing="ij", sparse=True), (3,), strided((2, 2))),
-        case(lambda x, y, z: [g * 2 for g in np.meshgrid(x, y, z, copy=False)], (2,), (3,), (2,)),
+        case(
+            lambda x, y: np.meshgrid(x, y, indexing="ij", sparse=True),
+            (3,),
+            strided((2, 2)),
+            dtypes=(np.float64,),
+        ),
+        case(
+            lambda x, y, z: [g * 2 for g in np.meshgrid(x, y, z, copy=False)],
+            (2,),
+            (3,),
+            (2,),
+            dtypes=(np.int32,),
+        ),
     ],
     np.triu: [  # (np.where of a mask of positions)
         case(lambda a: (np.triu(a), np.triu(a, -1) * 2), (4, 3), dtypes=ALL),
         case(lambda a: np.triu(a, 2), strided((2, 3, 5)), dtypes=(np.float32,)),
         case(lambda a: np.triu(a), (4,), dtypes=(np.int64,)),
-        case(lambda a: np.triu(a, a.shape[0] - 3) + np.tril(a, -(a.shape[1] // 2)), (5, 4)),
+        case(
+            lambda a: np.triu(a, a.shape[0] - 3) + np.tril(a, -(a.shape[1] // 2)),
+            (5, 4),
+            dtypes=(np.float64,),
+        ),
     ],
     np.tril: [
-        case(lambda a: (np.tril(a), np.tril(a, -1)), F((3, 4)), dtypes=ALL),
+        case(lambda a: (np.tril(a), np.tril(a, -1)), F((3, 4)), dtypes=(np.float64, np.bool_)),
         case(lambda a: np.tril(a[:0], 1), (2, 3), dtypes=(np.complex64,)),
     ],
     np.flipud: [case(lambda x: np.flipud(x) - x, (4, 3), dtypes=(np.float64,))],
