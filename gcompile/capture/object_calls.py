@@ -17,6 +17,7 @@ does (``self.queue.append(v)``: a container's mutating method). A method gcompil
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import textwrap
 import types
@@ -70,6 +71,7 @@ def _root(cls: type) -> str:
     return (cls.__module__ or "").partition(".")[0]
 
 
+@functools.lru_cache(maxsize=256)  # (asked at every loop and ``if`` a trace meets: parsed once)
 def _method_changes(cls: type, method: str, depth: int) -> bool:
     found = inspect.getattr_static(cls, method, None)
     if isinstance(found, (staticmethod, classmethod)):
