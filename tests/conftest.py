@@ -4,17 +4,21 @@ kernels go to a cache of the test suite's own (not the user's), kept between loc
 under CI (``CI`` set) hypothesis draws the same examples on every run, so a CI result depends on
 the commit alone; a local run explores new examples each time.
 
-Numba optimises the suite's kernels at LLVM's level 1, not its default 3: the suite tests what
-generated code computes, which the level does not change (no pass reorders floating-point
-operations without ``fastmath``), and level 1 keeps the loop vectoriser the machine-code tests
-inspect, while it saves about a fifth of the suite's time. ``bench/`` and users run at the
+Numba compiles the suite's kernels without LLVM's optimisation passes (level 0, where users
+get 3): the suite tests what generated code computes, which the level does not change (no pass
+reorders floating-point operations without ``fastmath``), and level 0 saves about a fifth of the
+suite's time. Tests marked ``optimized`` compile at the users' level: those that read machine
+code (a loop vectorised), load machine code from Numba's disk cache (which refuses unoptimised
+modules: they keep "dynamic globals"), or compare the sign of a NaN (a NaN LLVM folds from
+constants is positive, one the x86 makes at run time negative). ``bench/`` and users run at the
 default level."""
 
 import os
 import tempfile
 
-os.environ.setdefault("NUMBA_OPT", "1")  # before Numba reads its configuration
+os.environ.setdefault("NUMBA_OPT", "0")  # before Numba reads its configuration
 
+import numba
 import pytest
 from hypothesis import settings
 
@@ -34,6 +38,18 @@ os.environ.setdefault(
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+USERS_OPT_LEVEL = 3  # Numba's default
+
+
+@pytest.fixture(autouse=True)
+def _optimized_when_marked(request, monkeypatch):
+    """Under the ``optimized`` mark, Numba runs LLVM's passes at the users' level: in this process
+    (its pass builders read the level at each compile) and in processes the test starts."""
+    if request.node.get_closest_marker("optimized"):
+        monkeypatch.setattr(numba.core.config, "OPT", numba.core.config._OptLevel(USERS_OPT_LEVEL))
+        monkeypatch.setenv("NUMBA_OPT", str(USERS_OPT_LEVEL))
 
 
 @pytest.fixture(autouse=True, scope="session")

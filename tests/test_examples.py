@@ -72,6 +72,7 @@ def test_example_compiles_whole_and_agrees(file, name, sizes):
     gcompile.compile(fn, fullgraph=True)(*args)  # a refusal raises, naming the source line
 
 
+@pytest.mark.optimized  # loads machine code from disk
 @pytest.mark.parametrize("trusted", [False, True])
 def test_an_exported_function_loads_and_runs_in_another_process(tmp_path, trusted):
     """``examples/export_load.py``: exported here, loaded and run by a fresh interpreter that

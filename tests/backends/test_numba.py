@@ -145,6 +145,7 @@ def outputs_of_two_processes(script: str, **environment: str) -> list:
     ]
 
 
+@pytest.mark.optimized  # loads machine code from disk
 def test_a_second_process_loads_the_machine_code_from_disk(tmp_path):
     runs = outputs_of_two_processes(_SECOND_PROCESS, GCOMPILE_CACHE_DIR=str(tmp_path / "kernels"))
     assert runs[0] == ["1", "0", "True"]  # compiled
@@ -177,6 +178,7 @@ _PROGRAM_PROCESS = textwrap.dedent(
 )
 
 
+@pytest.mark.optimized  # loads machine code from disk
 def test_a_loop_program_calls_its_kernels_by_name_in_every_process(tmp_path):
     """A program is linked to its kernels' code by their symbols (``linking``): the second
     process loads the kernels it recorded, then its machine code (without that record, the
@@ -237,6 +239,7 @@ _FOLD_PROCESS = textwrap.dedent(
 )
 
 
+@pytest.mark.optimized  # loads machine code from disk
 def test_block_folds_load_from_numbas_disk_cache_or_keep_none(tmp_path):
     # A closure's cache key changed in every process: it never loaded, and its cache grew.
     hits = outputs_of_two_processes(_FOLD_PROCESS, NUMBA_CACHE_DIR=str(tmp_path))
@@ -290,10 +293,14 @@ def test_a_tampered_cache_entry_is_rewritten_not_imported(tmp_path, monkeypatch)
     assert cache._intact(path, text)
 
 
-def test_cache_key_includes_versions_and_cpu():
+def test_cache_key_includes_versions_cpu_and_optimisation_level(monkeypatch):
     key = cache._environment_key()
     assert numba.__version__ in key and np.__version__ in key
-    assert len(cache.key_of("x")) == 40
+    at_suite_level = cache.key_of("x")
+    assert len(at_suite_level) == 40
+    other_level = numba.core.config._OptLevel(3 - int(numba.core.config.OPT))
+    monkeypatch.setattr(numba.core.config, "OPT", other_level)
+    assert cache.key_of("x") != at_suite_level  # a kernel of another NUMBA_OPT is not loaded
 
 
 def test_large_constants_are_kernel_arguments_not_globals():

@@ -163,6 +163,7 @@ def test_fastmath_keeps_only_the_flags_the_expansions_survive():
     assert "fastmath=True" in plain.code
 
 
+@pytest.mark.optimized  # reads the machine code
 @pytest.mark.skipif(not HAS_AVX2, reason="the CPU has no AVX2: no vector FMA to look for")
 @pytest.mark.parametrize(
     "fn, x",

@@ -20,6 +20,9 @@ from tests.mathlib.sweep import (
     with_neighbours,
 )
 
+# These tests read machine code and NaN signs: compiled at the users' LLVM level (conftest.py).
+pytestmark = pytest.mark.optimized
+
 TEMPLATES = {template.ufunc: template for template in exp.TEMPLATES}
 DTYPES = [np.float32, np.float64]
 VECTOR_FMA = re.compile(r"\bvfn?m(?:add|sub)\w*p[sd]\s+[^\n]*%[yz]mm")

@@ -10,6 +10,9 @@ import pytest
 
 from tests.mathlib.sweep import bound, check_template, elementwise_loop, expansion, with_neighbours
 
+# These tests read machine code and NaN signs: compiled at the users' LLVM level (conftest.py).
+pytestmark = pytest.mark.optimized
+
 DTYPES = [np.float32, np.float64]
 VECTOR_FMA = re.compile(r"\bvfn?m(?:add|sub)\w*p[sd]\s+[^\n]*%[yz]mm")
 TWO_OVER_SQRT_PI = np.longdouble("1.1283791670955125738961589031215452")

@@ -23,6 +23,9 @@ from tests.mathlib.sweep import (
     wider,
 )
 
+# These tests read machine code and NaN signs: compiled at the users' LLVM level (conftest.py).
+pytestmark = pytest.mark.optimized
+
 TEMPLATES = {template.ufunc: template for template in trig.TEMPLATES}
 DTYPES = [np.float32, np.float64]
 UFUNCS = ["sin", "cos", "tan"]

@@ -110,11 +110,13 @@ def module_text(
 
 
 def key_of(text: str) -> str:
-    """The cache key of a module text in this environment."""
+    """The cache key of a module text in this environment, at Numba's current optimisation level
+    (``NUMBA_OPT``; read at each compile, so it is part of the key, not of the environment's)."""
     global _ENVIRONMENT
     if _ENVIRONMENT is None:
         _ENVIRONMENT = _environment_key()
-    return hashlib.sha256((_ENVIRONMENT + "\n" + text).encode()).hexdigest()[:40]
+    keyed = f"{_ENVIRONMENT}|opt {int(numba.core.config.OPT)}\n{text}"
+    return hashlib.sha256(keyed.encode()).hexdigest()[:40]
 
 
 def cache_dir() -> Path:
